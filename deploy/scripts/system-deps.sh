@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the OS packages the project needs when they are missing: redis-server (always) and
+# chromium (for the browser tests; skipped with `system-deps.sh redis`). Needs root or sudo for
+# apt-get; otherwise it says what to install and fails.
+set -euo pipefail
+want_browser=1
+[[ "${1:-}" == "redis" ]] && want_browser=0
+
+missing=()
+if [[ -z "${REDIS_URL:-}" ]] && ! command -v redis-server >/dev/null 2>&1; then
+  missing+=(redis-server)
+fi
+if [[ $want_browser == 1 ]] && ! command -v chromium >/dev/null 2>&1 && [[ -z "${CHROMIUM_PATH:-}" ]]; then
+  missing+=(chromium fonts-dejavu-core)
+fi
+[[ ${#missing[@]} == 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) != 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "scoreledger needs: ${missing[*]}. Install them with your package manager" >&2
+    echo "(Debian/Ubuntu: apt-get install ${missing[*]}), or set REDIS_URL to a running Redis 7." >&2
+    exit 1
+  fi
+fi
+if command -v apt-get >/dev/null 2>&1; then
+  echo "installing ${missing[*]} with apt-get" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  echo "scoreledger needs: ${missing[*]}; install them with your package manager," >&2
+  echo "or run Redis from deploy/compose.yaml and set REDIS_URL." >&2
+  exit 1
+fi

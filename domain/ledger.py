@@ -1,0 +1,56 @@
+"""The ledger: every change of Fame / VP / Coins / Shards / Arcana with its cause.
+
+Each `LedgerEntry` names the event that caused it, the player, the resource, the breakdown
+category, the amount and the rule that produced it. Totals and breakdowns are derived from the
+ledger, never stored beside it. Source: issue #2 ("every point has a cause").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from uuid import UUID
+
+
+class Resource(StrEnum):
+    """What an entry moves. Fame (Trickerion) and VP (Penumbra) are the score units."""
+
+    FAME = "fame"
+    VP = "vp"
+    COINS = "coins"
+    SHARDS = "shards"
+    ARCANA = "arcana"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One change of one resource for one player.
+
+    Attributes:
+        event_id / seq: the event that caused it (for end-game entries, the `game.ended` event).
+        player_id: who gained or lost.
+        resource: Fame, VP, Coins, Shards or Arcana.
+        category: the breakdown key (e.g. `advertise`, `trick_yield`, `endgame_coins`, `trials`).
+        amount: signed change, in units of `resource`.
+        rule: the rule that produced it, e.g. `trickerion-scoring.md#advertise`.
+        note: a short human explanation ("2 Fame for advertising, paid 3 Coins").
+    """
+
+    event_id: UUID
+    seq: int
+    player_id: str
+    resource: Resource
+    category: str
+    amount: int
+    rule: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    """A breakdown category with its labels; `endgame` marks categories scored at the end."""
+
+    key: str
+    en: str
+    ru: str
+    endgame: bool = False

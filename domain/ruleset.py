@@ -1,0 +1,74 @@
+"""The contract between the game-independent fold and one game's ruleset.
+
+A ruleset owns its game-specific state (a frozen value) and turns events into new state plus
+ledger entries. `domain.fold` handles what every game shares: the log's order, corrections,
+voids and the game's end. Source: issue #2 (domain/), research/anchors.md §1.5 (decider).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from contracts.common import GameStartedBase
+from contracts.envelope import Envelope
+from domain.ledger import Category, LedgerEntry, Resource
+
+Entries = tuple[LedgerEntry, ...]
+
+
+class Ruleset(Protocol):
+    """One game's scoring rules.
+
+    Attributes:
+        game: the game key (`trickerion`, `penumbra`); also the wire-type prefix.
+        started_type: the game's `*.game_started` payload class.
+        score_resource: the score unit (Fame or VP).
+        categories: every breakdown category, in display order, with EN/RU labels.
+    """
+
+    game: str
+    started_type: type[GameStartedBase]
+    score_resource: Resource
+    categories: tuple[Category, ...]
+
+    def start(self, event: Envelope) -> tuple[Any, Entries]:
+        """The game-specific state right after `*.game_started` (and any starting entries).
+
+        Raises:
+            RuleViolation: the setup breaks a rule (e.g. too many players).
+        """
+        ...
+
+    def apply(self, state: Any, event: Envelope) -> tuple[Any, Entries]:
+        """Apply one in-play event (this game's types, `game.turn_started`,
+        `game.initiative_changed`); return the new state and its ledger entries.
+
+        Raises:
+            RuleViolation: the event breaks a rule; `state` is unchanged (it is immutable).
+        """
+        ...
+
+    def end(self, state: Any, event: Envelope) -> tuple[Any, Entries]:
+        """End-game scoring at `game.ended`: the end-game ledger entries, attributed to it.
+
+        Raises:
+            RuleViolation: the game cannot end yet (e.g. a required inventory is missing).
+        """
+        ...
+
+    def provisional(self, state: Any) -> Mapping[str, Mapping[str, int]]:
+        """"If the game ended now": player id -> end-game category -> points (score units).
+
+        Only categories not yet in the ledger; empty for categories scored live.
+        """
+        ...
+
+    def tie_break(self, state: Any, tied: list[str]) -> tuple[list[str], str]:
+        """Order players tied on total.
+
+        Returns:
+            (winners, explanation): the player ids who win among `tied` (several when the tie
+            stands as a shared place) and the tie-break in words for a scoreboard.
+        """
+        ...

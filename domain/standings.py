@@ -1,0 +1,146 @@
+"""Standings derived from a `GameState`: totals, breakdowns, shared ranks, the winner.
+
+Nothing here is stored: every number is a sum over the ledger (plus, during play, the
+ruleset's "if the game ended now" categories, marked provisional). Ranks are standard
+competition ranking (1, 1, 3). Source: issue #2 (standings), research/anchors.md §2.2.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.fold import GameState
+from domain.ledger import LedgerEntry
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CategoryLabel(Frozen):
+    """A breakdown category: stable key, English and Russian labels, scored at the end or not."""
+
+    key: str
+    en: str
+    ru: str
+    endgame: bool
+
+
+class Provisional(Frozen):
+    """"If the game ended now": end-game categories from the current state (not final)."""
+
+    categories: dict[str, int]
+    total: int
+
+
+class PlayerStanding(Frozen):
+    """One player's line: rank (shared places), total in score units, breakdown by category."""
+
+    player_id: str
+    name: str
+    seat: int
+    rank: int
+    total: int
+    categories: dict[str, int]
+    provisional: Provisional | None = None
+
+
+class Standings(Frozen):
+    """A game's standings at `seq`.
+
+    `winner` is the single winner after the tie-break (None during play or for a shared
+    first place); `winners` lists every player in first place after the tie-break;
+    `tie_break` explains in words how a tie for first was settled, if there was one.
+    """
+
+    game_id: str
+    game: str
+    status: Literal["in_progress", "final"]
+    seq: int
+    score_unit: str
+    players: list[PlayerStanding]
+    winner: str | None
+    winners: list[str]
+    tie_break: str | None
+    categories: list[CategoryLabel]
+
+
+def score_entries(state: GameState) -> list[LedgerEntry]:
+    """The ledger entries in the game's score unit (Fame or VP)."""
+    unit = state.ruleset.score_resource
+    return [e for e in state.ledger if e.resource is unit]
+
+
+def standings(state: GameState) -> Standings:
+    """Compute the standings of `state` (pure; cheap enough to call after every event)."""
+    ruleset = state.ruleset
+    totals: dict[str, int] = dict.fromkeys((p.player_id for p in state.players), 0)
+    breakdown: dict[str, dict[str, int]] = {p.player_id: defaultdict(int) for p in state.players}
+    for entry in score_entries(state):
+        totals[entry.player_id] += entry.amount
+        breakdown[entry.player_id][entry.category] += entry.amount
+    provisional = ruleset.provisional(state.rules) if state.status == "in_progress" else {}
+    ranks = competition_ranks(totals)
+    winners, explanation = _winners(state, totals)
+    order = {pid: i for i, pid in enumerate(winners)}
+    lines = [
+        PlayerStanding(
+            player_id=p.player_id,
+            name=p.name,
+            seat=p.seat,
+            rank=ranks[p.player_id],
+            total=totals[p.player_id],
+            categories=dict(breakdown[p.player_id]),
+            provisional=_provisional(totals[p.player_id], provisional.get(p.player_id)),
+        )
+        for p in state.players
+    ]
+    lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
+    final = state.status == "final"
+    return Standings(
+        game_id=state.game_id,
+        game=state.game,
+        status=state.status,
+        seq=state.seq,
+        score_unit=ruleset.score_resource.value,
+        players=lines,
+        winner=winners[0] if final and len(winners) == 1 else None,
+        winners=winners if final else [],
+        tie_break=explanation,
+        categories=[CategoryLabel(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame) for c in ruleset.categories],
+    )
+
+
+def competition_ranks(totals: dict[str, int]) -> dict[str, int]:
+    """Standard competition ranking: higher total ranks first; equal totals share a place.
+
+    >>> competition_ranks({"a": 5, "b": 7, "c": 5, "d": 1})
+    {'a': 2, 'b': 1, 'c': 2, 'd': 4}
+    """
+    ordered = sorted(totals.values(), reverse=True)
+    return {pid: ordered.index(total) + 1 for pid, total in totals.items()}
+
+
+def _winners(state: GameState, totals: dict[str, int]) -> tuple[list[str], str | None]:
+    if not totals:
+        return [], None
+    best = max(totals.values())
+    tied = [p.player_id for p in state.players if totals[p.player_id] == best]
+    if len(tied) == 1:
+        return tied, None
+    return state.ruleset.tie_break(state.rules, tied)
+
+
+def _provisional(total: int, categories: dict[str, int] | None) -> Provisional | None:
+    if categories is None:
+        return None
+    cats = dict(categories)
+    return Provisional(categories=cats, total=total + sum(cats.values()))
+
+
+def player_ledger(state: GameState, player_id: str) -> list[LedgerEntry]:
+    """Every ledger entry of one player, in order (all resources)."""
+    return [e for e in state.ledger if e.player_id == player_id]
