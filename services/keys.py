@@ -1,0 +1,70 @@
+"""Redis key layout. Every key carries a shard hash tag `{sK}` so that one game's keys, its
+shard's feed, projections and checkpoint live in one Redis Cluster slot.
+
+Source: research/tech.md §3.2 and §3.8 (hash tags by shard, N = 16 feeds).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+PREFIX = "sl"
+
+
+def shard_of(game_id: str, shards: int) -> int:
+    """The shard (0..shards-1) of a game: crc32 of its id, modulo the shard count."""
+    return zlib.crc32(game_id.encode()) % shards
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """Key names for a deployment with `shards` feed streams."""
+
+    shards: int = 16
+
+    def tag(self, game_id: str) -> str:
+        """The hash tag `{sK}` of a game's shard."""
+        return f"{{s{shard_of(game_id, self.shards)}}}"
+
+    def shard_tag(self, shard: int) -> str:
+        return f"{{s{shard}}}"
+
+    # --- per game (source of truth) ---
+    def game_stream(self, game_id: str) -> str:
+        """The game's append-only event stream (never trimmed; its length is the version)."""
+        return f"{PREFIX}:game:{self.tag(game_id)}:{game_id}"
+
+    def event_ids(self, game_id: str) -> str:
+        """HASH event_id -> seq: idempotency of appends."""
+        return f"{PREFIX}:ids:{self.tag(game_id)}:{game_id}"
+
+    # --- per shard ---
+    def feed(self, shard: int) -> str:
+        """The shard's feed stream: every appended event of the shard's games, in order."""
+        return f"{PREFIX}:feed:{self.shard_tag(shard)}"
+
+    def game_index(self, shard: int) -> str:
+        """ZSET game_id -> first append time (ms): the shard's games."""
+        return f"{PREFIX}:games:{self.shard_tag(shard)}"
+
+    def checkpoint(self, shard: int) -> str:
+        """The projector's checkpoint: the last feed entry id applied for the shard."""
+        return f"{PREFIX}:ckpt:{self.shard_tag(shard)}"
+
+    def changes(self, shard: int) -> str:
+        """Stream of "standings changed" notifications (game, seq) for live push."""
+        return f"{PREFIX}:changes:{self.shard_tag(shard)}"
+
+    # --- projections (per game, in the game's shard slot) ---
+    def projection(self, game_id: str) -> str:
+        """HASH: seq, status, game, standings (JSON), updated_at."""
+        return f"{PREFIX}:proj:{self.tag(game_id)}:{game_id}"
+
+    def ledger(self, game_id: str) -> str:
+        """LIST of ledger entries (JSON), appended as events apply."""
+        return f"{PREFIX}:ledger:{self.tag(game_id)}:{game_id}"
+
+    # --- global, not in a game's slot ---
+    dead_letter: str = f"{PREFIX}:deadletter"
+    inbox: str = f"{PREFIX}:inbox"

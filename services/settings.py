@@ -1,0 +1,49 @@
+"""Configuration (pydantic-settings). One settings object per service, built in the service's
+composition root and passed down; nothing else reads the environment.
+
+Environment variables use the `SCORELEDGER_` prefix (e.g. `SCORELEDGER_REDIS_URL`); plain
+`REDIS_URL` is honoured too, as the README and the test fixture use it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CommonSettings(BaseSettings):
+    """Settings every service shares."""
+
+    model_config = SettingsConfigDict(env_prefix="SCORELEDGER_", extra="ignore")
+
+    redis_url: str = Field(
+        default="redis://127.0.0.1:6379/0",
+        validation_alias=AliasChoices("SCORELEDGER_REDIS_URL", "REDIS_URL"),
+    )
+    shards: int = Field(default=16, ge=1, le=1024, description="feed streams; fixed for a deployment")
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: str = "INFO"
+
+
+class IngestSettings(CommonSettings):
+    """Ingest: HTTP appends and the Redis inbox."""
+
+    inbox_batch: int = Field(default=500, ge=1, le=10_000)
+    state_cache_games: int = Field(default=10_000, ge=1, description="games whose state ingest keeps folded")
+
+
+class ProjectorSettings(CommonSettings):
+    """Projector: consumes the feeds, writes projections and checkpoints atomically."""
+
+    batch: int = Field(default=500, ge=1, le=10_000, description="max feed entries per read (XREAD COUNT)")
+    changes_maxlen: int = Field(default=100_000, ge=100, description="approximate cap of each changes stream")
+
+
+class QuerySettings(CommonSettings):
+    """Query service: standings, history, replay, health and metrics over HTTP."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    max_lag_events: int = Field(default=10_000, ge=0, description="/readyz fails above this projector lag")
