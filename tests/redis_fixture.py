@@ -1,0 +1,141 @@
+"""A real Redis for tests: `REDIS_URL`, else testcontainers (if Docker answers), else a local
+`redis-server` on a free port; never a silent skip.
+
+`RedisServer` is also the helper for durability tests: a dedicated `redis-server` (optionally
+with `--appendonly yes`) that a test can stop and start again on the same port and data dir.
+Source: research/tech.md §4 ("Recommended fixture").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import redis
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
+    """Poll PING until the server at `url` answers.
+
+    Raises:
+        TimeoutError: no answer within `timeout_s` seconds.
+    """
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    try:
+        while True:
+            try:
+                if client.ping():
+                    return
+            except redis.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"redis at {url} did not answer PING within {timeout_s}s")
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+class RedisServer:
+    """A dedicated `redis-server` subprocess on a free port, stopped by its own handle.
+
+    `appendonly` turns AOF on (`appendfsync` as given) so data survives `restart()`; without
+    it the server keeps nothing on disk (`--save ""`).
+    """
+
+    def __init__(self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always") -> None:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            raise FileNotFoundError("redis-server is not on the PATH (apt-get install redis-server)")
+        self.exe = exe
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.appendonly = appendonly
+        self.appendfsync = appendfsync
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        """Start the server and wait until it answers PING."""
+        args = [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                "--dir", str(self.data_dir), "--appendonly", "yes" if self.appendonly else "no"]
+        if self.appendonly:
+            args += ["--appendfsync", self.appendfsync]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_ping(self.url)
+        return self
+
+    def stop(self, *, kill: bool = False) -> None:
+        """Stop the server: SIGTERM (clean shutdown), or SIGKILL when `kill` (a crash)."""
+        if self.proc is None:
+            return
+        if kill:
+            self.proc.kill()
+        else:
+            self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def restart(self, *, kill: bool = False) -> None:
+        """Stop (or kill) and start again on the same port and data dir."""
+        self.stop(kill=kill)
+        self.start()
+
+
+def docker_answers() -> bool:
+    """True when a Docker engine answers a ping within 2 s."""
+    try:
+        import docker
+
+        docker.from_env(timeout=2).ping()
+    except Exception:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
+    """Yield the URL of a real Redis for a test session, by the order in the module docstring.
+
+    Raises:
+        RuntimeError: none of the three ways works (the caller turns this into pytest.fail).
+    """
+    if url := os.environ.get("REDIS_URL"):
+        wait_for_ping(url)
+        yield url
+        return
+    if docker_answers():
+        from testcontainers.community.redis import RedisContainer
+
+        with RedisContainer(os.environ.get("TEST_REDIS_IMAGE", "redis:7.4-alpine")) as container:
+            host, port = container.get_container_host_ip(), container.get_exposed_port(6379)
+            yield f"redis://{host}:{port}/0"
+        return
+    if shutil.which("redis-server"):
+        server = RedisServer(tmp_dir).start()
+        try:
+            yield server.url
+        finally:
+            server.stop()
+        return
+    raise RuntimeError("no Redis: set REDIS_URL, start Docker, or install redis-server")
