@@ -1,27 +1,262 @@
-"""Penumbra event payloads (stub: the Penumbra helper fills this in)."""
+"""Penumbra: Trials of Arcana event payloads (wire types `penumbra.*`).
+
+Score unit: VP (победные очки). What the events carry is exactly what the end-game tally of
+`shared/rules/penumbra-scoring.ru.md` needs: Arcana in supply, completed Trials, Mortal Wounds,
+experience symbols, fulfilled / reserved Contracts, Marks on the Wizard board, Goals, Light and
+Dark. Card data is not known (research/penumbra.md §7), so each event carries the card's printed
+or realised values. Turns use the common `game.turn_started`; the end is the common `game.ended`.
+Source: research/penumbra.md §8 (event model), §10 (edge cases), §13 (open questions).
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from contracts.common import GameStartedBase
-from contracts.envelope import Payload
+from contracts.envelope import NonEmptyText, Payload, PlayerId
+
+ExperienceKind = Literal["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]
+"""One of the six experience symbol kinds: opaque ids, names in options (research §2 REC)."""
+
+EXPERIENCE_KINDS: tuple[ExperienceKind, ...] = ("XP1", "XP2", "XP3", "XP4", "XP5", "XP6")
+
+CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
+"""A card, slot or Prophecy id: 1-64 characters, letters, digits, `_ . : -`."""
+
+SymbolCount = Annotated[int, Field(ge=0, le=30)]
+Experience = dict[ExperienceKind, SymbolCount]
+"""Experience symbols on one card: kind -> count (a card with two of a kind counts 2, EC-26)."""
+
+PrintedVp = Annotated[int, Field(ge=-50, le=50)]
+"""VP printed on a card; 0 is valid (EC-27)."""
 
 
 class PenumbraOptions(BaseModel):
-    """Ruleset options recorded in the game-started event."""
+    """Ruleset options recorded in `penumbra.game_started`; each default is research's REC.
+
+    Attributes:
+        six_plus_identical: VP for 6+ identical experience symbols (research §5 Q1, EC-1):
+            `cap` (REC: G(n>=5) = 9), `extrapolate` (quarter-squares, G(6) = 12),
+            `chunk` (blocks of 5 plus the rest, G(6) = 9 + 1 = 10).
+        reserved_contract_penalty: the -3 of rules line 28 (research §9.3, EC-29):
+            `per_contract` (REC: -3 each) or `once` (-3 in all if any is open).
+        arcana_cap: Arcana a supply holds; gains above it are lost (S1, research §12.2, EC-14).
+        tie_break: a tie on total (research §6, EC-24): `shared` (REC: shared place) or
+            `fewer_wounds_then_arcana` (fewer Mortal Wounds wins, then more Arcana).
+        xp_on_unfulfilled: count experience symbols on reserved, unfulfilled Contracts
+            (research §5 and EC-9: REC false; rules line 13 omits "fulfilled").
+        contract_reservation_required: a Contract must be reserved before it is fulfilled
+            (our decision, not sourced: default false, research §13.5 says it is unverified
+            that Contracts are reserved at all in print).
+        experience_names: display names of XP1..XP6 (research §2 REC: names in config; the
+            printed names are not known, so the default names are the ids).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    arcana_cap: int = 12
+
+    six_plus_identical: Literal["cap", "extrapolate", "chunk"] = "cap"
+    reserved_contract_penalty: Literal["per_contract", "once"] = "per_contract"
+    arcana_cap: int = Field(default=12, ge=1, le=99)
+    tie_break: Literal["shared", "fewer_wounds_then_arcana"] = "shared"
+    xp_on_unfulfilled: bool = False
+    contract_reservation_required: bool = False
+    experience_names: dict[ExperienceKind, NonEmptyText] = Field(
+        default_factory=lambda: {k: k for k in EXPERIENCE_KINDS}
+    )
+
+    @field_validator("experience_names")
+    @classmethod
+    def _all_six_named(cls, names: dict[ExperienceKind, str]) -> dict[ExperienceKind, str]:
+        if set(names) != set(EXPERIENCE_KINDS):
+            raise ValueError("experience_names: name each of XP1..XP6 exactly once")
+        return names
 
 
 class PenumbraGameStarted(GameStartedBase):
-    """A Penumbra game starts."""
+    """A Penumbra game starts (1-4 players, S7) with its ruleset options."""
 
     TYPE: ClassVar[str] = "penumbra.game_started"
     options: PenumbraOptions = PenumbraOptions()
 
 
-PENUMBRA_PAYLOADS: tuple[type[Payload], ...] = (PenumbraGameStarted,)
+class _PlayerEvent(Payload):
+    player_id: PlayerId
+
+
+class ArcanaGained(_PlayerEvent):
+    """`amount` Arcana enter the player's supply; what exceeds the cap is lost (S1, EC-14)."""
+
+    TYPE: ClassVar[str] = "penumbra.arcana_gained"
+    amount: int = Field(ge=1, le=99)
+    reason: str | None = Field(default=None, max_length=200)
+
+
+class ArcanaSpent(_PlayerEvent):
+    """`amount` Arcana leave the supply; more than the supply holds is rejected."""
+
+    TYPE: ClassVar[str] = "penumbra.arcana_spent"
+    amount: int = Field(ge=1, le=99)
+    reason: str | None = Field(default=None, max_length=200)
+
+
+class TrialReserved(_PlayerEvent):
+    """The player reserves a Trial; at most one open reservation (S1 erratum, EC-8)."""
+
+    TYPE: ClassVar[str] = "penumbra.trial_reserved"
+    trial_id: CardId
+
+
+class TrialReservationCleared(_PlayerEvent):
+    """The player's reserved Trial is given up (no VP effect: rules are silent, EC-7)."""
+
+    TYPE: ClassVar[str] = "penumbra.trial_reservation_cleared"
+    trial_id: CardId
+    reason: NonEmptyText
+
+
+class TrialCompleted(_PlayerEvent):
+    """The player completes a Trial: its printed VP, experience symbols and the Light / Dark
+    symbols actually obtained after the moral choice (EC-13). Clears its reservation."""
+
+    TYPE: ClassVar[str] = "penumbra.trial_completed"
+    trial_id: CardId
+    vp: PrintedVp
+    xp: Experience = Field(default_factory=dict)
+    light: SymbolCount = 0
+    dark: SymbolCount = 0
+
+
+class ContractReserved(_PlayerEvent):
+    """The player reserves a Contract, with its printed values; -3 VP while unfulfilled."""
+
+    TYPE: ClassVar[str] = "penumbra.contract_reserved"
+    contract_id: CardId
+    vp: PrintedVp = 0
+    xp: Experience = Field(default_factory=dict)
+    light: SymbolCount = 0
+    dark: SymbolCount = 0
+
+
+class ContractFulfilled(_PlayerEvent):
+    """The player fulfils a Contract: VP, experience, Light / Dark; ends its reservation."""
+
+    TYPE: ClassVar[str] = "penumbra.contract_fulfilled"
+    contract_id: CardId
+    vp: PrintedVp
+    xp: Experience = Field(default_factory=dict)
+    light: SymbolCount = 0
+    dark: SymbolCount = 0
+
+
+class ContractReservationRemoved(_PlayerEvent):
+    """A reserved Contract leaves the player unfulfilled (discarded, replaced): no -3 (EC-6)."""
+
+    TYPE: ClassVar[str] = "penumbra.contract_reservation_removed"
+    contract_id: CardId
+    reason: NonEmptyText
+
+
+class TomeGained(_PlayerEvent):
+    """The player gains a Tome with its experience symbols (Tomes give experience only)."""
+
+    TYPE: ClassVar[str] = "penumbra.tome_gained"
+    tome_id: CardId
+    xp: Experience = Field(default_factory=dict)
+
+
+class TomeLost(_PlayerEvent):
+    """The player loses a Tome (whether this happens in play is unverified, research §13.6)."""
+
+    TYPE: ClassVar[str] = "penumbra.tome_lost"
+    tome_id: CardId
+    reason: NonEmptyText
+
+
+class MortalWoundTaken(_PlayerEvent):
+    """The player takes a Mortal Wound card (-3 VP while held)."""
+
+    TYPE: ClassVar[str] = "penumbra.mortal_wound_taken"
+    card_id: CardId
+
+
+class MortalWoundRemoved(_PlayerEvent):
+    """A Mortal Wound card leaves the player (+3 back; unverified in print, EC-19)."""
+
+    TYPE: ClassVar[str] = "penumbra.mortal_wound_removed"
+    card_id: CardId
+    reason: NonEmptyText
+
+
+class MarkPlaced(_PlayerEvent):
+    """A Mark goes on a slot of the Wizard board; `vp_under` is the VP printed under it (0 if
+    none, EC-18). `spark` marks a Spark "Mark", which is not a board Mark and scores 0 (S2)."""
+
+    TYPE: ClassVar[str] = "penumbra.mark_placed"
+    slot_id: CardId
+    vp_under: int = Field(default=0, ge=0, le=50)
+    spark: bool = False
+
+
+class MarkRemoved(_PlayerEvent):
+    """A Mark leaves its slot (unverified in print, research §13.6)."""
+
+    TYPE: ClassVar[str] = "penumbra.mark_removed"
+    slot_id: CardId
+    reason: NonEmptyText
+
+
+class GoalScored(_PlayerEvent):
+    """A referee adjudicates that the player meets an active Goal card's condition: `vp` VP
+    (the card list is unknown, research §7)."""
+
+    TYPE: ClassVar[str] = "penumbra.goal_scored"
+    goal_id: CardId
+    vp: int = Field(ge=0, le=50)
+
+
+class GoalRevoked(_PlayerEvent):
+    """A Goal scored before no longer holds or is no longer active: 0 VP (EC-25)."""
+
+    TYPE: ClassVar[str] = "penumbra.goal_revoked"
+    goal_id: CardId
+    reason: NonEmptyText
+
+
+class ProphecyTriggered(Payload):
+    """A Prophecy's condition is met: every player, the trigger's too, takes one more turn
+    (rules line 1). A second trigger during those final turns changes nothing (EC-20)."""
+
+    TYPE: ClassVar[str] = "penumbra.prophecy_triggered"
+    prophecy_id: CardId
+    by_player: PlayerId
+
+
+class FinalTurnTaken(_PlayerEvent):
+    """The player has taken the one more turn owed after the Prophecy (rules line 1)."""
+
+    TYPE: ClassVar[str] = "penumbra.final_turn_taken"
+
+
+PENUMBRA_PAYLOADS: tuple[type[Payload], ...] = (
+    PenumbraGameStarted,
+    ArcanaGained,
+    ArcanaSpent,
+    TrialReserved,
+    TrialReservationCleared,
+    TrialCompleted,
+    ContractReserved,
+    ContractFulfilled,
+    ContractReservationRemoved,
+    TomeGained,
+    TomeLost,
+    MortalWoundTaken,
+    MortalWoundRemoved,
+    MarkPlaced,
+    MarkRemoved,
+    GoalScored,
+    GoalRevoked,
+    ProphecyTriggered,
+    FinalTurnTaken,
+)
