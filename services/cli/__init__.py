@@ -1,0 +1,1 @@
+"""The `scoreledger` command line: `score`, `serve`, `publish`, `export`, `demo`."""

@@ -1,0 +1,127 @@
+"""Offline scoring of a JSONL event log with the pure domain (no Redis): `scoreledger score`.
+
+A log is one event per line in the wire format of `contracts.envelope.Envelope`; blank lines are
+skipped. The first bad line stops the fold with its line number and the error's rule and field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from contracts.envelope import Envelope
+from contracts.events import parse_event_json
+from domain.errors import RuleViolation
+from domain.fold import GameState, evolve
+from domain.standings import Standings, standings
+
+
+@dataclass(frozen=True)
+class LogLineError(Exception):
+    """A line of a JSONL log that cannot be parsed or breaks a rule.
+
+    Attributes:
+        line: 1-based line number in the file.
+        rule: the rule id (`RuleViolation.rule`) or `contract.invalid` for a malformed event.
+        field: the dotted field at fault, or None.
+        message: a readable sentence.
+    """
+
+    line: int
+    rule: str
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f" [{self.field}]" if self.field else ""
+        return f"line {self.line}: {self.rule}{where}: {self.message}"
+
+
+def _validation_error(line: int, error: ValidationError, type_tag: str | None) -> LogLineError:
+    first = error.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    if loc and type_tag is not None and loc[0] == type_tag:
+        loc = loc[1:]  # the discriminated union's tag, not a field
+    return LogLineError(line, "contract.invalid", ".".join(loc) or None, first["msg"])
+
+
+def parse_lines(lines: Iterable[str]) -> list[tuple[int, Envelope]]:
+    """Parse JSONL text into `(line number, event)` pairs, upcasting old schema versions.
+
+    Raises:
+        LogLineError: the first line that is not a valid event.
+    """
+    events: list[tuple[int, Envelope]] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            events.append((number, parse_event_json(text)))
+        except ValidationError as error:
+            raise _validation_error(number, error, _type_tag(text)) from error
+        except (ValueError, KeyError, TypeError) as error:  # upcasting a malformed old version
+            raise LogLineError(number, "contract.upcast", "schema_version", str(error)) from error
+    return events
+
+
+def _type_tag(text: str) -> str | None:
+    try:
+        raw: Any = json.loads(text)
+    except ValueError:
+        return None
+    return str(raw.get("type")) if isinstance(raw, dict) else None
+
+
+def fold_lines(events: list[tuple[int, Envelope]]) -> GameState:
+    """Fold parsed events in file order with `domain.fold.evolve`.
+
+    Raises:
+        LogLineError: the line of the first event that breaks a rule, or line 0 for an empty log.
+    """
+    state: GameState | None = None
+    for number, event in events:
+        try:
+            state = evolve(state, event)
+        except RuleViolation as error:
+            raise LogLineError(number, error.rule, error.field, error.message) from error
+    if state is None:
+        raise LogLineError(0, "log.empty", None, "the file holds no events")
+    return state
+
+
+def score_file(path: Path) -> Standings:
+    """The standings of the JSONL log at `path` (final if it ends with `game.ended`).
+
+    Raises:
+        LogLineError: a bad line (see `parse_lines`, `fold_lines`).
+        OSError: the file cannot be read.
+    """
+    with path.open(encoding="utf-8") as handle:
+        events = parse_lines(handle)
+    return standings(fold_lines(events))
+
+
+def standings_summary(result: Standings) -> dict[str, Any]:
+    """The `score --json` shape: `{game_id, game, status, players: [{player_id, name, rank, total,
+    categories}], winner}`. Totals and categories are in the game's score unit (Fame or VP)."""
+    return {
+        "game_id": result.game_id,
+        "game": result.game,
+        "status": result.status,
+        "players": [
+            {
+                "player_id": p.player_id,
+                "name": p.name,
+                "rank": p.rank,
+                "total": p.total,
+                "categories": dict(p.categories),
+            }
+            for p in result.players
+        ],
+        "winner": result.winner,
+    }
