@@ -1,27 +1,318 @@
-"""Trickerion event payloads (stub: the Trickerion helper fills this in)."""
+"""Trickerion event payloads and the ruleset options recorded at game start.
+
+Wire types (all `trickerion.*`): game_started, advertised, trick_learned, character_hired,
+link_created, trick_yielded, performance_given, resources_changed, endgame_inventory_declared.
+Turns use the common `game.turn_started` / `game.initiative_changed`; the end is `game.ended`.
+Sources: /work/shared/rules/trickerion-scoring.md (the specification, wins), and
+research/trickerion.md (card data §3, edge cases and REC decisions §4-§5).
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from contracts.common import GameStartedBase
-from contracts.envelope import Payload
+from contracts.envelope import NonEmptyText, Payload, PlayerId
+
+TrickId = Annotated[str, StringConstraints(pattern=r"^T(0[1-9]|[1-3][0-9]|4[0-8])$")]
+"""A Trick card id, T01-T48 (research/trickerion.md §3.1)."""
+
+PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P(0[1-9]|1[0-9]|2[0-8])$")]
+"""A Performance card id, P01-P28 (research/trickerion.md §3.2)."""
+
+Specialist = Literal["assistant", "manager", "engineer"]
+"""The three Specialists (trickerion-scoring.md 'Theater specialists')."""
+
+ArcaneWorker = Literal["specter", "golem", "trickster", "shapeshifter"]
+"""Arcane Arts workers (research/trickerion.md §2 row 15, §4 Arcane Arts)."""
+
+Character = Literal[
+    "apprentice",
+    "assistant",
+    "manager",
+    "engineer",
+    "protege",
+    "specter",
+    "golem",
+    "trickster",
+    "shapeshifter",
+]
+"""Every hireable character: Apprentice, the Specialists, the Academy Protégé, Arcane workers."""
+
+ShapeshifterType = Literal["apprentice", "assistant", "manager", "engineer"]
+"""The character type a Shapeshifter counts as at game end (trickerion-scoring.md, Arcane Arts)."""
+
+Weekday = Literal["thursday", "friday", "saturday", "sunday"]
+"""A performance day (research/trickerion.md §1.1; only used with `weekday_yield_modifiers`)."""
+
+Count = Annotated[int, Field(ge=0, le=999)]
 
 
-class TrickerionOptions(BaseModel):
-    """Ruleset options recorded in the game-started event."""
-
+class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class TrickerionOptions(_Frozen):
+    """Modules and every REC of research/trickerion.md as a named option (default = the REC).
+
+    Recorded in `trickerion.game_started`, so a replay years later scores the same. Each field's
+    docstring cites its source; "[§n]" is a section of research/trickerion.md.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
     dark_alley: bool = True
+    """Dark Alley: 7 turns, Special Assignments, Level 3 tricks; off: base game, 5 turns."""
+    academy: bool = False
+    """Dahlgaard's Academy: Banner ranking after regular end-game Fame (rules, Module changes)."""
+    dawn_of_technology: bool = False
+    """Dawn of Technology: 2 Fame per 3 Shards, Contraption Shards count (rules, Module changes)."""
+    magician_powers: bool = False
+    """Magician Powers: Shards score no Fame at game end; start with 3 Shards (rules; UBG-MP)."""
+    arcane_arts: bool = False
+    """Arcane Arts: Arcane workers count as Apprentices, Arcane Shards as Shards (rules)."""
+    dot_rounding: Literal["ceil_two_thirds", "two_per_started_three"] = "ceil_two_thirds"
+    """REC ceil(2S/3) (S=1..6: 1,2,2,3,4,4); other reading 2*ceil(S/3) [§4 DoT, §5.23]."""
+    dot_category_cap: bool = True
+    """REC the 20 cap still applies to the Dawn of Technology Shard category [§4 DoT]."""
+    dot_with_magician_powers: Literal["magician_powers_wins", "dot_applies"] = (
+        "magician_powers_wins"
+    )
+    """REC with both modules the Shard category is 0 (MP is the more specific) [§4 comb. 1]."""
+    academy_ties: Literal["lowest_covered_tier", "next_tier_down"] = "lowest_covered_tier"
+    """REC a tie over ranks k..m takes tier m; other: tier k+1 (3-way in 4p: 10) [§4 C, §5.21]."""
+    shard_link_same_owner: Literal["once_per_owner", "per_marker"] = "once_per_owner"
+    """REC 1 Shard per distinct owner; "per_marker" pays 2 to one owner of both (BGA) [§5.12]."""
+    weekday_yield_modifiers: bool = False
+    """REC off (seed: printed yield); on: Thu -1 F -1 C, Sun +1 F +1 C, floor 0 [§1.1, §5.17]."""
+    negative_coins: Literal["never", "allow"] = "never"
+    """REC Coins never below 0, unpaid wages cost Fame; "allow": Coins go negative (BGA) [§5.3]."""
+    unpaid_coin_fame_penalty: int = Field(default=2, ge=0, le=10)
+    """REC 2 Fame per unpaid Coin of wages (JD); RC says per character [§1.2, §5.3, Q1]."""
+    fame_floor: Literal["clamp_zero", "allow_negative"] = "clamp_zero"
+    """REC Fame never below 0, the shortfall is noted in the ledger [§5.4]."""
+    protege_counts_as_specialist: bool = False
+    """REC the Academy Protégé is not a Specialist for end-game counts [§5.20, §3.4]."""
+    markers_on_performance_cards_count: bool = False
+    """REC only markers on the Trick card make a Level 3 trick eligible [§5.5]."""
+    horror_saws_shards: Literal["all_held", "loose_only"] = "all_held"
+    """REC T46 counts every Shard held (Contraption, Arcane; also under MP) [§4 comb. 3]."""
+    shapeshifter_choice: Literal["one_type_for_all", "best_per_condition"] = "one_type_for_all"
+    """REC one declared type for all conditions; undeclared: the best total [§4 comb. 4, §5.24]."""
+    category_cap: int = Field(default=20, ge=1, le=1000)
+    """Fame cap per end-game category and per Level 3 trick (rules, End of the game) [§5.1]."""
+    starting_fame: int = Field(default=5, ge=0)
+    """Fame at set-up (research §2, BGA setupNewGame; QC)."""
+    starting_coins: tuple[int, ...] = Field(default=(10, 12, 14, 16), min_length=4, max_length=4)
+    """Coins at set-up by starting initiative position 1..4 (research §2, BGA; QC)."""
+    starting_shards: int = Field(default=1, ge=0)
+    """Shards at set-up (research §2, BGA; QC)."""
+    starting_shards_magician_powers: int = Field(default=3, ge=0)
+    """Shards at set-up with Magician Powers (research §2, UBG-MP)."""
 
 
 class TrickerionGameStarted(GameStartedBase):
-    """A Trickerion game starts."""
+    """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options."""
 
     TYPE: ClassVar[str] = "trickerion.game_started"
     options: TrickerionOptions = TrickerionOptions()
 
 
-TRICKERION_PAYLOADS: tuple[type[Payload], ...] = (TrickerionGameStarted,)
+class Advertised(Payload):
+    """A player Advertises: pays Coins equal to their initiative position, gains 2 Fame.
+
+    Once per turn (trickerion-scoring.md 'Advertise'). `coins_paid` must equal the position.
+    """
+
+    TYPE: ClassVar[str] = "trickerion.advertised"
+    player_id: PlayerId
+    coins_paid: int = Field(ge=1, le=8)
+
+
+class TrickLearned(Payload):
+    """A player learns a Trick card, paying `coins_paid` Coins (below its Fame threshold; §2 row 8).
+
+    Level 3 tricks need the Dark Alley (trickerion-scoring.md, base-game sentence).
+    """
+
+    TYPE: ClassVar[str] = "trickerion.trick_learned"
+    player_id: PlayerId
+    trick_id: TrickId
+    coins_paid: Count = 0
+
+
+class CharacterHired(Payload):
+    """A player hires a character (Protégé needs the Academy; Arcane workers need Arcane Arts)."""
+
+    TYPE: ClassVar[str] = "trickerion.character_hired"
+    player_id: PlayerId
+    character: Character
+    coins_paid: Count = 0
+
+
+class LinkCreated(Payload):
+    """A placed Trick marker completes a Link (trickerion-scoring.md 'Create a Link').
+
+    The placer gains 1/2/3 Fame or Coins (`reward`) for the placed trick's Level 1/2/3. A
+    `shard_link` also pays 1 Shard to each connected Trick owner: the placer and
+    `other_owner_id`, the owner of the other marker (see option `shard_link_same_owner`).
+    """
+
+    TYPE: ClassVar[str] = "trickerion.link_created"
+    player_id: PlayerId
+    trick_id: TrickId
+    reward: Literal["fame", "coins"]
+    shard_link: bool = False
+    other_owner_id: PlayerId
+
+
+class TrickYielded(Payload):
+    """One Trick marker on a performed card pays its owner the trick's printed yield.
+
+    One event per marker, before the card's `trickerion.performance_given` (trickerion-scoring.md:
+    "Resolve each trick's yield first"). `fame` / `coins` / `shards`, when given, must equal the
+    catalog yield (with the weekday modifier when `weekday_yield_modifiers` is on; `weekday`
+    is then required).
+    """
+
+    TYPE: ClassVar[str] = "trickerion.trick_yielded"
+    owner_id: PlayerId
+    trick_id: TrickId
+    performance_card_id: PerformanceCardId
+    weekday: Weekday | None = None
+    fame: Count | None = None
+    coins: Count | None = None
+    shards: Count | None = None
+
+
+class PerformanceGiven(Payload):
+    """A magician performs a card: 1 Fame per Link on it, its printed bonus, backstage specialists.
+
+    `links` (<= the card's printed Links) counts every Link on the card now, whoever formed it.
+    `specialists_behind`: the performer's specialists backstage (Assistant +2 Fame, Manager
+    +3 Coins, Engineer +1 Shard). `bonus_*`, when given, must equal the card's printed bonus.
+    Source: trickerion-scoring.md rows 'Perform a linked card', 'Performance card' and
+    'Theater specialists'.
+    """
+
+    TYPE: ClassVar[str] = "trickerion.performance_given"
+    performer_id: PlayerId
+    performance_card_id: PerformanceCardId
+    links: int = Field(ge=0, le=10)
+    specialists_behind: tuple[Specialist, ...] = ()
+    bonus_fame: Count | None = None
+    bonus_coins: Count | None = None
+    bonus_shards: Count | None = None
+
+    @model_validator(mode="after")
+    def _unique_specialists(self) -> PerformanceGiven:
+        if len(set(self.specialists_behind)) != len(self.specialists_behind):
+            raise ValueError("specialists_behind: each specialist at most once")
+        return self
+
+
+ResourceReason = Literal[
+    "wages",
+    "arcane_wages",
+    "purchase",
+    "bank",
+    "assignment",
+    "prophecy",
+    "magician",
+    "renovate",
+    "contraption",
+    "enhance",
+    "other",
+]
+"""Why Fame / Coins / Shards changed outside the seed's rows (research/trickerion.md §2 rows
+8-15, §3.5): wages, Market Row, Bank, Special Assignments, prophecies, abilities, Academy..."""
+
+
+class ResourcesChanged(Payload):
+    """Any other change of Fame / Coins / Shards (signed amounts), with its `reason`.
+
+    `wages` with too few Coins: under `negative_coins="never"` the player pays what they have
+    and loses `unpaid_coin_fame_penalty` Fame per unpaid Coin (research/trickerion.md §5.3).
+    """
+
+    TYPE: ClassVar[str] = "trickerion.resources_changed"
+    player_id: PlayerId
+    fame: int = Field(default=0, ge=-200, le=200)
+    coins: int = Field(default=0, ge=-200, le=200)
+    shards: int = Field(default=0, ge=-50, le=50)
+    reason: ResourceReason
+    note: NonEmptyText | None = None
+
+    @model_validator(mode="after")
+    def _some_change(self) -> ResourcesChanged:
+        if not (self.fame or self.coins or self.shards):
+            raise ValueError("fame, coins, shards: at least one must be non-zero")
+        return self
+
+
+class Level3Holding(_Frozen):
+    """A Level 3 trick at game end: components met in the Workshop, Trick markers on the card,
+    markers on Performance cards (count only with `markers_on_performance_cards_count`)."""
+
+    trick_id: TrickId
+    components_met: bool
+    markers: Count = 0
+    performance_markers: Count = 0
+
+
+class EndgameInventoryDeclared(Payload):
+    """What one player holds at game end (one per player, in the final turn, before `game.ended`).
+
+    Fields: `special_assignments_in_hand` (unused Special cards; §5.19), `apprentices` (hired,
+    including the Assistant's free one; not the Magician; §5.20), `specialists`, `protege`,
+    `arcane_workers`, `shapeshifter_as` (the declared type), `level3_tricks` (every Level 3
+    trick owned), `set_aside_trick_ids` (Professor Bernard: not owned for scoring; §5.7),
+    `workshop_trick_markers` (markers on own Trick cards, T45), `*_components` (Workshop
+    components by tier, Manager bonus included; T10/T21/T23), `academy_banners`,
+    `contraption_shards` (Dawn of Technology), `arcane_shards` (Arcane Arts).
+    Loose Coins and Shards are not declared: they are the ledger's.
+    """
+
+    TYPE: ClassVar[str] = "trickerion.endgame_inventory_declared"
+    player_id: PlayerId
+    special_assignments_in_hand: Count = 0
+    apprentices: Count = 0
+    specialists: tuple[Specialist, ...] = ()
+    protege: bool = False
+    arcane_workers: tuple[ArcaneWorker, ...] = ()
+    shapeshifter_as: ShapeshifterType | None = None
+    level3_tricks: tuple[Level3Holding, ...] = ()
+    set_aside_trick_ids: tuple[TrickId, ...] = ()
+    workshop_trick_markers: Count = 0
+    basic_components: Count = 0
+    advanced_components: Count = 0
+    superior_components: Count = 0
+    academy_banners: int = Field(default=0, ge=0, le=12)
+    contraption_shards: Count = 0
+    arcane_shards: Count = 0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EndgameInventoryDeclared:
+        if len(set(self.specialists)) != len(self.specialists):
+            raise ValueError("specialists: each specialist at most once")
+        ids = [h.trick_id for h in self.level3_tricks]
+        if len(set(ids)) != len(ids):
+            raise ValueError("level3_tricks: each trick at most once")
+        if self.shapeshifter_as is not None and "shapeshifter" not in self.arcane_workers:
+            raise ValueError("shapeshifter_as: needs a shapeshifter in arcane_workers")
+        return self
+
+
+TRICKERION_PAYLOADS: tuple[type[Payload], ...] = (
+    TrickerionGameStarted,
+    Advertised,
+    TrickLearned,
+    CharacterHired,
+    LinkCreated,
+    TrickYielded,
+    PerformanceGiven,
+    ResourcesChanged,
+    EndgameInventoryDeclared,
+)
