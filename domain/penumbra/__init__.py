@@ -1,34 +1,15 @@
-"""Penumbra ruleset (stub: the Penumbra helper replaces this)."""
+"""Penumbra: Trials of Arcana ruleset (rules/penumbra-scoring.ru.md). Exports `RULESET`.
+
+Modules: `state` (frozen tableaux), `experience` (ОПЫТ sets), `scoring` (the eight
+categories), `play` (Arcana, Tomes, Mortal Wounds, Marks, Goals), `cards` (Trials,
+Contracts), `ending` (turns, Prophecy, final turns, tie-break), `ruleset` (the `Ruleset`
+protocol and the ledger diff).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from domain.penumbra.ruleset import PenumbraRuleset
 
-from contracts.envelope import Envelope
-from contracts.penumbra import PenumbraGameStarted
-from domain.ledger import Category, Resource
+RULESET = PenumbraRuleset()
 
-
-class _Stub:
-    game = "penumbra"
-    started_type = PenumbraGameStarted
-    score_resource = Resource.VP
-    categories = (Category("arcana", "Arcana", "Аркана"),)
-
-    def start(self, event: Envelope) -> tuple[Any, tuple]:
-        return None, ()
-
-    def apply(self, state: Any, event: Envelope) -> tuple[Any, tuple]:
-        return state, ()
-
-    def end(self, state: Any, event: Envelope) -> tuple[Any, tuple]:
-        return state, ()
-
-    def provisional(self, state: Any) -> dict:
-        return {}
-
-    def tie_break(self, state: Any, tied: list[str]) -> tuple[list[str], str]:
-        return tied, "shared"
-
-
-RULESET = _Stub()
+__all__ = ["RULESET", "PenumbraRuleset"]

@@ -1,0 +1,192 @@
+"""Handlers of Trial and Contract events: each returns the new state or raises `RuleViolation`.
+
+A card id is one physical card, in one place at a time: a Trial or Contract reserved by one
+player cannot be reserved, completed or fulfilled by another, and one completed or fulfilled
+is gone (EC-23). Sources: rules/penumbra-scoring.ru.md lines 9, 26-28, 34-35; S1 erratum (one
+reserved Trial); research/penumbra.md §8, §10.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from contracts.penumbra import (
+    ContractFulfilled,
+    ContractReservationRemoved,
+    ContractReserved,
+    TrialCompleted,
+    TrialReservationCleared,
+    TrialReserved,
+)
+from domain.errors import RuleViolation
+from domain.penumbra.play import tableau_of
+from domain.penumbra.state import Card, PenumbraState, xp_counts
+
+
+def _card(payload: TrialCompleted | ContractReserved | ContractFulfilled, card_id: str) -> Card:
+    return Card(card_id, payload.vp, xp_counts(payload.xp), payload.light, payload.dark)
+
+
+def _trial_holder(state: PenumbraState, trial_id: str) -> tuple[str | None, bool]:
+    """(player who reserved it or None, whether anyone completed it)."""
+    reserver = next(
+        (pid for pid, t in state.tableaux.items() if t.reserved_trial == trial_id), None
+    )
+    done = any(c.card_id == trial_id for t in state.tableaux.values() for c in t.trials)
+    return reserver, done
+
+
+def trial_reserved(state: PenumbraState, p: TrialReserved) -> PenumbraState:
+    """Reserve a Trial. Raises `penumbra.trial.one_reserved` if one is open (S1 erratum, EC-8),
+    `penumbra.trial.already_completed`, `penumbra.trial.reserved_by_other`."""
+    t = tableau_of(state, p.player_id)
+    if t.reserved_trial is not None:
+        raise RuleViolation(
+            "penumbra.trial.one_reserved",
+            f"{p.player_id} already has Trial {t.reserved_trial} reserved (S1)",
+            "payload.trial_id",
+        )
+    reserver, done = _trial_holder(state, p.trial_id)
+    if done:
+        raise RuleViolation(
+            "penumbra.trial.already_completed",
+            f"Trial {p.trial_id} is already completed",
+            "payload.trial_id",
+        )
+    if reserver is not None:
+        raise RuleViolation(
+            "penumbra.trial.reserved_by_other",
+            f"Trial {p.trial_id} is reserved by {reserver}",
+            "payload.trial_id",
+        )
+    return state.with_tableau(p.player_id, replace(t, reserved_trial=p.trial_id))
+
+
+def trial_reservation_cleared(state: PenumbraState, p: TrialReservationCleared) -> PenumbraState:
+    """Give up the reserved Trial (0 VP either way, EC-7). Raises `penumbra.trial.not_reserved`."""
+    t = tableau_of(state, p.player_id)
+    if t.reserved_trial != p.trial_id:
+        raise RuleViolation(
+            "penumbra.trial.not_reserved",
+            f"{p.player_id} has not reserved Trial {p.trial_id}",
+            "payload.trial_id",
+        )
+    return state.with_tableau(p.player_id, replace(t, reserved_trial=None))
+
+
+def trial_completed(state: PenumbraState, p: TrialCompleted) -> PenumbraState:
+    """Complete a Trial: it joins the player's Trials and clears the reservation.
+
+    Raises: `penumbra.trial.completed_twice` (EC-23); `penumbra.trial.not_the_reserved_one`
+    when another Trial is reserved (S1: only that one may be attempted);
+    `penumbra.trial.reserved_by_other`.
+    """
+    t = tableau_of(state, p.player_id)
+    reserver, done = _trial_holder(state, p.trial_id)
+    if done:
+        raise RuleViolation(
+            "penumbra.trial.completed_twice",
+            f"Trial {p.trial_id} is already completed",
+            "payload.trial_id",
+        )
+    if t.reserved_trial not in (None, p.trial_id):
+        raise RuleViolation(
+            "penumbra.trial.not_the_reserved_one",
+            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it (S1)",
+            "payload.trial_id",
+        )
+    if reserver not in (None, p.player_id):
+        raise RuleViolation(
+            "penumbra.trial.reserved_by_other",
+            f"Trial {p.trial_id} is reserved by {reserver}",
+            "payload.trial_id",
+        )
+    return state.with_tableau(
+        p.player_id, replace(t, trials=(*t.trials, _card(p, p.trial_id)), reserved_trial=None)
+    )
+
+
+def _contract_holder(state: PenumbraState, contract_id: str) -> tuple[str | None, bool]:
+    """(player who reserved it or None, whether anyone fulfilled it)."""
+    reserver = next(
+        (
+            pid
+            for pid, t in state.tableaux.items()
+            if any(c.card_id == contract_id for c in t.reserved_contracts)
+        ),
+        None,
+    )
+    done = any(c.card_id == contract_id for t in state.tableaux.values() for c in t.contracts)
+    return reserver, done
+
+
+def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraState:
+    """Reserve a Contract (-3 VP while unfulfilled, rules line 28). Raises
+    `penumbra.contract.already_fulfilled`, `penumbra.contract.already_reserved`."""
+    t = tableau_of(state, p.player_id)
+    reserver, done = _contract_holder(state, p.contract_id)
+    if done:
+        raise RuleViolation(
+            "penumbra.contract.already_fulfilled",
+            f"Contract {p.contract_id} is fulfilled",
+            "payload.contract_id",
+        )
+    if reserver is not None:
+        raise RuleViolation(
+            "penumbra.contract.already_reserved",
+            f"Contract {p.contract_id} is reserved by {reserver}",
+            "payload.contract_id",
+        )
+    return state.with_tableau(
+        p.player_id, replace(t, reserved_contracts=(*t.reserved_contracts, _card(p, p.contract_id)))
+    )
+
+
+def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraState:
+    """Fulfil a Contract with the values in the event; its reservation (and -3) ends (EC-5).
+
+    Raises: `penumbra.contract.fulfilled_twice` (EC-23), `penumbra.contract.reserved_by_other`,
+    `penumbra.contract.not_reserved` when `options.contract_reservation_required`.
+    """
+    t = tableau_of(state, p.player_id)
+    reserver, done = _contract_holder(state, p.contract_id)
+    if done:
+        raise RuleViolation(
+            "penumbra.contract.fulfilled_twice",
+            f"Contract {p.contract_id} is already fulfilled",
+            "payload.contract_id",
+        )
+    if reserver not in (None, p.player_id):
+        raise RuleViolation(
+            "penumbra.contract.reserved_by_other",
+            f"Contract {p.contract_id} is reserved by {reserver}",
+            "payload.contract_id",
+        )
+    if reserver is None and state.options.contract_reservation_required:
+        raise RuleViolation(
+            "penumbra.contract.not_reserved",
+            f"{p.player_id} must reserve Contract {p.contract_id} first",
+            "payload.contract_id",
+        )
+    reserved = tuple(c for c in t.reserved_contracts if c.card_id != p.contract_id)
+    return state.with_tableau(
+        p.player_id,
+        replace(t, contracts=(*t.contracts, _card(p, p.contract_id)), reserved_contracts=reserved),
+    )
+
+
+def contract_reservation_removed(
+    state: PenumbraState, p: ContractReservationRemoved
+) -> PenumbraState:
+    """Drop a reserved Contract unfulfilled: its -3 goes (EC-6).
+
+    Raises `penumbra.contract.not_reserved`."""
+    t = tableau_of(state, p.player_id)
+    reserved = tuple(c for c in t.reserved_contracts if c.card_id != p.contract_id)
+    if len(reserved) == len(t.reserved_contracts):
+        raise RuleViolation(
+            "penumbra.contract.not_reserved",
+            f"{p.player_id} has not reserved Contract {p.contract_id}",
+            "payload.contract_id",
+        )
+    return state.with_tableau(p.player_id, replace(t, reserved_contracts=reserved))

@@ -1,0 +1,190 @@
+"""The Penumbra `Ruleset` (domain/ruleset.py protocol): score unit VP, eight categories.
+
+Every category is a function of the current state (domain.penumbra.scoring), so after each
+event the ledger gets one VP entry per (player, category) whose value changed, equal to the
+change. The running total is then the "if the game ended now" score and always equals the sum
+of the ledger (research/penumbra.md §8). Arcana supply changes also get an ARCANA entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from contracts.common import InitiativeChanged, TurnStarted
+from contracts.envelope import Envelope
+from contracts.penumbra import (
+    ArcanaGained,
+    ArcanaSpent,
+    ContractFulfilled,
+    ContractReservationRemoved,
+    ContractReserved,
+    FinalTurnTaken,
+    GoalRevoked,
+    GoalScored,
+    MarkPlaced,
+    MarkRemoved,
+    MortalWoundRemoved,
+    MortalWoundTaken,
+    PenumbraGameStarted,
+    ProphecyTriggered,
+    TomeGained,
+    TomeLost,
+    TrialCompleted,
+    TrialReservationCleared,
+    TrialReserved,
+)
+from domain.errors import RuleViolation
+from domain.ledger import LedgerEntry, Resource
+from domain.penumbra import cards, ending, play
+from domain.penumbra.scoring import CATEGORIES, RULE_LINE, RULES, category_vp
+from domain.penumbra.state import PenumbraState, Tableau
+
+MAX_PLAYERS = 4
+"""Penumbra seats 1-4 players (research/penumbra.md §1, S7)."""
+
+Handler = Callable[[PenumbraState, Any], PenumbraState]
+
+HANDLERS: dict[type, Handler] = {
+    TurnStarted: ending.turn_started,
+    InitiativeChanged: ending.initiative_changed,
+    ArcanaGained: play.arcana_gained,
+    ArcanaSpent: play.arcana_spent,
+    TrialReserved: cards.trial_reserved,
+    TrialReservationCleared: cards.trial_reservation_cleared,
+    TrialCompleted: cards.trial_completed,
+    ContractReserved: cards.contract_reserved,
+    ContractFulfilled: cards.contract_fulfilled,
+    ContractReservationRemoved: cards.contract_reservation_removed,
+    TomeGained: play.tome_gained,
+    TomeLost: play.tome_lost,
+    MortalWoundTaken: play.mortal_wound_taken,
+    MortalWoundRemoved: play.mortal_wound_removed,
+    MarkPlaced: play.mark_placed,
+    MarkRemoved: play.mark_removed,
+    GoalScored: play.goal_scored,
+    GoalRevoked: play.goal_revoked,
+    ProphecyTriggered: ending.prophecy_triggered,
+    FinalTurnTaken: ending.final_turn_taken,
+}
+"""Payload class -> handler; one explicit table (research/anchors.md §1.6 lesson 4)."""
+
+
+class PenumbraRuleset:
+    """Penumbra: Trials of Arcana, end-game VP by rules/penumbra-scoring.ru.md, scored live."""
+
+    game = "penumbra"
+    started_type = PenumbraGameStarted
+    score_resource = Resource.VP
+    categories = CATEGORIES
+
+    def start(self, event: Envelope) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
+        """Empty tableaux for the seated players; no entries (every category starts at 0).
+
+        Raises:
+            RuleViolation: `penumbra.setup.players` for more than 4 players.
+        """
+        payload = event.payload
+        assert isinstance(payload, PenumbraGameStarted)
+        if len(payload.players) > MAX_PLAYERS:
+            raise RuleViolation(
+                "penumbra.setup.players",
+                f"Penumbra seats 1-{MAX_PLAYERS} players, got {len(payload.players)}",
+                "payload.players",
+            )
+        seats = tuple(p.player_id for p in sorted(payload.players, key=lambda p: p.seat))
+        return PenumbraState(payload.options, seats, {pid: Tableau() for pid in seats}), ()
+
+    def apply(
+        self, state: PenumbraState, event: Envelope
+    ) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
+        """Apply one in-play event; entries are the changes of each affected category.
+
+        Raises:
+            RuleViolation: `penumbra.event.unknown_type`, `penumbra.end.all_final_turns_taken`
+                (nothing happens between the last final turn and `game.ended`), or the
+                handler's own rule (see domain.penumbra.play / ending).
+        """
+        handler = HANDLERS.get(type(event.payload))
+        if handler is None:
+            raise RuleViolation(
+                "penumbra.event.unknown_type", f"{event.type} is not a Penumbra event", "type"
+            )
+        if ending.all_final_turns_taken(state):
+            raise RuleViolation(
+                "penumbra.end.all_final_turns_taken",
+                f"every final turn is taken; only game.ended may follow, got {event.type}",
+                "type",
+            )
+        new = handler(state, event.payload)
+        return new, ledger_changes(state, new, event)
+
+    def end(
+        self, state: PenumbraState, event: Envelope
+    ) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
+        """Check the end condition; no entries, every category is already in the ledger.
+
+        Raises:
+            RuleViolation: `penumbra.end.no_prophecy`, `penumbra.end.final_turns_missing`.
+        """
+        ending.check_game_may_end(state)
+        return state, ()
+
+    def provisional(self, state: PenumbraState) -> Mapping[str, Mapping[str, int]]:
+        """Empty: every category is scored live, so nothing waits for the end."""
+        return {}
+
+    def tie_break(self, state: PenumbraState, tied: list[str]) -> tuple[list[str], str]:
+        """See `domain.penumbra.ending.tie_break` (default: a shared place, EC-24)."""
+        return ending.tie_break(state, tied)
+
+
+def ledger_changes(
+    old: PenumbraState, new: PenumbraState, event: Envelope
+) -> tuple[LedgerEntry, ...]:
+    """One VP entry per (player, category) whose VP changed from `old` to `new`, amount = the
+    change, plus one ARCANA entry per change of an Arcana supply (noting Arcana lost)."""
+    entries: list[LedgerEntry] = []
+    for pid in new.seats:
+        before, after = old.tableaux[pid], new.tableaux[pid]
+        if before is after:
+            continue
+        entries += _arcana_entry(pid, before, after, event)
+        was, now = category_vp(before, old.options), category_vp(after, new.options)
+        for key, value in now.items():
+            if value != was[key]:
+                note = f"{key} {was[key]} -> {value} VP"
+                entries.append(
+                    LedgerEntry(
+                        event.event_id,
+                        event.seq,
+                        pid,
+                        Resource.VP,
+                        key,
+                        value - was[key],
+                        RULE_LINE[key],
+                        note,
+                    )
+                )
+    return tuple(entries)
+
+
+def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:
+    lost = after.arcana_lost - before.arcana_lost
+    if after.arcana == before.arcana and not lost:
+        return []
+    note = f"supply {before.arcana} -> {after.arcana}" + (
+        f", {lost} lost over the cap (S1)" if lost else ""
+    )
+    return [
+        LedgerEntry(
+            event.event_id,
+            event.seq,
+            pid,
+            Resource.ARCANA,
+            "arcana",
+            after.arcana - before.arcana,
+            f"{RULES}#L7",
+            note,
+        )
+    ]

@@ -1,0 +1,89 @@
+"""The eight VP categories of the end-game tally, each a function of a player's `Tableau`.
+
+rules/penumbra-scoring.ru.md, in the rules' order: АРКАНА (line 7), ИСПЫТАНИЯ (9), СМЕРТЕЛЬНЫЕ
+РАНЕНИЯ (11), ОПЫТ (13-24), КОНТРАКТЫ (26-28), ПЛАНШЕТ (30), ЦЕЛИ (32), СУДЬБА (34-40).
+Applied to the current state they give the "if the game ended now" score (research §8).
+"""
+
+from __future__ import annotations
+
+from contracts.penumbra import PenumbraOptions
+from domain.ledger import Category
+from domain.penumbra.experience import experience_vp
+from domain.penumbra.state import NO_XP, Tableau, XpCounts, add_xp
+
+RULES = "penumbra-scoring.ru.md"
+
+# Scored live as "if the game ended now", so `endgame` is False: nothing waits for game.ended.
+CATEGORIES: tuple[Category, ...] = (
+    Category("arcana", "Arcana", "Аркана"),
+    Category("trials", "Trials", "Испытания"),
+    Category("mortal_wounds", "Mortal Wounds", "Смертельные ранения"),
+    Category("experience", "Experience", "Опыт"),
+    Category("contracts", "Contracts", "Контракты"),
+    Category("board", "Board", "Планшет"),
+    Category("goals", "Goals", "Цели"),
+    Category("fate", "Fate", "Судьба"),
+)
+
+RULE_LINE: dict[str, str] = {
+    "arcana": f"{RULES}#L7",
+    "trials": f"{RULES}#L9",
+    "mortal_wounds": f"{RULES}#L11",
+    "experience": f"{RULES}#L13-L24",
+    "contracts": f"{RULES}#L26-L28",
+    "board": f"{RULES}#L30",
+    "goals": f"{RULES}#L32",
+    "fate": f"{RULES}#L34-L40",
+}
+"""Category key -> the rules lines it implements (ledger entries cite it)."""
+
+MORTAL_WOUND_VP = -3
+"""Each Mortal Wound card (rules line 11)."""
+
+RESERVED_CONTRACT_VP = -3
+"""A reserved but unfulfilled Contract (rules line 28)."""
+
+
+def experience_counts(tableau: Tableau, options: PenumbraOptions) -> XpCounts:
+    """Experience symbols on completed Trials, fulfilled Contracts and Tomes (rules line 13),
+    plus reserved Contracts when `options.xp_on_unfulfilled` (EC-9; REC: not counted)."""
+    total = NO_XP
+    cards = tableau.trials + tableau.contracts
+    if options.xp_on_unfulfilled:
+        cards += tableau.reserved_contracts
+    for xp in [c.xp for c in cards] + list(tableau.tomes.values()):
+        total = add_xp(total, xp)
+    return total
+
+
+def contracts_vp(tableau: Tableau, options: PenumbraOptions) -> int:
+    """КОНТРАКТЫ: printed VP of fulfilled Contracts (line 26), -3 for reserved unfulfilled ones
+    (line 28): per Contract (REC) or once for any (research §9.3, EC-29)."""
+    open_reservations = len(tableau.reserved_contracts)
+    if options.reserved_contract_penalty == "once":
+        open_reservations = min(open_reservations, 1)
+    return sum(c.vp for c in tableau.contracts) + RESERVED_CONTRACT_VP * open_reservations
+
+
+def fate_vp(tableau: Tableau) -> int:
+    """СУДЬБА: |Light - Dark| over completed Trials and fulfilled Contracts (lines 34-40;
+    the rules' examples 4-2 = 2 and 7-3 = 4 make it absolute, EC-11)."""
+    cards = tableau.trials + tableau.contracts
+    return abs(sum(c.light for c in cards) - sum(c.dark for c in cards))
+
+
+def category_vp(tableau: Tableau, options: PenumbraOptions) -> dict[str, int]:
+    """Category key -> VP of one player now, for all eight categories, in the rules' order."""
+    return {
+        "arcana": tableau.arcana,
+        "trials": sum(t.vp for t in tableau.trials),
+        "mortal_wounds": MORTAL_WOUND_VP * len(tableau.wounds),
+        "experience": experience_vp(
+            experience_counts(tableau, options), options.six_plus_identical
+        ),
+        "contracts": contracts_vp(tableau, options),
+        "board": sum(m.vp_under for m in tableau.marks if not m.spark),
+        "goals": sum(tableau.goals.values()),
+        "fate": fate_vp(tableau),
+    }

@@ -1,0 +1,108 @@
+"""The Penumbra ruleset's state: one `Tableau` per player plus the game's end-game clock.
+
+Every value is frozen; a handler returns a new state with `dataclasses.replace`. The state holds
+exactly what the end-game tally (rules/penumbra-scoring.ru.md lines 7-40) reads, so each
+category is a function of it (see `domain.penumbra.scoring`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
+
+XpCounts = tuple[int, int, int, int, int, int]
+"""Experience symbols per kind, in the order XP1..XP6."""
+
+NO_XP: XpCounts = (0, 0, 0, 0, 0, 0)
+
+
+def xp_counts(xp: Experience) -> XpCounts:
+    """A payload's kind -> count mapping as counts in XP1..XP6 order."""
+    a, b, c, d, e, f = (xp.get(kind, 0) for kind in EXPERIENCE_KINDS)
+    return (a, b, c, d, e, f)
+
+
+def add_xp(left: XpCounts, right: XpCounts) -> XpCounts:
+    """Kind-wise sum of two experience counts."""
+    a, b, c, d, e, f = (x + y for x, y in zip(left, right, strict=True))
+    return (a, b, c, d, e, f)
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A completed Trial or a Contract (fulfilled or reserved): VP, experience, Light, Dark."""
+
+    card_id: str
+    vp: int
+    xp: XpCounts = NO_XP
+    light: int = 0
+    dark: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """A Mark on the Wizard board: its slot, the VP printed under it, whether a Spark "Mark"."""
+
+    slot_id: str
+    vp_under: int
+    spark: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Tableau:
+    """One player's scoring-relevant holdings.
+
+    Attributes:
+        arcana: Arcana in supply (0..arcana_cap); arcana_lost: Arcana lost over the cap (S1).
+        trials: completed Trials; reserved_trial: the open Trial reservation (max one, S1).
+        contracts: fulfilled Contracts; reserved_contracts: reserved and not yet fulfilled.
+        tomes: Tome id -> its experience; wounds: Mortal Wound card ids held.
+        marks: Marks on the Wizard board (Spark "Marks" included, flagged).
+        goals: Goal id -> VP adjudicated for it.
+        final_turn_taken: the one more turn after the Prophecy has been taken (rules line 1).
+    """
+
+    arcana: int = 0
+    arcana_lost: int = 0
+    trials: tuple[Card, ...] = ()
+    reserved_trial: str | None = None
+    contracts: tuple[Card, ...] = ()
+    reserved_contracts: tuple[Card, ...] = ()
+    tomes: Mapping[str, XpCounts] = field(default_factory=dict)
+    wounds: tuple[str, ...] = ()
+    marks: tuple[Mark, ...] = ()
+    goals: Mapping[str, int] = field(default_factory=dict)
+    final_turn_taken: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Prophecy:
+    """The Prophecy whose condition ended the game's normal play (rules line 1)."""
+
+    prophecy_id: str
+    by_player: str
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class PenumbraState:
+    """The whole ruleset state.
+
+    Attributes:
+        options: the game's ruleset options (REC defaults, research/penumbra.md).
+        seats: player ids in seat order; tableaux: player id -> `Tableau`.
+        turn: the last `game.turn_started` turn (0 before the first).
+        prophecy: the triggering Prophecy, once one has triggered.
+    """
+
+    options: PenumbraOptions
+    seats: tuple[str, ...]
+    tableaux: Mapping[str, Tableau]
+    turn: int = 0
+    prophecy: Prophecy | None = None
+
+    def with_tableau(self, player_id: str, tableau: Tableau) -> PenumbraState:
+        """A copy with one player's tableau replaced."""
+        return replace(self, tableaux={**self.tableaux, player_id: tableau})
