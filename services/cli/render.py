@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from domain.standings import Standings
-from services.query.labels import category_labels
+from services.query.labels import category_labels, outcome_text
 
 
 def standings_table(result: Standings, title: str | None = None) -> Table:
@@ -32,14 +32,3 @@ def standings_table(result: Standings, title: str | None = None) -> Table:
     table.caption = outcome_text(result)
     return table
 
-
-def outcome_text(result: Standings) -> str:
-    """The winner (or shared first place) and the tie-break in words; empty during play."""
-    if result.status != "final":
-        return ""
-    names = {p.player_id: p.name for p in result.players}
-    if result.winner is not None:
-        text = f"Winner: {names[result.winner]}"
-    else:
-        text = "Shared first place: " + ", ".join(names[w] for w in result.winners)
-    return f"{text} ({result.tie_break})" if result.tie_break else text

@@ -1,4 +1,4 @@
-"""Breakdown category labels (EN/RU) for display, shared by the query service and the CLI.
+"""Breakdown category labels (EN/RU) and the outcome in words, shared by the query service and the CLI.
 
 The rulesets label their own categories; `correction` is the fold's default category for a
 referee's `game.score_corrected` (contracts/common.py, `ScoreCorrected.category`), so it is
@@ -29,3 +29,15 @@ def category_labels(standings: Standings) -> list[CategoryLabel]:
                 labels.append(CategoryLabel(key=key, en=key, ru=key, endgame=False))
                 known.add(key)
     return labels
+
+
+def outcome_text(result: Standings) -> str:
+    """The winner (or shared first place) and the tie-break in words; empty during play."""
+    if result.status != "final":
+        return ""
+    names = {p.player_id: p.name for p in result.players}
+    if result.winner is not None:
+        text = f"Winner: {names[result.winner]}"
+    else:
+        text = "Shared first place: " + ", ".join(names[w] for w in result.winners)
+    return f"{text} ({result.tie_break})" if result.tie_break else text

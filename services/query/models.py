@@ -1,0 +1,149 @@
+"""Response bodies of the query service (they are the OpenAPI schema in contracts/openapi.json).
+
+Units: `total`, `points` and `amount` are in the game's score unit (`score_unit`: Fame for
+Trickerion, VP for Penumbra) unless a ledger entry names another `resource` (Coins, Shards, Arcana).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class View(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GameSummary(View):
+    """One game in `GET /games`. `status` is `pending` while the projector has not built it."""
+
+    game_id: str
+    game: str | None
+    status: Literal["in_progress", "final", "pending"]
+    seq: int = Field(description="the projection's seq (0 when pending)")
+    version: int = Field(description="events stored for the game (the log's version)")
+    updated_at: str | None = Field(description="when the projection last changed (ISO 8601)")
+
+
+class GamesResponse(View):
+    """`GET /games`: live games first, then finished ones, most recently updated first."""
+
+    games: list[GameSummary]
+
+
+class CategoryPoints(View):
+    """Points of one breakdown category with its English and Russian labels."""
+
+    key: str
+    en: str
+    ru: str
+    endgame: bool
+    points: int
+
+
+class ProvisionalView(View):
+    """"If the game ended now": end-game categories from the current state (not final)."""
+
+    categories: list[CategoryPoints]
+    total: int
+
+
+class PlayerLine(View):
+    """One player's line: shared rank, total and breakdown (score units)."""
+
+    player_id: str
+    name: str
+    seat: int
+    rank: int
+    total: int
+    breakdown: list[CategoryPoints]
+    provisional: ProvisionalView | None
+
+
+class StandingsResponse(View):
+    """A game's standings.
+
+    `source` is `projection` (read from the projector's HASH, with the shard `checkpoint` it was
+    written at) or `replay` (the log folded up to `seq` with the pure domain, `at_seq`).
+    `result` says the winner and the tie-break in words once the game is final.
+    """
+
+    game_id: str
+    game: str
+    status: Literal["in_progress", "final"]
+    seq: int
+    score_unit: str
+    players: list[PlayerLine]
+    winner: str | None
+    winners: list[str]
+    tie_break: str | None
+    result: str | None
+    source: Literal["projection", "replay"]
+    checkpoint: str | None = Field(description="the shard's projector checkpoint (feed entry id)")
+    updated_at: str | None
+
+
+class AuditEvent(View):
+    """One stored event of the audit log; `voided_by_seq` is the seq of the void, if any."""
+
+    seq: int
+    event_id: str
+    type: str
+    occurred_at: str
+    recorded_at: str | None
+    actor: str
+    voided: bool
+    voided_by_seq: int | None
+    event: dict[str, Any] = Field(description="the full envelope in its wire format (upcast)")
+
+
+class EventsPage(View):
+    """`GET /games/{id}/events`: one page of the log; `next_from_seq` is null on the last page."""
+
+    game_id: str
+    version: int
+    from_seq: int
+    limit: int
+    next_from_seq: int | None
+    events: list[AuditEvent]
+
+
+class LedgerLine(View):
+    """One ledger entry with the event that caused it."""
+
+    seq: int
+    event_id: str
+    event_type: str
+    occurred_at: str
+    resource: str
+    category: str
+    amount: int
+    rule: str
+    note: str
+
+
+class LedgerResponse(View):
+    """`GET /games/{id}/players/{pid}/ledger`: every change of the player, in order, and the
+    sum per resource (`fame`, `vp`, `coins`, `shards`, `arcana`)."""
+
+    game_id: str
+    player_id: str
+    seq: int
+    entries: list[LedgerLine]
+    totals: dict[str, int]
+
+
+class ErrorBody(View):
+    """A 4xx/5xx body: a stable `error` code and a readable `message`."""
+
+    error: str
+    message: str
+    field: str | None = None
+
+
+class Health(View):
+    """`/healthz` and `/readyz`; `checks` names each dependency's state."""
+
+    status: Literal["ok", "unavailable"]
+    checks: dict[str, Any] = {}

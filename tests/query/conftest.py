@@ -1,0 +1,69 @@
+"""Fixtures for the query service tests: the app on a clean real Redis, and seeded games.
+
+Games are appended through the real event store; the projection HASH is written the way the
+projector's contract says (`Keys.projection`: seq, status, game, standings JSON, updated_at),
+from the pure fold, so the read side is tested against that contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+
+from contracts.envelope import Envelope
+from domain.fold import fold
+from domain.standings import standings
+from services.cli.offline import parse_lines
+from services.keys import Keys, shard_of
+from services.query.app import create_app
+from services.settings import QuerySettings
+from services.store import EventStore
+
+DATA = Path(__file__).parent.parent / "cli" / "data"
+
+
+def load(name: str) -> list[Envelope]:
+    """The events of a bundled JSONL log under tests/cli/data/."""
+    with (DATA / name).open(encoding="utf-8") as handle:
+        return [event for _, event in parse_lines(handle)]
+
+
+@dataclass
+class Seeder:
+    """Appends logs to the store and writes projections as the projector would."""
+
+    client: aioredis.Redis
+    keys: Keys
+
+    async def append(self, events: list[Envelope]) -> None:
+        await EventStore(self.client, self.keys).append(events[0].game_id, events)
+
+    async def project(self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00") -> None:
+        result = standings(fold(events))
+        game_id = result.game_id
+        await self.client.hset(
+            self.keys.projection(game_id),
+            mapping={"seq": result.seq, "status": result.status, "game": result.game,
+                     "standings": result.model_dump_json(), "updated_at": updated_at},
+        )
+        await self.client.set(self.keys.checkpoint(shard_of(game_id, self.keys.shards)), "1700000000000-5")
+
+
+@pytest.fixture
+async def seeder(redis_client: aioredis.Redis) -> Seeder:
+    return Seeder(redis_client, Keys(16))
+
+
+@pytest.fixture
+async def api(clean_redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client on `create_app(...)` with its lifespan running (same event loop)."""
+    app = create_app(QuerySettings(redis_url=clean_redis_url, shards=16, max_lag_events=3))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://query") as client:
+            yield client
