@@ -7,7 +7,9 @@ end to end, on a throwaway Redis). Each command is thin; the work lives in sibli
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -15,8 +17,14 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+import httpx
+from redis.exceptions import RedisError
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from services.cli.offline import LogLineError, score_file, standings_summary
+from services.cli.remote import GameNotStored, PublishError, export_game, publish_events, read_log
 from services.cli.render import standings_table
+from services.settings import CommonSettings
 
 app = typer.Typer(name="scoreledger", help="Live, event-sourced scoring for Trickerion and Penumbra.", no_args_is_help=True)
 out = Console()
@@ -50,6 +58,75 @@ def score(
         typer.echo(json.dumps(standings_summary(result), ensure_ascii=False))
     else:
         out.print(standings_table(result))
+
+
+RedisUrl = Annotated[
+    str | None, typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)")
+]
+
+
+def _settings(redis_url: str | None) -> CommonSettings:
+    return CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
+
+
+@app.command()
+def export(
+    game: Annotated[str, typer.Argument(help="game id")],
+    out_file: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
+    redis_url: RedisUrl = None,
+) -> None:
+    """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back."""
+    try:
+        text = asyncio.run(export_game(_settings(redis_url), game))
+    except GameNotStored as error:
+        err.print(escape(str(error)), highlight=False)
+        raise typer.Exit(1) from None
+    except (RedisError, OSError) as error:
+        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
+        raise typer.Exit(1) from None
+    if out_file is None:
+        typer.echo(text, nl=False)
+    else:
+        out_file.write_text(text, encoding="utf-8")
+        err.print(f"wrote {text.count(chr(10))} events to {escape(str(out_file))}", highlight=False)
+
+
+@app.command()
+def publish(
+    file: LogFile,
+    url: Annotated[str, typer.Option("--url", help="the ingest service's base URL")] = "http://127.0.0.1:8000",
+    batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="events per POST")] = 100,
+) -> None:
+    """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
+    try:
+        events = read_log(file)
+    except LogLineError as error:
+        err.print(f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+    async def send(progress: Progress) -> int:
+        task = progress.add_task("publishing", total=len(events))
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            return await publish_events(client, events, batch, lambda b: progress.advance(task, len(b)))
+
+    start = time.perf_counter()
+    try:
+        with _progress() as progress:
+            sent = asyncio.run(send(progress))
+    except PublishError as error:
+        err.print(escape(str(error)), highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except httpx.HTTPError as error:
+        err.print(f"cannot reach {escape(url)}: {escape(str(error))}", highlight=False)
+        raise typer.Exit(1) from None
+    elapsed = time.perf_counter() - start
+    err.print(f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)", highlight=False)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
+    )
 
 
 if __name__ == "__main__":  # pragma: no cover

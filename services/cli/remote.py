@@ -1,0 +1,99 @@
+"""The CLI's network side: `export` (read a game's log from Redis) and `publish` (send a JSONL
+log to a running ingest over HTTP, in batches)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+
+from contracts.envelope import Envelope
+from contracts.events import dump_event_json
+from services.cli.offline import parse_lines
+from services.keys import Keys
+from services.settings import CommonSettings
+from services.store import EventStore
+
+
+class GameNotStored(LookupError):
+    """`export` of a game id with no events."""
+
+
+async def export_game(settings: CommonSettings, game_id: str) -> str:
+    """The game's log as JSONL, byte for byte as stored (`EventStore.export_jsonl`).
+
+    Raises:
+        GameNotStored: the game has no events.
+        redis.exceptions.ConnectionError: Redis is unreachable.
+    """
+    client = aioredis.Redis.from_url(settings.redis_url)
+    try:
+        text = await EventStore(client, Keys(settings.shards)).export_jsonl(game_id)
+    finally:
+        await client.aclose()
+    if not text:
+        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}")
+    return text
+
+
+@dataclass(frozen=True)
+class PublishError(Exception):
+    """The ingest refused a batch: HTTP status and its body (rule/field when a rule was broken)."""
+
+    status: int
+    body: str
+    first_seq: int
+
+    def __str__(self) -> str:
+        return f"ingest answered {self.status} for the batch from seq {self.first_seq}: {self.body}"
+
+
+def read_log(path: Path) -> list[Envelope]:
+    """All events of a JSONL log (see `services.cli.offline.parse_lines` for errors)."""
+    with path.open(encoding="utf-8") as handle:
+        return [event for _, event in parse_lines(handle)]
+
+
+def batches(events: Sequence[Envelope], size: int) -> list[list[Envelope]]:
+    """Consecutive runs of at most `size` events of one game (a batch never spans two games)."""
+    out: list[list[Envelope]] = []
+    for event in events:
+        if out and len(out[-1]) < size and out[-1][-1].game_id == event.game_id:
+            out[-1].append(event)
+        else:
+            out.append([event])
+    return out
+
+
+def batch_body(batch: Sequence[Envelope]) -> str:
+    """The POST body of one batch: a JSON array of envelopes in their wire format."""
+    return "[" + ",".join(dump_event_json(e) for e in batch) + "]"
+
+
+async def publish_events(
+    client: httpx.AsyncClient,
+    events: Sequence[Envelope],
+    batch_size: int,
+    on_batch: Callable[[list[Envelope]], None] = lambda _: None,
+) -> int:
+    """POST `events` to `/games/{game_id}/events` in batches, in order; returns events sent.
+
+    Raises:
+        PublishError: a batch was refused (nothing after it is sent).
+        httpx.HTTPError: the service is unreachable.
+    """
+    sent = 0
+    for batch in batches(events, batch_size):
+        response = await client.post(
+            f"/games/{batch[0].game_id}/events",
+            content=batch_body(batch),
+            headers={"content-type": "application/json"},
+        )
+        if response.status_code >= 300:
+            raise PublishError(response.status_code, response.text, batch[0].seq)
+        sent += len(batch)
+        on_batch(batch)
+    return sent
