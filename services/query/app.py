@@ -15,7 +15,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from redis.exceptions import RedisError
 
 from services.keys import Keys
@@ -35,6 +35,7 @@ def create_app(
     routers: Sequence[APIRouter] = (),
     lifespans: Sequence[Lifespan] = (),
     query: bool = True,
+    lag_check: bool = True,
 ) -> FastAPI:
     """The query service app.
 
@@ -43,6 +44,8 @@ def create_app(
         routers: more routers to mount (the ingest router when ingest runs in this process).
         lifespans: more lifespans entered after the Redis client exists (e.g. the projector).
         query: False leaves out the query endpoints (an ingest-only process keeps health/metrics).
+        lag_check: False makes `/readyz` check Redis only (ingest must not stop taking writes
+            because the projector lags).
     """
     metrics = QueryMetrics()
 
@@ -70,11 +73,11 @@ def create_app(
         app.include_router(query_router)
     for router in routers:
         app.include_router(router)
-    app.include_router(_health_router(settings, metrics))
+    app.include_router(_health_router(settings, metrics, lag_check))
     return app
 
 
-def _health_router(settings: QuerySettings, metrics: QueryMetrics) -> APIRouter:
+def _health_router(settings: QuerySettings, metrics: QueryMetrics, lag_check: bool) -> APIRouter:
     router = APIRouter(tags=["health"])
 
     @router.get("/healthz", response_model=Health)
@@ -88,6 +91,8 @@ def _health_router(settings: QuerySettings, metrics: QueryMetrics) -> APIRouter:
         reader: QueryReader = request.app.state.reader
         try:
             await reader.client.ping()
+            if not lag_check:
+                return Health(status="ok", checks={"redis": "ok"})
             lag = await reader.lag_events(settings.max_lag_events)
         except (RedisError, OSError) as error:
             body = Health(status="unavailable", checks={"redis": f"unreachable: {error}"})
@@ -102,12 +107,15 @@ def _health_router(settings: QuerySettings, metrics: QueryMetrics) -> APIRouter:
 
     @router.get("/metrics", include_in_schema=False)
     async def prometheus(request: Request) -> Response:
-        """Prometheus text exposition; refreshes `projection_lag_events` first (if Redis answers)."""
+        """Prometheus text: this app's registry (HTTP, `projection_lag_events`, refreshed first if
+        Redis answers) and the process-wide default registry (write-side metrics of
+        `services.metrics` when ingest or the projector run in this process)."""
         reader: QueryReader = request.app.state.reader
         try:
             metrics.lag.set(await reader.lag_events(settings.max_lag_events))
         except (RedisError, OSError):
             pass  # scraping must work while Redis is down; the gauge keeps its last value
-        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+        body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     return router
