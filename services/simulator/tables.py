@@ -1,0 +1,66 @@
+"""Many simulated tables at once: per-table seeded games and a round-robin interleaving.
+
+Each table draws from its own `random.Random(f"{seed}:{table}")`, so a table's log does not
+depend on how many other tables run or in which order their events are taken.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+from contracts.envelope import Envelope
+from contracts.penumbra import PenumbraOptions
+from contracts.trickerion import TrickerionOptions
+from services.simulator.penumbra import PenumbraTable
+from services.simulator.trickerion import TrickerionTable
+
+GameKind = Literal["trickerion", "penumbra", "mixed"]
+
+
+def game_id_for(kind: str, seed: int, table: int) -> str:
+    """The game id of table `table` in a run seeded `seed`: `tr-<seed>-<table>` / `pe-...`."""
+    return f"{'tr' if kind == 'trickerion' else 'pe'}-{seed}-{table}"
+
+
+def simulate_game(
+    kind: GameKind,
+    seed: int,
+    table: int = 0,
+    *,
+    players: int | None = None,
+    trickerion_options: TrickerionOptions | None = None,
+    penumbra_options: PenumbraOptions | None = None,
+) -> Iterator[Envelope]:
+    """One table's game, lazily: the envelopes in seq order, ending with `game.ended`.
+
+    `kind="mixed"` picks Trickerion or Penumbra per table (about 3 in 5 Trickerion).
+    """
+    rng = random.Random(f"{seed}:{table}")
+    if kind == "mixed":
+        kind = "trickerion" if rng.random() < 0.6 else "penumbra"
+    game_id = game_id_for(kind, seed, table)
+    actor = f"table-{table}"
+    if kind == "trickerion":
+        return TrickerionTable(rng, game_id, actor, players, trickerion_options).events()
+    return PenumbraTable(rng, game_id, actor, players, penumbra_options).events()
+
+
+def interleave(games: Iterable[Iterator[Envelope]]) -> Iterator[Envelope]:
+    """Round-robin over the games: one event of each live game per round, as concurrent
+    tables would produce them (each game's own order is kept)."""
+    live = list(games)
+    while live:
+        still: list[Iterator[Envelope]] = []
+        for game in live:
+            event = next(game, None)
+            if event is not None:
+                yield event
+                still.append(game)
+        live = still
+
+
+def simulate_tables(kind: GameKind, seed: int, tables: int, first_table: int = 0) -> Iterator[Envelope]:
+    """`tables` concurrent games (tables `first_table`...), interleaved round-robin."""
+    return interleave(simulate_game(kind, seed, t) for t in range(first_table, first_table + tables))

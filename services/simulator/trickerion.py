@@ -1,0 +1,350 @@
+"""A simulated Trickerion table: a full, rule-valid game from the real card catalog.
+
+Turn structure (research/trickerion.md §2, 'Resolution order within a turn'): the initiative
+track by ascending Fame, Advertise at most once per player in initiative order, character
+placements (learn, hire, Bank, Market Row, Academy, Dark Alley, setting up Trick markers that
+may complete Links), Performance Thursday -> Sunday (each trick's yield to its owner first, then
+the performer's bonuses), End Turn wages. After the final turn (7 with the Dark Alley, else 5)
+each player declares the end-game inventory, then `game.ended`. Cards: domain/trickerion/data.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from contracts.common import GameEnded, Player, TurnStarted
+from contracts.envelope import Envelope
+from contracts.trickerion import (
+    Advertised,
+    CharacterHired,
+    EndgameInventoryDeclared,
+    Level3Holding,
+    LinkCreated,
+    PerformanceGiven,
+    ResourcesChanged,
+    TrickerionGameStarted,
+    TrickerionOptions,
+    TrickLearned,
+    TrickYielded,
+)
+from domain.trickerion.catalog import performances, tricks
+from services.simulator.envelopes import EnvelopeFactory
+from services.simulator.trickerion_tally import Seat, initiative_order
+
+NAMES = ("Alma", "Bruno", "Clara", "Dmitri", "Edda", "Farid", "Greta", "Hugo")
+WEEKDAYS = ("thursday", "friday", "saturday", "sunday")
+WEEKDAY_MODIFIER = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
+"""Per-owner Fame and Coin yield modifier (research/trickerion.md §1.1), only with the option."""
+RENOVATE = ((5, 7, 9, 2, 5, 9), (3, 4, 6, 1, 3, 6), (6, 8, 10, 4, 7, 10), (4, 5, 11, 1, 3, 13))
+"""Academy Renovate spaces: Coins at Fame threshold 1/16/36, then Fame (research §3.6, SC)."""
+MAX_TRICKS = 5
+"""Four Workshop Trick slots plus the Engineer's extra one (research §3.4)."""
+
+
+@dataclass(slots=True)
+class Stage:
+    """A Performance card in the Theater this turn: `placed` markers as (owner, trick)."""
+
+    card_id: str
+    slots: int
+    links: int
+    placed: list[tuple[str, str]] = field(default_factory=list)
+    links_formed: int = 0
+    shard_link_used: bool = False
+
+
+def random_options(rng: random.Random) -> TrickerionOptions:
+    """A module combination as tables play them (Dark Alley common, the rest now and then)."""
+    return TrickerionOptions(
+        dark_alley=rng.random() < 0.7,
+        academy=rng.random() < 0.35,
+        dawn_of_technology=rng.random() < 0.2,
+        magician_powers=rng.random() < 0.2,
+        arcane_arts=rng.random() < 0.2,
+        weekday_yield_modifiers=rng.random() < 0.2,
+    )
+
+
+class TrickerionTable:
+    """One table's game; iterate `events()` for its envelopes (lazily, in seq order).
+
+    Args:
+        rng: the table's random source (all choices).
+        game_id / actor: envelope fields.
+        players: 1-4 (default: 2-4 at random).
+        options: modules and RECs (default: `random_options`).
+    """
+
+    def __init__(self, rng: random.Random, game_id: str, actor: str = "table-sim",
+                 players: int | None = None, options: TrickerionOptions | None = None) -> None:
+        self.rng = rng
+        self.factory = EnvelopeFactory(game_id, rng, actor)
+        self.options = options if options is not None else random_options(rng)
+        self.n = players if players is not None else rng.choice((2, 3, 3, 4, 4, 4))
+        self.seats: list[Seat] = []
+        self.order: list[str] = []
+        self.free_tricks = [t for t in tricks().values() if t.level < 3 or self.options.dark_alley]
+        self.deck = [p for p in performances().values() if self.options.dark_alley or not p.dark_alley_only]
+
+    def events(self) -> Iterator[Envelope]:
+        """Every envelope of the game, from `trickerion.game_started` to `game.ended`."""
+        yield self._start()
+        final = 7 if self.options.dark_alley else 5
+        for turn in range(1, final + 1):
+            yield from self._turn(turn)
+        for seat in self.seats:
+            yield self.factory.add(self._inventory(seat))
+        yield self.factory.add(GameEnded(reason=f"end of turn {final}"))
+
+    # --- set-up -------------------------------------------------------------------------
+    def _start(self) -> Envelope:
+        rng, opts = self.rng, self.options
+        names = rng.sample(NAMES, self.n)
+        initiative = rng.sample(range(1, self.n + 1), self.n)
+        players = tuple(
+            Player(player_id=name.lower(), name=name, seat=i + 1, initiative=initiative[i])
+            for i, name in enumerate(names)
+        )
+        shards = opts.starting_shards_magician_powers if opts.magician_powers else opts.starting_shards
+        self.seats = [Seat(p.player_id, opts.starting_fame, opts.starting_coins[(p.initiative or 1) - 1], shards)
+                      for p in players]
+        self.order = [p.player_id for p in sorted(players, key=lambda p: p.initiative or 0)]
+        return self.factory.add(TrickerionGameStarted(players=players, options=opts, title="simulated table"))
+
+    def seat(self, player_id: str) -> Seat:
+        return next(s for s in self.seats if s.player_id == player_id)
+
+    # --- one turn -----------------------------------------------------------------------
+    def _turn(self, turn: int) -> Iterator[Envelope]:
+        if turn > 1:
+            self.order = initiative_order(self.seats, self.order)
+        yield self.factory.add(TurnStarted(turn=turn, initiative_order=tuple(self.order)))
+        for position, pid in enumerate(self.order, 1):
+            seat = self.seat(pid)
+            if seat.coins >= position and self.rng.random() < 0.45:
+                seat.coins -= position
+                seat.gain_fame(2, self.options)
+                yield self.factory.add(Advertised(player_id=pid, coins_paid=position))
+        for seat in self.seats:
+            seat.markers = {t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks}
+        stages = [Stage(c.id, c.slots, c.links) for c in self.rng.sample(self.deck, 4)]
+        for _round in range(self.rng.randint(3, 4)):
+            for pid in self.order:
+                yield from self._action(turn, self.seat(pid), stages)
+        for day, stage in zip(WEEKDAYS, stages, strict=True):
+            if stage.placed and self.rng.random() < 0.9:
+                yield from self._perform(day, stage)
+        for seat in self.seats:
+            yield from self._wages(seat)
+
+    def _action(self, turn: int, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
+        """One character placement; only the ones that move Fame, Coins or Shards make events."""
+        rng, opts = self.rng, self.options
+        choices = ["setup"] * 5 + ["learn", "hire", "bank", "market"]
+        if len(seat.tricks) < 2:
+            choices += ["learn"] * 4
+        if opts.academy:
+            choices.append("renovate")
+        if opts.dark_alley:
+            choices += ["dark_alley"]
+        if opts.dawn_of_technology:
+            choices.append("contraption")
+        action = rng.choice(choices)
+        if action == "setup":
+            yield from self._setup(seat, stages)
+        elif action == "learn":
+            yield from self._learn(seat)
+        elif action == "hire":
+            yield from self._hire(seat)
+        elif action == "bank":
+            die = rng.randint(1, 6)
+            seat.coins += die
+            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=die, reason="bank",
+                                                    note=f"Take Coins, die {die}"))
+        elif action == "market":
+            yield from self._market(seat)
+        elif action == "renovate":
+            yield from self._renovate(turn, seat)
+        elif action == "dark_alley":
+            yield from self._dark_alley(seat)
+        else:
+            yield from self._contraption(seat)
+
+    def _learn(self, seat: Seat) -> Iterator[Envelope]:
+        if len(seat.tricks) >= MAX_TRICKS:
+            return
+        # Below the Fame threshold the learner pays the difference in Coins (research §2 row 8).
+        able = [t for t in self.free_tricks if max(0, t.threshold - seat.fame) <= min(seat.coins, 3)]
+        if not able:
+            return
+        card = self.rng.choice(able)
+        paid = max(0, card.threshold - seat.fame)
+        self.free_tricks.remove(card)
+        seat.tricks.append(card.id)
+        seat.coins -= paid
+        yield self.factory.add(TrickLearned(player_id=seat.player_id, trick_id=card.id, coins_paid=paid))
+
+    def _hire(self, seat: Seat) -> Iterator[Envelope]:
+        opts = self.options
+        pool = ["apprentice"] if seat.hires.count("apprentice") < 3 else []
+        pool += [s for s in ("assistant", "manager", "engineer") if s not in seat.hires]
+        if opts.academy and "protege" not in seat.hires:
+            pool.append("protege")
+        if opts.arcane_arts:
+            pool += [w for w in ("specter", "golem", "trickster", "shapeshifter") if w not in seat.hires]
+        if not pool or len(seat.hires) >= 6:
+            return
+        character = self.rng.choice(pool)
+        seat.hires.append(character)
+        yield self.factory.add(CharacterHired(player_id=seat.player_id, character=character))
+
+    def _market(self, seat: Seat) -> Iterator[Envelope]:
+        tier, price = self.rng.choice((("basic", 1), ("advanced", 2), ("superior", 3)))
+        count = self.rng.randint(1, 3)
+        if seat.coins < price * count:
+            return
+        seat.coins -= price * count
+        seat.components[tier] += count
+        yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-price * count, reason="purchase",
+                                                note=f"{count} {tier} component(s)"))
+
+    def _renovate(self, turn: int, seat: Seat) -> Iterator[Envelope]:
+        tier = 2 if seat.fame >= 36 else 1 if seat.fame >= 16 else 0
+        space = self.rng.choice(RENOVATE)
+        cost, fame = space[tier], space[3 + tier]
+        banners = 4 if turn <= 2 else 3 if turn <= 4 else 2 if turn <= 6 else 1
+        if seat.coins < cost or seat.banners + banners > 12:
+            return
+        seat.coins -= cost
+        seat.gain_fame(fame, self.options)
+        seat.banners += banners
+        yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-cost, fame=fame, reason="renovate",
+                                                note=f"Renovate: {banners} Banners"))
+
+    def _dark_alley(self, seat: Seat) -> Iterator[Envelope]:
+        if seat.assignments and self.rng.random() < 0.3:
+            seat.assignments -= 1  # Buying Time (A10): +3 Coins (research §3.5)
+            seat.coins += 3
+            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=3, reason="assignment",
+                                                    note="A10 Buying Time"))
+        else:
+            seat.assignments += 1
+
+    def _contraption(self, seat: Seat) -> Iterator[Envelope]:
+        cost = seat.contraptions  # 1 Coin per Contraption already built (research §2 row 14)
+        if seat.coins < cost or seat.contraptions >= 3:
+            return
+        seat.contraptions += 1
+        seat.coins -= cost
+        if cost:
+            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-cost, reason="contraption",
+                                                    note=f"Contraption #{seat.contraptions}"))
+
+    def _setup(self, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
+        """Place one Trick marker on a card with a free slot; it may complete a Link (the
+        placer gains the trick's Level in Fame or Coins; a Shard Link pays each owner 1 Shard)."""
+        ready = [t for t, n in seat.markers.items() if n > 0]
+        open_stages = [s for s in stages if len(s.placed) < s.slots]
+        if not ready or not open_stages:
+            return
+        trick_id, stage = self.rng.choice(ready), self.rng.choice(open_stages)
+        seat.markers[trick_id] -= 1
+        neighbours = list(stage.placed)
+        stage.placed.append((seat.player_id, trick_id))
+        if not neighbours or stage.links_formed >= stage.links or self.rng.random() > 0.6:
+            return
+        other_owner = self.rng.choice(neighbours)[0]
+        shard = not stage.shard_link_used and self.rng.random() < 1 / stage.links
+        stage.links_formed += 1
+        stage.shard_link_used |= shard
+        reward = self.rng.choice(("fame", "coins"))
+        level = tricks()[trick_id].level
+        if reward == "fame":
+            seat.gain_fame(level, self.options)
+        else:
+            seat.coins += level
+        if shard:
+            owners = {seat.player_id, other_owner}
+            if self.options.shard_link_same_owner == "per_marker":
+                owners = [seat.player_id, other_owner]  # type: ignore[assignment]
+            for owner in owners:
+                self.seat(owner).shards += 1
+        yield self.factory.add(LinkCreated(player_id=seat.player_id, trick_id=trick_id, reward=reward,
+                                           shard_link=shard, other_owner_id=other_owner))
+
+    def _perform(self, day: str, stage: Stage) -> Iterator[Envelope]:
+        modifiers = self.options.weekday_yield_modifiers
+        for owner_id, trick_id in stage.placed:
+            printed = tricks()[trick_id].yield_
+            mod = WEEKDAY_MODIFIER[day] if modifiers else 0
+            fame, coins = max(0, printed.fame + mod), max(0, printed.coins + mod)
+            owner = self.seat(owner_id)
+            owner.gain_fame(fame, self.options)
+            owner.coins += coins
+            owner.shards += printed.shards
+            yield self.factory.add(TrickYielded(owner_id=owner_id, trick_id=trick_id,
+                                                performance_card_id=stage.card_id,
+                                                weekday=day if modifiers else None,
+                                                fame=fame, coins=coins, shards=printed.shards))
+        performer = self.seat(self.rng.choice(self.order))
+        behind = tuple(s for s in performer.specialists if self.rng.random() < 0.5)
+        bonus = performances()[stage.card_id].bonus
+        performer.gain_fame(stage.links_formed + bonus.fame + 2 * ("assistant" in behind), self.options)
+        performer.coins += bonus.coins + 3 * ("manager" in behind)
+        performer.shards += bonus.shards + ("engineer" in behind)
+        yield self.factory.add(PerformanceGiven(performer_id=performer.player_id, performance_card_id=stage.card_id,
+                                                links=stage.links_formed, specialists_behind=behind,
+                                                bonus_fame=bonus.fame, bonus_coins=bonus.coins,
+                                                bonus_shards=bonus.shards))
+
+    def _wages(self, seat: Seat) -> Iterator[Envelope]:
+        """End Turn: 1 Coin per Apprentice, 2 per Specialist (research §2 row 12); Arcane
+        wages: Specter/Golem 1 Shard or -4 Fame, Trickster/Shapeshifter 1 Coin (row 15)."""
+        wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
+        if wage:
+            seat.pay_wages(wage, self.options)
+            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-wage, reason="wages",
+                                                    note=f"wages for {len(seat.hires)} characters"))
+        for worker in (h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter")):
+            if worker in ("specter", "golem"):
+                if seat.shards:
+                    seat.shards -= 1
+                    change = {"shards": -1}
+                else:
+                    seat.gain_fame(-4, self.options)
+                    change = {"fame": -4}
+            elif seat.coins:
+                seat.coins -= 1
+                change = {"coins": -1}
+            else:
+                continue
+            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, reason="arcane_wages",
+                                                    note=f"{worker} upkeep", **change))
+
+    # --- the end ------------------------------------------------------------------------
+    def _inventory(self, seat: Seat) -> EndgameInventoryDeclared:
+        rng, opts = self.rng, self.options
+        level3 = tuple(
+            Level3Holding(trick_id=t, components_met=rng.random() < 0.6, markers=rng.choice((0, 0, 1, 2)))
+            for t in seat.tricks if tricks()[t].level == 3
+        )
+        arcane = tuple(h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter"))
+        return EndgameInventoryDeclared(
+            player_id=seat.player_id,
+            special_assignments_in_hand=min(seat.assignments, 4) if opts.dark_alley else 0,
+            apprentices=seat.apprentices,
+            specialists=tuple(seat.specialists),
+            protege="protege" in seat.hires,
+            arcane_workers=arcane,
+            shapeshifter_as=rng.choice(("apprentice", "manager")) if "shapeshifter" in arcane else None,
+            level3_tricks=level3,
+            workshop_trick_markers=rng.randint(0, len(seat.tricks)),
+            basic_components=seat.components["basic"],
+            advanced_components=seat.components["advanced"],
+            superior_components=seat.components["superior"],
+            academy_banners=seat.banners if opts.academy else 0,
+            contraption_shards=rng.randint(0, seat.contraptions) if opts.dawn_of_technology else 0,
+            arcane_shards=rng.randint(0, 2) if opts.arcane_arts else 0,
+        )
