@@ -123,6 +123,36 @@ def publish(
     err.print(f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)", highlight=False)
 
 
+@app.command()
+def serve(
+    ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="HTTP appends")] = True,
+    inbox: Annotated[bool, typer.Option("--inbox/--no-inbox", help="the Redis inbox consumer")] = True,
+    projector: Annotated[bool, typer.Option("--projector/--no-projector", help="feeds -> projections")] = True,
+    query: Annotated[bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")] = True,
+    host: Annotated[str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default: SCORELEDGER_PORT)")] = None,
+    redis_url: RedisUrl = None,
+) -> None:
+    """Run the services with uvicorn: all together (development) or one role each (deployment).
+
+    Every mix serves /healthz, /readyz and /metrics.
+    """
+    from services.cli.serve import Roles, build_app, uvicorn_server
+    from services.logging import configure_logging
+    from services.settings import QuerySettings
+
+    roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
+    if not roles.names():
+        err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
+        raise typer.Exit(2)
+    overrides = {"redis_url": redis_url} if redis_url else {}
+    settings = QuerySettings(**overrides)
+    configure_logging(settings.log_format, settings.log_level)
+    server = uvicorn_server(build_app(roles, overrides), host or settings.host, port or settings.port)
+    err.print(f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}", highlight=False)
+    server.run()
+
+
 def _progress() -> Progress:
     return Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
