@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 from contracts.common import GameStartedBase
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
-TrickId = Annotated[str, StringConstraints(pattern=r"^T(0[1-9]|[1-3][0-9]|4[0-8])$")]
-"""A Trick card id, T01-T48 (research/trickerion.md §3.1)."""
+TrickId = Annotated[str, StringConstraints(pattern=r"^T[0-9]{2}$")]
+"""A Trick card id, T01-T48 (research/trickerion.md §3.1); the catalog rejects unknown ids."""
 
-PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P(0[1-9]|1[0-9]|2[0-8])$")]
-"""A Performance card id, P01-P28 (research/trickerion.md §3.2)."""
+PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{2}$")]
+"""A Performance card id, P01-P28 (research/trickerion.md §3.2); unknown ids are rejected."""
 
 Specialist = Literal["assistant", "manager", "engineer"]
 """The three Specialists (trickerion-scoring.md 'Theater specialists')."""
@@ -97,8 +97,8 @@ class TrickerionOptions(_Frozen):
     """REC the Academy Protégé is not a Specialist for end-game counts [§5.20, §3.4]."""
     markers_on_performance_cards_count: bool = False
     """REC only markers on the Trick card make a Level 3 trick eligible [§5.5]."""
-    horror_saws_shards: Literal["all_held", "loose_only"] = "all_held"
-    """REC T46 counts every Shard held (Contraption, Arcane; also under MP) [§4 comb. 3]."""
+    horror_saws_shards: Literal["all_held", "excluding_contraption"] = "all_held"
+    """REC T46 counts every Shard held, Contraption ones too (also under MP) [§4 comb. 3]."""
     shapeshifter_choice: Literal["one_type_for_all", "best_per_condition"] = "one_type_for_all"
     """REC one declared type for all conditions; undeclared: the best total [§4 comb. 4, §5.24]."""
     category_cap: int = Field(default=20, ge=1, le=1000)

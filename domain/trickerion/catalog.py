@@ -1,0 +1,156 @@
+"""The card catalog: 48 Trick cards, 28 Performance cards and the characters, loaded from JSON.
+
+Data files live in `domain/trickerion/data/` and name their source (research/trickerion.md
+§3.1, §3.2, §3.4). Amounts the service pays come from here whenever an event names a card.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from types import MappingProxyType
+from typing import Any
+
+from domain.errors import RuleViolation
+
+
+@dataclass(frozen=True, slots=True)
+class Amounts:
+    """Fame / Coins / Shards, each a non-negative count."""
+
+    fame: int = 0
+    coins: int = 0
+    shards: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A Trick card (research/trickerion.md §3.1).
+
+    `level` 1/2/3 (Fame threshold 1/16/36); `yield_` the printed yield per marker;
+    `components` name -> count; `endgame` the Level 3 end-game condition as data (None below L3).
+    """
+
+    id: str
+    name: str
+    category: str
+    level: int
+    threshold: int
+    yield_: Amounts
+    markers: int
+    components: MappingProxyType[str, int]
+    endgame: MappingProxyType[str, Any] | None
+    endgame_text: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PerformanceCard:
+    """A Performance card (research/trickerion.md §3.2): `links` printed Links (one is a Shard
+    Link), `bonus` the performer's printed bonus; Magnus Pantheon cards need the Dark Alley."""
+
+    id: str
+    theater: str
+    slots: int
+    links: int
+    shard_links: int
+    bonus: Amounts
+    dark_alley_only: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterCard:
+    """A character type (research/trickerion.md §3.4): `kind` magician / apprentice / specialist
+    / protege / arcane; `backstage` the bonus behind the performer; `module` needed, if any."""
+
+    id: str
+    kind: str
+    backstage: Amounts | None
+    module: str | None
+
+
+def _load(name: str) -> dict[str, Any]:
+    return json.loads(files("domain.trickerion").joinpath("data", name).read_text(encoding="utf-8"))
+
+
+def _amounts(raw: dict[str, int] | None) -> Amounts | None:
+    return None if raw is None else Amounts(raw["fame"], raw["coins"], raw["shards"])
+
+
+@cache
+def tricks() -> MappingProxyType[str, Trick]:
+    """Every Trick card by id (T01-T48)."""
+    out = {}
+    for t in _load("tricks.json")["tricks"]:
+        cond = t.get("endgame")
+        out[t["id"]] = Trick(
+            id=t["id"],
+            name=t["name"],
+            category=t["category"],
+            level=t["level"],
+            threshold=t["threshold"],
+            yield_=Amounts(**t["yield"]),
+            markers=t["markers"],
+            components=MappingProxyType(dict(t["components"])),
+            endgame=None if cond is None else MappingProxyType(dict(cond)),
+            endgame_text=t.get("endgame_text"),
+        )
+    return MappingProxyType(out)
+
+
+@cache
+def performances() -> MappingProxyType[str, PerformanceCard]:
+    """Every Performance card by id (P01-P28)."""
+    out = {}
+    for p in _load("performances.json")["performances"]:
+        out[p["id"]] = PerformanceCard(
+            id=p["id"],
+            theater=p["theater"],
+            slots=p["slots"],
+            links=p["links"],
+            shard_links=p["shard_links"],
+            bonus=Amounts(**p["bonus"]),
+            dark_alley_only=p["dark_alley_only"],
+        )
+    return MappingProxyType(out)
+
+
+@cache
+def characters() -> MappingProxyType[str, CharacterCard]:
+    """Every character type by id (magician, apprentice, assistant, manager, engineer, ...)."""
+    raw = _load("characters.json")["characters"]
+    return MappingProxyType(
+        {
+            c["id"]: CharacterCard(c["id"], c["kind"], _amounts(c["backstage"]), c["module"])
+            for c in raw
+        }
+    )
+
+
+def trick(trick_id: str, field: str = "payload.trick_id") -> Trick:
+    """The Trick card `trick_id`.
+
+    Raises:
+        RuleViolation: `trickerion.card.unknown_trick` naming `field`.
+    """
+    try:
+        return tricks()[trick_id]
+    except KeyError:
+        raise RuleViolation(
+            "trickerion.card.unknown_trick", f"no Trick card {trick_id!r}", field
+        ) from None
+
+
+def performance(card_id: str, field: str = "payload.performance_card_id") -> PerformanceCard:
+    """The Performance card `card_id`.
+
+    Raises:
+        RuleViolation: `trickerion.card.unknown_performance` naming `field`.
+    """
+    try:
+        return performances()[card_id]
+    except KeyError:
+        raise RuleViolation(
+            "trickerion.card.unknown_performance", f"no Performance card {card_id!r}", field
+        ) from None
