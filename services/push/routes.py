@@ -1,0 +1,129 @@
+"""SSE endpoints (FastAPI's own `fastapi.sse`): live standings of one game and live games list.
+
+`GET /games/{game_id}/live`: event `standings`, data `{"change": {shard, entry_id, game_id,
+seq}, "standings": <the body of GET /games/{id}/standings>}`, SSE `id:` = the entry id of the
+game's shard change stream. A client reconnecting with `Last-Event-ID` gets the current
+standings once if the game changed after that id (nothing otherwise), then every new change.
+Without `Last-Event-ID` it gets the current standings first.
+
+`GET /games/live`: event `game`, data `{"change": {...}, "summary": {game_id, game, status, seq,
+updated_at}}`, id = the entry id; a (re)connecting client is sent the whole list first (event
+`games`, the body of `GET /games`), which stands in for any change it missed: the ids of 16
+shard streams do not order against each other, so one `Last-Event-ID` cannot resume them all.
+Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Header, Request
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from redis.exceptions import ResponseError
+
+from domain.standings import Standings
+from services.keys import Keys
+from services.push.hub import Change, ChangeHub, Delivery, entry_key
+from services.query.reader import QueryReader
+from services.query.views import standings_view
+
+RETRY_MS = 1000
+"""Tells the browser to reconnect 1 s after a dropped connection."""
+
+router = APIRouter(tags=["live"])
+
+
+def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
+    """The `GET /games/{id}/standings` body built from a projection HASH (None without standings)."""
+    if not fields.get("standings"):
+        return None
+    result = Standings.model_validate_json(fields["standings"])
+    return standings_view(result, "projection", None, fields.get("updated_at")).model_dump(mode="json")
+
+
+@asynccontextmanager
+async def push_lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start the process's `ChangeHub` on `app.state.redis` (as `app.state.change_hub`); stop it after."""
+    hub = ChangeHub(app.state.redis, Keys(app.state.settings.shards), render_projection)
+    await hub.start()
+    app.state.change_hub = hub
+    try:
+        yield
+    finally:
+        await hub.stop()
+
+
+def _hub(request: Request) -> ChangeHub:
+    return request.app.state.change_hub  # type: ignore[no-any-return]
+
+
+def _change(change: Change) -> dict[str, Any]:
+    return {"shard": change.shard, "entry_id": change.entry_id, "game_id": change.game_id, "seq": change.seq}
+
+
+@router.get("/games/live", response_class=EventSourceResponse)
+async def games_live(request: Request) -> AsyncIterator[ServerSentEvent]:
+    """Live games list: the whole list first (event `games`), then one `game` event per change."""
+    hub = _hub(request)
+    reader: QueryReader = request.app.state.reader
+    async with hub.subscribe(None) as sub:
+        games = await reader.games()  # after subscribing: a change from now on is queued
+        yield ServerSentEvent(event="games", data={"games": [g.model_dump(mode="json") for g in games]}, retry=RETRY_MS)
+        while True:
+            delivery = await sub.get()
+            yield ServerSentEvent(event="game", id=delivery.change.entry_id, data=_summary(delivery))
+
+
+def _summary(delivery: Delivery) -> dict[str, Any]:
+    body = delivery.body or {}
+    return {
+        "change": _change(delivery.change),
+        "summary": {
+            "game_id": delivery.change.game_id,
+            "game": body.get("game"),
+            "status": body.get("status", "pending"),
+            "seq": body.get("seq", delivery.change.seq),
+            "updated_at": body.get("updated_at"),
+        },
+    }
+
+
+@router.get("/games/{game_id}/live", response_class=EventSourceResponse)
+async def game_live(
+    game_id: str,
+    request: Request,
+    last_event_id: Annotated[str | None, Header(description="resume after this change id")] = None,
+) -> AsyncIterator[ServerSentEvent]:
+    """Live standings of one game (see the module docstring for the resume rule)."""
+    hub = _hub(request)
+    async with hub.subscribe(game_id) as sub:
+        sent = await hub.tail(game_id)  # the projection read below already reflects changes <= sent
+        if not await _resumable(hub, game_id, last_event_id, sent):
+            body = await hub.current(game_id)
+            if body is not None:
+                yield ServerSentEvent(event="standings", id=sent, retry=RETRY_MS,
+                                      data={"change": None, "standings": body})
+        else:
+            yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
+        while True:
+            delivery = await sub.get()
+            if entry_key(delivery.change.entry_id) <= entry_key(sent):
+                continue  # already reflected in what this client was sent
+            sent = delivery.change.entry_id
+            yield ServerSentEvent(event="standings", id=sent,
+                                  data={"change": _change(delivery.change), "standings": delivery.body})
+
+
+async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, tail: str) -> bool:
+    """True when the client's `Last-Event-ID` is a valid id of this stream and the game has not
+    changed since it (so sending nothing loses nothing)."""
+    if not last_event_id:
+        return False
+    try:
+        if entry_key(last_event_id) > entry_key(tail):
+            return False  # an id this stream never had (e.g. Redis was reset): start over
+        return await hub.changed_since(game_id, last_event_id) is None
+    except (ValueError, ResponseError):
+        return False

@@ -1,0 +1,98 @@
+"""Fixtures for the web tests: the whole service in-process on a free port (uvicorn), on the
+project's real Redis, with the real projector running in the same event loop.
+
+`stack` serves the query app with live push, the web scoreboard and (when present) the ingest
+router; events are appended through `EventStore` (the store ingest uses) or over HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+import uvicorn
+from fastapi import APIRouter
+
+from contracts.envelope import Envelope
+from services.cli.offline import parse_lines
+from services.keys import Keys
+from services.projector.app import run_projector
+from services.query.app import create_app
+from services.settings import ProjectorSettings, QuerySettings
+from services.store import EventStore
+from services.web import web_lifespans, web_routers
+from tests.redis_fixture import free_port
+
+DATA = Path(__file__).parent.parent / "cli" / "data"
+SHARDS = 16
+
+
+def load(name: str) -> list[Envelope]:
+    """The events of a bundled JSONL log under tests/cli/data/."""
+    with (DATA / name).open(encoding="utf-8") as handle:
+        return [event for _, event in parse_lines(handle)]
+
+
+def ingest_routers() -> list[APIRouter]:
+    """The ingest router if the ingest package is present (it is written alongside)."""
+    try:
+        module = importlib.import_module("services.ingest.routes")
+    except ModuleNotFoundError:
+        return []
+    return [module.router]
+
+
+@dataclass
+class Stack:
+    """A running service: `url`, an HTTP `client` on it, a Redis `redis` client, the `store`."""
+
+    url: str
+    client: httpx.AsyncClient
+    redis: aioredis.Redis
+    store: EventStore
+    app: Any
+
+    async def append(self, events: list[Envelope]) -> None:
+        await self.store.append(events[0].game_id, events)
+
+    async def wait_projected(self, game_id: str, seq: int, timeout_s: float = 5.0) -> None:
+        """Wait until the projector's HASH of `game_id` is at `seq`."""
+        key = Keys(SHARDS).projection(game_id)
+        async with asyncio.timeout(timeout_s):
+            while int(await self.redis.hget(key, "seq") or 0) < seq:
+                await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
+    settings = QuerySettings(redis_url=clean_redis_url, shards=SHARDS)
+    projector = ProjectorSettings(redis_url=clean_redis_url, shards=SHARDS)
+
+    def projector_lifespan(app: Any) -> Any:
+        return run_projector(projector)
+
+    app = create_app(settings, routers=[*web_routers(), *ingest_routers()],
+                     lifespans=[*web_lifespans(), projector_lifespan])
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_graceful_shutdown=1))
+    task = asyncio.create_task(server.serve())
+    async with asyncio.timeout(10):
+        while not server.started:
+            await asyncio.sleep(0.02)
+    redis = aioredis.Redis.from_url(clean_redis_url)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+            yield Stack(url, client, redis, EventStore(redis, Keys(SHARDS)), app)
+    finally:
+        server.should_exit = True
+        await task
+        await redis.aclose()

@@ -1,0 +1,91 @@
+"""Live push over SSE against the real stack: the projector's change notices reach every open
+`/games/{id}/live` stream, with the change-stream entry id as the SSE id, and a reconnect
+with `Last-Event-ID` resumes without missing a change."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack
+
+import pytest
+
+from services.keys import Keys, shard_of
+from tests.web import sse
+from tests.web.conftest import SHARDS, Stack, load
+
+pytestmark = pytest.mark.redis
+
+
+async def _changes(stack: Stack, game_id: str) -> list[tuple[str, int]]:
+    """(entry id, seq) of the game's notices in its shard's change stream, oldest first."""
+    entries = await stack.redis.xrange(Keys(SHARDS).changes(shard_of(game_id, SHARDS)))
+    return [(eid.decode(), int(f[b"seq"])) for eid, f in entries if f[b"game"].decode() == game_id]
+
+
+async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack) -> None:
+    events = load("trickerion-demo.jsonl")
+    game_id = events[0].game_id
+    await stack.append(events[:5])
+    await stack.wait_projected(game_id, 5)
+    hub = stack.app.state.change_hub
+    async with AsyncExitStack() as streams:
+        readers = []
+        for _ in range(50):
+            response = await streams.enter_async_context(stack.client.stream("GET", f"/games/{game_id}/live"))
+            assert response.headers["content-type"].startswith("text/event-stream")
+            readers.append(sse.events(response))
+        firsts = [await anext(r) for r in readers]
+        assert {f.json()["standings"]["seq"] for f in firsts} == {5}
+        assert hub.subscriber_count == 50
+
+        await stack.append(events[5:6])
+        nexts = await asyncio.wait_for(asyncio.gather(*(anext(r) for r in readers)), timeout=5)
+        (entry_id, seq), = [c for c in await _changes(stack, game_id) if c[1] == 6]
+        for event in nexts:
+            assert event.event == "standings"
+            assert event.id == entry_id
+            assert event.json()["change"]["seq"] == 6
+            assert event.json()["standings"]["seq"] == 6
+
+
+async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
+    events = load("trickerion-demo.jsonl")
+    game_id = events[0].game_id
+    await stack.append(events[:4])
+    await stack.wait_projected(game_id, 4)
+    async with stack.client.stream("GET", f"/games/{game_id}/live") as response:
+        first = await anext(sse.events(response))
+    seen = first.id
+    await stack.append(events[4:6])  # two changes while the client is away
+    await stack.wait_projected(game_id, 6)
+
+    async with stack.client.stream("GET", f"/games/{game_id}/live", headers={"Last-Event-ID": seen}) as response:
+        resumed = await anext(sse.events(response))
+    assert resumed.json()["standings"]["seq"] == 6
+    assert resumed.id == (await _changes(stack, game_id))[-1][0]
+
+    # Up to date: nothing is replayed; the next change is the next event received.
+    async with stack.client.stream("GET", f"/games/{game_id}/live", headers={"Last-Event-ID": resumed.id}) as response:
+        reader = sse.events(response)
+        pending = asyncio.ensure_future(anext(reader))
+        await asyncio.sleep(0.3)
+        assert not pending.done()
+        await stack.append(events[6:7])
+        nxt = await asyncio.wait_for(pending, timeout=5)
+    assert nxt.json()["change"]["seq"] == 7
+
+
+async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> None:
+    events = load("penumbra-demo.jsonl")
+    game_id = events[0].game_id
+    await stack.append(events[:2])
+    await stack.wait_projected(game_id, 2)
+    async with stack.client.stream("GET", "/games/live") as response:
+        reader = sse.events(response)
+        first = await anext(reader)
+        assert first.event == "games"
+        assert [g["game_id"] for g in first.json()["games"]] == [game_id]
+        await stack.append(events[2:3])
+        change = await asyncio.wait_for(anext(reader), timeout=5)
+    assert change.event == "game"
+    assert change.json()["summary"] == {**change.json()["summary"], "game_id": game_id, "seq": 3, "game": "penumbra"}
