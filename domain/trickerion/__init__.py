@@ -1,34 +1,13 @@
-"""Trickerion ruleset (stub: the Trickerion helper replaces this)."""
+"""Trickerion: Legends of Illusion scoring, exactly as rules/trickerion-scoring.md says.
+
+Modules: `catalog` (card data from `data/*.json`), `state` (immutable state, `settle`),
+`turns`, `play` (Advertise, learn, hire, Links, other changes), `performance` (yields, then
+performer bonuses), `inventory`, `conditions` (Level 3 conditions as data), `endgame`,
+`categories` (EN/RU labels, rule anchors), `ruleset` (`RULESET`, the `domain.ruleset.Ruleset`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from domain.trickerion.ruleset import RULESET, TrickerionRuleset
 
-from contracts.envelope import Envelope
-from contracts.trickerion import TrickerionGameStarted
-from domain.ledger import Category, Resource
-
-
-class _Stub:
-    game = "trickerion"
-    started_type = TrickerionGameStarted
-    score_resource = Resource.FAME
-    categories = (Category("advertise", "Advertise", "Реклама"),)
-
-    def start(self, event: Envelope) -> tuple[Any, tuple]:
-        return None, ()
-
-    def apply(self, state: Any, event: Envelope) -> tuple[Any, tuple]:
-        return state, ()
-
-    def end(self, state: Any, event: Envelope) -> tuple[Any, tuple]:
-        return state, ()
-
-    def provisional(self, state: Any) -> dict:
-        return {}
-
-    def tie_break(self, state: Any, tied: list[str]) -> tuple[list[str], str]:
-        return tied, "shared"
-
-
-RULESET = _Stub()
+__all__ = ["RULESET", "TrickerionRuleset"]

@@ -1,0 +1,279 @@
+"""End-game Fame: the regular categories with their caps, Level 3 tricks, the modules, Academy.
+
+Order (research/trickerion.md §4 comb. 6): Shards (module rules) -> Coins -> Special
+Assignments, or Apprentices and Specialists in the base game -> Level 3 tricks -> Academy.
+The cap (`category_cap`, 20) applies per category after the module conversion and per Level 3
+trick, never to the Level 3 sum, in-play Fame or Academy points (trickerion-scoring.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from contracts.trickerion import Level3Holding, TrickerionOptions
+from domain.trickerion import categories as r
+from domain.trickerion.catalog import trick
+from domain.trickerion.conditions import condition_points
+from domain.trickerion.state import TrickerionState
+
+SHAPESHIFTER_TYPES = ("apprentice", "assistant", "manager", "engineer")
+ACADEMY_TIERS: dict[int, tuple[int, ...]] = {2: (8,), 3: (12, 6), 4: (15, 10, 5)}
+"""Academy Fame by player count, best rank first (trickerion-scoring.md, Dahlgaard's Academy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What one player holds at the end: from the ledger (Coins, loose Shards, tricks owned) and
+    the declared inventory, or, before it is declared, estimated from the hires (see `holdings`)."""
+
+    coins: int
+    shards: int
+    owned_levels: tuple[int, ...]
+    level3: tuple[Level3Holding, ...]
+    apprentices: int = 0
+    specialists: tuple[str, ...] = ()
+    protege: bool = False
+    arcane_workers: tuple[str, ...] = ()
+    shapeshifter_as: str | None = None
+    special_assignments: int = 0
+    contraption_shards: int = 0
+    arcane_shards: int = 0
+    basic_components: int = 0
+    advanced_components: int = 0
+    superior_components: int = 0
+    workshop_trick_markers: int = 0
+    banners: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class EndLine:
+    """One end-game ledger line: Fame in `category` under `rule`, with a note in words."""
+
+    category: str
+    amount: int
+    rule: str
+    note: str
+
+
+def holdings(state: TrickerionState, player_id: str) -> Holdings:
+    """The player's holdings: the declared inventory if any; before that (provisional) the
+    hired characters, and each owned Level 3 trick assumed eligible with nothing counted."""
+    book = state.book(player_id)
+    inv = state.inventories.get(player_id)
+    if inv is None:
+        hires = book.hires
+        level3 = tuple(
+            Level3Holding(trick_id=t, components_met=True)
+            for t in book.tricks
+            if trick(t).level == 3
+        )
+        return Holdings(
+            coins=book.coins,
+            shards=book.shards,
+            owned_levels=tuple(trick(t).level for t in book.tricks),
+            level3=level3,
+            apprentices=hires.count("apprentice"),
+            specialists=tuple(h for h in ("assistant", "manager", "engineer") if h in hires),
+            protege="protege" in hires,
+            arcane_workers=tuple(
+                h for h in hires if h in ("specter", "golem", "trickster", "shapeshifter")
+            ),
+        )
+    owned = [t for t in book.tricks if t not in inv.set_aside_trick_ids]
+    return Holdings(
+        coins=book.coins,
+        shards=book.shards,
+        owned_levels=tuple(trick(t).level for t in owned),
+        level3=tuple(sorted(inv.level3_tricks, key=lambda h: h.trick_id)),
+        apprentices=inv.apprentices,
+        specialists=inv.specialists,
+        protege=inv.protege,
+        arcane_workers=inv.arcane_workers,
+        shapeshifter_as=inv.shapeshifter_as,
+        special_assignments=inv.special_assignments_in_hand,
+        contraption_shards=inv.contraption_shards,
+        arcane_shards=inv.arcane_shards,
+        basic_components=inv.basic_components,
+        advanced_components=inv.advanced_components,
+        superior_components=inv.superior_components,
+        workshop_trick_markers=inv.workshop_trick_markers,
+        banners=inv.academy_banners,
+    )
+
+
+def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) -> dict[str, int]:
+    """Counter values for Level 3 conditions and the base game's character rows.
+
+    Arcane workers other than the Shapeshifter count as Apprentices; the Shapeshifter counts as
+    `shapeshifter_as` (trickerion-scoring.md, Arcane Arts). T46's Shards follow
+    `horror_saws_shards`; Coins below 0 count as 0 (research/trickerion.md §5.3).
+    """
+    shape = dict.fromkeys(SHAPESHIFTER_TYPES, 0)
+    if shapeshifter_as is not None:
+        shape[shapeshifter_as] = 1
+    arcane = sum(1 for w in h.arcane_workers if w != "shapeshifter")
+    held = h.shards + h.arcane_shards
+    if opts.horror_saws_shards == "all_held":
+        held += h.contraption_shards
+    return {
+        "apprentices": h.apprentices + arcane + shape["apprentice"],
+        **{s: int(s in h.specialists) + shape[s] for s in ("assistant", "manager", "engineer")},
+        "basic_components": h.basic_components,
+        "advanced_components": h.advanced_components,
+        "superior_components": h.superior_components,
+        "tricks_owned": len(h.owned_levels),
+        **{f"level{n}_tricks": h.owned_levels.count(n) for n in (1, 2, 3)},
+        "coins": max(0, h.coins),
+        "held_shards": held,
+        "special_assignments": h.special_assignments,
+        "workshop_trick_markers": h.workshop_trick_markers,
+    }
+
+
+def _cap(raw: int, cap: int, note: str) -> tuple[int, str]:
+    return (cap, f"{note}, capped at {cap}") if raw > cap else (raw, note)
+
+
+def shard_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
+    """The Shard category: 1 Fame per Shard; Dawn of Technology 2 per 3 (rounding by
+    `dot_rounding`, Contraption Shards count); Magician Powers 0 (with both:
+    `dot_with_magician_powers`);
+    Arcane Shards count as Shards. Capped (under DoT only if `dot_category_cap`)."""
+    total = h.shards + h.contraption_shards + h.arcane_shards
+    if opts.magician_powers and not (
+        opts.dawn_of_technology and opts.dot_with_magician_powers == "dot_applies"
+    ):
+        return EndLine(
+            "endgame_shards",
+            0,
+            r.MAGICIAN_POWERS,
+            f"{total} Shards score no Fame with Magician Powers",
+        )
+    if opts.dawn_of_technology:
+        raw = (
+            math.ceil(2 * total / 3)
+            if opts.dot_rounding == "ceil_two_thirds"
+            else 2 * math.ceil(total / 3)
+        )
+        cap = opts.category_cap if opts.dot_category_cap else raw
+        amount, note = _cap(
+            raw, cap, f"{total} Shards ({h.contraption_shards} on Contraptions): 2 per 3 -> {raw}"
+        )
+        return EndLine("endgame_shards", amount, r.DAWN_OF_TECHNOLOGY, note)
+    amount, note = _cap(total, opts.category_cap, f"{total} unspent Shards")
+    return EndLine("endgame_shards", amount, r.END_SHARDS, note)
+
+
+def level3_line(
+    holding: Level3Holding, counts: Mapping[str, int], opts: TrickerionOptions
+) -> EndLine:
+    """One Level 3 trick: its printed condition if eligible (components met or >= 1 Trick marker
+    on the card; Performance-card markers only with `markers_on_performance_cards_count`),
+    capped."""
+    card = trick(holding.trick_id)
+    markers = holding.markers + (
+        holding.performance_markers if opts.markers_on_performance_cards_count else 0
+    )
+    label = f"{card.id} {card.name}"
+    if not (holding.components_met or markers > 0):
+        return EndLine(
+            "level3_tricks",
+            0,
+            r.END_LEVEL3,
+            f"{label}: not eligible (components not met, no marker)",
+        )
+    assert card.endgame is not None  # every Level 3 card carries its condition
+    raw = condition_points(card.endgame, counts)
+    amount, note = _cap(raw, opts.category_cap, f"{label}: {card.endgame_text} -> {raw}")
+    return EndLine("level3_tricks", amount, r.END_LEVEL3, note)
+
+
+def regular_lines(
+    h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None
+) -> list[EndLine]:
+    """The regular end-game lines of one player, in scoring order (Academy excluded)."""
+    counts = counters(h, opts, shapeshifter_as)
+    cap = opts.category_cap
+    coins, coins_note = _cap(counts["coins"] // 3, cap, f"{h.coins} leftover Coins: 1 per 3")
+    lines = [shard_line(h, opts), EndLine("endgame_coins", coins, r.END_COINS, coins_note)]
+    if opts.dark_alley:
+        sa, note = _cap(
+            2 * h.special_assignments,
+            cap,
+            f"{h.special_assignments} Special Assignment cards in hand",
+        )
+        lines.append(EndLine("special_assignments", sa, r.END_SPECIAL_ASSIGNMENTS, note))
+        lines += [level3_line(holding, counts, opts) for holding in h.level3]
+        return lines
+    specialists = counts["assistant"] + counts["manager"] + counts["engineer"]
+    if opts.protege_counts_as_specialist and h.protege:
+        specialists += 1
+    app, app_note = _cap(
+        2 * counts["apprentices"], cap, f"{counts['apprentices']} Apprentices: 2 each"
+    )
+    spec, spec_note = _cap(3 * specialists, cap, f"{specialists} Specialists: 3 each")
+    lines += [
+        EndLine("apprentices", app, r.BASE_GAME, app_note),
+        EndLine("specialists", spec, r.BASE_GAME, spec_note),
+    ]
+    return lines
+
+
+def player_lines(h: Holdings, opts: TrickerionOptions) -> list[EndLine]:
+    """Regular end-game lines with the Shapeshifter resolved (`shapeshifter_choice`):
+    one type for all conditions (the declared one, else the best total), or the best per line."""
+    if "shapeshifter" not in h.arcane_workers:
+        return regular_lines(h, opts, None)
+    if opts.shapeshifter_choice == "one_type_for_all":
+        choices = (h.shapeshifter_as,) if h.shapeshifter_as else SHAPESHIFTER_TYPES
+        best = max(choices, key=lambda t: sum(line.amount for line in regular_lines(h, opts, t)))
+        how = "declared" if h.shapeshifter_as else "best total"
+        return [
+            EndLine(x.category, x.amount, x.rule, f"{x.note} [Shapeshifter as {best}, {how}]")
+            for x in regular_lines(h, opts, best)
+        ]
+    per_type = [regular_lines(h, opts, t) for t in SHAPESHIFTER_TYPES]
+    return [max(column, key=lambda line: line.amount) for column in zip(*per_type, strict=True)]
+
+
+def academy_points(
+    banners: Mapping[str, int], players: int, opts: TrickerionOptions
+) -> dict[str, EndLine]:
+    """Academy Fame by Banners: 2p 8; 3p 12/6; 4p 15/10/5; no Banners, no rank and no Fame.
+
+    A tie over ranks k..m takes tier m under `academy_ties="lowest_covered_tier"` (REC), tier
+    k+1 under "next_tier_down"; the next player is ranked m+1 (research/trickerion.md §4 Step C).
+    """
+    tiers = ACADEMY_TIERS.get(players, ())
+    out = {
+        pid: EndLine("academy", 0, r.ACADEMY, "no Banners") for pid, b in banners.items() if b <= 0
+    }
+    ranked = sorted({b for b in banners.values() if b > 0}, reverse=True)
+    k = 1
+    for count in ranked:
+        group = [pid for pid, b in banners.items() if b == count]
+        m = k + len(group) - 1
+        tier = (
+            k if len(group) == 1 else (m if opts.academy_ties == "lowest_covered_tier" else k + 1)
+        )
+        points = tiers[tier - 1] if tier <= len(tiers) else 0
+        where = f"rank {k}" if len(group) == 1 else f"tied over ranks {k}-{m}, tier {tier}"
+        for pid in group:
+            out[pid] = EndLine("academy", points, r.ACADEMY, f"{count} Banners, {where}")
+        k = m + 1
+    return out
+
+
+def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
+    """Every player's end-game lines (regular, then Academy when the module is on)."""
+    held = {pid: holdings(state, pid) for pid in state.books}
+    lines = {pid: player_lines(h, state.options) for pid, h in held.items()}
+    if state.options.academy:
+        academy = academy_points(
+            {pid: h.banners for pid, h in held.items()}, len(held), state.options
+        )
+        for pid in lines:
+            lines[pid].append(academy[pid])
+    return lines

@@ -1,0 +1,202 @@
+"""Performances: each trick's yield to its owner first, then the performer's bonuses.
+
+Source: trickerion-scoring.md 'During the game' rows 'Trick yield', 'Perform a linked card',
+'Performance card', 'Theater specialists' and the sentence "Resolve each trick's yield first,
+then the performer's bonuses"; weekday modifiers: research/trickerion.md §1.1, §5.17.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from contracts.envelope import Envelope
+from contracts.trickerion import PerformanceGiven, TrickYielded
+from domain.errors import RuleViolation
+from domain.ledger import LedgerEntry, Resource
+from domain.trickerion import categories as r
+from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance, trick
+from domain.trickerion.state import Change, TrickerionState, settle
+from domain.trickerion.turns import require_turn
+
+Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
+
+WEEKDAY_MODIFIERS: dict[str, int] = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
+"""Fame and Coin modifier per trick owner by day (research/trickerion.md §1.1: JD, RC, DZ, BGA)."""
+
+
+def _card_in_play(state: TrickerionState, card_id: str) -> PerformanceCard:
+    card = performance(card_id)
+    if card.dark_alley_only and not state.options.dark_alley:
+        raise RuleViolation(
+            "trickerion.performance.needs_dark_alley",
+            f"{card.id} ({card.theater}) is used with the Dark Alley only",
+            "payload.performance_card_id",
+        )
+    return card
+
+
+def _check_amounts(given: dict[str, int | None], expected: Amounts, rule: str, prefix: str) -> None:
+    for name, value in given.items():
+        want = getattr(expected, name)
+        if value is not None and value != want:
+            raise RuleViolation(
+                rule,
+                f"{name} is {want} by the catalog, the event says {value}",
+                f"payload.{prefix}{name}",
+            )
+
+
+def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None) -> Amounts:
+    """The yield paid per marker: printed, or with the weekday modifier on Fame and Coins
+    (never below 0) when `weekday_yield_modifiers` is on.
+
+    Raises:
+        RuleViolation: `trickerion.yield.weekday_required` naming payload.weekday.
+    """
+    if not state.options.weekday_yield_modifiers:
+        return printed
+    if weekday is None:
+        raise RuleViolation(
+            "trickerion.yield.weekday_required",
+            "weekday modifiers are on: name the day",
+            "payload.weekday",
+        )
+    mod = WEEKDAY_MODIFIERS[weekday]
+    return Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+
+
+def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> Result:
+    """The owner of a trick performed receives its printed yield (per marker on the card).
+
+    Raises:
+        RuleViolation: `trickerion.yield.trick_not_owned` (payload.trick_id),
+            `trickerion.yield.after_performer_bonuses` (payload.performance_card_id: the card's
+            bonuses were already paid this turn), `trickerion.yield.amount_mismatch`
+            (payload.fame / coins / shards), unknown player or card.
+    """
+    require_turn(state)
+    book = state.book(p.owner_id, "payload.owner_id")
+    card = trick(p.trick_id)
+    _card_in_play(state, p.performance_card_id)
+    if card.id not in book.tricks:
+        raise RuleViolation(
+            "trickerion.yield.trick_not_owned",
+            f"{p.owner_id} does not own {card.id}",
+            "payload.trick_id",
+        )
+    if p.performance_card_id in state.performed:
+        raise RuleViolation(
+            "trickerion.yield.after_performer_bonuses",
+            f"{p.performance_card_id} was performed this turn; yields come first ({r.YIELD_FIRST})",
+            "payload.performance_card_id",
+        )
+    paid = yield_amounts(state, card.yield_, p.weekday)
+    given = {"fame": p.fame, "coins": p.coins, "shards": p.shards}
+    _check_amounts(given, paid, "trickerion.yield.amount_mismatch", "")
+    note = f"{card.id} {card.name} on {p.performance_card_id}" + (
+        f" ({p.weekday})" if p.weekday else ""
+    )
+    return settle(
+        state,
+        event,
+        [
+            Change(p.owner_id, res, amount, "trick_yield", r.TRICK_YIELD, note)
+            for res, amount in (
+                (Resource.FAME, paid.fame),
+                (Resource.COINS, paid.coins),
+                (Resource.SHARDS, paid.shards),
+            )
+        ],
+    )
+
+
+def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiven) -> Result:
+    """The performer's bonuses, in order: 1 Fame per Link on the card, the card's printed
+    bonus, then each specialist behind them (Assistant 2 Fame, Manager 3 Coins, Engineer 1 Shard).
+
+    Raises:
+        RuleViolation: `trickerion.performance.once_per_turn` / `needs_dark_alley`
+            (payload.performance_card_id), `trickerion.performance.links_exceeded` (payload.links),
+            `trickerion.performance.specialist_not_hired` (payload.specialists_behind),
+            `trickerion.performance.bonus_mismatch` (payload.bonus_*), unknown player or card.
+    """
+    require_turn(state)
+    book = state.book(p.performer_id, "payload.performer_id")
+    card = _card_in_play(state, p.performance_card_id)
+    if card.id in state.performed:
+        raise RuleViolation(
+            "trickerion.performance.once_per_turn",
+            f"{card.id} was already performed this turn",
+            "payload.performance_card_id",
+        )
+    if p.links > card.links:
+        raise RuleViolation(
+            "trickerion.performance.links_exceeded",
+            f"{card.id} has {card.links} Links, not {p.links}",
+            "payload.links",
+        )
+    missing = [s for s in p.specialists_behind if s not in book.hires]
+    if missing:
+        raise RuleViolation(
+            "trickerion.performance.specialist_not_hired",
+            f"{p.performer_id} has not hired {', '.join(missing)}",
+            "payload.specialists_behind",
+        )
+    given = {"fame": p.bonus_fame, "coins": p.bonus_coins, "shards": p.bonus_shards}
+    _check_amounts(given, card.bonus, "trickerion.performance.bonus_mismatch", "bonus_")
+    pid = p.performer_id
+    bonus = card.bonus
+    changes = [
+        Change(
+            pid,
+            Resource.FAME,
+            p.links,
+            "performance_links",
+            r.PERFORM_LINKED,
+            f"{p.links} Links on {card.id}",
+        ),
+        Change(
+            pid,
+            Resource.FAME,
+            bonus.fame,
+            "performance_bonus",
+            r.PERFORMANCE_CARD,
+            f"{card.id} bonus",
+        ),
+        Change(
+            pid,
+            Resource.COINS,
+            bonus.coins,
+            "performance_bonus",
+            r.PERFORMANCE_CARD,
+            f"{card.id} bonus",
+        ),
+        Change(
+            pid,
+            Resource.SHARDS,
+            bonus.shards,
+            "performance_bonus",
+            r.PERFORMANCE_CARD,
+            f"{card.id} bonus",
+        ),
+    ]
+    for specialist in p.specialists_behind:
+        gift = characters()[specialist].backstage
+        assert gift is not None  # the catalog gives every specialist a backstage bonus
+        for res, amount in (
+            (Resource.FAME, gift.fame),
+            (Resource.COINS, gift.coins),
+            (Resource.SHARDS, gift.shards),
+        ):
+            changes.append(
+                Change(
+                    pid,
+                    res,
+                    amount,
+                    "theater_specialists",
+                    r.THEATER_SPECIALISTS,
+                    f"{specialist} backstage",
+                )
+            )
+    state = replace(state, performed=state.performed | {card.id})
+    return settle(state, event, changes)

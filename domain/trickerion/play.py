@@ -1,0 +1,242 @@
+"""Fame, Coins and Shards during play: Advertise, learning, hiring, Links, other changes.
+
+Each function takes the state and the event, returns `(new state, ledger entries)` and raises
+`RuleViolation` (state unchanged) for bad input. Performances are in `performance.py`.
+Source: trickerion-scoring.md 'During the game'; research/trickerion.md §2 (rows 8-15), §5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from contracts.envelope import Envelope
+from contracts.trickerion import (
+    Advertised,
+    CharacterHired,
+    LinkCreated,
+    ResourcesChanged,
+    TrickLearned,
+)
+from domain.errors import RuleViolation
+from domain.ledger import LedgerEntry, Resource
+from domain.trickerion import categories as r
+from domain.trickerion.catalog import characters, trick
+from domain.trickerion.state import Change, TrickerionState, settle
+from domain.trickerion.turns import require_turn
+
+Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
+
+ADVERTISE_FAME = 2
+"""Fame for Advertising (trickerion-scoring.md 'Advertise')."""
+
+
+def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
+    """Advertise: pay Coins equal to your initiative position, once per turn; gain 2 Fame.
+
+    Raises:
+        RuleViolation: `trickerion.advertise.once_per_turn` (payload.player_id),
+            `trickerion.advertise.cost` (payload.coins_paid), `trickerion.coins.insufficient`.
+    """
+    require_turn(state)
+    book = state.book(p.player_id)
+    if book.advertised_in_turn == state.turn:
+        raise RuleViolation(
+            "trickerion.advertise.once_per_turn",
+            f"{p.player_id} has already Advertised in turn {state.turn}",
+            "payload.player_id",
+        )
+    position = state.position(p.player_id)
+    if p.coins_paid != position:
+        raise RuleViolation(
+            "trickerion.advertise.cost",
+            f"Advertise costs the position, {position}; {p.player_id} paid {p.coins_paid}",
+            "payload.coins_paid",
+        )
+    state = state.with_book(p.player_id, replace(book, advertised_in_turn=state.turn))
+    note = f"Advertised at initiative position {position}"
+    return settle(
+        state,
+        event,
+        (
+            Change(
+                p.player_id,
+                Resource.COINS,
+                -position,
+                "advertise",
+                r.ADVERTISE,
+                note,
+                "payload.coins_paid",
+            ),
+            Change(p.player_id, Resource.FAME, ADVERTISE_FAME, "advertise", r.ADVERTISE, note),
+        ),
+    )
+
+
+def trick_learned(state: TrickerionState, event: Envelope, p: TrickLearned) -> Result:
+    """Learn a Trick card; pay `coins_paid` Coins. Each card has one owner.
+
+    Raises:
+        RuleViolation: `trickerion.card.unknown_trick`, `trickerion.trick.level3_needs_dark_alley`
+            ("Level 3 tricks are not in play" without the Dark Alley),
+            `trickerion.trick.already_owned`
+            (all naming payload.trick_id), `trickerion.coins.insufficient` (payload.coins_paid).
+    """
+    require_turn(state)
+    book = state.book(p.player_id)
+    card = trick(p.trick_id)
+    if card.level == 3 and not state.options.dark_alley:
+        raise RuleViolation(
+            "trickerion.trick.level3_needs_dark_alley",
+            f"{card.id} is Level 3: not in play without the Dark Alley ({r.BASE_GAME})",
+            "payload.trick_id",
+        )
+    owner = state.owner_of(card.id)
+    if owner is not None:
+        raise RuleViolation(
+            "trickerion.trick.already_owned",
+            f"{card.id} is already owned by {owner}",
+            "payload.trick_id",
+        )
+    state = state.with_book(p.player_id, replace(book, tricks=(*book.tricks, card.id)))
+    change = Change(
+        p.player_id,
+        Resource.COINS,
+        -p.coins_paid,
+        "learn",
+        r.OTHER_SOURCES,
+        f"learned {card.id} {card.name}",
+        "payload.coins_paid",
+    )
+    return settle(state, event, (change,))
+
+
+def character_hired(state: TrickerionState, event: Envelope, p: CharacterHired) -> Result:
+    """Hire a character (no Fame; `coins_paid` Coins if any). Specialists and the Protégé once each.
+
+    Raises:
+        RuleViolation: `trickerion.hire.needs_academy` / `trickerion.hire.needs_arcane_arts`
+            (module off) or `trickerion.hire.twice` (payload.character);
+            `trickerion.coins.insufficient`.
+    """
+    require_turn(state)
+    book = state.book(p.player_id)
+    module = characters()[p.character].module
+    if module is not None and not getattr(state.options, module):
+        raise RuleViolation(
+            f"trickerion.hire.needs_{module}",
+            f"{p.character} needs the {module} module",
+            "payload.character",
+        )
+    if characters()[p.character].kind in ("specialist", "protege") and p.character in book.hires:
+        raise RuleViolation(
+            "trickerion.hire.twice",
+            f"{p.player_id} already has a {p.character}",
+            "payload.character",
+        )
+    state = state.with_book(p.player_id, replace(book, hires=(*book.hires, p.character)))
+    change = Change(
+        p.player_id,
+        Resource.COINS,
+        -p.coins_paid,
+        "hire",
+        r.OTHER_SOURCES,
+        f"hired {p.character}",
+        "payload.coins_paid",
+    )
+    return settle(state, event, (change,))
+
+
+def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Result:
+    """A placed marker completes a Link: the placer gains the placed trick's Level (1/2/3) in
+    Fame or Coins; a Shard Link pays 1 Shard to each connected Trick owner
+    (trickerion-scoring.md 'Create a Link'; one owner of both markers: option
+    `shard_link_same_owner`, research/trickerion.md §5.12).
+
+    Raises:
+        RuleViolation: `trickerion.player.unknown` (payload.player_id / payload.other_owner_id),
+            `trickerion.link.trick_not_owned` (payload.trick_id),
+            `trickerion.link.other_owner_has_no_trick` (payload.other_owner_id).
+    """
+    require_turn(state)
+    book = state.book(p.player_id)
+    other = state.book(p.other_owner_id, "payload.other_owner_id")
+    card = trick(p.trick_id)
+    if card.id not in book.tricks:
+        raise RuleViolation(
+            "trickerion.link.trick_not_owned",
+            f"{p.player_id} places a marker of {card.id}, which they do not own",
+            "payload.trick_id",
+        )
+    if not other.tricks:
+        raise RuleViolation(
+            "trickerion.link.other_owner_has_no_trick",
+            f"{p.other_owner_id} owns no trick, so has no marker to link to",
+            "payload.other_owner_id",
+        )
+    resource = Resource.FAME if p.reward == "fame" else Resource.COINS
+    changes = [
+        Change(
+            p.player_id,
+            resource,
+            card.level,
+            "link",
+            r.CREATE_LINK,
+            f"Link with {card.id} (Level {card.level})",
+        )
+    ]
+    if p.shard_link:
+        owners = [p.player_id, p.other_owner_id]
+        if state.options.shard_link_same_owner == "once_per_owner":
+            owners = list(dict.fromkeys(owners))
+        changes += [
+            Change(o, Resource.SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {p.player_id}")
+            for o in owners
+        ]
+    return settle(state, event, changes)
+
+
+def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChanged) -> Result:
+    """Any other Fame / Coins / Shards change, in the category of its `reason`.
+
+    Wages a player cannot pay (`negative_coins="never"`): they pay every Coin they have and lose
+    `unpaid_coin_fame_penalty` Fame per unpaid Coin (research/trickerion.md §1.2, §5.3, Q1).
+
+    Raises:
+        RuleViolation: `trickerion.coins.insufficient` (payload.coins) or
+            `trickerion.shards.insufficient` (payload.shards).
+    """
+    book = state.book(p.player_id)
+    note = p.note or p.reason
+    coins = p.coins
+    changes = [
+        Change(p.player_id, Resource.FAME, p.fame, p.reason, r.OTHER_SOURCES, note, "payload.fame")
+    ]
+    unpaid = -(book.coins + coins)
+    if p.reason == "wages" and state.options.negative_coins == "never" and unpaid > 0:
+        coins = -book.coins
+        penalty = unpaid * state.options.unpaid_coin_fame_penalty
+        changes.append(
+            Change(
+                p.player_id,
+                Resource.FAME,
+                -penalty,
+                "unpaid_wages",
+                r.UNPAID_WAGES,
+                f"{unpaid} Coins of wages unpaid, {penalty} Fame",
+            )
+        )
+    changes += [
+        Change(
+            p.player_id, Resource.COINS, coins, p.reason, r.OTHER_SOURCES, note, "payload.coins"
+        ),
+        Change(
+            p.player_id,
+            Resource.SHARDS,
+            p.shards,
+            p.reason,
+            r.OTHER_SOURCES,
+            note,
+            "payload.shards",
+        ),
+    ]
+    return settle(state, event, changes)

@@ -1,0 +1,167 @@
+"""The Trickerion `Ruleset` (domain/ruleset.py): dispatch, game end, provisional, tie-break.
+
+Score unit Fame. Source: /work/shared/rules/trickerion-scoring.md (the specification);
+research/trickerion.md for the data and the REC options (contracts.trickerion.TrickerionOptions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from contracts.common import InitiativeChanged, TurnStarted
+from contracts.envelope import Envelope, Payload
+from contracts.trickerion import (
+    Advertised,
+    CharacterHired,
+    EndgameInventoryDeclared,
+    LinkCreated,
+    PerformanceGiven,
+    ResourcesChanged,
+    TrickerionGameStarted,
+    TrickLearned,
+    TrickYielded,
+)
+from domain.errors import RuleViolation
+from domain.ledger import Category, LedgerEntry, Resource
+from domain.trickerion import categories as r
+from domain.trickerion import play
+from domain.trickerion.endgame import score_end
+from domain.trickerion.inventory import inventory_declared
+from domain.trickerion.performance import performance_given, trick_yielded
+from domain.trickerion.state import Change, TrickerionState, settle, start_state
+from domain.trickerion.turns import initiative_changed, turn_started
+
+Entries = tuple[LedgerEntry, ...]
+Handler = Callable[[TrickerionState, Envelope, Any], tuple[TrickerionState, Entries]]
+
+_HANDLERS: dict[type[Payload], Handler] = {
+    Advertised: play.advertise,
+    TrickLearned: play.trick_learned,
+    CharacterHired: play.character_hired,
+    LinkCreated: play.link_created,
+    ResourcesChanged: play.resources_changed,
+    TrickYielded: trick_yielded,
+    PerformanceGiven: performance_given,
+    TurnStarted: lambda s, _e, p: (turn_started(s, p), ()),
+    InitiativeChanged: lambda s, _e, p: (initiative_changed(s, p), ()),
+    EndgameInventoryDeclared: lambda s, _e, p: (inventory_declared(s, p), ()),
+}
+
+
+class TrickerionRuleset:
+    """Trickerion: Legends of Illusion scoring (Fame), with the options of `TrickerionOptions`."""
+
+    game = "trickerion"
+    started_type = TrickerionGameStarted
+    score_resource = Resource.FAME
+    categories: tuple[Category, ...] = r.CATEGORIES
+
+    def start(self, event: Envelope) -> tuple[TrickerionState, Entries]:
+        """Set-up: starting Fame, Coins by starting initiative position, Shards (3 with Magician
+        Powers) (research/trickerion.md §2).
+
+        Raises:
+            RuleViolation: `trickerion.setup.players` / `trickerion.setup.initiative`.
+        """
+        payload = event.payload
+        assert isinstance(payload, TrickerionGameStarted)
+        opts = payload.options
+        state = start_state(opts, payload.players)
+        shards = (
+            opts.starting_shards_magician_powers if opts.magician_powers else opts.starting_shards
+        )
+        changes = []
+        for pid in state.initiative:
+            pos = state.position(pid)
+            note = f"set-up at initiative position {pos}"
+            changes += [
+                Change(pid, Resource.FAME, opts.starting_fame, "start", r.SETUP, note),
+                Change(pid, Resource.COINS, opts.starting_coins[pos - 1], "start", r.SETUP, note),
+                Change(pid, Resource.SHARDS, shards, "start", r.SETUP, note),
+            ]
+        return settle(state, event, changes)
+
+    def apply(self, state: TrickerionState, event: Envelope) -> tuple[TrickerionState, Entries]:
+        """Apply one in-play event (see `_HANDLERS`).
+
+        Raises:
+            RuleViolation: the event breaks a rule (state unchanged); `trickerion.event.unknown`
+                for another game's event.
+        """
+        handler = _HANDLERS.get(type(event.payload))
+        if handler is None:
+            raise RuleViolation(
+                "trickerion.event.unknown", f"{event.type} is not a Trickerion event", "type"
+            )
+        return handler(state, event, event.payload)
+
+    def end(self, state: TrickerionState, event: Envelope) -> tuple[TrickerionState, Entries]:
+        """End-game Fame at `game.ended`: after the final turn (7, or 5 without the Dark Alley)
+        and once every player has declared an inventory.
+
+        Raises:
+            RuleViolation: `trickerion.end.before_final_turn` /
+                `trickerion.end.inventory_missing` (field `type`).
+        """
+        if state.turn < state.final_turn:
+            raise RuleViolation(
+                "trickerion.end.before_final_turn",
+                f"the game ends after turn {state.final_turn} ({r.GAME_LENGTH}), not {state.turn}",
+                "type",
+            )
+        missing = [p.player_id for p in state.players if p.player_id not in state.inventories]
+        if missing:
+            raise RuleViolation(
+                "trickerion.end.inventory_missing",
+                f"no end-game inventory from {', '.join(missing)}",
+                "type",
+            )
+        entries = tuple(
+            LedgerEntry(
+                event.event_id,
+                event.seq,
+                pid,
+                Resource.FAME,
+                line.category,
+                line.amount,
+                line.rule,
+                line.note,
+            )
+            for pid, lines in score_end(state).items()
+            for line in lines
+        )
+        return state, entries
+
+    def provisional(self, state: TrickerionState) -> Mapping[str, Mapping[str, int]]:
+        """End-game Fame by category "if the game ended now" (Coins and Shards as they stand;
+        hires and tricks until an inventory is declared; see `endgame.holdings`)."""
+        out: dict[str, dict[str, int]] = {}
+        for pid, lines in score_end(state).items():
+            cats: dict[str, int] = {}
+            for line in lines:
+                cats[line.category] = cats.get(line.category, 0) + line.amount
+            out[pid] = cats
+        return out
+
+    def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
+        """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
+        the track as it stands at the end, not recomputed; research/trickerion.md §5.22).
+
+        Returns ([winner], e.g. "Bo and Cy tied on Fame; Cy is ahead in initiative order
+        (position 1 vs 2)").
+        """
+        ordered = sorted(tied, key=state.position)
+        names = [state.name(pid) for pid in tied]
+        who = (
+            " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
+        )
+        positions = " vs ".join(str(state.position(pid)) for pid in ordered)
+        winner = ordered[0]
+        return [winner], (
+            f"{who} tied on Fame; {state.name(winner)} is ahead in initiative order"
+            f" (position {positions})"
+        )
+
+
+RULESET = TrickerionRuleset()

@@ -1,0 +1,186 @@
+"""The Trickerion ruleset's state (immutable) and the one place resources change.
+
+Every Fame / Coins / Shards change goes through `settle`, which applies the floors of the
+options (Coins never below 0, Fame clamped at 0) and emits one ledger entry per change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from contracts.common import Player
+from contracts.envelope import Envelope
+from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
+from domain.errors import RuleViolation
+from domain.ledger import LedgerEntry, Resource
+
+_EMPTY: Mapping[str, EndgameInventoryDeclared] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerBook:
+    """One player's running totals and holdings.
+
+    `fame` (Fame, this ruleset's entries only: referee corrections are not seen here),
+    `coins`, `shards` (loose Shards), `tricks` (learned Trick ids), `hires` (characters
+    hired), `advertised_in_turn` (the last turn the player Advertised, 0 = never).
+    """
+
+    fame: int
+    coins: int
+    shards: int
+    tricks: tuple[str, ...] = ()
+    hires: tuple[str, ...] = ()
+    advertised_in_turn: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TrickerionState:
+    """Everything the Trickerion rules need to know (immutable; every change is a new value).
+
+    `turn` 0 before the first `game.turn_started`; `initiative` player ids, position 1 first;
+    `performed` Performance cards performed in this turn; `inventories` end-game inventories.
+    """
+
+    options: TrickerionOptions
+    players: tuple[Player, ...]
+    books: Mapping[str, PlayerBook]
+    turn: int = 0
+    initiative: tuple[str, ...] = ()
+    performed: frozenset[str] = frozenset()
+    inventories: Mapping[str, EndgameInventoryDeclared] = field(default_factory=lambda: _EMPTY)
+
+    @property
+    def final_turn(self) -> int:
+        """7 with the Dark Alley, else 5 (trickerion-scoring.md, End of the game)."""
+        return 7 if self.options.dark_alley else 5
+
+    def book(self, player_id: str, where: str = "payload.player_id") -> PlayerBook:
+        """The player's book.
+
+        Raises:
+            RuleViolation: `trickerion.player.unknown` naming `where`.
+        """
+        try:
+            return self.books[player_id]
+        except KeyError:
+            raise RuleViolation(
+                "trickerion.player.unknown", f"no player {player_id!r} in this game", where
+            ) from None
+
+    def position(self, player_id: str) -> int:
+        """The player's initiative position now (1 acts first)."""
+        return self.initiative.index(player_id) + 1
+
+    def owner_of(self, trick_id: str) -> str | None:
+        """Who has learned `trick_id` (each Trick card exists once), or None."""
+        return next((pid for pid, b in self.books.items() if trick_id in b.tricks), None)
+
+    def name(self, player_id: str) -> str:
+        """The player's display name."""
+        return next(p.name for p in self.players if p.player_id == player_id)
+
+    def with_book(self, player_id: str, book: PlayerBook) -> TrickerionState:
+        """A copy with one player's book replaced."""
+        return replace(self, books=MappingProxyType({**self.books, player_id: book}))
+
+    def with_inventory(self, inventory: EndgameInventoryDeclared) -> TrickerionState:
+        """A copy with one player's end-game inventory recorded."""
+        merged = {**self.inventories, inventory.player_id: inventory}
+        return replace(self, inventories=MappingProxyType(merged))
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """An intended change: `amount` of `resource` for `player_id` (signed), its breakdown
+    `category`, the `rule` anchor, a `note`, and the event `field` blamed if it cannot be paid."""
+
+    player_id: str
+    resource: Resource
+    amount: int
+    category: str
+    rule: str
+    note: str
+    field: str = "payload"
+
+
+def settle(
+    state: TrickerionState, event: Envelope, changes: Iterable[Change]
+) -> tuple[TrickerionState, tuple[LedgerEntry, ...]]:
+    """Apply `changes` in order; return the new state and one ledger entry per non-zero change.
+
+    Coins below 0 are refused under `negative_coins="never"` (research/trickerion.md §5.3);
+    Shards never go below 0; Fame stops at 0 under `fame_floor="clamp_zero"` (§5.4), the
+    entry's note saying how much was not taken.
+
+    Raises:
+        RuleViolation: `trickerion.coins.insufficient` / `trickerion.shards.insufficient`
+            naming the change's field.
+    """
+    entries: list[LedgerEntry] = []
+    for change in changes:
+        if change.amount == 0:
+            continue
+        book = state.book(change.player_id)
+        amount, note = change.amount, change.note
+        if change.resource is Resource.FAME:
+            if state.options.fame_floor == "clamp_zero" and book.fame + amount < 0:
+                amount = -book.fame
+                note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
+            book = replace(book, fame=book.fame + amount)
+        elif change.resource is Resource.COINS:
+            if state.options.negative_coins == "never" and book.coins + amount < 0:
+                raise RuleViolation(
+                    "trickerion.coins.insufficient",
+                    f"{change.player_id} has {book.coins} Coins, cannot pay {-amount}",
+                    change.field,
+                )
+            book = replace(book, coins=book.coins + amount)
+        else:
+            if book.shards + amount < 0:
+                raise RuleViolation(
+                    "trickerion.shards.insufficient",
+                    f"{change.player_id} has {book.shards} Shards, cannot pay {-amount}",
+                    change.field,
+                )
+            book = replace(book, shards=book.shards + amount)
+        state = state.with_book(change.player_id, book)
+        entries.append(
+            LedgerEntry(
+                event_id=event.event_id,
+                seq=event.seq,
+                player_id=change.player_id,
+                resource=change.resource,
+                category=change.category,
+                amount=amount,
+                rule=change.rule,
+                note=note,
+            )
+        )
+    return state, tuple(entries)
+
+
+def start_state(options: TrickerionOptions, players: tuple[Player, ...]) -> TrickerionState:
+    """The state at set-up, before the starting resources are settled (books at 0).
+
+    Raises:
+        RuleViolation: `trickerion.setup.players` (not 1-4 players) or
+            `trickerion.setup.initiative` (starting positions are not exactly 1..N), both
+            naming `payload.players`.
+    """
+    if not 1 <= len(players) <= 4:
+        raise RuleViolation(
+            "trickerion.setup.players", "Trickerion seats 1 to 4 players", "payload.players"
+        )
+    positions = sorted(p.initiative or 0 for p in players)
+    if positions != list(range(1, len(players) + 1)):
+        raise RuleViolation(
+            "trickerion.setup.initiative",
+            "every player needs a starting initiative position, 1..N once each",
+            "payload.players",
+        )
+    order = tuple(p.player_id for p in sorted(players, key=lambda p: p.initiative or 0))
+    books = MappingProxyType({p.player_id: PlayerBook(0, 0, 0) for p in players})
+    return TrickerionState(options=options, players=players, books=books, initiative=order)
