@@ -95,15 +95,17 @@ class PenumbraGame:
             self.final_turn(pid)
         return self.ended()
 
-    def corrected(self, player_id: str, amount: int, category: str = "correction") -> Envelope:
+    def corrected(
+        self, player_id: str, amount: int, category: str = "correction", reason: str = "fix"
+    ) -> Envelope:
         return self.add(
             ScoreCorrected(
-                player_id=player_id, amount=amount, category=category, reason="fix", referee="ref"
+                player_id=player_id, amount=amount, category=category, reason=reason, referee="ref"
             )
         )
 
-    def voided(self, event: Envelope) -> Envelope:
-        return self.add(EventVoided(voided_event_id=event.event_id, reason="void", referee="ref"))
+    def voided(self, event: Envelope, reason: str = "void") -> Envelope:
+        return self.add(EventVoided(voided_event_id=event.event_id, reason=reason, referee="ref"))
 
     # Holdings ----------------------------------------------------------------------------
     def arcana_gained(self, player_id: str, amount: int) -> Envelope:
