@@ -112,13 +112,13 @@ class TrickerionGame:
         )
 
     def to_turn(self, n: int, order: list[str] | None = None) -> None:
-        """Start turns up to `n`; `order` applies to turn `n`."""
-        while self.turn_no < n - 1:
-            self.turn()
-        self.turn(order)
+        """Start turns until turn `n` is in progress (nothing if it already is); `order` applies
+        to turn `n`."""
+        while self.turn_no < n:
+            self.turn(order if self.turn_no == n - 1 else None)
 
     def to_final_turn(self, order: list[str] | None = None) -> None:
-        """Start turns up to the final one (7 with the Dark Alley, else 5)."""
+        """Start turns until the final one (7 with the Dark Alley, else 5) is in progress."""
         self.to_turn(7 if self.options.dark_alley else 5, order)
 
     def initiative(self, order: list[str], reason: str = "moved on the track") -> Envelope:
@@ -197,23 +197,32 @@ class TrickerionGame:
         fame: int | None = None,
         coins: int | None = None,
         shards: int | None = None,
-    ) -> Envelope:
+    ) -> Envelope | None:
         """A `resources_changed` (reason `other`) bringing the player's Fame / Coins / Shards to
-        the given values (a worked example's "Fame 41; 3 S; 14 C")."""
+        the given values (a worked example's "Fame 41; 3 S; 14 C"); None if already there."""
         book = self.state().rules.books[player]
         deltas = {
             "fame": 0 if fame is None else fame - book.fame,
             "coins": 0 if coins is None else coins - book.coins,
             "shards": 0 if shards is None else shards - book.shards,
         }
+        if not any(deltas.values()):
+            return None
         return self.change(player, "other", "example set-up", **deltas)
 
     def inventory(
-        self, player: str, level3: tuple[tuple[str, bool, int], ...] = (), **fields: Any
+        self, player: str, level3: tuple[tuple[Any, ...], ...] = (), **fields: Any
     ) -> Envelope:
-        """`trickerion.endgame_inventory_declared`; level3: (trick_id, met, markers)."""
+        """`trickerion.endgame_inventory_declared`; `level3` rows are (trick_id, components_met,
+        markers) or (..., performance_markers)."""
         holdings = tuple(
-            Level3Holding(trick_id=t, components_met=met, markers=m) for t, met, m in level3
+            Level3Holding(
+                trick_id=row[0],
+                components_met=row[1],
+                markers=row[2],
+                performance_markers=row[3] if len(row) > 3 else 0,
+            )
+            for row in level3
         )
         return self.emit(
             EndgameInventoryDeclared(player_id=player, level3_tricks=holdings, **fields)
