@@ -130,7 +130,7 @@ class TrickerionTable:
         for seat in self.seats:
             seat.markers = {t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks}
         stages = [Stage(c.id, c.slots, c.links) for c in self.rng.sample(self.deck, 4)]
-        for _round in range(self.rng.randint(3, 4)):
+        for _round in range(self.rng.randint(3, 5)):
             for pid in self.order:
                 yield from self._action(turn, self.seat(pid), stages)
         for day, stage in zip(WEEKDAYS, stages, strict=True):
@@ -153,7 +153,8 @@ class TrickerionTable:
             choices.append("contraption")
         action = rng.choice(choices)
         if action == "setup":
-            yield from self._setup(seat, stages)
+            for _marker in range(self.rng.randint(1, 2)):
+                yield from self._setup(seat, stages)
         elif action == "learn":
             yield from self._learn(seat)
         elif action == "hire":
