@@ -1,0 +1,85 @@
+"""Write tokens: issued once per game, stored only as a digest, checked on every later write."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+import redis.asyncio as aioredis
+from fastapi import FastAPI
+
+from services.auth import TokenError, WriteAccess, WriteTokens, digest, token_key
+from services.keys import Keys
+from services.settings import QuerySettings
+from services.store import EventStore
+from tests.web.conftest import load
+
+pytestmark = pytest.mark.redis
+KEYS = Keys(16)
+
+
+@pytest.fixture
+async def tokens(redis_client: aioredis.Redis) -> WriteTokens:
+    return WriteTokens(redis_client, KEYS)
+
+
+async def test_issue_stores_only_a_digest_and_only_once(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
+    token = await tokens.issue("g-1")
+    assert token is not None and len(token) >= 43
+    stored = await redis_client.get(token_key(KEYS, "g-1"))
+    assert stored.decode() == digest(token) != token
+    assert KEYS.tag("g-1") in token_key(KEYS, "g-1")  # the game's slot
+    assert await tokens.issue("g-1") is None  # never re-issued
+
+
+async def test_check(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
+    assert (await tokens.check("new-game", None)).creating  # nothing stored yet: a creation
+    token = await tokens.issue("g-1")
+    assert not (await tokens.check("g-1", token)).creating
+    with pytest.raises(TokenError, match="need") as missing:
+        await tokens.check("g-1", None)
+    assert missing.value.status == 401
+    with pytest.raises(TokenError, match="not game") as wrong:
+        await tokens.check("g-1", token + "x")
+    assert wrong.value.status == 403
+    events = load("penumbra-demo.jsonl")  # a game created through the inbox: no token
+    await EventStore(redis_client, KEYS).append(events[0].game_id, events[:1])
+    with pytest.raises(TokenError, match="no write token") as tokenless:
+        await tokens.check(events[0].game_id, "anything")
+    assert tokenless.value.status == 403
+
+
+@pytest.fixture
+async def guarded(clean_redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A one-route app guarded by `WriteAccess`: counts the writes that got through."""
+    app = FastAPI()
+    app.state.settings = QuerySettings(redis_url=clean_redis_url)
+    app.state.redis = aioredis.Redis.from_url(clean_redis_url)
+    app.state.writes = 0
+
+    @app.post("/games/{game_id}/events")
+    async def write(game_id: str, grant: WriteAccess) -> dict[str, object]:
+        app.state.writes += 1
+        return {"creating": grant.creating}
+
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+        client.app = app  # type: ignore[attr-defined]
+        yield client
+    await app.state.redis.aclose()
+
+
+async def test_dependency_answers_401_403_and_runs_nothing(guarded: httpx.AsyncClient) -> None:
+    app = guarded.app  # type: ignore[attr-defined]
+    assert (await guarded.post("/games/g-9/events")).json() == {"creating": True}
+    token = await WriteTokens(app.state.redis, KEYS).issue("g-9")
+    missing = await guarded.post("/games/g-9/events")
+    assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["detail"]["error"] == "token_required"
+    wrong = await guarded.post("/games/g-9/events", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 403 and wrong.json()["detail"]["error"] == "token_rejected"
+    basic = await guarded.post("/games/g-9/events", headers={"Authorization": "Basic abc"})
+    assert basic.status_code == 401
+    assert app.state.writes == 1
+    ok = await guarded.post("/games/g-9/events", headers={"Authorization": f"Bearer {token}"})
+    assert ok.json() == {"creating": False} and app.state.writes == 2
