@@ -1,0 +1,194 @@
+"""Replays of a game's log with the pure domain, for the scoreboard's chart, history and dispute
+view. No I/O: each function takes the game's events (seq order) and returns JSON-ready dicts.
+
+* `series`: each player's total (Fame or VP) after every event and at the end of every turn.
+* `timeline`: every event with the points it moved per player, marked voided / void / correction.
+* `compare_without`: the standings with and without one event (the dispute view).
+
+A point of the series at seq N is `fold(events, upto_seq=N)`, the same replay as
+`GET /games/{id}/standings?at_seq=N`, so the chart, the slider and the API agree: an event
+voided later still counts before its void and drops out at the void's seq.
+Source: issue brief (scoreboard, history, dispute view); research/anchors.md §2.2
+(charts over rounds, corrections that show in the history).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from contracts.common import EventVoided, ScoreCorrected, TurnStarted
+from contracts.envelope import Envelope
+from contracts.events import parse_event
+from domain.errors import RuleViolation
+from domain.fold import GameState, evolve
+from domain.standings import Standings, score_entries, standings
+
+
+def _totals(state: GameState) -> dict[str, int]:
+    totals = dict.fromkeys((p.player_id for p in state.players), 0)
+    for entry in score_entries(state):
+        totals[entry.player_id] += entry.amount
+    return totals
+
+
+def _prefix_states(events: Sequence[Envelope]) -> list[GameState]:
+    """The state after each event (state i = fold of events[0..i]).
+
+    Raises:
+        RuleViolation: an event breaks a rule (a stored log never should: appends are checked).
+    """
+    states: list[GameState] = []
+    state: GameState | None = None
+    for event in events:
+        state = evolve(state, event)
+        states.append(state)
+    return states
+
+
+def series(events: Sequence[Envelope]) -> dict[str, Any]:
+    """Each player's total after every event and after the last event of every turn.
+
+    Returns:
+        `{"game_id", "score_unit", "players": [{player_id, name}], "per_event": [{seq, type,
+        totals: {pid: points}}], "per_turn": [{turn, seq, totals}]}`; points in the game's
+        score unit (Fame or VP). Events before the first `game.turn_started` belong to turn 0
+        (setup). Empty lists for an empty log.
+    """
+    states = _prefix_states(events)
+    if not states:
+        return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
+    first = states[0]
+    per_event = [{"seq": e.seq, "type": e.type, "totals": _totals(s)} for e, s in zip(events, states)]
+    per_turn: list[dict[str, Any]] = []
+    turn = 0
+    for event, point in zip(events, per_event):
+        if isinstance(event.payload, TurnStarted):
+            turn = event.payload.turn
+        if per_turn and per_turn[-1]["turn"] == turn:
+            per_turn[-1] = {"turn": turn, "seq": point["seq"], "totals": point["totals"]}
+        else:
+            per_turn.append({"turn": turn, "seq": point["seq"], "totals": point["totals"]})
+    return {
+        "game_id": first.game_id,
+        "score_unit": first.ruleset.score_resource.value,
+        "players": [{"player_id": p.player_id, "name": p.name} for p in first.players],
+        "per_event": per_event,
+        "per_turn": per_turn,
+    }
+
+
+def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
+    """Every event with the points it moved, oldest first.
+
+    Returns:
+        `{"game_id", "score_unit", "players", "events": [{seq, event_id, type, occurred_at,
+        actor, summary, delta: {pid: points}, entries: [{player_id, category, amount, rule,
+        note}], voided, voided_by_seq, void_of_seq, correction, disputed_by_seq}]}`.
+        `delta` is the change of each player's total at that event (for a void: the effect
+        of taking the voided event out); `entries` are the score-unit ledger entries the
+        event produced when applied. `disputed_by_seq` lists the corrections whose
+        `causation_id` names the event (how the dispute view links a correction to it).
+    """
+    states = _prefix_states(events)
+    if not states:
+        return {"game_id": None, "score_unit": None, "players": [], "events": []}
+    voided_by = {str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)}
+    seq_of = {str(e.event_id): e.seq for e in events}
+    disputed: dict[str, list[int]] = {}
+    for e in events:
+        if isinstance(e.payload, ScoreCorrected) and e.causation_id in seq_of:
+            disputed.setdefault(e.causation_id, []).append(e.seq)
+    unit = states[0].ruleset.score_resource
+    rows = []
+    before: dict[str, int] = dict.fromkeys((p.player_id for p in states[0].players), 0)
+    for event, state in zip(events, states):
+        after = _totals(state)
+        eid = str(event.event_id)
+        rows.append({
+            "seq": event.seq,
+            "event_id": eid,
+            "type": event.type,
+            "occurred_at": event.occurred_at.isoformat(),
+            "actor": event.actor,
+            "summary": _summary(event),
+            "delta": {pid: after[pid] - before.get(pid, 0) for pid in after if after[pid] != before.get(pid, 0)},
+            "entries": [
+                {"player_id": x.player_id, "category": x.category, "amount": x.amount, "rule": x.rule, "note": x.note}
+                for x in state.ledger if x.event_id == event.event_id and x.resource is unit
+            ],
+            "voided": eid in voided_by,
+            "voided_by_seq": voided_by.get(eid),
+            "void_of_seq": seq_of.get(str(event.payload.voided_event_id)) if isinstance(event.payload, EventVoided) else None,
+            "correction": isinstance(event.payload, ScoreCorrected),
+            "disputed_by_seq": disputed.get(eid, []),
+        })
+        before = after
+    return {
+        "game_id": states[0].game_id,
+        "score_unit": unit.value,
+        "players": [{"player_id": p.player_id, "name": p.name} for p in states[0].players],
+        "events": rows,
+    }
+
+
+def _summary(event: Envelope) -> str:
+    """A one-line description of the payload: its fields other than long lists."""
+    data = event.payload.model_dump(mode="json")
+    parts = [f"{k}={v}" for k, v in data.items() if not isinstance(v, list | dict) and v is not None]
+    return ", ".join(parts)[:200]
+
+
+def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) -> dict[str, Any]:
+    """The standings now, and as they would be if `event_id` were voided (dispute view).
+
+    The "without" side folds the log plus a hypothetical `game.event_voided` for the event, so
+    it obeys the same rules as a real void (the game start and voids cannot be voided; a later
+    event that depended on it makes the void impossible). `now` stamps the hypothetical event.
+
+    Returns:
+        `{"event": {seq, event_id, type}, "with": Standings, "without": Standings | None,
+        "error": {rule, field, message} | None, "delta": {pid: points}}`; `without` is None
+        and `error` says why when the event cannot be voided.
+
+    Raises:
+        LookupError: no event `event_id` in the log.
+    """
+    target = next((e for e in events if str(e.event_id) == event_id), None)
+    if target is None:
+        raise LookupError(f"no event {event_id} in this game")
+    states = _prefix_states(events)
+    current = states[-1]
+    with_side = standings(current)
+    hypothetical = parse_event({
+        "event_id": str(uuid.uuid4()),
+        "game_id": current.game_id,
+        "seq": current.seq + 1,
+        "type": EventVoided.TYPE,
+        "schema_version": EventVoided.SCHEMA_VERSION,
+        "occurred_at": now.isoformat(),
+        "actor": "dispute-view",
+        "payload": {"voided_event_id": event_id, "reason": "what if", "referee": "dispute-view"},
+    })
+    without: Standings | None
+    try:
+        without = standings(evolve(current, hypothetical))
+        error = None
+    except RuleViolation as violation:
+        without, error = None, violation.to_dict()
+    return {
+        "event": {"seq": target.seq, "event_id": event_id, "type": target.type},
+        "with": with_side.model_dump(mode="json"),
+        "without": without.model_dump(mode="json") if without else None,
+        "error": error,
+        "delta": _delta(with_side, without),
+    }
+
+
+def _delta(with_side: Standings, without: Standings | None) -> dict[str, int]:
+    if without is None:
+        return {}
+    after = {p.player_id: p.total for p in without.players}
+    return {p.player_id: after[p.player_id] - p.total for p in with_side.players}

@@ -1,0 +1,89 @@
+"""The pure replays behind the chart, the history and the dispute view (no Redis)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from contracts.envelope import Envelope
+from contracts.events import parse_event_json
+from domain.fold import fold
+from domain.standings import standings
+from services.web import replay
+from tests.web.conftest import load
+
+EXAMPLE = Path(__file__).parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def penumbra() -> list[Envelope]:
+    return [parse_event_json(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()]
+
+
+def test_series_point_n_equals_the_replay_at_seq_n(penumbra: list[Envelope]) -> None:
+    result = replay.series(penumbra)
+    assert [p["seq"] for p in result["per_event"]] == list(range(1, len(penumbra) + 1))
+    for n in (1, 17, 50, len(penumbra)):
+        at_n = standings(fold(penumbra, upto_seq=n))
+        assert result["per_event"][n - 1]["totals"] == {p.player_id: p.total for p in at_n.players}
+
+
+def test_series_per_turn_takes_the_last_event_of_each_turn(penumbra: list[Envelope]) -> None:
+    result = replay.series(penumbra)
+    turns = [p["turn"] for p in result["per_turn"]]
+    assert turns == sorted(set(turns)) and turns[0] == 0
+    starts = [e.seq for e in penumbra if e.type == "game.turn_started"]
+    # each turn's point is the event just before the next turn starts (or the last event)
+    assert [p["seq"] for p in result["per_turn"][:-1]] == [s - 1 for s in starts]
+    assert result["per_turn"][-1]["seq"] == len(penumbra)
+    assert result["per_turn"][-1]["totals"] == result["per_event"][-1]["totals"]
+    assert result["score_unit"] == "vp"
+
+
+def test_timeline_deltas_add_up_to_the_totals(penumbra: list[Envelope]) -> None:
+    rows = replay.timeline(penumbra)["events"]
+    sums: dict[str, int] = {}
+    for row in rows:
+        for pid, n in row["delta"].items():
+            sums[pid] = sums.get(pid, 0) + n
+    final = standings(fold(penumbra))
+    assert sums == {p.player_id: p.total for p in final.players if p.total}
+
+
+def test_timeline_marks_voids_and_corrections() -> None:
+    events = load("trickerion-demo.jsonl")[:10]  # seq 6 voids seq 5 (a correction)
+    rows = {r["seq"]: r for r in replay.timeline(events)["events"]}
+    assert rows[5]["voided"] and rows[5]["voided_by_seq"] == 6 and rows[5]["correction"]
+    assert rows[6]["void_of_seq"] == 5 and not rows[6]["voided"]
+    assert rows[6]["delta"] == {"chen": -5}  # taking the voided +5 out
+    assert rows[3]["entries"] == [{"player_id": "alice", "category": "advertise", "amount": 2,
+                                   "rule": "correction", "note": "ref-anna: advertised, entered by hand"}]
+    assert not rows[4]["voided"]
+
+
+def test_timeline_links_a_correction_to_the_disputed_event() -> None:
+    events = load("trickerion-demo.jsonl")[:10]
+    fix = events[9].model_copy(update={"causation_id": str(events[3].event_id)})
+    rows = replay.timeline([*events[:9], fix])["events"]
+    assert rows[3]["disputed_by_seq"] == [10]
+
+
+def test_compare_without_matches_a_real_void(penumbra: list[Envelope]) -> None:
+    target = next(e for e in penumbra if e.seq == 10)
+    result = replay.compare_without(penumbra, str(target.event_id), NOW)
+    assert result["error"] is None
+    with_totals = {p["player_id"]: p["total"] for p in result["with"]["players"]}
+    without_totals = {p["player_id"]: p["total"] for p in result["without"]["players"]}
+    assert result["delta"] == {pid: without_totals[pid] - with_totals[pid] for pid in with_totals}
+    assert any(result["delta"].values())
+
+
+def test_compare_without_explains_an_event_that_cannot_be_voided(penumbra: list[Envelope]) -> None:
+    result = replay.compare_without(penumbra, str(penumbra[0].event_id), NOW)
+    assert result["without"] is None
+    assert result["error"]["rule"] == "void.game_started"
+    with pytest.raises(LookupError):
+        replay.compare_without(penumbra, "00000000-0000-4000-8000-000000000000", NOW)
