@@ -22,8 +22,9 @@ from redis.exceptions import RedisError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from services.cli.offline import LogLineError, score_file, standings_summary
-from services.cli.remote import GameNotStored, PublishError, export_game, publish_events, read_log
+from services.cli.remote import GameNotStored, PublishError, Publisher, export_game, publish_events, read_log
 from services.cli.render import standings_table
+from services.query.views import standings_view
 from services.settings import CommonSettings
 
 app = typer.Typer(name="scoreledger", help="Live, event-sourced scoring for Trickerion and Penumbra.", no_args_is_help=True)
@@ -54,10 +55,11 @@ def score(
     except LogLineError as error:
         err.print(f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
+    view = standings_view(result, "replay")
     if as_json:
-        typer.echo(json.dumps(standings_summary(result), ensure_ascii=False))
+        typer.echo(json.dumps(standings_summary(view), ensure_ascii=False))
     else:
-        out.print(standings_table(result))
+        out.print(standings_table(view))
 
 
 RedisUrl = Annotated[
@@ -96,6 +98,9 @@ def publish(
     file: LogFile,
     url: Annotated[str, typer.Option("--url", help="the ingest service's base URL")] = "http://127.0.0.1:8000",
     batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="events per POST")] = 100,
+    token: Annotated[
+        str | None, typer.Option("--token", help="write token of an existing game (the file's only game)")
+    ] = None,
 ) -> None:
     """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
     try:
@@ -107,7 +112,12 @@ def publish(
     async def send(progress: Progress) -> int:
         task = progress.add_task("publishing", total=len(events))
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            return await publish_events(client, events, batch, lambda b: progress.advance(task, len(b)))
+            publisher = Publisher(client, {events[0].game_id: token} if token and events else {})
+            sent = await publish_events(publisher, events, batch, lambda b: progress.advance(task, len(b)))
+        for game_id, game_token in publisher.tokens.items():
+            if game_token != token:
+                err.print(f"write token of {game_id}: {game_token}  (pass it as --token to append more)", highlight=False)
+        return sent
 
     start = time.perf_counter()
     try:
@@ -158,6 +168,8 @@ def _progress() -> Progress:
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
     )
 
+
+app.command("simulate")(__import__("services.simulator.cli", fromlist=["simulate"]).simulate)  # simulator owner
 
 if __name__ == "__main__":  # pragma: no cover
     app()

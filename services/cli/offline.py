@@ -19,6 +19,7 @@ from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
 from domain.standings import Standings, standings
+from services.query.models import StandingsResponse
 
 
 @dataclass(frozen=True)
@@ -106,22 +107,27 @@ def score_file(path: Path) -> Standings:
     return standings(fold_lines(events))
 
 
-def standings_summary(result: Standings) -> dict[str, Any]:
+def standings_summary(view: StandingsResponse) -> dict[str, Any]:
     """The `score --json` shape: `{game_id, game, status, players: [{player_id, name, rank, total,
-    categories}], winner}`. Totals and categories are in the game's score unit (Fame or VP)."""
+    categories}], winner}`; `categories` maps every category key of the game (and `correction`)
+    to points, 0 included. Units: the game's score unit (Fame or VP).
+
+    Built from the query service's view, so `score --json` and the demo's final standings (read
+    over HTTP) come from the same function.
+    """
     return {
-        "game_id": result.game_id,
-        "game": result.game,
-        "status": result.status,
+        "game_id": view.game_id,
+        "game": view.game,
+        "status": view.status,
         "players": [
             {
                 "player_id": p.player_id,
                 "name": p.name,
                 "rank": p.rank,
                 "total": p.total,
-                "categories": dict(p.categories),
+                "categories": {c.key: c.points for c in p.breakdown},
             }
-            for p in result.players
+            for p in view.players
         ],
-        "winner": result.winner,
+        "winner": view.winner,
     }

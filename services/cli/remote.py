@@ -4,8 +4,9 @@ log to a running ingest over HTTP, in batches)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis.asyncio as aioredis
@@ -73,13 +74,45 @@ def batch_body(batch: Sequence[Envelope]) -> str:
     return "[" + ",".join(dump_event_json(e) for e in batch) + "]"
 
 
+@dataclass
+class Publisher:
+    """POSTs batches to `/games/{game_id}/events`, keeping each game's write token.
+
+    The 201 of the append that creates a game carries its `write_token`; later appends send it
+    as `Authorization: Bearer` (services/auth.py). `tokens` may be pre-filled (`publish --token`).
+    """
+
+    client: httpx.AsyncClient
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    async def post(self, batch: Sequence[Envelope]) -> dict[str, Any]:
+        """Send one batch (one game's consecutive events); return the 2xx JSON body.
+
+        Raises:
+            PublishError: the ingest refused the batch (4xx/5xx).
+            httpx.HTTPError: the service is unreachable.
+        """
+        game_id = batch[0].game_id
+        headers = {"content-type": "application/json"}
+        if game_id in self.tokens:
+            headers["authorization"] = f"Bearer {self.tokens[game_id]}"
+        response = await self.client.post(f"/games/{game_id}/events", content=batch_body(batch), headers=headers)
+        if response.status_code >= 300:
+            raise PublishError(response.status_code, response.text, batch[0].seq)
+        body: dict[str, Any] = response.json()
+        if isinstance(body.get("write_token"), str):
+            self.tokens[game_id] = body["write_token"]
+        return body
+
+
 async def publish_events(
-    client: httpx.AsyncClient,
+    publisher: Publisher,
     events: Sequence[Envelope],
     batch_size: int,
     on_batch: Callable[[list[Envelope]], None] = lambda _: None,
 ) -> int:
-    """POST `events` to `/games/{game_id}/events` in batches, in order; returns events sent.
+    """POST `events` in order, in batches of at most `batch_size` events of one game; returns
+    the number of events sent.
 
     Raises:
         PublishError: a batch was refused (nothing after it is sent).
@@ -87,13 +120,7 @@ async def publish_events(
     """
     sent = 0
     for batch in batches(events, batch_size):
-        response = await client.post(
-            f"/games/{batch[0].game_id}/events",
-            content=batch_body(batch),
-            headers={"content-type": "application/json"},
-        )
-        if response.status_code >= 300:
-            raise PublishError(response.status_code, response.text, batch[0].seq)
+        await publisher.post(batch)
         sent += len(batch)
         on_batch(batch)
     return sent

@@ -1,34 +1,40 @@
-"""Rich rendering of standings for the terminal: one table per game with the breakdown."""
+"""Rich rendering of standings for the terminal: one table per game, one column per player
+(ranked), one row per breakdown category with its EN / RU label, then the total.
+
+Players are few (at most 6) and categories many (Trickerion has more than a dozen), so
+categories run down the rows. Categories where nobody has points are left out.
+"""
 
 from __future__ import annotations
 
 from rich.table import Table
 
-from domain.standings import Standings
-from services.query.labels import category_labels, outcome_text
+from services.query.models import StandingsResponse
 
 
-def standings_table(result: Standings, title: str | None = None) -> Table:
-    """A rich `Table`: rank, player, total, one column per category (EN / RU label), and the
-    provisional "if the game ended now" total during play. Units: the game's score unit."""
-    unit = result.score_unit.upper() if result.score_unit == "vp" else result.score_unit.title()
-    status = "final" if result.status == "final" else f"in progress (seq {result.seq})"
-    table = Table(title=title or f"{result.game_id} · {result.game} · {status}", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("Player")
-    table.add_column(f"Total {unit}", justify="right", style="bold")
-    labels = category_labels(result)
-    for label in labels:
-        table.add_column(f"{label.en}\n{label.ru}", justify="right")
-    provisional = any(p.provisional for p in result.players)
-    if provisional:
-        table.add_column("If ended now", justify="right", style="italic")
-    for player in result.players:
-        row = [str(player.rank), player.name, str(player.total)]
-        row += [str(player.categories.get(label.key, 0)) for label in labels]
-        if provisional:
-            row.append(str(player.provisional.total) if player.provisional else "")
-        table.add_row(*row)
-    table.caption = outcome_text(result)
+def unit_name(score_unit: str) -> str:
+    """`fame` -> `Fame`, `vp` -> `VP`."""
+    return score_unit.upper() if score_unit == "vp" else score_unit.title()
+
+
+def standings_table(view: StandingsResponse) -> Table:
+    """A rich `Table` of `view` (score units: Fame or VP); the caption gives the outcome."""
+    status = "final" if view.status == "final" else f"in progress, seq {view.seq}"
+    table = Table(title=f"{view.game_id} · {view.game} · {status}", title_justify="left", caption_justify="left")
+    table.add_column(f"{unit_name(view.score_unit)} by category")
+    for player in view.players:
+        table.add_column(f"{player.rank}. {player.name}", justify="right", no_wrap=True)
+    rows = len(view.players[0].breakdown) if view.players else 0
+    for i in range(rows):
+        points = [p.breakdown[i].points for p in view.players]
+        if any(points):
+            label = view.players[0].breakdown[i]
+            table.add_row(f"{label.en} [dim]· {label.ru}[/dim]", *(str(x) for x in points))
+    table.add_row("Total", *(str(p.total) for p in view.players), style="bold", end_section=True)
+    if any(p.provisional for p in view.players):
+        table.add_row(
+            "If the game ended now", *(str(p.provisional.total) if p.provisional else "" for p in view.players),
+            style="italic",
+        )
+    table.caption = view.result or ""
     return table
-

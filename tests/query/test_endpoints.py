@@ -23,7 +23,7 @@ async def test_games_lists_live_games_first(api: httpx.AsyncClient, seeder: Seed
     body = (await api.get("/games")).json()
     assert [(g["game_id"], g["status"], g["seq"], g["version"]) for g in body["games"]] == [
         ("pe-demo-1", "in_progress", 8, 8),
-        ("tr-demo-1", "final", 11, 11),
+        ("tr-demo-1", "final", 106, 106),
     ]
     assert body["games"][1]["game"] == "trickerion"
 
@@ -41,32 +41,38 @@ async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder)
     await seeder.append(TRICKERION)
     await seeder.project(TRICKERION)
     body = (await api.get("/games/tr-demo-1/standings")).json()
+    expected = standings(fold(TRICKERION))
     assert body["source"] == "projection"
-    assert (body["status"], body["seq"], body["checkpoint"], body["winner"]) == ("final", 11, "1700000000000-5", "alice")
-    assert body["result"] == "Winner: Alice"
+    assert (body["status"], body["seq"], body["checkpoint"], body["winner"]) == ("final", 106, "1700000000000-5", "alma")
+    assert body["result"] == "Winner: Alma"
     assert [(p["player_id"], p["rank"], p["total"]) for p in body["players"]] == [
-        ("alice", 1, 5), ("chen", 2, 4), ("boris", 3, 2)
+        (p.player_id, p.rank, p.total) for p in expected.players
     ]
-    alice = body["players"][0]["breakdown"]
-    assert {c["key"]: (c["en"], c["ru"], c["points"]) for c in alice} == {
-        "advertise": ("Advertise", "Реклама", 2),
-        "correction": ("Correction", "Поправка", 3),
-    }
+    farid = next(p for p in body["players"] if p["player_id"] == "farid")
+    labels = {c["key"]: (c["en"], c["ru"], c["points"]) for c in farid["breakdown"]}
+    assert labels["correction"] == ("Correction", "Поправка", -1)
+    assert labels["advertise"] == ("Advertise", "Реклама", 2)
+    assert {c["key"] for c in farid["breakdown"]} >= {c.key for c in expected.categories}
+    assert sum(c["points"] for c in farid["breakdown"]) == farid["total"]
 
 
-@pytest.mark.parametrize("n", range(1, len(TRICKERION) + 1))
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 50, 102, 103, 104, 105, 106])
 async def test_at_seq_equals_fold_of_first_n_events(api: httpx.AsyncClient, seeder: Seeder, n: int) -> None:
     await seeder.append(TRICKERION)
     body = (await api.get(f"/games/tr-demo-1/standings?at_seq={n}")).json()
     expected = standings(fold(TRICKERION[:n]))
     assert body["source"] == "replay"
-    assert (body["seq"], body["status"], body["winner"]) == (expected.seq, expected.status, expected.winner)
+    assert (body["seq"], body["status"], body["winner"], body["tie_break"]) == (
+        expected.seq, expected.status, expected.winner, expected.tie_break
+    )
     assert [(p["player_id"], p["rank"], p["total"]) for p in body["players"]] == [
         (p.player_id, p.rank, p.total) for p in expected.players
     ]
     for line, want in zip(body["players"], expected.players, strict=True):
         got = {c["key"]: c["points"] for c in line["breakdown"] if c["points"]}
         assert got == {k: v for k, v in want.categories.items() if v}
+        provisional = want.provisional.total if want.provisional else None
+        assert (line["provisional"] or {}).get("total") == provisional
 
 
 async def test_at_seq_beyond_log_and_bad_values(api: httpx.AsyncClient, seeder: Seeder) -> None:
@@ -81,25 +87,42 @@ async def test_events_paged_with_voids_marked(api: httpx.AsyncClient, seeder: Se
     await seeder.append(TRICKERION)
     first = (await api.get("/games/tr-demo-1/events?limit=4")).json()
     assert [e["seq"] for e in first["events"]] == [1, 2, 3, 4]
-    assert (first["version"], first["next_from_seq"]) == (11, 5)
-    second = (await api.get("/games/tr-demo-1/events?from_seq=5&limit=4")).json()
-    marks = {e["seq"]: (e["voided"], e["voided_by_seq"]) for e in second["events"]}
-    assert marks == {5: (True, 6), 6: (False, None), 7: (False, None), 8: (False, None)}
-    assert second["events"][0]["event"]["payload"]["player_id"] == "chen"
-    last = (await api.get("/games/tr-demo-1/events?from_seq=9&limit=4")).json()
-    assert [e["seq"] for e in last["events"]] == [9, 10, 11]
-    assert last["next_from_seq"] is None
+    assert (first["version"], first["next_from_seq"]) == (106, 5)
+    assert not any(e["voided"] for e in first["events"])
+    tail = (await api.get("/games/tr-demo-1/events?from_seq=103&limit=10")).json()
+    marks = {e["seq"]: (e["type"], e["voided"], e["voided_by_seq"]) for e in tail["events"]}
+    assert marks == {
+        103: ("game.ended", False, None),
+        104: ("game.score_corrected", True, 106),
+        105: ("game.score_corrected", False, None),
+        106: ("game.event_voided", False, None),
+    }
+    assert tail["next_from_seq"] is None
+    assert tail["events"][1]["event"]["payload"]["player_id"] == "alma"
 
 
 async def test_ledger_each_point_with_its_event(api: httpx.AsyncClient, seeder: Seeder) -> None:
     await seeder.append(TRICKERION)
-    body = (await api.get("/games/tr-demo-1/players/chen/ledger")).json()
-    # chen's 5 at seq 5 was voided: only the 4 at seq 9 remains.
-    assert [(e["seq"], e["event_type"], e["category"], e["amount"]) for e in body["entries"]] == [
-        (9, "game.score_corrected", "advertise", 4)
-    ]
-    assert body["totals"] == {"fame": 4}
-    assert body["entries"][0]["note"] == "ref-anna: advertised twice"
+    state = fold(TRICKERION)
+    for pid in ("alma", "farid"):
+        body = (await api.get(f"/games/tr-demo-1/players/{pid}/ledger")).json()
+        want = [e for e in state.ledger if e.player_id == pid]
+        assert [(e["seq"], e["category"], e["amount"]) for e in body["entries"]] == [
+            (e.seq, e.category, e.amount) for e in want
+        ]
+        types = {e.seq: e.type for e in TRICKERION}
+        assert all(e["event_type"] == types[e["seq"]] for e in body["entries"])
+        fame = next(p.total for p in standings(state).players if p.player_id == pid)
+        assert body["totals"]["fame"] == fame
+    alma = (await api.get("/games/tr-demo-1/players/alma/ledger")).json()
+    assert 104 not in {e["seq"] for e in alma["entries"]}  # voided by seq 106
+    farid = (await api.get("/games/tr-demo-1/players/farid/ledger")).json()
+    assert farid["entries"][-1] | {"event_id": None, "occurred_at": None} == {
+        "seq": 105, "event_id": None, "event_type": "game.score_corrected", "occurred_at": None,
+        "resource": "fame", "category": "correction", "amount": -1, "rule": "correction",
+        "note": "ref-anna: Fame counted twice",
+    }
+    assert {"coins", "shards"} & set(farid["totals"])  # every resource, not only Fame
 
 
 async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: Seeder) -> None:

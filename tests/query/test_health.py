@@ -20,15 +20,15 @@ async def test_readyz_follows_projector_lag(api: httpx.AsyncClient, seeder: Seed
     ready = await api.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["checks"]["projection_lag_events"] == 0
-    events = load("trickerion-demo.jsonl")
-    await seeder.append(events)  # 11 feed entries, none projected; the fixture allows 3
+    events = load("penumbra-demo.jsonl")
+    await seeder.append(events)  # 8 feed entries, none projected; the fixture allows 3
     lagging = await api.get("/readyz")
     assert lagging.status_code == 503
     assert lagging.json()["checks"]["projection_lag_events"] > 3
-    # Move the checkpoint to the shard feed's 9th entry: 2 entries left, under the limit.
-    shard = shard_of("tr-demo-1", seeder.keys.shards)
+    # Move the checkpoint to the shard feed's 6th entry: 2 entries left, under the limit.
+    shard = shard_of("pe-demo-1", seeder.keys.shards)
     entries = await seeder.client.xrange(seeder.keys.feed(shard))
-    await seeder.client.set(seeder.keys.checkpoint(shard), entries[8][0])
+    await seeder.client.set(seeder.keys.checkpoint(shard), entries[5][0])
     caught_up = await api.get("/readyz")
     assert caught_up.status_code == 200
     assert caught_up.json()["checks"]["projection_lag_events"] == 2
