@@ -8,6 +8,7 @@ competition ranking (1, 1, 3). Source: issue #2 (standings), research/anchors.md
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -30,7 +31,9 @@ class CategoryLabel(Frozen):
 
 
 class Provisional(Frozen):
-    """"If the game ended now": end-game categories from the current state (not final)."""
+    """"If the game ended now" (during play only): `categories` are the end-game categories
+    computed from the current state and not yet in the ledger; `total` is the player's total
+    plus them. Not final: the state can still change."""
 
     categories: dict[str, int]
     total: int
@@ -94,7 +97,9 @@ def standings(state: GameState) -> Standings:
             rank=ranks[p.player_id],
             total=totals[p.player_id],
             categories=dict(breakdown[p.player_id]),
-            provisional=_provisional(totals[p.player_id], provisional.get(p.player_id)),
+            provisional=_provisional(totals[p.player_id], provisional.get(p.player_id, {}))
+            if state.status == "in_progress"
+            else None,
         )
         for p in state.players
     ]
@@ -134,9 +139,9 @@ def _winners(state: GameState, totals: dict[str, int]) -> tuple[list[str], str |
     return state.ruleset.tie_break(state.rules, tied)
 
 
-def _provisional(total: int, categories: dict[str, int] | None) -> Provisional | None:
-    if categories is None:
-        return None
+def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:
+    """During play: the total plus the end-game categories not yet in the ledger (a game whose
+    categories are all scored live, like Penumbra, has none: its running total is the answer)."""
     cats = dict(categories)
     return Provisional(categories=cats, total=total + sum(cats.values()))
 
