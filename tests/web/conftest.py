@@ -11,7 +11,6 @@ import asyncio
 import importlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,7 +20,6 @@ import uvicorn
 from fastapi import APIRouter
 
 from contracts.envelope import Envelope
-from services.cli.offline import parse_lines
 from services.keys import Keys
 from services.projector.app import run_projector
 from services.query.app import create_app
@@ -30,14 +28,7 @@ from services.store import EventStore
 from services.web import web_lifespans, web_routers
 from tests.redis_fixture import free_port
 
-DATA = Path(__file__).parent.parent / "cli" / "data"
 SHARDS = 16
-
-
-def load(name: str) -> list[Envelope]:
-    """The events of a bundled JSONL log under tests/cli/data/."""
-    with (DATA / name).open(encoding="utf-8") as handle:
-        return [event for _, event in parse_lines(handle)]
 
 
 def ingest_routers() -> list[APIRouter]:

@@ -13,7 +13,7 @@ from services.auth import TokenError, WriteAccess, WriteTokens, digest, token_ke
 from services.keys import Keys
 from services.settings import QuerySettings
 from services.store import EventStore
-from tests.web.conftest import load
+from tests.web.builders import example
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(16)
@@ -43,8 +43,8 @@ async def test_check(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
     with pytest.raises(TokenError, match="not game") as wrong:
         await tokens.check("g-1", token + "x")
     assert wrong.value.status == 403
-    events = load("penumbra-demo.jsonl")  # a game created through the inbox: no token
-    await EventStore(redis_client, KEYS).append(events[0].game_id, events[:1])
+    events = example()  # a game created through the inbox: no token
+    await EventStore(redis_client, KEYS).append(events[0].game_id, list(events[:1]))
     with pytest.raises(TokenError, match="no write token") as tokenless:
         await tokens.check(events[0].game_id, "anything")
     assert tokenless.value.status == 403

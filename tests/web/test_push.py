@@ -11,7 +11,8 @@ import pytest
 
 from services.keys import Keys, shard_of
 from tests.web import sse
-from tests.web.conftest import SHARDS, Stack, load
+from tests.web.builders import example
+from tests.web.conftest import SHARDS, Stack
 
 pytestmark = pytest.mark.redis
 
@@ -23,7 +24,7 @@ async def _changes(stack: Stack, game_id: str) -> list[tuple[str, int]]:
 
 
 async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack) -> None:
-    events = load("trickerion-demo.jsonl")
+    events = list(example())
     game_id = events[0].game_id
     await stack.append(events[:5])
     await stack.wait_projected(game_id, 5)
@@ -49,7 +50,7 @@ async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack)
 
 
 async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
-    events = load("trickerion-demo.jsonl")
+    events = list(example())
     game_id = events[0].game_id
     await stack.append(events[:4])
     await stack.wait_projected(game_id, 4)
@@ -76,7 +77,7 @@ async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
 
 
 async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> None:
-    events = load("penumbra-demo.jsonl")
+    events = list(example())
     game_id = events[0].game_id
     await stack.append(events[:2])
     await stack.wait_projected(game_id, 2)

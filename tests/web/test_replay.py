@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
-
 import pytest
 
 from contracts.envelope import Envelope
-from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
 from services.web import replay
-from tests.web.conftest import load
+from tests.web.builders import example, referee
 
-EXAMPLE = Path(__file__).parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
 def penumbra() -> list[Envelope]:
-    return [parse_event_json(line) for line in EXAMPLE.read_text(encoding="utf-8").splitlines()]
+    return list(example())
 
 
 def test_series_point_n_equals_the_replay_at_seq_n(penumbra: list[Envelope]) -> None:
@@ -53,22 +49,26 @@ def test_timeline_deltas_add_up_to_the_totals(penumbra: list[Envelope]) -> None:
     assert sums == {p.player_id: p.total for p in final.players if p.total}
 
 
-def test_timeline_marks_voids_and_corrections() -> None:
-    events = load("trickerion-demo.jsonl")[:10]  # seq 6 voids seq 5 (a correction)
-    rows = {r["seq"]: r for r in replay.timeline(events)["events"]}
-    assert rows[5]["voided"] and rows[5]["voided_by_seq"] == 6 and rows[5]["correction"]
-    assert rows[6]["void_of_seq"] == 5 and not rows[6]["voided"]
-    assert rows[6]["delta"] == {"chen": -5}  # taking the voided +5 out
-    assert rows[3]["entries"] == [{"player_id": "alice", "category": "advertise", "amount": 2,
-                                   "rule": "correction", "note": "ref-anna: advertised, entered by hand"}]
-    assert not rows[4]["voided"]
+def test_timeline_marks_voids_and_corrections(penumbra: list[Envelope]) -> None:
+    log = list(penumbra[:20])
+    log.append(referee(log, {"player_id": "mira", "amount": 5}))  # seq 21
+    log.append(referee(log, {"voided_event_id": str(log[20].event_id)}))  # seq 22 voids 21
+    rows = {r["seq"]: r for r in replay.timeline(log)["events"]}
+    assert rows[21]["voided"] and rows[21]["voided_by_seq"] == 22 and rows[21]["correction"]
+    assert rows[21]["delta"] == {"mira": 5}
+    assert rows[21]["entries"] == [{"player_id": "mira", "category": "correction", "amount": 5,
+                                    "rule": "correction", "note": "ref-test: test"}]
+    assert rows[22]["void_of_seq"] == 21 and not rows[22]["voided"]
+    assert rows[22]["delta"] == {"mira": -5}  # taking the voided +5 out
+    assert not any(rows[s]["voided"] for s in range(1, 21))
 
 
-def test_timeline_links_a_correction_to_the_disputed_event() -> None:
-    events = load("trickerion-demo.jsonl")[:10]
-    fix = events[9].model_copy(update={"causation_id": str(events[3].event_id)})
-    rows = replay.timeline([*events[:9], fix])["events"]
-    assert rows[3]["disputed_by_seq"] == [10]
+def test_timeline_links_a_correction_to_the_disputed_event(penumbra: list[Envelope]) -> None:
+    log = list(penumbra[:20])
+    log.append(referee(log, {"player_id": "oren", "amount": -1}, causation=log[9]))
+    rows = replay.timeline(log)["events"]
+    assert rows[9]["disputed_by_seq"] == [21]
+    assert all(r["disputed_by_seq"] == [] for r in rows if r["seq"] != 10)
 
 
 def test_compare_without_matches_a_real_void(penumbra: list[Envelope]) -> None:
