@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import Annotated
 
@@ -161,6 +162,65 @@ def serve(
     server = uvicorn_server(build_app(roles, overrides), host or settings.host, port or settings.port)
     err.print(f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}", highlight=False)
     server.run()
+
+
+@app.command()
+def demo(
+    examples: Annotated[
+        Path | None, typer.Option("--examples", file_okay=False, exists=True, help="a directory of *.jsonl logs")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="final standings as JSON lines (the score --json shape)")] = False,
+    keep_running: Annotated[bool, typer.Option("--keep-running", help="keep serving after the demo (Ctrl-C stops)")] = False,
+) -> None:
+    """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server), ingest,
+    projector and query in-process; publish the example games over HTTP with live standings;
+    end with final standings checked against `scoreledger score` and the measured events/s."""
+    from services.cli.demo import example_logs, load_games, run_demo
+    from services.cli.localredis import NoRedis, demo_redis
+    from services.logging import configure_logging
+
+    console = err if as_json else out
+    settings = CommonSettings()
+    configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
+    configured = settings.redis_url if "redis_url" in settings.model_fields_set else None  # set in the env
+    logs = example_logs(examples)
+    if not logs:
+        err.print("no example logs (*.jsonl) found; pass --examples DIR")
+        raise typer.Exit(1)
+    try:
+        with demo_redis(configured) as redis:
+            where = "a throwaway redis-server" if redis.throwaway else "REDIS_URL"
+            console.print(f"Redis: {redis.url} ({where}); {len(logs)} example games from {logs[0].parent}", highlight=False)
+            games = load_games(logs, None if redis.throwaway else uuid.uuid4().hex[:6])
+            report = asyncio.run(run_demo(redis.url, games, console, keep_running))
+    except NoRedis as error:
+        err.print(escape(str(error)), highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except (LogLineError, PublishError, TimeoutError, RuntimeError) as error:
+        err.print(f"demo failed: {escape(str(error))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    console.print("\n[bold]Final standings[/bold] (read from the query API)")
+    for game in report.games:
+        assert game.final is not None
+        console.print(standings_table(game.final))
+        verdict = "[green]equals[/green]" if game.matches() else "[red]DIFFERS from[/red]"
+        console.print(f"{verdict} `scoreledger score {escape(str(game.path))}`\n", highlight=False)
+        if as_json:
+            typer.echo(json.dumps(standings_summary(game.final), ensure_ascii=False))
+    console.print(
+        f"{report.events} events published one by one over HTTP in {report.publish_s:.2f} s "
+        f"({report.events / report.publish_s:.0f} events/s); all projected after {report.projected_s:.2f} s "
+        f"({report.events / report.projected_s:.0f} events/s end to end)",
+        highlight=False,
+    )
+    console.print(
+        "To open the query API: run `scoreledger serve` (or `scoreledger demo --keep-running`) and browse "
+        "http://127.0.0.1:8000/docs, /games, /games/<id>/standings, /games/<id>/events, /metrics",
+        highlight=False,
+    )
+    if report.mismatches:
+        err.print(f"standings differ from the offline fold for: {', '.join(report.mismatches)}")
+        raise typer.Exit(1)
 
 
 def _progress() -> Progress:

@@ -56,10 +56,9 @@ def _ingest_parts(settings: IngestSettings, roles: Roles) -> tuple[list[APIRoute
 
 
 def _query_parts() -> tuple[list[APIRouter], list[Lifespan]]:
-    from services.push.routes import push_lifespan  # noqa: PLC0415
-    from services.push.routes import router as push_router  # noqa: PLC0415
+    from services.web import web_lifespans, web_routers  # noqa: PLC0415 - only with the query role
 
-    return [push_router], [push_lifespan]
+    return web_routers(), list(web_lifespans())
 
 
 def build_app(roles: Roles, overrides: dict[str, Any] | None = None) -> FastAPI:

@@ -1,0 +1,232 @@
+"""`scoreledger demo`: the whole pipeline on this machine, end to end.
+
+Finds a Redis (`services.cli.localredis`), starts ingest, projector and query in-process under
+uvicorn on a free port, publishes the bundled example games event by event through the real
+HTTP ingest (round-robin across games) while a rich Live view shows the publishing progress and
+the standings read back from the query API, waits until every game is projected, then prints
+the final standings, checks each equals `scoreledger score` on the same file (the pure fold),
+and reports the measured events/s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import structlog
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from contracts.common import EventVoided
+from contracts.envelope import Envelope
+from services.cli.offline import score_file
+from services.cli.remote import Publisher, read_log
+from services.cli.render import standings_table
+from services.cli.serve import Roles, build_app, uvicorn_server
+from services.query.models import StandingsResponse
+from services.query.views import standings_view
+
+log = structlog.get_logger("demo")
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_DIRS = (ROOT / "contracts" / "examples", ROOT / "tests" / "cli" / "data")
+"""Where the example logs are looked for, in order: the first directory with `*.jsonl` wins."""
+
+COMPARED = ("game", "status", "seq", "score_unit", "players", "winner", "winners", "tie_break", "result")
+"""Fields of a standings view that must equal the offline fold's (not source/checkpoint/time)."""
+
+
+def example_logs(directory: Path | None = None) -> list[Path]:
+    """The example JSONL logs: `directory`'s, else the first of `EXAMPLE_DIRS` holding any."""
+    for candidate in (directory,) if directory else EXAMPLE_DIRS:
+        found = sorted(candidate.glob("*.jsonl"))
+        if found:
+            return found
+    return []
+
+
+@dataclass
+class DemoGame:
+    """One example game: its file, its events (maybe renamed) and the offline fold's view."""
+
+    path: Path
+    events: list[Envelope]
+    expected: StandingsResponse
+    final: StandingsResponse | None = None
+
+    @property
+    def game_id(self) -> str:
+        return self.events[0].game_id
+
+    def matches(self) -> bool:
+        """True when the standings read over HTTP equal the offline fold's, field by field."""
+        return self.final is not None and all(getattr(self.final, f) == getattr(self.expected, f) for f in COMPARED)
+
+
+@dataclass
+class DemoReport:
+    """What the demo measured: events sent, seconds publishing, seconds until all projected."""
+
+    games: list[DemoGame]
+    events: int
+    publish_s: float
+    projected_s: float
+    url: str
+    mismatches: list[str] = field(default_factory=list)
+
+
+def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
+    """Read and fold every log offline. With `run_suffix` (a shared, persistent Redis), each game
+    id gets `-<suffix>` and each event a new id (voids re-pointed), so the demo can run again."""
+    games = []
+    for path in paths:
+        events = read_log(path)
+        expected = standings_view(score_file(path), "replay")
+        if run_suffix:
+            events = renamed(events, run_suffix)
+            expected = expected.model_copy(update={"game_id": events[0].game_id})
+        games.append(DemoGame(path, events, expected))
+    return games
+
+
+def renamed(events: Sequence[Envelope], suffix: str) -> list[Envelope]:
+    """`events` with game id `<id>-<suffix>` and fresh event ids (uuid5 of suffix and old id)."""
+    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"scoreledger-demo:{suffix}")
+    new_id = {e.event_id: uuid.uuid5(namespace, str(e.event_id)) for e in events}
+    out = []
+    for e in events:
+        payload = e.payload
+        if isinstance(payload, EventVoided):
+            payload = payload.model_copy(update={"voided_event_id": new_id[payload.voided_event_id]})
+        out.append(e.model_copy(update={"game_id": f"{e.game_id}-{suffix}", "event_id": new_id[e.event_id], "payload": payload}))
+    return out
+
+
+def round_robin(games: Sequence[DemoGame]) -> list[Envelope]:
+    """All events, one of each game in turn (each game's order kept), like tables playing at once."""
+    queues = [list(g.events) for g in games]
+    order: list[Envelope] = []
+    while any(queues):
+        for queue in queues:
+            if queue:
+                order.append(queue.pop(0))
+    return order
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def fetch_standings(client: httpx.AsyncClient, game_id: str) -> StandingsResponse | None:
+    """`GET /games/{id}/standings`, or None while the game is not projected yet (404/503)."""
+    response = await client.get(f"/games/{game_id}/standings")
+    if response.status_code != 200:
+        return None
+    return StandingsResponse.model_validate_json(response.content)
+
+
+class LiveBoard:
+    """The Live view: the publishing progress bar above the latest standings of each game."""
+
+    def __init__(self, games: Sequence[DemoGame], total: int, console: Console) -> None:
+        self.games = games
+        self.latest: dict[str, StandingsResponse] = {}
+        self.progress = Progress(
+            TextColumn("publishing events"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        )
+        self.task = self.progress.add_task("publish", total=total)
+
+    def render(self) -> Group:
+        tables = [standings_table(self.latest[g.game_id]) for g in self.games if g.game_id in self.latest]
+        return Group(self.progress, *tables)
+
+    async def refresh_from(self, client: httpx.AsyncClient, live: Live, stop: asyncio.Event) -> None:
+        """Poll the query API every 0.3 s and redraw, until `stop` is set."""
+        while not stop.is_set():
+            for game in self.games:
+                view = await fetch_standings(client, game.game_id)
+                if view is not None:
+                    self.latest[game.game_id] = view
+            live.update(self.render())
+            try:
+                await asyncio.wait_for(stop.wait(), 0.3)
+            except TimeoutError:
+                pass
+
+
+async def wait_projected(client: httpx.AsyncClient, games: Sequence[DemoGame], timeout_s: float = 60.0) -> None:
+    """Read each game's standings until the projection reaches its last seq (sets `final`).
+
+    Raises:
+        TimeoutError: a game is not fully projected within `timeout_s`.
+    """
+    async with asyncio.timeout(timeout_s):
+        for game in games:
+            last = game.events[-1].seq
+            while game.final is None or game.final.seq < last:
+                game.final = await fetch_standings(client, game.game_id)
+                if game.final is None or game.final.seq < last:
+                    await asyncio.sleep(0.05)
+
+
+async def run_demo(redis_url: str, games: list[DemoGame], console: Console, keep_running: bool = False) -> DemoReport:
+    """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
+
+    Raises:
+        PublishError: the ingest refused an event. TimeoutError: projection did not catch up.
+        RuntimeError: the server did not start.
+    """
+    port = free_port()
+    server = uvicorn_server(build_app(Roles(), {"redis_url": redis_url}), "127.0.0.1", port)
+    serving = asyncio.create_task(server.serve())
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while not server.started:
+            if serving.done():
+                raise RuntimeError(f"the services did not start: {serving.exception()!r}")
+            await asyncio.sleep(0.02)
+        console.print(f"services up at {url}  (query API docs while the demo runs: {url}/docs)", highlight=False)
+        report = await _publish_and_watch(url, games, console)
+        if keep_running:
+            console.print(f"serving until Ctrl-C: open {url}/docs, {url}/games", highlight=False)
+            await serving
+        return report
+    finally:
+        server.should_exit = True
+        await serving
+
+
+async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) -> DemoReport:
+    events = round_robin(games)
+    board = LiveBoard(games, len(events), console)
+    stop = asyncio.Event()
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        publisher = Publisher(client)
+        with Live(board.render(), console=console, refresh_per_second=8, transient=True) as live:
+            refresher = asyncio.create_task(board.refresh_from(client, live, stop))
+            start = time.perf_counter()
+            try:
+                for event in events:
+                    with structlog.contextvars.bound_contextvars(game_id=event.game_id, event_id=str(event.event_id), seq=event.seq):
+                        await publisher.post([event])
+                        log.debug("published")
+                    board.progress.advance(board.task)
+                publish_s = time.perf_counter() - start
+                await wait_projected(client, games)
+                projected_s = time.perf_counter() - start
+            finally:
+                stop.set()
+                await refresher
+            board.latest.update({g.game_id: g.final for g in games if g.final is not None})
+            live.update(board.render())
+    return DemoReport(games, len(events), publish_s, projected_s, url,
+                      [g.game_id for g in games if not g.matches()])
