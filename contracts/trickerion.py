@@ -64,7 +64,7 @@ class TrickerionOptions(_Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     dark_alley: bool = True
-    """Dark Alley: 7 turns, Special Assignments, Level 3 tricks; off: base game, 5 turns."""
+    """Dark Alley: 7 turns, Special Assignments, Level 3 tricks; off: 5-turn base game (rules)."""
     academy: bool = False
     """Dahlgaard's Academy: Banner ranking after regular end-game Fame (rules, Module changes)."""
     dawn_of_technology: bool = False
