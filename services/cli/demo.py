@@ -186,7 +186,8 @@ async def run_demo(redis_url: str, games: list[DemoGame], console: Console, keep
         RuntimeError: the server did not start.
     """
     port = free_port()
-    server = uvicorn_server(build_app(Roles(), {"redis_url": redis_url}), "127.0.0.1", port)
+    roles = Roles(inbox=False)  # the demo publishes over HTTP only
+    server = uvicorn_server(build_app(roles, {"redis_url": redis_url}), "127.0.0.1", port)
     serving = asyncio.create_task(server.serve())
     url = f"http://127.0.0.1:{port}"
     try:

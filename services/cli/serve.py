@@ -46,11 +46,16 @@ def _projector_lifespan(settings: ProjectorSettings) -> Lifespan:
 
 
 def _ingest_parts(settings: IngestSettings, roles: Roles) -> tuple[list[APIRouter], list[Lifespan]]:
-    from services.ingest import ingest_lifespan, inbox_lifespan, router  # noqa: PLC0415 - optional role
+    routers: list[APIRouter] = []
+    lifespans: list[Lifespan] = []
+    if roles.ingest:
+        from services.ingest.http import ingest_lifespan, router  # noqa: PLC0415 - only with the role
 
-    routers = [router] if roles.ingest else []
-    lifespans: list[Lifespan] = [ingest_lifespan(settings)] if roles.ingest else []
+        routers.append(router)
+        lifespans.append(ingest_lifespan(settings))
     if roles.inbox:
+        from services.ingest.inbox import inbox_lifespan  # noqa: PLC0415
+
         lifespans.append(inbox_lifespan(settings))
     return routers, lifespans
 

@@ -20,7 +20,7 @@ def generate() -> str:
     from services.cli.serve import Roles, build_app  # noqa: PLC0415 - the CLI composes the roles
 
     # Building the app opens no connection: Redis is only touched in its lifespan.
-    document = build_app(Roles()).openapi()
+    document = build_app(Roles(inbox=False)).openapi()  # the inbox has no HTTP routes
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -1,0 +1,57 @@
+"""`scoreledger demo` end to end in a subprocess, on a throwaway redis-server (REDIS_URL unset):
+exit 0, and each game's final standings (read over HTTP) equal `scoreledger score` of its file."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from services.cli.demo import example_logs
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.timeout(300)
+def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
+    assert shutil.which("redis-server"), "redis-server must be on the PATH (deploy/scripts/system-deps.sh)"
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
+    env["COLUMNS"] = "120"
+    demo = subprocess.run(
+        [sys.executable, "-m", "services.cli.main", "demo", "--json"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280,
+    )
+    assert demo.returncode == 0, demo.stderr[-3000:]
+    assert "a throwaway redis-server" in demo.stderr
+    assert "events/s" in demo.stderr
+    assert "http://127.0.0.1:8000/docs" in demo.stderr  # how to open the query API
+    finals = [json.loads(line) for line in demo.stdout.splitlines()]
+    logs = example_logs()
+    assert len(finals) == len(logs) >= 2
+    for log, final in zip(logs, finals, strict=True):
+        score = subprocess.run(
+            [sys.executable, "-m", "services.cli.main", "score", str(log), "--json"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        )
+        assert score.returncode == 0, score.stderr
+        assert final == json.loads(score.stdout), log.name
+
+
+def test_demo_without_any_redis_says_how_to_get_one(tmp_path: Path) -> None:
+    bare_path = tmp_path / "bin"
+    bare_path.mkdir()
+    (bare_path / "python").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
+    env["PATH"] = str(bare_path)  # no redis-server on it
+    demo = subprocess.run(
+        [sys.executable, "-m", "services.cli.main", "demo"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert demo.returncode == 1
+    assert "apt-get install redis-server" in demo.stderr
+    assert "docker compose -f deploy/compose.yaml up redis" in demo.stderr
