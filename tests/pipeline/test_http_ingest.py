@@ -1,0 +1,98 @@
+"""HTTP ingest against a real Redis: 201 / 409 / 422 bodies, batches, duplicates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+import redis
+from fastapi.testclient import TestClient
+
+from services.ingest import create_ingest_app
+from services.keys import Keys
+from services.settings import IngestSettings
+from tests.pipeline.factory import corrected, game_log, started
+
+KEYS = Keys(4)
+
+
+def wire(*events) -> list[dict]:  # noqa: ANN002
+    return [e.to_wire() for e in events]
+
+
+@pytest.fixture
+def http(clean_redis_url: str) -> Iterator[TestClient]:
+    app = create_ingest_app(IngestSettings(redis_url=clean_redis_url, shards=4))
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def sync_redis(clean_redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(clean_redis_url)
+    yield client
+    client.close()
+
+
+def test_201_single_and_batch(http: TestClient, sync_redis: redis.Redis) -> None:
+    log = game_log("g1", 4)
+    one = http.post("/games/g1/events", json=log[0].to_wire())
+    assert one.status_code == 201
+    assert one.json() == {"appended": [{"event_id": str(log[0].event_id), "seq": 1, "duplicate": False}], "version": 1}
+    batch = http.post("/games/g1/events", json=wire(*log[1:]))
+    assert batch.status_code == 201
+    assert [a["seq"] for a in batch.json()["appended"]] == [2, 3, 4] and batch.json()["version"] == 4
+    assert sync_redis.xlen(KEYS.game_stream("g1")) == 4
+
+
+def test_duplicates_answer_original_seq(http: TestClient, sync_redis: redis.Redis) -> None:
+    log = game_log("g1", 3)
+    http.post("/games/g1/events", json=wire(*log))
+    for _ in range(2):
+        again = http.post("/games/g1/events", json=wire(*log))
+        assert again.status_code == 201
+        assert again.json() == {"appended": [{"event_id": str(e.event_id), "seq": e.seq, "duplicate": True}
+                                             for e in log], "version": 3}
+    assert sync_redis.xlen(KEYS.game_stream("g1")) == 3
+
+
+def test_409_names_the_current_version(http: TestClient) -> None:
+    http.post("/games/g1/events", json=wire(*game_log("g1", 3)))
+    winner = http.post("/games/g1/events", json=corrected("g1", 4, "ann", 1).to_wire())
+    loser = http.post("/games/g1/events", json=corrected("g1", 4, "bob", 1).to_wire())
+    assert winner.status_code == 201
+    assert loser.status_code == 409
+    body = loser.json()
+    assert (body["error"], body["expected"], body["actual"], body["version"]) == ("version_conflict", 3, 4, 4)
+
+
+def test_422_names_the_field(http: TestClient) -> None:
+    event = started("g1").to_wire()
+    event["payload"]["players"][0]["seat"] = 0
+    response = http.post("/games/g1/events", json=[event])
+    assert response.status_code == 422
+    body = response.json()
+    assert body["error"] == "validation_error"
+    assert body["field"] == "payload.players.0.seat"
+    assert body["detail"][0]["loc"][:2] == ["body", 0]
+    unknown = {**started("g1").to_wire(), "type": "chess.game_started"}
+    assert http.post("/games/g1/events", json=unknown).json()["field"] == "type"
+
+
+def test_422_names_the_rule(http: TestClient, sync_redis: redis.Redis) -> None:
+    http.post("/games/g1/events", json=started("g1").to_wire())
+    response = http.post("/games/g1/events", json=corrected("g1", 2, "nobody", 3).to_wire())
+    assert response.status_code == 422
+    assert response.json() == {"error": "rule_violation", "rule": "correction.unknown_player",
+                               "field": "payload.player_id", "message": "no player 'nobody' in this game"}
+    other = http.post("/games/g1/events", json=corrected("g2", 2, "ann", 3).to_wire())
+    assert (other.status_code, other.json()["rule"]) == (422, "log.game_id")
+    assert sync_redis.xlen(KEYS.game_stream("g1")) == 1
+
+
+def test_422_for_bad_json_and_empty_batch(http: TestClient) -> None:
+    bad = http.post("/games/g1/events", content=b'{"event_id": ', headers={"content-type": "application/json"})
+    assert bad.status_code == 422
+    assert http.post("/games/g1/events", json=[]).status_code == 422
+    assert json.loads(http.post("/games/g1/events", json=[]).content)["field"] == "body"
