@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
+from tests.redis_fixture import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 TRICKERION_LOG = DATA / "trickerion-demo.jsonl"
 PENUMBRA_LOG = DATA / "penumbra-demo.jsonl"
@@ -21,3 +28,29 @@ def trickerion_log() -> Path:
 def penumbra_log() -> Path:
     """A Penumbra game in progress, with a v1 `game.score_corrected` that is upcast (8 events)."""
     return PENUMBRA_LOG
+
+
+@pytest.fixture
+def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
+    """Start `scoreledger serve <flags>` on a free port over the clean Redis; returns its URL.
+    Every process started is terminated (by its own handle) after the test."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(*flags: str) -> str:
+        port = free_port()
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "services.cli.main", "serve", *flags, "--port", str(port), "--redis-url", clean_redis_url],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))
+        url = f"http://127.0.0.1:{port}"
+        transport = httpx.HTTPTransport(retries=7)  # httpcore's connect retries with backoff (~30 s)
+        with httpx.Client(transport=transport, base_url=url) as client:
+            assert client.get("/healthz").status_code == 200
+        return url
+
+    try:
+        yield start
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=20)

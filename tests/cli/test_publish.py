@@ -1,0 +1,55 @@
+"""`scoreledger publish` to a running `serve` (ingest + projector + query), then `export` and
+`score`: the log goes through HTTP and comes back scoring the same."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from services.cli.main import app
+from services.cli.remote import read_log
+
+pytestmark = pytest.mark.redis
+runner = CliRunner()
+
+
+def test_publish_export_score_round_trip(
+    serve_process: Callable[..., str], clean_redis_url: str, trickerion_log: Path, tmp_path: Path
+) -> None:
+    url = serve_process("--no-inbox")
+    published = runner.invoke(app, ["publish", str(trickerion_log), "--url", url, "--batch", "25"])
+    assert published.exit_code == 0, published.output
+    assert "published 106 events" in published.stderr
+    out = tmp_path / "back.jsonl"
+    exported = runner.invoke(app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url])
+    assert exported.exit_code == 0, exported.output
+    assert [e.event_id for e in read_log(out)] == [e.event_id for e in read_log(trickerion_log)]
+    original = json.loads(runner.invoke(app, ["score", str(trickerion_log), "--json"]).stdout)
+    assert json.loads(runner.invoke(app, ["score", str(out), "--json"]).stdout) == original
+    with httpx.Client(base_url=url) as client:
+        assert client.get("/games/tr-demo-1/events?limit=1").json()["version"] == 106
+
+
+def test_publish_refused_batch_stops_with_the_reason(
+    serve_process: Callable[..., str], penumbra_log: Path, tmp_path: Path
+) -> None:
+    url = serve_process("--no-inbox", "--no-projector", "--no-query")
+    lines = penumbra_log.read_text(encoding="utf-8").splitlines()
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text("\n".join([lines[0], lines[1], lines[3]]) + "\n", encoding="utf-8")  # seq 4 after 2
+    result = runner.invoke(app, ["publish", str(gap), "--url", url, "--batch", "1"])
+    assert result.exit_code == 1
+    assert "ingest answered 409 for the batch from seq 4" in result.stderr
+
+
+def test_publish_unreachable_service(penumbra_log: Path) -> None:
+    from tests.redis_fixture import free_port
+
+    result = runner.invoke(app, ["publish", str(penumbra_log), "--url", f"http://127.0.0.1:{free_port()}"])
+    assert result.exit_code == 1
+    assert "cannot reach" in result.stderr
