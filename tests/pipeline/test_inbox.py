@@ -1,0 +1,92 @@
+"""The Redis inbox against a real Redis: valid messages appended, garbage dead-lettered, the
+consumer goes on, pending entries of a crashed consumer drained."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import redis.asyncio as aioredis
+from faststream.redis import RedisBroker
+
+from services.ingest.inbox import GROUP, build_inbox_app
+from services.keys import Keys
+from services.settings import IngestSettings
+from services.store import EventStore
+from tests.pipeline.factory import corrected, game_log, started
+from tests.pipeline.helpers import wait_until
+
+KEYS = Keys(4)
+
+
+@pytest.fixture
+def settings(clean_redis_url: str) -> IngestSettings:
+    return IngestSettings(redis_url=clean_redis_url, shards=4, inbox_batch=3)
+
+
+async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
+    settings: IngestSettings, redis_client: aioredis.Redis
+) -> None:
+    log = game_log("g1", 5)
+    rule_breaker = corrected("g1", 4, "nobody", 1)
+    garbage = [
+        {"data": b"\xff\xfe not utf-8"},                     # bad bytes
+        {"data": b'{"event_id": '},                          # bad JSON
+        {"data": json.dumps({**log[1].to_wire(), "type": "chess.moved"})},  # unknown type
+        {"data": rule_breaker.model_dump_json()},            # a rule violation
+        {"other": "no data field"},
+    ]
+    await redis_client.xadd(KEYS.inbox, {"data": log[0].model_dump_json()})  # before the first start
+    async with build_inbox_app(settings):
+        await redis_client.xadd(KEYS.inbox, {"data": json.dumps([e.to_wire() for e in log[1:3]])})
+        for fields in garbage:
+            await redis_client.xadd(KEYS.inbox, fields)
+        for event in log[3:]:
+            await redis_client.xadd(KEYS.inbox, {"data": event.model_dump_json()})
+        await redis_client.xadd(KEYS.inbox, {"data": log[0].model_dump_json()})  # a duplicate
+        store = EventStore(redis_client, KEYS)
+
+        async def all_in() -> bool:
+            return await store.version("g1") == 5 and await redis_client.xlen(KEYS.dead_letter) == len(garbage)
+        await wait_until(all_in, 15, "5 events appended and 5 dead letters")
+        pending = await redis_client.xpending(KEYS.inbox, GROUP)
+        assert pending["pending"] == 0
+    assert [e.event_id for e in await store.read("g1")] == [e.event_id for e in log]
+    letters = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    assert [f[b"raw"] for f in letters[:4]] == [g["data"] if isinstance(g["data"], bytes) else g["data"].encode()
+                                               for g in garbage[:4]]
+    assert {f[b"source"] for f in letters} == {b"inbox"}
+    reasons = [json.loads(f[b"reason"]) for f in letters]
+    assert reasons[1]["field"] == "data" and "invalid JSON" in reasons[1]["message"]
+    assert reasons[2]["field"] == "type"
+    assert reasons[3]["rule"] == "correction.unknown_player"
+    assert reasons[4]["field"] == "data" and b"no data field" in letters[4][b"raw"]
+
+
+async def test_faststream_publisher_data_field_is_accepted(settings: IngestSettings,
+                                                           redis_client: aioredis.Redis) -> None:
+    event = started("g7")
+    publisher = RedisBroker(settings.redis_url, logger=None)
+    async with build_inbox_app(settings), publisher:
+        await publisher.publish(event.to_wire(), stream=KEYS.inbox)  # FastStream's `__data__` format
+        store = EventStore(redis_client, KEYS)
+
+        async def appended() -> bool:
+            return await store.version("g7") == 1
+        await wait_until(appended, 15, "the published event appended")
+
+
+async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
+    settings: IngestSettings, redis_client: aioredis.Redis
+) -> None:
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(KEYS.inbox, {"data": started("g3").model_dump_json()})
+    # a consumer read it and died before the ack: it sits in ingest-0's PEL
+    await redis_client.xreadgroup(GROUP, "ingest-0", {KEYS.inbox: ">"}, count=10)
+    assert (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 1
+    async with build_inbox_app(settings):
+        store = EventStore(redis_client, KEYS)
+
+        async def drained() -> bool:
+            return await store.version("g3") == 1 and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+        await wait_until(drained, 15, "the pending entry appended and acked")
