@@ -136,7 +136,12 @@ def _winners(state: GameState, totals: dict[str, int]) -> tuple[list[str], str |
     tied = [p.player_id for p in state.players if totals[p.player_id] == best]
     if len(tied) == 1:
         return tied, None
-    return state.ruleset.tie_break(state.rules, tied)
+    winners, decision = state.ruleset.tie_break(state.rules, tied)
+    names = [p.name for p in state.players if p.player_id in tied]
+    who = ", ".join(names[:-1]) + " and " + names[-1]
+    unit = state.ruleset.score_resource.value
+    unit_label = "Fame" if unit == "fame" else unit.upper()
+    return winners, f"{who} tied on {best} {unit_label}; {decision}"
 
 
 def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:

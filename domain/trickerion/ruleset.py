@@ -148,20 +148,13 @@ class TrickerionRuleset:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
         the track as it stands at the end, not recomputed; research/trickerion.md §5.22).
 
-        Returns ([winner], e.g. "Bo and Cy tied on Fame; Cy is ahead in initiative order
-        (position 1 vs 2)").
+        Returns ([winner], e.g. "Cy is ahead in initiative order (position 1 vs 2)"); the
+        standings prefix who tied on how much.
         """
         ordered = sorted(tied, key=state.position)
-        names = [state.name(pid) for pid in tied]
-        who = (
-            " and ".join(names) if len(names) == 2 else ", ".join(names[:-1]) + " and " + names[-1]
-        )
         positions = " vs ".join(str(state.position(pid)) for pid in ordered)
         winner = ordered[0]
-        return [winner], (
-            f"{who} tied on Fame; {state.name(winner)} is ahead in initiative order"
-            f" (position {positions})"
-        )
+        return [winner], f"{state.name(winner)} is ahead in initiative order (position {positions})"
 
 
 RULESET = TrickerionRuleset()

@@ -437,8 +437,9 @@ def test_for_a_tie_the_player_ahead_in_initiative_order_wins() -> None:
     g.reach("cleo", fame=50)
     s = finish(g)
     assert (s.winner, s.winners) == ("cleo", ["cleo"])
+    # 50 Fame in play + 1 Shard + floor(12 or 14 Coins / 3) = 4 -> 55 each (research §6 E9 shape)
     assert (
-        s.tie_break == "Bo and Cy tied on Fame; Cy is ahead in initiative order (position 1 vs 2)"
+        s.tie_break == "Bo and Cy tied on 55 Fame; Cy is ahead in initiative order (position 1 vs 2)"
     )
     assert [p.player_id for p in s.players] == ["cleo", "ben", "ann"]
 
