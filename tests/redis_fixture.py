@@ -56,10 +56,14 @@ class RedisServer:
     it the server keeps nothing on disk (`--save ""`).
     """
 
-    def __init__(self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always") -> None:
+    def __init__(
+        self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always"
+    ) -> None:
         exe = shutil.which("redis-server")
         if exe is None:
-            raise FileNotFoundError("redis-server is not on the PATH (apt-get install redis-server)")
+            raise FileNotFoundError(
+                "redis-server is not on the PATH (apt-get install redis-server)"
+            )
         self.exe = exe
         self.data_dir = data_dir
         self.port = free_port()
@@ -73,8 +77,19 @@ class RedisServer:
 
     def start(self) -> RedisServer:
         """Start the server and wait until it answers PING."""
-        args = [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                "--dir", str(self.data_dir), "--appendonly", "yes" if self.appendonly else "no"]
+        args = [
+            self.exe,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            str(self.data_dir),
+            "--appendonly",
+            "yes" if self.appendonly else "no",
+        ]
         if self.appendonly:
             args += ["--appendfsync", self.appendfsync]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -8,4 +8,11 @@ Public: `router` (FastAPI; needs `ingest_lifespan(settings)` for `app.state.inge
 from services.ingest.http import create_ingest_app, ingest_lifespan, router
 from services.ingest.inbox import Inbox, build_inbox_app, inbox_lifespan
 
-__all__ = ["Inbox", "build_inbox_app", "create_ingest_app", "inbox_lifespan", "ingest_lifespan", "router"]
+__all__ = [
+    "Inbox",
+    "build_inbox_app",
+    "create_ingest_app",
+    "inbox_lifespan",
+    "ingest_lifespan",
+    "router",
+]

@@ -17,10 +17,16 @@ from services.settings import IngestSettings
 def generate() -> str:
     """The inbox's AsyncAPI 3.0.0 document as YAML (deterministic: no host-specific values)."""
     app = build_inbox_app(IngestSettings(redis_url="redis://localhost:6379/0"))
-    spec = AsyncAPI(title="scoreledger inbox", version="0.1.0", schema_version="3.0.0",
-                    description="Redis-native ingest of scoreledger game events.")
+    spec = AsyncAPI(
+        title="scoreledger inbox",
+        version="0.1.0",
+        schema_version="3.0.0",
+        description="Redis-native ingest of scoreledger game events.",
+    )
     spec.add_broker(app.broker)
-    return yaml.safe_dump(spec.to_specification().to_jsonable(), sort_keys=False, allow_unicode=True, width=100)
+    return yaml.safe_dump(
+        spec.to_specification().to_jsonable(), sort_keys=False, allow_unicode=True, width=100
+    )
 
 
 if __name__ == "__main__":

@@ -47,15 +47,24 @@ def validation_body(error: ValidationError, index: int | None) -> dict[str, Any]
     (without the union tag, `type` when the tag itself is wrong); `detail` lists all errors
     with `loc` prefixed by `body` (and the batch index)."""
     prefix: list[str | int] = ["body"] + ([index] if index is not None else [])
-    detail = [{**e, "loc": prefix + list(e["loc"])} for e in json.loads(error.json(include_url=False))]
+    detail = [
+        {**e, "loc": prefix + list(e["loc"])} for e in json.loads(error.json(include_url=False))
+    ]
     first = json.loads(error.json(include_url=False))[0]
     loc = list(first["loc"])
     if first["type"].startswith("union_tag"):
         loc = ["type"]
-    elif loc and isinstance(loc[0], str) and "." in loc[0]:  # the discriminator value, e.g. game.ended
+    elif (
+        loc and isinstance(loc[0], str) and "." in loc[0]
+    ):  # the discriminator value, e.g. game.ended
         loc = loc[1:]
-    return {"error": "validation_error", "message": first["msg"], "field": ".".join(map(str, loc)),
-            "index": index, "detail": detail}
+    return {
+        "error": "validation_error",
+        "message": first["msg"],
+        "field": ".".join(map(str, loc)),
+        "index": index,
+        "detail": detail,
+    }
 
 
 def parse_events(body: Any) -> list[Envelope]:
@@ -66,25 +75,47 @@ def parse_events(body: Any) -> list[Envelope]:
     """
     items, batch = (body, True) if isinstance(body, list) else ([body], False)
     if not items or len(items) > MAX_BATCH:
-        raise IngestRejected(422, {"error": "validation_error", "field": "body",
-                                   "message": f"send 1 to {MAX_BATCH} events, got {len(items)}"})
+        raise IngestRejected(
+            422,
+            {
+                "error": "validation_error",
+                "field": "body",
+                "message": f"send 1 to {MAX_BATCH} events, got {len(items)}",
+            },
+        )
     events = []
     for i, item in enumerate(items):
         index = i if batch else None
         if not isinstance(item, dict):
-            raise IngestRejected(422, {"error": "validation_error", "field": "body", "index": index,
-                                       "message": "an event must be a JSON object"})
+            raise IngestRejected(
+                422,
+                {
+                    "error": "validation_error",
+                    "field": "body",
+                    "index": index,
+                    "message": "an event must be a JSON object",
+                },
+            )
         try:
             events.append(parse_event(item))
         except ValidationError as error:
             raise IngestRejected(422, validation_body(error, index)) from None
         except ValueError as error:  # upcasting: version unknown
-            raise IngestRejected(422, {"error": "validation_error", "field": "schema_version",
-                                       "index": index, "message": str(error)}) from None
+            raise IngestRejected(
+                422,
+                {
+                    "error": "validation_error",
+                    "field": "schema_version",
+                    "index": index,
+                    "message": str(error),
+                },
+            ) from None
     return events
 
 
-async def append_checked(store: CheckedEventStore, game_id: str, events: list[Envelope], source: str) -> AppendResult:
+async def append_checked(
+    store: CheckedEventStore, game_id: str, events: list[Envelope], source: str
+) -> AppendResult:
     """The one append path of both doors: domain check, append, metrics.
 
     Raises:
@@ -109,13 +140,17 @@ async def append_checked(store: CheckedEventStore, game_id: str, events: list[En
     "/games/{game_id}/events",
     status_code=201,
     summary="Append one event or a batch to a game",
-    responses={409: {"description": "version conflict: `expected`, `actual`, `version`"},
-               422: {"description": "a field (`field`, pydantic `detail`) or a rule (`rule`) is broken"}},
+    responses={
+        409: {"description": "version conflict: `expected`, `actual`, `version`"},
+        422: {"description": "a field (`field`, pydantic `detail`) or a rule (`rule`) is broken"},
+    },
 )
 async def post_events(
     game_id: str,
     request: Request,
-    body: Annotated[dict[str, Any] | list[dict[str, Any]], Body(description="one envelope, or an array of them")],
+    body: Annotated[
+        dict[str, Any] | list[dict[str, Any]], Body(description="one envelope, or an array of them")
+    ],
 ) -> JSONResponse:
     """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
@@ -141,8 +176,9 @@ def ingest_lifespan(settings: IngestSettings) -> Lifespan:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         client = aioredis.Redis.from_url(settings.redis_url)
-        app.state.ingest_store = CheckedEventStore(EventStore(client, Keys(settings.shards)),
-                                                   settings.state_cache_games)
+        app.state.ingest_store = CheckedEventStore(
+            EventStore(client, Keys(settings.shards)), settings.state_cache_games
+        )
         try:
             yield
         finally:

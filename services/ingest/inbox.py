@@ -61,7 +61,9 @@ async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) ->
     the batch in the PEL) and keep the real field maps under `raw_message["entries"]`."""
     batch = isinstance(raw["data"], list)
     entries = raw["data"] if batch else [raw["data"]]
-    return await original({**raw, "data": [{} for _ in entries] if batch else {}, "entries": entries})
+    return await original(
+        {**raw, "data": [{} for _ in entries] if batch else {}, "entries": entries}
+    )
 
 
 class Inbox:
@@ -81,24 +83,52 @@ class Inbox:
         raw = _body_of(fields)
         try:
             if raw is None:
-                raise IngestRejected(422, {"error": "validation_error", "field": "data",
-                                           "message": "the entry has no `data` field"})
+                raise IngestRejected(
+                    422,
+                    {
+                        "error": "validation_error",
+                        "field": "data",
+                        "message": "the entry has no `data` field",
+                    },
+                )
             try:
                 body = json.loads(raw)
             except ValueError as error:
-                raise IngestRejected(422, {"error": "validation_error", "field": "data",
-                                           "message": f"invalid JSON: {error}"}) from None
+                raise IngestRejected(
+                    422,
+                    {
+                        "error": "validation_error",
+                        "field": "data",
+                        "message": f"invalid JSON: {error}",
+                    },
+                ) from None
             events = parse_events(body)
             games = {e.game_id for e in events}
             if len(games) != 1:
-                raise IngestRejected(422, {"error": "validation_error", "field": "game_id",
-                                           "message": f"one message, one game; got {sorted(games)}"})
+                raise IngestRejected(
+                    422,
+                    {
+                        "error": "validation_error",
+                        "field": "game_id",
+                        "message": f"one message, one game; got {sorted(games)}",
+                    },
+                )
             await append_checked(self.store, games.pop(), events, "inbox")
         except IngestRejected as rejected:
-            kept = raw if raw is not None else json.dumps({k.decode(errors="replace"): v.decode(errors="replace")
-                                                           for k, v in fields.items()})
+            kept = (
+                raw
+                if raw is not None
+                else json.dumps(
+                    {
+                        k.decode(errors="replace"): v.decode(errors="replace")
+                        for k, v in fields.items()
+                    }
+                )
+            )
             log.warning("inbox.dead_letter", inbox_id=entry_id, reason=rejected.body)
-            await dead_letter(self.client, self.keys, kept, rejected.body, "inbox", inbox_id=entry_id)
+            await dead_letter(
+                self.client, self.keys, kept, rejected.body, "inbox", inbox_id=entry_id
+            )
 
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
@@ -111,7 +141,9 @@ class Inbox:
     async def drain_pending(self, consumer: str, count: int) -> None:
         """Process and ack what `consumer` read but never acked (a crash before the ack)."""
         while True:
-            reply = await self.client.xreadgroup(GROUP, consumer, {self.keys.inbox: "0"}, count=count)
+            reply = await self.client.xreadgroup(
+                GROUP, consumer, {self.keys.inbox: "0"}, count=count
+            )
             entries = [(i, f) for i, f in (reply[0][1] if reply else []) if f]
             if not entries:
                 return
@@ -119,24 +151,35 @@ class Inbox:
             await self.client.xack(self.keys.inbox, GROUP, *[i for i, _ in entries])
 
 
-def build_inbox_app(settings: IngestSettings, consumer: str = "ingest-0",
-                    reclaim_idle_ms: int = 60_000) -> FastStream:
+def build_inbox_app(
+    settings: IngestSettings, consumer: str = "ingest-0", reclaim_idle_ms: int = 60_000
+) -> FastStream:
     """The inbox consumer as a FastStream app (`consumer` must be stable across restarts)."""
     keys = Keys(settings.shards)
     client = aioredis.Redis.from_url(settings.redis_url)
-    inbox = Inbox(client, keys, CheckedEventStore(EventStore(client, keys), settings.state_cache_games))
+    inbox = Inbox(
+        client, keys, CheckedEventStore(EventStore(client, keys), settings.state_cache_games)
+    )
     broker = RedisBroker(settings.redis_url, logger=None)
 
     @broker.subscriber(
-        stream=StreamSub(keys.inbox, group=GROUP, consumer=consumer, batch=True, max_records=settings.inbox_batch),
-        parser=_keep_raw_parser, title="inbox", description=INBOX_DESCRIPTION,
+        stream=StreamSub(
+            keys.inbox, group=GROUP, consumer=consumer, batch=True, max_records=settings.inbox_batch
+        ),
+        parser=_keep_raw_parser,
+        title="inbox",
+        description=INBOX_DESCRIPTION,
     )
     async def consume_inbox(msg: RedisStreamMessage) -> None:
         await inbox.process(msg.raw_message["message_ids"], msg.raw_message["entries"])
 
     @broker.subscriber(
-        stream=StreamSub(keys.inbox, group=GROUP, consumer=f"{consumer}-reclaim", min_idle_time=reclaim_idle_ms),
-        parser=_keep_raw_parser, title="inbox-reclaim", include_in_schema=False,
+        stream=StreamSub(
+            keys.inbox, group=GROUP, consumer=f"{consumer}-reclaim", min_idle_time=reclaim_idle_ms
+        ),
+        parser=_keep_raw_parser,
+        title="inbox-reclaim",
+        include_in_schema=False,
     )
     async def reclaim_inbox(msg: RedisStreamMessage) -> None:
         await inbox.process(msg.raw_message["message_ids"], msg.raw_message["entries"])
@@ -151,7 +194,9 @@ def build_inbox_app(settings: IngestSettings, consumer: str = "ingest-0",
     return FastStream(broker, on_startup=[prepare], after_shutdown=[close_client])
 
 
-def inbox_lifespan(settings: IngestSettings, consumer: str = "ingest-0") -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+def inbox_lifespan(
+    settings: IngestSettings, consumer: str = "ingest-0"
+) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
     """A FastAPI lifespan running the inbox consumer in the app's event loop."""
 
     @asynccontextmanager

@@ -39,7 +39,7 @@ def build_projector(settings: ProjectorSettings) -> tuple[FastStream, Projector]
     projector = Projector(client, keys, changes_maxlen=settings.changes_maxlen)
     broker = RedisBroker(settings.redis_url, logger=None)
 
-    def handler_for(shard: int):  # noqa: ANN202 - FastStream inspects the inner signature
+    def handler_for(shard: int):
         async def project(msg: RedisBatchStreamMessage) -> None:
             ids = [i.decode() for i in msg.raw_message["message_ids"]]
             await projector.handle(shard, ids, msg.raw_message["data"])

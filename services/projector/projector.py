@@ -70,8 +70,13 @@ class Projector:
     so a short outage is retried (the apply script is idempotent).
     """
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, changes_maxlen: int = 100_000,
-                 cache_games: int = 10_000) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        keys: Keys,
+        changes_maxlen: int = 100_000,
+        cache_games: int = 10_000,
+    ) -> None:
         self.client = client
         self.keys = keys
         self.store = EventStore(client, keys)
@@ -120,10 +125,14 @@ class Projector:
             self.views.clear()
 
     async def _with_missed(self, shard: int, ids: list[str], entries: list[dict[bytes, bytes]]):
-        missed = await self.client.xrange(self.keys.feed(shard), f"({self.checkpoints[shard]}", f"({ids[0]}")
+        missed = await self.client.xrange(
+            self.keys.feed(shard), f"({self.checkpoints[shard]}", f"({ids[0]}"
+        )
         return [i.decode() for i, _ in missed] + ids, [f for _, f in missed] + entries
 
-    async def _apply_batch(self, shard: int, ids: list[str], entries: list[dict[bytes, bytes]]) -> None:
+    async def _apply_batch(
+        self, shard: int, ids: list[str], entries: list[dict[bytes, bytes]]
+    ) -> None:
         started = time.perf_counter()
         ckpt = _id_key(self.checkpoints[shard])
         work: dict[str, _Work] = {}
@@ -145,7 +154,9 @@ class Projector:
                 EVENTS_APPLIED.labels(shard=str(shard)).inc(w.events)
         self.checkpoints[shard] = fresh[-1][0]
         APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
-        PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - _id_key(fresh[-1][0])[0] / 1000))
+        PROJECTOR_LAG.labels(shard=str(shard)).set(
+            max(0.0, time.time() - _id_key(fresh[-1][0])[0] / 1000)
+        )
 
     async def _fold_one(self, w: _Work, game_id: str, seq: int, data: bytes, feed_id: str) -> None:
         current = w.state.seq if w.state is not None else 0
@@ -172,7 +183,16 @@ class Projector:
         seq = (w.state.seq if w.state is not None else 0) + 1
         w.held = seq
         log.error("projector.event_held", game_id=game_id, seq=seq, reason=reason)
-        await dead_letter(self.client, self.keys, data, reason, "projector", game=game_id, seq=seq, feed_id=feed_id)
+        await dead_letter(
+            self.client,
+            self.keys,
+            data,
+            reason,
+            "projector",
+            game=game_id,
+            seq=seq,
+            feed_id=feed_id,
+        )
         return False
 
     async def _write(self, shard: int, last_id: str, work: dict[str, _Work]) -> set[str]:
@@ -200,9 +220,18 @@ class Projector:
         base_len = len(w.base.state.ledger) if w.base.state is not None else 0
         new = w.state.ledger if w.replace_ledger else w.state.ledger[base_len:]
         table = standings(w.state)
-        return ["apply", game_id, w.base.seq, w.state.seq, w.state.status, w.state.game,
-                table.model_dump_json(), "replace" if w.replace_ledger else "append", len(new),
-                *(_LEDGER_ENTRY.dump_json(e).decode() for e in new)]
+        return [
+            "apply",
+            game_id,
+            w.base.seq,
+            w.state.seq,
+            w.state.status,
+            w.state.game,
+            table.model_dump_json(),
+            "replace" if w.replace_ledger else "append",
+            len(new),
+            *(_LEDGER_ENTRY.dump_json(e).decode() for e in new),
+        ]
 
     def shard_of(self, game_id: str) -> int:
         """The feed shard of a game (for callers that wait on a checkpoint)."""

@@ -25,8 +25,10 @@ if stored and not after(ARGV[1], stored) then return -1 end
 local skipped = {}
 local cursor = 5
 for op = 1, tonumber(ARGV[4]) do
-  local kind, game_id, base_seq, new_seq = ARGV[cursor], ARGV[cursor + 1], ARGV[cursor + 2], ARGV[cursor + 3]
-  local status, game, standings, mode = ARGV[cursor + 4], ARGV[cursor + 5], ARGV[cursor + 6], ARGV[cursor + 7]
+  local kind, game_id = ARGV[cursor], ARGV[cursor + 1]
+  local base_seq, new_seq = ARGV[cursor + 2], ARGV[cursor + 3]
+  local status, game = ARGV[cursor + 4], ARGV[cursor + 5]
+  local standings, mode = ARGV[cursor + 6], ARGV[cursor + 7]
   local n = tonumber(ARGV[cursor + 8])
   local proj, ledger = KEYS[1 + op * 2], KEYS[2 + op * 2]
   local held = redis.call('HGET', proj, 'held')

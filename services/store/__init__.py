@@ -8,4 +8,11 @@ from services.store.checked import CheckedEventStore, StateCache
 from services.store.errors import VersionConflict
 from services.store.eventstore import AppendedEvent, AppendResult, EventStore
 
-__all__ = ["AppendResult", "AppendedEvent", "CheckedEventStore", "EventStore", "StateCache", "VersionConflict"]
+__all__ = [
+    "AppendResult",
+    "AppendedEvent",
+    "CheckedEventStore",
+    "EventStore",
+    "StateCache",
+    "VersionConflict",
+]

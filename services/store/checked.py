@@ -79,7 +79,9 @@ class CheckedEventStore:
         """
         for event in events:
             if event.game_id != game_id:
-                raise RuleViolation("log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id")
+                raise RuleViolation(
+                    "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
+                )
         state = await self.state(game_id)
         known = {e.event_id: e.seq for e in state.history} if state is not None else {}
         fresh: list[Envelope] = []
@@ -100,8 +102,12 @@ class CheckedEventStore:
         return self._merge(game_id, events, state, stored, known)
 
     def _merge(
-        self, game_id: str, events: Sequence[Envelope], state: GameState | None,
-        stored: AppendResult | None, known: dict[UUID, int],
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        state: GameState | None,
+        stored: AppendResult | None,
+        known: dict[UUID, int],
     ) -> AppendResult:
         by_id = {e.event_id: e for e in stored.events} if stored is not None else {}
         out: list[AppendedEvent] = []
@@ -113,12 +119,18 @@ class CheckedEventStore:
                 fresh_ids.add(key)
                 out.append(hit)
             else:
-                out.append(AppendedEvent(key, hit.seq if hit else known[event.event_id], None, True))
+                out.append(
+                    AppendedEvent(key, hit.seq if hit else known[event.event_id], None, True)
+                )
         version = stored.version if stored is not None else (state.seq if state is not None else 0)
         if stored is None:  # all duplicates: nothing written, the cached state stands
             return AppendResult(events=tuple(out), version=version)
         # A race (another process stored one of "our" ids first) leaves the cache unsure: drop it.
-        if state is not None and stored.version == state.seq and not any(e.duplicate for e in stored.events):
+        if (
+            state is not None
+            and stored.version == state.seq
+            and not any(e.duplicate for e in stored.events)
+        ):
             self.cache.put(state)
         else:
             self.cache.drop(game_id)

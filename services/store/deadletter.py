@@ -18,7 +18,12 @@ from services.metrics import EVENTS_DEAD_LETTERED
 
 
 async def dead_letter(
-    client: aioredis.Redis, keys: Keys, raw: bytes | str, reason: Any, source: str, **context: str | int
+    client: aioredis.Redis,
+    keys: Keys,
+    raw: bytes | str,
+    reason: Any,
+    source: str,
+    **context: str | int,
 ) -> str:
     """XADD one dead letter; returns its entry id. `reason` is JSON-dumped (str() for odd types)."""
     fields: dict[str, bytes | str | int] = {

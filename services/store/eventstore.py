@@ -48,7 +48,10 @@ class AppendResult:
     def to_dict(self) -> dict[str, object]:
         """`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}` (the HTTP 201 body)."""
         return {
-            "appended": [{"event_id": e.event_id, "seq": e.seq, "duplicate": e.duplicate} for e in self.events],
+            "appended": [
+                {"event_id": e.event_id, "seq": e.seq, "duplicate": e.duplicate}
+                for e in self.events
+            ],
             "version": self.version,
         }
 
@@ -77,14 +80,25 @@ class EventStore:
         """
         for event in events:
             if event.game_id != game_id:
-                raise ValueError(f"game_id: event {event.event_id} is for {event.game_id}, not {game_id}")
+                raise ValueError(
+                    f"game_id: event {event.event_id} is for {event.game_id}, not {game_id}"
+                )
         now = datetime.now(UTC)
         args: list[str | int] = [game_id, int(now.timestamp() * 1000)]
         for event in events:
-            args += [str(event.event_id), event.seq, event.type, dump_event_json(event.with_recorded_at(now))]
+            args += [
+                str(event.event_id),
+                event.seq,
+                event.type,
+                dump_event_json(event.with_recorded_at(now)),
+            ]
         shard = shard_of(game_id, self.keys.shards)
-        keys = [self.keys.game_stream(game_id), self.keys.feed(shard), self.keys.event_ids(game_id),
-                self.keys.game_index(shard)]
+        keys = [
+            self.keys.game_stream(game_id),
+            self.keys.feed(shard),
+            self.keys.event_ids(game_id),
+            self.keys.game_index(shard),
+        ]
         try:
             out = await self._append(keys=keys, args=args)
         except ResponseError as error:
@@ -107,13 +121,17 @@ class EventStore:
         """The game's version: the number of events stored (0 for an unknown game)."""
         return int(await self.client.xlen(self.keys.game_stream(game_id)))
 
-    async def read_raw(self, game_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[bytes]:
+    async def read_raw(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[bytes]:
         """The stored envelope JSON of seqs `from_seq..to_seq` (inclusive), as written."""
         end = f"{to_seq}-1" if to_seq is not None else "+"
         entries = await self.client.xrange(self.keys.game_stream(game_id), f"{from_seq}-1", end)
         return [fields[b"data"] for _, fields in entries]
 
-    async def read(self, game_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[Envelope]:
+    async def read(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[Envelope]:
         """The game's events `from_seq..to_seq` (inclusive), parsed and upcast to current schemas.
 
         Raises:

@@ -15,9 +15,17 @@ PLAYERS = ("ann", "bob", "cat")
 
 def envelope(game_id: str, seq: int, type_: str, payload: dict[str, Any], **extra: Any) -> Envelope:
     """One validated envelope with a fresh event id."""
-    raw = {"event_id": str(uuid.uuid4()), "game_id": game_id, "seq": seq, "type": type_,
-           "schema_version": extra.pop("schema_version", None), "occurred_at": "2026-11-30T10:00:00Z",
-           "actor": "table-1", "payload": payload, **extra}
+    raw = {
+        "event_id": str(uuid.uuid4()),
+        "game_id": game_id,
+        "seq": seq,
+        "type": type_,
+        "schema_version": extra.pop("schema_version", None),
+        "occurred_at": "2026-11-30T10:00:00Z",
+        "actor": "table-1",
+        "payload": payload,
+        **extra,
+    }
     if raw["schema_version"] is None:
         del raw["schema_version"]
     return parse_event(raw)
@@ -25,17 +33,26 @@ def envelope(game_id: str, seq: int, type_: str, payload: dict[str, Any], **extr
 
 def started(game_id: str, players: tuple[str, ...] = PLAYERS) -> Envelope:
     """`trickerion.game_started` at seq 1."""
-    seated = [{"player_id": p, "name": p.title(), "seat": i + 1, "initiative": i + 1} for i, p in enumerate(players)]
+    seated = [
+        {"player_id": p, "name": p.title(), "seat": i + 1, "initiative": i + 1}
+        for i, p in enumerate(players)
+    ]
     return envelope(game_id, 1, "trickerion.game_started", {"players": seated})
 
 
 def corrected(game_id: str, seq: int, player: str, amount: int) -> Envelope:
     """`game.score_corrected` (v2) giving `amount` Fame to `player`."""
-    return envelope(game_id, seq, "game.score_corrected",
-                    {"player_id": player, "amount": amount, "reason": "test", "referee": "ref"})
+    return envelope(
+        game_id,
+        seq,
+        "game.score_corrected",
+        {"player_id": player, "amount": amount, "reason": "test", "referee": "ref"},
+    )
 
 
-def game_log(game_id: str, n: int, seed: int = 0, players: tuple[str, ...] = PLAYERS) -> list[Envelope]:
+def game_log(
+    game_id: str, n: int, seed: int = 0, players: tuple[str, ...] = PLAYERS
+) -> list[Envelope]:
     """A valid log of `n` events: the start, then random corrections."""
     rng = random.Random(f"{game_id}-{seed}")
     return [started(game_id, players)] + [

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import redis.asyncio as aioredis
-
 from pydantic import TypeAdapter
 
 from contracts.envelope import Envelope
@@ -38,8 +37,11 @@ async def projected_seqs(client: aioredis.Redis, keys: Keys, games: list[str]) -
     return out
 
 
-async def wait_projected(client: aioredis.Redis, keys: Keys, expected: dict[str, int], timeout_s: float = 20.0) -> None:
+async def wait_projected(
+    client: aioredis.Redis, keys: Keys, expected: dict[str, int], timeout_s: float = 20.0
+) -> None:
     """Wait until every game's projection is at its expected seq."""
+
     async def done() -> bool:
         return await projected_seqs(client, keys, list(expected)) == expected
 
@@ -65,5 +67,7 @@ def offline_ledger(events: list[Envelope]) -> list[dict[str, Any]]:
     return [json.loads(_LEDGER_ENTRY.dump_json(e)) for e in fold(events).ledger]
 
 
-async def projected_ledger(client: aioredis.Redis, keys: Keys, game_id: str) -> list[dict[str, Any]]:
+async def projected_ledger(
+    client: aioredis.Redis, keys: Keys, game_id: str
+) -> list[dict[str, Any]]:
     return [json.loads(x) for x in await client.lrange(keys.ledger(game_id), 0, -1)]

@@ -1,4 +1,5 @@
-"""A Redis killed with SIGKILL (AOF on, appendfsync always) and restarted loses no acknowledged append."""
+"""A Redis killed with SIGKILL (AOF on, appendfsync always) and restarted loses no
+acknowledged append."""
 
 from __future__ import annotations
 

@@ -12,7 +12,9 @@ COMMITTED = Path(__file__).resolve().parents[2] / "contracts" / "asyncapi.yaml"
 
 
 def test_committed_asyncapi_has_not_drifted() -> None:
-    assert COMMITTED.read_text() == generate(), "run: python -m services.ingest.asyncapi > contracts/asyncapi.yaml"
+    assert COMMITTED.read_text() == generate(), (
+        "run: python -m services.ingest.asyncapi > contracts/asyncapi.yaml"
+    )
 
 
 def test_asyncapi_documents_the_inbox_with_a_redis_cli_example() -> None:

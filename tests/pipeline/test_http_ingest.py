@@ -17,7 +17,7 @@ from tests.pipeline.factory import corrected, game_log, started
 KEYS = Keys(4)
 
 
-def wire(*events) -> list[dict]:  # noqa: ANN002
+def wire(*events) -> list[dict]:
     return [e.to_wire() for e in events]
 
 
@@ -39,10 +39,15 @@ def test_201_single_and_batch(http: TestClient, sync_redis: redis.Redis) -> None
     log = game_log("g1", 4)
     one = http.post("/games/g1/events", json=log[0].to_wire())
     assert one.status_code == 201
-    assert one.json() == {"appended": [{"event_id": str(log[0].event_id), "seq": 1, "duplicate": False}], "version": 1}
+    assert one.json() == {
+        "appended": [{"event_id": str(log[0].event_id), "seq": 1, "duplicate": False}],
+        "version": 1,
+    }
     batch = http.post("/games/g1/events", json=wire(*log[1:]))
     assert batch.status_code == 201
-    assert [a["seq"] for a in batch.json()["appended"]] == [2, 3, 4] and batch.json()["version"] == 4
+    assert [a["seq"] for a in batch.json()["appended"]] == [2, 3, 4] and batch.json()[
+        "version"
+    ] == 4
     assert sync_redis.xlen(KEYS.game_stream("g1")) == 4
 
 
@@ -52,8 +57,12 @@ def test_duplicates_answer_original_seq(http: TestClient, sync_redis: redis.Redi
     for _ in range(2):
         again = http.post("/games/g1/events", json=wire(*log))
         assert again.status_code == 201
-        assert again.json() == {"appended": [{"event_id": str(e.event_id), "seq": e.seq, "duplicate": True}
-                                             for e in log], "version": 3}
+        assert again.json() == {
+            "appended": [
+                {"event_id": str(e.event_id), "seq": e.seq, "duplicate": True} for e in log
+            ],
+            "version": 3,
+        }
     assert sync_redis.xlen(KEYS.game_stream("g1")) == 3
 
 
@@ -64,7 +73,12 @@ def test_409_names_the_current_version(http: TestClient) -> None:
     assert winner.status_code == 201
     assert loser.status_code == 409
     body = loser.json()
-    assert (body["error"], body["expected"], body["actual"], body["version"]) == ("version_conflict", 3, 4, 4)
+    assert (body["error"], body["expected"], body["actual"], body["version"]) == (
+        "version_conflict",
+        3,
+        4,
+        4,
+    )
 
 
 def test_422_names_the_field(http: TestClient) -> None:
@@ -84,15 +98,21 @@ def test_422_names_the_rule(http: TestClient, sync_redis: redis.Redis) -> None:
     http.post("/games/g1/events", json=started("g1").to_wire())
     response = http.post("/games/g1/events", json=corrected("g1", 2, "nobody", 3).to_wire())
     assert response.status_code == 422
-    assert response.json() == {"error": "rule_violation", "rule": "correction.unknown_player",
-                               "field": "payload.player_id", "message": "no player 'nobody' in this game"}
+    assert response.json() == {
+        "error": "rule_violation",
+        "rule": "correction.unknown_player",
+        "field": "payload.player_id",
+        "message": "no player 'nobody' in this game",
+    }
     other = http.post("/games/g1/events", json=corrected("g2", 2, "ann", 3).to_wire())
     assert (other.status_code, other.json()["rule"]) == (422, "log.game_id")
     assert sync_redis.xlen(KEYS.game_stream("g1")) == 1
 
 
 def test_422_for_bad_json_and_empty_batch(http: TestClient) -> None:
-    bad = http.post("/games/g1/events", content=b'{"event_id": ', headers={"content-type": "application/json"})
+    bad = http.post(
+        "/games/g1/events", content=b'{"event_id": ', headers={"content-type": "application/json"}
+    )
     assert bad.status_code == 422
     assert http.post("/games/g1/events", json=[]).status_code == 422
     assert json.loads(http.post("/games/g1/events", json=[]).content)["field"] == "body"

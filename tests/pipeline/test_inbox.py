@@ -30,13 +30,15 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
     log = game_log("g1", 5)
     rule_breaker = corrected("g1", 4, "nobody", 1)
     garbage = [
-        {"data": b"\xff\xfe not utf-8"},                     # bad bytes
-        {"data": b'{"event_id": '},                          # bad JSON
+        {"data": b"\xff\xfe not utf-8"},  # bad bytes
+        {"data": b'{"event_id": '},  # bad JSON
         {"data": json.dumps({**log[1].to_wire(), "type": "chess.moved"})},  # unknown type
-        {"data": rule_breaker.model_dump_json()},            # a rule violation
+        {"data": rule_breaker.model_dump_json()},  # a rule violation
         {"other": "no data field"},
     ]
-    await redis_client.xadd(KEYS.inbox, {"data": log[0].model_dump_json()})  # before the first start
+    await redis_client.xadd(
+        KEYS.inbox, {"data": log[0].model_dump_json()}
+    )  # before the first start
     async with build_inbox_app(settings):
         await redis_client.xadd(KEYS.inbox, {"data": json.dumps([e.to_wire() for e in log[1:3]])})
         for fields in garbage:
@@ -47,14 +49,18 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
         store = EventStore(redis_client, KEYS)
 
         async def all_in() -> bool:
-            return await store.version("g1") == 5 and await redis_client.xlen(KEYS.dead_letter) == len(garbage)
+            return await store.version("g1") == 5 and await redis_client.xlen(
+                KEYS.dead_letter
+            ) == len(garbage)
+
         await wait_until(all_in, 15, "5 events appended and 5 dead letters")
         pending = await redis_client.xpending(KEYS.inbox, GROUP)
         assert pending["pending"] == 0
     assert [e.event_id for e in await store.read("g1")] == [e.event_id for e in log]
     letters = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
-    assert [f[b"raw"] for f in letters[:4]] == [g["data"] if isinstance(g["data"], bytes) else g["data"].encode()
-                                               for g in garbage[:4]]
+    assert [f[b"raw"] for f in letters[:4]] == [
+        g["data"] if isinstance(g["data"], bytes) else g["data"].encode() for g in garbage[:4]
+    ]
     assert {f[b"source"] for f in letters} == {b"inbox"}
     reasons = [json.loads(f[b"reason"]) for f in letters]
     assert reasons[1]["field"] == "data" and "invalid JSON" in reasons[1]["message"]
@@ -63,16 +69,20 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
     assert reasons[4]["field"] == "data" and b"no data field" in letters[4][b"raw"]
 
 
-async def test_faststream_publisher_data_field_is_accepted(settings: IngestSettings,
-                                                           redis_client: aioredis.Redis) -> None:
+async def test_faststream_publisher_data_field_is_accepted(
+    settings: IngestSettings, redis_client: aioredis.Redis
+) -> None:
     event = started("g7")
     publisher = RedisBroker(settings.redis_url, logger=None)
     async with build_inbox_app(settings), publisher:
-        await publisher.publish(event.to_wire(), stream=KEYS.inbox)  # FastStream's `__data__` format
+        await publisher.publish(
+            event.to_wire(), stream=KEYS.inbox
+        )  # FastStream's `__data__` format
         store = EventStore(redis_client, KEYS)
 
         async def appended() -> bool:
             return await store.version("g7") == 1
+
         await wait_until(appended, 15, "the published event appended")
 
 
@@ -88,5 +98,9 @@ async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
         store = EventStore(redis_client, KEYS)
 
         async def drained() -> bool:
-            return await store.version("g3") == 1 and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+            return (
+                await store.version("g3") == 1
+                and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+            )
+
         await wait_until(drained, 15, "the pending entry appended and acked")

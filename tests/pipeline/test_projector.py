@@ -43,8 +43,9 @@ async def assert_matches_offline(client: aioredis.Redis, logs: dict[str, list[En
         assert await projected_ledger(client, KEYS, game_id) == offline_ledger(events)
 
 
-async def test_standings_equal_offline_fold(settings: ProjectorSettings, store: EventStore,
-                                            redis_client: aioredis.Redis) -> None:
+async def test_standings_equal_offline_fold(
+    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+) -> None:
     logs = {f"g{i}": game_log(f"g{i}", 15 + i, seed=i) for i in range(6)}
     for game_id, events in logs.items():  # half before the projector starts, half while it runs
         await store.append(game_id, events[:8])
@@ -53,19 +54,25 @@ async def test_standings_equal_offline_fold(settings: ProjectorSettings, store: 
             await store.append(game_id, events[8:])
         await wait_projected(redis_client, KEYS, {g: len(e) for g, e in logs.items()})
     await assert_matches_offline(redis_client, logs)
-    assert any(e["seq"] == 2 and e["resource"] == "fame" for e in await projected_ledger(redis_client, KEYS, "g0"))
+    assert any(
+        e["seq"] == 2 and e["resource"] == "fame"
+        for e in await projected_ledger(redis_client, KEYS, "g0")
+    )
     changes = sum([await redis_client.xlen(KEYS.changes(s)) for s in range(SHARDS)])
     assert changes >= len(logs)
 
 
-async def test_standings_at_seq_n_equal_fold_of_first_n(settings: ProjectorSettings, store: EventStore,
-                                                         redis_client: aioredis.Redis) -> None:
+async def test_standings_at_seq_n_equal_fold_of_first_n(
+    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+) -> None:
     events = game_log("g1", 12, seed=3)
     async with run_projector(settings):
         for n, event in enumerate(events, start=1):
             await store.append("g1", [event])
             await wait_projected(redis_client, KEYS, {"g1": n})
-            assert await projected_standings(redis_client, KEYS, "g1") == offline_standings(events, n)
+            assert await projected_standings(redis_client, KEYS, "g1") == offline_standings(
+                events, n
+            )
 
 
 async def test_restart_resumes_from_checkpoint_without_double_counting(
@@ -81,8 +88,9 @@ async def test_restart_resumes_from_checkpoint_without_double_counting(
     await assert_matches_offline(redis_client, {"g1": events})
 
 
-async def test_reapplying_an_old_batch_changes_nothing(settings: ProjectorSettings, store: EventStore,
-                                                      redis_client: aioredis.Redis) -> None:
+async def test_reapplying_an_old_batch_changes_nothing(
+    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+) -> None:
     events = game_log("g1", 9)
     await store.append("g1", events)
     shard = shard_of("g1", SHARDS)
@@ -95,11 +103,16 @@ async def test_reapplying_an_old_batch_changes_nothing(settings: ProjectorSettin
     await assert_matches_offline(redis_client, {"g1": events})
 
 
-async def test_void_rewrites_the_ledger(settings: ProjectorSettings, store: EventStore,
-                                        redis_client: aioredis.Redis) -> None:
+async def test_void_rewrites_the_ledger(
+    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+) -> None:
     events = game_log("g1", 6)
-    void = envelope("g1", 7, "game.event_voided",
-                    {"voided_event_id": str(events[3].event_id), "reason": "misread", "referee": "ref"})
+    void = envelope(
+        "g1",
+        7,
+        "game.event_voided",
+        {"voided_event_id": str(events[3].event_id), "reason": "misread", "referee": "ref"},
+    )
     await store.append("g1", events)
     async with run_projector(settings):
         await wait_projected(redis_client, KEYS, {"g1": 6})
@@ -111,17 +124,23 @@ async def test_void_rewrites_the_ledger(settings: ProjectorSettings, store: Even
     assert sum(e["category"] == "correction" for e in ledger) == 4  # 5 corrections, one voided
 
 
-async def test_bad_event_is_dead_lettered_and_its_game_held(settings: ProjectorSettings, store: EventStore,
-                                                            redis_client: aioredis.Redis) -> None:
+async def test_bad_event_is_dead_lettered_and_its_game_held(
+    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+) -> None:
     good = game_log("ok", 5)
     await store.append("ok", good[:2])
     bad_prefix = [started("bad"), corrected("bad", 2, "ann", 3)]
     await store.append("bad", bad_prefix)
     # bypass ingest: a broken seq-3 event straight into the game stream and the feed
     garbage = b'{"not": "an event"'
-    await redis_client.xadd(KEYS.game_stream("bad"), {"seq": 3, "id": str(uuid.uuid4()), "type": "x",
-                                                      "data": garbage}, id="3-1")
-    await redis_client.xadd(KEYS.feed(shard_of("bad", SHARDS)), {"game": "bad", "seq": 3, "data": garbage})
+    await redis_client.xadd(
+        KEYS.game_stream("bad"),
+        {"seq": 3, "id": str(uuid.uuid4()), "type": "x", "data": garbage},
+        id="3-1",
+    )
+    await redis_client.xadd(
+        KEYS.feed(shard_of("bad", SHARDS)), {"game": "bad", "seq": 3, "data": garbage}
+    )
     later = corrected("bad", 4, "bob", 9)
     await store.append("bad", [later])
     async with run_projector(settings):
@@ -131,7 +150,13 @@ async def test_bad_event_is_dead_lettered_and_its_game_held(settings: ProjectorS
         await store.append("ok", [corrected("ok", 6, "cat", 1)])
         await wait_projected(redis_client, KEYS, {"ok": 6})
     assert await redis_client.hget(KEYS.projection("bad"), "held") == b"3"
-    assert await projected_standings(redis_client, KEYS, "bad") == offline_standings(bad_prefix)  # seq 4 waits behind the bad seq 3
-    (_, letter), = await redis_client.xrange(KEYS.dead_letter)
+    assert await projected_standings(redis_client, KEYS, "bad") == offline_standings(
+        bad_prefix
+    )  # seq 4 waits behind the bad seq 3
+    ((_, letter),) = await redis_client.xrange(KEYS.dead_letter)
     assert letter[b"raw"] == garbage and letter[b"source"] == b"projector"
-    assert letter[b"game"] == b"bad" and letter[b"seq"] == b"3" and json.loads(letter[b"reason"])["error"]
+    assert (
+        letter[b"game"] == b"bad"
+        and letter[b"seq"] == b"3"
+        and json.loads(letter[b"reason"])["error"]
+    )

@@ -33,11 +33,22 @@ pytestmark = pytest.mark.slow
 
 
 def start_projector(redis_url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "SCORELEDGER_REDIS_URL": redis_url, "SCORELEDGER_SHARDS": str(SHARDS),
-           "SCORELEDGER_BATCH": "5", "SCORELEDGER_LOG_LEVEL": "WARNING", "SCORELEDGER_LOG_FORMAT": "json"}
+    env = {
+        **os.environ,
+        "SCORELEDGER_REDIS_URL": redis_url,
+        "SCORELEDGER_SHARDS": str(SHARDS),
+        "SCORELEDGER_BATCH": "5",
+        "SCORELEDGER_LOG_LEVEL": "WARNING",
+        "SCORELEDGER_LOG_FORMAT": "json",
+    }
     env.pop("REDIS_URL", None)
-    return subprocess.Popen([sys.executable, "-m", "services.projector"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "services.projector"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 async def test_sigkill_mid_stream_then_restart_is_exact(clean_redis_url: str) -> None:
@@ -54,12 +65,14 @@ async def test_sigkill_mid_stream_then_restart_is_exact(clean_redis_url: str) ->
         for round_ in range(3):
             proc = start_projector(clean_redis_url)
             try:
+
                 async def some_progress() -> bool:
                     return sum((await projected_seqs(client, KEYS, games)).values()) > 0
+
                 await wait_until(some_progress, 30, "the projector to apply something")
                 if round_ > 0:
                     for g, events in logs.items():  # more events while it runs
-                        await store.append(g, events[appended[g]:appended[g] + 20])
+                        await store.append(g, events[appended[g] : appended[g] + 20])
                         appended[g] += 20
                 await asyncio.sleep(0.05 * round_)
             finally:
@@ -72,8 +85,12 @@ async def test_sigkill_mid_stream_then_restart_is_exact(clean_redis_url: str) ->
         assert sum(appended.values()) == total
         proc = start_projector(clean_redis_url)
         try:
+
             async def all_applied() -> bool:
-                return await projected_seqs(client, KEYS, games) == {g: len(e) for g, e in logs.items()}
+                return await projected_seqs(client, KEYS, games) == {
+                    g: len(e) for g, e in logs.items()
+                }
+
             await wait_until(all_applied, 60, "all events applied after the restart")
         finally:
             proc.send_signal(signal.SIGTERM)

@@ -41,11 +41,15 @@ async def test_append_and_read_back(store: EventStore, redis_client: aioredis.Re
     assert await store.list_games() == ["g1"]
 
 
-async def test_duplicate_returns_original_seq(store: EventStore, redis_client: aioredis.Redis) -> None:
+async def test_duplicate_returns_original_seq(
+    store: EventStore, redis_client: aioredis.Redis
+) -> None:
     log = game_log("g1", 3)
     await store.append("g1", log)
     again = await store.append("g1", [log[1]])
-    assert again.events[0].seq == 2 and again.events[0].duplicate and again.events[0].feed_id is None
+    assert (
+        again.events[0].seq == 2 and again.events[0].duplicate and again.events[0].feed_id is None
+    )
     assert again.version == 3
     assert await store.version("g1") == 3
     assert await redis_client.xlen(KEYS.feed(shard_of("g1", 4))) == 3
@@ -63,7 +67,9 @@ async def test_version_conflict_writes_nothing_of_the_batch(store: EventStore) -
 async def test_two_writers_same_expected_version_exactly_one_wins(store: EventStore) -> None:
     await store.append("g1", game_log("g1", 3))
     a, b = corrected("g1", 4, "ann", 1), corrected("g1", 4, "bob", 2)
-    outcomes = await asyncio.gather(store.append("g1", [a]), store.append("g1", [b]), return_exceptions=True)
+    outcomes = await asyncio.gather(
+        store.append("g1", [a]), store.append("g1", [b]), return_exceptions=True
+    )
     conflicts = [o for o in outcomes if isinstance(o, VersionConflict)]
     assert len(conflicts) == 1 and (conflicts[0].expected, conflicts[0].actual) == (3, 4)
     assert await store.version("g1") == 4
@@ -86,16 +92,32 @@ async def test_duplicate_inside_one_batch(store: EventStore) -> None:
     assert result.version == 1
 
 
-async def test_old_schema_version_is_upcast_on_read(store: EventStore, redis_client: aioredis.Redis) -> None:
+async def test_old_schema_version_is_upcast_on_read(
+    store: EventStore, redis_client: aioredis.Redis
+) -> None:
     await store.append("g1", [started("g1")])
-    v1 = {"event_id": "5f0c6c1e-8d8a-4a53-9a59-3b1e1f1e2d01", "game_id": "g1", "seq": 2,
-          "type": "game.score_corrected", "schema_version": 1, "occurred_at": "2026-11-30T10:00:00Z",
-          "actor": "ref", "payload": {"player_id": "ann", "points": 4, "reason": "late"}}
+    v1 = {
+        "event_id": "5f0c6c1e-8d8a-4a53-9a59-3b1e1f1e2d01",
+        "game_id": "g1",
+        "seq": 2,
+        "type": "game.score_corrected",
+        "schema_version": 1,
+        "occurred_at": "2026-11-30T10:00:00Z",
+        "actor": "ref",
+        "payload": {"player_id": "ann", "points": 4, "reason": "late"},
+    }
     # an event stored by an older writer, before the v2 schema
-    await redis_client.xadd(KEYS.game_stream("g1"), {"seq": 2, "id": v1["event_id"], "type": v1["type"],
-                                                    "data": json.dumps(v1)}, id="2-1")
+    await redis_client.xadd(
+        KEYS.game_stream("g1"),
+        {"seq": 2, "id": v1["event_id"], "type": v1["type"], "data": json.dumps(v1)},
+        id="2-1",
+    )
     read = (await store.read("g1", 2, 2))[0]
-    assert (read.schema_version, read.payload.amount, read.payload.referee) == (2, 4, "unknown (v1 event)")
+    assert (read.schema_version, read.payload.amount, read.payload.referee) == (
+        2,
+        4,
+        "unknown (v1 event)",
+    )
     assert json.loads((await store.export_jsonl("g1")).splitlines()[1])["schema_version"] == 1
 
 
@@ -114,6 +136,7 @@ async def test_list_games_spans_shards(store: EventStore) -> None:
 
 
 # --- domain-checked append ---
+
 
 async def test_checked_rejects_rule_violation_and_writes_nothing(store: EventStore) -> None:
     checked = CheckedEventStore(store, cache_games=2)
