@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -49,11 +50,20 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Delivery:
-    """What a subscriber receives: the change and the game's rendered projection (None if the
-    projection HASH is gone)."""
+    """What a subscriber receives: the change, the game's rendered projection (`body`, None if
+    the projection HASH is gone) and `body_json`, the body serialized once for all subscribers."""
 
     change: Change
     body: Any
+    body_json: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A game's rendered projection and its JSON text (serialized once, sent to every client)."""
+
+    body: Any
+    json: str
 
 
 @dataclass(eq=False)
@@ -81,15 +91,23 @@ class ChangeHub:
         client: `redis.asyncio.Redis` without `decode_responses`.
         keys: the deployment's key layout (its shard count sets the streams read).
         render: builds the pushed body from a game's projection HASH.
-        block_ms: XREAD BLOCK timeout; the loop re-issues the read after it.
+        block_ms: XREAD BLOCK timeout; the loop re-issues the read after it. Keep it well under
+            the client's socket timeout (redis-py 8 defaults to 5 s), or the read times out.
+        max_connect_reads: Redis reads made for connecting clients at once (redis-py's pool
+            holds 100 connections and fails, rather than waits, beyond them).
     """
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, render: Render, block_ms: int = 5000) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys, render: Render, block_ms: int = 2000,
+                 max_connect_reads: int = 16) -> None:
         self.client = client
         self.keys = keys
         self.render = render
         self.block_ms = block_ms
         self._subs: dict[str | None, set[Subscription]] = defaultdict(set)
+        self._delivered: dict[str, str] = {}  # stream -> last entry id fanned out
+        self._bodies: dict[str, Rendered] = {}  # watched game -> its latest rendered projection
+        self._loading: dict[str, asyncio.Future[Rendered | None]] = {}
+        self._reads = asyncio.Semaphore(max_connect_reads)
         self._shard_of_stream = {keys.changes(s): s for s in range(keys.shards)}
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -128,12 +146,22 @@ class ChangeHub:
             self._subs[game_id].discard(sub)
             if not self._subs[game_id]:
                 del self._subs[game_id]
+                if game_id is not None:
+                    self._bodies.pop(game_id, None)
 
-    # --- one-off reads for (re)connecting clients ---
-    async def tail(self, game_id: str) -> str:
-        """The last entry id of the game's shard change stream (`0-0` when empty)."""
-        last = await self.client.xrevrange(self.keys.changes(shard_of(game_id, self.keys.shards)), count=1)
-        return last[0][0].decode() if last else "0-0"
+    # --- reads for (re)connecting clients: from memory where possible, else bounded ---
+    def position(self, game_id: str) -> str:
+        """The last entry id of the game's shard stream that the hub has fanned out (`0-0` for
+        none). Every change up to it is reflected in `current(game_id)`; every later one will
+        reach a subscription opened before this call."""
+        return self._delivered[self.keys.changes(shard_of(game_id, self.keys.shards))]
+
+    @contextlib.asynccontextmanager
+    async def limited(self) -> AsyncIterator[None]:
+        """Hold one of the few slots for Redis reads made on a client's connect: a thousand
+        browsers reconnecting at once queue here instead of exhausting the connection pool."""
+        async with self._reads:
+            yield
 
     async def changed_since(self, game_id: str, after_id: str, limit: int = 100_000) -> str | None:
         """The id of the game's newest change after `after_id` in its shard stream, or None.
@@ -142,18 +170,42 @@ class ChangeHub:
             redis.ResponseError: `after_id` is not a stream id (callers treat it as absent).
         """
         stream = self.keys.changes(shard_of(game_id, self.keys.shards))
-        entries = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
+        async with self.limited():
+            entries = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
         hits = [eid.decode() for eid, fields in entries if fields.get(b"game", b"").decode() == game_id]
         return hits[-1] if hits else None
 
-    async def current(self, game_id: str) -> Any:
-        """The rendered projection of `game_id` now (None if it has none yet)."""
-        raw = await self.client.hgetall(self.keys.projection(game_id))
-        return self.render(game_id, _decode(raw)) if raw else None
+    async def current(self, game_id: str) -> Rendered | None:
+        """The rendered projection of `game_id` (None if it has none yet): from the cache the
+        fan-out keeps for watched games, else one Redis read shared by concurrent callers."""
+        cached = self._bodies.get(game_id)
+        if cached is not None:
+            return cached
+        loading = self._loading.get(game_id)
+        if loading is None:
+            loading = asyncio.ensure_future(self._load(game_id))
+            self._loading[game_id] = loading
+            loading.add_done_callback(lambda _: self._loading.pop(game_id, None))
+        return await asyncio.shield(loading)
+
+    async def _load(self, game_id: str) -> Rendered | None:
+        async with self.limited():
+            raw = await self.client.hgetall(self.keys.projection(game_id))
+        if not raw:
+            return None
+        rendered = self._rendered(game_id, raw)
+        if game_id in self._subs:  # a newer body stored by the fan-out meanwhile wins
+            return self._bodies.setdefault(game_id, rendered)
+        return rendered
+
+    def _rendered(self, game_id: str, raw: dict[bytes, bytes]) -> Rendered:
+        body = self.render(game_id, _decode(raw))
+        return Rendered(body, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
     # --- the reader ---
     async def _run(self) -> None:
         positions = await self._retry.call_with_retry(self._tails, self._on_error)
+        self._delivered.update(positions)
         self._ready.set()
         while True:
             reply = await self._retry.call_with_retry(
@@ -168,6 +220,7 @@ class ChangeHub:
                     changes.append(Change(shard, eid.decode(), fields[b"game"].decode(), int(fields[b"seq"])))
             if changes:
                 await self._fan_out(changes)
+            self._delivered.update(positions)  # only after the fan-out: see `position`
 
     async def _tails(self) -> dict[str, str]:
         async with self.client.pipeline(transaction=False) as pipe:
@@ -183,6 +236,8 @@ class ChangeHub:
         # Per game, only the newest change of the batch matters (the body is the whole state).
         newest = {c.game_id: c for c in changes}
         wanted = [c for g, c in newest.items() if self._subs.get(g) or self._subs.get(None)]
+        for game_id in newest.keys() - {c.game_id for c in wanted}:
+            self._bodies.pop(game_id, None)  # unwatched: the cached body would go stale
         if not wanted:
             return
         async with self.client.pipeline(transaction=False) as pipe:
@@ -190,7 +245,10 @@ class ChangeHub:
                 pipe.hgetall(self.keys.projection(change.game_id))
             raws = await pipe.execute()
         for change, raw in zip(wanted, raws):
-            delivery = Delivery(change, self.render(change.game_id, _decode(raw)) if raw else None)
+            rendered = self._rendered(change.game_id, raw) if raw else Rendered(None, "null")
+            if change.game_id in self._subs:
+                self._bodies[change.game_id] = rendered
+            delivery = Delivery(change, rendered.body, rendered.json)
             for sub in (*self._subs.get(change.game_id, ()), *self._subs.get(None, ())):
                 sub.offer(delivery)
 

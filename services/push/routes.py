@@ -15,6 +15,7 @@ Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -69,7 +70,8 @@ async def games_live(request: Request) -> AsyncIterator[ServerSentEvent]:
     hub = _hub(request)
     reader: QueryReader = request.app.state.reader
     async with hub.subscribe(None) as sub:
-        games = await reader.games()  # after subscribing: a change from now on is queued
+        async with hub.limited():
+            games = await reader.games()  # after subscribing: a change from now on is queued
         yield ServerSentEvent(event="games", data={"games": [g.model_dump(mode="json") for g in games]}, retry=RETRY_MS)
         while True:
             delivery = await sub.get()
@@ -99,12 +101,12 @@ async def game_live(
     """Live standings of one game (see the module docstring for the resume rule)."""
     hub = _hub(request)
     async with hub.subscribe(game_id) as sub:
-        sent = await hub.tail(game_id)  # the projection read below already reflects changes <= sent
+        sent = hub.position(game_id)  # `current` below reflects every change up to it
         if not await _resumable(hub, game_id, last_event_id, sent):
-            body = await hub.current(game_id)
-            if body is not None:
+            rendered = await hub.current(game_id)
+            if rendered is not None:
                 yield ServerSentEvent(event="standings", id=sent, retry=RETRY_MS,
-                                      data={"change": None, "standings": body})
+                                      raw_data=f'{{"change":null,"standings":{rendered.json}}}')
         else:
             yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
         while True:
@@ -112,8 +114,9 @@ async def game_live(
             if entry_key(delivery.change.entry_id) <= entry_key(sent):
                 continue  # already reflected in what this client was sent
             sent = delivery.change.entry_id
-            yield ServerSentEvent(event="standings", id=sent,
-                                  data={"change": _change(delivery.change), "standings": delivery.body})
+            # The body was serialized once by the hub; only the small change part is per event.
+            raw = f'{{"change":{json.dumps(_change(delivery.change))},"standings":{delivery.body_json}}}'
+            yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
 
 
 async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, tail: str) -> bool:
