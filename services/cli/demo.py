@@ -11,6 +11,7 @@ and reports the measured events/s.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import time
 import uuid
@@ -38,7 +39,17 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_DIRS = (ROOT / "contracts" / "examples", ROOT / "tests" / "cli" / "data")
 """Where the example logs are looked for, in order: the first directory with `*.jsonl` wins."""
 
-COMPARED = ("game", "status", "seq", "score_unit", "players", "winner", "winners", "tie_break", "result")
+COMPARED = (
+    "game",
+    "status",
+    "seq",
+    "score_unit",
+    "players",
+    "winner",
+    "winners",
+    "tie_break",
+    "result",
+)
 """Fields of a standings view that must equal the offline fold's (not source/checkpoint/time)."""
 
 
@@ -66,7 +77,9 @@ class DemoGame:
 
     def matches(self) -> bool:
         """True when the standings read over HTTP equal the offline fold's, field by field."""
-        return self.final is not None and all(getattr(self.final, f) == getattr(self.expected, f) for f in COMPARED)
+        return self.final is not None and all(
+            getattr(self.final, f) == getattr(self.expected, f) for f in COMPARED
+        )
 
 
 @dataclass
@@ -103,13 +116,23 @@ def renamed(events: Sequence[Envelope], suffix: str) -> list[Envelope]:
     for e in events:
         payload = e.payload
         if isinstance(payload, EventVoided):
-            payload = payload.model_copy(update={"voided_event_id": new_id[payload.voided_event_id]})
-        out.append(e.model_copy(update={"game_id": f"{e.game_id}-{suffix}", "event_id": new_id[e.event_id], "payload": payload}))
+            payload = payload.model_copy(
+                update={"voided_event_id": new_id[payload.voided_event_id]}
+            )
+        out.append(
+            e.model_copy(
+                update={
+                    "game_id": f"{e.game_id}-{suffix}",
+                    "event_id": new_id[e.event_id],
+                    "payload": payload,
+                }
+            )
+        )
     return out
 
 
 def round_robin(games: Sequence[DemoGame]) -> list[Envelope]:
-    """All events, one of each game in turn (each game's order kept), like tables playing at once."""
+    """All events, one of each game in turn (each game's order kept), as tables play at once."""
     queues = [list(g.events) for g in games]
     order: list[Envelope] = []
     while any(queues):
@@ -141,15 +164,23 @@ class LiveBoard:
         self.games = games
         self.latest: dict[str, StandingsResponse] = {}
         self.progress = Progress(
-            TextColumn("publishing events"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+            TextColumn("publishing events"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
         )
         self.task = self.progress.add_task("publish", total=total)
 
     def render(self) -> Group:
-        tables = [standings_table(self.latest[g.game_id]) for g in self.games if g.game_id in self.latest]
+        tables = [
+            standings_table(self.latest[g.game_id]) for g in self.games if g.game_id in self.latest
+        ]
         return Group(self.progress, *tables)
 
-    async def refresh_from(self, client: httpx.AsyncClient, live: Live, stop: asyncio.Event) -> None:
+    async def refresh_from(
+        self, client: httpx.AsyncClient, live: Live, stop: asyncio.Event
+    ) -> None:
         """Poll the query API every 0.3 s and redraw, until `stop` is set."""
         while not stop.is_set():
             for game in self.games:
@@ -157,13 +188,13 @@ class LiveBoard:
                 if view is not None:
                     self.latest[game.game_id] = view
             live.update(self.render())
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.3)
-            except TimeoutError:
-                pass
 
 
-async def wait_projected(client: httpx.AsyncClient, games: Sequence[DemoGame], timeout_s: float = 60.0) -> None:
+async def wait_projected(
+    client: httpx.AsyncClient, games: Sequence[DemoGame], timeout_s: float = 60.0
+) -> None:
     """Read each game's standings until the projection reaches its last seq (sets `final`).
 
     Raises:
@@ -178,7 +209,9 @@ async def wait_projected(client: httpx.AsyncClient, games: Sequence[DemoGame], t
                     await asyncio.sleep(0.05)
 
 
-async def run_demo(redis_url: str, games: list[DemoGame], console: Console, keep_running: bool = False) -> DemoReport:
+async def run_demo(
+    redis_url: str, games: list[DemoGame], console: Console, keep_running: bool = False
+) -> DemoReport:
     """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
 
     Raises:
@@ -195,7 +228,10 @@ async def run_demo(redis_url: str, games: list[DemoGame], console: Console, keep
             if serving.done():
                 raise RuntimeError(f"the services did not start: {serving.exception()!r}")
             await asyncio.sleep(0.02)
-        console.print(f"services up at {url}  (query API docs while the demo runs: {url}/docs)", highlight=False)
+        console.print(
+            f"services up at {url}  (query API docs while the demo runs: {url}/docs)",
+            highlight=False,
+        )
         report = await _publish_and_watch(url, games, console)
         if keep_running:
             console.print(f"serving until Ctrl-C: open {url}/docs, {url}/games", highlight=False)
@@ -217,7 +253,9 @@ async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) 
             start = time.perf_counter()
             try:
                 for event in events:
-                    with structlog.contextvars.bound_contextvars(game_id=event.game_id, event_id=str(event.event_id), seq=event.seq):
+                    with structlog.contextvars.bound_contextvars(
+                        game_id=event.game_id, event_id=str(event.event_id), seq=event.seq
+                    ):
                         await publisher.post([event])
                         log.debug("published")
                     board.progress.advance(board.task)
@@ -229,5 +267,11 @@ async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) 
                 await refresher
             board.latest.update({g.game_id: g.final for g in games if g.final is not None})
             live.update(board.render())
-    return DemoReport(games, len(events), publish_s, projected_s, url,
-                      [g.game_id for g in games if not g.matches()])
+    return DemoReport(
+        games,
+        len(events),
+        publish_s,
+        projected_s,
+        url,
+        [g.game_id for g in games if not g.matches()],
+    )

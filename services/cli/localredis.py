@@ -18,7 +18,8 @@ from redis.backoff import ConstantBackoff
 from redis.retry import Retry
 
 HOW_TO_GET_REDIS = (
-    "scoreledger demo needs Redis 7. Either install it (Debian/Ubuntu: `apt-get install redis-server`, "
+    "scoreledger demo needs Redis 7. Either install it "
+    "(Debian/Ubuntu: `apt-get install redis-server`, "
     "then run the demo again: it starts a throwaway server itself), or run one with Docker "
     "(`docker compose -f deploy/compose.yaml up redis`) and set REDIS_URL=redis://127.0.0.1:6379/0."
 )
@@ -64,7 +65,19 @@ def throwaway_redis(exe: str) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="scoreledger-demo-redis-") as data_dir:
         port = _free_port()
         proc = subprocess.Popen(
-            [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", data_dir],
+            [
+                exe,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                data_dir,
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -84,13 +97,19 @@ def throwaway_redis(exe: str) -> Iterator[str]:
 def _wait_until_answers(url: str, proc: subprocess.Popen[bytes]) -> None:
     """PING with redis-py's own retry (every 50 ms, about 10 s in all) until the server is up."""
     client = redis.Redis.from_url(
-        url, socket_connect_timeout=0.2, retry=Retry(ConstantBackoff(0.05), retries=200),
+        url,
+        socket_connect_timeout=0.2,
+        retry=Retry(ConstantBackoff(0.05), retries=200),
         retry_on_error=[redis.ConnectionError],
     )
     try:
         client.ping()
     except (redis.RedisError, OSError):
-        state = f"exited with code {proc.returncode}" if proc.poll() is not None else "did not answer PING"
+        state = (
+            f"exited with code {proc.returncode}"
+            if proc.poll() is not None
+            else "did not answer PING"
+        )
         raise NoRedis(f"the throwaway redis-server at {url} {state}") from None
     finally:
         client.close()
@@ -108,7 +127,11 @@ def demo_redis(configured_url: str | None) -> Iterator[DemoRedis]:
         return
     exe = shutil.which("redis-server")
     if exe is None:
-        reason = f"REDIS_URL={configured_url} does not answer. " if configured_url else "REDIS_URL is not set and "
+        reason = (
+            f"REDIS_URL={configured_url} does not answer. "
+            if configured_url
+            else "REDIS_URL is not set and "
+        )
         raise NoRedis(reason + "redis-server is not on the PATH.\n" + HOW_TO_GET_REDIS)
     with throwaway_redis(exe) as url:
         yield DemoRedis(url, throwaway=True)

@@ -1,4 +1,4 @@
-"""The `scoreledger` command line (typer + rich). Entry point: `scoreledger = services.cli.main:app`.
+"""The `scoreledger` command line (typer + rich); entry point `services.cli.main:app`.
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `demo` (everything,
@@ -14,24 +14,33 @@ import uuid
 from pathlib import Path
 from typing import Annotated
 
+import httpx
 import typer
+from redis.exceptions import RedisError
 from rich.console import Console
 from rich.markup import escape
-
-import httpx
-from redis.exceptions import RedisError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from services.cli.offline import LogLineError, score_file, standings_summary
-from services.cli.remote import GameNotStored, PublishError, Publisher, export_game, publish_events, read_log
+from services.cli.remote import (
+    GameNotStored,
+    Publisher,
+    PublishError,
+    export_game,
+    publish_events,
+    read_log,
+)
 from services.cli.render import standings_table
 from services.query.views import standings_view
 from services.settings import CommonSettings
 
-app = typer.Typer(name="scoreledger", help="Live, event-sourced scoring for Trickerion and Penumbra.", no_args_is_help=True)
+app = typer.Typer(
+    name="scoreledger",
+    help="Live, event-sourced scoring for Trickerion and Penumbra.",
+    no_args_is_help=True,
+)
 out = Console()
 err = Console(stderr=True)
-
 
 
 @app.callback()
@@ -39,7 +48,9 @@ def main() -> None:
     """Live, event-sourced scoring for Trickerion and Penumbra on Redis Streams."""
 
 
-LogFile = Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="JSONL event log")]
+LogFile = Annotated[
+    Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="JSONL event log")
+]
 
 
 @app.command()
@@ -54,7 +65,9 @@ def score(
     try:
         result = score_file(file)
     except LogLineError as error:
-        err.print(f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
+        err.print(
+            f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(1) from None
     view = standings_view(result, "replay")
     if as_json:
@@ -64,7 +77,8 @@ def score(
 
 
 RedisUrl = Annotated[
-    str | None, typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)")
+    str | None,
+    typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)"),
 ]
 
 
@@ -75,7 +89,9 @@ def _settings(redis_url: str | None) -> CommonSettings:
 @app.command()
 def export(
     game: Annotated[str, typer.Argument(help="game id")],
-    out_file: Annotated[Path | None, typer.Option("--out", help="write here instead of stdout")] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="write here instead of stdout")
+    ] = None,
     redis_url: RedisUrl = None,
 ) -> None:
     """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back."""
@@ -97,27 +113,37 @@ def export(
 @app.command()
 def publish(
     file: LogFile,
-    url: Annotated[str, typer.Option("--url", help="the ingest service's base URL")] = "http://127.0.0.1:8000",
+    url: Annotated[
+        str, typer.Option("--url", help="the ingest service's base URL")
+    ] = "http://127.0.0.1:8000",
     batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="events per POST")] = 100,
     token: Annotated[
-        str | None, typer.Option("--token", help="write token of an existing game (the file's only game)")
+        str | None,
+        typer.Option("--token", help="write token of an existing game (the file's only game)"),
     ] = None,
 ) -> None:
     """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
     try:
         events = read_log(file)
     except LogLineError as error:
-        err.print(f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True)
+        err.print(
+            f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(1) from None
 
     async def send(progress: Progress) -> int:
         task = progress.add_task("publishing", total=len(events))
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             publisher = Publisher(client, {events[0].game_id: token} if token and events else {})
-            sent = await publish_events(publisher, events, batch, lambda b: progress.advance(task, len(b)))
+            sent = await publish_events(
+                publisher, events, batch, lambda b: progress.advance(task, len(b))
+            )
         for game_id, game_token in publisher.tokens.items():
             if game_token != token:
-                err.print(f"write token of {game_id}: {game_token}  (pass it as --token to append more)", highlight=False)
+                err.print(
+                    f"write token of {game_id}: {game_token}  (pass it as --token to append more)",
+                    highlight=False,
+                )
         return sent
 
     start = time.perf_counter()
@@ -131,16 +157,27 @@ def publish(
         err.print(f"cannot reach {escape(url)}: {escape(str(error))}", highlight=False)
         raise typer.Exit(1) from None
     elapsed = time.perf_counter() - start
-    err.print(f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)", highlight=False)
+    err.print(
+        f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)",
+        highlight=False,
+    )
 
 
 @app.command()
 def serve(
     ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="HTTP appends")] = True,
-    inbox: Annotated[bool, typer.Option("--inbox/--no-inbox", help="the Redis inbox consumer")] = True,
-    projector: Annotated[bool, typer.Option("--projector/--no-projector", help="feeds -> projections")] = True,
-    query: Annotated[bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")] = True,
-    host: Annotated[str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")] = None,
+    inbox: Annotated[
+        bool, typer.Option("--inbox/--no-inbox", help="the Redis inbox consumer")
+    ] = True,
+    projector: Annotated[
+        bool, typer.Option("--projector/--no-projector", help="feeds -> projections")
+    ] = True,
+    query: Annotated[
+        bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")
+    ] = True,
+    host: Annotated[
+        str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")
+    ] = None,
     port: Annotated[int | None, typer.Option(help="port (default: SCORELEDGER_PORT)")] = None,
     redis_url: RedisUrl = None,
 ) -> None:
@@ -159,18 +196,30 @@ def serve(
     overrides = {"redis_url": redis_url} if redis_url else {}
     settings = QuerySettings(**overrides)
     configure_logging(settings.log_format, settings.log_level)
-    server = uvicorn_server(build_app(roles, overrides), host or settings.host, port or settings.port)
-    err.print(f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}", highlight=False)
+    server = uvicorn_server(
+        build_app(roles, overrides), host or settings.host, port or settings.port
+    )
+    err.print(
+        f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
+        highlight=False,
+    )
     server.run()
 
 
 @app.command()
 def demo(
     examples: Annotated[
-        Path | None, typer.Option("--examples", file_okay=False, exists=True, help="a directory of *.jsonl logs")
+        Path | None,
+        typer.Option(
+            "--examples", file_okay=False, exists=True, help="a directory of *.jsonl logs"
+        ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="final standings as JSON lines (the score --json shape)")] = False,
-    keep_running: Annotated[bool, typer.Option("--keep-running", help="keep serving after the demo (Ctrl-C stops)")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="final standings as JSON lines (the score --json shape)")
+    ] = False,
+    keep_running: Annotated[
+        bool, typer.Option("--keep-running", help="keep serving after the demo (Ctrl-C stops)")
+    ] = False,
 ) -> None:
     """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server), ingest,
     projector and query in-process; publish the example games over HTTP with live standings;
@@ -182,7 +231,9 @@ def demo(
     console = err if as_json else out
     settings = CommonSettings()
     configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
-    configured = settings.redis_url if "redis_url" in settings.model_fields_set else None  # set in the env
+    configured = (
+        settings.redis_url if "redis_url" in settings.model_fields_set else None
+    )  # set in the env
     logs = example_logs(examples)
     if not logs:
         err.print("no example logs (*.jsonl) found; pass --examples DIR")
@@ -190,7 +241,10 @@ def demo(
     try:
         with demo_redis(configured) as redis:
             where = "a throwaway redis-server" if redis.throwaway else "REDIS_URL"
-            console.print(f"Redis: {redis.url} ({where}); {len(logs)} example games from {logs[0].parent}", highlight=False)
+            console.print(
+                f"Redis: {redis.url} ({where}); {len(logs)} example games from {logs[0].parent}",
+                highlight=False,
+            )
             games = load_games(logs, None if redis.throwaway else uuid.uuid4().hex[:6])
             report = asyncio.run(run_demo(redis.url, games, console, keep_running))
     except NoRedis as error:
@@ -209,12 +263,14 @@ def demo(
             typer.echo(json.dumps(standings_summary(game.final), ensure_ascii=False))
     console.print(
         f"{report.events} events published one by one over HTTP in {report.publish_s:.2f} s "
-        f"({report.events / report.publish_s:.0f} events/s); all projected after {report.projected_s:.2f} s "
+        f"({report.events / report.publish_s:.0f} events/s); "
+        f"all projected after {report.projected_s:.2f} s "
         f"({report.events / report.projected_s:.0f} events/s end to end)",
         highlight=False,
     )
     console.print(
-        "To open the query API: run `scoreledger serve` (or `scoreledger demo --keep-running`) and browse "
+        "To open the query API: run `scoreledger serve` "
+        "(or `scoreledger demo --keep-running`) and browse "
         "http://127.0.0.1:8000/docs, /games, /games/<id>/standings, /games/<id>/events, /metrics",
         highlight=False,
     )
@@ -225,11 +281,17 @@ def demo(
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
     )
 
 
-app.command("simulate")(__import__("services.simulator.cli", fromlist=["simulate"]).simulate)  # simulator owner
+app.command("simulate")(
+    __import__("services.simulator.cli", fromlist=["simulate"]).simulate
+)  # simulator owner
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -96,7 +96,9 @@ class Publisher:
         headers = {"content-type": "application/json"}
         if game_id in self.tokens:
             headers["authorization"] = f"Bearer {self.tokens[game_id]}"
-        response = await self.client.post(f"/games/{game_id}/events", content=batch_body(batch), headers=headers)
+        response = await self.client.post(
+            f"/games/{game_id}/events", content=batch_body(batch), headers=headers
+        )
         if response.status_code >= 300:
             raise PublishError(response.status_code, response.text, batch[0].seq)
         body: dict[str, Any] = response.json()

@@ -20,7 +20,11 @@ def unit_name(score_unit: str) -> str:
 def standings_table(view: StandingsResponse) -> Table:
     """A rich `Table` of `view` (score units: Fame or VP); the caption gives the outcome."""
     status = "final" if view.status == "final" else f"in progress, seq {view.seq}"
-    table = Table(title=f"{view.game_id} · {view.game} · {status}", title_justify="left", caption_justify="left")
+    table = Table(
+        title=f"{view.game_id} · {view.game} · {status}",
+        title_justify="left",
+        caption_justify="left",
+    )
     table.add_column(f"{unit_name(view.score_unit)} by category")
     for player in view.players:
         table.add_column(f"{player.rank}. {player.name}", justify="right", no_wrap=True)
@@ -33,7 +37,8 @@ def standings_table(view: StandingsResponse) -> Table:
     table.add_row("Total", *(str(p.total) for p in view.players), style="bold", end_section=True)
     if any(p.provisional for p in view.players):
         table.add_row(
-            "If the game ended now", *(str(p.provisional.total) if p.provisional else "" for p in view.players),
+            "If the game ended now",
+            *(str(p.provisional.total) if p.provisional else "" for p in view.players),
             style="italic",
         )
     table.caption = view.result or ""

@@ -49,19 +49,19 @@ def _ingest_parts(settings: IngestSettings, roles: Roles) -> tuple[list[APIRoute
     routers: list[APIRouter] = []
     lifespans: list[Lifespan] = []
     if roles.ingest:
-        from services.ingest.http import ingest_lifespan, router  # noqa: PLC0415 - only with the role
+        from services.ingest.http import ingest_lifespan, router
 
         routers.append(router)
         lifespans.append(ingest_lifespan(settings))
     if roles.inbox:
-        from services.ingest.inbox import inbox_lifespan  # noqa: PLC0415
+        from services.ingest.inbox import inbox_lifespan
 
         lifespans.append(inbox_lifespan(settings))
     return routers, lifespans
 
 
 def _query_parts() -> tuple[list[APIRouter], list[Lifespan]]:
-    from services.web import web_lifespans, web_routers  # noqa: PLC0415 - only with the query role
+    from services.web import web_lifespans, web_routers
 
     return web_routers(), list(web_lifespans())
 
@@ -88,7 +88,11 @@ def build_app(roles: Roles, overrides: dict[str, Any] | None = None) -> FastAPI:
         routers += more_routers
         lifespans += more_lifespans
     return create_app(
-        query_settings, routers=routers, lifespans=lifespans, query=roles.query, lag_check=roles.query or roles.projector
+        query_settings,
+        routers=routers,
+        lifespans=lifespans,
+        query=roles.query,
+        lag_check=roles.query or roles.projector,
     )
 
 

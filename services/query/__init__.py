@@ -1,4 +1,4 @@
-"""The query service: the read side over HTTP (standings, replay, audit log, ledger, health, metrics).
+"""The query service: the read side over HTTP (standings, replay, audit, ledger, health, metrics).
 
 Composition root: `services.query.app.create_app(settings)`.
 """

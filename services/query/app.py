@@ -8,6 +8,7 @@ Source: research/anchors.md §4.2 (health, metrics); research/tech.md §1.9 (Fas
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -62,8 +63,12 @@ def create_app(
         finally:
             await client.aclose()
 
-    app = FastAPI(title="scoreledger", version="0.1.0", lifespan=lifespan,
-                  description="Live, event-sourced scoring for Trickerion and Penumbra.")
+    app = FastAPI(
+        title="scoreledger",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Live, event-sourced scoring for Trickerion and Penumbra.",
+    )
     app.state.settings = settings
     app.state.metrics = metrics
     app.middleware("http")(metrics.middleware)
@@ -101,7 +106,11 @@ def _health_router(settings: QuerySettings, metrics: QueryMetrics, lag_check: bo
         ok = lag <= settings.max_lag_events
         body = Health(
             status="ok" if ok else "unavailable",
-            checks={"redis": "ok", "projection_lag_events": lag, "max_lag_events": settings.max_lag_events},
+            checks={
+                "redis": "ok",
+                "projection_lag_events": lag,
+                "max_lag_events": settings.max_lag_events,
+            },
         )
         return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
 
@@ -111,10 +120,9 @@ def _health_router(settings: QuerySettings, metrics: QueryMetrics, lag_check: bo
         Redis answers) and the process-wide default registry (write-side metrics of
         `services.metrics` when ingest or the projector run in this process)."""
         reader: QueryReader = request.app.state.reader
-        try:
+        # Scraping must work while Redis is down; the gauge then keeps its last value.
+        with contextlib.suppress(RedisError, OSError):
             metrics.lag.set(await reader.lag_events(settings.max_lag_events))
-        except (RedisError, OSError):
-            pass  # scraping must work while Redis is down; the gauge keeps its last value
         body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 

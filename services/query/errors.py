@@ -10,7 +10,7 @@ from services.query.reader import GameNotFound
 
 
 class QueryError(Exception):
-    """A 4xx/5xx answer: HTTP `status`, stable `error` code, readable `message`, optional `field`."""
+    """A 4xx/5xx answer: HTTP `status`, stable `error` code, readable `message`, `field`."""
 
     def __init__(self, status: int, error: str, message: str, field: str | None = None) -> None:
         super().__init__(message)

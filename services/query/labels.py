@@ -1,4 +1,4 @@
-"""Breakdown category labels (EN/RU) and the outcome in words, shared by the query service and the CLI.
+"""Category labels (EN/RU) and the outcome in words, shared by the query service and the CLI.
 
 The rulesets label their own categories; `correction` is the fold's default category for a
 referee's `game.score_corrected` (contracts/common.py, `ScoreCorrected.category`), so it is

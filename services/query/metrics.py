@@ -19,16 +19,26 @@ class QueryMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.requests = Counter(
-            "scoreledger_query_requests", "HTTP requests served", ["route", "status"], registry=self.registry
+            "scoreledger_query_requests",
+            "HTTP requests served",
+            ["route", "status"],
+            registry=self.registry,
         )
         self.latency = Histogram(
-            "scoreledger_query_request_seconds", "HTTP request latency (seconds)", ["route"], registry=self.registry
+            "scoreledger_query_request_seconds",
+            "HTTP request latency (seconds)",
+            ["route"],
+            registry=self.registry,
         )
         self.lag = Gauge(
-            "projection_lag_events", "feed entries not yet projected, all shards (each shard counted up to max_lag_events + 1)", registry=self.registry
+            "projection_lag_events",
+            "feed entries not yet projected, all shards (each counted up to max_lag_events + 1)",
+            registry=self.registry,
         )
 
-    async def middleware(self, request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+    async def middleware(
+        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
         """Count and time each request under its route template (`/games/{game_id}/standings`)."""
         start = time.perf_counter()
         response = await call_next(request)

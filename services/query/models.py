@@ -43,7 +43,7 @@ class CategoryPoints(View):
 
 
 class ProvisionalView(View):
-    """"If the game ended now": end-game categories from the current state (not final)."""
+    """ "If the game ended now": end-game categories from the current state (not final)."""
 
     categories: list[CategoryPoints]
     total: int

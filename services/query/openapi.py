@@ -17,7 +17,7 @@ COMMITTED = Path(__file__).resolve().parents[2] / "contracts" / "openapi.json"
 
 def generate() -> str:
     """The OpenAPI document of every HTTP route, as stable JSON text (2-space indent, newline)."""
-    from services.cli.serve import Roles, build_app  # noqa: PLC0415 - the CLI composes the roles
+    from services.cli.serve import Roles, build_app
 
     # Building the app opens no connection: Redis is only touched in its lifespan.
     document = build_app(Roles(inbox=False)).openapi()  # the inbox has no HTTP routes

@@ -44,7 +44,7 @@ class Projection:
 
 
 class QueryReader:
-    """Reads for the query endpoints. `client` is a `redis.asyncio.Redis` without `decode_responses`."""
+    """Reads for the query endpoints; `client`: `redis.asyncio.Redis` without `decode_responses`."""
 
     def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         self.client = client
@@ -77,7 +77,9 @@ class QueryReader:
             raise GameNotFound(game_id)
         return version
 
-    async def events(self, game_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[Envelope]:
+    async def events(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[Envelope]:
         """Events `from_seq..to_seq` (inclusive) of the game, upcast to current schemas."""
         return await self.store.read(game_id, from_seq, to_seq)
 
@@ -112,7 +114,11 @@ class QueryReader:
         stops at `cap + 1` (enough to tell "over the limit" without scanning a huge backlog)."""
         async with self.client.pipeline(transaction=False) as pipe:
             for shard in range(self.keys.shards):
-                await self._lag(keys=[self.keys.feed(shard), self.keys.checkpoint(shard)], args=[cap + 1], client=pipe)
+                await self._lag(
+                    keys=[self.keys.feed(shard), self.keys.checkpoint(shard)],
+                    args=[cap + 1],
+                    client=pipe,
+                )
             counts = await pipe.execute()
         return sum(int(c) for c in counts)
 

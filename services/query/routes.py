@@ -15,7 +15,13 @@ from fastapi import APIRouter, Depends, Query, Request
 from domain.fold import fold
 from domain.standings import Standings, standings
 from services.query.errors import QueryError
-from services.query.models import ErrorBody, EventsPage, GamesResponse, LedgerResponse, StandingsResponse
+from services.query.models import (
+    ErrorBody,
+    EventsPage,
+    GamesResponse,
+    LedgerResponse,
+    StandingsResponse,
+)
 from services.query.reader import QueryReader
 from services.query.views import audit_events, ledger_view, standings_view, voids_by_target
 
@@ -45,7 +51,9 @@ async def list_games(db: Reader) -> GamesResponse:
 async def game_standings(
     game_id: str,
     db: Reader,
-    at_seq: Annotated[int | None, Query(ge=1, description="replay: standings after the first N events")] = None,
+    at_seq: Annotated[
+        int | None, Query(ge=1, description="replay: standings after the first N events")
+    ] = None,
 ) -> StandingsResponse:
     """The game's standings: players ranked (shared places), totals, EN/RU breakdown, the
     provisional "if the game ended now" part, the winner and tie-break in words, and the
@@ -53,11 +61,18 @@ async def game_standings(
     version = await db.require_version(game_id)
     if at_seq is not None:
         if at_seq > version:
-            raise QueryError(404, "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq")
+            raise QueryError(
+                404,
+                "seq_not_found",
+                f"game {game_id!r} has {version} events; at_seq={at_seq}",
+                "at_seq",
+            )
         return standings_view(standings(fold(await db.events(game_id, 1, at_seq))), "replay")
     projection = await db.projection(game_id)
     if projection is None or not projection.standings_json:
-        raise QueryError(503, "projection_pending", f"game {game_id!r} is stored but not projected yet; retry")
+        raise QueryError(
+            503, "projection_pending", f"game {game_id!r} is stored but not projected yet; retry"
+        )
     result = Standings.model_validate_json(projection.standings_json)
     return standings_view(result, "projection", await db.checkpoint(game_id), projection.updated_at)
 
@@ -84,12 +99,18 @@ async def game_events(
     )
 
 
-@router.get("/games/{game_id}/players/{player_id}/ledger", response_model=LedgerResponse, responses=NOT_FOUND)
+@router.get(
+    "/games/{game_id}/players/{player_id}/ledger",
+    response_model=LedgerResponse,
+    responses=NOT_FOUND,
+)
 async def player_ledger(game_id: str, player_id: str, db: Reader) -> LedgerResponse:
     """Every change of the player's Fame/VP/Coins/Shards/Arcana with the event that caused it
     (the log folded with the pure domain, so voided events contribute nothing)."""
     await db.require_version(game_id)
     state = fold(await db.events(game_id))
     if player_id not in {p.player_id for p in state.players}:
-        raise QueryError(404, "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id")
+        raise QueryError(
+            404, "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id"
+        )
     return ledger_view(state, player_id)

@@ -37,7 +37,13 @@ def standings_view(
         if player.provisional is not None:
             provisional = ProvisionalView(
                 categories=[
-                    CategoryPoints(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame, points=player.provisional.categories[c.key])
+                    CategoryPoints(
+                        key=c.key,
+                        en=c.en,
+                        ru=c.ru,
+                        endgame=c.endgame,
+                        points=player.provisional.categories[c.key],
+                    )
                     for c in labels
                     if c.key in player.provisional.categories
                 ],
@@ -50,7 +56,13 @@ def standings_view(
             rank=player.rank,
             total=player.total,
             breakdown=[
-                CategoryPoints(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame, points=player.categories.get(c.key, 0))
+                CategoryPoints(
+                    key=c.key,
+                    en=c.en,
+                    ru=c.ru,
+                    endgame=c.endgame,
+                    points=player.categories.get(c.key, 0),
+                )
                 for c in labels
             ],
             provisional=provisional,
@@ -75,7 +87,9 @@ def standings_view(
 
 def voids_by_target(events: Iterable[Envelope]) -> dict[str, int]:
     """voided event id -> seq of the `game.event_voided` that voided it."""
-    return {str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)}
+    return {
+        str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)
+    }
 
 
 def audit_events(page: Sequence[Envelope], voids: dict[str, int]) -> list[AuditEvent]:
@@ -119,4 +133,10 @@ def ledger_view(state: GameState, player_id: str) -> LedgerResponse:
                 note=entry.note,
             )
         )
-    return LedgerResponse(game_id=state.game_id, player_id=player_id, seq=state.seq, entries=lines, totals=dict(totals))
+    return LedgerResponse(
+        game_id=state.game_id,
+        player_id=player_id,
+        seq=state.seq,
+        entries=lines,
+        totals=dict(totals),
+    )

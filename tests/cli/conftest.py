@@ -38,12 +38,28 @@ def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
 
     def start(*flags: str) -> str:
         port = free_port()
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "services.cli.main", "serve", *flags, "--port", str(port), "--redis-url", clean_redis_url],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "services.cli.main",
+                    "serve",
+                    *flags,
+                    "--port",
+                    str(port),
+                    "--redis-url",
+                    clean_redis_url,
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
         url = f"http://127.0.0.1:{port}"
-        transport = httpx.HTTPTransport(retries=7)  # httpcore's connect retries with backoff (~30 s)
+        transport = httpx.HTTPTransport(
+            retries=7
+        )  # httpcore's connect retries with backoff (~30 s)
         with httpx.Client(transport=transport, base_url=url) as client:
             assert client.get("/healthz").status_code == 200
         return url

@@ -20,12 +20,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.timeout(300)
 def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
-    assert shutil.which("redis-server"), "redis-server must be on the PATH (deploy/scripts/system-deps.sh)"
+    assert shutil.which("redis-server"), (
+        "redis-server must be on the PATH (deploy/scripts/system-deps.sh)"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
     env["COLUMNS"] = "120"
     demo = subprocess.run(
         [sys.executable, "-m", "services.cli.main", "demo", "--json"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=280,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
     )
     assert demo.returncode == 0, demo.stderr[-3000:]
     assert "a throwaway redis-server" in demo.stderr
@@ -37,7 +43,11 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
     for log, final in zip(logs, finals, strict=True):
         score = subprocess.run(
             [sys.executable, "-m", "services.cli.main", "score", str(log), "--json"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert score.returncode == 0, score.stderr
         assert final == json.loads(score.stdout), log.name
@@ -50,7 +60,12 @@ def test_demo_without_any_redis_says_how_to_get_one(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
     env["PATH"] = str(bare_path)  # no redis-server on it
     demo = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "demo"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "services.cli.main", "demo"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert demo.returncode == 1
     assert "apt-get install redis-server" in demo.stderr

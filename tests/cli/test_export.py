@@ -30,12 +30,16 @@ def _store(url: str, log: Path) -> None:
 
 
 @pytest.mark.parametrize("log_name", ["trickerion-demo.jsonl", "penumbra-demo.jsonl"])
-def test_export_then_score_gives_the_same_standings(clean_redis_url: str, tmp_path: Path, log_name: str) -> None:
+def test_export_then_score_gives_the_same_standings(
+    clean_redis_url: str, tmp_path: Path, log_name: str
+) -> None:
     log = Path(__file__).parent / "data" / log_name
     _store(clean_redis_url, log)
     game_id = read_log(log)[0].game_id
     out = tmp_path / "exported.jsonl"
-    exported = runner.invoke(app, ["export", game_id, "--out", str(out), "--redis-url", clean_redis_url])
+    exported = runner.invoke(
+        app, ["export", game_id, "--out", str(out), "--redis-url", clean_redis_url]
+    )
     assert exported.exit_code == 0, exported.output
     lines = out.read_text(encoding="utf-8").splitlines()
     assert len(lines) == len(read_log(log))

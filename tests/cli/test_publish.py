@@ -26,7 +26,9 @@ def test_publish_export_score_round_trip(
     assert published.exit_code == 0, published.output
     assert "published 106 events" in published.stderr
     out = tmp_path / "back.jsonl"
-    exported = runner.invoke(app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url])
+    exported = runner.invoke(
+        app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url]
+    )
     assert exported.exit_code == 0, exported.output
     assert [e.event_id for e in read_log(out)] == [e.event_id for e in read_log(trickerion_log)]
     original = json.loads(runner.invoke(app, ["score", str(trickerion_log), "--json"]).stdout)
@@ -41,7 +43,9 @@ def test_publish_refused_batch_stops_with_the_reason(
     url = serve_process("--no-inbox", "--no-projector", "--no-query")
     lines = penumbra_log.read_text(encoding="utf-8").splitlines()
     gap = tmp_path / "gap.jsonl"
-    gap.write_text("\n".join([lines[0], lines[1], lines[3]]) + "\n", encoding="utf-8")  # seq 4 after 2
+    gap.write_text(
+        "\n".join([lines[0], lines[1], lines[3]]) + "\n", encoding="utf-8"
+    )  # seq 4 after 2
     result = runner.invoke(app, ["publish", str(gap), "--url", url, "--batch", "1"])
     assert result.exit_code == 1
     assert "ingest answered 409 for the batch from seq 4" in result.stderr
@@ -50,6 +54,8 @@ def test_publish_refused_batch_stops_with_the_reason(
 def test_publish_unreachable_service(penumbra_log: Path) -> None:
     from tests.redis_fixture import free_port
 
-    result = runner.invoke(app, ["publish", str(penumbra_log), "--url", f"http://127.0.0.1:{free_port()}"])
+    result = runner.invoke(
+        app, ["publish", str(penumbra_log), "--url", f"http://127.0.0.1:{free_port()}"]
+    )
     assert result.exit_code == 1
     assert "cannot reach" in result.stderr

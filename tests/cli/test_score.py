@@ -33,14 +33,19 @@ def test_score_applies_the_referee_tail(trickerion_log: Path, tmp_path: Path) ->
     -1 Farid (seq 105), and seq 104 voided (seq 106). By hand: Alma unchanged, Farid one less,
     which breaks their 55-55 tie (settled by initiative for Farid) in Alma's favour."""
     prefix = tmp_path / "prefix.jsonl"
-    prefix.write_text("".join(trickerion_log.read_text(encoding="utf-8").splitlines(True)[:103]), encoding="utf-8")
+    prefix.write_text(
+        "".join(trickerion_log.read_text(encoding="utf-8").splitlines(True)[:103]), encoding="utf-8"
+    )
     before = {p["player_id"]: p for p in _score_json(prefix)["players"]}
     after = _score_json(trickerion_log)
     now = {p["player_id"]: p for p in after["players"]}
     assert before["alma"]["total"] == before["farid"]["total"]
     assert now["alma"]["total"] == before["alma"]["total"]
     assert now["farid"]["total"] == before["farid"]["total"] - 1
-    assert (now["alma"]["categories"]["correction"], now["farid"]["categories"]["correction"]) == (0, -1)
+    assert (now["alma"]["categories"]["correction"], now["farid"]["categories"]["correction"]) == (
+        0,
+        -1,
+    )
     assert after["winner"] == "alma"
     assert (now["alma"]["rank"], now["farid"]["rank"]) == (1, 2)
 
@@ -52,20 +57,33 @@ def test_score_json_in_progress_with_shared_rank_and_upcast_event(penumbra_log: 
     assert body["status"] == "in_progress"
     assert body["winner"] is None
     # egor: 1 arcana + 2 correction + 1 from the v1 event (`points` upcast to `amount`).
-    assert {p["player_id"]: (p["rank"], p["total"]) for p in body["players"]} == {"dana": (1, 4), "egor": (1, 4)}
+    assert {p["player_id"]: (p["rank"], p["total"]) for p in body["players"]} == {
+        "dana": (1, 4),
+        "egor": (1, 4),
+    }
 
 
 def test_score_table_shows_breakdown_labels_and_winner(trickerion_log: Path) -> None:
     result = runner.invoke(app, ["score", str(trickerion_log)], env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
-    for text in ("Fame by category", "Advertise", "Реклама", "Correction", "Поправка", "1. Alma", "Winner: Alma"):
+    for text in (
+        "Fame by category",
+        "Advertise",
+        "Реклама",
+        "Correction",
+        "Поправка",
+        "1. Alma",
+        "Winner: Alma",
+    ):
         assert text in result.stdout
 
 
 def test_bad_line_reports_line_number_rule_and_field(tmp_path: Path, trickerion_log: Path) -> None:
     lines = trickerion_log.read_text(encoding="utf-8").splitlines()
     broken = tmp_path / "gap.jsonl"
-    broken.write_text("\n".join([*lines[:3], lines[4]]) + "\n", encoding="utf-8")  # seq 5 after seq 3
+    broken.write_text(
+        "\n".join([*lines[:3], lines[4]]) + "\n", encoding="utf-8"
+    )  # seq 5 after seq 3
     result = runner.invoke(app, ["score", str(broken), "--json"])
     assert result.exit_code == 1
     assert "line 4: log.seq_gap [seq]" in result.stderr

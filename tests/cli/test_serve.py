@@ -19,8 +19,11 @@ pytestmark = pytest.mark.redis
 LOG = Path(__file__).parent / "data" / "penumbra-demo.jsonl"
 
 
-def test_serve_projects_and_answers_queries(serve_process: Callable[..., str], clean_redis_url: str) -> None:
+def test_serve_projects_and_answers_queries(
+    serve_process: Callable[..., str], clean_redis_url: str
+) -> None:
     served = serve_process("--no-ingest", "--no-inbox")
+
     async def append() -> None:
         client = aioredis.Redis.from_url(clean_redis_url)
         events = read_log(LOG)
@@ -38,4 +41,7 @@ def test_serve_projects_and_answers_queries(serve_process: Callable[..., str], c
         assert [p["total"] for p in response.json()["players"]] == [4, 4]
         assert client.get("/readyz").json()["checks"]["projection_lag_events"] == 0
         assert "projection_lag_events" in client.get("/metrics").text
-        assert client.post("/games/pe-demo-1/events", content="[]").status_code in (404, 405)  # no ingest role
+        assert client.post("/games/pe-demo-1/events", content="[]").status_code in (
+            404,
+            405,
+        )  # no ingest role

@@ -19,7 +19,12 @@ from services.settings import CommonSettings, IngestSettings, ProjectorSettings,
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
-K8S = [doc for f in sorted((DEPLOY / "k8s").glob("*.yaml")) for doc in yaml.safe_load_all(f.read_text()) if doc]
+K8S = [
+    doc
+    for f in sorted((DEPLOY / "k8s").glob("*.yaml"))
+    for doc in yaml.safe_load_all(f.read_text())
+    if doc
+]
 
 
 def _env_names() -> set[str]:
@@ -38,7 +43,9 @@ def _app_paths() -> set[str]:
 def _check_command(args: list[str]) -> None:
     """`args` must parse as a `scoreledger` command line (unknown command/option -> error)."""
     command = get_command(cli_app).commands[args[0]]  # type: ignore[attr-defined]
-    context = command.make_context("scoreledger " + args[0], list(args[1:]), resilient_parsing=False)
+    context = command.make_context(
+        "scoreledger " + args[0], list(args[1:]), resilient_parsing=False
+    )
     context.close()
 
 
@@ -56,7 +63,9 @@ def _deployments() -> list[dict[str, Any]]:
 
 def test_redis_conf_turns_aof_on_and_explains_fsync() -> None:
     text = (DEPLOY / "redis.conf").read_text()
-    settings = dict(line.split(None, 1) for line in text.splitlines() if line and not line.startswith("#"))
+    settings = dict(
+        line.split(None, 1) for line in text.splitlines() if line and not line.startswith("#")
+    )
     assert settings["appendonly"] == "yes"
     assert settings["appendfsync"] in {"everysec", "always"}
     assert "tech.md §3.7" in text
@@ -81,7 +90,8 @@ def test_compose_env_commands_and_healthchecks(name: str) -> None:
     _check_command(service["command"])
     probe = " ".join(service["healthcheck"]["test"])
     path = re.search(r"http://127\.0\.0\.1:8000(/[a-z]+)", probe)
-    assert path is not None and path[1] in _app_paths()
+    assert path is not None
+    assert path[1] in _app_paths()
 
 
 def test_k8s_configmap_names_are_settings() -> None:
@@ -104,7 +114,9 @@ def test_k8s_deployment_per_service_with_probes_and_cli_args() -> None:
         assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
         labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
-    assert deployments["scoreledger-projector"]["spec"]["replicas"] == 1  # one ordered reader per shard
+    assert (
+        deployments["scoreledger-projector"]["spec"]["replicas"] == 1
+    )  # one ordered reader per shard
 
 
 def test_k8s_services_select_deployments() -> None:
@@ -120,7 +132,8 @@ def test_dockerfile_multistage_frozen_nonroot_cli_entrypoint() -> None:
     assert len(re.findall(r"^FROM ", text, re.M)) >= 2
     assert "uv sync --frozen --no-dev" in text
     user = re.findall(r"^USER (\S+)", text, re.M)
-    assert user and not user[-1].startswith(("root", "0"))
+    assert user
+    assert not user[-1].startswith(("root", "0"))
     assert 'ENTRYPOINT ["scoreledger"]' in text
     cmd = re.search(r"^CMD (\[.*\])", text, re.M)
     assert cmd is not None

@@ -43,15 +43,24 @@ class Seeder:
     async def append(self, events: list[Envelope]) -> None:
         await EventStore(self.client, self.keys).append(events[0].game_id, events)
 
-    async def project(self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00") -> None:
+    async def project(
+        self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00"
+    ) -> None:
         result = standings(fold(events))
         game_id = result.game_id
         await self.client.hset(
             self.keys.projection(game_id),
-            mapping={"seq": result.seq, "status": result.status, "game": result.game,
-                     "standings": result.model_dump_json(), "updated_at": updated_at},
+            mapping={
+                "seq": result.seq,
+                "status": result.status,
+                "game": result.game,
+                "standings": result.model_dump_json(),
+                "updated_at": updated_at,
+            },
         )
-        await self.client.set(self.keys.checkpoint(shard_of(game_id, self.keys.shards)), "1700000000000-5")
+        await self.client.set(
+            self.keys.checkpoint(shard_of(game_id, self.keys.shards)), "1700000000000-5"
+        )
 
 
 @pytest.fixture

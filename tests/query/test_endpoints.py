@@ -31,7 +31,16 @@ async def test_games_lists_live_games_first(api: httpx.AsyncClient, seeder: Seed
 async def test_unprojected_game_is_pending(api: httpx.AsyncClient, seeder: Seeder) -> None:
     await seeder.append(PENUMBRA)
     games = (await api.get("/games")).json()["games"]
-    assert games == [{"game_id": "pe-demo-1", "game": None, "status": "pending", "seq": 0, "version": 8, "updated_at": None}]
+    assert games == [
+        {
+            "game_id": "pe-demo-1",
+            "game": None,
+            "status": "pending",
+            "seq": 0,
+            "version": 8,
+            "updated_at": None,
+        }
+    ]
     response = await api.get("/games/pe-demo-1/standings")
     assert response.status_code == 503
     assert response.json()["error"] == "projection_pending"
@@ -43,7 +52,12 @@ async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder)
     body = (await api.get("/games/tr-demo-1/standings")).json()
     expected = standings(fold(TRICKERION))
     assert body["source"] == "projection"
-    assert (body["status"], body["seq"], body["checkpoint"], body["winner"]) == ("final", 106, "1700000000000-5", "alma")
+    assert (body["status"], body["seq"], body["checkpoint"], body["winner"]) == (
+        "final",
+        106,
+        "1700000000000-5",
+        "alma",
+    )
     assert body["result"] == "Winner: Alma"
     assert [(p["player_id"], p["rank"], p["total"]) for p in body["players"]] == [
         (p.player_id, p.rank, p.total) for p in expected.players
@@ -57,13 +71,18 @@ async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder)
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 50, 102, 103, 104, 105, 106])
-async def test_at_seq_equals_fold_of_first_n_events(api: httpx.AsyncClient, seeder: Seeder, n: int) -> None:
+async def test_at_seq_equals_fold_of_first_n_events(
+    api: httpx.AsyncClient, seeder: Seeder, n: int
+) -> None:
     await seeder.append(TRICKERION)
     body = (await api.get(f"/games/tr-demo-1/standings?at_seq={n}")).json()
     expected = standings(fold(TRICKERION[:n]))
     assert body["source"] == "replay"
     assert (body["seq"], body["status"], body["winner"], body["tie_break"]) == (
-        expected.seq, expected.status, expected.winner, expected.tie_break
+        expected.seq,
+        expected.status,
+        expected.winner,
+        expected.tie_break,
     )
     assert [(p["player_id"], p["rank"], p["total"]) for p in body["players"]] == [
         (p.player_id, p.rank, p.total) for p in expected.players
@@ -79,7 +98,11 @@ async def test_at_seq_beyond_log_and_bad_values(api: httpx.AsyncClient, seeder: 
     await seeder.append(PENUMBRA)
     beyond = await api.get("/games/pe-demo-1/standings?at_seq=9")
     assert beyond.status_code == 404
-    assert beyond.json() == {"error": "seq_not_found", "message": "game 'pe-demo-1' has 8 events; at_seq=9", "field": "at_seq"}
+    assert beyond.json() == {
+        "error": "seq_not_found",
+        "message": "game 'pe-demo-1' has 8 events; at_seq=9",
+        "field": "at_seq",
+    }
     assert (await api.get("/games/pe-demo-1/standings?at_seq=0")).status_code == 422
 
 
@@ -118,8 +141,14 @@ async def test_ledger_each_point_with_its_event(api: httpx.AsyncClient, seeder: 
     assert 104 not in {e["seq"] for e in alma["entries"]}  # voided by seq 106
     farid = (await api.get("/games/tr-demo-1/players/farid/ledger")).json()
     assert farid["entries"][-1] | {"event_id": None, "occurred_at": None} == {
-        "seq": 105, "event_id": None, "event_type": "game.score_corrected", "occurred_at": None,
-        "resource": "fame", "category": "correction", "amount": -1, "rule": "correction",
+        "seq": 105,
+        "event_id": None,
+        "event_type": "game.score_corrected",
+        "occurred_at": None,
+        "resource": "fame",
+        "category": "correction",
+        "amount": -1,
+        "rule": "correction",
         "note": "ref-anna: Fame counted twice",
     }
     assert {"coins", "shards"} & set(farid["totals"])  # every resource, not only Fame
@@ -127,8 +156,12 @@ async def test_ledger_each_point_with_its_event(api: httpx.AsyncClient, seeder: 
 
 async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: Seeder) -> None:
     await seeder.append(PENUMBRA)
-    for path in ("/games/nope/standings", "/games/nope/standings?at_seq=1", "/games/nope/events",
-                 "/games/nope/players/dana/ledger"):
+    for path in (
+        "/games/nope/standings",
+        "/games/nope/standings?at_seq=1",
+        "/games/nope/events",
+        "/games/nope/players/dana/ledger",
+    ):
         response = await api.get(path)
         assert response.status_code == 404, path
         assert response.json()["error"] == "game_not_found"

@@ -40,7 +40,9 @@ async def test_metrics_exposes_lag_and_requests(api: httpx.AsyncClient, seeder: 
     text = (await api.get("/metrics")).text
     # 8 unprojected entries; the count stops at max_lag_events + 1 = 4 (enough to say "not ready").
     assert "projection_lag_events 4.0" in text
-    assert 'scoreledger_query_requests_total{route="/games/{game_id}/events",status="200"} 1.0' in text
+    assert (
+        'scoreledger_query_requests_total{route="/games/{game_id}/events",status="200"} 1.0' in text
+    )
 
 
 async def test_readyz_fails_without_redis() -> None:
@@ -49,9 +51,11 @@ async def test_readyz_fails_without_redis() -> None:
     from tests.redis_fixture import free_port
 
     app = create_app(QuerySettings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://q") as client:
-            response = await client.get("/readyz")
-            assert response.status_code == 503
-            assert response.json()["checks"]["redis"].startswith("unreachable")
-            assert (await client.get("/healthz")).status_code == 200
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://q") as client,
+    ):
+        response = await client.get("/readyz")
+        assert response.status_code == 503
+        assert response.json()["checks"]["redis"].startswith("unreachable")
+        assert (await client.get("/healthz")).status_code == 200

@@ -10,14 +10,20 @@ from services.query.openapi import COMMITTED, generate
 def test_committed_openapi_matches_the_app() -> None:
     assert COMMITTED.exists(), "contracts/openapi.json is missing: run `make schemas`"
     assert COMMITTED.read_text(encoding="utf-8") == generate(), (
-        "contracts/openapi.json is stale: run `make schemas` (python -m services.contracts_gen) and commit it"
+        "contracts/openapi.json is stale: run `make schemas` and commit it"
     )
 
 
 def test_openapi_covers_query_ingest_and_health() -> None:
     paths = json.loads(generate())["paths"]
-    assert {"/games", "/games/{game_id}/standings", "/games/{game_id}/events",
-            "/games/{game_id}/players/{player_id}/ledger", "/healthz", "/readyz"} <= set(paths)
+    assert {
+        "/games",
+        "/games/{game_id}/standings",
+        "/games/{game_id}/events",
+        "/games/{game_id}/players/{player_id}/ledger",
+        "/healthz",
+        "/readyz",
+    } <= set(paths)
     assert "post" in paths["/games/{game_id}/events"]  # the ingest route
     standings = paths["/games/{game_id}/standings"]["get"]
     assert {"200", "404", "503", "422"} <= set(standings["responses"])

@@ -22,7 +22,9 @@ async def _until_projected(api: httpx.AsyncClient, game_id: str, seq: int) -> di
         if response.status_code == 200 and response.json()["seq"] == seq:
             return response.json()  # type: ignore[no-any-return]
         await asyncio.sleep(0.05)
-    raise AssertionError(f"{game_id} not projected to seq {seq}: {response.status_code} {response.text}")
+    raise AssertionError(
+        f"{game_id} not projected to seq {seq}: {response.status_code} {response.text}"
+    )
 
 
 @pytest.mark.parametrize("log_name", ["trickerion-demo.jsonl", "penumbra-demo.jsonl"])
@@ -42,4 +44,6 @@ async def test_projected_standings_equal_the_fold(
     ready = (await api.get("/readyz")).json()
     assert ready["checks"]["projection_lag_events"] == 0
     games = (await api.get("/games")).json()["games"]
-    assert [(g["game_id"], g["status"], g["seq"]) for g in games] == [(expected.game_id, expected.status, expected.seq)]
+    assert [(g["game_id"], g["status"], g["seq"]) for g in games] == [
+        (expected.game_id, expected.status, expected.seq)
+    ]
