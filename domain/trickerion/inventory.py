@@ -83,7 +83,7 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
                 f"{p.player_id} does not own {card.id} (or set it aside)",
                 "payload.level3_tricks",
             )
-    missing = sorted(owned_l3 - {h.trick_id for h in p.level3_tricks})
+    missing = undeclared_level3(state, p)
     if missing:
         raise RuleViolation(
             "trickerion.inventory.level3_missing",
@@ -91,3 +91,14 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
             "payload.level3_tricks",
         )
     return state.with_inventory(p)
+
+
+def undeclared_level3(state: TrickerionState, inv: EndgameInventoryDeclared) -> list[str]:
+    """Level 3 tricks the player owns (not set aside) that `inv` does not declare, sorted.
+
+    Each eligible Level 3 trick scores (trickerion-scoring.md, End of the game), so one learned
+    after the inventory must not be dropped silently; `game.ended` checks again.
+    """
+    book = state.book(inv.player_id)
+    owned = {t for t in book.tricks if trick(t).level == 3} - set(inv.set_aside_trick_ids)
+    return sorted(owned - {h.trick_id for h in inv.level3_tricks})

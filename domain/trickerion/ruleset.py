@@ -27,7 +27,7 @@ from domain.ledger import Category, LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion import play
 from domain.trickerion.endgame import score_end
-from domain.trickerion.inventory import inventory_declared
+from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.performance import performance_given, trick_yielded
 from domain.trickerion.state import Change, TrickerionState, settle, start_state
 from domain.trickerion.turns import initiative_changed, turn_started
@@ -102,7 +102,9 @@ class TrickerionRuleset:
 
         Raises:
             RuleViolation: `trickerion.end.before_final_turn` /
-                `trickerion.end.inventory_missing` (field `type`).
+                `trickerion.end.inventory_missing` / `trickerion.end.level3_undeclared` (an
+                owned Level 3 trick missing from the inventory, e.g. learned after it; field
+                `type`).
         """
         if state.turn < state.final_turn:
             raise RuleViolation(
@@ -115,6 +117,16 @@ class TrickerionRuleset:
             raise RuleViolation(
                 "trickerion.end.inventory_missing",
                 f"no end-game inventory from {', '.join(missing)}",
+                "type",
+            )
+        stale = {pid: undeclared_level3(state, inv) for pid, inv in state.inventories.items()}
+        stale = {pid: tricks for pid, tricks in stale.items() if tricks}
+        if stale:
+            raise RuleViolation(
+                "trickerion.end.level3_undeclared",
+                "Level 3 tricks learned after the inventory: "
+                + "; ".join(f"{pid} {', '.join(t)}" for pid, t in stale.items())
+                + " (void the inventory and declare again)",
                 "type",
             )
         entries = tuple(
