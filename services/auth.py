@@ -102,11 +102,17 @@ _bearer = HTTPBearer(auto_error=False, description="the game's write token, from
 
 
 def write_tokens(request: Request) -> WriteTokens:
-    """The app's `WriteTokens`, built on the app's Redis client (`app.state.redis`) on first use."""
-    tokens = getattr(request.app.state, "write_tokens", None)
+    """The app's `WriteTokens`, built on first use on the Redis client and key layout of the
+    ingest store (`app.state.ingest_store`), else of the app (`app.state.redis`, settings)."""
+    state = request.app.state
+    tokens = getattr(state, "write_tokens", None)
     if tokens is None:
-        tokens = WriteTokens(request.app.state.redis, Keys(request.app.state.settings.shards))
-        request.app.state.write_tokens = tokens
+        store = getattr(state, "ingest_store", None)
+        if store is not None:
+            tokens = WriteTokens(store.store.client, store.store.keys)
+        else:
+            tokens = WriteTokens(state.redis, Keys(state.settings.shards))
+        state.write_tokens = tokens
     return tokens  # type: ignore[no-any-return]
 
 

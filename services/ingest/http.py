@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
+from services.auth import WriteAccess, write_tokens
 from services.keys import Keys
 from services.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE, EVENTS_REJECTED
 from services.settings import IngestSettings
@@ -151,10 +152,13 @@ async def post_events(
     body: Annotated[
         dict[str, Any] | list[dict[str, Any]], Body(description="one envelope, or an array of them")
     ],
+    grant: WriteAccess,  # write tokens (services/auth.py): 401 / 403 before anything is parsed
 ) -> JSONResponse:
     """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
     A repeated `event_id` is a no-op answered with its original seq (`duplicate: true`).
+    Every write to an existing game needs `Authorization: Bearer <its write token>`; the 201 of
+    the append that creates a game carries the token once, as `write_token`.
     """
     store: CheckedEventStore = request.app.state.ingest_store
     try:
@@ -164,7 +168,12 @@ async def post_events(
         if rejected.status == 422 and rejected.body.get("error") == "validation_error":
             EVENTS_REJECTED.labels(source="http", reason="validation").inc()
         return JSONResponse(rejected.body, status_code=rejected.status)
-    return JSONResponse(result.to_dict(), status_code=201)
+    body_out = result.to_dict()
+    if grant.creating and any(e.seq == 1 and not e.duplicate for e in result.events):  # auth: issue once
+        token = await write_tokens(request).issue(game_id)
+        if token is not None:
+            body_out["write_token"] = token
+    return JSONResponse(body_out, status_code=201)
 
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]

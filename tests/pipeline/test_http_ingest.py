@@ -23,8 +23,18 @@ def wire(*events) -> list[dict]:
 
 @pytest.fixture
 def http(clean_redis_url: str) -> Iterator[TestClient]:
+    """The ingest app; the write token of the game it creates is sent on every later request
+    (services/auth.py; token behaviour itself is tested in tests/web/test_auth.py)."""
     app = create_ingest_app(IngestSettings(redis_url=clean_redis_url, shards=4))
     with TestClient(app) as client:
+
+        def keep_token(response) -> None:  # noqa: ANN001 - httpx response hook
+            if response.status_code == 201:
+                token = json.loads(response.read()).get("write_token")
+                if token:
+                    client.headers["Authorization"] = f"Bearer {token}"
+
+        client.event_hooks["response"].append(keep_token)
         yield client
 
 
@@ -39,7 +49,8 @@ def test_201_single_and_batch(http: TestClient, sync_redis: redis.Redis) -> None
     log = game_log("g1", 4)
     one = http.post("/games/g1/events", json=log[0].to_wire())
     assert one.status_code == 201
-    assert one.json() == {
+    assert one.json().pop("write_token")  # the creating append returns the token once
+    assert {k: v for k, v in one.json().items() if k != "write_token"} == {
         "appended": [{"event_id": str(log[0].event_id), "seq": 1, "duplicate": False}],
         "version": 1,
     }
