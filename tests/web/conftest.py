@@ -1,43 +1,35 @@
 """Fixtures for the web tests: the whole service in-process on a free port (uvicorn), on the
 project's real Redis, with the real projector running in the same event loop.
 
-`stack` serves the query app with live push, the web scoreboard and (when present) the ingest
-router; events are appended through `EventStore` (the store ingest uses) or over HTTP.
+`stack` serves the query app with live push, the web scoreboard and the ingest router (write
+tokens on); events are appended through `EventStore` (the store ingest uses: a game created
+that way has no write token) or over HTTP (`Stack.post`, which keeps each game's token).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
 import redis.asyncio as aioredis
 import uvicorn
-from fastapi import APIRouter
 
 from contracts.envelope import Envelope
+from services.ingest import ingest_lifespan
+from services.ingest import router as ingest_router
 from services.keys import Keys
 from services.projector.app import run_projector
 from services.query.app import create_app
-from services.settings import ProjectorSettings, QuerySettings
+from services.settings import IngestSettings, ProjectorSettings, QuerySettings
 from services.store import EventStore
 from services.web import web_lifespans, web_routers
 from tests.redis_fixture import free_port
 
 SHARDS = 16
-
-
-def ingest_routers() -> list[APIRouter]:
-    """The ingest router if the ingest package is present (it is written alongside)."""
-    try:
-        module = importlib.import_module("services.ingest.routes")
-    except ModuleNotFoundError:
-        return []
-    return [module.router]
 
 
 @dataclass
@@ -50,8 +42,21 @@ class Stack:
     store: EventStore
     app: Any
 
+    tokens: dict[str, str] = field(default_factory=dict)
+
     async def append(self, events: list[Envelope]) -> None:
+        """Append straight to the store (no HTTP, no token)."""
         await self.store.append(events[0].game_id, events)
+
+    async def post(self, events: list[Envelope], token: str | None = None) -> httpx.Response:
+        """POST a batch to ingest with the game's token (the one kept from its creation)."""
+        game_id = events[0].game_id
+        token = token or self.tokens.get(game_id)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = await self.client.post(f"/games/{game_id}/events", json=[e.to_wire() for e in events], headers=headers)
+        if response.status_code == 201 and "write_token" in response.json():
+            self.tokens[game_id] = response.json()["write_token"]
+        return response
 
     async def wait_projected(self, game_id: str, seq: int, timeout_s: float = 5.0) -> None:
         """Wait until the projector's HASH of `game_id` is at `seq`."""
@@ -69,8 +74,9 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     def projector_lifespan(app: Any) -> Any:
         return run_projector(projector)
 
-    app = create_app(settings, routers=[*web_routers(), *ingest_routers()],
-                     lifespans=[*web_lifespans(), projector_lifespan])
+    app = create_app(settings, routers=[*web_routers(), ingest_router],
+                     lifespans=[*web_lifespans(), ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
+                                projector_lifespan])
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                            timeout_graceful_shutdown=1))

@@ -14,6 +14,7 @@ from services.keys import Keys
 from services.settings import QuerySettings
 from services.store import EventStore
 from tests.web.builders import example
+from tests.web.conftest import Stack
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(16)
@@ -83,3 +84,20 @@ async def test_dependency_answers_401_403_and_runs_nothing(guarded: httpx.AsyncC
     assert app.state.writes == 1
     ok = await guarded.post("/games/g-9/events", headers={"Authorization": f"Bearer {token}"})
     assert ok.json() == {"creating": False} and app.state.writes == 2
+
+
+async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(stack: Stack) -> None:
+    events = list(example())
+    game_id = events[0].game_id
+    created = await stack.post(events[:3])
+    assert created.status_code == 201
+    token = created.json()["write_token"]
+    assert await stack.redis.get(token_key(KEYS, game_id)) == digest(token).encode()
+    missing = await stack.client.post(f"/games/{game_id}/events", json=[events[3].to_wire()])
+    wrong = await stack.post(events[3:4], token="not-the-token")
+    assert (missing.status_code, wrong.status_code) == (401, 403)
+    assert await stack.store.version(game_id) == 3
+    ok = await stack.post(events[3:5])
+    assert ok.status_code == 201 and "write_token" not in ok.json()
+    assert await stack.store.version(game_id) == 5
+    assert (await stack.client.get(f"/games/{game_id}/timeline")).status_code == 200  # reads need none
