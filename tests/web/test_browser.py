@@ -189,3 +189,26 @@ async def test_russian_page_shows_russian_category_names(stack: Stack, browser: 
     await page.screenshot(path=SHOTS / "scoreboard-ru.png", full_page=True)
     english = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", locale="ru-RU")  # ?lang wins
     await expect(english.locator('#standings th[data-cat="trials"]')).to_have_text("Trials")
+
+
+async def test_a_correction_from_the_dispute_view_is_linked_to_the_disputed_event(stack: Stack, browser: Browser) -> None:
+    await seeded(stack, 60)
+    page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
+    before = await totals_on_page(page)
+    await page.locator('#timeline tr[data-seq="55"] button.dispute').click()  # mark_placed: Mira +2
+    form = page.locator("#dispute-form")
+    await form.locator('input[name="reason"]').fill("Mark paid 3, not 2")
+    await form.locator('input[name="referee"]').fill("ref-anna")
+    await form.locator('input[name="token"]').fill(stack.tokens[GAME])
+    await form.locator('select[name="player"]').select_option("mira")
+    await form.locator('input[name="amount"]').fill("1")
+    await form.locator('select[name="category"]').select_option("board")
+    await page.locator("#correct-button").click()
+    await expect(page.locator("#dispute-message")).to_contain_text("#61")
+    mira = page.locator('#standings tr[data-player="mira"]')
+    await expect(mira.locator("td.total")).to_have_text(str(before["mira"] + 1))
+    await expect(page.locator('#timeline tr[data-seq="55"] .badge.correction')).to_have_text("disputed; correction #61")
+    await expect(page.locator('#timeline tr[data-seq="61"] .badge.correction')).to_have_text("correction")
+    stored = (await stack.store.read(GAME, 61, 61))[0]
+    assert stored.type == "game.score_corrected" and stored.payload.referee == "ref-anna"
+    assert stored.causation_id == await page.locator('#timeline tr[data-seq="55"]').get_attribute("data-event-id")
