@@ -9,7 +9,7 @@ randomness. Source: issue #2 (domain/), research/anchors.md §1.6 lessons 1 and 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 from uuid import UUID
 
@@ -17,13 +17,14 @@ from contracts.common import EventVoided, GameEnded, GameStartedBase, Player, Sc
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
-from domain.rulesets import RULESET_BY_GAME, ruleset_for_started
 from domain.ruleset import Ruleset
+from domain.rulesets import RULESET_BY_GAME, ruleset_for_started
+from domain.values import replace
 
 Status = Literal["in_progress", "final"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class GameState:
     """Everything known about one game after its events so far (immutable).
 

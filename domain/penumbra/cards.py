@@ -8,8 +8,6 @@ reserved Trial); research/penumbra.md §8, §10.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.penumbra import (
     ContractFulfilled,
     ContractReservationRemoved,
@@ -21,6 +19,7 @@ from contracts.penumbra import (
 from domain.errors import RuleViolation
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import Card, PenumbraState, xp_counts
+from domain.values import replace
 
 
 def _card(payload: TrialCompleted | ContractReserved | ContractFulfilled, card_id: str) -> Card:

@@ -7,13 +7,12 @@ EC-20 (a second Prophecy changes nothing), EC-24 (ties share a place by default)
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.penumbra import FinalTurnTaken, ProphecyTriggered
 from domain.errors import RuleViolation
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import PenumbraState, Prophecy
+from domain.values import replace
 
 
 def _check_players(state: PenumbraState, order: tuple[str, ...], field: str) -> None:

@@ -6,8 +6,6 @@ changes on a rejection). Sources: rules/penumbra-scoring.ru.md lines 7, 11, 13, 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.penumbra import (
     ArcanaGained,
     ArcanaSpent,
@@ -22,6 +20,7 @@ from contracts.penumbra import (
 )
 from domain.errors import RuleViolation
 from domain.penumbra.state import Mark, PenumbraState, Tableau, xp_counts
+from domain.values import replace
 
 
 def tableau_of(state: PenumbraState, player_id: str) -> Tableau:

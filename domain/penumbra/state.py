@@ -8,9 +8,10 @@ category is a function of it (see `domain.penumbra.scoring`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
+from domain.values import replace
 
 XpCounts = tuple[int, int, int, int, int, int]
 """Experience symbols per kind, in the order XP1..XP6."""
@@ -30,7 +31,7 @@ def add_xp(left: XpCounts, right: XpCounts) -> XpCounts:
     return (a, b, c, d, e, f)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Card:
     """A completed Trial or a Contract (fulfilled or reserved): VP, experience, Light, Dark."""
 
@@ -41,7 +42,7 @@ class Card:
     dark: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Mark:
     """A Mark on the Wizard board: its slot, the VP printed under it, whether a Spark "Mark"."""
 
@@ -50,7 +51,7 @@ class Mark:
     spark: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Tableau:
     """One player's scoring-relevant holdings.
 
@@ -77,7 +78,7 @@ class Tableau:
     final_turn_taken: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Prophecy:
     """The Prophecy whose condition ended the game's normal play (rules line 1)."""
 
@@ -86,7 +87,7 @@ class Prophecy:
     turn: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PenumbraState:
     """The whole ruleset state.
 

@@ -7,8 +7,6 @@ then the performer's bonuses"; weekday modifiers: research/trickerion.md §1.1, 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.envelope import Envelope
 from contracts.trickerion import PerformanceGiven, TrickYielded
 from domain.errors import RuleViolation
@@ -17,6 +15,7 @@ from domain.trickerion import categories as r
 from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance, trick
 from domain.trickerion.state import Change, TrickerionState, settle
 from domain.trickerion.turns import require_turn
+from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
 
@@ -62,7 +61,7 @@ def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None)
             "payload.weekday",
         )
     mod = WEEKDAY_MODIFIERS[weekday]
-    return Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+    return Amounts((printed.fame + mod), max(0, printed.coins + mod), printed.shards)
 
 
 def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> Result:

@@ -7,8 +7,6 @@ Source: trickerion-scoring.md 'During the game'; research/trickerion.md §2 (row
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.envelope import Envelope
 from contracts.trickerion import (
     Advertised,
@@ -23,6 +21,7 @@ from domain.trickerion import categories as r
 from domain.trickerion.catalog import characters, trick
 from domain.trickerion.state import Change, TrickerionState, settle
 from domain.trickerion.turns import require_turn
+from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
 

@@ -7,7 +7,7 @@ options (Coins never below 0, Fame clamped at 0) and emits one ledger entry per 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from contracts.common import Player
@@ -15,11 +15,12 @@ from contracts.envelope import Envelope
 from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.values import replace
 
 _EMPTY: Mapping[str, EndgameInventoryDeclared] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class PlayerBook:
     """One player's running totals and holdings.
 
@@ -36,7 +37,7 @@ class PlayerBook:
     advertised_in_turn: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class TrickerionState:
     """Everything the Trickerion rules need to know (immutable; every change is a new value).
 
@@ -92,7 +93,7 @@ class TrickerionState:
         return replace(self, inventories=MappingProxyType(merged))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Change:
     """An intended change: `amount` of `resource` for `player_id` (signed), its breakdown
     `category`, the `rule` anchor, a `note`, and the event `field` blamed if it cannot be paid."""

@@ -6,12 +6,11 @@ Initiative positions 1..N set the Advertise cost and the end-game tie-break
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from contracts.common import InitiativeChanged, TurnStarted
 from domain.errors import RuleViolation
 from domain.trickerion.categories import GAME_LENGTH
 from domain.trickerion.state import TrickerionState
+from domain.values import replace
 
 
 def _checked_order(state: TrickerionState, order: tuple[str, ...]) -> tuple[str, ...]:

@@ -1,0 +1,32 @@
+"""Immutable values: a fast `replace` for the frozen dataclasses that hold game state.
+
+`dataclasses.replace` re-runs `__init__` through a generic keyword path and dominated the
+fold's profile (about 40 % of Trickerion fold time, docs/benchmarks.md). State classes are frozen
+dataclasses without `__slots__`, so a copy is one `__dict__` update: same fields, same
+equality and hash, the original untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of the frozen dataclass `obj` with `changes` applied (fields only, no validation).
+
+    Raises:
+        TypeError: a name in `changes` is not a field of `obj`.
+    """
+    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{type(obj).__name__} has no field {name!r}")
+    if not hasattr(obj, "__dict__"):  # a slots dataclass: the generic path
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
