@@ -51,7 +51,9 @@ class TokenError(Exception):
     def to_http(self) -> HTTPException:
         """The matching `HTTPException` (401 carries `WWW-Authenticate: Bearer`)."""
         headers = {"WWW-Authenticate": "Bearer"} if self.status == 401 else None
-        return HTTPException(self.status, {"error": self.error, "message": self.message}, headers=headers)
+        return HTTPException(
+            self.status, {"error": self.error, "message": self.message}, headers=headers
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +91,28 @@ class WriteTokens:
         stored = await self.client.get(token_key(self.keys, game_id))
         if stored is None:
             if await self.client.exists(self.keys.game_stream(game_id)):
-                raise TokenError(403, "token_rejected", f"game {game_id!r} has no write token; write through the inbox")
+                raise TokenError(
+                    403,
+                    "token_rejected",
+                    f"game {game_id!r} has no write token; write through the inbox",
+                )
             return WriteGrant(game_id, creating=True)
         if token is None:
-            raise TokenError(401, "token_required", f"writes to game {game_id!r} need 'Authorization: Bearer <token>'")
+            raise TokenError(
+                401,
+                "token_required",
+                f"writes to game {game_id!r} need 'Authorization: Bearer <token>'",
+            )
         if not hmac.compare_digest(stored.decode(), digest(token)):
-            raise TokenError(403, "token_rejected", f"the bearer token is not game {game_id!r}'s write token")
+            raise TokenError(
+                403, "token_rejected", f"the bearer token is not game {game_id!r}'s write token"
+            )
         return WriteGrant(game_id, creating=False)
 
 
-_bearer = HTTPBearer(auto_error=False, description="the game's write token, from the 201 that created it")
+_bearer = HTTPBearer(
+    auto_error=False, description="the game's write token, from the 201 that created it"
+)
 
 
 def write_tokens(request: Request) -> WriteTokens:

@@ -31,7 +31,10 @@ from contracts.envelope import Envelope
 from domain.standings import Standings
 from services.query.labels import category_labels
 
-GAME_NAMES = {"trickerion": "Trickerion: Legends of Illusion", "penumbra": "Penumbra: Trials of Arcana"}
+GAME_NAMES = {
+    "trickerion": "Trickerion: Legends of Illusion",
+    "penumbra": "Penumbra: Trials of Arcana",
+}
 """Display names of the games, as BG Stats users know them."""
 
 SOURCE_NAME = "scoreledger"
@@ -45,7 +48,9 @@ def score_sheet_csv(result: Standings) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "player_id", "name", *(c.key for c in labels), "total"])
     for p in result.players:
-        writer.writerow([p.rank, p.player_id, p.name, *(p.categories.get(c.key, 0) for c in labels), p.total])
+        writer.writerow(
+            [p.rank, p.player_id, p.name, *(p.categories.get(c.key, 0) for c in labels), p.total]
+        )
     return out.getvalue()
 
 
@@ -57,7 +62,11 @@ def bgstats_play(result: Standings, events: Sequence[Envelope]) -> dict[str, Any
     first event's `occurred_at` (UTC) and `durationMin` the minutes to the last event.
     """
     first, last = events[0].occurred_at, events[-1].occurred_at
-    winners = set(result.winners) if result.winners else {p.player_id for p in result.players if p.rank == 1}
+    winners = (
+        set(result.winners)
+        if result.winners
+        else {p.player_id for p in result.players if p.rank == 1}
+    )
     title = getattr(events[0].payload, "title", None)
     return {
         "sourceName": SOURCE_NAME,
@@ -80,11 +89,19 @@ def bgstats_play(result: Standings, events: Sequence[Envelope]) -> dict[str, Any
             }
             for p in result.players
         ],
-        "comments": "; ".join(x for x in (title, "final" if result.status == "final" else "in progress (not final)",
-                                           result.tie_break) if x),
+        "comments": "; ".join(
+            x
+            for x in (
+                title,
+                "final" if result.status == "final" else "in progress (not final)",
+                result.tie_break,
+            )
+            if x
+        ),
     }
 
 
 def bgstats_link(play: dict[str, Any]) -> str:
     """The link that hands `play` to the BG Stats app (it shows its own import dialog)."""
-    return f"{BGSTATS_CREATE_PLAY}?data={quote(json.dumps(play, ensure_ascii=False, separators=(',', ':')))}"
+    data = json.dumps(play, ensure_ascii=False, separators=(",", ":"))
+    return f"{BGSTATS_CREATE_PLAY}?data={quote(data)}"

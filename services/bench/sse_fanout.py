@@ -16,8 +16,8 @@ import asyncio
 import json
 import multiprocessing
 import sys
-from collections.abc import Callable
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -36,27 +36,58 @@ GAME = "bench-sse"
 
 def _standings_json(seq: int) -> str:
     """A valid standings body (domain `Standings`) at `seq`: the pushed payload's real size."""
-    players = [{"player_id": f"p{i}", "name": f"Player {i}", "seat": i, "rank": i, "total": 100 - i + seq,
-                "categories": {"arcana": seq, "trials": 10 - i}, "provisional": None} for i in range(1, 5)]
-    return json.dumps({
-        "game_id": GAME, "game": "penumbra", "status": "in_progress", "seq": seq, "score_unit": "vp",
-        "players": players, "winner": None, "winners": [], "tie_break": None,
-        "categories": [{"key": "arcana", "en": "Arcana", "ru": "Аркана", "endgame": True},
-                       {"key": "trials", "en": "Trials", "ru": "Испытания", "endgame": True}],
-    })
+    players = [
+        {
+            "player_id": f"p{i}",
+            "name": f"Player {i}",
+            "seat": i,
+            "rank": i,
+            "total": 100 - i + seq,
+            "categories": {"arcana": seq, "trials": 10 - i},
+            "provisional": None,
+        }
+        for i in range(1, 5)
+    ]
+    return json.dumps(
+        {
+            "game_id": GAME,
+            "game": "penumbra",
+            "status": "in_progress",
+            "seq": seq,
+            "score_unit": "vp",
+            "players": players,
+            "winner": None,
+            "winners": [],
+            "tie_break": None,
+            "categories": [
+                {"key": "arcana", "en": "Arcana", "ru": "Аркана", "endgame": True},
+                {"key": "trials", "en": "Trials", "ru": "Испытания", "endgame": True},
+            ],
+        }
+    )
 
 
 async def _publish(client: aioredis.Redis, keys: Keys, seq: int) -> None:
     """Write standings at `seq` as the projector does; `updated_at` carries the monotonic
     clock at the write (CLOCK_MONOTONIC is shared by the processes of one machine)."""
     async with client.pipeline(transaction=True) as tx:
-        tx.hset(keys.projection(GAME), mapping={"seq": seq, "status": "in_progress", "game": "penumbra",
-                                                 "standings": _standings_json(seq), "updated_at": repr(time.monotonic())})
+        tx.hset(
+            keys.projection(GAME),
+            mapping={
+                "seq": seq,
+                "status": "in_progress",
+                "game": "penumbra",
+                "standings": _standings_json(seq),
+                "updated_at": repr(time.monotonic()),
+            },
+        )
         tx.xadd(keys.changes(shard_of(GAME, keys.shards)), {"game": GAME, "seq": seq})
         await tx.execute()
 
 
-async def _subscriber(http: httpx.AsyncClient, connected: Callable[[], None], latencies: list[float], last_seq: int) -> None:
+async def _subscriber(
+    http: httpx.AsyncClient, connected: Callable[[], None], latencies: list[float], last_seq: int
+) -> None:
     async with http.stream("GET", f"/games/{GAME}/live") as response:
         first = True
         async for line in response.aiter_lines():
@@ -83,7 +114,9 @@ async def _clients(url: str, n: int, last_seq: int, ready: Any, results: Any) ->
             ready.set()
 
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=120) as http:
-        tasks = [asyncio.create_task(_subscriber(http, connected, latencies, last_seq)) for _ in range(n)]
+        tasks = [
+            asyncio.create_task(_subscriber(http, connected, latencies, last_seq)) for _ in range(n)
+        ]
         await asyncio.wait(tasks, timeout=600)
     results.put(latencies)
 
@@ -96,17 +129,32 @@ async def _run(url: str, n_subscribers: int, changes: int, interval_s: float) ->
     keys = Keys(16)
     client = aioredis.Redis.from_url(url)
     await _publish(client, keys, 1)
-    app = create_app(QuerySettings(redis_url=url, shards=keys.shards), routers=web_routers(), lifespans=web_lifespans())
+    app = create_app(
+        QuerySettings(redis_url=url, shards=keys.shards),
+        routers=web_routers(),
+        lifespans=web_lifespans(),
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           backlog=max(2048, n_subscribers * 2), timeout_graceful_shutdown=1))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            backlog=max(2048, n_subscribers * 2),
+            timeout_graceful_shutdown=1,
+        )
+    )
     serving = asyncio.create_task(server.serve())
     while not server.started:
         await asyncio.sleep(0.02)
     last_seq = changes + 1
     context = multiprocessing.get_context("spawn")
     ready, results = context.Event(), context.Queue()
-    clients = context.Process(target=_client_process, args=(f"http://127.0.0.1:{port}", n_subscribers, last_seq, ready, results))
+    clients = context.Process(
+        target=_client_process,
+        args=(f"http://127.0.0.1:{port}", n_subscribers, last_seq, ready, results),
+    )
     try:
         connect_started = time.monotonic()
         clients.start()
@@ -142,7 +190,12 @@ async def _run(url: str, n_subscribers: int, changes: int, interval_s: float) ->
     }
 
 
-def run(n_subscribers: int = 1000, changes: int = 20, interval_s: float = 0.2, redis_url: str | None = None) -> dict[str, Any]:
+def run(
+    n_subscribers: int = 1000,
+    changes: int = 20,
+    interval_s: float = 0.2,
+    redis_url: str | None = None,
+) -> dict[str, Any]:
     """Measure SSE fan-out to `n_subscribers` clients over `changes` standings changes.
 
     Starts a dedicated redis-server unless `redis_url` is given (its db is then written to).

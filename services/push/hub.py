@@ -97,8 +97,14 @@ class ChangeHub:
             holds 100 connections and fails, rather than waits, beyond them).
     """
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, render: Render, block_ms: int = 2000,
-                 max_connect_reads: int = 16) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        keys: Keys,
+        render: Render,
+        block_ms: int = 2000,
+        max_connect_reads: int = 16,
+    ) -> None:
         self.client = client
         self.keys = keys
         self.render = render
@@ -172,7 +178,9 @@ class ChangeHub:
         stream = self.keys.changes(shard_of(game_id, self.keys.shards))
         async with self.limited():
             entries = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
-        hits = [eid.decode() for eid, fields in entries if fields.get(b"game", b"").decode() == game_id]
+        hits = [
+            eid.decode() for eid, fields in entries if fields.get(b"game", b"").decode() == game_id
+        ]
         return hits[-1] if hits else None
 
     async def current(self, game_id: str) -> Rendered | None:
@@ -209,7 +217,8 @@ class ChangeHub:
         self._ready.set()
         while True:
             reply = await self._retry.call_with_retry(
-                lambda: self.client.xread(positions, block=self.block_ms, count=1000), self._on_error
+                lambda: self.client.xread(positions, block=self.block_ms, count=1000),
+                self._on_error,
             )
             changes: list[Change] = []
             for stream, entries in reply or []:
@@ -217,7 +226,9 @@ class ChangeHub:
                 positions[name] = entries[-1][0].decode()
                 shard = self._shard_of_stream[name]
                 for eid, fields in entries:
-                    changes.append(Change(shard, eid.decode(), fields[b"game"].decode(), int(fields[b"seq"])))
+                    changes.append(
+                        Change(shard, eid.decode(), fields[b"game"].decode(), int(fields[b"seq"]))
+                    )
             if changes:
                 await self._fan_out(changes)
             self._delivered.update(positions)  # only after the fan-out: see `position`
@@ -227,7 +238,10 @@ class ChangeHub:
             for name in self._shard_of_stream:
                 pipe.xrevrange(name, count=1)
             lasts = await pipe.execute()
-        return {name: (last[0][0].decode() if last else "0-0") for name, last in zip(self._shard_of_stream, lasts)}
+        return {
+            name: (last[0][0].decode() if last else "0-0")
+            for name, last in zip(self._shard_of_stream, lasts, strict=True)
+        }
 
     async def _on_error(self, error: Exception) -> None:
         log.warning("change_hub_read_failed", error=str(error))
@@ -244,7 +258,7 @@ class ChangeHub:
             for change in wanted:
                 pipe.hgetall(self.keys.projection(change.game_id))
             raws = await pipe.execute()
-        for change, raw in zip(wanted, raws):
+        for change, raw in zip(wanted, raws, strict=True):
             rendered = self._rendered(change.game_id, raw) if raw else Rendered(None, "null")
             if change.game_id in self._subs:
                 self._bodies[change.game_id] = rendered

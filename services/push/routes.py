@@ -37,16 +37,20 @@ router = APIRouter(tags=["live"])
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
-    """The `GET /games/{id}/standings` body built from a projection HASH (None without standings)."""
+    """The `GET /games/{id}/standings` body built from a projection HASH (None without
+    standings)."""
     if not fields.get("standings"):
         return None
     result = Standings.model_validate_json(fields["standings"])
-    return standings_view(result, "projection", None, fields.get("updated_at")).model_dump(mode="json")
+    return standings_view(result, "projection", None, fields.get("updated_at")).model_dump(
+        mode="json"
+    )
 
 
 @asynccontextmanager
 async def push_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start the process's `ChangeHub` on `app.state.redis` (as `app.state.change_hub`); stop it after."""
+    """Start the process's `ChangeHub` on `app.state.redis` (as `app.state.change_hub`); stop
+    it after."""
     hub = ChangeHub(app.state.redis, Keys(app.state.settings.shards), render_projection)
     await hub.start()
     app.state.change_hub = hub
@@ -61,7 +65,12 @@ def _hub(request: Request) -> ChangeHub:
 
 
 def _change(change: Change) -> dict[str, Any]:
-    return {"shard": change.shard, "entry_id": change.entry_id, "game_id": change.game_id, "seq": change.seq}
+    return {
+        "shard": change.shard,
+        "entry_id": change.entry_id,
+        "game_id": change.game_id,
+        "seq": change.seq,
+    }
 
 
 @router.get("/games/live", response_class=EventSourceResponse)
@@ -72,10 +81,16 @@ async def games_live(request: Request) -> AsyncIterator[ServerSentEvent]:
     async with hub.subscribe(None) as sub:
         async with hub.limited():
             games = await reader.games()  # after subscribing: a change from now on is queued
-        yield ServerSentEvent(event="games", data={"games": [g.model_dump(mode="json") for g in games]}, retry=RETRY_MS)
+        yield ServerSentEvent(
+            event="games",
+            data={"games": [g.model_dump(mode="json") for g in games]},
+            retry=RETRY_MS,
+        )
         while True:
             delivery = await sub.get()
-            yield ServerSentEvent(event="game", id=delivery.change.entry_id, data=_summary(delivery))
+            yield ServerSentEvent(
+                event="game", id=delivery.change.entry_id, data=_summary(delivery)
+            )
 
 
 def _summary(delivery: Delivery) -> dict[str, Any]:
@@ -105,8 +120,12 @@ async def game_live(
         if not await _resumable(hub, game_id, last_event_id, sent):
             rendered = await hub.current(game_id)
             if rendered is not None:
-                yield ServerSentEvent(event="standings", id=sent, retry=RETRY_MS,
-                                      raw_data=f'{{"change":null,"standings":{rendered.json}}}')
+                yield ServerSentEvent(
+                    event="standings",
+                    id=sent,
+                    retry=RETRY_MS,
+                    raw_data=f'{{"change":null,"standings":{rendered.json}}}',
+                )
         else:
             yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
         while True:
@@ -115,7 +134,8 @@ async def game_live(
                 continue  # already reflected in what this client was sent
             sent = delivery.change.entry_id
             # The body was serialized once by the hub; only the small change part is per event.
-            raw = f'{{"change":{json.dumps(_change(delivery.change))},"standings":{delivery.body_json}}}'
+            change = json.dumps(_change(delivery.change))
+            raw = f'{{"change":{change},"standings":{delivery.body_json}}}'
             yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
 
 

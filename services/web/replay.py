@@ -61,10 +61,13 @@ def series(events: Sequence[Envelope]) -> dict[str, Any]:
     if not states:
         return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
     first = states[0]
-    per_event = [{"seq": e.seq, "type": e.type, "totals": _totals(s)} for e, s in zip(events, states)]
+    per_event = [
+        {"seq": e.seq, "type": e.type, "totals": _totals(s)}
+        for e, s in zip(events, states, strict=True)
+    ]
     per_turn: list[dict[str, Any]] = []
     turn = 0
-    for event, point in zip(events, per_event):
+    for event, point in zip(events, per_event, strict=True):
         if isinstance(event.payload, TurnStarted):
             turn = event.payload.turn
         if per_turn and per_turn[-1]["turn"] == turn:
@@ -95,7 +98,9 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     states = _prefix_states(events)
     if not states:
         return {"game_id": None, "score_unit": None, "players": [], "events": []}
-    voided_by = {str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)}
+    voided_by = {
+        str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)
+    }
     seq_of = {str(e.event_id): e.seq for e in events}
     disputed: dict[str, list[int]] = {}
     for e in events:
@@ -104,27 +109,42 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     unit = states[0].ruleset.score_resource
     rows = []
     before: dict[str, int] = dict.fromkeys((p.player_id for p in states[0].players), 0)
-    for event, state in zip(events, states):
+    for event, state in zip(events, states, strict=True):
         after = _totals(state)
         eid = str(event.event_id)
-        rows.append({
-            "seq": event.seq,
-            "event_id": eid,
-            "type": event.type,
-            "occurred_at": event.occurred_at.isoformat(),
-            "actor": event.actor,
-            "summary": _summary(event),
-            "delta": {pid: after[pid] - before.get(pid, 0) for pid in after if after[pid] != before.get(pid, 0)},
-            "entries": [
-                {"player_id": x.player_id, "category": x.category, "amount": x.amount, "rule": x.rule, "note": x.note}
-                for x in state.ledger if x.event_id == event.event_id and x.resource is unit
-            ],
-            "voided": eid in voided_by,
-            "voided_by_seq": voided_by.get(eid),
-            "void_of_seq": seq_of.get(str(event.payload.voided_event_id)) if isinstance(event.payload, EventVoided) else None,
-            "correction": isinstance(event.payload, ScoreCorrected),
-            "disputed_by_seq": disputed.get(eid, []),
-        })
+        rows.append(
+            {
+                "seq": event.seq,
+                "event_id": eid,
+                "type": event.type,
+                "occurred_at": event.occurred_at.isoformat(),
+                "actor": event.actor,
+                "summary": _summary(event),
+                "delta": {
+                    pid: after[pid] - before.get(pid, 0)
+                    for pid in after
+                    if after[pid] != before.get(pid, 0)
+                },
+                "entries": [
+                    {
+                        "player_id": x.player_id,
+                        "category": x.category,
+                        "amount": x.amount,
+                        "rule": x.rule,
+                        "note": x.note,
+                    }
+                    for x in state.ledger
+                    if x.event_id == event.event_id and x.resource is unit
+                ],
+                "voided": eid in voided_by,
+                "voided_by_seq": voided_by.get(eid),
+                "void_of_seq": seq_of.get(str(event.payload.voided_event_id))
+                if isinstance(event.payload, EventVoided)
+                else None,
+                "correction": isinstance(event.payload, ScoreCorrected),
+                "disputed_by_seq": disputed.get(eid, []),
+            }
+        )
         before = after
     return {
         "game_id": states[0].game_id,
@@ -137,7 +157,9 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
 def _summary(event: Envelope) -> str:
     """A one-line description of the payload: its fields other than long lists."""
     data = event.payload.model_dump(mode="json")
-    parts = [f"{k}={v}" for k, v in data.items() if not isinstance(v, list | dict) and v is not None]
+    parts = [
+        f"{k}={v}" for k, v in data.items() if not isinstance(v, list | dict) and v is not None
+    ]
     return ", ".join(parts)[:200]
 
 
@@ -162,16 +184,22 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
     states = _prefix_states(events)
     current = states[-1]
     with_side = standings(current)
-    hypothetical = parse_event({
-        "event_id": str(uuid.uuid4()),
-        "game_id": current.game_id,
-        "seq": current.seq + 1,
-        "type": EventVoided.TYPE,
-        "schema_version": EventVoided.SCHEMA_VERSION,
-        "occurred_at": now.isoformat(),
-        "actor": "dispute-view",
-        "payload": {"voided_event_id": event_id, "reason": "what if", "referee": "dispute-view"},
-    })
+    hypothetical = parse_event(
+        {
+            "event_id": str(uuid.uuid4()),
+            "game_id": current.game_id,
+            "seq": current.seq + 1,
+            "type": EventVoided.TYPE,
+            "schema_version": EventVoided.SCHEMA_VERSION,
+            "occurred_at": now.isoformat(),
+            "actor": "dispute-view",
+            "payload": {
+                "voided_event_id": event_id,
+                "reason": "what if",
+                "referee": "dispute-view",
+            },
+        }
+    )
     without: Standings | None
     try:
         without = standings(evolve(current, hypothetical))

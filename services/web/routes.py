@@ -91,8 +91,11 @@ async def game_dispute(game_id: str, event_id: str, db: Reader) -> dict[str, Any
 async def export_score_sheet(game_id: str, db: Reader) -> Response:
     """The score sheet as CSV: one row per player, a column per category, total, rank."""
     body = score_sheet_csv(standings(fold(await _log(db, game_id))))
-    return Response(body, media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{game_id}-scoresheet.csv"'})
+    return Response(
+        body,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{game_id}-scoresheet.csv"'},
+    )
 
 
 @router.get("/games/{game_id}/export/bgstats.json")
@@ -108,5 +111,8 @@ async def export_bgstats(game_id: str, db: Reader) -> dict[str, Any]:
 async def export_events(game_id: str, db: Reader) -> Response:
     """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads)."""
     await db.require_version(game_id)
-    return Response(await db.store.export_jsonl(game_id), media_type="application/x-ndjson; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'})
+    return Response(
+        await db.store.export_jsonl(game_id),
+        media_type="application/x-ndjson; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
+    )

@@ -53,7 +53,9 @@ class Stack:
         game_id = events[0].game_id
         token = token or self.tokens.get(game_id)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = await self.client.post(f"/games/{game_id}/events", json=[e.to_wire() for e in events], headers=headers)
+        response = await self.client.post(
+            f"/games/{game_id}/events", json=[e.to_wire() for e in events], headers=headers
+        )
         if response.status_code == 201 and "write_token" in response.json():
             self.tokens[game_id] = response.json()["write_token"]
         return response
@@ -74,12 +76,21 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     def projector_lifespan(app: Any) -> Any:
         return run_projector(projector)
 
-    app = create_app(settings, routers=[*web_routers(), ingest_router],
-                     lifespans=[*web_lifespans(), ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
-                                projector_lifespan])
+    app = create_app(
+        settings,
+        routers=[*web_routers(), ingest_router],
+        lifespans=[
+            *web_lifespans(),
+            ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
+            projector_lifespan,
+        ],
+    )
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=1))
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+        )
+    )
     task = asyncio.create_task(server.serve())
     async with asyncio.timeout(10):
         while not server.started:

@@ -26,7 +26,11 @@ async def events(response: httpx.Response) -> AsyncIterator[Event]:
     async for line in response.aiter_lines():
         if line == "":
             if "data" in fields:
-                yield Event(fields.get("event", [None])[-1], fields.get("id", [None])[-1], "\n".join(fields["data"]))
+                yield Event(
+                    fields.get("event", [None])[-1],
+                    fields.get("id", [None])[-1],
+                    "\n".join(fields["data"]),
+                )
             fields = {}
             continue
         if line.startswith(":"):

@@ -25,9 +25,12 @@ async def tokens(redis_client: aioredis.Redis) -> WriteTokens:
     return WriteTokens(redis_client, KEYS)
 
 
-async def test_issue_stores_only_a_digest_and_only_once(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
+async def test_issue_stores_only_a_digest_and_only_once(
+    tokens: WriteTokens, redis_client: aioredis.Redis
+) -> None:
     token = await tokens.issue("g-1")
-    assert token is not None and len(token) >= 43
+    assert token is not None
+    assert len(token) >= 43
     stored = await redis_client.get(token_key(KEYS, "g-1"))
     assert stored.decode() == digest(token) != token
     assert KEYS.tag("g-1") in token_key(KEYS, "g-1")  # the game's slot
@@ -64,7 +67,9 @@ async def guarded(clean_redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
         app.state.writes += 1
         return {"creating": grant.creating}
 
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://t"
+    ) as client:
         client.app = app  # type: ignore[attr-defined]
         yield client
     await app.state.redis.aclose()
@@ -75,18 +80,23 @@ async def test_dependency_answers_401_403_and_runs_nothing(guarded: httpx.AsyncC
     assert (await guarded.post("/games/g-9/events")).json() == {"creating": True}
     token = await WriteTokens(app.state.redis, KEYS).issue("g-9")
     missing = await guarded.post("/games/g-9/events")
-    assert missing.status_code == 401 and missing.headers["www-authenticate"] == "Bearer"
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == "Bearer"
     assert missing.json()["detail"]["error"] == "token_required"
     wrong = await guarded.post("/games/g-9/events", headers={"Authorization": "Bearer nope"})
-    assert wrong.status_code == 403 and wrong.json()["detail"]["error"] == "token_rejected"
+    assert wrong.status_code == 403
+    assert wrong.json()["detail"]["error"] == "token_rejected"
     basic = await guarded.post("/games/g-9/events", headers={"Authorization": "Basic abc"})
     assert basic.status_code == 401
     assert app.state.writes == 1
     ok = await guarded.post("/games/g-9/events", headers={"Authorization": f"Bearer {token}"})
-    assert ok.json() == {"creating": False} and app.state.writes == 2
+    assert ok.json() == {"creating": False}
+    assert app.state.writes == 2
 
 
-async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(stack: Stack) -> None:
+async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(
+    stack: Stack,
+) -> None:
     events = list(example())
     game_id = events[0].game_id
     created = await stack.post(events[:3])
@@ -98,6 +108,9 @@ async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(s
     assert (missing.status_code, wrong.status_code) == (401, 403)
     assert await stack.store.version(game_id) == 3
     ok = await stack.post(events[3:5])
-    assert ok.status_code == 201 and "write_token" not in ok.json()
+    assert ok.status_code == 201
+    assert "write_token" not in ok.json()
     assert await stack.store.version(game_id) == 5
-    assert (await stack.client.get(f"/games/{game_id}/timeline")).status_code == 200  # reads need none
+    assert (
+        await stack.client.get(f"/games/{game_id}/timeline")
+    ).status_code == 200  # reads need none

@@ -21,8 +21,15 @@ from tests.web.conftest import Stack
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 GAME = "pen-demo-3p"
 
@@ -30,7 +37,9 @@ GAME = "pen-demo-3p"
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install chromium (deploy/scripts/system-deps.sh)")
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: apt-get install chromium (deploy/scripts/system-deps.sh)"
+        )
     async with async_playwright() as p:
         chromium = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -61,7 +70,9 @@ async def totals_on_page(page: Page) -> dict[str, int]:
     out = {}
     for i in range(await rows.count()):
         row = rows.nth(i)
-        out[await row.get_attribute("data-player")] = int(await row.locator("td.total").inner_text())
+        out[await row.get_attribute("data-player")] = int(
+            await row.locator("td.total").inner_text()
+        )
     return out
 
 
@@ -97,7 +108,9 @@ async def test_an_appended_event_shows_within_a_second_and_the_chart_has_a_line_
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     await expect(page.locator("#status-badge")).to_have_text("live")
     before = await totals_on_page(page)
-    datasets = await page.evaluate("() => Chart.getChart(document.getElementById('chart')).data.datasets.map(d => d.label)")
+    datasets = await page.evaluate(
+        "() => Chart.getChart(document.getElementById('chart')).data.datasets.map(d => d.label)"
+    )
     assert sorted(datasets) == ["Mira", "Oren", "Tess"]
 
     fix = referee(example()[:40], {"player_id": "oren", "amount": 7})
@@ -105,13 +118,18 @@ async def test_an_appended_event_shows_within_a_second_and_the_chart_has_a_line_
     oren = page.locator('#standings tr[data-player="oren"] td.total')
     await expect(oren).to_have_text(str(before["oren"] + 7), timeout=1000)  # no reload
     await expect(page.locator('#timeline tr[data-seq="41"]')).to_be_visible()
-    points = await page.evaluate("() => Chart.getChart(document.getElementById('chart')).data.datasets.map(d => d.data.length)")
+    points = await page.evaluate(
+        "() => Chart.getChart(document.getElementById('chart'))"
+        ".data.datasets.map(d => d.data.length)"
+    )
     assert points == [41, 41, 41]
     await page.screenshot(path=SHOTS / "scoreboard-live.png", full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
-async def test_the_slider_shows_the_same_numbers_as_the_api_at_that_seq(stack: Stack, browser: Browser) -> None:
+async def test_the_slider_shows_the_same_numbers_as_the_api_at_that_seq(
+    stack: Stack, browser: Browser
+) -> None:
     await seeded(stack, 60)
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     await expect(page.locator("#slider")).to_have_attribute("max", "60")
@@ -123,7 +141,9 @@ async def test_the_slider_shows_the_same_numbers_as_the_api_at_that_seq(stack: S
         assert await totals_on_page(page) == api_totals(api)
         row = page.locator(f'#standings tr[data-player="{api["players"][0]["player_id"]}"]')
         for cat in api["players"][0]["breakdown"]:
-            await expect(row.locator(f'td[data-cat="{cat["key"]}"]')).to_have_text(str(cat["points"]))
+            await expect(row.locator(f'td[data-cat="{cat["key"]}"]')).to_have_text(
+                str(cat["points"])
+            )
     await page.screenshot(path=SHOTS / "history-slider.png", full_page=True)
     await page.locator("#back-live").click()
     await expect(page.locator("#replay-banner")).to_be_hidden()
@@ -142,7 +162,9 @@ async def test_a_click_on_a_total_shows_the_ledger(stack: Stack, browser: Browse
     await page.screenshot(path=SHOTS / "ledger.png", full_page=True)
 
 
-async def test_a_void_from_the_dispute_view_changes_totals_and_stays_marked(stack: Stack, browser: Browser) -> None:
+async def test_a_void_from_the_dispute_view_changes_totals_and_stays_marked(
+    stack: Stack, browser: Browser
+) -> None:
     await seeded(stack, 60)
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     target = page.locator('#timeline tr[data-seq="57"]')  # penumbra.trial_completed: Oren +10
@@ -168,13 +190,17 @@ async def test_a_void_from_the_dispute_view_changes_totals_and_stays_marked(stac
     await form.locator('input[name="token"]').fill(stack.tokens[GAME])
     await page.locator("#void-button").click()
     await expect(page.locator("#dispute-message")).to_contain_text("#61")
-    await expect(page.locator('#standings tr[data-player="oren"] td.total')).to_have_text(str(without["oren"]))
+    await expect(page.locator('#standings tr[data-player="oren"] td.total')).to_have_text(
+        str(without["oren"])
+    )
     assert await totals_on_page(page) == without
     voided = page.locator('#timeline tr[data-seq="57"]')
     await expect(voided).to_have_class(re.compile("voided"))
     await expect(voided.locator(".badge.voided")).to_have_text("voided by #61")
     await expect(page.locator('#timeline tr[data-seq="61"] .badge.void')).to_have_text("voids #57")
-    log = (await stack.client.get(f"/games/{GAME}/events", params={"from_seq": 57, "limit": 5})).json()
+    log = (
+        await stack.client.get(f"/games/{GAME}/events", params={"from_seq": 57, "limit": 5})
+    ).json()
     assert log["events"][0]["voided_by_seq"] == 61  # the event itself stays in the log
     await page.screenshot(path=SHOTS / "dispute-void.png", full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
@@ -187,11 +213,15 @@ async def test_russian_page_shows_russian_category_names(stack: Stack, browser: 
     await expect(page.locator('#standings th[data-cat="arcana"]')).to_have_text("Аркана")
     await expect(page.locator("#status-badge")).to_have_text("завершена")
     await page.screenshot(path=SHOTS / "scoreboard-ru.png", full_page=True)
-    english = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", locale="ru-RU")  # ?lang wins
+    english = await open_page(
+        browser, f"{stack.url}/games/{GAME}?lang=en", locale="ru-RU"
+    )  # ?lang wins
     await expect(english.locator('#standings th[data-cat="trials"]')).to_have_text("Trials")
 
 
-async def test_a_correction_from_the_dispute_view_is_linked_to_the_disputed_event(stack: Stack, browser: Browser) -> None:
+async def test_a_correction_from_the_dispute_view_is_linked_to_the_disputed_event(
+    stack: Stack, browser: Browser
+) -> None:
     await seeded(stack, 60)
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     before = await totals_on_page(page)
@@ -207,8 +237,15 @@ async def test_a_correction_from_the_dispute_view_is_linked_to_the_disputed_even
     await expect(page.locator("#dispute-message")).to_contain_text("#61")
     mira = page.locator('#standings tr[data-player="mira"]')
     await expect(mira.locator("td.total")).to_have_text(str(before["mira"] + 1))
-    await expect(page.locator('#timeline tr[data-seq="55"] .badge.correction')).to_have_text("disputed; correction #61")
-    await expect(page.locator('#timeline tr[data-seq="61"] .badge.correction')).to_have_text("correction")
+    await expect(page.locator('#timeline tr[data-seq="55"] .badge.correction')).to_have_text(
+        "disputed; correction #61"
+    )
+    await expect(page.locator('#timeline tr[data-seq="61"] .badge.correction')).to_have_text(
+        "correction"
+    )
     stored = (await stack.store.read(GAME, 61, 61))[0]
-    assert stored.type == "game.score_corrected" and stored.payload.referee == "ref-anna"
-    assert stored.causation_id == await page.locator('#timeline tr[data-seq="55"]').get_attribute("data-event-id")
+    assert stored.type == "game.score_corrected"
+    assert stored.payload.referee == "ref-anna"
+    assert stored.causation_id == await page.locator('#timeline tr[data-seq="55"]').get_attribute(
+        "data-event-id"
+    )

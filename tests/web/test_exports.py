@@ -32,7 +32,8 @@ def test_score_sheet_has_a_row_per_player_a_column_per_category_total_and_rank()
         for key, points in want["categories"].items():
             assert int(row[key]) == points
     header = next(csv.reader(io.StringIO(score_sheet_csv(standings(fold(EVENTS))))))
-    assert header[:3] == ["rank", "player_id", "name"] and header[-1] == "total"
+    assert header[:3] == ["rank", "player_id", "name"]
+    assert header[-1] == "total"
 
 
 def test_score_sheet_repeats_a_shared_rank() -> None:
@@ -43,13 +44,20 @@ def test_score_sheet_repeats_a_shared_rank() -> None:
 
 def test_bgstats_play_names_scores_winner_date_and_game() -> None:
     play = bgstats_play(standings(fold(EVENTS)), EVENTS)
-    assert play["sourceName"] == "scoreledger" and play["sourcePlayId"] == "pen-demo-3p"
-    assert play["game"] == {"name": "Penumbra: Trials of Arcana", "sourceGameId": "penumbra",
-                            "highestWins": True, "noPoints": False}
+    assert play["sourceName"] == "scoreledger"
+    assert play["sourcePlayId"] == "pen-demo-3p"
+    assert play["game"] == {
+        "name": "Penumbra: Trials of Arcana",
+        "sourceGameId": "penumbra",
+        "highestWins": True,
+        "noPoints": False,
+    }
     assert play["playDate"] == "2026-11-28 19:01:10"
     assert play["durationMin"] == 105  # 19:01:10 -> 20:46:10
     by_id = {p["sourcePlayerId"]: p for p in play["players"]}
-    assert {pid: p["score"] for pid, p in by_id.items()} == {pid: v["total"] for pid, v in EXPECTED["players"].items()}
+    assert {pid: p["score"] for pid, p in by_id.items()} == {
+        pid: v["total"] for pid, v in EXPECTED["players"].items()
+    }
     assert [pid for pid, p in by_id.items() if p["winner"]] == [EXPECTED["winner"]]
     link = bgstats_link(play)
     assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")

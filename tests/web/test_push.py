@@ -42,7 +42,9 @@ async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack)
     async with AsyncExitStack() as streams:
         readers = []
         for _ in range(50):
-            response = await streams.enter_async_context(stack.client.stream("GET", f"/games/{game_id}/live"))
+            response = await streams.enter_async_context(
+                stack.client.stream("GET", f"/games/{game_id}/live")
+            )
             assert response.headers["content-type"].startswith("text/event-stream")
             readers.append(sse.events(response))
         firsts = [await anext(r) for r in readers]
@@ -51,7 +53,7 @@ async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack)
 
         await stack.append(events[5:6])
         nexts = await asyncio.wait_for(asyncio.gather(*(anext(r) for r in readers)), timeout=5)
-        (entry_id, seq), = [c for c in await _changes(stack, game_id) if c[1] == 6]
+        ((entry_id, _seq),) = [c for c in await _changes(stack, game_id) if c[1] == 6]
         for event in nexts:
             assert event.event == "standings"
             assert event.id == entry_id
@@ -70,12 +72,16 @@ async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
     await stack.append(events[4:6])  # two changes while the client is away
     await stack.wait_projected(game_id, 6)
 
-    async with stack.client.stream("GET", f"/games/{game_id}/live", headers={"Last-Event-ID": seen}) as response:
+    async with stack.client.stream(
+        "GET", f"/games/{game_id}/live", headers={"Last-Event-ID": seen}
+    ) as response:
         resumed = await asyncio.wait_for(_until_seq(sse.events(response), 6), timeout=5)
     assert resumed.id == (await _changes(stack, game_id))[-1][0]
 
     # Up to date: nothing is replayed; the next change is the next event received.
-    async with stack.client.stream("GET", f"/games/{game_id}/live", headers={"Last-Event-ID": resumed.id}) as response:
+    async with stack.client.stream(
+        "GET", f"/games/{game_id}/live", headers={"Last-Event-ID": resumed.id}
+    ) as response:
         reader = sse.events(response)
         pending = asyncio.ensure_future(anext(reader))
         await asyncio.sleep(0.3)
@@ -98,4 +104,9 @@ async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> No
         await stack.append(events[2:3])
         change = await asyncio.wait_for(anext(reader), timeout=5)
     assert change.event == "game"
-    assert change.json()["summary"] == {**change.json()["summary"], "game_id": game_id, "seq": 3, "game": "penumbra"}
+    assert change.json()["summary"] == {
+        **change.json()["summary"],
+        "game_id": game_id,
+        "seq": 3,
+        "game": "penumbra",
+    }

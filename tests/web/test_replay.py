@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+
 import pytest
 
 from contracts.envelope import Envelope
@@ -30,7 +31,8 @@ def test_series_point_n_equals_the_replay_at_seq_n(penumbra: list[Envelope]) -> 
 def test_series_per_turn_takes_the_last_event_of_each_turn(penumbra: list[Envelope]) -> None:
     result = replay.series(penumbra)
     turns = [p["turn"] for p in result["per_turn"]]
-    assert turns == sorted(set(turns)) and turns[0] == 0
+    assert turns == sorted(set(turns))
+    assert turns[0] == 0
     starts = [e.seq for e in penumbra if e.type == "game.turn_started"]
     # each turn's point is the event just before the next turn starts (or the last event)
     assert [p["seq"] for p in result["per_turn"][:-1]] == [s - 1 for s in starts]
@@ -54,11 +56,21 @@ def test_timeline_marks_voids_and_corrections(penumbra: list[Envelope]) -> None:
     log.append(referee(log, {"player_id": "mira", "amount": 5}))  # seq 21
     log.append(referee(log, {"voided_event_id": str(log[20].event_id)}))  # seq 22 voids 21
     rows = {r["seq"]: r for r in replay.timeline(log)["events"]}
-    assert rows[21]["voided"] and rows[21]["voided_by_seq"] == 22 and rows[21]["correction"]
+    assert rows[21]["voided"]
+    assert rows[21]["voided_by_seq"] == 22
+    assert rows[21]["correction"]
     assert rows[21]["delta"] == {"mira": 5}
-    assert rows[21]["entries"] == [{"player_id": "mira", "category": "correction", "amount": 5,
-                                    "rule": "correction", "note": "ref-test: test"}]
-    assert rows[22]["void_of_seq"] == 21 and not rows[22]["voided"]
+    assert rows[21]["entries"] == [
+        {
+            "player_id": "mira",
+            "category": "correction",
+            "amount": 5,
+            "rule": "correction",
+            "note": "ref-test: test",
+        }
+    ]
+    assert rows[22]["void_of_seq"] == 21
+    assert not rows[22]["voided"]
     assert rows[22]["delta"] == {"mira": -5}  # taking the voided +5 out
     assert not any(rows[s]["voided"] for s in range(1, 21))
 
