@@ -61,7 +61,7 @@ def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None)
             "payload.weekday",
         )
     mod = WEEKDAY_MODIFIERS[weekday]
-    return Amounts((printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+    return Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
 
 
 def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> Result:
