@@ -234,7 +234,10 @@ async def run_demo(
         )
         report = await _publish_and_watch(url, games, console)
         if keep_running:
-            console.print(f"serving until Ctrl-C: open {url}/docs, {url}/games", highlight=False)
+            console.print(
+                f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs",
+                highlight=False,
+            )
             await serving
         return report
     finally:

@@ -269,9 +269,9 @@ def demo(
         highlight=False,
     )
     console.print(
-        "To open the query API: run `scoreledger serve` "
-        "(or `scoreledger demo --keep-running`) and browse "
-        "http://127.0.0.1:8000/docs, /games, /games/<id>/standings, /games/<id>/events, /metrics",
+        "To watch the scoreboard: run `scoreledger demo --keep-running` and open the URL it "
+        "prints, or `scoreledger serve` and browse http://127.0.0.1:8000/ (scoreboard), "
+        "/docs (the API), /games/<id>/standings, /metrics",
         highlight=False,
     )
     if report.mismatches:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -30,7 +31,14 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-SHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
+# The README's screenshots are refreshed only on request (SCORELEDGER_SCREENSHOTS=docs), so a
+# plain test run leaves the work tree clean; otherwise they go to a temporary folder.
+SHOTS = (
+    Path(__file__).parents[2] / "docs" / "screenshots"
+    if os.environ.get("SCORELEDGER_SCREENSHOTS") == "docs"
+    else Path(tempfile.gettempdir()) / "scoreledger-screenshots"
+)
+SHOTS.mkdir(parents=True, exist_ok=True)
 GAME = "pen-demo-3p"
 
 
