@@ -1,0 +1,51 @@
+"""Upcasting: a stored v1 `game.score_corrected` reads as v2 and scores the same; the stored
+event is not changed. Source: issue #2 ("old payload versions are upcast on read")."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from contracts.events import parse_event, parse_event_json
+from contracts.upcasting import UPCASTERS, upcast
+
+V1 = {
+    "event_id": str(uuid.UUID(int=7)),
+    "game_id": "g-up",
+    "seq": 4,
+    "type": "game.score_corrected",
+    "schema_version": 1,
+    "occurred_at": "2026-11-30T10:00:00Z",
+    "actor": "referee-desk",
+    "payload": {"player_id": "ana", "points": -3, "reason": "Shard miscounted"},
+}
+
+
+def test_v1_score_correction_is_upcast_to_v2_on_read() -> None:
+    event = parse_event_json(json.dumps(V1))
+    assert event.schema_version == 2
+    assert event.payload.amount == -3  # v1 `points` became `amount`
+    assert event.payload.category == "correction"
+    assert event.payload.referee == "unknown (v1 event)"
+
+
+def test_upcasting_leaves_the_stored_dict_alone() -> None:
+    raw = json.loads(json.dumps(V1))
+    parse_event(raw)
+    assert raw == V1
+
+
+def test_a_version_newer_than_the_reader_is_refused_with_the_field() -> None:
+    with pytest.raises(ValueError, match="schema_version"):
+        upcast({**V1, "schema_version": 3}, current_version=2)
+
+
+def test_a_missing_step_of_the_chain_is_refused() -> None:
+    with pytest.raises(ValueError, match="no upcaster"):
+        upcast({**V1, "type": "game.ended", "schema_version": 0}, current_version=1)
+
+
+def test_every_upcaster_is_registered_from_an_older_version() -> None:
+    assert all(version >= 1 for _, version in UPCASTERS)
