@@ -1,14 +1,19 @@
 """Domain-checked append: an event is stored only if the pure domain accepts it.
 
-Before the Lua append, each event is folded (`domain.fold.evolve`) onto the game's current
-state, kept in a small LRU cache and reloaded from the stream when its seq is not the stream's
-version. Source: issue brief (ingest: one append path); research/anchors.md §1.6.
+Before the Lua append, each event is folded (`domain.fold.evolve`) onto the game's state kept
+in a small LRU cache. The cached state is trusted (one round trip per append): the Lua script's
+expected-version check still guards, and a WRONGVERSION drops the cache and answers
+`VersionConflict` as before. A check that fails on the cached state is decided again on the
+state folded from the stream (the cache may be stale when another process appended).
+Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
+research/tech.md §3.3.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from uuid import UUID
 
 from contracts.envelope import Envelope
@@ -18,27 +23,87 @@ from services.store.errors import VersionConflict
 from services.store.eventstore import AppendedEvent, AppendResult, EventStore
 
 
+@dataclass(slots=True)
+class Known:
+    """A folded game and its event ids (`event_id -> seq`, every event of `state.history`)."""
+
+    state: GameState
+    ids: dict[UUID, int]
+
+    @classmethod
+    def of(cls, state: GameState) -> Known:
+        return cls(state, {e.event_id: e.seq for e in state.history})
+
+
 class StateCache:
-    """LRU map game_id -> folded `GameState`, at most `capacity` games."""
+    """LRU map game_id -> `Known` (folded state and event ids), at most `capacity` games."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self._states: OrderedDict[str, GameState] = OrderedDict()
+        self._games: OrderedDict[str, Known] = OrderedDict()
 
-    def get(self, game_id: str) -> GameState | None:
-        state = self._states.get(game_id)
-        if state is not None:
-            self._states.move_to_end(game_id)
-        return state
+    def get(self, game_id: str) -> Known | None:
+        known = self._games.get(game_id)
+        if known is not None:
+            self._games.move_to_end(game_id)
+        return known
 
-    def put(self, state: GameState) -> None:
-        self._states[state.game_id] = state
-        self._states.move_to_end(state.game_id)
-        while len(self._states) > self.capacity:
-            self._states.popitem(last=False)
+    def put(self, known: Known) -> None:
+        game_id = known.state.game_id
+        self._games[game_id] = known
+        self._games.move_to_end(game_id)
+        while len(self._games) > self.capacity:
+            self._games.popitem(last=False)
 
     def drop(self, game_id: str) -> None:
-        self._states.pop(game_id, None)
+        self._games.pop(game_id, None)
+
+
+@dataclass(slots=True)
+class _Plan:
+    """One append, checked: the state after it, the new ids and the events to write."""
+
+    game_id: str
+    events: Sequence[Envelope]
+    base: Known | None
+    state: GameState | None
+    added: dict[UUID, int] = field(default_factory=dict)
+    fresh: list[Envelope] = field(default_factory=list)
+
+    def seq_of(self, event_id: UUID) -> int:
+        if event_id in self.added:
+            return self.added[event_id]
+        assert self.base is not None  # a duplicate is known either here or in the base
+        return self.base.ids[event_id]
+
+
+def _check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
+    for event in events:
+        if event.game_id != game_id:
+            raise RuleViolation(
+                "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
+            )
+
+
+def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan:
+    """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
+
+    Raises:
+        RuleViolation: an event breaks a rule. VersionConflict: an event's `seq - 1` is not the
+            version reached so far.
+    """
+    plan = _Plan(game_id, events, base, base.state if base is not None else None)
+    ids = base.ids if base is not None else {}
+    for event in events:
+        if event.event_id in ids or event.event_id in plan.added:
+            continue
+        current = plan.state.seq if plan.state is not None else 0
+        if event.seq - 1 != current:
+            raise VersionConflict(event.seq - 1, current)
+        plan.state = evolve(plan.state, event)
+        plan.added[event.event_id] = event.seq
+        plan.fresh.append(event)
+    return plan
 
 
 class CheckedEventStore:
@@ -54,16 +119,29 @@ class CheckedEventStore:
         Raises:
             RuleViolation: the stored log does not fold (should not happen: appends are checked).
         """
-        version = await self.store.version(game_id)
+        known = await self._load(game_id, await self.store.version(game_id))
+        return known.state if known is not None else None
+
+    async def _load(self, game_id: str, version: int) -> Known | None:
         cached = self.cache.get(game_id)
-        if cached is not None and cached.seq == version:
+        if cached is not None and cached.state.seq == version:
             return cached
         if version == 0:
             self.cache.drop(game_id)
             return None
-        state = fold(await self.store.read(game_id))
-        self.cache.put(state)
-        return state
+        known = Known.of(fold(await self.store.read(game_id)))
+        self.cache.put(known)
+        return known
+
+    async def _checked(self, game_id: str, events: Sequence[Envelope]) -> _Plan:
+        """The plan on the cached state, else (no cache, or it refused) on the stream's."""
+        cached = self.cache.get(game_id)
+        if cached is not None:
+            try:
+                return _plan(game_id, events, cached)
+            except (RuleViolation, VersionConflict):
+                pass  # maybe stale: decide on the stored log
+        return _plan(game_id, events, await self._load(game_id, await self.store.version(game_id)))
 
     async def append(self, game_id: str, events: Sequence[Envelope]) -> AppendResult:
         """Validate `events` against the game's rules, then append them atomically.
@@ -77,53 +155,79 @@ class CheckedEventStore:
             VersionConflict: an event's `seq - 1` is not the game's version (another writer
                 was first); nothing is written.
         """
-        for event in events:
-            if event.game_id != game_id:
-                raise RuleViolation(
-                    "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
-                )
-        state = await self.state(game_id)
-        known = {e.event_id: e.seq for e in state.history} if state is not None else {}
-        fresh: list[Envelope] = []
-        for event in events:
-            if event.event_id in known:
-                continue
-            current = state.seq if state is not None else 0
-            if event.seq - 1 != current:
-                raise VersionConflict(event.seq - 1, current)
-            state = evolve(state, event)
-            known[event.event_id] = event.seq
-            fresh.append(event)
+        _check_game_ids(game_id, events)
+        plan = await self._checked(game_id, events)
+        if not plan.fresh:  # all duplicates: answer the stream's version (the cache may lag)
+            return self._merge(plan, None, await self.store.version(game_id))
         try:
-            stored = await self.store.append(game_id, fresh) if fresh else None
+            stored = await self.store.append(game_id, plan.fresh)
         except VersionConflict:
             self.cache.drop(game_id)
             raise
-        return self._merge(game_id, events, state, stored, known)
+        return self._merge(plan, stored)
+
+    async def append_many(
+        self, requests: Sequence[tuple[str, Sequence[Envelope]]]
+    ) -> list[AppendResult | RuleViolation | VersionConflict]:
+        """Several appends (game_id, events), each all or nothing, with the same outcome as
+        calling `append` for each in order, but the Lua calls of different games pipelined:
+        round k sends the k-th request of every game in one round trip (a request waits for
+        its game's earlier one, so it is never checked on an unconfirmed state).
+
+        Returns one outcome per request, in order: the `AppendResult`, or the `RuleViolation` /
+        `VersionConflict` that refused it (nothing of it written).
+        Raises: redis errors (the caller retries the whole batch; appends are idempotent).
+        """
+        out: list[AppendResult | RuleViolation | VersionConflict | None] = [None] * len(requests)
+        rounds: list[list[int]] = []
+        depth: dict[str, int] = {}
+        for i, (game_id, _) in enumerate(requests):
+            k = depth.get(game_id, 0)
+            depth[game_id] = k + 1
+            if k == len(rounds):
+                rounds.append([])
+            rounds[k].append(i)
+        for members in rounds:
+            plans: list[tuple[int, _Plan]] = []
+            for i in members:
+                game_id, events = requests[i]
+                try:
+                    _check_game_ids(game_id, events)
+                    plans.append((i, await self._checked(game_id, events)))
+                except (RuleViolation, VersionConflict) as error:
+                    out[i] = error
+            writes = [(i, p) for i, p in plans if p.fresh]
+            stored = await self.store.append_many([(p.game_id, p.fresh) for _, p in writes])
+            results = dict(zip((i for i, _ in writes), stored, strict=True))
+            for i, plan in plans:
+                result = results.get(i)
+                if isinstance(result, VersionConflict):
+                    self.cache.drop(plan.game_id)
+                    out[i] = result
+                elif result is None:  # all duplicates
+                    out[i] = self._merge(plan, None, await self.store.version(plan.game_id))
+                else:
+                    out[i] = self._merge(plan, result)
+        return out  # type: ignore[return-value]  # every slot is filled above
 
     def _merge(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        state: GameState | None,
-        stored: AppendResult | None,
-        known: dict[UUID, int],
+        self, plan: _Plan, stored: AppendResult | None, version: int | None = None
     ) -> AppendResult:
         by_id = {e.event_id: e for e in stored.events} if stored is not None else {}
         out: list[AppendedEvent] = []
         fresh_ids: set[str] = set()
-        for event in events:
+        for event in plan.events:
             key = str(event.event_id)
             hit = by_id.get(key)
             if hit is not None and not hit.duplicate and key not in fresh_ids:
                 fresh_ids.add(key)
                 out.append(hit)
             else:
-                out.append(
-                    AppendedEvent(key, hit.seq if hit else known[event.event_id], None, True)
-                )
-        version = stored.version if stored is not None else (state.seq if state is not None else 0)
+                seq = hit.seq if hit else plan.seq_of(event.event_id)
+                out.append(AppendedEvent(key, seq, None, True))
+        state = plan.state
         if stored is None:  # all duplicates: nothing written, the cached state stands
+            assert version is not None
             return AppendResult(events=tuple(out), version=version)
         # A race (another process stored one of "our" ids first) leaves the cache unsure: drop it.
         if (
@@ -131,7 +235,9 @@ class CheckedEventStore:
             and stored.version == state.seq
             and not any(e.duplicate for e in stored.events)
         ):
-            self.cache.put(state)
+            ids = plan.base.ids if plan.base is not None else {}
+            ids.update(plan.added)  # the base entry is replaced below: extend its ids in place
+            self.cache.put(Known(state, ids))
         else:
-            self.cache.drop(game_id)
-        return AppendResult(events=tuple(out), version=version)
+            self.cache.drop(plan.game_id)
+        return AppendResult(events=tuple(out), version=stored.version)

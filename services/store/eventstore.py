@@ -56,6 +56,28 @@ class AppendResult:
         }
 
 
+def _conflict(error: ResponseError) -> VersionConflict:
+    """The `VersionConflict` of a WRONGVERSION reply; any other error is raised as is."""
+    match = _WRONGVERSION.search(str(error))
+    if match is None:
+        raise error
+    return VersionConflict(int(match[1]), int(match[2]))
+
+
+def _result(events: Sequence[Envelope], out: list) -> AppendResult:
+    """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)."""
+    positions = tuple(
+        AppendedEvent(
+            event_id=str(event.event_id),
+            seq=int(out[1 + 3 * i]),
+            feed_id=out[2 + 3 * i].decode() or None,
+            duplicate=bool(out[3 + 3 * i]),
+        )
+        for i, event in enumerate(events)
+    )
+    return AppendResult(events=positions, version=int(out[0]))
+
+
 class EventStore:
     """Raw append/read of envelopes. No domain checks here (see `CheckedEventStore`).
 
@@ -78,12 +100,48 @@ class EventStore:
                 of the batch was written.
             ValueError: an event's `game_id` is not `game_id`.
         """
+        keys, args = self._call(game_id, events, datetime.now(UTC))
+        try:
+            out = await self._append(keys=keys, args=args)
+        except ResponseError as error:
+            raise _conflict(error) from None
+        return _result(events, out)
+
+    async def append_many(
+        self, requests: Sequence[tuple[str, Sequence[Envelope]]]
+    ) -> list[AppendResult | VersionConflict]:
+        """Several appends (game_id, events), each its own all-or-nothing Lua call, sent in one
+        pipeline (one round trip, plus redis-py's SCRIPT EXISTS). The calls run in order, so
+        two requests of one game behave as two `append` calls.
+
+        Returns one outcome per request: its `AppendResult` or the `VersionConflict` that left
+        it unwritten. Raises: ValueError (a foreign game id, nothing sent), redis errors.
+        """
+        if not requests:
+            return []
+        now = datetime.now(UTC)
+        calls = [self._call(game_id, events, now) for game_id, events in requests]
+        async with self.client.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                await self._append(keys=keys, args=args, client=pipe)
+            replies = await pipe.execute(raise_on_error=False)
+        outcomes: list[AppendResult | VersionConflict] = []
+        for (_, events), reply in zip(requests, replies, strict=True):
+            if isinstance(reply, ResponseError):
+                outcomes.append(_conflict(reply))
+            else:
+                outcomes.append(_result(events, reply))
+        return outcomes
+
+    def _call(
+        self, game_id: str, events: Sequence[Envelope], now: datetime
+    ) -> tuple[list[str], list[str | int]]:
+        """KEYS and ARGV of one append call (see `scripts.APPEND_LUA`)."""
         for event in events:
             if event.game_id != game_id:
                 raise ValueError(
                     f"game_id: event {event.event_id} is for {event.game_id}, not {game_id}"
                 )
-        now = datetime.now(UTC)
         args: list[str | int] = [game_id, int(now.timestamp() * 1000)]
         for event in events:
             args += [
@@ -99,23 +157,7 @@ class EventStore:
             self.keys.event_ids(game_id),
             self.keys.game_index(shard),
         ]
-        try:
-            out = await self._append(keys=keys, args=args)
-        except ResponseError as error:
-            match = _WRONGVERSION.search(str(error))
-            if match is None:
-                raise
-            raise VersionConflict(int(match[1]), int(match[2])) from None
-        positions = tuple(
-            AppendedEvent(
-                event_id=str(event.event_id),
-                seq=int(out[1 + 3 * i]),
-                feed_id=out[2 + 3 * i].decode() or None,
-                duplicate=bool(out[3 + 3 * i]),
-            )
-            for i, event in enumerate(events)
-        )
-        return AppendResult(events=positions, version=int(out[0]))
+        return keys, args
 
     async def version(self, game_id: str) -> int:
         """The game's version: the number of events stored (0 for an unknown game)."""
