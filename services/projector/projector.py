@@ -96,17 +96,32 @@ class Projector:
     async def view(self, game_id: str) -> GameView:
         """The game's view at its projection's stored seq: from the cache, else rebuilt by
         folding the game stream up to that seq (a restart or a cache miss)."""
-        cached = self.views.get(game_id)
-        if cached is not None:
-            return cached
-        seq, held = await self.client.hmget(self.keys.projection(game_id), ["seq", "held"])
-        upto = int(seq) if seq else 0
-        state = fold(await self.store.read(game_id, 1, upto)) if upto else None
-        view = GameView(state, int(held) if held else None)
-        if len(self.views) >= self.cache_games:
-            self.views.pop(next(iter(self.views)))
-        self.views[game_id] = view
-        return view
+        await self._load_views([game_id])
+        return self.views[game_id]
+
+    async def _load_views(self, game_ids: list[str]) -> None:
+        """Put every game of `game_ids` missing from the cache into it: one pipelined HMGET
+        for all, then one pipelined XRANGE for those with a stored projection."""
+        missing = [g for g in dict.fromkeys(game_ids) if g not in self.views]
+        if not missing:
+            return
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in missing:
+                pipe.hmget(self.keys.projection(game_id), ["seq", "held"])
+            stored = await pipe.execute()
+        upto = {g: int(seq) for g, (seq, _) in zip(missing, stored, strict=True) if seq}
+        logs: dict[str, list[bytes]] = {}
+        if upto:
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id, seq in upto.items():
+                    pipe.xrange(self.keys.game_stream(game_id), "1-1", f"{seq}-1")
+                for game_id, entries in zip(upto, await pipe.execute(), strict=True):
+                    logs[game_id] = [fields[b"data"] for _, fields in entries]
+        for game_id, (_, held) in zip(missing, stored, strict=True):
+            state = fold(parse_event_json(d) for d in logs[game_id]) if game_id in logs else None
+            if len(self.views) >= self.cache_games:
+                self.views.pop(next(iter(self.views)))
+            self.views[game_id] = GameView(state, int(held) if held else None)
 
     async def handle(self, shard: int, ids: list[str], entries: list[dict[bytes, bytes]]) -> None:
         """Apply one feed batch of `shard` (ids and field maps, in feed order). Never raises for
@@ -139,12 +154,20 @@ class Projector:
         fresh = [(i, e) for i, e in zip(ids, entries, strict=True) if _id_key(i) > ckpt]
         if not fresh:
             return
-        for feed_id, fields in fresh:
-            game_id, seq = fields[b"game"].decode(), int(fields[b"seq"])
-            if game_id not in work:
-                base = await self.view(game_id)
-                work[game_id] = _Work(base=base, state=base.state, held=base.held)
-            await self._fold_one(work[game_id], game_id, seq, fields[b"data"], feed_id)
+        games = [fields[b"game"].decode() for _, fields in fresh]
+        await self._load_views(games)
+        for game_id, (feed_id, fields) in zip(games, fresh, strict=True):
+            w = work.get(game_id)
+            if w is None:
+                base = self.views.get(game_id) or await self.view(game_id)  # evicted meanwhile
+                w = work[game_id] = _Work(base=base, state=base.state, held=base.held)
+            seq, data = int(fields[b"seq"]), fields[b"data"]
+            if w.held is None and seq == (w.state.seq if w.state is not None else 0) + 1:
+                reason = self._evolve_sync(w, data)  # the common case: no await per event
+                if reason is not None:
+                    await self._hold(w, game_id, data, feed_id, reason)
+            else:
+                await self._fold_one(w, game_id, seq, data, feed_id)
         skipped = await self._write(shard, fresh[-1][0], work)
         for game_id, w in work.items():
             if game_id in skipped:
@@ -169,17 +192,16 @@ class Projector:
         await self._evolve(w, game_id, data, feed_id)
 
     async def _evolve(self, w: _Work, game_id: str, data: bytes, feed_id: str) -> bool:
-        try:
-            event: Envelope = parse_event_json(data)
-            w.state = evolve(w.state, event)
-        except (RuleViolation, ValidationError, ValueError) as error:
-            reason = error.to_dict() if isinstance(error, RuleViolation) else {"error": str(error)}
-        except Exception as error:  # a ruleset bug must not stop the projector
-            reason = {"error": f"{type(error).__name__}: {error}"}
-        else:
-            w.events += 1
-            w.replace_ledger |= isinstance(event.payload, EventVoided)
+        reason = self._evolve_sync(w, data)
+        if reason is None:
             return True
+        await self._hold(w, game_id, data, feed_id, reason)
+        return False
+
+    async def _hold(
+        self, w: _Work, game_id: str, data: bytes, feed_id: str, reason: dict[str, object]
+    ) -> None:
+        """Hold the game at the event that failed and dead-letter it."""
         seq = (w.state.seq if w.state is not None else 0) + 1
         w.held = seq
         log.error("projector.event_held", game_id=game_id, seq=seq, reason=reason)
@@ -193,7 +215,22 @@ class Projector:
             seq=seq,
             feed_id=feed_id,
         )
-        return False
+
+    @staticmethod
+    def _evolve_sync(w: _Work, data: bytes) -> dict[str, object] | None:
+        """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
+        try:
+            event: Envelope = parse_event_json(data)
+            w.state = evolve(w.state, event)
+        except (RuleViolation, ValidationError, ValueError) as error:
+            reason = error.to_dict() if isinstance(error, RuleViolation) else {"error": str(error)}
+        except Exception as error:  # a ruleset bug must not stop the projector
+            reason = {"error": f"{type(error).__name__}: {error}"}
+        else:
+            w.events += 1
+            w.replace_ledger |= isinstance(event.payload, EventVoided)
+            return None
+        return reason
 
     async def _write(self, shard: int, last_id: str, work: dict[str, _Work]) -> set[str]:
         keys = [self.keys.checkpoint(shard), self.keys.changes(shard)]

@@ -41,7 +41,9 @@ for op = 1, tonumber(ARGV[4]) do
     redis.call('HSET', proj, 'seq', new_seq, 'status', status, 'game', game,
       'standings', standings, 'updated_at', ARGV[3])
     if mode == 'replace' then redis.call('DEL', ledger) end
-    for i = 1, n do redis.call('RPUSH', ledger, ARGV[cursor + 8 + i]) end
+    for i = 1, n, 1000 do  -- one RPUSH per 1000 entries (unpack stays under Lua's stack limit)
+      redis.call('RPUSH', ledger, unpack(ARGV, cursor + 8 + i, cursor + 8 + math.min(n, i + 999)))
+    end
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'game', game_id, 'seq', new_seq)
   end
   cursor = cursor + 9 + n
