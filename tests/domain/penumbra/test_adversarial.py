@@ -36,7 +36,8 @@ def test_seven_of_one_kind_and_two_six_sets(policy: str, vp: int) -> None:
     ("policy", "vp"), [("cap", 42 + 54), ("extrapolate", 42 + 72), ("chunk", 42 + 60)]
 )
 def test_six_of_every_kind(policy: str, vp: int) -> None:
-    # XP (6,6,6,6,6,6): 6 six-sets -> 42; G(6) x 6: cap 9 -> 54, extrapolate 12 -> 72, chunk 10 -> 60.
+    # XP (6,6,6,6,6,6): 6 six-sets -> 42; G(6) x 6 kinds:
+    # cap 9 -> 54, extrapolate 12 -> 72, chunk 10 -> 60.
     g = PenumbraGame(["ada"], PenumbraOptions(six_plus_identical=policy))  # type: ignore[arg-type]
     g.tome_gained("ada", "t1", xp=xp(6, 6, 6, 6, 6, 6))
     assert g.breakdown("ada")["experience"] == vp
