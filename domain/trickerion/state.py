@@ -121,10 +121,11 @@ def settle(
             naming the change's field.
     """
     entries: list[LedgerEntry] = []
+    books: dict[str, PlayerBook] = {}  # changed books, written back once (the fold's hot path)
     for change in changes:
         if change.amount == 0:
             continue
-        book = state.book(change.player_id)
+        book = books.get(change.player_id) or state.book(change.player_id)
         amount, note = change.amount, change.note
         if change.resource is Resource.FAME:
             if state.options.fame_floor == "clamp_zero" and book.fame + amount < 0:
@@ -147,7 +148,7 @@ def settle(
                     change.field,
                 )
             book = replace(book, shards=book.shards + amount)
-        state = state.with_book(change.player_id, book)
+        books[change.player_id] = book
         entries.append(
             LedgerEntry(
                 event_id=event.event_id,
@@ -160,6 +161,8 @@ def settle(
                 note=note,
             )
         )
+    if books:
+        state = replace(state, books=MappingProxyType({**state.books, **books}))
     return state, tuple(entries)
 
 
