@@ -164,7 +164,8 @@ async def test_concurrent_retries_of_one_event_count_it_once(stack: Stack) -> No
     live = (await stack.client.get("/games/retry-1/standings")).json()
     replay = (await stack.client.get("/games/retry-1/standings?at_seq=11")).json()
     assert live["players"] == replay["players"]
-    assert live["seq"] == 11 and before["seq"] == 10
+    assert live["seq"] == 11
+    assert before["seq"] == 10
 
 
 async def test_racing_creators_of_one_game_one_token(stack: Stack) -> None:
@@ -191,11 +192,13 @@ async def test_at_seq_bounds_and_live_equal_replay_at_n(stack: Stack) -> None:
     n = len(log)
     await stack.wait_projected("replay-2", n)
     first = await stack.client.get("/games/replay-2/standings?at_seq=1")
-    assert first.status_code == 200 and first.json()["seq"] == 1
+    assert first.status_code == 200
+    assert first.json()["seq"] == 1
     assert {p["total"] for p in first.json()["players"]} == {0}
     live = (await stack.client.get("/games/replay-2/standings")).json()
     replay = (await stack.client.get(f"/games/replay-2/standings?at_seq={n}")).json()
-    assert live["players"] == replay["players"] and live["status"] == replay["status"] == "final"
+    assert live["players"] == replay["players"]
+    assert live["status"] == replay["status"] == "final"
     expected = json.loads(PENUMBRA.with_name("penumbra-3p.expected.json").read_text())
     assert {p["player_id"]: p["total"] for p in live["players"]} == {
         pid: v["total"] for pid, v in expected["players"].items()
@@ -229,7 +232,8 @@ async def test_after_game_ended_only_corrections_and_voids(stack: Stack) -> None
     n = len(log)
     play = changed(log[2], event_id=str(uuid.uuid4()), seq=n + 1)
     refused = await post(stack, "end-1", play, token)
-    assert refused.status_code == 422 and refused.json()["rule"] == "log.after_game_ended"
+    assert refused.status_code == 422
+    assert refused.json()["rule"] == "log.after_game_ended"
     again = changed(log[-1], event_id=str(uuid.uuid4()), seq=n + 1)
     assert (await post(stack, "end-1", again, token)).status_code == 422
     fixed = await post(stack, "end-1", correction("end-1", n + 1, "oren", 1), token)
