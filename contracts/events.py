@@ -37,7 +37,9 @@ def _envelope_for(payload_cls: type[Payload]) -> type[Envelope]:
     )
 
 
-ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {t: _envelope_for(p) for t, p in PAYLOAD_BY_TYPE.items()}
+ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {
+    t: _envelope_for(p) for t, p in PAYLOAD_BY_TYPE.items()
+}
 
 AnyEvent = Annotated[
     Union[tuple(ENVELOPE_BY_TYPE.values())],  # type: ignore[valid-type]  # noqa: UP007
@@ -49,18 +51,47 @@ EVENT_LIST_ADAPTER: TypeAdapter[list[Envelope]] = TypeAdapter(list[AnyEvent])
 
 def _needs_upcast(raw: dict[str, Any]) -> bool:
     payload_cls = PAYLOAD_BY_TYPE.get(str(raw.get("type")))
-    return payload_cls is not None and raw.get("schema_version") != payload_cls.SCHEMA_VERSION
+    version = raw.get("schema_version")
+    # Only a whole number can name a version; anything else is left to validation (422).
+    if payload_cls is None or not isinstance(version, int) or isinstance(version, bool):
+        return False
+    return version != payload_cls.SCHEMA_VERSION
+
+
+def _upcast_or_invalid(raw: dict[str, Any]) -> dict[str, Any]:
+    """`upcast`, with any failure reported as a ValidationError naming the field, like every
+    other bad input (an old version whose payload is not that version's shape)."""
+    try:
+        return upcast(raw, PAYLOAD_BY_TYPE[str(raw["type"])].SCHEMA_VERSION)
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        field = "schema_version" if str(error).startswith("schema_version") else "payload"
+        message = (
+            str(error)
+            if isinstance(error, ValueError)
+            else f"not a v{raw['schema_version']} payload: missing or wrong {error}"
+        )
+        raise ValidationError.from_exception_data(
+            "upcast",
+            [
+                {
+                    "type": "value_error",
+                    "loc": (field,),
+                    "input": raw.get(field),
+                    "ctx": {"error": message},
+                }
+            ],
+        ) from None
 
 
 def parse_event(raw: dict[str, Any]) -> Envelope:
     """Validate one event given as a dict, upcasting an old `schema_version` first.
 
     Raises:
-        pydantic.ValidationError: a field is missing or wrong (the error names the field).
-        ValueError: the version cannot be upcast.
+        pydantic.ValidationError: a field is missing or wrong, or an old version cannot be
+            upcast (the error names the field).
     """
     if _needs_upcast(raw):
-        raw = upcast(raw, PAYLOAD_BY_TYPE[str(raw["type"])].SCHEMA_VERSION)
+        raw = _upcast_or_invalid(raw)
     return EVENT_ADAPTER.validate_python(raw)
 
 
@@ -68,8 +99,8 @@ def parse_event_json(data: str | bytes) -> Envelope:
     """Validate one event from its JSON text (the fast path; falls back to upcasting).
 
     Raises:
-        pydantic.ValidationError: invalid JSON or a missing / wrong field.
-        ValueError: the version cannot be upcast.
+        pydantic.ValidationError: invalid JSON, a missing / wrong field, or an old version that
+            cannot be upcast.
     """
     try:
         return EVENT_ADAPTER.validate_json(data)

@@ -41,15 +41,27 @@ SOURCE_NAME = "scoreledger"
 BGSTATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""Cell starts a spreadsheet would run as a formula (OWASP "CSV injection")."""
+
+
+def spreadsheet_safe(text: str) -> str:
+    """`text` with a leading `'` when a spreadsheet would read it as a formula (player names
+    come from table integrations, so they are untrusted)."""
+    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+
+
 def score_sheet_csv(result: Standings) -> str:
-    """The score sheet: a header row, then one row per player (rank order). See module doc."""
+    """The score sheet: a header row, then one row per player (rank order). See module doc.
+
+    Names are neutralised with `spreadsheet_safe`; numbers are written as numbers."""
     labels = category_labels(result)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "player_id", "name", *(c.key for c in labels), "total"])
     for p in result.players:
         writer.writerow(
-            [p.rank, p.player_id, p.name, *(p.categories.get(c.key, 0) for c in labels), p.total]
+            [p.rank, p.player_id, spreadsheet_safe(p.name), *(p.categories.get(c.key, 0) for c in labels), p.total]
         )
     return out.getvalue()
 

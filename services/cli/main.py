@@ -116,7 +116,7 @@ def publish(
     url: Annotated[
         str, typer.Option("--url", help="the ingest service's base URL")
     ] = "http://127.0.0.1:8000",
-    batch: Annotated[int, typer.Option("--batch", min=1, max=10_000, help="events per POST")] = 100,
+    batch: Annotated[int, typer.Option("--batch", min=1, max=1000, help="events per POST (ingest takes 1-1000)")] = 100,
     token: Annotated[
         str | None,
         typer.Option("--token", help="write token of an existing game (the file's only game)"),

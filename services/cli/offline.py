@@ -102,7 +102,7 @@ def score_file(path: Path) -> Standings:
         LogLineError: a bad line (see `parse_lines`, `fold_lines`).
         OSError: the file cannot be read.
     """
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:  # a BOM from Windows editors is not data
         events = parse_lines(handle)
     return standings(fold_lines(events))
 

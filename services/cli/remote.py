@@ -54,7 +54,7 @@ class PublishError(Exception):
 
 def read_log(path: Path) -> list[Envelope]:
     """All events of a JSONL log (see `services.cli.offline.parse_lines` for errors)."""
-    with path.open(encoding="utf-8") as handle:
+    with path.open(encoding="utf-8-sig") as handle:  # a BOM from Windows editors is not data
         return [event for _, event in parse_lines(handle)]
 
 

@@ -107,3 +107,9 @@ def test_empty_log_fails(tmp_path: Path) -> None:
     result = runner.invoke(app, ["score", str(empty)])
     assert result.exit_code == 1
     assert "log.empty" in result.stderr
+
+
+def test_score_reads_a_log_saved_with_a_byte_order_mark(penumbra_log: Path, tmp_path: Path) -> None:
+    with_bom = tmp_path / "bom.jsonl"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + penumbra_log.read_bytes())
+    assert _score_json(with_bom) == _score_json(penumbra_log)

@@ -7,6 +7,7 @@ import json
 import uuid
 
 import pytest
+from pydantic import ValidationError
 
 from contracts.events import parse_event, parse_event_json
 from contracts.upcasting import UPCASTERS, upcast
@@ -49,3 +50,18 @@ def test_a_missing_step_of_the_chain_is_refused() -> None:
 
 def test_every_upcaster_is_registered_from_an_older_version() -> None:
     assert all(version >= 1 for _, version in UPCASTERS)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"schema_version": None}, "schema_version"),
+        ({"schema_version": [1]}, "schema_version"),
+        ({"payload": {"player_id": "ana", "amount": 1, "reason": "v2 shape", "referee": "Ref"}}, "payload"),
+    ],
+    ids=["null-version", "list-version", "v1-claimed-but-v2-shaped"],
+)
+def test_a_bad_version_is_a_validation_error_naming_the_field(change: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        parse_event_json(json.dumps({**V1, **change}))
+    assert field in caught.value.errors()[0]["loc"]

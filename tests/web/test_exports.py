@@ -77,3 +77,13 @@ async def test_export_routes(stack: Stack) -> None:
     body = (await stack.client.get("/games/pen-demo-3p/export/bgstats.json")).json()
     assert body["play"]["players"][0]["winner"] is True
     assert (await stack.client.get("/games/nope/export/scoresheet.csv")).status_code == 404
+
+
+@pytest.mark.parametrize("name", ['=HYPERLINK("http://evil.example","win")', "+1", "-2", "@SUM(A1)"])
+def test_score_sheet_neutralises_a_name_a_spreadsheet_would_run(name: str) -> None:
+    raw = json.loads(LOG.splitlines()[0])
+    raw["payload"]["players"][0]["name"] = name
+    sheet = score_sheet_csv(standings(fold([parse_event_json(json.dumps(raw))])))
+    names = [row["name"] for row in csv.DictReader(io.StringIO(sheet))]
+    assert f"'{name}" in names
+    assert not any(n.startswith(("=", "+", "-", "@")) for n in names)
