@@ -124,17 +124,27 @@ async def append_checked(
     """
     try:
         result = await store.append(game_id, events)
-    except RuleViolation as error:
+    except (RuleViolation, VersionConflict) as error:
+        raise refusal(error, source) from None
+    count_appended(result, source)
+    return result
+
+
+def refusal(error: RuleViolation | VersionConflict, source: str) -> IngestRejected:
+    """The 422 (rule) / 409 (version conflict) answer to a refused append; counts it."""
+    if isinstance(error, RuleViolation):
         EVENTS_REJECTED.labels(source=source, reason="rule").inc()
-        raise IngestRejected(422, {"error": "rule_violation", **error.to_dict()}) from None
-    except VersionConflict as error:
-        EVENTS_REJECTED.labels(source=source, reason="version_conflict").inc()
-        body = {**error.to_dict(), "message": str(error), "field": "seq", "version": error.actual}
-        raise IngestRejected(409, body) from None
+        return IngestRejected(422, {"error": "rule_violation", **error.to_dict()})
+    EVENTS_REJECTED.labels(source=source, reason="version_conflict").inc()
+    body = {**error.to_dict(), "message": str(error), "field": "seq", "version": error.actual}
+    return IngestRejected(409, body)
+
+
+def count_appended(result: AppendResult, source: str) -> None:
+    """Count an append's new and duplicate events (Prometheus)."""
     dups = sum(e.duplicate for e in result.events)
     EVENTS_APPENDED.labels(source=source).inc(len(result.events) - dups)
     EVENTS_DUPLICATE.labels(source=source).inc(dups)
-    return result
 
 
 @router.post(
@@ -169,7 +179,9 @@ async def post_events(
             EVENTS_REJECTED.labels(source="http", reason="validation").inc()
         return JSONResponse(rejected.body, status_code=rejected.status)
     body_out = result.to_dict()
-    if grant.creating and any(e.seq == 1 and not e.duplicate for e in result.events):  # auth: issue once
+    if grant.creating and any(
+        e.seq == 1 and not e.duplicate for e in result.events
+    ):  # auth: issue once
         token = await write_tokens(request).issue(game_id)
         if token is not None:
             body_out["write_token"] = token

@@ -25,10 +25,11 @@ from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
 from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
-from services.ingest.http import IngestRejected, append_checked, parse_events
+from contracts.envelope import Envelope
+from services.ingest.http import IngestRejected, count_appended, parse_events, refusal
 from services.keys import Keys
 from services.settings import IngestSettings
-from services.store import CheckedEventStore, EventStore
+from services.store import AppendResult, CheckedEventStore, EventStore
 from services.store.deadletter import dead_letter
 
 log = structlog.get_logger("inbox")
@@ -66,6 +67,42 @@ async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) ->
     )
 
 
+def _events_of(raw: bytes | None) -> tuple[str, list[Envelope]]:
+    """The game id and envelopes of one inbox body (one envelope or an array of one game's).
+
+    Raises:
+        IngestRejected: 422 naming `data` (missing, not JSON), a field, or `game_id` (mixed).
+    """
+    if raw is None:
+        raise IngestRejected(
+            422,
+            {
+                "error": "validation_error",
+                "field": "data",
+                "message": "the entry has no `data` field",
+            },
+        )
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        raise IngestRejected(
+            422,
+            {"error": "validation_error", "field": "data", "message": f"invalid JSON: {error}"},
+        ) from None
+    events = parse_events(body)
+    games = {e.game_id for e in events}
+    if len(games) != 1:
+        raise IngestRejected(
+            422,
+            {
+                "error": "validation_error",
+                "field": "game_id",
+                "message": f"one message, one game; got {sorted(games)}",
+            },
+        )
+    return games.pop(), events
+
+
 class Inbox:
     """Validates and appends inbox entries; refused ones go to the dead-letter stream."""
 
@@ -75,60 +112,43 @@ class Inbox:
         self.store = store
 
     async def process(self, ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
-        """Handle entries in order. Raises only on Redis errors (the batch is then not acked)."""
-        for entry_id, fields in zip(ids, entries, strict=True):
-            await self.process_one(entry_id.decode(), fields)
+        """Handle entries in order: each is validated, then all are appended through
+        `CheckedEventStore.append_many` (different games' appends share round trips; one
+        game's messages stay in order). Raises only on Redis errors (the batch is then not
+        acked)."""
+        refused: dict[int, IngestRejected] = {}
+        accepted: list[tuple[int, str, list[Envelope]]] = []
+        bodies = [_body_of(fields) for fields in entries]
+        for i, raw in enumerate(bodies):
+            try:
+                accepted.append((i, *_events_of(raw)))
+            except IngestRejected as rejected:
+                refused[i] = rejected
+        outcomes = await self.store.append_many([(g, evs) for _, g, evs in accepted])
+        for (i, _, _), outcome in zip(accepted, outcomes, strict=True):
+            if isinstance(outcome, AppendResult):
+                count_appended(outcome, "inbox")
+            else:
+                refused[i] = refusal(outcome, "inbox")
+        for i in sorted(refused):  # dead letters in inbox order
+            await self._dead_letter(ids[i].decode(), entries[i], bodies[i], refused[i])
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
-        raw = _body_of(fields)
-        try:
-            if raw is None:
-                raise IngestRejected(
-                    422,
-                    {
-                        "error": "validation_error",
-                        "field": "data",
-                        "message": "the entry has no `data` field",
-                    },
-                )
-            try:
-                body = json.loads(raw)
-            except ValueError as error:
-                raise IngestRejected(
-                    422,
-                    {
-                        "error": "validation_error",
-                        "field": "data",
-                        "message": f"invalid JSON: {error}",
-                    },
-                ) from None
-            events = parse_events(body)
-            games = {e.game_id for e in events}
-            if len(games) != 1:
-                raise IngestRejected(
-                    422,
-                    {
-                        "error": "validation_error",
-                        "field": "game_id",
-                        "message": f"one message, one game; got {sorted(games)}",
-                    },
-                )
-            await append_checked(self.store, games.pop(), events, "inbox")
-        except IngestRejected as rejected:
-            kept = (
-                raw
-                if raw is not None
-                else json.dumps(
-                    {
-                        k.decode(errors="replace"): v.decode(errors="replace")
-                        for k, v in fields.items()
-                    }
-                )
+        """Handle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
+        await self.process([entry_id.encode()], [fields])
+
+    async def _dead_letter(
+        self, entry_id: str, fields: dict[bytes, bytes], raw: bytes | None, rejected: IngestRejected
+    ) -> None:
+        kept = (
+            raw
+            if raw is not None
+            else json.dumps(
+                {k.decode(errors="replace"): v.decode(errors="replace") for k, v in fields.items()}
             )
-            log.warning("inbox.dead_letter", inbox_id=entry_id, reason=rejected.body)
-            await dead_letter(
-                self.client, self.keys, kept, rejected.body, "inbox", inbox_id=entry_id
-            )
+        )
+        log.warning("inbox.dead_letter", inbox_id=entry_id, reason=rejected.body)
+        await dead_letter(self.client, self.keys, kept, rejected.body, "inbox", inbox_id=entry_id)
 
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
