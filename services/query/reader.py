@@ -7,13 +7,17 @@ Source: research/tech.md §3.4 (checkpoint = last applied feed id) and §3.9 (qu
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
+from domain.standings import Standings
 from services.keys import Keys, shard_of
 from services.query.models import GameSummary
+from services.query.views import standings_view
 from services.store import EventStore
 
 # Count the feed entries after the checkpoint, at most ARGV[1]: the lag, computed server-side
@@ -21,6 +25,14 @@ from services.store import EventStore
 _LAG_LUA = """
 local ckpt = redis.call('GET', KEYS[2]) or '0-0'
 return #redis.call('XRANGE', KEYS[1], '(' .. ckpt, '+', 'COUNT', tonumber(ARGV[1]))
+"""
+
+
+# The standings read in one command: the projection's standings JSON and updated_at, and the
+# shard checkpoint (KEYS share the shard's hash tag).
+_STANDINGS_LUA = """
+return {redis.call('HGET', KEYS[1], 'standings'), redis.call('HGET', KEYS[1], 'updated_at'),
+  redis.call('GET', KEYS[2])}
 """
 
 
@@ -46,11 +58,44 @@ class Projection:
 class QueryReader:
     """Reads for the query endpoints; `client`: `redis.asyncio.Redis` without `decode_responses`."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys, cache_games: int = 10_000) -> None:
         self.client = client
         self.keys = keys
         self.store = EventStore(client, keys)
+        self.cache_games = cache_games
         self._lag = client.register_script(_LAG_LUA)
+        self._standings = client.register_script(_STANDINGS_LUA)
+        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
+        self._bodies: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+
+    async def standings_body(self, game_id: str) -> bytes | None:
+        """The `GET /games/{id}/standings` JSON body (`StandingsResponse`, source `projection`)
+        of the game's projection, or None while there is none. One Redis command; the body is
+        rendered once per stored standings value (kept for `cache_games` games) and the shard
+        checkpoint and `updated_at` are appended as JSON, so a repeated read validates nothing.
+        """
+        key = self.keys.projection(game_id)
+        ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
+        stored, updated_at, ckpt = await self._standings(keys=[key, ckpt_key])
+        if not stored:
+            return None
+        cached = self._bodies.get(game_id)
+        if cached is not None and cached[0] == stored:
+            head = cached[1]
+            self._bodies.move_to_end(game_id)
+        else:
+            view = standings_view(Standings.model_validate_json(stored), "projection")
+            head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
+            self._bodies[game_id] = (stored, head)
+            if len(self._bodies) > self.cache_games:
+                self._bodies.popitem(last=False)
+        tail = json.dumps(
+            {
+                "checkpoint": ckpt.decode() if ckpt is not None else None,
+                "updated_at": updated_at.decode() if updated_at is not None else None,
+            }
+        ).encode()
+        return head[:-1] + b"," + tail[1:]  # the two last fields of StandingsResponse
 
     async def projection(self, game_id: str) -> Projection | None:
         """The game's projection, or None while the projector has not written it."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from domain.fold import fold
-from domain.standings import Standings, standings
+from domain.standings import standings
 from services.query.errors import QueryError
 from services.query.models import (
     ErrorBody,
@@ -29,7 +29,7 @@ router = APIRouter(tags=["query"])
 NOT_FOUND = {404: {"model": ErrorBody, "description": "unknown game, seq or player"}}
 
 
-def reader(request: Request) -> QueryReader:
+async def reader(request: Request) -> QueryReader:  # async: no thread-pool hop per request
     """The app's `QueryReader` (built in `create_app`'s lifespan)."""
     return request.app.state.reader  # type: ignore[no-any-return]
 
@@ -54,12 +54,12 @@ async def game_standings(
     at_seq: Annotated[
         int | None, Query(ge=1, description="replay: standings after the first N events")
     ] = None,
-) -> StandingsResponse:
+) -> StandingsResponse | Response:
     """The game's standings: players ranked (shared places), totals, EN/RU breakdown, the
     provisional "if the game ended now" part, the winner and tie-break in words, and the
     projection's seq and shard checkpoint. With `at_seq`, a replay of the log up to that seq."""
-    version = await db.require_version(game_id)
     if at_seq is not None:
+        version = await db.require_version(game_id)
         if at_seq > version:
             raise QueryError(
                 404,
@@ -68,13 +68,13 @@ async def game_standings(
                 "at_seq",
             )
         return standings_view(standings(fold(await db.events(game_id, 1, at_seq))), "replay")
-    projection = await db.projection(game_id)
-    if projection is None or not projection.standings_json:
+    body = await db.standings_body(game_id)  # stored JSON, rendered once per change
+    if body is None:
+        await db.require_version(game_id)
         raise QueryError(
             503, "projection_pending", f"game {game_id!r} is stored but not projected yet; retry"
         )
-    result = Standings.model_validate_json(projection.standings_json)
-    return standings_view(result, "projection", await db.checkpoint(game_id), projection.updated_at)
+    return Response(body, media_type="application/json")
 
 
 @router.get("/games/{game_id}/events", response_model=EventsPage, responses=NOT_FOUND)
