@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.bench import peer, workloads
+from services.bench import ingest_load, peer, workloads
 from services.bench.latency import end_to_end
 from services.bench.machine import header
 from services.bench.redis_server import RedisServer
@@ -42,18 +42,20 @@ class Sizes:
     e2e_seconds: float
     peer_games: int
     bench_requests: int
+    http1_games: int = 8
+    read_seconds: float = 10
 
 
 FULL = Sizes(repeats=3, fold_games=150, append_games=40, projector_games=150, rebuild_games=600,
-             e2e_games=400, e2e_seconds=8, peer_games=20, bench_requests=100_000)
+             e2e_games=400, e2e_seconds=8, peer_games=20, bench_requests=100_000, http1_games=8, read_seconds=10)
 QUICK = Sizes(repeats=2, fold_games=20, append_games=8, projector_games=20, rebuild_games=40,
-              e2e_games=100, e2e_seconds=2, peer_games=4, bench_requests=20_000)
+              e2e_games=100, e2e_seconds=2, peer_games=4, bench_requests=20_000, http1_games=2, read_seconds=2)
 
 
 def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
     """Every figure and the notes on what was not measured (or was extrapolated)."""
     notes: list[str] = []
-    steps = progress.add_task("benchmark", total=12)
+    steps = progress.add_task("benchmark", total=16)
     data = workloads.corpus(max(sizes.fold_games, sizes.projector_games, sizes.e2e_games))
     big = workloads.corpus(sizes.rebuild_games, seed=77)
     n_proj = workloads.count(data[: sizes.projector_games])
@@ -100,9 +102,18 @@ def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
                 Figure("2", f"append via CheckedEventStore, batch {batch}", "events/s", target=target, **rbase,
                        note="the ingest's append path (domain check + Lua), 32 games concurrently"),
                 lambda b=batch: asyncio.run(workloads.checked_append(redis_srv.url, data[: sizes.append_games], b))))
-        if importlib.util.find_spec("services.ingest") is None:
-            notes.append("Item 2, HTTP single / batch and the Redis inbox: NOT MEASURED, `services/ingest` is not in "
-                         "the tree yet; the rows above measure the append path ingest will call.")
+        door = "32 games concurrently, write tokens; server: `scoreledger serve` app (ingest role) under uvicorn"
+        n_http1 = workloads.count(data[: sizes.http1_games])
+        figs.append(repeat(Figure("2", "append via HTTP, 1 event per POST", "events/s", **rbase,
+                                  note=f"{n_http1} events of {sizes.http1_games} games; {door}"),
+                           lambda: ingest_load.http_append(redis_srv.url, data[: sizes.http1_games], 1)))
+        figs.append(repeat(Figure("2", "append via HTTP, 100 events per POST", "events/s", target=20_000, **rbase,
+                                  note=f"{workloads.count(data[: sizes.append_games])} events; {door}"),
+                           lambda: ingest_load.http_append(redis_srv.url, data[: sizes.append_games], 100)))
+        figs.append(repeat(Figure("2", "append via the Redis inbox (1 event per entry)", "events/s", target=20_000,
+                                  **rbase, note="entries XADDed first, games interleaved; FastStream group consumer, "
+                                  "batch 500, until all stored"),
+                           lambda: asyncio.run(ingest_load.inbox_append(redis_srv.url, data[: sizes.append_games]))))
         for rate, target in ((1000, 10.0), (10_000, 50.0)):
             task = progress.add_task(f"4 end to end at {rate}/s", total=sizes.repeats)
             p50, p99, p999 = (Figure("4", f"append -> standings p{q} at {rate} ev/s offered", "ms",
@@ -119,8 +130,28 @@ def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
             progress.remove_task(task)
             progress.advance(steps)
             figs += [p50, p99, p999, achieved]
-        notes.append("Item 5, standings read p99 at 2,000 req/s: NOT MEASURED in this run (no load generator "
-                     "written yet).")
+        read_p50, read_p99 = (Figure("5", f"standings read p{q} at 2000 req/s offered (wrk)", "ms",
+                                     higher_is_better=False) for q in ("50", "99"))
+        read_p99.target = 5.0
+        served = Figure("5", "standings reads served at 2000 req/s offered", "req/s", target=2000)
+        task = progress.add_task("5 standings reads", total=sizes.repeats)
+        try:
+            for _ in range(sizes.repeats):
+                result, flowed = ingest_load.standings_read(
+                    redis_srv.url, data[: sizes.append_games], 2000, sizes.read_seconds)
+                read_p50.samples.append(result.p50_ms)
+                read_p99.samples.append(result.p99_ms)
+                served.samples.append(result.rate)
+                served.note = (f"query-only server process, {sizes.append_games} games round-robin, "
+                               f"{sizes.read_seconds:g} s, wrk 20 connections paced to 2000/s (closed loop); "
+                               f"last repeat: {result.errors} non-2xx, {flowed} events appended meanwhile "
+                               "(projector process)")
+                progress.advance(task)
+        except FileNotFoundError as error:
+            notes.append(f"Item 5, standings read p99 at 2,000 req/s: NOT MEASURED ({error}).")
+        progress.remove_task(task)
+        progress.advance(steps)
+        figs += [read_p50, read_p99, served]
         if importlib.util.find_spec("services.bench.sse_fanout") is not None:
             from services.bench import sse_fanout  # noqa: PLC0415 - provided by the web/SSE developer
 

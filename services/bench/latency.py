@@ -1,7 +1,8 @@
 """Item 4: latency from append to standings readable, at an offered rate, from simulated tables.
 
 Events of many tables (round-robin, as concurrent tables produce them) are appended through
-`CheckedEventStore` on a 10 ms tick schedule while the real projector runs. The projector writes
+`CheckedEventStore` on a 10 ms tick schedule while the real projector runs in its own process
+(as deployed: `services.bench.server` with the projector role). The projector writes
 each game's projection and a change notice (game, seq) in one Lua call, so the time a notice
 is read is the time those standings became readable. Latency = notice read - append start.
 """
@@ -16,9 +17,8 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from services.bench.workloads import Corpus
+from services.bench.server import Server
 from services.keys import Keys
-from services.projector import run_projector
-from services.settings import ProjectorSettings
 from services.simulator.sinks import paced
 from services.simulator.tables import interleave
 from services.store.checked import CheckedEventStore
@@ -62,7 +62,7 @@ async def end_to_end(url: str, data: Corpus, rate: float, seconds: float) -> tup
         async with gate:
             await store.append(game_id, batch)
 
-    async with run_projector(ProjectorSettings(redis_url=url, log_level="WARNING")):
+    with Server("projector", url):
         watcher = asyncio.create_task(_watch(client, keys, sent, latencies, stop))
         started = time.perf_counter()
         async for chunk in paced(events, rate):

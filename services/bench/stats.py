@@ -54,6 +54,8 @@ def fmt(value: float) -> str:
     """A compact number: 1234567 -> 1.23M, 45678 -> 45.7k, 3.14159 -> 3.14."""
     if value != value:  # NaN
         return "-"
+    if value in (float("inf"), float("-inf")):
+        return "inf"
     for scale, suffix in ((1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
             return f"{value / scale:.3g}{suffix}"
