@@ -63,6 +63,9 @@ class WriteGrant:
 
     game_id: str
     creating: bool
+    refusal: TokenError | None = None
+    """Set by `authorize_write_or_retry` instead of raising: the route may still answer a pure
+    retry (every event already stored, same body) with its original positions."""
 
 
 class WriteTokens:
@@ -148,3 +151,22 @@ async def authorize_write(
 
 WriteAccess = Annotated[WriteGrant, Depends(authorize_write)]
 """Annotate a route parameter with this to require the game's write token."""
+
+
+async def authorize_write_or_retry(
+    game_id: str,
+    tokens: Annotated[WriteTokens, Depends(write_tokens)],
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> WriteGrant:
+    """Like `authorize_write`, but a refused check comes back as `WriteGrant.refusal` for the
+    route to raise unless the request only repeats events already stored (an idempotent retry,
+    e.g. of the event that created the game after its 201 was lost, changes nothing and
+    reveals only positions the public audit log shows anyway)."""
+    try:
+        return await tokens.check(game_id, credentials.credentials if credentials else None)
+    except TokenError as error:
+        return WriteGrant(game_id, creating=False, refusal=error)
+
+
+WriteOrRetryAccess = Annotated[WriteGrant, Depends(authorize_write_or_retry)]
+"""A route parameter needing the game's write token, except for exact retries."""

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from services.auth import WriteAccess, write_tokens
+from services.auth import WriteOrRetryAccess, write_tokens
 from services.keys import Keys
 from services.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE, EVENTS_REJECTED
 from services.settings import IngestSettings
@@ -43,21 +43,29 @@ class IngestRejected(Exception):
         self.body = body
 
 
+def _json_safe(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """pydantic errors as JSON-ready dicts, without the offending input (a 10 MB field must not
+    come back in the answer) and with unpaired surrogates escaped (they cannot be UTF-8)."""
+    safe = []
+    for e in errors:
+        item = {"type": e["type"], "loc": list(e["loc"]), "msg": e["msg"]}
+        text = json.dumps(item, ensure_ascii=False, default=str)
+        safe.append(json.loads(text.encode("utf-8", "backslashreplace").decode("utf-8")))
+    return safe
+
+
 def validation_body(error: ValidationError, index: int | None) -> dict[str, Any]:
     """422 body for a pydantic error: `field` is the first error's dotted loc within the event
     (without the union tag, `type` when the tag itself is wrong); `detail` lists all errors
-    with `loc` prefixed by `body` (and the batch index)."""
+    (type, loc prefixed by `body` and the batch index, msg; never the input itself)."""
     prefix: list[str | int] = ["body"] + ([index] if index is not None else [])
-    detail = [
-        {**e, "loc": prefix + list(e["loc"])} for e in json.loads(error.json(include_url=False))
-    ]
-    first = json.loads(error.json(include_url=False))[0]
+    errors = _json_safe(error.errors(include_url=False, include_input=False, include_context=False))
+    detail = [{**e, "loc": prefix + e["loc"]} for e in errors]
+    first = errors[0]
     loc = list(first["loc"])
     if first["type"].startswith("union_tag"):
         loc = ["type"]
-    elif (
-        loc and isinstance(loc[0], str) and "." in loc[0]
-    ):  # the discriminator value, e.g. game.ended
+    elif loc and isinstance(loc[0], str) and "." in loc[0]:  # the union tag, e.g. game.ended
         loc = loc[1:]
     return {
         "error": "validation_error",
@@ -162,7 +170,7 @@ async def post_events(
     body: Annotated[
         dict[str, Any] | list[dict[str, Any]], Body(description="one envelope, or an array of them")
     ],
-    grant: WriteAccess,  # write tokens (services/auth.py): 401 / 403 before anything is parsed
+    grant: WriteOrRetryAccess,  # write tokens (services/auth.py): 401 / 403 unless an exact retry
 ) -> JSONResponse:
     """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
@@ -173,6 +181,15 @@ async def post_events(
     store: CheckedEventStore = request.app.state.ingest_store
     try:
         events = parse_events(body)
+        if grant.refusal is not None:  # no valid token: only an exact retry is answered
+            try:
+                retry = await store.repeated(game_id, events)
+            except RuleViolation:
+                retry = None
+            if retry is None:
+                raise grant.refusal.to_http()
+            count_appended(retry, "http")
+            return JSONResponse(retry.to_dict(), status_code=201)
         result = await append_checked(store, game_id, events, "http")
     except IngestRejected as rejected:
         if rejected.status == 422 and rejected.body.get("error") == "validation_error":

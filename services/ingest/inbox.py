@@ -124,6 +124,11 @@ class Inbox:
                 accepted.append((i, *_events_of(raw)))
             except IngestRejected as rejected:
                 refused[i] = rejected
+            except Exception as error:  # a poison message must not jam the inbox
+                log.exception("inbox.unexpected_error", inbox_id=ids[i].decode())
+                refused[i] = IngestRejected(
+                    422, {"error": "unreadable", "field": "data", "message": repr(error)[:500]}
+                )
         outcomes = await self.store.append_many([(g, evs) for _, g, evs in accepted])
         for (i, _, _), outcome in zip(accepted, outcomes, strict=True):
             if isinstance(outcome, AppendResult):

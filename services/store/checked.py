@@ -85,6 +85,29 @@ def _check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
             )
 
 
+def _same_fact(a: Envelope, b: Envelope) -> bool:
+    """Two envelopes state the same fact: equal but for the store's `recorded_at`."""
+    return a.model_copy(update={"recorded_at": None}) == b.model_copy(update={"recorded_at": None})
+
+
+def _check_same_event(plan: _Plan, event: Envelope) -> None:
+    """A repeated `event_id` is an idempotent retry only if it carries the same event.
+
+    Raises:
+        RuleViolation: `log.event_id_reused` when the id is known with a different body (a
+            client bug or an id collision: the sender must not believe it was recorded).
+    """
+    original = next((e for e in plan.fresh if e.event_id == event.event_id), None)
+    if original is None and plan.base is not None:
+        original = plan.base.state.history[plan.base.ids[event.event_id] - 1]
+    if original is not None and not _same_fact(original, event):
+        raise RuleViolation(
+            "log.event_id_reused",
+            f"event_id {event.event_id} is already seq {original.seq} with a different body",
+            "event_id",
+        )
+
+
 def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan:
     """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
 
@@ -96,6 +119,7 @@ def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan
     ids = base.ids if base is not None else {}
     for event in events:
         if event.event_id in ids or event.event_id in plan.added:
+            _check_same_event(plan, event)
             continue
         current = plan.state.seq if plan.state is not None else 0
         if event.seq - 1 != current:
@@ -165,6 +189,19 @@ class CheckedEventStore:
             self.cache.drop(game_id)
             raise
         return self._merge(plan, stored)
+
+    async def repeated(self, game_id: str, events: Sequence[Envelope]) -> AppendResult | None:
+        """If every event is already stored in `game_id` with the same body, the answer an
+        append would give (all duplicates, original seqs); else None. Writes nothing.
+
+        Raises:
+            RuleViolation: an event id is stored with a different body (`log.event_id_reused`).
+        """
+        known = await self._load(game_id, await self.store.version(game_id))
+        if known is None or any(e.event_id not in known.ids for e in events):
+            return None
+        plan = _plan(game_id, events, known)
+        return self._merge(plan, None, known.state.seq)
 
     async def append_many(
         self, requests: Sequence[tuple[str, Sequence[Envelope]]]

@@ -73,8 +73,15 @@ async def seeded(stack: Stack, upto: int) -> None:
     await stack.wait_projected(GAME, upto)
 
 
-async def totals_on_page(page: Page) -> dict[str, int]:
+async def totals_on_page(page: Page, expected: dict[str, int] | None = None) -> dict[str, int]:
+    """The totals the page shows; with `expected`, first wait until the page shows them (the
+    page loads its standings after `goto` returns, and may start from an older projection)."""
     rows = page.locator("#standings tbody tr")
+    await expect(rows.first).to_be_visible()
+    for player, total in (expected or {}).items():
+        await expect(page.locator(f'#standings tr[data-player="{player}"] td.total')).to_have_text(
+            str(total)
+        )
     out = {}
     for i in range(await rows.count()):
         row = rows.nth(i)
@@ -115,7 +122,8 @@ async def test_an_appended_event_shows_within_a_second_and_the_chart_has_a_line_
     await seeded(stack, 40)
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     await expect(page.locator("#status-badge")).to_have_text("live")
-    before = await totals_on_page(page)
+    api = (await stack.client.get(f"/games/{GAME}/standings")).json()
+    before = await totals_on_page(page, api_totals(api))
     datasets = await page.evaluate(
         "() => Chart.getChart(document.getElementById('chart')).data.datasets.map(d => d.label)"
     )
@@ -146,7 +154,7 @@ async def test_the_slider_shows_the_same_numbers_as_the_api_at_that_seq(
         await expect(page.locator("#replay-banner")).to_be_visible()
         await expect(page.locator("#replay-text")).to_contain_text(f"#{seq} of 60")
         api = (await stack.client.get(f"/games/{GAME}/standings", params={"at_seq": seq})).json()
-        assert await totals_on_page(page) == api_totals(api)
+        assert await totals_on_page(page, api_totals(api)) == api_totals(api)
         row = page.locator(f'#standings tr[data-player="{api["players"][0]["player_id"]}"]')
         for cat in api["players"][0]["breakdown"]:
             await expect(row.locator(f'td[data-cat="{cat["key"]}"]')).to_have_text(
@@ -156,7 +164,7 @@ async def test_the_slider_shows_the_same_numbers_as_the_api_at_that_seq(
     await page.locator("#back-live").click()
     await expect(page.locator("#replay-banner")).to_be_hidden()
     live = (await stack.client.get(f"/games/{GAME}/standings")).json()
-    assert await totals_on_page(page) == api_totals(live)
+    assert await totals_on_page(page, api_totals(live)) == api_totals(live)
 
 
 async def test_a_click_on_a_total_shows_the_ledger(stack: Stack, browser: Browser) -> None:
@@ -177,7 +185,8 @@ async def test_a_void_from_the_dispute_view_changes_totals_and_stays_marked(
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
     target = page.locator('#timeline tr[data-seq="57"]')  # penumbra.trial_completed: Oren +10
     await expect(target).to_contain_text("Oren +10")
-    before = await totals_on_page(page)
+    api = (await stack.client.get(f"/games/{GAME}/standings")).json()
+    before = await totals_on_page(page, api_totals(api))
     await target.locator("button.dispute").click()
     panel = page.locator("#dispute-panel")
     await expect(panel).to_be_visible()
@@ -201,7 +210,7 @@ async def test_a_void_from_the_dispute_view_changes_totals_and_stays_marked(
     await expect(page.locator('#standings tr[data-player="oren"] td.total')).to_have_text(
         str(without["oren"])
     )
-    assert await totals_on_page(page) == without
+    assert await totals_on_page(page, without) == without
     voided = page.locator('#timeline tr[data-seq="57"]')
     await expect(voided).to_have_class(re.compile("voided"))
     await expect(voided.locator(".badge.voided")).to_have_text("voided by #61")
@@ -232,7 +241,8 @@ async def test_a_correction_from_the_dispute_view_is_linked_to_the_disputed_even
 ) -> None:
     await seeded(stack, 60)
     page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en")
-    before = await totals_on_page(page)
+    api = (await stack.client.get(f"/games/{GAME}/standings")).json()
+    before = await totals_on_page(page, api_totals(api))
     await page.locator('#timeline tr[data-seq="55"] button.dispute').click()  # mark_placed: Mira +2
     form = page.locator("#dispute-form")
     await form.locator('input[name="reason"]').fill("Mark paid 3, not 2")
