@@ -15,7 +15,7 @@ import contextlib
 import socket
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,9 +210,15 @@ async def wait_projected(
 
 
 async def run_demo(
-    redis_url: str, games: list[DemoGame], console: Console, keep_running: bool = False
+    redis_url: str,
+    games: list[DemoGame],
+    console: Console,
+    keep_running: bool = False,
+    on_report: Callable[[DemoReport], None] | None = None,
 ) -> DemoReport:
     """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
+
+    With `keep_running`, `on_report` shows the report first, then it serves until Ctrl-C.
 
     Raises:
         PublishError: the ingest refused an event. TimeoutError: projection did not catch up.
@@ -234,6 +240,8 @@ async def run_demo(
         )
         report = await _publish_and_watch(url, games, console)
         if keep_running:
+            if on_report is not None:
+                on_report(report)
             console.print(
                 f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs",
                 highlight=False,

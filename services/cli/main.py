@@ -8,11 +8,12 @@ end to end, on a throwaway Redis). Each command is thin; the work lives in sibli
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import httpx
 import typer
@@ -33,6 +34,9 @@ from services.cli.remote import (
 from services.cli.render import standings_table
 from services.query.views import standings_view
 from services.settings import CommonSettings
+
+if TYPE_CHECKING:
+    from services.cli.demo import DemoReport
 
 app = typer.Typer(
     name="scoreledger",
@@ -116,7 +120,9 @@ def publish(
     url: Annotated[
         str, typer.Option("--url", help="the ingest service's base URL")
     ] = "http://127.0.0.1:8000",
-    batch: Annotated[int, typer.Option("--batch", min=1, max=1000, help="events per POST (ingest takes 1-1000)")] = 100,
+    batch: Annotated[
+        int, typer.Option("--batch", min=1, max=1000, help="events per POST (ingest takes 1-1000)")
+    ] = 100,
     token: Annotated[
         str | None,
         typer.Option("--token", help="write token of an existing game (the file's only game)"),
@@ -246,13 +252,29 @@ def demo(
                 highlight=False,
             )
             games = load_games(logs, None if redis.throwaway else uuid.uuid4().hex[:6])
-            report = asyncio.run(run_demo(redis.url, games, console, keep_running))
+            show = functools.partial(_show_demo_report, console=console, as_json=as_json)
+            report = asyncio.run(run_demo(redis.url, games, console, keep_running, show))
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     except (LogLineError, PublishError, TimeoutError, RuntimeError) as error:
         err.print(f"demo failed: {escape(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
+    if not keep_running:
+        _show_demo_report(report, console, as_json)
+        console.print(
+            "To watch the scoreboard: run `scoreledger demo --keep-running` and open the URL it "
+            "prints, or `scoreledger serve` and browse http://127.0.0.1:8000/ (scoreboard), "
+            "/docs (the API), /games/<id>/standings, /metrics",
+            highlight=False,
+        )
+    if report.mismatches:
+        err.print(f"standings differ from the offline fold for: {', '.join(report.mismatches)}")
+        raise typer.Exit(1)
+
+
+def _show_demo_report(report: DemoReport, console: Console, as_json: bool) -> None:
+    """The demo's final standings (each checked against the offline fold) and its events/s."""
     console.print("\n[bold]Final standings[/bold] (read from the query API)")
     for game in report.games:
         assert game.final is not None
@@ -268,15 +290,6 @@ def demo(
         f"({report.events / report.projected_s:.0f} events/s end to end)",
         highlight=False,
     )
-    console.print(
-        "To watch the scoreboard: run `scoreledger demo --keep-running` and open the URL it "
-        "prints, or `scoreledger serve` and browse http://127.0.0.1:8000/ (scoreboard), "
-        "/docs (the API), /games/<id>/standings, /metrics",
-        highlight=False,
-    )
-    if report.mismatches:
-        err.print(f"standings differ from the offline fold for: {', '.join(report.mismatches)}")
-        raise typer.Exit(1)
 
 
 def _progress() -> Progress:
