@@ -28,9 +28,8 @@ test: .venv/.synced system-deps
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced
-	@bash deploy/scripts/system-deps.sh redis
-	$(UV) sync --frozen --quiet --group bench
-	$(UV) run --frozen --group bench python -m services.bench
+	@bash deploy/scripts/system-deps.sh bench
+	$(UV) run --frozen python -m services.bench
 
 ## schemas: regenerate the committed JSON Schema / AsyncAPI / OpenAPI under contracts/
 schemas: .venv/.synced

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Installs the OS packages the project needs when they are missing: redis-server (always) and
-# chromium (for the browser tests; skipped with `system-deps.sh redis`). Needs root or sudo for
+# Installs the OS packages the project needs when they are missing: redis-server (always),
+# chromium for the browser tests (`system-deps.sh`, the default), wrk for the benchmarks
+# (`system-deps.sh bench`); `system-deps.sh redis` installs Redis only. Needs root or sudo for
 # apt-get; otherwise it says what to install and fails.
 set -euo pipefail
 want_browser=1
+want_wrk=0
 [[ "${1:-}" == "redis" ]] && want_browser=0
+[[ "${1:-}" == "bench" ]] && want_browser=0 && want_wrk=1
 
 missing=()
 if [[ -z "${REDIS_URL:-}" ]] && ! command -v redis-server >/dev/null 2>&1; then
@@ -12,6 +15,9 @@ if [[ -z "${REDIS_URL:-}" ]] && ! command -v redis-server >/dev/null 2>&1; then
 fi
 if [[ $want_browser == 1 ]] && ! command -v chromium >/dev/null 2>&1 && [[ -z "${CHROMIUM_PATH:-}" ]]; then
   missing+=(chromium fonts-dejavu-core)
+fi
+if [[ $want_wrk == 1 ]] && ! command -v wrk >/dev/null 2>&1; then
+  missing+=(wrk)
 fi
 [[ ${#missing[@]} == 0 ]] && exit 0
 
