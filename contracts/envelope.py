@@ -25,7 +25,9 @@ GameId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0
 PlayerId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")]
 """A player id, unique within its game: 1-32 characters, letters, digits, `_ . -`."""
 
-NonEmptyText = Annotated[str, StringConstraints(min_length=1, max_length=500, strip_whitespace=True)]
+NonEmptyText = Annotated[
+    str, StringConstraints(min_length=1, max_length=500, strip_whitespace=True)
+]
 
 
 class Payload(BaseModel):

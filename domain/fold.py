@@ -62,7 +62,11 @@ def start(event: Envelope) -> GameState:
         RuleViolation: `log.first_event` if the event is not a game start or its seq is not 1.
     """
     if not isinstance(event.payload, GameStartedBase):
-        raise RuleViolation("log.first_event", f"a game's first event must be *.game_started, got {event.type}", "type")
+        raise RuleViolation(
+            "log.first_event",
+            f"a game's first event must be *.game_started, got {event.type}",
+            "type",
+        )
     if event.seq != 1:
         raise RuleViolation("log.first_event", f"a game starts at seq 1, got {event.seq}", "seq")
     ruleset = ruleset_for_started(event.type)
@@ -111,7 +115,11 @@ def fold(events: Iterable[Envelope], upto_seq: int | None = None) -> GameState:
 
 def _check_log_order(state: GameState, event: Envelope) -> None:
     if event.game_id != state.game_id:
-        raise RuleViolation("log.game_id", f"event is for game {event.game_id}, this log is {state.game_id}", "game_id")
+        raise RuleViolation(
+            "log.game_id",
+            f"event is for game {event.game_id}, this log is {state.game_id}",
+            "game_id",
+        )
     if event.seq != state.seq + 1:
         kind = "log.seq_gap" if event.seq > state.seq + 1 else "log.seq_order"
         raise RuleViolation(kind, f"expected seq {state.seq + 1}, got {event.seq}", "seq")
@@ -119,7 +127,9 @@ def _check_log_order(state: GameState, event: Envelope) -> None:
         raise RuleViolation("log.started_twice", "the game has already started", "type")
     if state.status == "final" and not isinstance(event.payload, ScoreCorrected | EventVoided):
         raise RuleViolation(
-            "log.after_game_ended", f"the game has ended; only corrections and voids may follow, got {event.type}", "type"
+            "log.after_game_ended",
+            f"the game has ended; only corrections and voids may follow, got {event.type}",
+            "type",
         )
 
 
@@ -147,7 +157,11 @@ def _apply(state: GameState, event: Envelope) -> GameState:
 
 def _correction_entry(state: GameState, event: Envelope, payload: ScoreCorrected) -> LedgerEntry:
     if payload.player_id not in {p.player_id for p in state.players}:
-        raise RuleViolation("correction.unknown_player", f"no player {payload.player_id!r} in this game", "payload.player_id")
+        raise RuleViolation(
+            "correction.unknown_player",
+            f"no player {payload.player_id!r} in this game",
+            "payload.player_id",
+        )
     known = {c.key for c in state.ruleset.categories} | {"correction"}
     if payload.category not in known:
         raise RuleViolation(
@@ -170,13 +184,27 @@ def _correction_entry(state: GameState, event: Envelope, payload: ScoreCorrected
 def _void(state: GameState, event: Envelope, payload: EventVoided) -> GameState:
     target = next((e for e in state.history if e.event_id == payload.voided_event_id), None)
     if target is None:
-        raise RuleViolation("void.unknown_event", f"no event {payload.voided_event_id} in this game", "payload.voided_event_id")
+        raise RuleViolation(
+            "void.unknown_event",
+            f"no event {payload.voided_event_id} in this game",
+            "payload.voided_event_id",
+        )
     if target.seq == 1:
-        raise RuleViolation("void.game_started", "the game start cannot be voided", "payload.voided_event_id")
+        raise RuleViolation(
+            "void.game_started", "the game start cannot be voided", "payload.voided_event_id"
+        )
     if isinstance(target.payload, EventVoided):
-        raise RuleViolation("void.of_void", "a void cannot be voided; correct the score instead", "payload.voided_event_id")
+        raise RuleViolation(
+            "void.of_void",
+            "a void cannot be voided; correct the score instead",
+            "payload.voided_event_id",
+        )
     if target.event_id in state.voided:
-        raise RuleViolation("void.already_void", f"event seq {target.seq} is already void", "payload.voided_event_id")
+        raise RuleViolation(
+            "void.already_void",
+            f"event seq {target.seq} is already void",
+            "payload.voided_event_id",
+        )
     voided = state.voided | {target.event_id}
     history = state.history + (event,)
     return _refold(history, voided)

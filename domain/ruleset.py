@@ -58,7 +58,7 @@ class Ruleset(Protocol):
         ...
 
     def provisional(self, state: Any) -> Mapping[str, Mapping[str, int]]:
-        """"If the game ended now": player id -> end-game category -> points (score units).
+        """ "If the game ended now": player id -> end-game category -> points (score units).
 
         Only categories not yet in the ledger; empty for categories scored live.
         """

@@ -20,4 +20,6 @@ def ruleset_for_started(started_type: str) -> Ruleset:
     try:
         return _BY_STARTED_TYPE[started_type]
     except KeyError:
-        raise RuleViolation("log.unknown_game", f"no ruleset starts with {started_type}", "type") from None
+        raise RuleViolation(
+            "log.unknown_game", f"no ruleset starts with {started_type}", "type"
+        ) from None

@@ -31,7 +31,7 @@ class CategoryLabel(Frozen):
 
 
 class Provisional(Frozen):
-    """"If the game ended now" (during play only): `categories` are the end-game categories
+    """ "If the game ended now" (during play only): `categories` are the end-game categories
     computed from the current state and not yet in the ledger; `total` is the player's total
     plus them. Not final: the state can still change."""
 
@@ -115,7 +115,10 @@ def standings(state: GameState) -> Standings:
         winner=winners[0] if final and len(winners) == 1 else None,
         winners=winners if final else [],
         tie_break=explanation,
-        categories=[CategoryLabel(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame) for c in ruleset.categories],
+        categories=[
+            CategoryLabel(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame)
+            for c in ruleset.categories
+        ],
     )
 
 

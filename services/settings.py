@@ -22,7 +22,9 @@ class CommonSettings(BaseSettings):
         default="redis://127.0.0.1:6379/0",
         validation_alias=AliasChoices("SCORELEDGER_REDIS_URL", "REDIS_URL"),
     )
-    shards: int = Field(default=16, ge=1, le=1024, description="feed streams; fixed for a deployment")
+    shards: int = Field(
+        default=16, ge=1, le=1024, description="feed streams; fixed for a deployment"
+    )
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"
 
@@ -31,14 +33,20 @@ class IngestSettings(CommonSettings):
     """Ingest: HTTP appends and the Redis inbox."""
 
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
-    state_cache_games: int = Field(default=10_000, ge=1, description="games whose state ingest keeps folded")
+    state_cache_games: int = Field(
+        default=10_000, ge=1, description="games whose state ingest keeps folded"
+    )
 
 
 class ProjectorSettings(CommonSettings):
     """Projector: consumes the feeds, writes projections and checkpoints atomically."""
 
-    batch: int = Field(default=500, ge=1, le=10_000, description="max feed entries per read (XREAD COUNT)")
-    changes_maxlen: int = Field(default=100_000, ge=100, description="approximate cap of each changes stream")
+    batch: int = Field(
+        default=500, ge=1, le=10_000, description="max feed entries per read (XREAD COUNT)"
+    )
+    changes_maxlen: int = Field(
+        default=100_000, ge=100, description="approximate cap of each changes stream"
+    )
 
 
 class QuerySettings(CommonSettings):
@@ -46,4 +54,6 @@ class QuerySettings(CommonSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
-    max_lag_events: int = Field(default=10_000, ge=0, description="/readyz fails above this projector lag")
+    max_lag_events: int = Field(
+        default=10_000, ge=0, description="/readyz fails above this projector lag"
+    )

@@ -16,7 +16,9 @@ from contracts.schema import SCHEMA_DIR, generate_json_schemas
 def test_committed_json_schemas_match_the_models() -> None:
     generated = generate_json_schemas()
     committed = {p.name: p.read_text(encoding="utf-8") for p in SCHEMA_DIR.glob("*.json")}
-    assert sorted(committed) == sorted(generated), "schema files added or removed: run `make schemas`"
+    assert sorted(committed) == sorted(generated), (
+        "schema files added or removed: run `make schemas`"
+    )
     stale = [name for name, text in generated.items() if committed[name] != text]
     assert not stale, f"stale schemas {stale}: run `make schemas`"
 

@@ -57,11 +57,16 @@ def test_every_upcaster_is_registered_from_an_older_version() -> None:
     [
         ({"schema_version": None}, "schema_version"),
         ({"schema_version": [1]}, "schema_version"),
-        ({"payload": {"player_id": "ana", "amount": 1, "reason": "v2 shape", "referee": "Ref"}}, "payload"),
+        (
+            {"payload": {"player_id": "ana", "amount": 1, "reason": "v2 shape", "referee": "Ref"}},
+            "payload",
+        ),
     ],
     ids=["null-version", "list-version", "v1-claimed-but-v2-shaped"],
 )
-def test_a_bad_version_is_a_validation_error_naming_the_field(change: dict[str, object], field: str) -> None:
+def test_a_bad_version_is_a_validation_error_naming_the_field(
+    change: dict[str, object], field: str
+) -> None:
     with pytest.raises(ValidationError) as caught:
         parse_event_json(json.dumps({**V1, **change}))
     assert field in caught.value.errors()[0]["loc"]

@@ -23,7 +23,9 @@ from domain.standings import score_entries, standings
 
 PLAYERS = ("ana", "bo", "cy")
 T0 = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
-XP = st.dictionaries(st.sampled_from(["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]), st.integers(1, 3), max_size=3)
+XP = st.dictionaries(
+    st.sampled_from(["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]), st.integers(1, 3), max_size=3
+)
 player = st.sampled_from(PLAYERS)
 card = st.sampled_from(["c1", "c2", "c3", "c4"])
 
@@ -31,34 +33,71 @@ card = st.sampled_from(["c1", "c2", "c3", "c4"])
 def penumbra_payloads() -> st.SearchStrategy[tuple[str, dict[str, object]]]:
     """A candidate Penumbra event (wire type, payload); the rules decide whether it is kept."""
     return st.one_of(
-        st.tuples(st.just("penumbra.arcana_gained"), st.fixed_dictionaries({"player_id": player, "amount": st.integers(1, 9)})),
-        st.tuples(st.just("penumbra.arcana_spent"), st.fixed_dictionaries({"player_id": player, "amount": st.integers(1, 5)})),
+        st.tuples(
+            st.just("penumbra.arcana_gained"),
+            st.fixed_dictionaries({"player_id": player, "amount": st.integers(1, 9)}),
+        ),
+        st.tuples(
+            st.just("penumbra.arcana_spent"),
+            st.fixed_dictionaries({"player_id": player, "amount": st.integers(1, 5)}),
+        ),
         st.tuples(
             st.just("penumbra.trial_completed"),
             st.fixed_dictionaries(
-                {"player_id": player, "trial_id": card, "vp": st.integers(0, 10), "xp": XP,
-                 "light": st.integers(0, 3), "dark": st.integers(0, 3)}
+                {
+                    "player_id": player,
+                    "trial_id": card,
+                    "vp": st.integers(0, 10),
+                    "xp": XP,
+                    "light": st.integers(0, 3),
+                    "dark": st.integers(0, 3),
+                }
             ),
         ),
-        st.tuples(st.just("penumbra.contract_reserved"), st.fixed_dictionaries({"player_id": player, "contract_id": card})),
+        st.tuples(
+            st.just("penumbra.contract_reserved"),
+            st.fixed_dictionaries({"player_id": player, "contract_id": card}),
+        ),
         st.tuples(
             st.just("penumbra.contract_fulfilled"),
             st.fixed_dictionaries(
-                {"player_id": player, "contract_id": card, "vp": st.integers(0, 8), "xp": XP,
-                 "light": st.integers(0, 2), "dark": st.integers(0, 2)}
+                {
+                    "player_id": player,
+                    "contract_id": card,
+                    "vp": st.integers(0, 8),
+                    "xp": XP,
+                    "light": st.integers(0, 2),
+                    "dark": st.integers(0, 2),
+                }
             ),
         ),
-        st.tuples(st.just("penumbra.tome_gained"), st.fixed_dictionaries({"player_id": player, "tome_id": card, "xp": XP})),
-        st.tuples(st.just("penumbra.mortal_wound_taken"), st.fixed_dictionaries({"player_id": player, "card_id": card})),
+        st.tuples(
+            st.just("penumbra.tome_gained"),
+            st.fixed_dictionaries({"player_id": player, "tome_id": card, "xp": XP}),
+        ),
+        st.tuples(
+            st.just("penumbra.mortal_wound_taken"),
+            st.fixed_dictionaries({"player_id": player, "card_id": card}),
+        ),
         st.tuples(
             st.just("penumbra.mark_placed"),
-            st.fixed_dictionaries({"player_id": player, "slot_id": card, "vp_under": st.integers(0, 4)}),
+            st.fixed_dictionaries(
+                {"player_id": player, "slot_id": card, "vp_under": st.integers(0, 4)}
+            ),
         ),
-        st.tuples(st.just("penumbra.goal_scored"), st.fixed_dictionaries({"player_id": player, "goal_id": card, "vp": st.integers(0, 6)})),
+        st.tuples(
+            st.just("penumbra.goal_scored"),
+            st.fixed_dictionaries({"player_id": player, "goal_id": card, "vp": st.integers(0, 6)}),
+        ),
         st.tuples(
             st.just("game.score_corrected"),
             st.fixed_dictionaries(
-                {"player_id": player, "amount": st.integers(-5, 5), "reason": st.just("miscount"), "referee": st.just("ref")}
+                {
+                    "player_id": player,
+                    "amount": st.integers(-5, 5),
+                    "reason": st.just("miscount"),
+                    "referee": st.just("ref"),
+                }
             ),
         ),
         st.tuples(st.just("void"), st.integers(0, 50)),
@@ -92,11 +131,18 @@ def build_log(candidates: list[tuple[str, object]], end: bool) -> tuple[list[Env
     rejected = 0
     for wire_type, payload in [*candidates, *([("game.ended", {})] if end else [])]:
         if wire_type == "void":
-            targets = [e for e in log[1:] if e.type != "game.event_voided" and e.event_id not in state.voided]
+            targets = [
+                e
+                for e in log[1:]
+                if e.type != "game.event_voided" and e.event_id not in state.voided
+            ]
             if not targets:
                 continue
             target = targets[int(payload) % len(targets)]  # type: ignore[call-overload]
-            wire_type, payload = "game.event_voided", {"voided_event_id": str(target.event_id), "reason": "dispute", "referee": "ref"}
+            wire_type, payload = (
+                "game.event_voided",
+                {"voided_event_id": str(target.event_id), "reason": "dispute", "referee": "ref"},
+            )
         event = _envelope(state.seq + 1, wire_type, payload)  # type: ignore[arg-type]
         before = standings(state)
         try:
@@ -141,7 +187,9 @@ def test_json_round_trip_changes_nothing(game: tuple[list[tuple[str, object]], b
 
 @PROPERTY
 @given(games)
-def test_totals_equal_the_sum_of_ledger_entries(game: tuple[list[tuple[str, object]], bool]) -> None:
+def test_totals_equal_the_sum_of_ledger_entries(
+    game: tuple[list[tuple[str, object]], bool],
+) -> None:
     log, _ = build_log(*game)
     state = fold(log)
     for line in standings(state).players:
@@ -152,7 +200,9 @@ def test_totals_equal_the_sum_of_ledger_entries(game: tuple[list[tuple[str, obje
 
 @PROPERTY
 @given(games)
-def test_replay_from_history_equals_the_live_state(game: tuple[list[tuple[str, object]], bool]) -> None:
+def test_replay_from_history_equals_the_live_state(
+    game: tuple[list[tuple[str, object]], bool],
+) -> None:
     log, _ = build_log(*game)
     live = fold(log)
     replayed = _refold(live.history, live.voided)

@@ -27,7 +27,9 @@ seeds = st.integers(min_value=0, max_value=10_000)
 kinds = st.sampled_from(["trickerion", "penumbra"])
 
 
-def _referee_event(state: GameState, template: Envelope, wire_type: str, payload: dict[str, object]) -> Envelope:
+def _referee_event(
+    state: GameState, template: Envelope, wire_type: str, payload: dict[str, object]
+) -> Envelope:
     return ENVELOPE_BY_TYPE[wire_type].model_validate(
         {
             "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
@@ -49,12 +51,20 @@ def with_referee(log: list[Envelope], picks: list[tuple[int, int, int]]) -> list
     for kind, index, amount in picks:
         if kind == 0:
             target = out[1 + index % (len(out) - 1)]
-            event = _referee_event(state, out[-1], "game.event_voided",
-                                   {"voided_event_id": str(target.event_id), "reason": "dispute", "referee": "ref"})
+            event = _referee_event(
+                state,
+                out[-1],
+                "game.event_voided",
+                {"voided_event_id": str(target.event_id), "reason": "dispute", "referee": "ref"},
+            )
         else:
             player = state.players[index % len(state.players)].player_id
-            event = _referee_event(state, out[-1], "game.score_corrected",
-                                   {"player_id": player, "amount": amount, "reason": "recount", "referee": "ref"})
+            event = _referee_event(
+                state,
+                out[-1],
+                "game.score_corrected",
+                {"player_id": player, "amount": amount, "reason": "recount", "referee": "ref"},
+            )
         try:
             state = evolve(state, event)
         except RuleViolation:
@@ -63,7 +73,11 @@ def with_referee(log: list[Envelope], picks: list[tuple[int, int, int]]) -> list
     return out
 
 
-games = st.tuples(kinds, seeds, st.lists(st.tuples(st.integers(0, 1), st.integers(0, 10_000), st.integers(-4, 4)), max_size=4))
+games = st.tuples(
+    kinds,
+    seeds,
+    st.lists(st.tuples(st.integers(0, 1), st.integers(0, 10_000), st.integers(-4, 4)), max_size=4),
+)
 
 
 def _log(game: tuple[str, int, list[tuple[int, int, int]]]) -> list[Envelope]:
@@ -73,7 +87,9 @@ def _log(game: tuple[str, int, list[tuple[int, int, int]]]) -> list[Envelope]:
 
 @PROPERTY
 @given(games)
-def test_simulated_game_folds_final_and_deterministically(game: tuple[str, int, list[tuple[int, int, int]]]) -> None:
+def test_simulated_game_folds_final_and_deterministically(
+    game: tuple[str, int, list[tuple[int, int, int]]],
+) -> None:
     log = _log(game)
     first, second = fold(log), fold(list(log))
     ended = next(e for e in log if e.type == "game.ended")
@@ -84,7 +100,9 @@ def test_simulated_game_folds_final_and_deterministically(game: tuple[str, int, 
 
 @PROPERTY
 @given(games, st.data())
-def test_incremental_equals_batch_at_drawn_seqs(game: tuple[str, int, list[tuple[int, int, int]]], data: st.DataObject) -> None:
+def test_incremental_equals_batch_at_drawn_seqs(
+    game: tuple[str, int, list[tuple[int, int, int]]], data: st.DataObject
+) -> None:
     log = _log(game)
     checkpoints = set(data.draw(st.lists(st.integers(1, len(log)), min_size=1, max_size=5)))
     state = None
@@ -105,10 +123,14 @@ def test_json_round_trip_changes_nothing(game: tuple[str, int, list[tuple[int, i
 
 @PROPERTY
 @given(games)
-def test_totals_equal_the_sum_of_ledger_entries(game: tuple[str, int, list[tuple[int, int, int]]]) -> None:
+def test_totals_equal_the_sum_of_ledger_entries(
+    game: tuple[str, int, list[tuple[int, int, int]]],
+) -> None:
     state = fold(_log(game))
     for line in standings(state).players:
-        assert line.total == sum(e.amount for e in score_entries(state) if e.player_id == line.player_id)
+        assert line.total == sum(
+            e.amount for e in score_entries(state) if e.player_id == line.player_id
+        )
         assert line.total == sum(line.categories.values())
 
 
@@ -120,7 +142,9 @@ def test_replay_equals_live_and_a_void_scores_as_if_the_event_never_counted(
     live = fold(_log(game))
     assert standings(_refold(live.history, live.voided)) == standings(live)
     # Independent check of a void: drop the voided events (and the voids) and renumber the seqs.
-    kept = [e for e in live.history if e.event_id not in live.voided and e.type != "game.event_voided"]
+    kept = [
+        e for e in live.history if e.event_id not in live.voided and e.type != "game.event_voided"
+    ]
     renumbered = [e.model_copy(update={"seq": i}) for i, e in enumerate(kept, start=1)]
     without = standings(fold(renumbered))
     assert [(p.player_id, p.total, p.categories) for p in without.players] == [
@@ -137,8 +161,10 @@ def test_the_void_check_would_notice_a_void_that_changed_nothing() -> None:
         voided = with_referee(log, [(0, log.index(target) - 1, 0)])
         if len(voided) > len(log):
             break
-    assert voided is not None and len(voided) == len(log) + 1
+    assert voided is not None
+    assert len(voided) == len(log) + 1
     live = fold(voided)
-    assert live.voided and live.seq == state.seq + 1
+    assert live.voided
+    assert live.seq == state.seq + 1
     broken = replace(live, voided=frozenset())  # pretend the void did nothing
     assert standings(_refold(broken.history, broken.voided)) != standings(live)

@@ -16,8 +16,24 @@ import pytest
 DOMAIN = Path(__file__).resolve().parents[2] / "domain"
 ALLOWED_THIRD_PARTY = {"pydantic", "pydantic_core", "typing_extensions", "contracts", "domain"}
 BANNED_STDLIB = {
-    "os", "io", "socket", "random", "secrets", "time", "logging", "subprocess", "asyncio", "threading",
-    "multiprocessing", "pathlib", "shutil", "tempfile", "urllib", "http", "sqlite3", "uuid_gen",
+    "os",
+    "io",
+    "socket",
+    "random",
+    "secrets",
+    "time",
+    "logging",
+    "subprocess",
+    "asyncio",
+    "threading",
+    "multiprocessing",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "urllib",
+    "http",
+    "sqlite3",
+    "uuid_gen",
 }
 BANNED_CALLS = {"open", "print", "input", "now", "utcnow", "today", "uuid4", "uuid1", "getenv"}
 
@@ -39,7 +55,9 @@ def _imports(tree: ast.AST) -> set[str]:
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(DOMAIN)))
 def test_domain_module_imports_only_stdlib_pydantic_and_contracts(path: Path) -> None:
     imported = _imports(ast.parse(path.read_text(encoding="utf-8")))
-    foreign = {m for m in imported if m not in sys.stdlib_module_names and m not in ALLOWED_THIRD_PARTY}
+    foreign = {
+        m for m in imported if m not in sys.stdlib_module_names and m not in ALLOWED_THIRD_PARTY
+    }
     assert not foreign, f"{path.name} imports {sorted(foreign)}"
     banned = imported & BANNED_STDLIB
     assert not banned, f"{path.name} imports I/O, clock or randomness: {sorted(banned)}"

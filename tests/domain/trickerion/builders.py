@@ -246,3 +246,22 @@ class TrickerionGame:
         return self.emit(
             EventVoided(voided_event_id=event.event_id, reason="mistake", referee="ref")
         )
+
+
+def finish(g: TrickerionGame, **inventories: dict[str, Any]) -> Standings:
+    """Play to the final turn, declare each player's inventory (empty if not given), end."""
+    g.to_final_turn()
+    for player in g.state().rules.books:
+        g.inventory(player, **inventories.get(player, {}))
+    g.end()
+    return g.standings()
+
+
+def categories_of(s: Standings, pid: str) -> dict[str, int]:
+    """One player's breakdown in `s`."""
+    return next(p.categories for p in s.players if p.player_id == pid)
+
+
+def total_of(s: Standings, pid: str) -> int:
+    """One player's total in `s`."""
+    return next(p.total for p in s.players if p.player_id == pid)

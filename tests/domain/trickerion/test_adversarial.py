@@ -7,30 +7,13 @@ Each comment shows the arithmetic against /work/shared/rules/trickerion-scoring.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from domain.errors import RuleViolation
-from domain.standings import Standings
-from tests.domain.trickerion.builders import TrickerionGame
+from tests.domain.trickerion.builders import TrickerionGame, categories_of, finish, total_of
 
-
-def finish(g: TrickerionGame, **inventories: dict[str, Any]) -> Standings:
-    """Play to the final turn, declare each player's inventory (empty if not given), end."""
-    g.to_final_turn()
-    for player in g.state().rules.books:
-        g.inventory(player, **inventories.get(player, {}))
-    g.end()
-    return g.standings()
-
-
-def line(s: Standings, pid: str) -> dict[str, int]:
-    return next(p.categories for p in s.players if p.player_id == pid)
-
-
-def total(s: Standings, pid: str) -> int:
-    return next(p.total for p in s.players if p.player_id == pid)
+line = categories_of
+total = total_of
 
 
 def rule_of(g: TrickerionGame) -> str:

@@ -11,24 +11,10 @@ from typing import Any
 import pytest
 
 from domain.standings import Standings
-from tests.domain.trickerion.builders import TrickerionGame
+from tests.domain.trickerion.builders import TrickerionGame, categories_of, finish, total_of
 
-
-def finish(g: TrickerionGame, **inventories: dict[str, Any]) -> Standings:
-    """Play to the final turn, declare each player's inventory (empty if not given), end."""
-    g.to_final_turn()
-    for player in g.state().rules.books:
-        g.inventory(player, **inventories.get(player, {}))
-    g.end()
-    return g.standings()
-
-
-def cats(s: Standings, pid: str) -> dict[str, int]:
-    return next(p.categories for p in s.players if p.player_id == pid)
-
-
-def total(s: Standings, pid: str) -> int:
-    return next(p.total for p in s.players if p.player_id == pid)
+cats = categories_of
+total = total_of
 
 
 ENDGAME = ("endgame_shards", "endgame_coins", "special_assignments", "apprentices", "specialists")
@@ -439,7 +425,8 @@ def test_for_a_tie_the_player_ahead_in_initiative_order_wins() -> None:
     assert (s.winner, s.winners) == ("cleo", ["cleo"])
     # 50 Fame in play + 1 Shard + floor(12 or 14 Coins / 3) = 4 -> 55 each (research §6 E9 shape)
     assert (
-        s.tie_break == "Bo and Cy tied on 55 Fame; Cy is ahead in initiative order (position 1 vs 2)"
+        s.tie_break
+        == "Bo and Cy tied on 55 Fame; Cy is ahead in initiative order (position 1 vs 2)"
     )
     assert [p.player_id for p in s.players] == ["cleo", "ben", "ann"]
 

@@ -258,7 +258,8 @@ def test_e9_dark_alley_three_players_tie_break() -> None:
     assert [p.rank for p in s.players] == [1, 1, 3]
     assert (s.winner, s.winners) == ("cy", ["cy"])
     assert (
-        s.tie_break == "Bo and Cy tied on 64 Fame; Cy is ahead in initiative order (position 1 vs 2)"
+        s.tie_break
+        == "Bo and Cy tied on 64 Fame; Cy is ahead in initiative order (position 1 vs 2)"
     )
 
 
