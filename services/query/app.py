@@ -21,7 +21,7 @@ from redis.exceptions import RedisError
 
 from services.keys import Keys
 from services.query.errors import QueryError, query_error_handler
-from services.query.metrics import QueryMetrics
+from services.query.metrics import MetricsMiddleware, QueryMetrics
 from services.query.models import Health
 from services.query.reader import GameNotFound, QueryReader
 from services.query.routes import router as query_router
@@ -71,7 +71,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.metrics = metrics
-    app.middleware("http")(metrics.middleware)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_exception_handler(QueryError, query_error_handler)
     app.add_exception_handler(GameNotFound, query_error_handler)
     if query:

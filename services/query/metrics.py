@@ -7,10 +7,9 @@ request counts and latencies labelled by route template (never by raw path: boun
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 
-from fastapi import Request, Response
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class QueryMetrics:
@@ -36,14 +35,33 @@ class QueryMetrics:
             registry=self.registry,
         )
 
-    async def middleware(
-        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        """Count and time each request under its route template (`/games/{game_id}/standings`)."""
+
+class MetricsMiddleware:
+    """Pure ASGI middleware counting and timing each HTTP request under its route template
+    (`/games/{game_id}/standings`). Pure ASGI rather than `BaseHTTPMiddleware`, which cost
+    about 0.5 ms a request in the read benchmark (docs/benchmarks.md, item 5) and sits
+    between every server-sent event and its client."""
+
+    def __init__(self, app: ASGIApp, metrics: QueryMetrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
         start = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        template = getattr(route, "path", "unmatched")
-        self.requests.labels(template, str(response.status_code)).inc()
-        self.latency.labels(template).observe(time.perf_counter() - start)
-        return response
+        status = 500
+
+        async def send_and_note_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_and_note_status)
+        finally:
+            template = getattr(scope.get("route"), "path", "unmatched")
+            self.metrics.requests.labels(template, str(status)).inc()
+            self.metrics.latency.labels(template).observe(time.perf_counter() - start)
