@@ -151,7 +151,7 @@ def _apply(state: GameState, event: Envelope) -> GameState:
         status=status,
         rules=rules,
         ledger=state.ledger + entries,
-        history=state.history + (event,),
+        history=(*state.history, event),
     )
 
 
@@ -206,7 +206,7 @@ def _void(state: GameState, event: Envelope, payload: EventVoided) -> GameState:
             "payload.voided_event_id",
         )
     voided = state.voided | {target.event_id}
-    history = state.history + (event,)
+    history = (*state.history, event)
     return _refold(history, voided)
 
 
@@ -215,7 +215,7 @@ def _refold(history: tuple[Envelope, ...], voided: frozenset[UUID]) -> GameState
     state = replace(start(history[0]), voided=voided)
     for event in history[1:]:
         if event.event_id in voided or isinstance(event.payload, EventVoided):
-            state = replace(state, seq=event.seq, history=state.history + (event,))
+            state = replace(state, seq=event.seq, history=(*state.history, event))
             continue
         try:
             state = _apply(state, event)

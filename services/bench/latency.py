@@ -16,8 +16,8 @@ import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
-from services.bench.workloads import Corpus
 from services.bench.server import Server
+from services.bench.workloads import Corpus
 from services.keys import Keys
 from services.simulator.sinks import paced
 from services.simulator.tables import interleave
@@ -25,8 +25,13 @@ from services.store.checked import CheckedEventStore
 from services.store.eventstore import EventStore
 
 
-async def _watch(client: aioredis.Redis, keys: Keys, sent: dict[tuple[str, int], float],
-                 latencies: list[float], stop: asyncio.Event) -> None:
+async def _watch(
+    client: aioredis.Redis,
+    keys: Keys,
+    sent: dict[tuple[str, int], float],
+    latencies: list[float],
+    stop: asyncio.Event,
+) -> None:
     cursors = {keys.changes(s): "0-0" for s in range(keys.shards)}
     done: dict[str, int] = {}
     while not stop.is_set() or len(latencies) < len(sent):
@@ -45,7 +50,9 @@ async def _watch(client: aioredis.Redis, keys: Keys, sent: dict[tuple[str, int],
                 done[game] = max(done.get(game, 0), seq)
 
 
-async def end_to_end(url: str, data: Corpus, rate: float, seconds: float) -> tuple[list[float], float]:
+async def end_to_end(
+    url: str, data: Corpus, rate: float, seconds: float
+) -> tuple[list[float], float]:
     """Append at `rate` events/s for `seconds`; returns (latencies in ms, achieved events/s)."""
     client = aioredis.Redis.from_url(url)
     await client.flushall()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -29,14 +28,19 @@ BATCH = 50
 
 def peer_rate(data: Corpus, dbname: str = "test") -> float:
     """Events/s of append + read + fold on eventsourcing's PostgreSQL store (a fresh table)."""
-    from eventsourcing.application import Application  # noqa: PLC0415 - the bench group only
-    from services.bench.peer_model import GameLog  # noqa: PLC0415
+    from eventsourcing.application import Application
+
+    from services.bench.peer_model import GameLog
 
     name = f"BenchPeer{os.getpid()}{int(time.time())}"
     env: dict[str, Any] = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": dbname,
-        "POSTGRES_HOST": "127.0.0.1", "POSTGRES_PORT": "5432", "POSTGRES_USER": os.environ.get("USER", "root"),
-        "POSTGRES_PASSWORD": "", "CREATE_TABLE": "y",
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": dbname,
+        "POSTGRES_HOST": "127.0.0.1",
+        "POSTGRES_PORT": "5432",
+        "POSTGRES_USER": os.environ.get("USER", "root"),
+        "POSTGRES_PASSWORD": "",
+        "CREATE_TABLE": "y",
     }
     app_cls = type(name, (Application,), {"name": name})
     app = app_cls(env=env)

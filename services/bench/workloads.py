@@ -133,9 +133,27 @@ async def project_prefilled(url: str, events: int, timeout_s: float = 600) -> fl
 def redis_benchmark(port: int, pipeline: int, requests: int, clients: int = 1) -> float:
     """Item 8: `redis-benchmark` XADD with a 100-byte field, requests/s (research/tech.md §6)."""
     out = subprocess.run(
-        ["redis-benchmark", "-p", str(port), "-n", str(requests), "-c", str(clients), "-P", str(pipeline),
-         "--csv", "XADD", "benchstream", "*", "data", "x" * 100],
-        capture_output=True, text=True, check=True, timeout=300,
+        [
+            "redis-benchmark",
+            "-p",
+            str(port),
+            "-n",
+            str(requests),
+            "-c",
+            str(clients),
+            "-P",
+            str(pipeline),
+            "--csv",
+            "XADD",
+            "benchstream",
+            "*",
+            "data",
+            "x" * 100,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
     ).stdout
     rows = list(csv.reader(io.StringIO(out)))
     return float(rows[-1][1])
@@ -162,7 +180,9 @@ def memory_per_event(url: str, events: int) -> tuple[float, float]:
     """Item 7: (bytes of Redis memory per stored event over everything the store and the
     projector keep, bytes per entry of the game streams alone by MEMORY USAGE)."""
     client = redis.Redis.from_url(url)
-    used = int(client.info("memory")["used_memory"]) - int(client.info("memory")["used_memory_startup"])
+    used = int(client.info("memory")["used_memory"]) - int(
+        client.info("memory")["used_memory_startup"]
+    )
     streams = [k for k in client.scan_iter(match="sl:game:*", count=1000)]
     sample = streams[:200]
     usage = sum(client.memory_usage(k, samples=0) or 0 for k in sample)
@@ -174,7 +194,7 @@ def memory_per_event(url: str, events: int) -> tuple[float, float]:
 def live_game_memory(data: Corpus, games: int = 200) -> float:
     """Item 7: bytes of Python heap per live game in the projector's cache: the folded
     `GameState`s of `games` games (tracemalloc), divided by `games`."""
-    import tracemalloc  # noqa: PLC0415 - only here
+    import tracemalloc
 
     parsed = [[parse_event_json(line) for line in g] for g in data[:games]]
     tracemalloc.start()

@@ -24,7 +24,8 @@ def test_the_log_is_a_full_seven_turn_game() -> None:
     types = [json.loads(line)["type"] for line in LINES]
     assert len(LINES) >= 150
     assert types.count("game.turn_started") == 7
-    assert types[-1] == "game.ended" and STATE.status == "final"
+    assert types[-1] == "game.ended"
+    assert STATE.status == "final"
 
 
 @pytest.mark.parametrize("player_id", sorted(EXPECTED["players"]))
@@ -39,7 +40,9 @@ def test_domain_matches_the_score_sheet_per_category(player_id: str) -> None:
 @pytest.mark.parametrize("resource", [Resource.COINS, Resource.SHARDS])
 def test_final_coins_and_shards_match(resource: Resource) -> None:
     for player_id, sheet in EXPECTED["players"].items():
-        held = sum(e.amount for e in STATE.ledger if e.player_id == player_id and e.resource is resource)
+        held = sum(
+            e.amount for e in STATE.ledger if e.player_id == player_id and e.resource is resource
+        )
         assert held == sheet[resource.value], player_id
 
 

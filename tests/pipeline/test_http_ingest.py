@@ -28,7 +28,7 @@ def http(clean_redis_url: str) -> Iterator[TestClient]:
     app = create_ingest_app(IngestSettings(redis_url=clean_redis_url, shards=4))
     with TestClient(app) as client:
 
-        def keep_token(response) -> None:  # noqa: ANN001 - httpx response hook
+        def keep_token(response) -> None:
             if response.status_code == 201:
                 token = json.loads(response.read()).get("write_token")
                 if token:
@@ -56,9 +56,8 @@ def test_201_single_and_batch(http: TestClient, sync_redis: redis.Redis) -> None
     }
     batch = http.post("/games/g1/events", json=wire(*log[1:]))
     assert batch.status_code == 201
-    assert [a["seq"] for a in batch.json()["appended"]] == [2, 3, 4] and batch.json()[
-        "version"
-    ] == 4
+    assert [a["seq"] for a in batch.json()["appended"]] == [2, 3, 4]
+    assert batch.json()["version"] == 4
     assert sync_redis.xlen(KEYS.game_stream("g1")) == 4
 
 

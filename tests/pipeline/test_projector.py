@@ -154,9 +154,8 @@ async def test_bad_event_is_dead_lettered_and_its_game_held(
         bad_prefix
     )  # seq 4 waits behind the bad seq 3
     ((_, letter),) = await redis_client.xrange(KEYS.dead_letter)
-    assert letter[b"raw"] == garbage and letter[b"source"] == b"projector"
-    assert (
-        letter[b"game"] == b"bad"
-        and letter[b"seq"] == b"3"
-        and json.loads(letter[b"reason"])["error"]
-    )
+    assert letter[b"raw"] == garbage
+    assert letter[b"source"] == b"projector"
+    assert letter[b"game"] == b"bad"
+    assert letter[b"seq"] == b"3"
+    assert json.loads(letter[b"reason"])["error"]

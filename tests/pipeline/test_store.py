@@ -47,9 +47,9 @@ async def test_duplicate_returns_original_seq(
     log = game_log("g1", 3)
     await store.append("g1", log)
     again = await store.append("g1", [log[1]])
-    assert (
-        again.events[0].seq == 2 and again.events[0].duplicate and again.events[0].feed_id is None
-    )
+    assert again.events[0].seq == 2
+    assert again.events[0].duplicate
+    assert again.events[0].feed_id is None
     assert again.version == 3
     assert await store.version("g1") == 3
     assert await redis_client.xlen(KEYS.feed(shard_of("g1", 4))) == 3
@@ -71,7 +71,8 @@ async def test_two_writers_same_expected_version_exactly_one_wins(store: EventSt
         store.append("g1", [a]), store.append("g1", [b]), return_exceptions=True
     )
     conflicts = [o for o in outcomes if isinstance(o, VersionConflict)]
-    assert len(conflicts) == 1 and (conflicts[0].expected, conflicts[0].actual) == (3, 4)
+    assert len(conflicts) == 1
+    assert (conflicts[0].expected, conflicts[0].actual) == (3, 4)
     assert await store.version("g1") == 4
 
 
@@ -179,7 +180,8 @@ async def test_checked_reloads_when_another_writer_moved_the_stream(store: Event
     result = await checked.append("g1", [corrected("g1", 4, "ann", 1)])
     assert result.version == 4
     state = await checked.state("g1")
-    assert state is not None and state.seq == 4
+    assert state is not None
+    assert state.seq == 4
 
 
 async def test_checked_two_writers_exactly_one_wins(store: EventStore) -> None:

@@ -25,12 +25,16 @@ def test_jsonl_one_file_per_game_that_folds(tmp_path: Path) -> None:
         assert fold(events).status == "final"
 
 
-async def test_inbox_receives_every_event_in_order(redis_client: aioredis.Redis, redis_url: str) -> None:
+async def test_inbox_receives_every_event_in_order(
+    redis_client: aioredis.Redis, redis_url: str
+) -> None:
     expected = list(simulate_tables("mixed", 4, 3))
     sent = await send_inbox(simulate_tables("mixed", 4, 3), redis_url, rate=50_000)
     entries = await redis_client.xrange(Keys().inbox)
     assert sent == len(expected) == len(entries)
-    assert [json.loads(f[b"data"])["event_id"] for _, f in entries] == [str(e.event_id) for e in expected]
+    assert [json.loads(f[b"data"])["event_id"] for _, f in entries] == [
+        str(e.event_id) for e in expected
+    ]
 
 
 async def test_http_posts_keep_seq_order_and_send_the_token() -> None:
@@ -41,11 +45,14 @@ async def test_http_posts_keep_seq_order_and_send_the_token() -> None:
         seen.append((body[0]["game_id"], body[0]["seq"], request.headers.get("authorization")))
         return httpx.Response(201, json={"write_token": "t0k"} if body[0]["seq"] == 1 else {})
 
-    async with httpx.AsyncClient(base_url="http://ingest", transport=httpx.MockTransport(handler)) as client:
+    async with httpx.AsyncClient(
+        base_url="http://ingest", transport=httpx.MockTransport(handler)
+    ) as client:
         sender = HttpSender(client)
         for event in simulate_tables("penumbra", 5, 2):
             await sender.submit([event])
     for game in {g for g, _, _ in seen}:
         posts = [(s, auth) for g, s, auth in seen if g == game]
         assert [s for s, _ in posts] == list(range(1, len(posts) + 1))
-        assert posts[0][1] is None and all(auth == "Bearer t0k" for _, auth in posts[1:])
+        assert posts[0][1] is None
+        assert all(auth == "Bearer t0k" for _, auth in posts[1:])

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (the rejection table reads best as one case per line)
 """Bad input is rejected with a RuleViolation naming the rule and the field, and the state the
 event was applied to is left unchanged (research/trickerion.md §5; trickerion-scoring.md)."""
 
