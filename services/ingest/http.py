@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any
 
 import redis.asyncio as aioredis
+import structlog
 from fastapi import APIRouter, Body, FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
@@ -22,7 +23,7 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from services.auth import WriteOrRetryAccess, write_tokens
+from services.auth import WriteGrant, WriteOrRetryAccess, write_tokens
 from services.keys import Keys
 from services.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE, EVENTS_REJECTED
 from services.settings import IngestSettings
@@ -32,6 +33,7 @@ MAX_BATCH = 1000
 """Most events one request may carry."""
 
 router = APIRouter(tags=["ingest"])
+log = structlog.get_logger("ingest")
 
 
 class IngestRejected(Exception):
@@ -179,6 +181,20 @@ async def post_events(
     the append that creates a game carries the token once, as `write_token`.
     """
     store: CheckedEventStore = request.app.state.ingest_store
+    with structlog.contextvars.bound_contextvars(game_id=game_id):
+        return await _append_request(request, game_id, body, grant, store)
+
+
+async def _append_request(
+    request: Request,
+    game_id: str,
+    body: dict[str, Any] | list[dict[str, Any]],
+    grant: WriteGrant,
+    store: CheckedEventStore,
+) -> JSONResponse:
+    """`post_events` with the game bound into the log context; a refusal is logged with the
+    rule or field and the first event's id and seq."""
+    events: list[Envelope] = []
     try:
         events = parse_events(body)
         if grant.refusal is not None:  # no valid token: only an exact retry is answered
@@ -194,6 +210,16 @@ async def post_events(
     except IngestRejected as rejected:
         if rejected.status == 422 and rejected.body.get("error") == "validation_error":
             EVENTS_REJECTED.labels(source="http", reason="validation").inc()
+        first = events[0] if events else None
+        log.info(
+            "ingest.rejected",
+            status=rejected.status,
+            error=rejected.body.get("error"),
+            rule=rejected.body.get("rule"),
+            field=rejected.body.get("field"),
+            event_id=str(first.event_id) if first else None,
+            seq=first.seq if first else None,
+        )
         return JSONResponse(rejected.body, status_code=rejected.status)
     body_out = result.to_dict()
     if grant.creating and any(
