@@ -61,7 +61,13 @@ def score_sheet_csv(result: Standings) -> str:
     writer.writerow(["rank", "player_id", "name", *(c.key for c in labels), "total"])
     for p in result.players:
         writer.writerow(
-            [p.rank, p.player_id, spreadsheet_safe(p.name), *(p.categories.get(c.key, 0) for c in labels), p.total]
+            [
+                p.rank,
+                p.player_id,
+                spreadsheet_safe(p.name),
+                *(p.categories.get(c.key, 0) for c in labels),
+                p.total,
+            ]
         )
     return out.getvalue()
 

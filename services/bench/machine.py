@@ -32,7 +32,9 @@ def _memory_gib() -> str:
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
@@ -43,7 +45,7 @@ def header() -> dict[str, str]:
     load = os.getloadavg()
     return {
         "Machine": f"{_cpu_model()}, {os.cpu_count()} cores, {_memory_gib()} RAM, {platform.system()} "
-                   f"{platform.release()}, Python {platform.python_version()}",
+        f"{platform.release()}, Python {platform.python_version()}",
         "Load average at start": f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f} (1 / 5 / 15 min)",
         "Date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "Command": "python -m services.bench " + " ".join(sys.argv[1:]),
@@ -54,7 +56,9 @@ def header() -> dict[str, str]:
 
 def _redis_version() -> str:
     try:
-        out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            ["redis-server", "--version"], capture_output=True, text=True, check=True
+        ).stdout
         return out.split()[2].removeprefix("v=")
     except (OSError, subprocess.CalledProcessError, IndexError):
         return "unknown"

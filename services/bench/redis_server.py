@@ -40,8 +40,19 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def __enter__(self) -> RedisServer:
-        args = [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--dir", str(self.dir),
-                "--appendonly", "yes" if self.aof else "no"]
+        args = [
+            self.exe,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--dir",
+            str(self.dir),
+            "--appendonly",
+            "yes" if self.aof else "no",
+        ]
         if self.aof:
             args += ["--appendfsync", "everysec"]
         self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -58,7 +69,12 @@ class RedisServer:
         client.close()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(timeout=10)

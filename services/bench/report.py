@@ -19,7 +19,9 @@ def render(head: dict[str, str], figures: list[Figure], notes: list[str]) -> str
         "|---|---|---:|---|---|---|---|---|",
     ]
     for f in figures:
-        lines.append(f"| {f.item} | {f.name} | {fmt(f.median)} | {f.spread} | {f.unit} | {f.ratio} | {f.verdict} "
-                     f"| {f.note.strip('; ')} |")
+        lines.append(
+            f"| {f.item} | {f.name} | {fmt(f.median)} | {f.spread} | {f.unit} | {f.ratio} | {f.verdict} "
+            f"| {f.note.strip('; ')} |"
+        )
     lines += ["", "## Notes", ""] + [f"- {n}" for n in notes] + [""]
     return "\n".join(lines)

@@ -24,12 +24,22 @@ err = Console(stderr=True)
 def simulate(
     game: Annotated[str, typer.Option("--game", help="trickerion, penumbra or mixed")] = "mixed",
     tables: Annotated[int, typer.Option("--tables", min=1, help="concurrent tables (games)")] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="the run's seed; table k uses f'{seed}:{k}'")] = 1,
-    out: Annotated[Path | None, typer.Option("--out", help="write one JSONL file per game here")] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="the run's seed; table k uses f'{seed}:{k}'")
+    ] = 1,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="write one JSONL file per game here")
+    ] = None,
     http: Annotated[str | None, typer.Option("--http", help="ingest base URL to POST to")] = None,
-    inbox: Annotated[str | None, typer.Option("--inbox", help="Redis URL whose inbox stream to XADD to")] = None,
-    rate: Annotated[float, typer.Option("--rate", min=0.1, help="events per second offered (HTTP/inbox)")] = 1000.0,
-    batch: Annotated[int, typer.Option("--batch", min=1, max=1000, help="events per HTTP request")] = 1,
+    inbox: Annotated[
+        str | None, typer.Option("--inbox", help="Redis URL whose inbox stream to XADD to")
+    ] = None,
+    rate: Annotated[
+        float, typer.Option("--rate", min=0.1, help="events per second offered (HTTP/inbox)")
+    ] = 1000.0,
+    batch: Annotated[
+        int, typer.Option("--batch", min=1, max=1000, help="events per HTTP request")
+    ] = 1,
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
     if game not in ("trickerion", "penumbra", "mixed"):
@@ -42,8 +52,13 @@ def simulate(
         paths = write_jsonl((simulate_game(kind, seed, t) for t in range(tables)), out)
         err.print(f"wrote {len(paths)} games to {out}")
         return
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    ) as progress:
         task = progress.add_task("events sent", total=None)
 
         def advance(n: int) -> None:
@@ -56,7 +71,9 @@ def simulate(
             assert inbox is not None
             sent, errors = asyncio.run(send_inbox(events, inbox, rate, on_sent=advance)), []
     elapsed = time.perf_counter() - started
-    err.print(f"sent {sent} events from {tables} tables in {elapsed:.1f} s ({sent / elapsed:.0f} events/s)")
+    err.print(
+        f"sent {sent} events from {tables} tables in {elapsed:.1f} s ({sent / elapsed:.0f} events/s)"
+    )
     for line in errors[:20]:
         err.print(f"[red]refused[/red] {line}")
     if errors:

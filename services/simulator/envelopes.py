@@ -27,7 +27,9 @@ class EnvelopeFactory:
         start: table time of seq 1; each later event is 5-90 s after the previous one.
     """
 
-    def __init__(self, game_id: str, rng: random.Random, actor: str, start: datetime = EPOCH) -> None:
+    def __init__(
+        self, game_id: str, rng: random.Random, actor: str, start: datetime = EPOCH
+    ) -> None:
         self.game_id = game_id
         self.rng = rng
         self.actor = actor

@@ -45,8 +45,14 @@ class PenumbraTable:
         players: 1-4 (default 2-4 at random). options: ruleset options (default: every REC).
     """
 
-    def __init__(self, rng: random.Random, game_id: str, actor: str = "table-sim",
-                 players: int | None = None, options: pen.PenumbraOptions | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        game_id: str,
+        actor: str = "table-sim",
+        players: int | None = None,
+        options: pen.PenumbraOptions | None = None,
+    ) -> None:
         self.rng = rng
         self.factory = EnvelopeFactory(game_id, rng, actor)
         self.options = options if options is not None else pen.PenumbraOptions()
@@ -66,10 +72,13 @@ class PenumbraTable:
     def events(self) -> Iterator[Envelope]:
         """Every envelope of the game, from `penumbra.game_started` to `game.ended`."""
         names = self.rng.sample(NAMES, self.n)
-        players = tuple(Player(player_id=n.lower(), name=n, seat=i + 1) for i, n in enumerate(names))
+        players = tuple(
+            Player(player_id=n.lower(), name=n, seat=i + 1) for i, n in enumerate(names)
+        )
         self.wizards = [Wizard(p.player_id) for p in players]
-        yield self.factory.add(pen.PenumbraGameStarted(players=players, options=self.options,
-                                                       title="simulated table"))
+        yield self.factory.add(
+            pen.PenumbraGameStarted(players=players, options=self.options, title="simulated table")
+        )
         trigger_round = self.rng.randint(7, 11)
         for turn in range(1, trigger_round + 1):
             yield self.factory.add(TurnStarted(turn=turn))
@@ -77,19 +86,32 @@ class PenumbraTable:
                 for _ in range(self.rng.randint(1, 3)):
                     yield from self._action(wizard, turn)
         by = self.rng.choice(self.wizards).player_id
-        yield self.factory.add(pen.ProphecyTriggered(prophecy_id=f"PR-{self.rng.randint(1, 12)}", by_player=by))
+        yield self.factory.add(
+            pen.ProphecyTriggered(prophecy_id=f"PR-{self.rng.randint(1, 12)}", by_player=by)
+        )
         yield self.factory.add(TurnStarted(turn=trigger_round + 1))
         for wizard in self.wizards:
             for _ in range(self.rng.randint(1, 2)):
                 yield from self._action(wizard, trigger_round + 1)
             if wizard.goals == 0 or self.rng.random() < 0.5:
                 wizard.goals += 1
-                yield self.factory.add(pen.GoalScored(player_id=wizard.player_id, goal_id=self._card("GO"),
-                                                      vp=self.rng.randint(2, 8)))
+                yield self.factory.add(
+                    pen.GoalScored(
+                        player_id=wizard.player_id,
+                        goal_id=self._card("GO"),
+                        vp=self.rng.randint(2, 8),
+                    )
+                )
             if self.rng.random() < 0.05:
-                yield self.factory.add(ScoreCorrected(player_id=wizard.player_id, amount=self.rng.choice((-1, 1, 2)),
-                                                      category="board", reason="miscounted Mark",
-                                                      referee="sim-referee"))
+                yield self.factory.add(
+                    ScoreCorrected(
+                        player_id=wizard.player_id,
+                        amount=self.rng.choice((-1, 1, 2)),
+                        category="board",
+                        reason="miscounted Mark",
+                        referee="sim-referee",
+                    )
+                )
             yield self.factory.add(pen.FinalTurnTaken(player_id=wizard.player_id))
         yield self.factory.add(GameEnded(reason="the Prophecy's final turns are done"))
 
@@ -110,27 +132,53 @@ class PenumbraTable:
         elif roll < 0.64:
             trial = w.reserved_trial or self._card("TR")
             w.reserved_trial = None
-            yield add(pen.TrialCompleted(player_id=pid, trial_id=trial, vp=rng.randint(1, 6), xp=self._xp(),
-                                         light=rng.randint(0, 2), dark=rng.randint(0, 2)))
+            yield add(
+                pen.TrialCompleted(
+                    player_id=pid,
+                    trial_id=trial,
+                    vp=rng.randint(1, 6),
+                    xp=self._xp(),
+                    light=rng.randint(0, 2),
+                    dark=rng.randint(0, 2),
+                )
+            )
         elif roll < 0.72 and len(w.reserved_contracts) < 2:
             contract = self._card("CO")
             w.reserved_contracts.append(contract)
-            yield add(pen.ContractReserved(player_id=pid, contract_id=contract, vp=rng.randint(2, 7)))
+            yield add(
+                pen.ContractReserved(player_id=pid, contract_id=contract, vp=rng.randint(2, 7))
+            )
         elif roll < 0.82:
             contract = w.reserved_contracts.pop(0) if w.reserved_contracts else self._card("CO")
-            yield add(pen.ContractFulfilled(player_id=pid, contract_id=contract, vp=rng.randint(2, 7),
-                                            xp=self._xp(), light=rng.randint(0, 2), dark=rng.randint(0, 2)))
+            yield add(
+                pen.ContractFulfilled(
+                    player_id=pid,
+                    contract_id=contract,
+                    vp=rng.randint(2, 7),
+                    xp=self._xp(),
+                    light=rng.randint(0, 2),
+                    dark=rng.randint(0, 2),
+                )
+            )
         elif roll < 0.88:
             tome = self._card("TO")
             w.tomes.append(tome)
             yield add(pen.TomeGained(player_id=pid, tome_id=tome, xp=self._xp()))
         elif roll < 0.92:
             if w.wounds and rng.random() < 0.3:
-                yield add(pen.MortalWoundRemoved(player_id=pid, card_id=w.wounds.pop(), reason="healed"))
+                yield add(
+                    pen.MortalWoundRemoved(player_id=pid, card_id=w.wounds.pop(), reason="healed")
+                )
             else:
                 w.wounds.append(self._card("MW"))
                 yield add(pen.MortalWoundTaken(player_id=pid, card_id=w.wounds[-1]))
         elif w.marks < 10:
             w.marks += 1
-            yield add(pen.MarkPlaced(player_id=pid, slot_id=f"slot-{w.marks}",
-                                     vp_under=rng.choice((0, 0, 1, 2, 3)), spark=rng.random() < 0.05))
+            yield add(
+                pen.MarkPlaced(
+                    player_id=pid,
+                    slot_id=f"slot-{w.marks}",
+                    vp_under=rng.choice((0, 0, 1, 2, 3)),
+                    spark=rng.random() < 0.05,
+                )
+            )

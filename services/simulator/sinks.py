@@ -71,11 +71,21 @@ async def paced(events: Iterator[Envelope], rate: float) -> AsyncIterator[list[E
 def inbox_fields(event: Envelope) -> dict[str, str]:
     """The inbox entry of one event: explicit fields readable by any tool (research/tech.md
     §1.5 decision): `game`, `type`, `id`, and `data` = the envelope JSON."""
-    return {"game": event.game_id, "type": event.type, "id": str(event.event_id), "data": dump_event_json(event)}
+    return {
+        "game": event.game_id,
+        "type": event.type,
+        "id": str(event.event_id),
+        "data": dump_event_json(event),
+    }
 
 
-async def send_inbox(events: Iterator[Envelope], redis_url: str, rate: float, keys: Keys | None = None,
-                     on_sent: OnSent = lambda _: None) -> int:
+async def send_inbox(
+    events: Iterator[Envelope],
+    redis_url: str,
+    rate: float,
+    keys: Keys | None = None,
+    on_sent: OnSent = lambda _: None,
+) -> int:
     """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick)."""
     inbox = (keys or Keys()).inbox
     client = aioredis.Redis.from_url(redis_url)
@@ -112,7 +122,9 @@ class HttpSender:
         body = "[" + ",".join(dump_event_json(e) for e in batch) + "]"
         response = await self.client.post(f"/games/{game_id}/events", content=body, headers=headers)
         if response.status_code >= 300:
-            self.errors.append(f"{game_id} seq {batch[0].seq}: {response.status_code} {response.text[:200]}")
+            self.errors.append(
+                f"{game_id} seq {batch[0].seq}: {response.status_code} {response.text[:200]}"
+            )
             return
         token = _token_in(response)
         if token:
@@ -144,8 +156,13 @@ def _token_in(response: httpx.Response) -> str | None:
     return None
 
 
-async def send_http(events: Iterator[Envelope], url: str, rate: float, batch: int = 1,
-                    on_sent: OnSent = lambda _: None) -> tuple[int, list[str]]:
+async def send_http(
+    events: Iterator[Envelope],
+    url: str,
+    rate: float,
+    batch: int = 1,
+    on_sent: OnSent = lambda _: None,
+) -> tuple[int, list[str]]:
     """POST events at `rate` events/s, grouping up to `batch` consecutive events of a game per
     request. Returns (events sent, refusals)."""
     sent = 0

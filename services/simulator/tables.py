@@ -61,6 +61,10 @@ def interleave(games: Iterable[Iterator[Envelope]]) -> Iterator[Envelope]:
         live = still
 
 
-def simulate_tables(kind: GameKind, seed: int, tables: int, first_table: int = 0) -> Iterator[Envelope]:
+def simulate_tables(
+    kind: GameKind, seed: int, tables: int, first_table: int = 0
+) -> Iterator[Envelope]:
     """`tables` concurrent games (tables `first_table`...), interleaved round-robin."""
-    return interleave(simulate_game(kind, seed, t) for t in range(first_table, first_table + tables))
+    return interleave(
+        simulate_game(kind, seed, t) for t in range(first_table, first_table + tables)
+    )

@@ -77,8 +77,14 @@ class TrickerionTable:
         options: modules and RECs (default: `random_options`).
     """
 
-    def __init__(self, rng: random.Random, game_id: str, actor: str = "table-sim",
-                 players: int | None = None, options: TrickerionOptions | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        game_id: str,
+        actor: str = "table-sim",
+        players: int | None = None,
+        options: TrickerionOptions | None = None,
+    ) -> None:
         self.rng = rng
         self.factory = EnvelopeFactory(game_id, rng, actor)
         self.options = options if options is not None else random_options(rng)
@@ -86,7 +92,9 @@ class TrickerionTable:
         self.seats: list[Seat] = []
         self.order: list[str] = []
         self.free_tricks = [t for t in tricks().values() if t.level < 3 or self.options.dark_alley]
-        self.deck = [p for p in performances().values() if self.options.dark_alley or not p.dark_alley_only]
+        self.deck = [
+            p for p in performances().values() if self.options.dark_alley or not p.dark_alley_only
+        ]
 
     def events(self) -> Iterator[Envelope]:
         """Every envelope of the game, from `trickerion.game_started` to `game.ended`."""
@@ -107,11 +115,22 @@ class TrickerionTable:
             Player(player_id=name.lower(), name=name, seat=i + 1, initiative=initiative[i])
             for i, name in enumerate(names)
         )
-        shards = opts.starting_shards_magician_powers if opts.magician_powers else opts.starting_shards
-        self.seats = [Seat(p.player_id, opts.starting_fame, opts.starting_coins[(p.initiative or 1) - 1], shards)
-                      for p in players]
+        shards = (
+            opts.starting_shards_magician_powers if opts.magician_powers else opts.starting_shards
+        )
+        self.seats = [
+            Seat(
+                p.player_id,
+                opts.starting_fame,
+                opts.starting_coins[(p.initiative or 1) - 1],
+                shards,
+            )
+            for p in players
+        ]
         self.order = [p.player_id for p in sorted(players, key=lambda p: p.initiative or 0)]
-        return self.factory.add(TrickerionGameStarted(players=players, options=opts, title="simulated table"))
+        return self.factory.add(
+            TrickerionGameStarted(players=players, options=opts, title="simulated table")
+        )
 
     def seat(self, player_id: str) -> Seat:
         return next(s for s in self.seats if s.player_id == player_id)
@@ -128,7 +147,9 @@ class TrickerionTable:
                 seat.gain_fame(2, self.options)
                 yield self.factory.add(Advertised(player_id=pid, coins_paid=position))
         for seat in self.seats:
-            seat.markers = {t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks}
+            seat.markers = {
+                t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks
+            }
         stages = [Stage(c.id, c.slots, c.links) for c in self.rng.sample(self.deck, 4)]
         for _round in range(self.rng.randint(3, 5)):
             for pid in self.order:
@@ -162,8 +183,14 @@ class TrickerionTable:
         elif action == "bank":
             die = rng.randint(1, 6)
             seat.coins += die
-            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=die, reason="bank",
-                                                    note=f"Take Coins, die {die}"))
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id,
+                    coins=die,
+                    reason="bank",
+                    note=f"Take Coins, die {die}",
+                )
+            )
         elif action == "market":
             yield from self._market(seat)
         elif action == "renovate":
@@ -177,7 +204,9 @@ class TrickerionTable:
         if len(seat.tricks) >= MAX_TRICKS:
             return
         # Below the Fame threshold the learner pays the difference in Coins (research §2 row 8).
-        able = [t for t in self.free_tricks if max(0, t.threshold - seat.fame) <= min(seat.coins, 3)]
+        able = [
+            t for t in self.free_tricks if max(0, t.threshold - seat.fame) <= min(seat.coins, 3)
+        ]
         if not able:
             return
         card = self.rng.choice(able)
@@ -185,7 +214,9 @@ class TrickerionTable:
         self.free_tricks.remove(card)
         seat.tricks.append(card.id)
         seat.coins -= paid
-        yield self.factory.add(TrickLearned(player_id=seat.player_id, trick_id=card.id, coins_paid=paid))
+        yield self.factory.add(
+            TrickLearned(player_id=seat.player_id, trick_id=card.id, coins_paid=paid)
+        )
 
     def _hire(self, seat: Seat) -> Iterator[Envelope]:
         opts = self.options
@@ -194,7 +225,9 @@ class TrickerionTable:
         if opts.academy and "protege" not in seat.hires:
             pool.append("protege")
         if opts.arcane_arts:
-            pool += [w for w in ("specter", "golem", "trickster", "shapeshifter") if w not in seat.hires]
+            pool += [
+                w for w in ("specter", "golem", "trickster", "shapeshifter") if w not in seat.hires
+            ]
         if not pool or len(seat.hires) >= 6:
             return
         character = self.rng.choice(pool)
@@ -208,8 +241,14 @@ class TrickerionTable:
             return
         seat.coins -= price * count
         seat.components[tier] += count
-        yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-price * count, reason="purchase",
-                                                note=f"{count} {tier} component(s)"))
+        yield self.factory.add(
+            ResourcesChanged(
+                player_id=seat.player_id,
+                coins=-price * count,
+                reason="purchase",
+                note=f"{count} {tier} component(s)",
+            )
+        )
 
     def _renovate(self, turn: int, seat: Seat) -> Iterator[Envelope]:
         tier = 2 if seat.fame >= 36 else 1 if seat.fame >= 16 else 0
@@ -221,15 +260,25 @@ class TrickerionTable:
         seat.coins -= cost
         seat.gain_fame(fame, self.options)
         seat.banners += banners
-        yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-cost, fame=fame, reason="renovate",
-                                                note=f"Renovate: {banners} Banners"))
+        yield self.factory.add(
+            ResourcesChanged(
+                player_id=seat.player_id,
+                coins=-cost,
+                fame=fame,
+                reason="renovate",
+                note=f"Renovate: {banners} Banners",
+            )
+        )
 
     def _dark_alley(self, seat: Seat) -> Iterator[Envelope]:
         if seat.assignments and self.rng.random() < 0.3:
             seat.assignments -= 1  # Buying Time (A10): +3 Coins (research §3.5)
             seat.coins += 3
-            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=3, reason="assignment",
-                                                    note="A10 Buying Time"))
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id, coins=3, reason="assignment", note="A10 Buying Time"
+                )
+            )
         else:
             seat.assignments += 1
 
@@ -240,8 +289,14 @@ class TrickerionTable:
         seat.contraptions += 1
         seat.coins -= cost
         if cost:
-            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-cost, reason="contraption",
-                                                    note=f"Contraption #{seat.contraptions}"))
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id,
+                    coins=-cost,
+                    reason="contraption",
+                    note=f"Contraption #{seat.contraptions}",
+                )
+            )
 
     def _setup(self, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
         """Place one Trick marker on a card with a free slot; it may complete a Link (the
@@ -272,8 +327,15 @@ class TrickerionTable:
                 owners = [seat.player_id, other_owner]  # type: ignore[assignment]
             for owner in owners:
                 self.seat(owner).shards += 1
-        yield self.factory.add(LinkCreated(player_id=seat.player_id, trick_id=trick_id, reward=reward,
-                                           shard_link=shard, other_owner_id=other_owner))
+        yield self.factory.add(
+            LinkCreated(
+                player_id=seat.player_id,
+                trick_id=trick_id,
+                reward=reward,
+                shard_link=shard,
+                other_owner_id=other_owner,
+            )
+        )
 
     def _perform(self, day: str, stage: Stage) -> Iterator[Envelope]:
         modifiers = self.options.weekday_yield_modifiers
@@ -285,20 +347,36 @@ class TrickerionTable:
             owner.gain_fame(fame, self.options)
             owner.coins += coins
             owner.shards += printed.shards
-            yield self.factory.add(TrickYielded(owner_id=owner_id, trick_id=trick_id,
-                                                performance_card_id=stage.card_id,
-                                                weekday=day if modifiers else None,
-                                                fame=fame, coins=coins, shards=printed.shards))
+            yield self.factory.add(
+                TrickYielded(
+                    owner_id=owner_id,
+                    trick_id=trick_id,
+                    performance_card_id=stage.card_id,
+                    weekday=day if modifiers else None,
+                    fame=fame,
+                    coins=coins,
+                    shards=printed.shards,
+                )
+            )
         performer = self.seat(self.rng.choice(self.order))
         behind = tuple(s for s in performer.specialists if self.rng.random() < 0.5)
         bonus = performances()[stage.card_id].bonus
-        performer.gain_fame(stage.links_formed + bonus.fame + 2 * ("assistant" in behind), self.options)
+        performer.gain_fame(
+            stage.links_formed + bonus.fame + 2 * ("assistant" in behind), self.options
+        )
         performer.coins += bonus.coins + 3 * ("manager" in behind)
         performer.shards += bonus.shards + ("engineer" in behind)
-        yield self.factory.add(PerformanceGiven(performer_id=performer.player_id, performance_card_id=stage.card_id,
-                                                links=stage.links_formed, specialists_behind=behind,
-                                                bonus_fame=bonus.fame, bonus_coins=bonus.coins,
-                                                bonus_shards=bonus.shards))
+        yield self.factory.add(
+            PerformanceGiven(
+                performer_id=performer.player_id,
+                performance_card_id=stage.card_id,
+                links=stage.links_formed,
+                specialists_behind=behind,
+                bonus_fame=bonus.fame,
+                bonus_coins=bonus.coins,
+                bonus_shards=bonus.shards,
+            )
+        )
 
     def _wages(self, seat: Seat) -> Iterator[Envelope]:
         """End Turn: 1 Coin per Apprentice, 2 per Specialist (research §2 row 12); Arcane
@@ -306,9 +384,17 @@ class TrickerionTable:
         wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
         if wage:
             seat.pay_wages(wage, self.options)
-            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, coins=-wage, reason="wages",
-                                                    note=f"wages for {len(seat.hires)} characters"))
-        for worker in (h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter")):
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id,
+                    coins=-wage,
+                    reason="wages",
+                    note=f"wages for {len(seat.hires)} characters",
+                )
+            )
+        for worker in (
+            h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter")
+        ):
             if worker in ("specter", "golem"):
                 if seat.shards:
                     seat.shards -= 1
@@ -321,17 +407,28 @@ class TrickerionTable:
                 change = {"coins": -1}
             else:
                 continue
-            yield self.factory.add(ResourcesChanged(player_id=seat.player_id, reason="arcane_wages",
-                                                    note=f"{worker} upkeep", **change))
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id,
+                    reason="arcane_wages",
+                    note=f"{worker} upkeep",
+                    **change,
+                )
+            )
 
     # --- the end ------------------------------------------------------------------------
     def _inventory(self, seat: Seat) -> EndgameInventoryDeclared:
         rng, opts = self.rng, self.options
         level3 = tuple(
-            Level3Holding(trick_id=t, components_met=rng.random() < 0.6, markers=rng.choice((0, 0, 1, 2)))
-            for t in seat.tricks if tricks()[t].level == 3
+            Level3Holding(
+                trick_id=t, components_met=rng.random() < 0.6, markers=rng.choice((0, 0, 1, 2))
+            )
+            for t in seat.tricks
+            if tricks()[t].level == 3
         )
-        arcane = tuple(h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter"))
+        arcane = tuple(
+            h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter")
+        )
         return EndgameInventoryDeclared(
             player_id=seat.player_id,
             special_assignments_in_hand=min(seat.assignments, 4) if opts.dark_alley else 0,
@@ -339,7 +436,9 @@ class TrickerionTable:
             specialists=tuple(seat.specialists),
             protege="protege" in seat.hires,
             arcane_workers=arcane,
-            shapeshifter_as=rng.choice(("apprentice", "manager")) if "shapeshifter" in arcane else None,
+            shapeshifter_as=rng.choice(("apprentice", "manager"))
+            if "shapeshifter" in arcane
+            else None,
             level3_tricks=level3,
             workshop_trick_markers=rng.randint(0, len(seat.tricks)),
             basic_components=seat.components["basic"],

@@ -32,7 +32,9 @@ class Seat:
     assignments: int = 0
     banners: int = 0
     contraptions: int = 0
-    components: dict[str, int] = field(default_factory=lambda: {"basic": 0, "advanced": 0, "superior": 0})
+    components: dict[str, int] = field(
+        default_factory=lambda: {"basic": 0, "advanced": 0, "superior": 0}
+    )
 
     def gain_fame(self, amount: int, options: TrickerionOptions) -> None:
         """Add `amount` Fame (signed); clamped at 0 under `fame_floor="clamp_zero"` (§5.4)."""

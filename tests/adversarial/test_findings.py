@@ -55,9 +55,10 @@ async def test_f1_inbox_poison_message_is_dead_lettered_and_the_batch_goes_on(
         store = EventStore(redis_client, KEYS)
 
         async def settled() -> bool:
-            return await redis_client.xlen(KEYS.dead_letter) >= 1 and await store.version(
-                "f1-inbox"
-            ) == 6
+            return (
+                await redis_client.xlen(KEYS.dead_letter) >= 1
+                and await store.version("f1-inbox") == 6
+            )
 
         await wait_until(settled, 10, "poison dead-lettered, the 6 good events appended")
         assert (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
@@ -81,9 +82,13 @@ async def test_f2_bad_schema_version_is_a_422_not_a_500(stack: Stack, mutate) ->
 async def test_f2_v1_correction_without_points_is_a_422_not_a_500(stack: Stack) -> None:
     _, token = await create(stack, "f2b")
     v1 = {
-        "event_id": str(uuid.uuid4()), "game_id": "f2b", "seq": 2,
-        "type": "game.score_corrected", "schema_version": 1,
-        "occurred_at": "2026-11-28T20:00:00Z", "actor": "referee",
+        "event_id": str(uuid.uuid4()),
+        "game_id": "f2b",
+        "seq": 2,
+        "type": "game.score_corrected",
+        "schema_version": 1,
+        "occurred_at": "2026-11-28T20:00:00Z",
+        "actor": "referee",
         "payload": {"player_id": "mira", "amount": 1, "reason": "x", "referee": "Olga"},
     }
     response = await post(stack, "f2b", v1, token)

@@ -8,24 +8,48 @@ from pathlib import Path
 
 from tests.examples.tally import Sheet, tally
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "contracts" / "examples" / "trickerion-4p-dark-alley-academy"
-ORDER = ("start", "advertise", "trick_yield", "link", "performance_links", "performance_bonus",
-         "theater_specialists", "renovate", "unpaid_wages", "endgame_shards", "endgame_coins",
-         "special_assignments", "level3_tricks", "academy")
+EXAMPLE = (
+    Path(__file__).resolve().parents[2]
+    / "contracts"
+    / "examples"
+    / "trickerion-4p-dark-alley-academy"
+)
+ORDER = (
+    "start",
+    "advertise",
+    "trick_yield",
+    "link",
+    "performance_links",
+    "performance_bonus",
+    "theater_specialists",
+    "renovate",
+    "unpaid_wages",
+    "endgame_shards",
+    "endgame_coins",
+    "special_assignments",
+    "level3_tricks",
+    "academy",
+)
 
 
 def expected(sheet: Sheet) -> dict:
     """`{"game_id", "winner", "players": {pid: {"total", "categories", "coins", "shards"}}}`."""
     players = {
-        pid: {"total": sum(sheet.fame[pid].values()),
-              "categories": {k: sheet.fame[pid][k] for k in ORDER if k in sheet.fame[pid]},
-              "coins": sheet.coins[pid], "shards": sheet.shards[pid]}
+        pid: {
+            "total": sum(sheet.fame[pid].values()),
+            "categories": {k: sheet.fame[pid][k] for k in ORDER if k in sheet.fame[pid]},
+            "coins": sheet.coins[pid],
+            "shards": sheet.shards[pid],
+        }
         for pid in sheet.players
     }
     best = max(p["total"] for p in players.values())
     winners = [pid for pid, p in players.items() if p["total"] == best]
-    return {"game_id": "tr-4p-dark-alley-academy", "winner": winners[0] if len(winners) == 1 else None,
-            "players": players}
+    return {
+        "game_id": "tr-4p-dark-alley-academy",
+        "winner": winners[0] if len(winners) == 1 else None,
+        "players": players,
+    }
 
 
 def markdown(sheet: Sheet, result: dict) -> str:
@@ -42,8 +66,11 @@ def markdown(sheet: Sheet, result: dict) -> str:
     ]
     for pid in sheet.players:
         cats = result["players"][pid]["categories"]
-        out.append(f"| {pid} | " + " | ".join(str(cats.get(k, 0)) for k in ORDER)
-                   + f" | **{result['players'][pid]['total']}** |")
+        out.append(
+            f"| {pid} | "
+            + " | ".join(str(cats.get(k, 0)) for k in ORDER)
+            + f" | **{result['players'][pid]['total']}** |"
+        )
     out += ["", f"Winner: **{result['winner']}**.", ""]
     for pid in sheet.players:
         p = result["players"][pid]
@@ -85,7 +112,9 @@ def main() -> None:
     lines = EXAMPLE.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()
     sheet = tally(lines)
     result = expected(sheet)
-    EXAMPLE.with_suffix(".expected.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    EXAMPLE.with_suffix(".expected.json").write_text(
+        json.dumps(result, indent=1) + "\n", encoding="utf-8"
+    )
     EXAMPLE.with_suffix(".scoresheet.md").write_text(markdown(sheet, result), encoding="utf-8")
 
 

@@ -47,15 +47,22 @@ def test_trickerion_games_fold_final(seed: int, players: int, options: Trickerio
     # The simulator's own in-play Fame tally agrees with the domain's in-play Fame ledger.
     endgame = {c.key for c in state.ruleset.categories if c.endgame}
     for seat in table.seats:
-        in_play = sum(e.amount for e in state.ledger if e.player_id == seat.player_id
-                      and e.resource is Resource.FAME and e.category not in endgame)
+        in_play = sum(
+            e.amount
+            for e in state.ledger
+            if e.player_id == seat.player_id
+            and e.resource is Resource.FAME
+            and e.category not in endgame
+        )
         assert in_play == seat.fame, seat.player_id
 
 
 @SETTINGS
 @given(seed=st.integers(0, 2**32), players=st.integers(1, 4), options=penumbra_options)
 def test_penumbra_games_fold_final(seed: int, players: int, options: PenumbraOptions) -> None:
-    events = list(PenumbraTable(random.Random(seed), "pe-prop", players=players, options=options).events())
+    events = list(
+        PenumbraTable(random.Random(seed), "pe-prop", players=players, options=options).events()
+    )
     state = fold(events)
     assert state.status == "final"
     assert state.seq == len(events)

@@ -79,7 +79,9 @@ async def test_export_routes(stack: Stack) -> None:
     assert (await stack.client.get("/games/nope/export/scoresheet.csv")).status_code == 404
 
 
-@pytest.mark.parametrize("name", ['=HYPERLINK("http://evil.example","win")', "+1", "-2", "@SUM(A1)"])
+@pytest.mark.parametrize(
+    "name", ['=HYPERLINK("http://evil.example","win")', "+1", "-2", "@SUM(A1)"]
+)
 def test_score_sheet_neutralises_a_name_a_spreadsheet_would_run(name: str) -> None:
     raw = json.loads(LOG.splitlines()[0])
     raw["payload"]["players"][0]["name"] = name
