@@ -23,8 +23,8 @@ class Player(Payload):
 
     player_id: PlayerId
     name: NonEmptyText
-    seat: int = Field(ge=1, le=8)
-    initiative: int | None = Field(default=None, ge=1, le=8)
+    seat: int = Field(ge=1, le=8, strict=True)
+    initiative: int | None = Field(default=None, ge=1, le=8, strict=True)
 
 
 class GameStartedBase(Payload):
@@ -55,15 +55,15 @@ class TurnStarted(Payload):
     """
 
     TYPE: ClassVar[str] = "game.turn_started"
-    turn: int = Field(ge=1, le=99)
-    initiative_order: tuple[PlayerId, ...] | None = None
+    turn: int = Field(ge=1, le=99, strict=True)
+    initiative_order: tuple[PlayerId, ...] | None = Field(default=None, max_length=8)
 
 
 class InitiativeChanged(Payload):
     """The initiative order changes within a turn (e.g. a card moves a player on the track)."""
 
     TYPE: ClassVar[str] = "game.initiative_changed"
-    initiative_order: tuple[PlayerId, ...] = Field(min_length=1)
+    initiative_order: tuple[PlayerId, ...] = Field(min_length=1, max_length=8)
     reason: NonEmptyText
 
 
@@ -78,7 +78,7 @@ class ScoreCorrected(Payload):
     TYPE: ClassVar[str] = "game.score_corrected"
     SCHEMA_VERSION: ClassVar[int] = 2
     player_id: PlayerId
-    amount: int = Field(ge=-1000, le=1000)
+    amount: int = Field(ge=-1000, le=1000, strict=True)
     category: str = Field(default="correction", pattern=r"^[a-z0-9_]{1,40}$")
     reason: NonEmptyText
     referee: NonEmptyText
@@ -88,13 +88,18 @@ class EventVoided(Payload):
     """An earlier event of the same game is declared void; standings are computed without it.
 
     Nothing is rewritten: the voided event stays in the log, marked. Rejected if the game
-    would then be inconsistent (a later event depends on the voided one).
+    would then be inconsistent (a later event depends on the voided one). Voiding the
+    `game.ended` event turns a final game back to in progress, so the referee must say so:
+    `reopens_game: true` (rule `void.game_ended_needs_reopen`); the flag on a void of any
+    other event is refused (`void.reopen_not_game_ended`). Optional with default false, so
+    stored v1 voids parse unchanged (issue #11).
     """
 
     TYPE: ClassVar[str] = "game.event_voided"
     voided_event_id: UUID
     reason: NonEmptyText
     referee: NonEmptyText
+    reopens_game: bool = Field(default=False, strict=True)
 
 
 class GameEnded(Payload):

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Annotated, Any, ClassVar
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 GameId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 """A game id: 1-64 characters, letters, digits, `_ . -`; it becomes part of Redis keys."""
@@ -28,13 +28,19 @@ PlayerId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]
 NonEmptyText = Annotated[
     str, StringConstraints(min_length=1, max_length=500, strip_whitespace=True)
 ]
+"""Free text (names, reasons, referees, actors): 1-500 characters after stripping."""
+
+TypeName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_.]{0,63}$")]
+"""A wire type name such as `trickerion.advertised`: 1-64 lower-case characters."""
 
 
 class Payload(BaseModel):
     """Base of every event payload: frozen, unknown fields rejected.
 
     Subclasses set `TYPE` (the wire name) and `SCHEMA_VERSION` (bumped when the payload's
-    shape changes; older versions are upcast on read, see `contracts.upcasting`).
+    shape changes; older versions are upcast on read, see `contracts.upcasting`). Whole
+    numbers are declared `Field(strict=True)` (or `Strict()` in an `Annotated` alias): JSON
+    `true`, `"5"` and `99.0` are refused, never read as 1, 5 and 99 (issue #11).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -56,14 +62,18 @@ class Envelope(BaseModel):
         recorded_at: set by the store when appended; senders leave it null.
         actor: who reported it (a table integration, a referee, a player app).
         correlation_id / causation_id: optional tracing ids.
+
+    `seq` and `schema_version` must be JSON integers (`true`, `"5"`, `1.0` refused) and the
+    timestamps RFC 3339 text (a bare number such as `-5` is refused, not read as 1969): the
+    same on `validate_json` and on `validate_python` of parsed JSON (issue #11).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     event_id: UUID
     game_id: GameId
-    seq: int = Field(ge=1)
-    type: str
+    seq: int = Field(ge=1, strict=True)
+    type: TypeName
     schema_version: int = Field(ge=1)
     occurred_at: AwareDatetime
     recorded_at: AwareDatetime | None = None
@@ -71,6 +81,22 @@ class Envelope(BaseModel):
     correlation_id: str | None = Field(default=None, max_length=128)
     causation_id: str | None = Field(default=None, max_length=128)
     payload: Payload
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        # Subclasses narrow schema_version to a Literal, which alone would read `true` as 1.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
+        return value
+
+    @field_validator("occurred_at", "recorded_at", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        # pydantic would read a number as Unix seconds (-5 -> 1969); the wire has RFC 3339.
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+        return value
 
     def with_recorded_at(self, when: datetime) -> Envelope:
         """Return a copy stamped with the store's `recorded_at` (the event itself is unchanged)."""

@@ -25,11 +25,11 @@ EXPERIENCE_KINDS: tuple[ExperienceKind, ...] = ("XP1", "XP2", "XP3", "XP4", "XP5
 CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
 """A card, slot or Prophecy id: 1-64 characters, letters, digits, `_ . : -`."""
 
-SymbolCount = Annotated[int, Field(ge=0, le=30)]
+SymbolCount = Annotated[int, Field(ge=0, le=30, strict=True)]
 Experience = dict[ExperienceKind, SymbolCount]
 """Experience symbols on one card: kind -> count (a card with two of a kind counts 2, EC-26)."""
 
-PrintedVp = Annotated[int, Field(ge=-50, le=50)]
+PrintedVp = Annotated[int, Field(ge=-50, le=50, strict=True)]
 """VP printed on a card; 0 is valid (EC-27)."""
 
 
@@ -58,7 +58,7 @@ class PenumbraOptions(BaseModel):
 
     six_plus_identical: Literal["cap", "extrapolate", "chunk"] = "cap"
     reserved_contract_penalty: Literal["per_contract", "once"] = "per_contract"
-    arcana_cap: int = Field(default=12, ge=1, le=99)
+    arcana_cap: int = Field(default=12, ge=1, le=99, strict=True)
     tie_break: Literal["shared", "fewer_wounds_then_arcana"] = "shared"
     xp_on_unfulfilled: bool = False
     contract_reservation_required: bool = False
@@ -89,7 +89,7 @@ class ArcanaGained(_PlayerEvent):
     """`amount` Arcana enter the player's supply; what exceeds the cap is lost (S1, EC-14)."""
 
     TYPE: ClassVar[str] = "penumbra.arcana_gained"
-    amount: int = Field(ge=1, le=99)
+    amount: int = Field(ge=1, le=99, strict=True)
     reason: str | None = Field(default=None, max_length=200)
 
 
@@ -97,7 +97,7 @@ class ArcanaSpent(_PlayerEvent):
     """`amount` Arcana leave the supply; more than the supply holds is rejected."""
 
     TYPE: ClassVar[str] = "penumbra.arcana_spent"
-    amount: int = Field(ge=1, le=99)
+    amount: int = Field(ge=1, le=99, strict=True)
     reason: str | None = Field(default=None, max_length=200)
 
 
@@ -195,7 +195,7 @@ class MarkPlaced(_PlayerEvent):
 
     TYPE: ClassVar[str] = "penumbra.mark_placed"
     slot_id: CardId
-    vp_under: int = Field(default=0, ge=0, le=50)
+    vp_under: int = Field(default=0, ge=0, le=50, strict=True)
     spark: bool = False
 
 
@@ -213,7 +213,7 @@ class GoalScored(_PlayerEvent):
 
     TYPE: ClassVar[str] = "penumbra.goal_scored"
     goal_id: CardId
-    vp: int = Field(ge=0, le=50)
+    vp: int = Field(ge=0, le=50, strict=True)
 
 
 class GoalRevoked(_PlayerEvent):

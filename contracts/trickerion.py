@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, model_validator
 
 from contracts.common import GameStartedBase
 from contracts.envelope import NonEmptyText, Payload, PlayerId
@@ -47,7 +47,7 @@ ShapeshifterType = Literal["apprentice", "assistant", "manager", "engineer"]
 Weekday = Literal["thursday", "friday", "saturday", "sunday"]
 """A performance day (research/trickerion.md §1.1; only used with `weekday_yield_modifiers`)."""
 
-Count = Annotated[int, Field(ge=0, le=999)]
+Count = Annotated[int, Field(ge=0, le=999, strict=True)]
 
 
 class _Frozen(BaseModel):
@@ -89,7 +89,7 @@ class TrickerionOptions(_Frozen):
     """REC off (seed: printed yield); on: Thu -1 F -1 C, Sun +1 F +1 C, floor 0 [§1.1, §5.17]."""
     negative_coins: Literal["never", "allow"] = "never"
     """REC Coins never below 0, unpaid wages cost Fame; "allow": Coins go negative (BGA) [§5.3]."""
-    unpaid_coin_fame_penalty: int = Field(default=2, ge=0, le=10)
+    unpaid_coin_fame_penalty: int = Field(default=2, ge=0, le=10, strict=True)
     """REC 2 Fame per unpaid Coin of wages (JD); RC says per character [§1.2, §5.3, Q1]."""
     fame_floor: Literal["clamp_zero", "allow_negative"] = "clamp_zero"
     """REC Fame never below 0, the shortfall is noted in the ledger [§5.4]."""
@@ -101,15 +101,17 @@ class TrickerionOptions(_Frozen):
     """REC T46 counts every Shard held, Contraption ones too (also under MP) [§4 comb. 3]."""
     shapeshifter_choice: Literal["one_type_for_all", "best_per_condition"] = "one_type_for_all"
     """REC one declared type for all conditions; undeclared: the best total [§4 comb. 4, §5.24]."""
-    category_cap: int = Field(default=20, ge=1, le=1000)
+    category_cap: int = Field(default=20, ge=1, le=1000, strict=True)
     """Fame cap per end-game category and per Level 3 trick (rules, End of the game) [§5.1]."""
-    starting_fame: int = Field(default=5, ge=0)
+    starting_fame: int = Field(default=5, ge=0, strict=True)
     """Fame at set-up (research §2, BGA setupNewGame; QC)."""
-    starting_coins: tuple[int, ...] = Field(default=(10, 12, 14, 16), min_length=4, max_length=4)
+    starting_coins: tuple[StrictInt, ...] = Field(
+        default=(10, 12, 14, 16), min_length=4, max_length=4
+    )
     """Coins at set-up by starting initiative position 1..4 (research §2, BGA; QC)."""
-    starting_shards: int = Field(default=1, ge=0)
+    starting_shards: int = Field(default=1, ge=0, strict=True)
     """Shards at set-up (research §2, BGA; QC)."""
-    starting_shards_magician_powers: int = Field(default=3, ge=0)
+    starting_shards_magician_powers: int = Field(default=3, ge=0, strict=True)
     """Shards at set-up with Magician Powers (research §2, UBG-MP)."""
 
 
@@ -128,7 +130,7 @@ class Advertised(Payload):
 
     TYPE: ClassVar[str] = "trickerion.advertised"
     player_id: PlayerId
-    coins_paid: int = Field(ge=1, le=8)
+    coins_paid: int = Field(ge=1, le=8, strict=True)
 
 
 class TrickLearned(Payload):
@@ -200,8 +202,8 @@ class PerformanceGiven(Payload):
     TYPE: ClassVar[str] = "trickerion.performance_given"
     performer_id: PlayerId
     performance_card_id: PerformanceCardId
-    links: int = Field(ge=0, le=10)
-    specialists_behind: tuple[Specialist, ...] = ()
+    links: int = Field(ge=0, le=10, strict=True)
+    specialists_behind: tuple[Specialist, ...] = Field(default=(), max_length=32)
     bonus_fame: Count | None = None
     bonus_coins: Count | None = None
     bonus_shards: Count | None = None
@@ -239,9 +241,9 @@ class ResourcesChanged(Payload):
 
     TYPE: ClassVar[str] = "trickerion.resources_changed"
     player_id: PlayerId
-    fame: int = Field(default=0, ge=-200, le=200)
-    coins: int = Field(default=0, ge=-200, le=200)
-    shards: int = Field(default=0, ge=-50, le=50)
+    fame: int = Field(default=0, ge=-200, le=200, strict=True)
+    coins: int = Field(default=0, ge=-200, le=200, strict=True)
+    shards: int = Field(default=0, ge=-50, le=50, strict=True)
     reason: ResourceReason
     note: NonEmptyText | None = None
 
@@ -279,17 +281,17 @@ class EndgameInventoryDeclared(Payload):
     player_id: PlayerId
     special_assignments_in_hand: Count = 0
     apprentices: Count = 0
-    specialists: tuple[Specialist, ...] = ()
+    specialists: tuple[Specialist, ...] = Field(default=(), max_length=32)
     protege: bool = False
-    arcane_workers: tuple[ArcaneWorker, ...] = ()
+    arcane_workers: tuple[ArcaneWorker, ...] = Field(default=(), max_length=32)
     shapeshifter_as: ShapeshifterType | None = None
-    level3_tricks: tuple[Level3Holding, ...] = ()
-    set_aside_trick_ids: tuple[TrickId, ...] = ()
+    level3_tricks: tuple[Level3Holding, ...] = Field(default=(), max_length=32)
+    set_aside_trick_ids: tuple[TrickId, ...] = Field(default=(), max_length=32)
     workshop_trick_markers: Count = 0
     basic_components: Count = 0
     advanced_components: Count = 0
     superior_components: Count = 0
-    academy_banners: int = Field(default=0, ge=0, le=12)
+    academy_banners: int = Field(default=0, ge=0, le=12, strict=True)
     contraption_shards: Count = 0
     arcane_shards: Count = 0
 
