@@ -205,6 +205,19 @@ def _void(state: GameState, event: Envelope, payload: EventVoided) -> GameState:
             f"event seq {target.seq} is already void",
             "payload.voided_event_id",
         )
+    ends = isinstance(target.payload, GameEnded)  # voiding it makes a final game live again
+    if ends and not payload.reopens_game:
+        raise RuleViolation(
+            "void.game_ended_needs_reopen",
+            "voiding game.ended reopens the game: send reopens_game: true",
+            "payload.reopens_game",
+        )
+    if payload.reopens_game and not ends:
+        raise RuleViolation(
+            "void.reopen_not_game_ended",
+            f"reopens_game is only for voiding game.ended, not {target.type}",
+            "payload.reopens_game",
+        )
     voided = state.voided | {target.event_id}
     history = (*state.history, event)
     return _refold(history, voided)

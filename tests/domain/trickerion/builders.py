@@ -241,10 +241,15 @@ class TrickerionGame:
             )
         )
 
-    def void(self, event: Envelope) -> Envelope:
-        """`game.event_voided` of `event`."""
+    def void(self, event: Envelope, reopens_game: bool = False) -> Envelope:
+        """`game.event_voided` of `event` (`reopens_game` to void `game.ended`)."""
         return self.emit(
-            EventVoided(voided_event_id=event.event_id, reason="mistake", referee="ref")
+            EventVoided(
+                voided_event_id=event.event_id,
+                reason="mistake",
+                referee="ref",
+                reopens_game=reopens_game,
+            )
         )
 
 

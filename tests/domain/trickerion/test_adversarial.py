@@ -259,7 +259,7 @@ def test_void_of_an_inventory_after_the_end_is_refused() -> None:
 def test_void_of_the_end_reopens_the_game_and_a_new_inventory_is_refused_as_a_second() -> None:
     g = TrickerionGame(["ann", "ben"])
     finish(g)
-    g.void(g.events[-1])
+    g.void(g.events[-1], reopens_game=True)
     assert g.standings().status == "in_progress"
     g.inventory("ann")
     assert rule_of(g) == "trickerion.inventory.twice"
