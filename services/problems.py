@@ -1,0 +1,158 @@
+"""One error shape for every door: RFC 9457 problem details (`application/problem+json`).
+
+Wire shape::
+
+    {"type": "urn:scoreledger:rule:log.seq_gap", "title": "Unprocessable Content",
+     "status": 422, "detail": "expected seq 4, got 9", "rule": "log.seq_gap", "field": "seq"}
+
+`type` names the rule (`about:blank` when there is none, as RFC 9457 §4.2.1 says); `title` is
+the status phrase, the same for every occurrence; `rule` and `field` are extension members
+(§3.2), the same rule ids the dead letters carry. Nothing the client sent is quoted beyond a
+short prefix (`quote`): a 10 MB `type` gets a 422 of a few hundred bytes. Source: issue #11
+("One error shape"), RFC 9457.
+"""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.responses import Response
+
+from domain.errors import RuleViolation
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+RULE_TYPE_PREFIX = "urn:scoreledger:rule:"
+QUOTE_CHARS = 40
+"""How much of any client input an error message may quote."""
+MAX_DETAIL_CHARS = 300
+MAX_FIELD_CHARS = 120
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem details object, with the `rule` and `field` extension members.
+
+    Fields:
+        type: a URI naming the problem: `urn:scoreledger:rule:<rule>` or `about:blank`.
+        title: the HTTP status phrase (e.g. `Conflict`).
+        status: the HTTP status code, 400-599.
+        detail: one sentence for this occurrence, at most 300 characters.
+        rule: the stable rule id (`log.seq_gap`, `auth.token_missing`, ...) or null.
+        field: the dotted field at fault (`payload.amount`, `body`) or null.
+        index: the position in a batch of the event at fault, or null.
+    Further members (e.g. `current_version` on a 409) are allowed, as §3.2 permits.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    type: str = "about:blank"
+    title: str
+    status: int = Field(ge=400, le=599)
+    detail: str | None = Field(default=None, max_length=MAX_DETAIL_CHARS)
+    rule: str | None = None
+    field: str | None = None
+    index: int | None = None
+
+
+def quote(value: object, limit: int = QUOTE_CHARS) -> str:
+    """`value` as a short quoted prefix for an error message: `'abc…' (10485760 characters)`.
+
+    Only the first `limit` characters of `str(value)` are kept; longer values say their length.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def problem(
+    status: int,
+    rule: str | None,
+    field: str | None,
+    message: str | None,
+    *,
+    index: int | None = None,
+    **extensions: Any,
+) -> Problem:
+    """A problem for (status, rule, field, message); `message` and `field` are clipped.
+
+    Raises:
+        ValueError: `status` is not an HTTP error status (400-599).
+    """
+    if not 400 <= status <= 599:
+        raise ValueError(f"problem status must be 400-599, got {status}")
+    return Problem(
+        type=RULE_TYPE_PREFIX + rule if rule else "about:blank",
+        title=HTTPStatus(status).phrase,
+        status=status,
+        detail=None if message is None else _clip(message, MAX_DETAIL_CHARS),
+        rule=rule,
+        field=None if field is None else _clip(field, MAX_FIELD_CHARS),
+        index=index,
+        **extensions,
+    )
+
+
+def from_rule_violation(error: RuleViolation, *, index: int | None = None) -> Problem:
+    """422 for an event the rules refuse, with the violation's rule and field."""
+    return problem(422, error.rule, error.field, error.message, index=index)
+
+
+def _field_of(loc: tuple[int | str, ...]) -> str:
+    # The discriminated union adds the tag (`game.ended`) to loc; it is not a field.
+    parts = [str(p) for p in loc if not (isinstance(p, str) and "." in p)]
+    return ".".join(parts) or "body"
+
+
+def from_validation_error(
+    error: ValidationError, *, index: int | None = None, rule: str = "contract.invalid"
+) -> Problem:
+    """422 for input that does not match the contract: the first error's field and message.
+
+    pydantic messages can embed the input (an unknown union tag is quoted whole); that message
+    is rewritten with `quote`, and no other input is included.
+    """
+    first = error.errors(include_url=False)[0]
+    kind = first["type"]
+    if kind == "union_tag_invalid":
+        field, message = "type", f"unknown event type {quote(first.get('ctx', {}).get('tag'))}"
+    elif kind == "union_tag_not_found":
+        field, message = "type", "an event needs a type"
+    else:
+        field = _field_of(first["loc"])
+        message = first["msg"]
+        if kind == "extra_forbidden":
+            message = "unknown field"
+    more = error.error_count() - 1
+    if more:
+        message += f" (and {more} more error{'s' if more > 1 else ''})"
+    return problem(422, rule, field, message, index=index)
+
+
+def internal_error() -> Problem:
+    """500 without any detail of the failure (it is logged, never sent)."""
+    return problem(500, "server.internal", None, "the server failed; the error is logged")
+
+
+def problem_body(item: Problem) -> bytes:
+    """The UTF-8 JSON body of `item`, null members left out (RFC 9457 makes all optional)."""
+    data = item.model_dump(mode="json", exclude_none=True)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8", "backslashreplace"
+    )
+
+
+class ProblemResponse(Response):
+    """A Starlette/FastAPI response carrying a `Problem` as `application/problem+json`."""
+
+    media_type = PROBLEM_MEDIA_TYPE
+
+    def __init__(self, item: Problem, headers: dict[str, str] | None = None) -> None:
+        """`headers` e.g. `{"WWW-Authenticate": "Bearer"}` on a 401."""
+        super().__init__(content=problem_body(item), status_code=item.status, headers=headers)
