@@ -78,7 +78,9 @@ def test_quote_keeps_a_short_prefix_and_says_the_length() -> None:
 
 
 def test_a_rule_violation_becomes_a_422_naming_its_rule_and_field() -> None:
-    item = from_rule_violation(RuleViolation("log.seq_gap", "expected seq 4, got 9", "seq"), index=2)
+    item = from_rule_violation(
+        RuleViolation("log.seq_gap", "expected seq 4, got 9", "seq"), index=2
+    )
     assert (item.status, item.rule, item.field, item.index) == (422, "log.seq_gap", "seq", 2)
     assert item.type == "urn:scoreledger:rule:log.seq_gap"
 
