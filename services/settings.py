@@ -7,9 +7,9 @@ Environment variables use the `SCORELEDGER_` prefix (e.g. `SCORELEDGER_REDIS_URL
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -27,6 +27,24 @@ class CommonSettings(BaseSettings):
     )
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"
+    # Least-privilege Redis (issue #11): this role's ACL user (deploy/users.acl.template) and
+    # its password, from a Secret, never a ConfigMap or the URL. TLS: a `rediss://` URL.
+    redis_username: str | None = Field(default=None, max_length=64)
+    redis_password: SecretStr | None = None
+    redis_tls_ca_file: str | None = Field(default=None, description="CA bundle for rediss://")
+
+    def redis_options(self) -> dict[str, Any]:
+        """Keyword arguments for `Redis.from_url(redis_url, **...)` and FastStream's
+        `RedisBroker(redis_url, **...)`: the ACL user and password (over any in the URL) and
+        the TLS CA bundle, each only when set."""
+        options: dict[str, Any] = {}
+        if self.redis_username is not None:
+            options["username"] = self.redis_username
+        if self.redis_password is not None:
+            options["password"] = self.redis_password.get_secret_value()
+        if self.redis_tls_ca_file is not None:
+            options["ssl_ca_certs"] = self.redis_tls_ca_file
+        return options
 
 
 class IngestSettings(CommonSettings):

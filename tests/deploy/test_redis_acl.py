@@ -1,0 +1,299 @@
+"""The Redis ACL users against a real redis-server: each role works with only its rights.
+
+The server runs the committed `deploy/redis.conf` with the ACL file that
+`deploy/scripts/redis-acl.sh` renders from `deploy/users.acl.template`; the roles run the real
+append and apply Lua scripts and the commands their services send. Source: issue #11
+("Test the ACL users against a real Redis: each role works with only its rights, and an
+integration user cannot touch a token or a game stream").
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio as aioredis
+from redis.exceptions import AuthenticationError, NoPermissionError, ResponseError
+
+from services.auth import WriteTokens, token_key
+from services.keys import Keys, shard_of
+from services.projector.scripts import APPLY_LUA
+from services.query.reader import _LAG_LUA, _STANDINGS_LUA
+from services.store.scripts import APPEND_LUA
+from tests.redis_fixture import free_port, wait_for_ping
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+ROLES = ("integration", "ingest", "projector", "query", "admin")
+KEYS = Keys(16)
+GAME = "tr-acl-1"
+SHARD = shard_of(GAME, KEYS.shards)
+EXAMPLE = (DEPLOY.parent / "contracts" / "examples" / "penumbra-3p.jsonl").read_text().splitlines()
+
+
+def render_acl(out: Path, passwords: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run the deploy script with `REDIS_ACL_<ROLE>` set from `passwords`."""
+    env = {"PATH": os.environ["PATH"]}
+    env |= {f"REDIS_ACL_{role.upper()}": value for role, value in passwords.items()}
+    return subprocess.run(
+        [
+            "sh",
+            str(DEPLOY / "scripts" / "redis-acl.sh"),
+            str(DEPLOY / "users.acl.template"),
+            str(out),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+class AclServer:
+    """redis-server with the committed redis.conf and a rendered ACL file, on a free port."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.port = free_port()
+        self.passwords = {role: secrets.token_urlsafe(24) for role in ROLES}
+        self.old_ingest = secrets.token_urlsafe(24)  # a rotation in progress: two passwords
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> AclServer:
+        passwords = {**self.passwords, "ingest": f"{self.old_ingest} {self.passwords['ingest']}"}
+        rendered = render_acl(self.work / "users.acl", passwords)
+        assert rendered.returncode == 0, rendered.stderr
+        # The committed redis.conf, but with its data dir here (`dir` is applied as it is read).
+        conf = (DEPLOY / "redis.conf").read_text().replace("dir /data", f"dir {self.work}")
+        (self.work / "redis.conf").write_text(conf)
+        exe = shutil.which("redis-server")
+        assert exe is not None, "redis-server is not on the PATH"
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                str(self.work / "redis.conf"),
+                "--port",
+                str(self.port),
+                "--aclfile",
+                str(self.work / "users.acl"),
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_ping(self.url("health", "unused"))
+        return self
+
+    def url(self, user: str, password: str) -> str:
+        return f"redis://{user}:{password}@127.0.0.1:{self.port}/0"
+
+    def client(self, role: str, password: str | None = None) -> aioredis.Redis:
+        return aioredis.Redis(
+            port=self.port, username=role, password=password or self.passwords[role]
+        )
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
+    acl = AclServer(tmp_path_factory.mktemp("acl")).start()
+    try:
+        yield acl
+    finally:
+        acl.stop()
+
+
+@pytest.fixture
+async def role(server: AclServer) -> AsyncIterator[Callable[[str], aioredis.Redis]]:
+    """`role(name)` -> a client logged in as that ACL user; the data is flushed first."""
+    opened: list[aioredis.Redis] = []
+    admin = server.client("admin")
+    await admin.flushall()
+    opened.append(admin)
+
+    def open_client(name: str) -> aioredis.Redis:
+        opened.append(server.client(name))
+        return opened[-1]
+
+    yield open_client
+    for client in opened:
+        await client.aclose()
+
+
+async def refused(call: Awaitable[Any]) -> None:
+    with pytest.raises(NoPermissionError):
+        await call
+
+
+async def _append(client: aioredis.Redis) -> Any:
+    """The real append script for the example game's first two events, renamed to `GAME`."""
+    args: list[str | int] = [GAME, 1_764_525_600_000]
+    for seq, line in enumerate(EXAMPLE[:2], start=1):
+        args += [f"00000000-0000-0000-0000-00000000000{seq}", seq, "t", line]
+    keys = [KEYS.game_stream(GAME), KEYS.feed(SHARD), KEYS.event_ids(GAME), KEYS.game_index(SHARD)]
+    return await client.register_script(APPEND_LUA)(keys=keys, args=args)
+
+
+async def _apply(client: aioredis.Redis, feed_id: str) -> Any:
+    """The real apply script: one `apply` op for `GAME` up to seq 2 with one ledger entry."""
+    keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.projection(GAME), KEYS.ledger(GAME)]
+    args: list[Any] = [feed_id, 1000, "2026-12-01T00:00:00Z", 1,
+            "apply", GAME, 0, 2, "in_progress", "penumbra", "{}", "append", 1, "{}"]  # fmt: skip
+    return await client.register_script(APPLY_LUA)(keys=keys, args=args)
+
+
+async def _last_feed_id(client: aioredis.Redis) -> str:
+    """The id of the shard feed's last entry, read with XREAD as the projector does."""
+    feed: Any = await client.xread({KEYS.feed(SHARD): "0-0"}, count=10)
+    return str(feed[0][1][-1][0].decode())
+
+
+def test_no_connection_without_a_user(server: AclServer) -> None:
+    client = redis.Redis(port=server.port)
+    with pytest.raises((AuthenticationError, ResponseError), match=r"(?i)auth"):
+        client.get("sl:inbox")
+    client.close()
+
+
+async def test_the_health_user_can_only_ping(server: AclServer) -> None:
+    client = aioredis.Redis(port=server.port, username="health", password="any")
+    assert await client.ping()
+    await refused(client.get(KEYS.projection(GAME)))
+    await client.aclose()
+
+
+async def test_an_integration_may_only_xadd_the_inbox(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    integration, ingest = role("integration"), role("ingest")
+    assert await integration.xadd(KEYS.inbox, {"data": EXAMPLE[0]})
+    await _append(ingest)
+    await WriteTokens(ingest, KEYS).issue(GAME)
+    await refused(integration.xrange(KEYS.inbox))  # cannot read what others sent
+    await refused(integration.xadd(KEYS.game_stream(GAME), {"data": "forged"}, id="3-1"))
+    await refused(integration.get(token_key(KEYS, GAME)))
+    await refused(integration.set(token_key(KEYS, GAME), "0" * 64))
+    await refused(integration.delete(token_key(KEYS, GAME)))
+    await refused(integration.xadd(KEYS.dead_letter, {"raw": "x"}))
+    await refused(integration.xadd(KEYS.feed(SHARD), {"data": "x"}))
+    await refused(_append(integration))
+    await refused(integration.eval("return redis.call('GET', KEYS[1])", 1, token_key(KEYS, GAME)))
+
+
+async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    ingest, integration = role("ingest"), role("integration")
+    reply = await _append(ingest)
+    assert reply[0] == 2  # version 2: both events stored
+    assert await ingest.xlen(KEYS.game_stream(GAME)) == 2
+    stored: Any = await ingest.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
+    assert len(stored) == 2
+    tokens = WriteTokens(ingest, KEYS)
+    token = await tokens.issue(GAME)
+    assert token is not None
+    assert not (await tokens.check(GAME, token)).creating
+    await integration.xadd(KEYS.inbox, {"data": EXAMPLE[0]})
+    await ingest.xgroup_create(KEYS.inbox, "ingest", id="0", mkstream=True)
+    entries: Any = await ingest.xreadgroup("ingest", "ingest-0", {KEYS.inbox: ">"}, count=10)
+    entry_id = entries[0][1][0][0]
+    assert await ingest.xpending(KEYS.inbox, "ingest")
+    await ingest.xautoclaim(KEYS.inbox, "ingest", "ingest-0", min_idle_time=0)
+    assert await ingest.xack(KEYS.inbox, "ingest", entry_id) == 1
+    assert await ingest.xadd(KEYS.dead_letter, {"raw": "x", "reason": "{}", "source": "inbox"})
+    await ingest.xtrim(KEYS.inbox, maxlen=1000, approximate=False)
+    # not ingest's: projections, checkpoints, change notices, admin commands
+    await refused(ingest.hset(KEYS.projection(GAME), "seq", 9))
+    await refused(ingest.set(KEYS.checkpoint(SHARD), "9-9"))
+    await refused(ingest.xadd(KEYS.changes(SHARD), {"game": GAME}))
+    await refused(ingest.flushall())
+    await refused(ingest.config_get("*"))
+
+
+async def test_ingest_works_with_either_password_during_a_rotation(server: AclServer) -> None:
+    for password in (server.old_ingest, server.passwords["ingest"]):
+        client = server.client("ingest", password)
+        assert await client.ping()
+        await client.aclose()
+
+
+async def test_the_projector_reads_feeds_and_games_and_writes_projections(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    ingest, projector = role("ingest"), role("projector")
+    await _append(ingest)
+    token = await WriteTokens(ingest, KEYS).issue(GAME)
+    assert token is not None
+    last_id = await _last_feed_id(projector)
+    log: Any = await projector.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
+    assert len(log) == 2
+    assert await _apply(projector, last_id) == []  # no op skipped
+    assert await projector.hget(KEYS.projection(GAME), "seq") == b"2"
+    assert await projector.get(KEYS.checkpoint(SHARD)) == last_id.encode()
+    assert await projector.xlen(KEYS.changes(SHARD)) == 1
+    assert await projector.lrange(KEYS.ledger(GAME), 0, -1) == [b"{}"]
+    assert await projector.xadd(KEYS.dead_letter, {"raw": "x", "source": "projector"})
+    # read-only on the log, nothing of tokens or the inbox
+    await refused(projector.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
+    await refused(projector.xadd(KEYS.feed(SHARD), {"data": "x"}))
+    await refused(_append(projector))
+    await refused(projector.get(token_key(KEYS, GAME)))
+    await refused(projector.xadd(KEYS.inbox, {"data": "x"}))
+
+
+async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Redis]) -> None:
+    ingest, projector, query = role("ingest"), role("projector"), role("query")
+    await _append(ingest)
+    await WriteTokens(ingest, KEYS).issue(GAME)
+    await _apply(projector, await _last_feed_id(projector))
+    assert (await query.hgetall(KEYS.projection(GAME)))[b"seq"] == b"2"
+    assert await query.get(KEYS.checkpoint(SHARD))
+    assert await query.xlen(KEYS.game_stream(GAME)) == 2
+    assert await query.zrange(KEYS.game_index(SHARD), 0, -1) == [GAME.encode()]
+    assert await query.lrange(KEYS.ledger(GAME), 0, -1) == [b"{}"]
+    assert await query.xrevrange(KEYS.changes(SHARD), count=1)
+    assert await query.xread({KEYS.changes(SHARD): "0-0"}, count=1)
+    # the query service's own read scripts, run read-only (EVALSHA_RO)
+    feed_keys = (KEYS.feed(SHARD), KEYS.checkpoint(SHARD))
+    lag = await query.script_load(_LAG_LUA)
+    assert await query.evalsha_ro(lag, 2, *feed_keys, 100) == 0
+    read = await query.script_load(_STANDINGS_LUA)
+    standings = await query.evalsha_ro(read, 2, KEYS.projection(GAME), KEYS.checkpoint(SHARD))
+    assert standings[0] == b"{}"
+    await refused(query.evalsha(lag, 2, *feed_keys, 100))  # EVALSHA would declare them writable
+    await refused(query.get(token_key(KEYS, GAME)))
+    await refused(query.hset(KEYS.projection(GAME), "seq", 9))
+    await refused(query.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
+    await refused(query.xadd(KEYS.inbox, {"data": "x"}))
+    await refused(query.xrange(KEYS.dead_letter))
+    await refused(_append(query))
+    await refused(query.eval("return redis.call('DEL', KEYS[1])", 1, KEYS.projection(GAME)))
+
+
+def test_the_acl_script_refuses_a_missing_or_short_password(tmp_path: Path) -> None:
+    good = {r: secrets.token_urlsafe(24) for r in ROLES}
+    missing = render_acl(tmp_path / "a.acl", {r: p for r, p in good.items() if r != "query"})
+    assert missing.returncode == 2
+    assert "REDIS_ACL_QUERY is not set" in missing.stderr
+    short = render_acl(tmp_path / "b.acl", {**good, "ingest": "short"})
+    assert short.returncode == 2
+    assert "shorter than 24" in short.stderr
+    assert not (tmp_path / "b.acl").exists()
+    rendered = render_acl(tmp_path / "c.acl", good)
+    text = (tmp_path / "c.acl").read_text()
+    assert rendered.returncode == 0
+    assert all(p not in text for p in good.values())  # digests only
+    assert "${" not in text
