@@ -4,6 +4,7 @@ Source: research/anchors.md §4.3 (deploy files can only be checked statically h
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from pathlib import Path
@@ -13,7 +14,9 @@ import pytest
 import yaml
 from typer.main import get_command
 
+from services.auth import token_key
 from services.cli.main import app as cli_app
+from services.keys import Keys
 from services.query.app import create_app
 from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
 
@@ -76,7 +79,7 @@ def test_compose_services_and_redis_with_aof_config() -> None:
     assert {"redis", "ingest", "projector", "query"} <= set(services)
     redis = services["redis"]
     assert any(v.startswith("./redis.conf:") for v in redis["volumes"])
-    assert redis["command"][-1] == "/usr/local/etc/redis/redis.conf"
+    assert "exec redis-server /usr/local/etc/redis/redis.conf" in " ".join(redis["command"])
     for name in ("ingest", "projector", "query"):
         assert services[name]["depends_on"]["redis"]["condition"] == "service_healthy"
         assert services[name]["build"]["dockerfile"] == "deploy/Dockerfile"
@@ -146,3 +149,127 @@ def test_system_deps_script_is_kept() -> None:
     script = DEPLOY / "scripts" / "system-deps.sh"
     assert "redis-server" in script.read_text()
     assert shlex.split("bash " + str(script))
+
+
+# --- issue #11: least-privilege Redis, checked statically (the live check: test_redis_acl.py) ---
+ACL_USERS = {
+    line.split()[1]: line.split()[2:]
+    for line in (DEPLOY / "users.acl.template").read_text().splitlines()
+    if line.startswith("user ")
+}
+SAMPLE_KEYS = [
+    *(
+        getattr(Keys(16), name)("g-1")
+        for name in ("game_stream", "event_ids", "projection", "ledger")
+    ),
+    *(getattr(Keys(16), name)(3) for name in ("feed", "game_index", "checkpoint", "changes")),
+    token_key(Keys(16), "g-1"),
+    Keys(16).inbox,
+    Keys(16).dead_letter,
+]
+
+
+def _key_patterns(rules: list[str]) -> list[str]:
+    return [r.split("~", 1)[1] for r in rules if "~" in r]
+
+
+def test_redis_listens_on_loopback_unless_told_with_protected_mode_and_acl() -> None:
+    lines = [line.split() for line in (DEPLOY / "redis.conf").read_text().splitlines()]
+    settings = {words[0]: words[1:] for words in lines if words and not words[0].startswith("#")}
+    assert settings["bind"] == ["127.0.0.1", "-::1"]
+    assert settings["protected-mode"] == ["yes"]
+    assert settings["aclfile"] == ["/run/redis/users.acl"]
+
+
+def test_acl_has_one_user_per_role_and_no_default_access() -> None:
+    assert {"default", "integration", "ingest", "projector", "query", "admin"} <= set(ACL_USERS)
+    assert "off" in ACL_USERS["default"]
+    assert "-@all" in ACL_USERS["default"]
+    for user, rules in ACL_USERS.items():
+        if user not in {"default", "health"}:
+            assert rules[1] == "${" + user.upper() + "}", (
+                user
+            )  # a digest, rendered, never a password
+
+
+def test_an_integration_may_only_xadd_the_inbox_key() -> None:
+    rules = ACL_USERS["integration"]
+    assert [r for r in rules if r.startswith("+")] == ["+ping", "+xadd"]
+    assert _key_patterns(rules) == [Keys(16).inbox]
+
+
+def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> None:
+    for user, rules in ACL_USERS.items():
+        for pattern in _key_patterns(rules):
+            if user != "admin":
+                assert any(fnmatch.fnmatchcase(k, pattern) for k in SAMPLE_KEYS), (user, pattern)
+    token = token_key(Keys(16), "g-1")
+    readers = {
+        u
+        for u, rules in ACL_USERS.items()
+        if any(fnmatch.fnmatchcase(token, p) for p in _key_patterns(rules))
+    }
+    assert readers == {"ingest", "admin"}
+    query = ACL_USERS["query"]
+    assert all(r.startswith("%R~") for r in query if "~" in r)  # query reads, writes no key
+
+
+def test_compose_publishes_no_redis_port_and_each_service_has_its_acl_user() -> None:
+    services = COMPOSE["services"]
+    assert "ports" not in services["redis"]
+    assert services["redis"]["networks"] == ["backend"]
+    assert COMPOSE["networks"]["backend"]["internal"] is True
+    for name in ("ingest", "projector", "query"):
+        env = services[name]["environment"]
+        assert env["SCORELEDGER_REDIS_USERNAME"] == name
+        assert name in ACL_USERS
+        assert env["SCORELEDGER_REDIS_PASSWORD"].startswith(
+            "${REDIS_" + name.upper() + "_PASSWORD:?"
+        )
+        assert "@" not in env["SCORELEDGER_REDIS_URL"]  # no credentials in the URL
+    assert "ports" not in services["projector"]
+
+
+def test_k8s_credentials_come_from_a_secret_never_the_configmap() -> None:
+    (configmap,) = [d for d in K8S if d["kind"] == "ConfigMap"]
+    assert not [k for k in configmap["data"] if "PASSWORD" in k or "USERNAME" in k]
+    assert "@" not in configmap["data"]["SCORELEDGER_REDIS_URL"]
+    for deployment in _deployments():
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        env = {e["name"]: e for e in container["env"]}
+        role = env["SCORELEDGER_REDIS_USERNAME"]["value"]
+        assert deployment["metadata"]["name"] == f"scoreledger-{role}"
+        assert role in ACL_USERS
+        secret = env["SCORELEDGER_REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
+        assert secret == {"name": "scoreledger-redis", "key": f"{role}-password"}
+
+
+def test_k8s_pods_run_restricted() -> None:
+    for deployment in _deployments():
+        pod = deployment["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+        assert pod["automountServiceAccountToken"] is False
+        (container,) = pod["containers"]
+        context = container["securityContext"]
+        assert context["capabilities"] == {"drop": ["ALL"]}
+        assert context["readOnlyRootFilesystem"] is True
+        assert context["allowPrivilegeEscalation"] is False
+        assert context["runAsNonRoot"] is True
+
+
+def test_k8s_network_policies_deny_by_default_and_open_only_the_doors_and_redis() -> None:
+    policies = {d["metadata"]["name"]: d["spec"] for d in K8S if d["kind"] == "NetworkPolicy"}
+    deny = policies["scoreledger-default-deny"]
+    assert deny["policyTypes"] == ["Ingress", "Egress"]
+    assert "ingress" not in deny
+    assert "egress" not in deny
+    for deployment in _deployments():
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert deny["podSelector"]["matchLabels"].items() <= labels.items()
+    (doors,) = policies["scoreledger-http"]["podSelector"]["matchExpressions"]
+    assert set(doors["values"]) == {"scoreledger-ingest", "scoreledger-query"}  # not the projector
+    egress = policies["scoreledger-egress-redis-dns"]["egress"]
+    assert {p["port"] for rule in egress for p in rule["ports"]} == {6379, 53}
+    (redis_in,) = policies["redis-clients"]["ingress"]
+    assert [p["port"] for p in redis_in["ports"]] == [6379]
