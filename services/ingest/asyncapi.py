@@ -7,6 +7,8 @@ Source: research/tech.md §1.7.
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 from faststream.specification import AsyncAPI
 
@@ -23,10 +25,70 @@ def generate() -> str:
         schema_version="3.0.0",
         description="Redis-native ingest of scoreledger game events.",
     )
+    assert app.broker is not None  # build_inbox_app always gives its app a broker
     spec.add_broker(app.broker)
-    return yaml.safe_dump(
-        spec.to_specification().to_jsonable(), sort_keys=False, allow_unicode=True, width=100
-    )
+    document = publishable(spec.to_specification().to_jsonable())
+    return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100))
+
+
+DEAD_LETTER_FIELDS = {
+    "raw": "the entry as received (its `data` field, or all fields as JSON)",
+    "reason": "JSON: the rule or field at fault and a message",
+    "source": "`inbox` or `projector`",
+    "time": "when it was dead-lettered (RFC 3339)",
+    "inbox_id": "the inbox entry id (inbox only)",
+}
+
+
+def publishable(document: dict[str, Any]) -> dict[str, Any]:
+    """Make FastStream's document valid AsyncAPI 3.0 and say what travels (issue #11):
+
+    * the inbox message's payload is the event union or a batch of one game's events (what
+      the `data` field holds), not FastStream's `EmptyPayload`;
+    * no `correlationId` (it pointed at a header no entry has);
+    * the Redis channel binding must be empty in AsyncAPI's bindings: its consumer details move
+      to the extension `x-redis`;
+    * the dead-letter stream `sl:deadletter` is a channel of its own, sent to by ingest.
+    """
+    from contracts.events import EVENT_ADAPTER
+    from services.ingest.http import MAX_BATCH
+
+    union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
+    union["discriminator"] = union["discriminator"]["propertyName"]  # a name in AsyncAPI 3.0
+    components = document["components"]
+    components["schemas"] = {**union.pop("$defs"), "Event": {"title": "Event", **union}}
+    event = {"$ref": "#/components/schemas/Event"}
+    (message,) = components["messages"].values()
+    message.pop("correlationId", None)
+    message["payload"] = {
+        "description": "field `data`: one event as JSON, or a JSON array of one game's events",
+        "oneOf": [event, {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}],
+    }
+    inbox = document["channels"]["inbox"]
+    inbox["x-redis"] = inbox.pop("bindings")["redis"]
+    components["messages"]["DeadLetter"] = {
+        "title": "DeadLetter",
+        "summary": "an input refused by the inbox or the projector, kept with its reason",
+        "payload": {
+            "type": "object",
+            "required": ["raw", "reason", "source", "time"],
+            "properties": {
+                k: {"type": "string", "description": d} for k, d in DEAD_LETTER_FIELDS.items()
+            },
+        },
+    }
+    document["channels"]["deadletter"] = {
+        "address": "sl:deadletter",
+        "description": "Refused inbox entries and events the projector could not apply.",
+        "servers": inbox["servers"],
+        "messages": {"DeadLetter": {"$ref": "#/components/messages/DeadLetter"}},
+    }
+    document["operations"]["deadletter"] = {
+        "action": "send",
+        "channel": {"$ref": "#/channels/deadletter"},
+        "messages": [{"$ref": "#/channels/deadletter/messages/DeadLetter"}],
+    }
+    return document
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 COMMITTED = Path(__file__).resolve().parents[2] / "contracts" / "openapi.json"
 
@@ -21,7 +22,56 @@ def generate() -> str:
 
     # Building the app opens no connection: Redis is only touched in its lifespan.
     document = build_app(Roles(inbox=False)).openapi()  # the inbox has no HTTP routes
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(publishable(document), indent=2, ensure_ascii=False) + "\n"
+
+
+# The media types the export routes really send (services/web/routes.py), by path suffix.
+EXPORT_MEDIA_TYPES = {".csv": "text/csv", ".jsonl": "application/x-ndjson"}
+APPEND_PATH = "/games/{game_id}/events"
+
+
+def publishable(document: dict[str, Any]) -> dict[str, Any]:
+    """Make FastAPI's document valid OpenAPI 3.1 and true to the wire (issue #11):
+
+    * `itemSchema` (OpenAPI 3.2) of `text/event-stream` answers becomes a string schema, the
+      item kept as the extension `x-itemSchema`;
+    * the exports declare `text/csv` and `application/x-ndjson` (FastAPI says `text/plain` and
+      `application/json` for a plain `Response`);
+    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it.
+
+    Raises:
+        KeyError: the append route is missing (the fix-up would silently not apply).
+    """
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            for answer in operation.get("responses", {}).values():
+                content = answer.get("content", {})
+                stream = content.get("text/event-stream")
+                if stream is not None and "itemSchema" in stream:
+                    item = stream.pop("itemSchema")
+                    stream["schema"] = {"type": "string", "description": "server-sent events"}
+                    stream["x-itemSchema"] = item
+                media = next((m for s, m in EXPORT_MEDIA_TYPES.items() if path.endswith(s)), None)
+                if media is not None and len(content) == 1 and media not in content:
+                    content[media] = {"schema": {"type": "string"}}
+                    del content[next(iter(content))]
+    _type_the_append_body(document)
+    return document
+
+
+def _type_the_append_body(document: dict[str, Any]) -> None:
+    from contracts.events import EVENT_ADAPTER
+    from services.ingest.http import MAX_BATCH
+
+    union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(union.pop("$defs"))
+    schemas["Event"] = {"title": "Event", **union}
+    event = {"$ref": "#/components/schemas/Event"}
+    batch = {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}
+    body = document["paths"][APPEND_PATH]["post"]["requestBody"]["content"]["application/json"]
+    description = "one event, or a batch of events of this game in seq order"
+    body["schema"] = {"oneOf": [event, batch], "description": description}
 
 
 def write(path: Path = COMMITTED) -> Path:
