@@ -140,6 +140,19 @@ def internal_error() -> Problem:
     return problem(500, "server.internal", None, "the server failed; the error is logged")
 
 
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """FastAPI `responses=` entries documenting `statuses` as `application/problem+json`
+    `Problem`s, e.g. `@router.post(..., responses=problem_responses(401, 403, 409, 413, 422))`."""
+    schema = Problem.model_json_schema()
+    return {
+        status: {
+            "description": HTTPStatus(status).phrase,
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": schema}},
+        }
+        for status in statuses
+    }
+
+
 def problem_body(item: Problem) -> bytes:
     """The UTF-8 JSON body of `item`, null members left out (RFC 9457 makes all optional)."""
     data = item.model_dump(mode="json", exclude_none=True)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from fastapi import FastAPI
+from openapi_spec_validator import OpenAPIV31SpecValidator
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,6 +28,7 @@ from services.problems import (
     internal_error,
     problem,
     problem_body,
+    problem_responses,
     quote,
 )
 
@@ -136,3 +139,18 @@ def test_the_response_carries_the_problem_media_type_and_headers() -> None:
     assert answer.headers["content-type"] == PROBLEM_MEDIA_TYPE
     assert answer.headers["www-authenticate"] == "Bearer"
     assert Problem.model_validate(answer.json()).rule == "auth.token_missing"
+
+
+def test_problem_responses_document_the_errors_in_valid_openapi() -> None:
+    api = FastAPI()
+
+    @api.post("/x", responses=problem_responses(401, 413, 422))
+    async def x() -> None:
+        return None
+
+    document = api.openapi()
+    assert list(OpenAPIV31SpecValidator(document).iter_errors()) == []
+    answers = document["paths"]["/x"]["post"]["responses"]
+    schema = answers["413"]["content"][PROBLEM_MEDIA_TYPE]["schema"]
+    assert {"type", "title", "status", "detail", "rule", "field"} <= set(schema["properties"])
+    assert answers["401"]["description"] == "Unauthorized"
