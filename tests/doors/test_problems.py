@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from openapi_spec_validator import OpenAPIV31SpecValidator
@@ -15,7 +16,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.testclient import TestClient
 
 from contracts.events import parse_event
 from domain.errors import RuleViolation
@@ -126,15 +126,16 @@ def test_an_internal_error_says_nothing_of_the_failure() -> None:
     assert body["rule"] == "server.internal"
 
 
-def test_the_response_carries_the_problem_media_type_and_headers() -> None:
+async def test_the_response_carries_the_problem_media_type_and_headers() -> None:
     def refuse(request: Request) -> Response:
         return ProblemResponse(
             problem(401, "auth.token_missing", "authorization", "send Authorization: Bearer"),
             headers={"WWW-Authenticate": "Bearer"},
         )
 
-    client = TestClient(Starlette(routes=[Route("/", refuse)]))
-    answer = client.get("/")
+    transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", refuse)]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        answer = await client.get("/")
     assert answer.status_code == 401
     assert answer.headers["content-type"] == PROBLEM_MEDIA_TYPE
     assert answer.headers["www-authenticate"] == "Bearer"
