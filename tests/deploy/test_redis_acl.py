@@ -22,10 +22,14 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import AuthenticationError, ResponseError
 
+from contracts.events import parse_event_json
 from services.auth import WriteTokens, token_key
 from services.keys import Keys, shard_of
+from services.projector.projector import Projector
 from services.projector.scripts import APPLY_LUA
-from services.query.reader import _LAG_LUA, _STANDINGS_LUA
+from services.query.reader import _LAG_LUA, _STANDINGS_LUA, QueryReader
+from services.store import EventStore
+from services.store.checked import CheckedEventStore
 from services.store.scripts import APPEND_LUA
 from tests.redis_fixture import free_port, wait_for_ping
 
@@ -285,6 +289,29 @@ async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Red
         script = f"return redis.call('{write}', KEYS[1])"
         await refused(query.eval(script, 1, KEYS.projection(GAME)))
     await refused(query.eval("return redis.call('SET', KEYS[1], 'x')", 1, KEYS.checkpoint(SHARD)))
+
+
+async def test_each_services_own_code_runs_under_its_user(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    # The example Penumbra game through the real classes: ingest's checked append, the
+    # projector's batch, the query reader's standings, games list and lag.
+    events = [parse_event_json(line) for line in EXAMPLE]
+    game_id, shard = events[0].game_id, shard_of(events[0].game_id, KEYS.shards)
+    ingest = CheckedEventStore(EventStore(role("ingest"), KEYS))
+    for start in range(0, len(events), 30):
+        await ingest.append(game_id, events[start : start + 30])
+    projector_client = role("projector")
+    feed: Any = await projector_client.xread({KEYS.feed(shard): "0-0"}, count=1000)
+    ids = [i.decode() for i, _ in feed[0][1]]
+    await Projector(projector_client, KEYS).handle(shard, ids, [f for _, f in feed[0][1]])
+    reader = QueryReader(role("query"), KEYS)
+    projection = await reader.projection(game_id)
+    assert projection is not None  # the projector's writes were allowed (it logs, never raises)
+    assert projection.seq == len(events)
+    assert await reader.standings_body(game_id) is not None
+    assert [g.game_id for g in await reader.games()] == [game_id]
+    assert await reader.lag_events(100) == 0
 
 
 def test_the_acl_script_refuses_a_missing_or_short_password(tmp_path: Path) -> None:
