@@ -234,6 +234,13 @@ def test_compose_publishes_no_redis_port_and_each_service_has_its_acl_user() -> 
         )
         assert "@" not in env["SCORELEDGER_REDIS_URL"]  # no credentials in the URL
     assert "ports" not in services["projector"]
+    start = " ".join(services["redis"]["command"])  # renders the ACL where redis.conf reads it
+    assert "redis-acl.sh /usr/local/etc/redis/users.acl.template /run/redis/users.acl" in start
+    assert services["redis"]["tmpfs"] == ["/run/redis"]
+    assert (
+        "./users.acl.template:/usr/local/etc/redis/users.acl.template:ro"
+        in services["redis"]["volumes"]
+    )
 
 
 def test_k8s_credentials_come_from_a_secret_never_the_configmap() -> None:
