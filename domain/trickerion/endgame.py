@@ -16,6 +16,7 @@ from contracts.trickerion import Level3Holding, TrickerionOptions
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import trick
 from domain.trickerion.conditions import condition_points
+from domain.trickerion.holdings_check import hired_apprentices
 from domain.trickerion.state import TrickerionState
 
 SHAPESHIFTER_TYPES = ("apprentice", "assistant", "manager", "engineer")
@@ -74,7 +75,7 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
             shards=book.shards,
             owned_levels=tuple(trick(t).level for t in book.tricks),
             level3=level3,
-            apprentices=hires.count("apprentice"),
+            apprentices=hired_apprentices(hires),
             specialists=tuple(h for h in ("assistant", "manager", "engineer") if h in hires),
             protege="protege" in hires,
             arcane_workers=tuple(

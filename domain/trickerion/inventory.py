@@ -10,6 +10,7 @@ from __future__ import annotations
 from contracts.trickerion import EndgameInventoryDeclared
 from domain.errors import RuleViolation
 from domain.trickerion.catalog import trick
+from domain.trickerion.holdings_check import check_bounds, check_characters
 from domain.trickerion.state import TrickerionState
 
 
@@ -28,7 +29,8 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
             (payload.player_id), `trickerion.inventory.needs_<module>` (the field of that module),
             `trickerion.inventory.trick_not_owned` / `trickerion.inventory.not_level3` /
             `trickerion.inventory.level3_missing` (payload.level3_tricks or
-            payload.set_aside_trick_ids).
+            payload.set_aside_trick_ids); the characters against the hires and the counts
+            against the card data (see `domain.trickerion.holdings_check`).
     """
     book = state.book(p.player_id)
     if state.turn != state.final_turn:
@@ -83,6 +85,8 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
                 f"{p.player_id} does not own {card.id} (or set it aside)",
                 "payload.level3_tricks",
             )
+    check_characters(book, p)
+    check_bounds(book, p)
     missing = undeclared_level3(state, p)
     if missing:
         raise RuleViolation(

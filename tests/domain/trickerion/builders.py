@@ -228,6 +228,34 @@ class TrickerionGame:
             EndgameInventoryDeclared(player_id=player, level3_tricks=holdings, **fields)
         )
 
+    def declare(
+        self, player: str, level3: tuple[tuple[Any, ...], ...] = (), **fields: Any
+    ) -> Envelope:
+        """An inventory consistent with the log: first hire the characters `fields` declare and
+        the log lacks (an Assistant brings one Apprentice, research §3.4 / §5.20), then declare
+        `fields` with the characters not given filled in from the hires."""
+        have = list(self.state().rules.books[player].hires)
+        wanted = [*fields.get("specialists", ()), *fields.get("arcane_workers", ())]
+        wanted += ["protege"] if fields.get("protege") else []
+        for character in wanted:
+            if character in have:
+                have.remove(character)
+            else:
+                self.hire(player, character)
+        hires = self.state().rules.books[player].hires
+        owned = hires.count("apprentice") + int("assistant" in hires)
+        for _ in range(fields.get("apprentices", owned) - owned):
+            self.hire(player, "apprentice")
+        hires = self.state().rules.books[player].hires
+        arcane = ("specter", "golem", "trickster", "shapeshifter")
+        filled = {
+            "apprentices": hires.count("apprentice") + int("assistant" in hires),
+            "specialists": tuple(h for h in hires if h in ("assistant", "manager", "engineer")),
+            "protege": "protege" in hires,
+            "arcane_workers": tuple(h for h in hires if h in arcane),
+        }
+        return self.inventory(player, level3, **{**filled, **fields})
+
     def end(self) -> Envelope:
         """`game.ended`."""
         return self.emit(GameEnded(reason="final turn over"))
@@ -254,10 +282,11 @@ class TrickerionGame:
 
 
 def finish(g: TrickerionGame, **inventories: dict[str, Any]) -> Standings:
-    """Play to the final turn, declare each player's inventory (empty if not given), end."""
+    """Play to the final turn, hire what the inventories declare and the log lacks, declare each
+    player's inventory (empty if not given), end."""
     g.to_final_turn()
     for player in g.state().rules.books:
-        g.inventory(player, **inventories.get(player, {}))
+        g.declare(player, **inventories.get(player, {}))
     g.end()
     return g.standings()
 

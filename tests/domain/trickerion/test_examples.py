@@ -30,7 +30,7 @@ def play(
     g.to_final_turn(order)
     for pid, p in players.items():
         g.reach(pid, fame=p["fame"], coins=p["coins"], shards=p["shards"])
-        g.inventory(pid, **p.get("inventory", {}))
+        g.declare(pid, **p.get("inventory", {}))
     g.end()
     return standings(fold(g.events))
 

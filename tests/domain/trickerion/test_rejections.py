@@ -82,18 +82,18 @@ CASES: list[tuple[str, Callable[[], TrickerionGame], Step, str, str]] = [
     ("base_game_turn_six", lambda: at_final_turn(dark_alley=False), lambda g: g.turn(), "trickerion.turn.after_final_turn", "payload.turn"),
     ("initiative_order_missing_a_player", ready, lambda g: g.initiative(["ann"]), "trickerion.initiative.players", "payload.initiative_order"),
     # inventory
-    ("inventory_before_the_final_turn", ready, lambda g: g.inventory("ann"), "trickerion.inventory.before_final_turn", "type"),
-    ("inventory_twice", at_final_turn, lambda g: (g.inventory("ann"), g.inventory("ann")), "trickerion.inventory.twice", "payload.player_id"),
-    ("special_assignments_in_the_base_game", lambda: at_final_turn(dark_alley=False), lambda g: g.inventory("ann", special_assignments_in_hand=1), "trickerion.inventory.needs_dark_alley", "payload.special_assignments_in_hand"),
-    ("banners_without_the_academy", at_final_turn, lambda g: g.inventory("ann", academy_banners=2), "trickerion.inventory.needs_academy", "payload.academy_banners"),
-    ("contraption_shards_without_dawn_of_technology", at_final_turn, lambda g: g.inventory("ann", contraption_shards=2), "trickerion.inventory.needs_dawn_of_technology", "payload.contraption_shards"),
-    ("arcane_shards_without_arcane_arts", at_final_turn, lambda g: g.inventory("ann", arcane_shards=1), "trickerion.inventory.needs_arcane_arts", "payload.arcane_shards"),
-    ("level3_trick_not_declared", lambda: _owns_t46(), lambda g: g.inventory("ann"), "trickerion.inventory.level3_missing", "payload.level3_tricks"),
-    ("level3_trick_not_owned", at_final_turn, lambda g: g.inventory("ann", level3=(("T46", True, 0),)), "trickerion.inventory.trick_not_owned", "payload.level3_tricks"),
-    ("level1_trick_declared_as_level3", at_final_turn, lambda g: g.inventory("ann", level3=(("T16", True, 0),)), "trickerion.inventory.not_level3", "payload.level3_tricks"),
+    ("inventory_before_the_final_turn", ready, lambda g: g.declare("ann"), "trickerion.inventory.before_final_turn", "type"),
+    ("inventory_twice", at_final_turn, lambda g: (g.declare("ann"), g.declare("ann")), "trickerion.inventory.twice", "payload.player_id"),
+    ("special_assignments_in_the_base_game", lambda: at_final_turn(dark_alley=False), lambda g: g.declare("ann", special_assignments_in_hand=1), "trickerion.inventory.needs_dark_alley", "payload.special_assignments_in_hand"),
+    ("banners_without_the_academy", at_final_turn, lambda g: g.declare("ann", academy_banners=2), "trickerion.inventory.needs_academy", "payload.academy_banners"),
+    ("contraption_shards_without_dawn_of_technology", at_final_turn, lambda g: g.declare("ann", contraption_shards=2), "trickerion.inventory.needs_dawn_of_technology", "payload.contraption_shards"),
+    ("arcane_shards_without_arcane_arts", at_final_turn, lambda g: g.declare("ann", arcane_shards=1), "trickerion.inventory.needs_arcane_arts", "payload.arcane_shards"),
+    ("level3_trick_not_declared", lambda: _owns_t46(), lambda g: g.declare("ann"), "trickerion.inventory.level3_missing", "payload.level3_tricks"),
+    ("level3_trick_not_owned", at_final_turn, lambda g: g.declare("ann", level3=(("T46", True, 0),)), "trickerion.inventory.trick_not_owned", "payload.level3_tricks"),
+    ("level1_trick_declared_as_level3", at_final_turn, lambda g: g.declare("ann", level3=(("T16", True, 0),)), "trickerion.inventory.not_level3", "payload.level3_tricks"),
     # the end
     ("game_ended_before_the_final_turn", ready, lambda g: g.end(), "trickerion.end.before_final_turn", "type"),
-    ("game_ended_without_every_inventory", at_final_turn, lambda g: (g.inventory("ann"), g.end()), "trickerion.end.inventory_missing", "type"),
+    ("game_ended_without_every_inventory", at_final_turn, lambda g: (g.declare("ann"), g.end()), "trickerion.end.inventory_missing", "type"),
 ]  # fmt: skip
 
 
