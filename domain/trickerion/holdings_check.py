@@ -67,8 +67,8 @@ def check_characters(book: PlayerBook, p: EndgameInventoryDeclared) -> None:
     protege = "protege" in book.hires
     if p.protege != protege:
         _mismatch("protege", "payload.protege", p.protege, protege, p.protege)
-    arcane = Counter(h for h in book.hires if h in ARCANE)
-    declared = Counter(p.arcane_workers)
+    arcane: Counter[str] = Counter(h for h in book.hires if h in ARCANE)
+    declared: Counter[str] = Counter(p.arcane_workers)
     if declared != arcane:
         _mismatch(
             "arcane_workers",
