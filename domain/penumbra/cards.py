@@ -143,8 +143,10 @@ def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraStat
 
 def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraState:
     """Fulfil a Contract with the values in the event; its reservation (and -3) ends (EC-5).
+    A reserved Contract's fulfilment must agree with the reservation, field by field.
 
     Raises: `penumbra.contract.fulfilled_twice` (EC-23), `penumbra.contract.reserved_by_other`,
+    `penumbra.contract.fulfilment_disagrees` (payload.vp / xp / light / dark),
     `penumbra.contract.not_reserved` when `options.contract_reservation_required`.
     """
     t = tableau_of(state, p.player_id)
@@ -167,11 +169,29 @@ def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraSt
             f"{p.player_id} must reserve Contract {p.contract_id} first",
             "payload.contract_id",
         )
+    card = _card(p, p.contract_id)
+    held = next((c for c in t.reserved_contracts if c.card_id == p.contract_id), None)
+    if held is not None:
+        _agrees(held, card)
     reserved = tuple(c for c in t.reserved_contracts if c.card_id != p.contract_id)
     return state.with_tableau(
-        p.player_id,
-        replace(t, contracts=(*t.contracts, _card(p, p.contract_id)), reserved_contracts=reserved),
+        p.player_id, replace(t, contracts=(*t.contracts, card), reserved_contracts=reserved)
     )
+
+
+def _agrees(reservation: Card, fulfilment: Card) -> None:
+    """A fulfilment repeats its reservation's printed values: one card, one set of values
+    (rules line 26: the VP "on" the fulfilled Contracts; research §8: the reservation carries
+    the printed vp/xp/light/dark). Raises `penumbra.contract.fulfilment_disagrees`."""
+    for name in ("vp", "xp", "light", "dark"):
+        was, now = getattr(reservation, name), getattr(fulfilment, name)
+        if was != now:
+            raise RuleViolation(
+                "penumbra.contract.fulfilment_disagrees",
+                f"Contract {reservation.card_id} was reserved with {name} {was}, "
+                f"fulfilled with {now}; repeat the reserved card's printed values",
+                f"payload.{name}",
+            )
 
 
 def contract_reservation_removed(

@@ -5,7 +5,10 @@ then `game.ended`.
 Card data is not published (research/penumbra.md §7), so cards get opaque ids (unique per
 game: one physical card, EC-23) and plausible printed values. The simulator respects what the
 ruleset checks: one reserved Trial at a time (S1), a card in one place, Arcana never spent
-beyond the supply, nothing but `game.ended` after the last final turn.
+beyond the supply, a fulfilment repeating its reservation's printed values, nothing but
+`game.ended` after the last final turn. Like real tables it draws every option value, gives
+reservations experience and Fate, mostly settles open reservations in the final turn, and has
+a referee void a Mark, Tome or Goal now and then and correct a score.
 """
 
 from __future__ import annotations
@@ -15,12 +18,40 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from contracts import penumbra as pen
-from contracts.common import GameEnded, Player, ScoreCorrected, TurnStarted
+from contracts.common import EventVoided, GameEnded, Player, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from services.simulator.envelopes import EnvelopeFactory
 
 NAMES = ("Ilya", "Jana", "Kostya", "Lena", "Mira", "Nikita", "Olga", "Pavel")
 XP_KINDS = pen.EXPERIENCE_KINDS
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    """A Contract card's printed values (the reservation's and, repeated, the fulfilment's)."""
+
+    vp: int
+    xp: pen.Experience
+    light: int
+    dark: int
+
+
+def random_options(rng: random.Random) -> pen.PenumbraOptions:
+    """Every option value of `PenumbraOptions` drawn (defaults more often, as at real tables)."""
+
+    def pick(default: object, *others: object) -> object:
+        return default if rng.random() < 0.5 else rng.choice(others)
+
+    return pen.PenumbraOptions.model_validate(
+        {
+            "six_plus_identical": pick("cap", "extrapolate", "chunk"),
+            "reserved_contract_penalty": pick("per_contract", "once"),
+            "arcana_cap": pick(12, 10, 15),
+            "tie_break": pick("shared", "fewer_wounds_then_arcana"),
+            "xp_on_unfulfilled": pick(False, True),
+            "contract_reservation_required": pick(False, True),
+        }
+    )
 
 
 @dataclass(slots=True)
@@ -30,7 +61,7 @@ class Wizard:
     player_id: str
     arcana: int = 0
     reserved_trial: str | None = None
-    reserved_contracts: list[str] = field(default_factory=list)
+    reserved_contracts: list[tuple[str, Printed]] = field(default_factory=list)
     tomes: list[str] = field(default_factory=list)
     wounds: list[str] = field(default_factory=list)
     marks: int = 0
@@ -42,7 +73,8 @@ class PenumbraTable:
 
     Args:
         rng: the table's random source. game_id / actor: envelope fields.
-        players: 1-4 (default 2-4 at random). options: ruleset options (default: every REC).
+        players: 1-4 (default 2-4 at random). options: ruleset options (default: drawn by
+            `random_options`).
     """
 
     def __init__(
@@ -55,7 +87,7 @@ class PenumbraTable:
     ) -> None:
         self.rng = rng
         self.factory = EnvelopeFactory(game_id, rng, actor)
-        self.options = options if options is not None else pen.PenumbraOptions()
+        self.options = options if options is not None else random_options(rng)
         self.n = players if players is not None else rng.choice((2, 3, 3, 4, 4))
         self.wizards: list[Wizard] = []
         self.counters: dict[str, int] = {}
@@ -65,7 +97,7 @@ class PenumbraTable:
         self.counters[prefix] = self.counters.get(prefix, 0) + 1
         return f"{prefix}-{self.counters[prefix]}"
 
-    def _xp(self) -> dict[str, int]:
+    def _xp(self) -> pen.Experience:
         kinds = self.rng.sample(XP_KINDS, self.rng.choice((1, 1, 2)))
         return {k: self.rng.choice((1, 1, 2)) for k in kinds}
 
@@ -93,13 +125,16 @@ class PenumbraTable:
         for wizard in self.wizards:
             for _ in range(self.rng.randint(1, 2)):
                 yield from self._action(wizard, trigger_round + 1)
+            yield from self._settle_contracts(wizard)
             if wizard.goals == 0 or self.rng.random() < 0.5:
                 wizard.goals += 1
-                yield self.factory.add(
-                    pen.GoalScored(
-                        player_id=wizard.player_id,
-                        goal_id=self._card("GO"),
-                        vp=self.rng.randint(2, 8),
+                yield from self._maybe_void(
+                    self.factory.add(
+                        pen.GoalScored(
+                            player_id=wizard.player_id,
+                            goal_id=self._card("GO"),
+                            vp=self.rng.randint(2, 8),
+                        )
                     )
                 )
             if self.rng.random() < 0.05:
@@ -114,6 +149,47 @@ class PenumbraTable:
                 )
             yield self.factory.add(pen.FinalTurnTaken(player_id=wizard.player_id))
         yield self.factory.add(GameEnded(reason="the Prophecy's final turns are done"))
+
+    def _printed(self) -> Printed:
+        rng = self.rng
+        xp = self._xp() if rng.random() < 0.8 else {}
+        return Printed(rng.randint(2, 7), xp, rng.randint(0, 2), rng.randint(0, 2))
+
+    def _fulfil(self, pid: str, contract: str, card: Printed) -> Envelope:
+        return self.factory.add(
+            pen.ContractFulfilled(
+                player_id=pid,
+                contract_id=contract,
+                vp=card.vp,
+                xp=card.xp,
+                light=card.light,
+                dark=card.dark,
+            )
+        )
+
+    def _settle_contracts(self, w: Wizard) -> Iterator[Envelope]:
+        """The final turn: most open reservations are fulfilled, a few dropped, a few left."""
+        for contract, card in list(w.reserved_contracts):
+            roll = self.rng.random()
+            if roll < 0.8:
+                w.reserved_contracts.remove((contract, card))
+                yield self._fulfil(w.player_id, contract, card)
+            elif roll < 0.9:
+                w.reserved_contracts.remove((contract, card))
+                yield self.factory.add(
+                    pen.ContractReservationRemoved(
+                        player_id=w.player_id, contract_id=contract, reason="replaced"
+                    )
+                )
+
+    def _maybe_void(self, event: Envelope) -> Iterator[Envelope]:
+        """`event`, then now and then a referee's void of it (nothing later depends on a Mark,
+        Tome or Goal the simulator never removes)."""
+        yield event
+        if self.rng.random() < 0.04:
+            yield self.factory.add(
+                EventVoided(voided_event_id=event.event_id, reason="misread", referee="sim-ref")
+            )
 
     def _action(self, w: Wizard, turn: int) -> Iterator[Envelope]:
         rng, pid, add = self.rng, w.player_id, self.factory.add
@@ -143,27 +219,32 @@ class PenumbraTable:
                 )
             )
         elif roll < 0.72 and len(w.reserved_contracts) < 2:
-            contract = self._card("CO")
-            w.reserved_contracts.append(contract)
+            contract, card = self._card("CO"), self._printed()
+            w.reserved_contracts.append((contract, card))
             yield add(
-                pen.ContractReserved(player_id=pid, contract_id=contract, vp=rng.randint(2, 7))
-            )
-        elif roll < 0.82:
-            contract = w.reserved_contracts.pop(0) if w.reserved_contracts else self._card("CO")
-            yield add(
-                pen.ContractFulfilled(
+                pen.ContractReserved(
                     player_id=pid,
                     contract_id=contract,
-                    vp=rng.randint(2, 7),
-                    xp=self._xp(),
-                    light=rng.randint(0, 2),
-                    dark=rng.randint(0, 2),
+                    vp=card.vp,
+                    xp=card.xp,
+                    light=card.light,
+                    dark=card.dark,
                 )
             )
+        elif roll < 0.82 and (
+            w.reserved_contracts or not self.options.contract_reservation_required
+        ):
+            if w.reserved_contracts:
+                contract, card = w.reserved_contracts.pop(0)
+            else:
+                contract, card = self._card("CO"), self._printed()
+            yield self._fulfil(pid, contract, card)
         elif roll < 0.88:
             tome = self._card("TO")
             w.tomes.append(tome)
-            yield add(pen.TomeGained(player_id=pid, tome_id=tome, xp=self._xp()))
+            yield from self._maybe_void(
+                add(pen.TomeGained(player_id=pid, tome_id=tome, xp=self._xp()))
+            )
         elif roll < 0.92:
             if w.wounds and rng.random() < 0.3:
                 yield add(
@@ -174,11 +255,13 @@ class PenumbraTable:
                 yield add(pen.MortalWoundTaken(player_id=pid, card_id=w.wounds[-1]))
         elif w.marks < 10:
             w.marks += 1
-            yield add(
-                pen.MarkPlaced(
-                    player_id=pid,
-                    slot_id=f"slot-{w.marks}",
-                    vp_under=rng.choice((0, 0, 1, 2, 3)),
-                    spark=rng.random() < 0.05,
+            yield from self._maybe_void(
+                add(
+                    pen.MarkPlaced(
+                        player_id=pid,
+                        slot_id=f"slot-{w.marks}",
+                        vp_under=rng.choice((0, 0, 1, 2, 3)),
+                        spark=rng.random() < 0.05,
+                    )
                 )
             )
