@@ -45,6 +45,8 @@ class PenumbraOptions(BaseModel):
         arcana_cap: Arcana a supply holds; gains above it are lost (S1, research §12.2, EC-14).
         tie_break: a tie on total (research §6, EC-24): `shared` (REC: shared place) or
             `fewer_wounds_then_arcana` (fewer Mortal Wounds wins, then more Arcana).
+        tie_break_ranks: `shared` (REC: tied VP share the place in the ranks) or `ordered`
+            (ranks follow `tie_break`; with `shared` there is nothing to order by, EC-24).
         xp_on_unfulfilled: count experience symbols on reserved, unfulfilled Contracts
             (research §5 and EC-9: REC false; rules line 13 omits "fulfilled").
         contract_reservation_required: a Contract must be reserved before it is fulfilled
@@ -60,6 +62,7 @@ class PenumbraOptions(BaseModel):
     reserved_contract_penalty: Literal["per_contract", "once"] = "per_contract"
     arcana_cap: int = Field(default=12, ge=1, le=99, strict=True)
     tie_break: Literal["shared", "fewer_wounds_then_arcana"] = "shared"
+    tie_break_ranks: Literal["shared", "ordered"] = "shared"
     xp_on_unfulfilled: bool = False
     contract_reservation_required: bool = False
     experience_names: dict[ExperienceKind, NonEmptyText] = Field(

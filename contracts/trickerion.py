@@ -101,6 +101,9 @@ class TrickerionOptions(_Frozen):
     """REC T46 counts every Shard held, Contraption ones too (also under MP) [§4 comb. 3]."""
     shapeshifter_choice: Literal["one_type_for_all", "best_per_condition"] = "one_type_for_all"
     """REC one declared type for all conditions; undeclared: the best total [§4 comb. 4, §5.24]."""
+    tie_break_ranks: Literal["shared", "ordered"] = "shared"
+    """REC "shared": tied Fame shares the place (the rules only name the winner, ahead in
+    initiative); "ordered": ranks follow the initiative tie-break (rules L27; research §5.22)."""
     category_cap: int = Field(default=20, ge=1, le=1000, strict=True)
     """Fame cap per end-game category and per Level 3 trick (rules, End of the game) [§5.1]."""
     starting_fame: int = Field(default=5, ge=0, strict=True)

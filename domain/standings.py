@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
+from domain.ranks import settle_places
 
 
 class Frozen(BaseModel):
@@ -86,8 +87,9 @@ def standings(state: GameState) -> Standings:
         totals[entry.player_id] += entry.amount
         breakdown[entry.player_id][entry.category] += entry.amount
     provisional = ruleset.provisional(state.rules) if state.status == "in_progress" else {}
-    ranks = competition_ranks(totals)
-    winners, explanation = _winners(state, totals)
+    ranks, winners, explanation = settle_places(
+        ruleset, state.rules, totals, _winners(state, totals)
+    )
     order = {pid: i for i, pid in enumerate(winners)}
     lines = [
         PlayerStanding(

@@ -109,3 +109,13 @@ def tie_break(state: PenumbraState, tied: list[str]) -> tuple[list[str], str]:
         winners,
         "tie-break: fewer Mortal Wounds, then more Arcana (option fewer_wounds_then_arcana)",
     )
+
+
+def rank_key(state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
+    """The tie-break as a sort key for ranks (fewer Mortal Wounds, then more Arcana) when
+    `tie_break_ranks` is "ordered" and `tie_break` orders anything; else None (shared, EC-24)."""
+    opts = state.options
+    if opts.tie_break_ranks != "ordered" or opts.tie_break == "shared":
+        return None
+    t = state.tableaux[player_id]
+    return (len(t.wounds), -t.arcana)

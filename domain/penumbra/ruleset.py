@@ -138,6 +138,10 @@ class PenumbraRuleset:
         """See `domain.penumbra.ending.tie_break` (default: a shared place, EC-24)."""
         return ending.tie_break(state, tied)
 
+    def rank_key(self, state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
+        """See `domain.penumbra.ending.rank_key` (None: tied places stay shared)."""
+        return ending.rank_key(state, player_id)
+
 
 def ledger_changes(
     old: PenumbraState, new: PenumbraState, event: Envelope

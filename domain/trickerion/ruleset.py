@@ -168,5 +168,12 @@ class TrickerionRuleset:
         winner = ordered[0]
         return [winner], f"{state.name(winner)} is ahead in initiative order (position {positions})"
 
+    def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
+        """The tie-break as a sort key for ranks (initiative position, lower first) when the
+        option `tie_break_ranks` is "ordered"; None keeps tied places shared (the REC)."""
+        if state.options.tie_break_ranks != "ordered":
+            return None
+        return (state.position(player_id),)
+
 
 RULESET = TrickerionRuleset()

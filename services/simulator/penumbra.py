@@ -48,6 +48,7 @@ def random_options(rng: random.Random) -> pen.PenumbraOptions:
             "reserved_contract_penalty": pick("per_contract", "once"),
             "arcana_cap": pick(12, 10, 15),
             "tie_break": pick("shared", "fewer_wounds_then_arcana"),
+            "tie_break_ranks": pick("shared", "ordered"),
             "xp_on_unfulfilled": pick(False, True),
             "contract_reservation_required": pick(False, True),
         }

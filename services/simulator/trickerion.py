@@ -14,7 +14,14 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from contracts.common import GameEnded, Player, TurnStarted
+from contracts.common import (
+    EventVoided,
+    GameEnded,
+    InitiativeChanged,
+    Player,
+    ScoreCorrected,
+    TurnStarted,
+)
 from contracts.envelope import Envelope
 from contracts.trickerion import (
     Advertised,
@@ -31,6 +38,7 @@ from contracts.trickerion import (
 )
 from domain.trickerion.catalog import performances, tricks
 from services.simulator.envelopes import EnvelopeFactory
+from services.simulator.trickerion_extras import play_assignment, random_options, swapped
 from services.simulator.trickerion_tally import Seat, initiative_order
 
 NAMES = ("Alma", "Bruno", "Clara", "Dmitri", "Edda", "Farid", "Greta", "Hugo")
@@ -53,18 +61,6 @@ class Stage:
     placed: list[tuple[str, str]] = field(default_factory=list)
     links_formed: int = 0
     shard_link_used: bool = False
-
-
-def random_options(rng: random.Random) -> TrickerionOptions:
-    """A module combination as tables play them (Dark Alley common, the rest now and then)."""
-    return TrickerionOptions(
-        dark_alley=rng.random() < 0.7,
-        academy=rng.random() < 0.35,
-        dawn_of_technology=rng.random() < 0.2,
-        magician_powers=rng.random() < 0.2,
-        arcane_arts=rng.random() < 0.2,
-        weekday_yield_modifiers=rng.random() < 0.2,
-    )
 
 
 class TrickerionTable:
@@ -146,6 +142,12 @@ class TrickerionTable:
                 seat.coins -= position
                 seat.gain_fame(2, self.options)
                 yield self.factory.add(Advertised(player_id=pid, coins_paid=position))
+        if len(self.order) > 1 and self.rng.random() < 0.15:
+            self.order = swapped(self.order, self.rng)
+            yield self.factory.add(
+                InitiativeChanged(initiative_order=tuple(self.order), reason="moved on the track")
+            )
+        yield from self._referee(turn)
         for seat in self.seats:
             seat.markers = {
                 t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks
@@ -159,6 +161,31 @@ class TrickerionTable:
                 yield from self._perform(day, stage)
         for seat in self.seats:
             yield from self._wages(seat)
+
+    def _referee(self, turn: int) -> Iterator[Envelope]:
+        """Now and then a referee: a mistaken Take Coins (never in the tally) voided at once, or
+        a score correction (corrections are not in the ruleset's books, so nothing depends)."""
+        rng = self.rng
+        if rng.random() < 0.12:
+            seat = rng.choice(self.seats)
+            wrong = self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id, coins=rng.randint(1, 6), reason="bank", note="typo"
+                )
+            )
+            yield wrong
+            yield self.factory.add(
+                EventVoided(voided_event_id=wrong.event_id, reason="wrong player", referee="ref")
+            )
+        if rng.random() < 0.08:
+            yield self.factory.add(
+                ScoreCorrected(
+                    player_id=rng.choice(self.seats).player_id,
+                    amount=rng.choice((-2, -1, 1, 2)),
+                    reason=f"recount in turn {turn}",
+                    referee="ref",
+                )
+            )
 
     def _action(self, turn: int, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
         """One character placement; only the ones that move Fame, Coins or Shards make events."""
@@ -228,8 +255,9 @@ class TrickerionTable:
             pool += [
                 w for w in ("specter", "golem", "trickster", "shapeshifter") if w not in seat.hires
             ]
-        if not pool or len(seat.hires) >= 6:
-            return
+        wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
+        if not pool or len(seat.hires) >= 6 or seat.coins < wage + 4:
+            return  # tables plan their wages (unpaid wages are rare, research §5.3)
         character = self.rng.choice(pool)
         seat.hires.append(character)
         yield self.factory.add(CharacterHired(player_id=seat.player_id, character=character))
@@ -271,14 +299,15 @@ class TrickerionTable:
         )
 
     def _dark_alley(self, seat: Seat) -> Iterator[Envelope]:
-        if seat.assignments and self.rng.random() < 0.3:
-            seat.assignments -= 1  # Buying Time (A10): +3 Coins (research §3.5)
-            seat.coins += 3
-            yield self.factory.add(
-                ResourcesChanged(
-                    player_id=seat.player_id, coins=3, reason="assignment", note="A10 Buying Time"
+        if seat.assignments and self.rng.random() < 0.4:
+            name, change = play_assignment(seat, self.rng, self.options)
+            if change:
+                seat.assignments -= 1
+                yield self.factory.add(
+                    ResourcesChanged(
+                        player_id=seat.player_id, reason="assignment", note=name, **change
+                    )
                 )
-            )
         else:
             seat.assignments += 1
 
@@ -382,6 +411,14 @@ class TrickerionTable:
         """End Turn: 1 Coin per Apprentice, 2 per Specialist (research §2 row 12); Arcane
         wages: Specter/Golem 1 Shard or -4 Fame, Trickster/Shapeshifter 1 Coin (row 15)."""
         wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
+        if seat.coins < wage and self.rng.random() < 0.9:
+            short = wage - seat.coins
+            seat.coins += short
+            yield self.factory.add(
+                ResourcesChanged(
+                    player_id=seat.player_id, coins=short, reason="bank", note="Take Coins"
+                )
+            )
         if wage:
             seat.pay_wages(wage, self.options)
             yield self.factory.add(
@@ -421,7 +458,9 @@ class TrickerionTable:
         rng, opts = self.rng, self.options
         level3 = tuple(
             Level3Holding(
-                trick_id=t, components_met=rng.random() < 0.6, markers=rng.choice((0, 0, 1, 2))
+                trick_id=t,
+                components_met=rng.random() < 0.6,
+                markers=rng.randint(0, min(2, tricks()[t].markers)),
             )
             for t in seat.tricks
             if tricks()[t].level == 3

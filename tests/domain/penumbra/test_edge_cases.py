@@ -254,7 +254,7 @@ def test_ec28_one_player_game_uses_the_same_formula() -> None:
     g.finish()
     s = g.standings()
     assert s.players[0].total == 7  # 2 + 3 + 1 + 1
-    assert s.winner == "ada"
+    assert s.winner is None  # the same formula, but no solo win condition (research §9.6, §13.8)
 
 
 def test_ec29_two_open_reservations_give_minus_3_each() -> None:

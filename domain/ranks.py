@@ -1,0 +1,60 @@
+"""Places and the winner from totals, one function for every answer (standings, `score
+--json`, the HTTP API): ranks shared or ordered by the game's tie-break, no winner in a solo
+game.
+
+A ruleset may offer `rank_key(rules_state, player_id) -> tuple | None`: a sort key (lower
+first) that orders players tied on total, or None to keep the place shared (the option
+`tie_break_ranks`, contracts/trickerion.py and contracts/penumbra.py). Sources:
+trickerion-scoring.md L27 (the tie-break names a winner only); research/penumbra.md §6, EC-24,
+§9.6 and §13.8 (no sourced tie-break, no solo win condition); research/trickerion.md §5.22.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+RankKey = Callable[[str], tuple[int, ...] | None]
+
+
+def ordered_ranks(totals: Mapping[str, int], key: RankKey | None = None) -> dict[str, int]:
+    """Standard competition ranking (1, 1, 3), higher total first; players tied on total are
+    ordered by `key` when it gives one for each of them, else they share the place.
+
+    >>> sorted(ordered_ranks({"a": 5, "b": 7, "c": 5}, lambda pid: (pid == "a",)).items())
+    [('a', 3), ('b', 1), ('c', 2)]
+    >>> sorted(ordered_ranks({"a": 5, "b": 7, "c": 5}).items())
+    [('a', 2), ('b', 1), ('c', 2)]
+    """
+    keys = {pid: key(pid) if key else None for pid in totals}
+
+    def sort_key(pid: str) -> tuple[int, tuple[int, ...]]:
+        return (-totals[pid], keys[pid] or ())
+
+    order = sorted(totals, key=sort_key)
+    ranks: dict[str, int] = {}
+    for index, pid in enumerate(order):
+        prev = order[index - 1] if index else None
+        same = prev is not None and totals[prev] == totals[pid]
+        if same and (keys[pid] is None or keys[prev] is None or keys[prev] == keys[pid]):
+            ranks[pid] = ranks[prev]  # type: ignore[index]
+        else:
+            ranks[pid] = index + 1
+    return dict(sorted(ranks.items(), key=lambda item: list(totals).index(item[0])))
+
+
+def settle_places(
+    ruleset: Any, rules_state: Any, totals: Mapping[str, int], winners: tuple[list[str], str | None]
+) -> tuple[dict[str, int], list[str], str | None]:
+    """(ranks, winners, explanation): ranks by `ordered_ranks` with the ruleset's `rank_key`;
+    the winners as the tie-break gave them (`winners`), none in a solo game.
+
+    With ordered ranks the rank-1 players are exactly the winners, so every answer agrees.
+    """
+    rank_key = getattr(ruleset, "rank_key", None)
+    key: RankKey | None = (lambda pid: rank_key(rules_state, pid)) if rank_key else None
+    ranks = ordered_ranks(totals, key)
+    if len(totals) == 1:
+        return ranks, [], "solo game: the rules name no winner"
+    chosen, explanation = winners
+    return ranks, chosen, explanation
