@@ -66,7 +66,7 @@ class PenumbraOptions(BaseModel):
     xp_on_unfulfilled: bool = False
     contract_reservation_required: bool = False
     experience_names: dict[ExperienceKind, NonEmptyText] = Field(
-        default_factory=lambda: {k: k for k in EXPERIENCE_KINDS}
+        default_factory=lambda: {k: str(k) for k in EXPERIENCE_KINDS}
     )
 
     @field_validator("experience_names")

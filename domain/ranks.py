@@ -34,10 +34,11 @@ def ordered_ranks(totals: Mapping[str, int], key: RankKey | None = None) -> dict
     order = sorted(totals, key=sort_key)
     ranks: dict[str, int] = {}
     for index, pid in enumerate(order):
-        prev = order[index - 1] if index else None
-        same = prev is not None and totals[prev] == totals[pid]
-        if same and (keys[pid] is None or keys[prev] is None or keys[prev] == keys[pid]):
-            ranks[pid] = ranks[prev]  # type: ignore[index]
+        prev = order[index - 1]
+        mine, theirs = keys[pid], keys[prev]
+        tied = index > 0 and totals[prev] == totals[pid]
+        if tied and (mine is None or theirs is None or mine == theirs):
+            ranks[pid] = ranks[prev]
         else:
             ranks[pid] = index + 1
     return dict(sorted(ranks.items(), key=lambda item: list(totals).index(item[0])))

@@ -71,7 +71,10 @@ class CharacterCard:
 
 
 def _load(name: str) -> dict[str, Any]:
-    return json.loads(files("domain.trickerion").joinpath("data", name).read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(
+        files("domain.trickerion").joinpath("data", name).read_text(encoding="utf-8")
+    )
+    return data
 
 
 def _amounts(raw: dict[str, int] | None) -> Amounts | None:

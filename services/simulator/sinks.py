@@ -151,8 +151,9 @@ def _token_in(response: httpx.Response) -> str | None:
         return None
     if isinstance(body, dict):
         for key in ("write_token", "token"):
-            if isinstance(body.get(key), str):
-                return body[key]
+            value = body.get(key)
+            if isinstance(value, str):
+                return value
     return None
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from contracts.common import (
     EventVoided,
@@ -25,16 +26,20 @@ from contracts.common import (
 from contracts.envelope import Envelope
 from contracts.trickerion import (
     Advertised,
+    ArcaneWorker,
+    Character,
     CharacterHired,
     EndgameInventoryDeclared,
     Level3Holding,
     LinkCreated,
     PerformanceGiven,
     ResourcesChanged,
+    Specialist,
     TrickerionGameStarted,
     TrickerionOptions,
     TrickLearned,
     TrickYielded,
+    Weekday,
 )
 from domain.trickerion.catalog import performances, tricks
 from services.simulator.envelopes import EnvelopeFactory
@@ -260,7 +265,9 @@ class TrickerionTable:
             return  # tables plan their wages (unpaid wages are rare, research §5.3)
         character = self.rng.choice(pool)
         seat.hires.append(character)
-        yield self.factory.add(CharacterHired(player_id=seat.player_id, character=character))
+        yield self.factory.add(
+            CharacterHired(player_id=seat.player_id, character=cast(Character, character))
+        )
 
     def _market(self, seat: Seat) -> Iterator[Envelope]:
         tier, price = self.rng.choice((("basic", 1), ("advanced", 2), ("superior", 3)))
@@ -360,7 +367,7 @@ class TrickerionTable:
             LinkCreated(
                 player_id=seat.player_id,
                 trick_id=trick_id,
-                reward=reward,
+                reward="fame" if reward == "fame" else "coins",
                 shard_link=shard,
                 other_owner_id=other_owner,
             )
@@ -381,7 +388,7 @@ class TrickerionTable:
                     owner_id=owner_id,
                     trick_id=trick_id,
                     performance_card_id=stage.card_id,
-                    weekday=day if modifiers else None,
+                    weekday=cast(Weekday, day) if modifiers else None,
                     fame=fame,
                     coins=coins,
                     shards=printed.shards,
@@ -400,7 +407,7 @@ class TrickerionTable:
                 performer_id=performer.player_id,
                 performance_card_id=stage.card_id,
                 links=stage.links_formed,
-                specialists_behind=behind,
+                specialists_behind=cast(tuple[Specialist, ...], behind),
                 bonus_fame=bonus.fame,
                 bonus_coins=bonus.coins,
                 bonus_shards=bonus.shards,
@@ -472,9 +479,9 @@ class TrickerionTable:
             player_id=seat.player_id,
             special_assignments_in_hand=min(seat.assignments, 4) if opts.dark_alley else 0,
             apprentices=seat.apprentices,
-            specialists=tuple(seat.specialists),
+            specialists=cast(tuple[Specialist, ...], tuple(seat.specialists)),
             protege="protege" in seat.hires,
-            arcane_workers=arcane,
+            arcane_workers=cast(tuple[ArcaneWorker, ...], arcane),
             shapeshifter_as=rng.choice(("apprentice", "manager"))
             if "shapeshifter" in arcane
             else None,
