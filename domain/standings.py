@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.details import CardLine, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
 from domain.ranks import settle_places
@@ -50,6 +51,11 @@ class PlayerStanding(Frozen):
     total: int
     categories: dict[str, int]
     provisional: Provisional | None = None
+    resources: dict[str, int] = {}
+    """Resources held now besides the score (Trickerion: coins, shards; Penumbra: arcana,
+    experience, light, dark), from the ruleset (domain.details)."""
+    card_lines: list[CardLine] = []
+    """One line per scored card (Trickerion: each Level 3 trick), provisional during play."""
 
 
 class Standings(Frozen):
@@ -91,6 +97,9 @@ def standings(state: GameState) -> Standings:
         ruleset, state.rules, totals, _winners(state, totals)
     )
     order = {pid: i for i, pid in enumerate(winners)}
+    details = {
+        p.player_id: player_details(ruleset, state.rules, p.player_id) for p in state.players
+    }
     lines = [
         PlayerStanding(
             player_id=p.player_id,
@@ -102,6 +111,8 @@ def standings(state: GameState) -> Standings:
             provisional=_provisional(totals[p.player_id], provisional.get(p.player_id, {}))
             if state.status == "in_progress"
             else None,
+            resources=details[p.player_id][0],
+            card_lines=details[p.player_id][1],
         )
         for p in state.players
     ]

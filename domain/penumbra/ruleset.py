@@ -37,7 +37,13 @@ from contracts.penumbra import (
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.penumbra import cards, ending, play
-from domain.penumbra.scoring import CATEGORIES, RULE_LINE, RULES, category_vp
+from domain.penumbra.scoring import (
+    CATEGORIES,
+    RULE_LINE,
+    RULES,
+    category_vp,
+    experience_counts,
+)
 from domain.penumbra.state import PenumbraState, Tableau
 
 MAX_PLAYERS = 4
@@ -137,6 +143,21 @@ class PenumbraRuleset:
     def tie_break(self, state: PenumbraState, tied: list[str]) -> tuple[list[str], str]:
         """See `domain.penumbra.ending.tie_break` (default: a shared place, EC-24)."""
         return ending.tie_break(state, tied)
+
+    def player_details(
+        self, state: PenumbraState, player_id: str
+    ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
+        """Arcana in supply, experience symbols counted (rules line 13), Light and Dark obtained
+        on completed Trials and fulfilled Contracts (lines 34-35); no per-card lines."""
+        t = state.tableaux[player_id]
+        cards = t.trials + t.contracts
+        resources = {
+            "arcana": t.arcana,
+            "experience": sum(experience_counts(t, state.options)),
+            "light": sum(c.light for c in cards),
+            "dark": sum(c.dark for c in cards),
+        }
+        return resources, []
 
     def rank_key(self, state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
         """See `domain.penumbra.ending.rank_key` (None: tied places stay shared)."""

@@ -278,3 +278,14 @@ def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
         for pid in lines:
             lines[pid].append(academy[pid])
     return lines
+
+
+def level3_lines(state: TrickerionState, player_id: str) -> list[tuple[str, str, int, str]]:
+    """One (trick id, category, Fame, note) per Level 3 trick of the player, as `score_end`
+    scores it (the Shapeshifter resolved the same way), in trick id order."""
+    h = holdings(state, player_id)
+    lines = [x for x in player_lines(h, state.options) if x.category == "level3_tricks"]
+    return [
+        (held.trick_id, x.category, x.amount, x.note)
+        for held, x in zip(h.level3, lines, strict=True)
+    ]

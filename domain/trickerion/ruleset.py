@@ -26,7 +26,7 @@ from domain.errors import RuleViolation
 from domain.ledger import Category, LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion import play
-from domain.trickerion.endgame import score_end
+from domain.trickerion.endgame import level3_lines, score_end
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.performance import performance_given, trick_yielded
 from domain.trickerion.state import Change, TrickerionState, settle, start_state
@@ -167,6 +167,15 @@ class TrickerionRuleset:
         positions = " vs ".join(str(state.position(pid)) for pid in ordered)
         winner = ordered[0]
         return [winner], f"{state.name(winner)} is ahead in initiative order (position {positions})"
+
+    def player_details(
+        self, state: TrickerionState, player_id: str
+    ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
+        """Coins and loose Shards now, and one line per Level 3 trick: (trick id,
+        `level3_tricks`, Fame if the game ended now, the condition in words) (see
+        `endgame.level3_lines`; trickerion-scoring.md 'End of the game' L20-L21)."""
+        book = state.book(player_id)
+        return {"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)
 
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the

@@ -64,11 +64,15 @@ def score(
 ) -> None:
     """Fold a JSONL event log offline (pure domain) and print the standings.
 
-    Exits 1 at the first bad line, naming its line number, rule and field.
+    Exits 1 at the first bad line, naming its line number, rule and field (with `--json`: the
+    object `{"line", "rule", "field", "message"}` on stdout).
     """
     try:
         result = score_file(file)
     except LogLineError as error:
+        if as_json:
+            typer.echo(json.dumps(error.to_dict(), ensure_ascii=False))
+            raise typer.Exit(1) from None
         err.print(
             f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
         )

@@ -38,6 +38,10 @@ class LogLineError(Exception):
     field: str | None
     message: str
 
+    def to_dict(self) -> dict[str, Any]:
+        """`{"line", "rule", "field", "message"}`: the `score --json` error object."""
+        return {"line": self.line, "rule": self.rule, "field": self.field, "message": self.message}
+
     def __str__(self) -> str:
         where = f" [{self.field}]" if self.field else ""
         return f"line {self.line}: {self.rule}{where}: {self.message}"
@@ -109,8 +113,12 @@ def score_file(path: Path) -> Standings:
 
 def standings_summary(view: StandingsResponse) -> dict[str, Any]:
     """The `score --json` shape: `{game_id, game, status, players: [{player_id, name, rank, total,
-    categories}], winner}`; `categories` maps every category key of the game (and `correction`)
-    to points, 0 included. Units: the game's score unit (Fame or VP).
+    provisional_total, categories, resources, card_lines}], winner}`; `categories` maps every
+    category key of the game (and `correction`) to points, 0 included; `provisional_total` is the
+    total "if the game ended now" (the total once final); `resources` what the player holds
+    besides the score (Trickerion: coins, shards; Penumbra: arcana, experience, light, dark);
+    `card_lines` one `{card_id, category, points, note}` per Level 3 trick. Units: the game's
+    score unit (Fame or VP).
 
     Built from the query service's view, so `score --json` and the demo's final standings (read
     over HTTP) come from the same function.
@@ -125,7 +133,10 @@ def standings_summary(view: StandingsResponse) -> dict[str, Any]:
                 "name": p.name,
                 "rank": p.rank,
                 "total": p.total,
+                "provisional_total": p.provisional.total if p.provisional else p.total,
                 "categories": {c.key: c.points for c in p.breakdown},
+                "resources": dict(p.resources),
+                "card_lines": [c.model_dump() for c in p.card_lines],
             }
             for p in view.players
         ],

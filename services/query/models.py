@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.details import CardLine
+
 
 class View(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -59,6 +61,8 @@ class PlayerLine(View):
     total: int
     breakdown: list[CategoryPoints]
     provisional: ProvisionalView | None
+    resources: dict[str, int] = Field(default_factory=dict, description="held besides the score")
+    card_lines: list[CardLine] = Field(default_factory=list, description="one per scored card")
 
 
 class StandingsResponse(View):

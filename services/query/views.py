@@ -66,6 +66,8 @@ def standings_view(
                 for c in labels
             ],
             provisional=provisional,
+            resources=player.resources,
+            card_lines=player.card_lines,
         )
 
     return StandingsResponse(

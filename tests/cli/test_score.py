@@ -7,9 +7,21 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from contracts.events import dump_event_json
 from services.cli.main import app
+from tests.domain.trickerion.builders import TrickerionGame
 
 runner = CliRunner()
+PLAYER_KEYS = (
+    "player_id",
+    "name",
+    "rank",
+    "total",
+    "provisional_total",
+    "categories",
+    "resources",
+    "card_lines",
+)
 
 
 def _score_json(path: Path) -> dict:
@@ -23,7 +35,7 @@ def test_score_json_has_exact_shape(trickerion_log: Path) -> None:
     assert set(body) == {"game_id", "game", "status", "players", "winner"}
     assert (body["game_id"], body["game"], body["status"]) == ("tr-demo-1", "trickerion", "final")
     for player in body["players"]:
-        assert set(player) == {"player_id", "name", "rank", "total", "categories"}
+        assert set(player) == set(PLAYER_KEYS)
         assert sum(player["categories"].values()) == player["total"]
     assert [p["rank"] for p in body["players"]] == sorted(p["rank"] for p in body["players"])
 
@@ -84,7 +96,7 @@ def test_bad_line_reports_line_number_rule_and_field(tmp_path: Path, trickerion_
     broken.write_text(
         "\n".join([*lines[:3], lines[4]]) + "\n", encoding="utf-8"
     )  # seq 5 after seq 3
-    result = runner.invoke(app, ["score", str(broken), "--json"])
+    result = runner.invoke(app, ["score", str(broken)])
     assert result.exit_code == 1
     assert "line 4: log.seq_gap [seq]" in result.stderr
     assert result.stdout == ""
@@ -113,3 +125,50 @@ def test_score_reads_a_log_saved_with_a_byte_order_mark(penumbra_log: Path, tmp_
     with_bom = tmp_path / "bom.jsonl"
     with_bom.write_bytes(b"\xef\xbb\xbf" + penumbra_log.read_bytes())
     assert _score_json(with_bom) == _score_json(penumbra_log)
+
+
+def _write(path: Path, events: list) -> Path:  # type: ignore[type-arg]
+    path.write_text("".join(dump_event_json(e) + "\n" for e in events), encoding="utf-8")
+    return path
+
+
+def test_score_json_gives_resources_the_provisional_total_and_each_level3_trick(
+    tmp_path: Path,
+) -> None:
+    # Given Ann (position 1: 10 Coins, 1 Shard, 5 Fame; research/trickerion.md §2) learns T36
+    # and T47 and takes 4 Coins; Ben (12 Coins) does nothing. If the game ended now (rules
+    # L17-L20): Ann 5 + Shards 1 + Coins 14 // 3 = 4 + T36 "4 per Level 3 Trick owned" 2 x 4 = 8
+    # + T47 "4 per Level 2 Trick owned" 0 = 18; Ben 5 + 1 + 12 // 3 = 4 -> 10.
+    g = TrickerionGame(["ann", "ben"])
+    g.turn()
+    g.learn("ann", "T36")
+    g.learn("ann", "T47")
+    g.change("ann", "bank", coins=4)
+    body = _score_json(_write(tmp_path / "l3.jsonl", g.events))
+    ann, ben = body["players"]
+    assert set(ann) == {*PLAYER_KEYS}
+    assert (ann["resources"], ben["resources"]) == (
+        {"coins": 14, "shards": 1},
+        {"coins": 12, "shards": 1},
+    )
+    assert (ann["total"], ann["provisional_total"], ben["provisional_total"]) == (5, 18, 10)
+    assert [(c["card_id"], c["points"]) for c in ann["card_lines"]] == [("T36", 8), ("T47", 0)]
+    assert ben["card_lines"] == []
+
+
+def test_score_json_gives_penumbra_arcana_experience_light_and_dark(penumbra_log: Path) -> None:
+    body = _score_json(penumbra_log)
+    for player in body["players"]:
+        assert set(player["resources"]) == {"arcana", "experience", "light", "dark"}
+        assert player["provisional_total"] == player["total"]  # scored live (research §8)
+
+
+def test_score_json_errors_are_a_json_object(tmp_path: Path, trickerion_log: Path) -> None:
+    lines = trickerion_log.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "gap.jsonl"
+    broken.write_text("\n".join([*lines[:3], lines[4]]) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["score", str(broken), "--json"])
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)
+    assert set(error) == {"line", "rule", "field", "message"}
+    assert (error["line"], error["rule"], error["field"]) == (4, "log.seq_gap", "seq")

@@ -1,0 +1,38 @@
+"""What a referee checks beside the score: each player's resources and one line per scored
+card (Trickerion: each Level 3 trick), from the ruleset's `player_details` when it has one.
+
+A ruleset may offer `player_details(rules_state, player_id) -> (resources, card_lines)`:
+resources name -> count (Trickerion: coins, shards; Penumbra: arcana, experience, light,
+dark) and card lines as (card_id, category, points, note). Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class CardLine(BaseModel):
+    """One scored card: its id, breakdown category, points (score units) and the rule in words.
+    During play the points are "if the game ended now" (provisional)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    card_id: str
+    category: str
+    points: int
+    note: str
+
+
+def player_details(
+    ruleset: Any, rules_state: Any, player_id: str
+) -> tuple[dict[str, int], list[CardLine]]:
+    """(resources, card lines) of one player; empty when the ruleset offers none."""
+    details = getattr(ruleset, "player_details", None)
+    if details is None:
+        return {}, []
+    resources, lines = details(rules_state, player_id)
+    return dict(resources), [
+        CardLine(card_id=c, category=k, points=p, note=n) for c, k, p, n in lines
+    ]
