@@ -118,11 +118,37 @@ class TrickerionOptions(_Frozen):
     """Shards at set-up with Magician Powers (research §2, UBG-MP)."""
 
 
+class SeatNow(_Frozen):
+    """One player's holdings when scoring starts mid-game, as the table counts them: Fame,
+    Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory)."""
+
+    player_id: PlayerId
+    fame: int = Field(ge=0, le=500)
+    coins: int = Field(ge=0, le=500)
+    shards: int = Field(default=0, ge=0, le=100)
+    tricks: tuple[TrickId, ...] = Field(default=(), max_length=8)
+    hires: tuple[Character, ...] = Field(default=(), max_length=12)
+
+
+class JoinedInProgress(_Frozen):
+    """Scoring joins a game in progress: `turn` is the turn being played now (the next
+    `game.turn_started` is turn + 1), `initiative_order` the track now (default: the starting
+    positions), `players` every player's holdings now. Each declared amount becomes a ledger
+    entry under the rule `trickerion.joined_in_progress` (category `joined`), instead of the
+    set-up amounts; everything after scores as usual."""
+
+    turn: int = Field(ge=1, le=7)
+    initiative_order: tuple[PlayerId, ...] | None = None
+    players: tuple[SeatNow, ...] = Field(min_length=1, max_length=4)
+
+
 class TrickerionGameStarted(GameStartedBase):
-    """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options."""
+    """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options;
+    `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "trickerion.game_started"
     options: TrickerionOptions = TrickerionOptions()
+    joined_in_progress: JoinedInProgress | None = None
 
 
 class Advertised(Payload):

@@ -38,6 +38,7 @@ FAME_FLOOR = f"{RESEARCH}#5-4-negative-fame"
 
 IN_PLAY: tuple[Category, ...] = (
     Category("start", "Starting Fame", "Начальная слава"),
+    Category("joined", "Declared on joining", "Объявлено при подключении"),
     Category("advertise", "Advertise", "Реклама"),
     Category("trick_yield", "Trick yields", "Доход от фокусов"),
     Category("link", "Links created", "Созданные связи"),

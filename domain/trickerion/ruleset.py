@@ -28,6 +28,7 @@ from domain.trickerion import categories as r
 from domain.trickerion import play
 from domain.trickerion.endgame import level3_lines, score_end
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
+from domain.trickerion.join import joined
 from domain.trickerion.performance import performance_given, trick_yielded
 from domain.trickerion.state import Change, TrickerionState, settle, start_state
 from domain.trickerion.turns import initiative_changed, turn_started
@@ -59,15 +60,20 @@ class TrickerionRuleset:
 
     def start(self, event: Envelope) -> tuple[TrickerionState, Entries]:
         """Set-up: starting Fame, Coins by starting initiative position, Shards (3 with Magician
-        Powers) (research/trickerion.md §2).
+        Powers) (research/trickerion.md §2); or, joining a game in progress, the declared turn,
+        track and holdings (`domain.trickerion.join`).
 
         Raises:
-            RuleViolation: `trickerion.setup.players` / `trickerion.setup.initiative`.
+            RuleViolation: `trickerion.setup.players` / `trickerion.setup.initiative`;
+                `trickerion.join.*` (see `domain.trickerion.join.joined`).
         """
         payload = event.payload
         assert isinstance(payload, TrickerionGameStarted)
         opts = payload.options
         state = start_state(opts, payload.players)
+        if payload.joined_in_progress is not None:
+            state, joined_changes = joined(state, payload.joined_in_progress)
+            return settle(state, event, joined_changes)
         shards = (
             opts.starting_shards_magician_powers if opts.magician_powers else opts.starting_shards
         )

@@ -1,0 +1,122 @@
+"""Scoring a Trickerion game joined in progress: the start event's `joined_in_progress`
+declares the turn now being played, the initiative order and each player's Fame, Coins,
+Shards, tricks and hires; each is a ledger entry under the rule `trickerion.joined_in_progress`
+and everything after scores as usual (issue: "a table that connects in turn 3").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts.trickerion import TrickerionGameStarted
+from domain.errors import RuleViolation
+from domain.ledger import Resource
+from tests.domain.trickerion.builders import TrickerionGame, categories_of, total_of
+
+ALMA = {"player_id": "alma", "fame": 14, "coins": 9, "shards": 2, "tricks": ["T01"]}
+BEN = {"player_id": "ben", "fame": 11, "coins": 4, "shards": 0, "hires": ["apprentice"]}
+
+
+def joined(turn: int = 3, players: list[dict[str, Any]] | None = None) -> TrickerionGame:
+    """Alma and Ben (starting positions 1, 2) joined in turn `turn`, Ben now first on the track."""
+    g = TrickerionGame(["alma", "ben"])
+    start = g.events[0].payload
+    assert isinstance(start, TrickerionGameStarted)
+    payload = TrickerionGameStarted.model_validate(
+        {
+            **start.model_dump(),
+            "joined_in_progress": {
+                "turn": turn,
+                "initiative_order": ["ben", "alma"],
+                "players": players if players is not None else [ALMA, BEN],
+            },
+        }
+    )
+    g.events[0] = g.envelope(payload, seq=1)
+    g.turn_no = turn
+    return g
+
+
+def test_the_declared_fame_coins_and_shards_are_ledger_entries_of_their_own_rule() -> None:
+    g = joined()
+    state = g.state()
+    entries = [(e.player_id, e.resource, e.amount) for e in state.ledger]
+    assert entries == [
+        ("alma", Resource.FAME, 14),
+        ("alma", Resource.COINS, 9),
+        ("alma", Resource.SHARDS, 2),
+        ("ben", Resource.FAME, 11),
+        ("ben", Resource.COINS, 4),
+    ]
+    assert {e.rule for e in state.ledger} == {"trickerion.joined_in_progress"}
+    assert (total_of(g.standings(), "alma"), total_of(g.standings(), "ben")) == (14, 11)
+
+
+def test_everything_after_scores_as_usual() -> None:
+    # Turn 3 is in progress, Ben is position 1, Alma 2: Alma Advertises for 2 Coins, +2 Fame
+    # (rules L6) -> 16 Fame, 7 Coins. Turn 4 is next; at the end Alma's 7 Coins score 2
+    # (L18), her 2 Shards 2 (L17); T01 and Ben's Apprentice are hers and his to declare.
+    g = joined()
+    g.advertise("alma", 2)
+    g.to_final_turn()
+    g.declare("alma")
+    g.declare("ben", apprentices=1)
+    g.end()
+    s = g.standings()
+    alma = categories_of(s, "alma")
+    assert (alma["joined"], alma["advertise"], alma["endgame_coins"], alma["endgame_shards"]) == (
+        14,
+        2,
+        2,
+        2,
+    )
+    assert total_of(s, "alma") == 20
+
+
+def test_the_next_turn_follows_the_declared_one() -> None:
+    g = joined()
+    g.turn_no = 2  # a turn 3 again
+    g.turn()
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert (caught.value.rule, caught.value.field) == ("trickerion.turn.order", "payload.turn")
+
+
+@pytest.mark.parametrize(
+    ("players", "rule", "field"),
+    [
+        ([ALMA], "trickerion.join.players", "payload.joined_in_progress.players"),
+        (
+            [ALMA, {**BEN, "tricks": ["T01"]}],
+            "trickerion.join.trick_owned_twice",
+            "payload.joined_in_progress.players",
+        ),
+        (
+            [{**ALMA, "tricks": ["T99"]}, BEN],
+            "trickerion.card.unknown_trick",
+            "payload.joined_in_progress.players",
+        ),
+    ],
+    ids=["a_player_missing", "a_trick_owned_twice", "an_unknown_trick"],
+)
+def test_a_declaration_that_cannot_be_is_refused(
+    players: list[dict[str, Any]], rule: str, field: str
+) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        joined(players=players).state()
+    assert (caught.value.rule, caught.value.field) == (rule, field)
+
+
+def test_a_turn_after_the_final_one_is_refused() -> None:
+    g = TrickerionGame(["alma", "ben"], dark_alley=False)  # the base game has 5 turns (L21)
+    start = g.events[0].payload.model_dump()
+    start["joined_in_progress"] = {"turn": 6, "players": [ALMA, BEN]}
+    g.events[0] = g.envelope(TrickerionGameStarted.model_validate(start), seq=1)
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert (caught.value.rule, caught.value.field) == (
+        "trickerion.join.turn",
+        "payload.joined_in_progress.turn",
+    )
