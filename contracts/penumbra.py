@@ -77,11 +77,40 @@ class PenumbraOptions(BaseModel):
         return names
 
 
+class WizardNow(BaseModel):
+    """One player's standing when scoring starts mid-game, as counted at the table: total `vp`
+    now (Arcana included), `arcana` in supply, experience symbols and Light / Dark obtained so
+    far (so experience sets and Fate continue exactly, rules lines 13-24, 34-40)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    player_id: PlayerId
+    vp: int = Field(ge=-200, le=400)
+    arcana: int = Field(default=0, ge=0, le=99)
+    xp: Experience = Field(default_factory=dict)
+    light: SymbolCount = 0
+    dark: SymbolCount = 0
+
+
+class PenumbraJoinedInProgress(BaseModel):
+    """Scoring joins a game in progress: `turn` is the round being played (the next
+    `game.turn_started` must be later), `players` every player's standing now. Each declared
+    amount is a ledger entry under the rule `penumbra.joined_in_progress`; VP not explained by
+    Arcana, experience and Fate lands in the category `joined`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turn: int = Field(ge=1, le=99)
+    players: tuple[WizardNow, ...] = Field(min_length=1, max_length=4)
+
+
 class PenumbraGameStarted(GameStartedBase):
-    """A Penumbra game starts (1-4 players, S7) with its ruleset options."""
+    """A Penumbra game starts (1-4 players, S7) with its ruleset options; `joined_in_progress`
+    when scoring starts mid-game (see `PenumbraJoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "penumbra.game_started"
     options: PenumbraOptions = PenumbraOptions()
+    joined_in_progress: PenumbraJoinedInProgress | None = None
 
 
 class _PlayerEvent(Payload):

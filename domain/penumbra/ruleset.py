@@ -36,7 +36,7 @@ from contracts.penumbra import (
 )
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
-from domain.penumbra import cards, ending, play
+from domain.penumbra import cards, ending, join, play
 from domain.penumbra.scoring import (
     CATEGORIES,
     RULE_LINE,
@@ -85,10 +85,11 @@ class PenumbraRuleset:
     categories = CATEGORIES
 
     def start(self, event: Envelope) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
-        """Empty tableaux for the seated players; no entries (every category starts at 0).
+        """Empty tableaux for the seated players; no entries (every category starts at 0). A
+        game joined in progress starts from the declared tableaux (`domain.penumbra.join`).
 
         Raises:
-            RuleViolation: `penumbra.setup.players` for more than 4 players.
+            RuleViolation: `penumbra.setup.players` for more than 4 players; `penumbra.join.*`.
         """
         payload = event.payload
         assert isinstance(payload, PenumbraGameStarted)
@@ -99,7 +100,12 @@ class PenumbraRuleset:
                 "payload.players",
             )
         seats = tuple(p.player_id for p in sorted(payload.players, key=lambda p: p.seat))
-        return PenumbraState(payload.options, seats, {pid: Tableau() for pid in seats}), ()
+        state = PenumbraState(payload.options, seats, {pid: Tableau() for pid in seats})
+        if payload.joined_in_progress is None:
+            return state, ()
+        new = join.joined(state, payload.joined_in_progress)
+        entries = ledger_changes(state, new, event)
+        return new, join.joined_entries(entries, payload.joined_in_progress, event)
 
     def apply(
         self, state: PenumbraState, event: Envelope

@@ -24,6 +24,7 @@ CATEGORIES: tuple[Category, ...] = (
     Category("board", "Board", "Планшет"),
     Category("goals", "Goals", "Цели"),
     Category("fate", "Fate", "Судьба"),
+    Category("joined", "Declared on joining", "Объявлено при подключении"),
 )
 
 RULE_LINE: dict[str, str] = {

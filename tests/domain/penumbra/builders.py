@@ -232,9 +232,11 @@ class PenumbraGame:
         return {p.player_id: p.total for p in self.standings().players}
 
     def breakdown(self, player_id: str) -> dict[str, int]:
-        """Every category (all eight, 0 when untouched) -> VP for one player."""
+        """Every category (the rules' eight, 0 when untouched, and `joined` after a join in
+        progress) -> VP for one player."""
         line = next(p for p in self.standings().players if p.player_id == player_id)
-        return {c.key: line.categories.get(c.key, 0) for c in CATEGORIES}
+        keys = [c.key for c in CATEGORIES if c.key != "joined" or "joined" in line.categories]
+        return {key: line.categories.get(key, 0) for key in keys}
 
 
 def xp(*counts: int) -> dict[str, int]:

@@ -1,0 +1,79 @@
+"""Joining a Penumbra game in progress: the declared round, VP, Arcana, experience and Light /
+Dark become the starting tableaux and ledger entries under the rule `penumbra.joined_in_progress`.
+
+The declared symbols sit on one pseudo-card per player (id `(joined)`, which no card id can be:
+contracts.penumbra.CardId), so experience sets and Fate keep counting from them (rules lines
+13-24, 34-40); VP they do not explain goes to the category `joined`. Arcana above the cap
+cannot be held (S1, research/penumbra.md §12.2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from contracts.envelope import Envelope
+from contracts.penumbra import PenumbraJoinedInProgress
+from domain.errors import RuleViolation
+from domain.ledger import LedgerEntry, Resource
+from domain.penumbra.state import Card, PenumbraState, xp_counts
+from domain.values import replace
+
+JOIN_RULE = "penumbra.joined_in_progress"
+"""The rule id of every ledger entry a join declares."""
+PLAYERS = "payload.joined_in_progress.players"
+JOINED_CARD = "(joined)"
+
+
+def joined(state: PenumbraState, join: PenumbraJoinedInProgress) -> PenumbraState:
+    """The tableaux and round after a join (VP outside Arcana, experience and Fate is not held
+    in a tableau: see `joined_entries`).
+
+    Raises:
+        RuleViolation: `penumbra.join.players` / `penumbra.join.arcana_over_cap` naming
+            `payload.joined_in_progress.players`.
+    """
+    ids = [w.player_id for w in join.players]
+    if sorted(ids) != sorted(state.seats):
+        raise RuleViolation(
+            "penumbra.join.players",
+            f"declare every player once: {sorted(state.seats)}, got {ids}",
+            PLAYERS,
+        )
+    tableaux = dict(state.tableaux)
+    for w in join.players:
+        if w.arcana > state.options.arcana_cap:
+            raise RuleViolation(
+                "penumbra.join.arcana_over_cap",
+                f"{w.player_id}: {w.arcana} Arcana, a supply holds {state.options.arcana_cap}",
+                PLAYERS,
+            )
+        card = Card(JOINED_CARD, 0, xp_counts(w.xp), w.light, w.dark)
+        tableaux[w.player_id] = replace(tableaux[w.player_id], arcana=w.arcana, trials=(card,))
+    return replace(state, tableaux=tableaux, turn=join.turn)
+
+
+def joined_entries(
+    entries: tuple[LedgerEntry, ...], join: PenumbraJoinedInProgress, event: Envelope
+) -> tuple[LedgerEntry, ...]:
+    """`entries` (the category changes from empty tableaux to the joined ones) under the join
+    rule, plus one `joined` VP entry per player for the declared VP they do not explain."""
+    note = f"joined in round {join.turn}"
+    out = [dataclasses.replace(e, rule=JOIN_RULE, note=f"{note}: {e.note}") for e in entries]
+    for w in join.players:
+        explained = sum(
+            e.amount for e in entries if e.player_id == w.player_id and e.resource is Resource.VP
+        )
+        if w.vp != explained:
+            out.append(
+                LedgerEntry(
+                    event.event_id,
+                    event.seq,
+                    w.player_id,
+                    Resource.VP,
+                    "joined",
+                    w.vp - explained,
+                    JOIN_RULE,
+                    f"{note}: declared {w.vp} VP, {explained} from Arcana, experience and Fate",
+                )
+            )
+    return tuple(out)

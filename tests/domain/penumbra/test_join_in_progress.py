@@ -1,0 +1,75 @@
+"""Scoring a Penumbra game joined in progress: `penumbra.game_started.joined_in_progress`
+declares the round and each player's VP as counted at the table, Arcana in supply, experience
+symbols and Light / Dark obtained, as ledger entries under the rule
+`penumbra.joined_in_progress`; what follows scores as usual, experience sets and Fate
+continuing from the declared symbols (rules/penumbra-scoring.ru.md lines 7, 13-24, 34-40).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts.penumbra import PenumbraGameStarted
+from domain.errors import RuleViolation
+from tests.domain.penumbra.builders import PenumbraGame, xp
+
+ADA = {"player_id": "ada", "vp": 20, "arcana": 4, "xp": xp(1, 1, 1, 1, 1), "light": 3}
+BEA = {"player_id": "bea", "vp": 9, "arcana": 2}
+
+
+def joined(players: list[dict[str, Any]] | None = None) -> PenumbraGame:
+    g = PenumbraGame(["ada", "bea"])
+    start = g.events[0].payload.model_dump()
+    start["joined_in_progress"] = {"turn": 4, "players": players or [ADA, BEA]}
+    g.events[0] = g.events[0].model_copy(
+        update={"payload": PenumbraGameStarted.model_validate(start)}
+    )
+    return g
+
+
+def test_the_declared_vp_is_the_total_and_every_entry_has_the_join_rule() -> None:
+    g = joined()
+    assert g.totals() == {"ada": 20, "bea": 9}
+    assert {e.rule for e in g.state().ledger} == {"penumbra.joined_in_progress"}
+    # Ada's 20: Arcana 4 (line 7), experience five different kinds: 5 x G(1) = 5 (lines 15-22),
+    # Fate |3 - 0| = 3 (lines 34-36), and 20 - 4 - 5 - 3 = 8 declared otherwise.
+    b = g.breakdown("ada")
+    assert (b["arcana"], b["experience"], b["fate"], b["joined"]) == (4, 5, 3, 8)
+
+
+def test_experience_and_fate_continue_from_the_declared_symbols() -> None:
+    # Ada completes a Trial: 2 VP, the sixth kind XP6 and 1 Dark. Experience: one set of six
+    # different = 7 + six singles 6 x G(1) = 6 -> 13 (was 5: +8); Fate |3 - 1| = 2 (was 3: -1);
+    # Trials +2. Total 20 + 8 - 1 + 2 = 29.
+    g = joined()
+    g.turn(5)
+    g.trial_completed("ada", "t-9", vp=2, xp=xp(0, 0, 0, 0, 0, 1), dark=1)
+    assert g.totals()["ada"] == 29
+
+
+def test_arcana_over_the_cap_is_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        joined([{**ADA, "arcana": 13}, BEA]).state()
+    assert (caught.value.rule, caught.value.field) == (
+        "penumbra.join.arcana_over_cap",
+        "payload.joined_in_progress.players",
+    )
+
+
+def test_every_player_is_declared_once() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        joined([ADA]).state()
+    assert (caught.value.rule, caught.value.field) == (
+        "penumbra.join.players",
+        "payload.joined_in_progress.players",
+    )
+
+
+def test_the_next_round_follows_the_declared_one() -> None:
+    g = joined()
+    g.turn(4)
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert caught.value.rule == "penumbra.turn.order"
