@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints,
 from contracts.common import GameStartedBase
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
-TrickId = Annotated[str, StringConstraints(pattern=r"^T[0-9]{2}$")]
-"""A Trick card id, T01-T48 (research/trickerion.md §3.1); the catalog rejects unknown ids."""
+TrickId = Annotated[str, StringConstraints(pattern=r"^(T[0-9]{2}|X-[A-Za-z0-9_-]{1,24})$")]
+"""A Trick card id: T01-T48 from the catalog (research/trickerion.md §3.1), or `X-...` for a
+card declared in the game start (`ExtraTrick`); unknown ids are rejected by the domain."""
 
 PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{2}$")]
 """A Performance card id, P01-P28 (research/trickerion.md §3.2); unknown ids are rejected."""
@@ -142,6 +143,38 @@ class JoinedInProgress(_Frozen):
     players: tuple[SeatNow, ...] = Field(min_length=1, max_length=4)
 
 
+class PrintedYield(_Frozen):
+    """A Trick card's printed yield per marker: Fame, Coins, Shards."""
+
+    fame: int = Field(default=0, ge=0, le=10)
+    coins: int = Field(default=0, ge=0, le=10)
+    shards: int = Field(default=0, ge=0, le=5)
+
+
+ConditionValue = str | int | tuple[str, ...]
+
+
+class ExtraTrick(_Frozen):
+    """A Trick card outside the catalog (a promo card, Dawn of Technology's Signature Tricks),
+    declared in the game start with its printed values and checked like a catalog card: `level`
+    1-3 (Fame threshold 1 / 16 / 36), `printed_yield`, `markers`, `components` (the catalog's
+    component names -> count), a Level 3 `endgame` condition in the catalog's condition language
+    (domain/trickerion/conditions.py: `{"kind": "per", "of": counter, "points": p, "every": n}`
+    or `{"kind": "if", "of": [counters], "at_least": n, "points": p}`), `endgame_text` in words,
+    and `source`: where the printed values come from."""
+
+    id: Annotated[str, StringConstraints(pattern=r"^X-[A-Za-z0-9_-]{1,24}$")]
+    name: NonEmptyText
+    category: Literal["optical", "spiritual", "escape", "mechanical"]
+    level: int = Field(ge=1, le=3)
+    printed_yield: PrintedYield
+    markers: int = Field(ge=1, le=4)
+    components: dict[str, int] = Field(default_factory=dict, max_length=12)
+    endgame: dict[str, ConditionValue] | None = Field(default=None, max_length=5)
+    endgame_text: str | None = Field(default=None, max_length=200)
+    source: NonEmptyText
+
+
 class TrickerionGameStarted(GameStartedBase):
     """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options;
     `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
@@ -149,6 +182,8 @@ class TrickerionGameStarted(GameStartedBase):
     TYPE: ClassVar[str] = "trickerion.game_started"
     options: TrickerionOptions = TrickerionOptions()
     joined_in_progress: JoinedInProgress | None = None
+    extra_tricks: tuple[ExtraTrick, ...] = Field(default=(), max_length=24)
+    """Trick cards outside the catalog used at this table, recorded for replay (`ExtraTrick`)."""
 
 
 class Advertised(Payload):

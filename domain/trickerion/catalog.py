@@ -7,6 +7,7 @@ Data files live in `domain/trickerion/data/` and name their source (research/tri
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -131,12 +132,16 @@ def characters() -> MappingProxyType[str, CharacterCard]:
     )
 
 
-def trick(trick_id: str, field: str = "payload.trick_id") -> Trick:
-    """The Trick card `trick_id`.
+def trick(
+    trick_id: str, field: str = "payload.trick_id", extra: Mapping[str, Trick] | None = None
+) -> Trick:
+    """The Trick card `trick_id`, from the catalog or the game's declared `extra` cards.
 
     Raises:
         RuleViolation: `trickerion.card.unknown_trick` naming `field`.
     """
+    if extra and trick_id in extra:
+        return extra[trick_id]
     try:
         return tricks()[trick_id]
     except KeyError:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contracts.trickerion import Level3Holding, TrickerionOptions
 from domain.trickerion import categories as r
-from domain.trickerion.catalog import trick
+from domain.trickerion.catalog import Trick, trick
 from domain.trickerion.conditions import condition_points
 from domain.trickerion.holdings_check import hired_apprentices
 from domain.trickerion.state import TrickerionState
@@ -46,6 +46,7 @@ class Holdings:
     superior_components: int = 0
     workshop_trick_markers: int = 0
     banners: int = 0
+    extra: Mapping[str, Trick] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +69,13 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
         level3 = tuple(
             Level3Holding(trick_id=t, components_met=True)
             for t in book.tricks
-            if trick(t).level == 3
+            if state.card(t).level == 3
         )
         return Holdings(
+            extra=state.extra_tricks,
             coins=book.coins,
             shards=book.shards,
-            owned_levels=tuple(trick(t).level for t in book.tricks),
+            owned_levels=tuple(state.card(t).level for t in book.tricks),
             level3=level3,
             apprentices=hired_apprentices(hires),
             specialists=tuple(h for h in ("assistant", "manager", "engineer") if h in hires),
@@ -84,9 +86,10 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
         )
     owned = [t for t in book.tricks if t not in inv.set_aside_trick_ids]
     return Holdings(
+        extra=state.extra_tricks,
         coins=book.coins,
         shards=book.shards,
-        owned_levels=tuple(trick(t).level for t in owned),
+        owned_levels=tuple(state.card(t).level for t in owned),
         level3=tuple(sorted(inv.level3_tricks, key=lambda h: h.trick_id)),
         apprentices=inv.apprentices,
         specialists=inv.specialists,
@@ -168,12 +171,15 @@ def shard_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
 
 
 def level3_line(
-    holding: Level3Holding, counts: Mapping[str, int], opts: TrickerionOptions
+    holding: Level3Holding,
+    counts: Mapping[str, int],
+    opts: TrickerionOptions,
+    extra: Mapping[str, Trick] | None = None,
 ) -> EndLine:
     """One Level 3 trick: its printed condition if eligible (components met or >= 1 Trick marker
     on the card; Performance-card markers only with `markers_on_performance_cards_count`),
     capped."""
-    card = trick(holding.trick_id)
+    card = trick(holding.trick_id, extra=extra)
     markers = holding.markers + (
         holding.performance_markers if opts.markers_on_performance_cards_count else 0
     )
@@ -206,7 +212,7 @@ def regular_lines(
             f"{h.special_assignments} Special Assignment cards in hand",
         )
         lines.append(EndLine("special_assignments", sa, r.END_SPECIAL_ASSIGNMENTS, note))
-        lines += [level3_line(holding, counts, opts) for holding in h.level3]
+        lines += [level3_line(holding, counts, opts, h.extra) for holding in h.level3]
         return lines
     specialists = counts["assistant"] + counts["manager"] + counts["engineer"]
     if opts.protege_counts_as_specialist and h.protege:

@@ -17,8 +17,7 @@ from importlib.resources import files
 
 from contracts.trickerion import EndgameInventoryDeclared
 from domain.errors import RuleViolation
-from domain.trickerion.catalog import trick
-from domain.trickerion.state import PlayerBook
+from domain.trickerion.state import PlayerBook, TrickerionState
 
 ARCANE = ("specter", "golem", "trickster", "shapeshifter")
 SPECIALISTS = ("assistant", "manager", "engineer")
@@ -86,7 +85,7 @@ def _over(field: str, value: int, bound: int, why: str) -> None:
         )
 
 
-def check_bounds(book: PlayerBook, p: EndgameInventoryDeclared) -> None:
+def check_bounds(state: TrickerionState, book: PlayerBook, p: EndgameInventoryDeclared) -> None:
     """Every count within what the card data allows.
 
     Special Assignment cards in hand <= the 40 Special cards; Academy Banners <= 12; Trick
@@ -114,11 +113,11 @@ def check_bounds(book: PlayerBook, p: EndgameInventoryDeclared) -> None:
     _over(
         "payload.workshop_trick_markers",
         p.workshop_trick_markers,
-        sum(trick(t).markers for t in owned) + extra,
+        sum(state.card(t).markers for t in owned) + extra,
         "printed markers of the tricks owned",
     )
     for holding in p.level3_tricks:
-        card = trick(holding.trick_id, "payload.level3_tricks")
+        card = state.card(holding.trick_id, "payload.level3_tricks")
         _over(
             "payload.level3_tricks",
             holding.markers + holding.performance_markers,

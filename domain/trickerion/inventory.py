@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from contracts.trickerion import EndgameInventoryDeclared
 from domain.errors import RuleViolation
-from domain.trickerion.catalog import trick
 from domain.trickerion.holdings_check import check_bounds, check_characters
 from domain.trickerion.state import TrickerionState
 
@@ -70,9 +69,9 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
                 f"{p.player_id} does not own {tid}",
                 "payload.set_aside_trick_ids",
             )
-    owned_l3 = {t for t in book.tricks if trick(t).level == 3} - set(p.set_aside_trick_ids)
+    owned_l3 = {t for t in book.tricks if state.card(t).level == 3} - set(p.set_aside_trick_ids)
     for holding in p.level3_tricks:
-        card = trick(holding.trick_id, "payload.level3_tricks")
+        card = state.card(holding.trick_id, "payload.level3_tricks")
         if card.level != 3:
             raise RuleViolation(
                 "trickerion.inventory.not_level3",
@@ -86,7 +85,7 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
                 "payload.level3_tricks",
             )
     check_characters(book, p)
-    check_bounds(book, p)
+    check_bounds(state, book, p)
     missing = undeclared_level3(state, p)
     if missing:
         raise RuleViolation(
@@ -104,5 +103,5 @@ def undeclared_level3(state: TrickerionState, inv: EndgameInventoryDeclared) -> 
     after the inventory must not be dropped silently; `game.ended` checks again.
     """
     book = state.book(inv.player_id)
-    owned = {t for t in book.tricks if trick(t).level == 3} - set(inv.set_aside_trick_ids)
+    owned = {t for t in book.tricks if state.card(t).level == 3} - set(inv.set_aside_trick_ids)
     return sorted(owned - {h.trick_id for h in inv.level3_tricks})

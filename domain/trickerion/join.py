@@ -15,7 +15,7 @@ from types import MappingProxyType
 from contracts.trickerion import JoinedInProgress
 from domain.errors import RuleViolation
 from domain.ledger import Resource
-from domain.trickerion.catalog import characters, trick
+from domain.trickerion.catalog import characters
 from domain.trickerion.state import Change, PlayerBook, TrickerionState
 from domain.values import replace
 
@@ -26,7 +26,7 @@ PLAYERS = "payload.joined_in_progress.players"
 
 def _check_seat(state: TrickerionState, tricks: tuple[str, ...], hires: tuple[str, ...]) -> None:
     for tid in tricks:
-        card = trick(tid, PLAYERS)
+        card = state.card(tid, PLAYERS)
         if card.level == 3 and not state.options.dark_alley:
             raise RuleViolation(
                 "trickerion.trick.level3_needs_dark_alley", f"{card.id} is Level 3", PLAYERS

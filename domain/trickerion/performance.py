@@ -12,7 +12,7 @@ from contracts.trickerion import PerformanceGiven, TrickYielded
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
-from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance, trick
+from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance
 from domain.trickerion.state import Change, TrickerionState, settle
 from domain.trickerion.turns import require_turn
 from domain.values import replace
@@ -75,7 +75,7 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
     """
     require_turn(state)
     book = state.book(p.owner_id, "payload.owner_id")
-    card = trick(p.trick_id)
+    card = state.card(p.trick_id)
     _card_in_play(state, p.performance_card_id)
     if card.id not in book.tricks:
         raise RuleViolation(

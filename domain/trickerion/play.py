@@ -18,7 +18,7 @@ from contracts.trickerion import (
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
-from domain.trickerion.catalog import characters, trick
+from domain.trickerion.catalog import characters
 from domain.trickerion.state import Change, TrickerionState, settle
 from domain.trickerion.turns import require_turn
 from domain.values import replace
@@ -82,7 +82,7 @@ def trick_learned(state: TrickerionState, event: Envelope, p: TrickLearned) -> R
     """
     require_turn(state)
     book = state.book(p.player_id)
-    card = trick(p.trick_id)
+    card = state.card(p.trick_id)
     if card.level == 3 and not state.options.dark_alley:
         raise RuleViolation(
             "trickerion.trick.level3_needs_dark_alley",
@@ -159,7 +159,7 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
     require_turn(state)
     book = state.book(p.player_id)
     other = state.book(p.other_owner_id, "payload.other_owner_id")
-    card = trick(p.trick_id)
+    card = state.card(p.trick_id)
     if card.id not in book.tricks:
         raise RuleViolation(
             "trickerion.link.trick_not_owned",

@@ -27,11 +27,13 @@ from domain.ledger import Category, LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion import play
 from domain.trickerion.endgame import level3_lines, score_end
+from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
 from domain.trickerion.performance import performance_given, trick_yielded
 from domain.trickerion.state import Change, TrickerionState, settle, start_state
 from domain.trickerion.turns import initiative_changed, turn_started
+from domain.values import replace
 
 Entries = tuple[LedgerEntry, ...]
 Handler = Callable[[TrickerionState, Envelope, Any], tuple[TrickerionState, Entries]]
@@ -70,7 +72,9 @@ class TrickerionRuleset:
         payload = event.payload
         assert isinstance(payload, TrickerionGameStarted)
         opts = payload.options
-        state = start_state(opts, payload.players)
+        state = replace(
+            start_state(opts, payload.players), extra_tricks=extra_tricks(payload.extra_tricks)
+        )
         if payload.joined_in_progress is not None:
             state, joined_changes = joined(state, payload.joined_in_progress)
             return settle(state, event, joined_changes)

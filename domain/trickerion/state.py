@@ -15,9 +15,11 @@ from contracts.envelope import Envelope
 from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.trickerion.catalog import Trick, trick
 from domain.values import replace
 
 _EMPTY: Mapping[str, EndgameInventoryDeclared] = MappingProxyType({})
+_NO_CARDS: Mapping[str, Trick] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,12 @@ class TrickerionState:
     initiative: tuple[str, ...] = ()
     performed: frozenset[str] = frozenset()
     inventories: Mapping[str, EndgameInventoryDeclared] = field(default_factory=lambda: _EMPTY)
+    extra_tricks: Mapping[str, Trick] = field(default_factory=lambda: _NO_CARDS)
+    """Trick cards declared in the game start (domain.trickerion.extra_cards), by id."""
+
+    def card(self, trick_id: str, where: str = "payload.trick_id") -> Trick:
+        """The Trick card `trick_id` (catalog or declared). Raises `trickerion.card.unknown_trick`."""
+        return trick(trick_id, where, self.extra_tricks)
 
     @property
     def final_turn(self) -> int:

@@ -1,0 +1,100 @@
+"""Trick cards outside the catalog (promo cards, Dawn of Technology's Signature Tricks) declared
+in `trickerion.game_started.extra_tricks` with their printed values: checked like catalog cards
+(level and its Fame threshold, yield, markers, components by the catalog's names, a Level 3
+end-game condition in the catalog's condition language, domain/trickerion/conditions.py), then
+learned, yielded and scored like any other; recorded in the start event, so a replay scores the
+same. Given the declaration, Then the Fame, or the rule and field of the refusal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts.trickerion import TrickerionGameStarted
+from domain.errors import RuleViolation
+from tests.domain.trickerion.builders import TrickerionGame, categories_of
+
+PROMO = {
+    "id": "X-PROMO1",
+    "name": "Vanishing Lantern",
+    "category": "optical",
+    "level": 3,
+    "printed_yield": {"fame": 4, "coins": 2, "shards": 1},
+    "markers": 2,
+    "components": {"glass": 2, "mirror": 1},
+    "endgame": {"kind": "per", "of": "level1_tricks", "points": 3},
+    "endgame_text": "3 per Level 1 Trick owned",
+    "source": "promo card, printed values",
+}
+
+
+def game_with(*extra: dict[str, Any]) -> TrickerionGame:
+    g = TrickerionGame(["ann", "ben"])
+    start = g.events[0].payload.model_dump()
+    start["extra_tricks"] = list(extra)
+    g.events[0] = g.envelope(TrickerionGameStarted.model_validate(start), seq=1)
+    return g
+
+
+def test_an_extra_level3_trick_yields_and_scores_its_printed_condition() -> None:
+    # Ann learns the promo and T01 (Level 1). The promo's marker on P01 yields 4 Fame, 2 Coins,
+    # 1 Shard (its printed yield, rules L7). At the end, "3 per Level 1 Trick owned": 1 x 3 = 3
+    # (rules L20), components met.
+    g = game_with(PROMO)
+    g.turn()
+    g.learn("ann", "X-PROMO1")
+    g.learn("ann", "T01")
+    g.yield_("ann", "X-PROMO1", "P01")
+    g.to_final_turn()
+    g.declare("ann", level3=(("X-PROMO1", True, 0),))
+    g.declare("ben")
+    g.end()
+    c = categories_of(g.standings(), "ann")
+    assert (c["trick_yield"], c["level3_tricks"]) == (4, 3)
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ({"id": "X-PROMO1", "endgame": None}, "trickerion.extra_card.level3_needs_condition"),
+        (
+            {"endgame": {"kind": "per", "of": "rabbits", "points": 1}},
+            "trickerion.extra_card.condition",
+        ),
+        ({"components": {"unobtainium": 1}}, "trickerion.extra_card.component"),
+        ({"level": 1}, "trickerion.extra_card.condition_below_level3"),
+    ],
+    ids=[
+        "level3_without_condition",
+        "unknown_counter",
+        "unknown_component",
+        "level1_with_condition",
+    ],
+)
+def test_an_extra_card_is_checked_like_a_catalog_card(change: dict[str, Any], rule: str) -> None:
+    with pytest.raises(RuleViolation) as caught:
+        game_with({**PROMO, **change}).state()
+    assert (caught.value.rule, caught.value.field) == (rule, "payload.extra_tricks")
+
+
+def test_two_extra_cards_with_one_id_are_refused() -> None:
+    with pytest.raises(RuleViolation) as caught:
+        game_with(PROMO, PROMO).state()
+    assert (caught.value.rule, caught.value.field) == (
+        "trickerion.extra_card.duplicate_id",
+        "payload.extra_tricks",
+    )
+
+
+def test_an_undeclared_extra_id_is_still_unknown() -> None:
+    g = game_with()
+    g.turn()
+    g.learn("ann", "X-PROMO1")
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert (caught.value.rule, caught.value.field) == (
+        "trickerion.card.unknown_trick",
+        "payload.trick_id",
+    )
