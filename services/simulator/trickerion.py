@@ -41,9 +41,15 @@ from contracts.trickerion import (
     TrickYielded,
     Weekday,
 )
-from domain.trickerion.catalog import performances, tricks
+from domain.trickerion.catalog import Trick, performances, tricks
+from domain.trickerion.extra_cards import extra_tricks
 from services.simulator.envelopes import EnvelopeFactory
-from services.simulator.trickerion_extras import play_assignment, random_options, swapped
+from services.simulator.trickerion_extras import (
+    extra_for,
+    play_assignment,
+    random_options,
+    swapped,
+)
 from services.simulator.trickerion_tally import Seat, initiative_order
 
 NAMES = ("Alma", "Bruno", "Clara", "Dmitri", "Edda", "Farid", "Greta", "Hugo")
@@ -92,7 +98,11 @@ class TrickerionTable:
         self.n = players if players is not None else rng.choice((2, 3, 3, 4, 4, 4))
         self.seats: list[Seat] = []
         self.order: list[str] = []
-        self.free_tricks = [t for t in tricks().values() if t.level < 3 or self.options.dark_alley]
+        self.extra = extra_for(rng, self.options)
+        self.cards = {**tricks(), **extra_tricks(self.extra)}
+        self.free_tricks = [
+            t for t in self.cards.values() if t.level < 3 or self.options.dark_alley
+        ]
         self.deck = [
             p for p in performances().values() if self.options.dark_alley or not p.dark_alley_only
         ]
@@ -130,8 +140,14 @@ class TrickerionTable:
         ]
         self.order = [p.player_id for p in sorted(players, key=lambda p: p.initiative or 0)]
         return self.factory.add(
-            TrickerionGameStarted(players=players, options=opts, title="simulated table")
+            TrickerionGameStarted(
+                players=players, options=opts, title="simulated table", extra_tricks=self.extra
+            )
         )
+
+    def card(self, trick_id: str) -> Trick:
+        """A Trick card of this table: the catalog's or one it declared (`extra_tricks`)."""
+        return self.cards[trick_id]
 
     def seat(self, player_id: str) -> Seat:
         return next(s for s in self.seats if s.player_id == player_id)
@@ -155,7 +171,8 @@ class TrickerionTable:
         yield from self._referee(turn)
         for seat in self.seats:
             seat.markers = {
-                t: tricks()[t].markers + (1 if "engineer" in seat.hires else 0) for t in seat.tricks
+                t: self.card(t).markers + (1 if "engineer" in seat.hires else 0)
+                for t in seat.tricks
             }
         stages = [Stage(c.id, c.slots, c.links) for c in self.rng.sample(self.deck, 4)]
         for _round in range(self.rng.randint(3, 5)):
@@ -352,7 +369,7 @@ class TrickerionTable:
         stage.links_formed += 1
         stage.shard_link_used |= shard
         reward = self.rng.choice(("fame", "coins"))
-        level = tricks()[trick_id].level
+        level = self.card(trick_id).level
         if reward == "fame":
             seat.gain_fame(level, self.options)
         else:
@@ -376,7 +393,7 @@ class TrickerionTable:
     def _perform(self, day: str, stage: Stage) -> Iterator[Envelope]:
         modifiers = self.options.weekday_yield_modifiers
         for owner_id, trick_id in stage.placed:
-            printed = tricks()[trick_id].yield_
+            printed = self.card(trick_id).yield_
             mod = WEEKDAY_MODIFIER[day] if modifiers else 0
             fame, coins = max(0, printed.fame + mod), max(0, printed.coins + mod)
             owner = self.seat(owner_id)
@@ -467,10 +484,10 @@ class TrickerionTable:
             Level3Holding(
                 trick_id=t,
                 components_met=rng.random() < 0.6,
-                markers=rng.randint(0, min(2, tricks()[t].markers)),
+                markers=rng.randint(0, min(2, self.card(t).markers)),
             )
             for t in seat.tricks
-            if tricks()[t].level == 3
+            if self.card(t).level == 3
         )
         arcane = tuple(
             h for h in seat.hires if h in ("specter", "golem", "trickster", "shapeshifter")

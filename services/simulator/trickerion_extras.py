@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from contracts.trickerion import TrickerionOptions
+from contracts.trickerion import ExtraTrick, TrickerionOptions
 from services.simulator.trickerion_tally import Seat
 
 Change = dict[str, int]
@@ -114,3 +114,41 @@ def swapped(order: list[str], rng: random.Random) -> list[str]:
     i = rng.randrange(len(out) - 1)
     out[i], out[i + 1] = out[i + 1], out[i]
     return out
+
+
+PROMOS: tuple[dict[str, object], ...] = (
+    {
+        "id": "X-PROMO1",
+        "name": "Vanishing Lantern",
+        "category": "optical",
+        "level": 1,
+        "printed_yield": {"fame": 2, "coins": 1},
+        "markers": 2,
+        "components": {"glass": 2},
+        "source": "simulated promo card",
+    },
+    {
+        "id": "X-SIG1",
+        "name": "Clockwork Oracle",
+        "category": "mechanical",
+        "level": 3,
+        "printed_yield": {"fame": 5, "coins": 3, "shards": 1},
+        "markers": 2,
+        "components": {"cog": 2, "metal": 2},
+        "endgame": {"kind": "per", "of": "level1_tricks", "points": 3},
+        "endgame_text": "3 per Level 1 Trick owned",
+        "source": "simulated Signature Trick",
+    },
+)
+"""Cards outside the catalog some tables use (checked like catalog cards at game start)."""
+
+
+def extra_for(rng: random.Random, opts: TrickerionOptions) -> tuple[ExtraTrick, ...]:
+    """The extra Trick cards a table declares: none at most tables, a promo or two now and then
+    (the Level 3 one only with the Dark Alley)."""
+    if rng.random() >= 0.15:
+        return ()
+    usable = [p for p in PROMOS if p["level"] != 3 or opts.dark_alley]
+    return tuple(
+        ExtraTrick.model_validate(p) for p in rng.sample(usable, rng.randint(1, len(usable)))
+    )
