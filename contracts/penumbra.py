@@ -85,8 +85,8 @@ class WizardNow(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     player_id: PlayerId
-    vp: int = Field(ge=-200, le=400)
-    arcana: int = Field(default=0, ge=0, le=99)
+    vp: int = Field(ge=-200, le=400, strict=True)
+    arcana: int = Field(default=0, ge=0, le=99, strict=True)
     xp: Experience = Field(default_factory=dict)
     light: SymbolCount = 0
     dark: SymbolCount = 0
@@ -100,7 +100,7 @@ class PenumbraJoinedInProgress(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    turn: int = Field(ge=1, le=99)
+    turn: int = Field(ge=1, le=99, strict=True)
     players: tuple[WizardNow, ...] = Field(min_length=1, max_length=4)
 
 

@@ -124,9 +124,9 @@ class SeatNow(_Frozen):
     Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory)."""
 
     player_id: PlayerId
-    fame: int = Field(ge=0, le=500)
-    coins: int = Field(ge=0, le=500)
-    shards: int = Field(default=0, ge=0, le=100)
+    fame: int = Field(ge=0, le=500, strict=True)
+    coins: int = Field(ge=0, le=500, strict=True)
+    shards: int = Field(default=0, ge=0, le=100, strict=True)
     tricks: tuple[TrickId, ...] = Field(default=(), max_length=8)
     hires: tuple[Character, ...] = Field(default=(), max_length=12)
 
@@ -138,7 +138,7 @@ class JoinedInProgress(_Frozen):
     entry under the rule `trickerion.joined_in_progress` (category `joined`), instead of the
     set-up amounts; everything after scores as usual."""
 
-    turn: int = Field(ge=1, le=7)
+    turn: int = Field(ge=1, le=7, strict=True)
     initiative_order: tuple[PlayerId, ...] | None = None
     players: tuple[SeatNow, ...] = Field(min_length=1, max_length=4)
 
@@ -146,12 +146,12 @@ class JoinedInProgress(_Frozen):
 class PrintedYield(_Frozen):
     """A Trick card's printed yield per marker: Fame, Coins, Shards."""
 
-    fame: int = Field(default=0, ge=0, le=10)
-    coins: int = Field(default=0, ge=0, le=10)
-    shards: int = Field(default=0, ge=0, le=5)
+    fame: int = Field(default=0, ge=0, le=10, strict=True)
+    coins: int = Field(default=0, ge=0, le=10, strict=True)
+    shards: int = Field(default=0, ge=0, le=5, strict=True)
 
 
-ConditionValue = str | int | tuple[str, ...]
+ConditionValue = str | StrictInt | tuple[str, ...]
 
 
 class ExtraTrick(_Frozen):
@@ -166,10 +166,10 @@ class ExtraTrick(_Frozen):
     id: Annotated[str, StringConstraints(pattern=r"^X-[A-Za-z0-9_-]{1,24}$")]
     name: NonEmptyText
     category: Literal["optical", "spiritual", "escape", "mechanical"]
-    level: int = Field(ge=1, le=3)
+    level: int = Field(ge=1, le=3, strict=True)
     printed_yield: PrintedYield
-    markers: int = Field(ge=1, le=4)
-    components: dict[str, int] = Field(default_factory=dict, max_length=12)
+    markers: int = Field(ge=1, le=4, strict=True)
+    components: dict[str, StrictInt] = Field(default_factory=dict, max_length=12)
     endgame: dict[str, ConditionValue] | None = Field(default=None, max_length=5)
     endgame_text: str | None = Field(default=None, max_length=200)
     source: NonEmptyText
