@@ -10,9 +10,14 @@ from typing import Any
 
 import pytest
 
+from contracts.common import TurnStarted
+from contracts.envelope import Envelope
 from contracts.trickerion import TrickerionGameStarted
 from domain.errors import RuleViolation
+from domain.fold import fold
 from domain.ledger import Resource
+from domain.standings import standings
+from services.simulator.tables import simulate_game
 from tests.domain.trickerion.builders import TrickerionGame, categories_of, total_of
 
 ALMA = {"player_id": "alma", "fame": 14, "coins": 9, "shards": 2, "tricks": ["T01"]}
@@ -120,3 +125,41 @@ def test_a_turn_after_the_final_one_is_refused() -> None:
         "trickerion.join.turn",
         "payload.joined_in_progress.turn",
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_joining_at_a_turn_boundary_scores_as_the_whole_game(seed: int) -> None:
+    # Given a simulated game cut before turn k, whose first part is declared as a join (the
+    # folded Fame, Coins, Shards, tricks, hires and track), Then every player's final score
+    # outside referee corrections (which the join does not carry) equals the whole game's.
+    log = list(simulate_game("trickerion", seed))
+    starts = [i for i, e in enumerate(log) if isinstance(e.payload, TurnStarted)]
+    cut = starts[1 + seed % (len(starts) - 1)]
+    before = fold(log[:cut]).rules
+    seats = [
+        {
+            "player_id": pid,
+            "fame": b.fame,
+            "coins": b.coins,
+            "shards": b.shards,
+            "tricks": list(b.tricks),
+            "hires": list(b.hires),
+        }
+        for pid, b in before.books.items()
+    ]
+    start = log[0].payload.model_dump()
+    start["joined_in_progress"] = {
+        "turn": before.turn,
+        "initiative_order": list(before.initiative),
+        "players": seats,
+    }
+    joined_log = [
+        log[0].model_copy(update={"payload": TrickerionGameStarted.model_validate(start)})
+    ]
+    joined_log += [e.model_copy(update={"seq": n}) for n, e in enumerate(log[cut:], start=2)]
+
+    def scores(events: list[Envelope]) -> dict[str, int]:
+        s = standings(fold(events))
+        return {p.player_id: p.total - p.categories.get("correction", 0) for p in s.players}
+
+    assert scores(joined_log) == scores(log)
