@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.simulator.sinks import send_http, send_inbox, write_jsonl
 from services.simulator.tables import GameKind, simulate_game, simulate_tables
 
 err = Console(stderr=True)
@@ -42,6 +41,8 @@ def simulate(
     ] = 1,
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
+    from services.simulator.sinks import send_http, send_inbox, write_jsonl  # httpx, redis: lazily
+
     if game not in ("trickerion", "penumbra", "mixed"):
         raise typer.BadParameter("trickerion, penumbra or mixed", param_hint="--game")
     kind: GameKind = game  # type: ignore[assignment]
