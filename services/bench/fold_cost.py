@@ -123,3 +123,18 @@ if __name__ == "__main__":
     main(
         tuple(int(x) for x in sys.argv[1].split(",")) if len(sys.argv) > 1 else (200, 2_000, 10_000)
     )
+
+
+def offline_rate(lines: Lines) -> float:
+    """Events/s (CPU) of the offline path on one game: parse, fold, final standings."""
+    started = time.process_time()
+    standings(fold([parse_event_json(line) for line in lines]))
+    return len(lines) / (time.process_time() - started)
+
+
+def json_rate(lines: Lines) -> float:
+    """Lines/s (CPU) of `json.loads` over the same lines: the same-run baseline."""
+    started = time.process_time()
+    for line in lines:
+        json.loads(line)
+    return len(lines) / (time.process_time() - started)
