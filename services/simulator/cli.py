@@ -42,9 +42,10 @@ def simulate(
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
     from services.simulator.sinks import send_http, send_inbox, write_jsonl  # httpx, redis: lazily
+    from services.simulator.tables import simulated_games
 
-    if game not in ("trickerion", "penumbra", "mixed"):
-        raise typer.BadParameter("trickerion, penumbra or mixed", param_hint="--game")
+    if game not in (*simulated_games(), "mixed"):
+        raise typer.BadParameter(f"{', '.join(simulated_games())} or mixed", param_hint="--game")
     kind: GameKind = game  # type: ignore[assignment]
     if sum(x is not None for x in (out, http, inbox)) != 1:
         raise typer.BadParameter("give exactly one of --out, --http, --inbox")

@@ -5,4 +5,4 @@ from __future__ import annotations
 from contracts.games import Game, Label
 from tests.thirdgame.contracts import DICE_PAYLOADS
 
-GAME = Game("dice", Label("Tiny Dice", "Кости"), "pips", Label("Pips", "Очки"), DICE_PAYLOADS, "tests.thirdgame.ruleset:RULESET")  # fmt: skip
+GAME = Game("dice", Label("Tiny Dice", "Кости"), "pips", Label("Pips", "Очки"), DICE_PAYLOADS, "tests.thirdgame.ruleset:RULESET", "tests.thirdgame.simulator:DiceTable")  # fmt: skip

@@ -169,3 +169,23 @@ async def test_it_is_projected_through_redis(
         "bob": 10,
         "cyd": 2,
     }
+
+
+def test_its_simulator_makes_rule_valid_games_through_the_simulate_command(tmp_path: Path) -> None:
+    from services.simulator.tables import simulate_game
+
+    for seed in range(20):
+        state = fold(list(simulate_game("dice", seed)))
+        assert state.status == "final"
+        assert sum(state.totals.values()) == sum(
+            e.amount for e in state.ledger if e.resource == "pips"
+        )
+    run = CliRunner().invoke(
+        app, ["simulate", "--game", "dice", "--tables", "2", "--out", str(tmp_path)]
+    )
+    assert run.exit_code == 0, run.output
+    written = sorted(tmp_path.glob("*.jsonl"))
+    assert [p.name for p in written] == ["dice-1-0.jsonl", "dice-1-1.jsonl"]
+    scored = CliRunner().invoke(app, ["score", str(written[0]), "--json"])
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.output)["status"] == "final"
