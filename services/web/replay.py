@@ -148,7 +148,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
         before = after
     return {
         "game_id": states[0].game_id,
-        "score_unit": unit.value,
+        "score_unit": str(unit),
         "players": [{"player_id": p.player_id, "name": p.name} for p in states[0].players],
         "events": rows,
     }
