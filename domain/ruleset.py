@@ -7,8 +7,8 @@ voids and the game's end. Source: issue #2 (domain/), research/anchors.md §1.5 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from contracts.common import GameStartedBase
 from contracts.envelope import Envelope
@@ -17,6 +17,10 @@ from domain.ledger import Category, LedgerEntry
 Entries = tuple[LedgerEntry, ...]
 S = TypeVar("S")
 """The ruleset's own state (a frozen value)."""
+
+Handler = Callable[[S, Envelope, Any], tuple[S, Entries]]
+"""The shape of every game's event handler: (state, event, its payload) -> (new state, entries).
+Each game's `ruleset` module holds a `HANDLERS: dict[payload class, Handler[State]]` table."""
 
 
 @runtime_checkable

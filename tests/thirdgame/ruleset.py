@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, Payload
 from domain.errors import RuleViolation
 from domain.ledger import Category, LedgerEntry
+from domain.ruleset import Handler
 from tests.thirdgame.contracts import DiceGameStarted, DiceRolled
 
 PIPS = "pips"
@@ -25,6 +26,23 @@ class DiceState:
     """Each player's best roll so far (0 before their first)."""
 
     best: Mapping[str, int]
+
+
+def rolled(state: DiceState, event: Envelope, roll: DiceRolled) -> tuple[DiceState, Entries]:
+    """A roll scores its pips and counts one die; it may raise the player's best roll."""
+    if roll.player_id not in state.best:
+        raise RuleViolation("dice.unknown_player", "no such player", "payload.player_id")
+    best = {**state.best, roll.player_id: max(state.best[roll.player_id], roll.pips)}
+    entries = (
+        LedgerEntry(
+            event.event_id, event.seq, roll.player_id, PIPS, "rolls", roll.pips, "dice#roll"
+        ),
+        LedgerEntry(event.event_id, event.seq, roll.player_id, DICE, "rolls", 1, "dice#roll"),
+    )
+    return replace(state, best=best), entries
+
+
+HANDLERS: dict[type[Payload], Handler[DiceState]] = {DiceRolled: rolled}
 
 
 class DiceRuleset:
@@ -43,19 +61,10 @@ class DiceRuleset:
         return DiceState({p.player_id: 0 for p in event.payload.players}), ()
 
     def apply(self, state: DiceState, event: Envelope) -> tuple[DiceState, Entries]:
-        roll = event.payload
-        if not isinstance(roll, DiceRolled):
+        handler = HANDLERS.get(type(event.payload))
+        if handler is None:
             raise RuleViolation("dice.event.unknown", f"{event.type} is not a dice event", "type")
-        if roll.player_id not in state.best:
-            raise RuleViolation("dice.unknown_player", "no such player", "payload.player_id")
-        best = {**state.best, roll.player_id: max(state.best[roll.player_id], roll.pips)}
-        entries = (
-            LedgerEntry(
-                event.event_id, event.seq, roll.player_id, PIPS, "rolls", roll.pips, "dice#roll"
-            ),
-            LedgerEntry(event.event_id, event.seq, roll.player_id, DICE, "rolls", 1, "dice#roll"),
-        )
-        return replace(state, best=best), entries
+        return handler(state, event, event.payload)
 
     def end(self, state: DiceState, event: Envelope) -> tuple[DiceState, Entries]:
         return state, tuple(
