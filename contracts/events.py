@@ -1,6 +1,7 @@
 """The event catalogue: one typed envelope per wire type, and the parsers for the wire format.
 
-`AnyEvent` is a discriminated union on `type`; `parse_event` / `parse_event_json` validate one
+The wire types are the common `game.*` ones plus each registered game's (`contracts.games`);
+`AnyEvent` is a discriminated union on `type`, rebuilt when a game is registered; `parse_event` / `parse_event_json` validate one
 event (upcasting old `schema_version`s on the way), `dump_event_json` writes one JSONL line.
 Source: issue #2 (contracts); research/tech.md §5 (pydantic `validate_json` costs ~1.6 µs).
 """
@@ -12,41 +13,80 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, create_model
 
+from contracts import games
 from contracts.common import COMMON_PAYLOADS
 from contracts.envelope import Envelope, Payload
-from contracts.penumbra import PENUMBRA_PAYLOADS
-from contracts.trickerion import TRICKERION_PAYLOADS
 from contracts.upcasting import upcast
 
-ALL_PAYLOADS: tuple[type[Payload], ...] = COMMON_PAYLOADS + TRICKERION_PAYLOADS + PENUMBRA_PAYLOADS
-PAYLOAD_BY_TYPE: dict[str, type[Payload]] = {p.TYPE: p for p in ALL_PAYLOADS}
-if len(PAYLOAD_BY_TYPE) != len(ALL_PAYLOADS):  # pragma: no cover - a programming error
-    raise RuntimeError("two payload classes share one wire TYPE")
+ALL_PAYLOADS: tuple[type[Payload], ...] = COMMON_PAYLOADS
+"""Every payload class that parses: the common ones and each registered game's."""
+PAYLOAD_BY_TYPE: dict[str, type[Payload]] = {p.TYPE: p for p in COMMON_PAYLOADS}
+ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {}
+"""Wire type -> its envelope model (updated in place when a game is registered)."""
 
 
 def _envelope_for(payload_cls: type[Payload]) -> type[Envelope]:
     name = payload_cls.__name__.removesuffix("Payload") + "Event"
-    return create_model(  # type: ignore[call-overload, no-any-return]
-        name,
-        __base__=Envelope,
-        __doc__=f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
-        + (payload_cls.__doc__ or ""),
-        type=(Literal[payload_cls.TYPE], ...),  # type: ignore[valid-type]
-        schema_version=(Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),  # type: ignore[valid-type]
-        payload=(payload_cls, ...),
+    fields: dict[str, Any] = {
+        "type": (Literal[payload_cls.TYPE], ...),
+        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
+        "payload": (payload_cls, ...),
+    }
+    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
+    return create_model(
+        name, __base__=Envelope, __doc__=doc + (payload_cls.__doc__ or ""), **fields
     )
 
 
-ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {
-    t: _envelope_for(p) for t, p in PAYLOAD_BY_TYPE.items()
-}
+def _union() -> Any:
+    return Annotated[
+        Union[tuple(ENVELOPE_BY_TYPE.values())],  # noqa: UP007
+        Field(discriminator="type"),
+    ]
 
-AnyEvent = Annotated[
-    Union[tuple(ENVELOPE_BY_TYPE.values())],  # type: ignore[valid-type]  # noqa: UP007
-    Field(discriminator="type"),
-]
-EVENT_ADAPTER: TypeAdapter[Envelope] = TypeAdapter(AnyEvent)
-EVENT_LIST_ADAPTER: TypeAdapter[list[Envelope]] = TypeAdapter(list[AnyEvent])
+
+for _payload in COMMON_PAYLOADS:
+    ENVELOPE_BY_TYPE[_payload.TYPE] = _envelope_for(_payload)
+_built = False  # the adapters are built once after the bundled games, then on each change
+
+
+def _game_changed(game: games.Game, added: bool) -> None:
+    """Rebuild the parse union when a game is registered or removed (its payloads parse or not).
+
+    Raises:
+        ValueError: the game's payloads reuse a wire type already taken.
+    """
+    global ALL_PAYLOADS
+    types = [p.TYPE for p in game.payloads]
+    if added:
+        clash = [t for t in types if t in PAYLOAD_BY_TYPE]
+        if clash or len(set(types)) != len(types):
+            raise ValueError(f"game {game.key!r}: wire types already taken: {clash or types}")
+        for payload in game.payloads:
+            PAYLOAD_BY_TYPE[payload.TYPE] = payload
+            ENVELOPE_BY_TYPE[payload.TYPE] = _envelope_for(payload)
+    else:
+        for t in types:
+            PAYLOAD_BY_TYPE.pop(t, None)
+            ENVELOPE_BY_TYPE.pop(t, None)
+    ALL_PAYLOADS = tuple(PAYLOAD_BY_TYPE.values())
+    if _built:
+        _build()
+
+
+def _build() -> None:
+    global AnyEvent, EVENT_ADAPTER, EVENT_LIST_ADAPTER
+    AnyEvent = _union()
+    EVENT_ADAPTER = TypeAdapter(AnyEvent)
+    EVENT_LIST_ADAPTER = TypeAdapter(list[AnyEvent])
+
+
+games.on_change(_game_changed)
+AnyEvent: Any
+EVENT_ADAPTER: TypeAdapter[Envelope]
+EVENT_LIST_ADAPTER: TypeAdapter[list[Envelope]]
+_build()
+_built = True
 
 
 def _needs_upcast(raw: dict[str, Any]) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from contracts.events import ENVELOPE_BY_TYPE, AnyEvent
+from contracts import events
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 SCHEMA_ID_BASE = "https://scoreledger.invalid/contracts/schemas/"
@@ -24,13 +24,13 @@ def _dump(schema: dict[str, object]) -> str:
 
 def generate_json_schemas() -> dict[str, str]:
     """File name -> JSON Schema text: `event.json` (any event, discriminated on `type`) and
-    one `<wire type>.json` per event type."""
+    one `<wire type>.json` per event type of the registered games (`contracts.games`)."""
     files: dict[str, str] = {}
-    union = TypeAdapter(AnyEvent).json_schema(mode="validation")
+    union = TypeAdapter(events.AnyEvent).json_schema(mode="validation")
     union["$id"] = SCHEMA_ID_BASE + "event.json"
     union["title"] = "scoreledger event (any type)"
     files["event.json"] = _dump(union)
-    for wire_type, envelope in sorted(ENVELOPE_BY_TYPE.items()):
+    for wire_type, envelope in sorted(events.ENVELOPE_BY_TYPE.items()):
         schema = envelope.model_json_schema(mode="validation")
         schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
         files[f"{wire_type}.json"] = _dump(schema)

@@ -1,31 +1,60 @@
-"""The pure fold: `evolve(state, event) -> state`, `fold(events) -> state`.
+"""The pure fold: `Folder.add(event)`, `evolve(state, event) -> state`, `fold(events) -> state`.
 
 Game-independent duties live here: the log's order (`seq`), one game per log, nothing after
 the end but corrections and voids, corrections as ledger entries, voids as a refold without the
 voided event. Everything else is delegated to the game's `Ruleset`. No I/O, clock or
 randomness. Source: issue #2 (domain/), research/anchors.md §1.6 lessons 1 and 6.
+
+Cost (issue #9): a `Folder` is the mutable working state of one game. `add` costs O(1)
+amortised whatever the game's length: the ledger and history are append-only lists, the score
+tally is updated by the new entries only, and `state` hands out a frozen `GameState` in O(1) (views
+of the lists, see `domain.log`). A void refolds from the nearest mark (a saved point every
+`MARK_EVERY` events before the voided one), not from the start.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Literal
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal
 from uuid import UUID
+
+from typing_extensions import TypeVar
 
 from contracts.common import EventVoided, GameEnded, GameStartedBase, Player, ScoreCorrected
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
-from domain.ruleset import Ruleset
-from domain.rulesets import RULESET_BY_GAME, ruleset_for_started
-from domain.values import replace
+from domain.log import Log, own
+from domain.ruleset import Entries, Ruleset
+from domain.rulesets import ruleset_for_game, ruleset_for_started
 
 Status = Literal["in_progress", "final"]
+S = TypeVar("S", default=Any)
+"""The ruleset's own state type (a frozen value)."""
+
+MARK_EVERY = 64
+"""Events between two marks (the saved points a void refolds from)."""
+
+Totals = Mapping[str, int]
+Breakdown = Mapping[str, Mapping[str, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Mark(Generic[S]):
+    """The fold right after event `seq`: what a refold needs to resume there."""
+
+    seq: int
+    status: Status
+    rules: S
+    ledger_len: int
+    totals: Totals
+    breakdown: Breakdown
 
 
 @dataclass(frozen=True)
-class GameState:
+class GameState(Generic[S]):
     """Everything known about one game after its events so far (immutable).
 
     Attributes:
@@ -34,9 +63,11 @@ class GameState:
         seq: the last applied event's seq (the game's version).
         status: `in_progress` until `game.ended`, then `final`.
         rules: the ruleset's own state value.
-        ledger: every resource change, in order.
+        ledger: every resource change, in order (a read-only sequence).
         history: every event applied, voided ones included (needed to refold on a void).
         voided: ids of voided events.
+        totals: player id -> sum of the ledger in the score unit.
+        breakdown: player id -> category -> sum in the score unit (categories with an entry).
     """
 
     game_id: str
@@ -44,15 +75,199 @@ class GameState:
     players: tuple[Player, ...]
     seq: int
     status: Status
-    rules: Any
-    ledger: tuple[LedgerEntry, ...]
-    history: tuple[Envelope, ...]
+    rules: S
+    ledger: Log[LedgerEntry]
+    history: Log[Envelope]
     voided: frozenset[UUID]
+    totals: Totals
+    breakdown: Breakdown
+    marks: Log[Mark[S]] = field(default_factory=Log, compare=False, repr=False)
+    ids: Mapping[UUID, int] = field(default_factory=dict, compare=False, repr=False)
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False, hash=False)
+    """Values derived from this (immutable) state, computed once (e.g. its standings)."""
 
     @property
-    def ruleset(self) -> Ruleset:
+    def ruleset(self) -> Ruleset[S]:
         """The game's ruleset."""
-        return RULESET_BY_GAME[self.game]
+        return ruleset_for_game(self.game)
+
+    def seq_of(self, event_id: UUID) -> int | None:
+        """The seq of event `event_id` in this state's history, None if it has none."""
+        seq = self.ids.get(event_id)
+        if seq is None or seq > self.seq or self.history[seq - 1].event_id != event_id:
+            return None
+        return seq
+
+
+class Folder(Generic[S]):
+    """The mutable working state of one game; `add` one event at a time, `state` to hand out.
+
+    `Folder()` starts empty; `Folder.resume(state)` continues from a handed-out state without
+    copying it. The ledger, history and marks are lists only ever appended to, so a handed-out
+    state is a view of their first items; a writer that finds a list longer than its own count
+    (someone else continued the same state) copies first (`domain.log.own`). The sums are
+    copied on write after a state was handed out. Not thread-safe: one writer per folder.
+    """
+
+    def __init__(self) -> None:
+        self._snap: GameState[S] | None = None
+        self._shared = True  # the sums are (or may be) seen by a handed-out state
+        self.started = False
+        """Whether the game's first event has been added."""
+
+    @classmethod
+    def resume(cls, state: GameState[S] | None) -> Folder[S]:
+        """A folder that continues from `state` (None: from nothing), O(1)."""
+        folder: Folder[S] = cls()
+        if state is not None:
+            folder._load(state)
+        return folder
+
+    def _load(self, state: GameState[S]) -> None:
+        self.game_id, self.game, self.players = state.game_id, state.game, state.players
+        self.ruleset = state.ruleset
+        self.seq, self.status, self.rules, self.voided = (
+            state.seq,
+            state.status,
+            state.rules,
+            state.voided,
+        )
+        self._ledger, self._ledger_n = state.ledger.buffer()
+        self._history, _ = state.history.buffer()
+        self._marks, self._marks_n = state.marks.buffer()
+        self._ids = state.ids
+        self._totals, self._breakdown = state.totals, state.breakdown
+        self._shared, self._snap, self.started = True, state, True
+
+    @property
+    def state(self) -> GameState[S]:
+        """The current state, frozen; O(1) (views of the working lists).
+
+        Raises:
+            RuleViolation: `log.empty` before the first event.
+        """
+        if self._snap is not None:
+            return self._snap
+        if not self.started:
+            raise RuleViolation("log.empty", "no events to fold")
+        snap: GameState[S] = object.__new__(GameState)
+        snap.__dict__.update(
+            game_id=self.game_id,
+            game=self.game,
+            players=self.players,
+            seq=self.seq,
+            status=self.status,
+            rules=self.rules,
+            ledger=Log(self._ledger, self._ledger_n),
+            history=Log(self._history, self.seq),
+            voided=self.voided,
+            totals=self._totals,
+            breakdown=self._breakdown,
+            marks=Log(self._marks, self._marks_n),
+            ids=self._ids,
+            memo={},
+        )
+        self._snap, self._shared = snap, True
+        return snap
+
+    def add(self, event: Envelope) -> None:
+        """Apply one event; O(1) amortised, a void O(events since the mark before the voided
+        one). Read the result with `state`.
+
+        Raises:
+            RuleViolation: the event breaks a rule; the folder is unchanged.
+        """
+        if not self.started:
+            self._load(start(event))
+            return
+        _check_log_order(self, event)
+        if isinstance(event.payload, EventVoided):
+            self._void(event, event.payload)
+        else:
+            rules, entries, status = _step(self, event)
+            self._advance(event, rules, entries, status)
+
+    def _advance(self, event: Envelope, rules: S, entries: Entries, status: Status) -> None:
+        """Commit one event whose rules have been applied (nothing here can fail)."""
+        if len(self._history) != self.seq:  # another writer continued our state: fork
+            self._fork()
+        if entries:
+            self._ledger.extend(entries)
+            self._ledger_n += len(entries)
+            self._tally(entries)
+        self._history.append(event)
+        self._ids[event.event_id] = event.seq  # type: ignore[index]  # ours since _fork/_load
+        self.seq, self.status, self.rules, self._snap = event.seq, status, rules, None
+        if event.seq % MARK_EVERY == 0:
+            self._shared = True  # the mark holds the sums
+            mark = Mark(event.seq, status, rules, self._ledger_n, self._totals, self._breakdown)
+            self._marks.append(mark)
+            self._marks_n += 1
+
+    def _fork(self) -> None:
+        self._history = self._history[: self.seq]
+        self._ledger = own(self._ledger, self._ledger_n)[:]
+        self._marks = self._marks[: self._marks_n]
+        self._ids = {e.event_id: e.seq for e in self._history}
+
+    def _tally(self, entries: Entries) -> None:
+        """Add the score-unit `entries` to the sums, copying what a handed-out state shares."""
+        unit = self.ruleset.score_resource
+        if self._shared:
+            self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
+            self._owned: set[str] = set()  # players whose category dict is ours
+            self._shared = False
+        totals, breakdown, owned = self._totals, self._breakdown, self._owned
+        for entry in entries:
+            if entry.resource != unit:
+                continue
+            pid = entry.player_id
+            totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
+            if pid not in owned:
+                breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
+                owned.add(pid)
+            cats = breakdown[pid]
+            cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
+
+    def _void(self, event: Envelope, payload: EventVoided) -> None:
+        state = self.state
+        target = _void_target(state, payload)
+        # Marks after the voided event counted it: refold from the last one before it.
+        marks = state.marks[:]
+        keep = bisect_left([m.seq for m in marks], target.seq)
+        mark = marks[keep - 1]
+        redo: Folder[S] = Folder()
+        redo._load(state)
+        redo.seq, redo.status, redo.rules = mark.seq, mark.status, mark.rules
+        redo.voided = state.voided | {target.event_id}
+        redo._ledger, redo._ledger_n = list(state.ledger[: mark.ledger_len]), mark.ledger_len
+        redo._history = list(state.history[: mark.seq])
+        redo._marks, redo._marks_n = list(marks[:keep]), keep
+        redo._ids = {e.event_id: e.seq for e in redo._history}
+        redo._totals, redo._breakdown = mark.totals, mark.breakdown
+        redo._refold([*state.history[mark.seq :], event])
+        self._load(redo.state)
+
+    def _refold(self, events: Iterable[Envelope]) -> None:
+        """Continue over `events` as if the `voided` events had never counted (their seqs still
+        pass, as do voids, already applied through `voided`).
+
+        Raises:
+            RuleViolation: `void.breaks_later_event` when an event no longer fits.
+        """
+        for event in events:
+            if event.event_id in self.voided or isinstance(event.payload, EventVoided):
+                self._advance(event, self.rules, (), self.status)
+                continue
+            try:
+                rules, entries, status = _step(self, event)
+            except RuleViolation as error:
+                raise RuleViolation(
+                    "void.breaks_later_event",
+                    f"without the voided event, seq {event.seq} ({event.type}) breaks {error.rule}: {error.message}",
+                    "payload.voided_event_id",
+                ) from error
+            self._advance(event, rules, entries, status)
 
 
 def start(event: Envelope) -> GameState:
@@ -71,49 +286,60 @@ def start(event: Envelope) -> GameState:
         raise RuleViolation("log.first_event", f"a game starts at seq 1, got {event.seq}", "seq")
     ruleset = ruleset_for_started(event.type)
     rules, entries = ruleset.start(event)
+    players = tuple(sorted(event.payload.players, key=lambda p: p.seat))
+    totals: dict[str, int] = dict.fromkeys((p.player_id for p in players), 0)
+    breakdown: dict[str, dict[str, int]] = {p.player_id: {} for p in players}
+    for entry in entries:
+        if entry.resource == ruleset.score_resource:
+            totals[entry.player_id] += entry.amount
+            cats = breakdown[entry.player_id]
+            cats[entry.category] = cats.get(entry.category, 0) + entry.amount
+    mark = Mark(1, "in_progress", rules, len(entries), totals, breakdown)
     return GameState(
         game_id=event.game_id,
         game=ruleset.game,
-        players=tuple(sorted(event.payload.players, key=lambda p: p.seat)),
+        players=players,
         seq=1,
         status="in_progress",
         rules=rules,
-        ledger=entries,
-        history=(event,),
+        ledger=Log(list(entries)),
+        history=Log([event]),
         voided=frozenset(),
+        totals=totals,
+        breakdown=breakdown,
+        marks=Log([mark]),
+        ids={event.event_id: 1},
     )
 
 
-def evolve(state: GameState | None, event: Envelope) -> GameState:
-    """Apply one event; return the new state. `state` None means no event yet.
+def evolve(state: GameState[S] | None, event: Envelope) -> GameState[S]:
+    """Apply one event; return the new state. `state` None means no event yet. O(1) amortised
+    when states are evolved in a line (each from the last); `state` itself never changes.
 
     Raises:
         RuleViolation: the event breaks a rule (log order, game id, the game's rules); the
             given state is unchanged.
     """
-    if state is None:
-        return start(event)
-    _check_log_order(state, event)
-    return _apply(state, event)
+    folder = Folder.resume(state)
+    folder.add(event)
+    return folder.state
 
 
 def fold(events: Iterable[Envelope], upto_seq: int | None = None) -> GameState:
-    """Fold a game's events from the first; stop after `upto_seq` when given.
+    """Fold a game's events from the first; stop after `upto_seq` when given. O(events).
 
     Raises:
         RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
     """
-    state: GameState | None = None
+    folder: Folder[Any] = Folder()
     for event in events:
         if upto_seq is not None and event.seq > upto_seq:
             break
-        state = evolve(state, event)
-    if state is None:
-        raise RuleViolation("log.empty", "no events to fold")
-    return state
+        folder.add(event)
+    return folder.state
 
 
-def _check_log_order(state: GameState, event: Envelope) -> None:
+def _check_log_order(state: Folder[S], event: Envelope) -> None:
     if event.game_id != state.game_id:
         raise RuleViolation(
             "log.game_id",
@@ -133,29 +359,23 @@ def _check_log_order(state: GameState, event: Envelope) -> None:
         )
 
 
-def _apply(state: GameState, event: Envelope) -> GameState:
+def _step(state: Folder[S], event: Envelope) -> tuple[S, Entries, Status]:
+    """The ruleset's answer to one non-void event: new rules state, entries, status.
+
+    Raises:
+        RuleViolation: the event breaks a rule (nothing has changed).
+    """
     payload = event.payload
-    status: Status = state.status
     if isinstance(payload, ScoreCorrected):
-        rules, entries = state.rules, (_correction_entry(state, event, payload),)
-    elif isinstance(payload, EventVoided):
-        return _void(state, event, payload)
-    elif isinstance(payload, GameEnded):
+        return state.rules, (_correction_entry(state, event, payload),), state.status
+    if isinstance(payload, GameEnded):
         rules, entries = state.ruleset.end(state.rules, event)
-        status = "final"
-    else:
-        rules, entries = state.ruleset.apply(state.rules, event)
-    return replace(
-        state,
-        seq=event.seq,
-        status=status,
-        rules=rules,
-        ledger=state.ledger + entries,
-        history=(*state.history, event),
-    )
+        return rules, entries, "final"
+    rules, entries = state.ruleset.apply(state.rules, event)
+    return rules, entries, state.status
 
 
-def _correction_entry(state: GameState, event: Envelope, payload: ScoreCorrected) -> LedgerEntry:
+def _correction_entry(state: Folder[S], event: Envelope, payload: ScoreCorrected) -> LedgerEntry:
     if payload.player_id not in {p.player_id for p in state.players}:
         raise RuleViolation(
             "correction.unknown_player",
@@ -181,14 +401,21 @@ def _correction_entry(state: GameState, event: Envelope, payload: ScoreCorrected
     )
 
 
-def _void(state: GameState, event: Envelope, payload: EventVoided) -> GameState:
-    target = next((e for e in state.history if e.event_id == payload.voided_event_id), None)
-    if target is None:
+def _void_target(state: GameState[S], payload: EventVoided) -> Envelope:
+    """The event `payload` voids, if it may be voided.
+
+    Raises:
+        RuleViolation: `void.unknown_event`, `void.game_started`, `void.of_void`,
+            `void.already_void`, `void.game_ended_needs_reopen`, `void.reopen_not_game_ended`.
+    """
+    seq = state.seq_of(payload.voided_event_id)
+    if seq is None:
         raise RuleViolation(
             "void.unknown_event",
             f"no event {payload.voided_event_id} in this game",
             "payload.voided_event_id",
         )
+    target = state.history[seq - 1]
     if target.seq == 1:
         raise RuleViolation(
             "void.game_started", "the game start cannot be voided", "payload.voided_event_id"
@@ -218,24 +445,20 @@ def _void(state: GameState, event: Envelope, payload: EventVoided) -> GameState:
             f"reopens_game is only for voiding game.ended, not {target.type}",
             "payload.reopens_game",
         )
-    voided = state.voided | {target.event_id}
-    history = (*state.history, event)
-    return _refold(history, voided)
+    return target
 
 
-def _refold(history: tuple[Envelope, ...], voided: frozenset[UUID]) -> GameState:
-    """Refold `history` as if the `voided` events had never counted (their seqs still pass)."""
-    state = replace(start(history[0]), voided=voided)
-    for event in history[1:]:
-        if event.event_id in voided or isinstance(event.payload, EventVoided):
-            state = replace(state, seq=event.seq, history=(*state.history, event))
-            continue
-        try:
-            state = _apply(state, event)
-        except RuleViolation as error:
-            raise RuleViolation(
-                "void.breaks_later_event",
-                f"without the voided event, seq {event.seq} ({event.type}) breaks {error.rule}: {error.message}",
-                "payload.voided_event_id",
-            ) from error
-    return state
+def _refold(history: Iterable[Envelope], voided: frozenset[UUID]) -> GameState:
+    """Refold `history` from the start as if the `voided` events had never counted (the
+    reference a refold from a mark must equal; used by the property tests).
+
+    Raises:
+        RuleViolation: `log.empty` for no events; `void.breaks_later_event`.
+    """
+    events = list(history)
+    if not events:
+        raise RuleViolation("log.empty", "no events to fold")
+    folder: Folder[Any] = Folder.resume(start(events[0]))
+    folder.voided = voided
+    folder._refold(events[1:])
+    return folder.state

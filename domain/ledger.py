@@ -13,7 +13,9 @@ from uuid import UUID
 
 
 class Resource(StrEnum):
-    """What an entry moves. Fame (Trickerion) and VP (Penumbra) are the score units."""
+    """The resources the bundled games declare: Fame (Trickerion) and VP (Penumbra) are their
+    score units. A ledger entry's `resource` is any str key a game declares (a `Resource` is one),
+    so a new game needs no member here."""
 
     FAME = "fame"
     VP = "vp"
@@ -29,7 +31,8 @@ class LedgerEntry:
     Attributes:
         event_id / seq: the event that caused it (for end-game entries, the `game.ended` event).
         player_id: who gained or lost.
-        resource: Fame, VP, Coins, Shards or Arcana.
+        resource: the resource key (`fame`, `vp`, `coins`, `shards`, `arcana`, or a key its game
+            declares); compare with `==`, not `is`.
         category: the breakdown key (e.g. `advertise`, `trick_yield`, `endgame_coins`, `trials`).
         amount: signed change, in units of `resource`.
         rule: the rule that produced it, e.g. `trickerion-scoring.md#advertise`.
@@ -39,7 +42,7 @@ class LedgerEntry:
     event_id: UUID
     seq: int
     player_id: str
-    resource: Resource
+    resource: str
     category: str
     amount: int
     rule: str

@@ -7,32 +7,44 @@ voids and the game's end. Source: issue #2 (domain/), research/anchors.md §1.5 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from contracts.common import GameStartedBase
 from contracts.envelope import Envelope
-from domain.ledger import Category, LedgerEntry, Resource
+from domain.ledger import Category, LedgerEntry
 
 Entries = tuple[LedgerEntry, ...]
+S = TypeVar("S")
+"""The ruleset's own state (a frozen value)."""
+
+Handler = Callable[[S, Envelope, Any], tuple[S, Entries]]
+"""The shape of every game's event handler: (state, event, its payload) -> (new state, entries).
+Each game's `ruleset` module holds a `HANDLERS: dict[payload class, Handler[State]]` table."""
 
 
-class Ruleset(Protocol):
-    """One game's scoring rules.
+@runtime_checkable
+class Ruleset(Protocol[S]):
+    """One game's scoring rules, generic over its state type `S`.
 
     Attributes:
         game: the game key (`trickerion`, `penumbra`); also the wire-type prefix.
         started_type: the game's `*.game_started` payload class.
-        score_resource: the score unit (Fame or VP).
+        score_resource: the score unit, a ledger resource key (`fame`, `vp`; a `Resource` or any
+            str the game declares).
         categories: every breakdown category, in display order, with EN/RU labels.
     """
 
-    game: str
-    started_type: type[GameStartedBase]
-    score_resource: Resource
-    categories: tuple[Category, ...]
+    @property
+    def game(self) -> str: ...
+    @property
+    def started_type(self) -> type[GameStartedBase]: ...
+    @property
+    def score_resource(self) -> str: ...
+    @property
+    def categories(self) -> tuple[Category, ...]: ...
 
-    def start(self, event: Envelope) -> tuple[Any, Entries]:
+    def start(self, event: Envelope) -> tuple[S, Entries]:
         """The game-specific state right after `*.game_started` (and any starting entries).
 
         Raises:
@@ -40,7 +52,7 @@ class Ruleset(Protocol):
         """
         ...
 
-    def apply(self, state: Any, event: Envelope) -> tuple[Any, Entries]:
+    def apply(self, state: S, event: Envelope) -> tuple[S, Entries]:
         """Apply one in-play event (this game's types, `game.turn_started`,
         `game.initiative_changed`); return the new state and its ledger entries.
 
@@ -49,7 +61,7 @@ class Ruleset(Protocol):
         """
         ...
 
-    def end(self, state: Any, event: Envelope) -> tuple[Any, Entries]:
+    def end(self, state: S, event: Envelope) -> tuple[S, Entries]:
         """End-game scoring at `game.ended`: the end-game ledger entries, attributed to it.
 
         Raises:
@@ -57,14 +69,14 @@ class Ruleset(Protocol):
         """
         ...
 
-    def provisional(self, state: Any) -> Mapping[str, Mapping[str, int]]:
+    def provisional(self, state: S) -> Mapping[str, Mapping[str, int]]:
         """ "If the game ended now": player id -> end-game category -> points (score units).
 
         Only categories not yet in the ledger; empty for categories scored live.
         """
         ...
 
-    def tie_break(self, state: Any, tied: list[str]) -> tuple[list[str], str]:
+    def tie_break(self, state: S, tied: list[str]) -> tuple[list[str], str]:
         """Order players tied on total.
 
         Returns:

@@ -1,22 +1,27 @@
 """Standings derived from a `GameState`: totals, breakdowns, shared ranks, the winner.
 
-Nothing here is stored: every number is a sum over the ledger (plus, during play, the
-ruleset's "if the game ended now" categories, marked provisional). Ranks are standard
-competition ranking (1, 1, 3). Source: issue #2 (standings), research/anchors.md §2.2.
+Every number is a sum over the ledger (plus, during play, the ruleset's "if the game ended now"
+categories, marked provisional); the fold keeps those sums as entries arrive (`GameState.totals`,
+`.breakdown`), so standings cost O(players x categories) per state, not O(ledger), and are
+computed once per state (`GameState.memo`); `standings_json` renders the wire JSON once, as bytes.
+The game's labels (categories, title, score unit) come from the registry and are built once per
+game. Ranks are standard competition ranking (1, 1, 3). Source: issue #2 (standings),
+research/anchors.md §2.2; issue #9 (incremental standings).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from contracts.games import game_info
 from domain.details import CardLine, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
 from domain.ranks import settle_places
+from domain.ruleset import Ruleset
 
 
 class Frozen(BaseModel):
@@ -30,6 +35,13 @@ class CategoryLabel(Frozen):
     en: str
     ru: str
     endgame: bool
+
+
+class Label(Frozen):
+    """A text in English and Russian (from the game registry)."""
+
+    en: str
+    ru: str
 
 
 class Provisional(Frozen):
@@ -76,22 +88,43 @@ class Standings(Frozen):
     winners: list[str]
     tie_break: str | None
     categories: list[CategoryLabel]
+    title: Label | None = None
+    """The game's name, EN/RU (registry metadata, so a page needs no game-specific code)."""
+    score_unit_label: Label | None = None
+    """The score unit's display name, EN/RU (`Fame`/`Слава`, `VP`/`ПО`)."""
 
 
 def score_entries(state: GameState) -> list[LedgerEntry]:
     """The ledger entries in the game's score unit (Fame or VP)."""
     unit = state.ruleset.score_resource
-    return [e for e in state.ledger if e.resource is unit]
+    return [e for e in state.ledger if e.resource == unit]
 
 
 def standings(state: GameState) -> Standings:
-    """Compute the standings of `state` (pure; cheap enough to call after every event)."""
+    """The standings of `state` (pure), computed once per state: O(players x categories) from
+    the fold's running sums plus the ruleset's provisional part, not a pass over the ledger."""
+    cached = state.memo.get("standings")
+    if isinstance(cached, Standings):
+        return cached
+    result = _standings(state)
+    state.memo["standings"] = result
+    return result
+
+
+def standings_json(state: GameState) -> bytes:
+    """The wire JSON of `standings(state)` (the `Standings` shape), rendered once per state."""
+    cached = state.memo.get("standings_json")
+    if isinstance(cached, bytes):
+        return cached
+    data = standings(state).model_dump_json().encode()
+    state.memo["standings_json"] = data
+    return data
+
+
+def _standings(state: GameState) -> Standings:
     ruleset = state.ruleset
-    totals: dict[str, int] = dict.fromkeys((p.player_id for p in state.players), 0)
-    breakdown: dict[str, dict[str, int]] = {p.player_id: defaultdict(int) for p in state.players}
-    for entry in score_entries(state):
-        totals[entry.player_id] += entry.amount
-        breakdown[entry.player_id][entry.category] += entry.amount
+    totals: dict[str, int] = {p.player_id: state.totals.get(p.player_id, 0) for p in state.players}
+    breakdown = state.breakdown
     provisional = ruleset.provisional(state.rules) if state.status == "in_progress" else {}
     ranks, winners, explanation = settle_places(
         ruleset, state.rules, totals, _winners(state, totals)
@@ -100,14 +133,15 @@ def standings(state: GameState) -> Standings:
     details = {
         p.player_id: player_details(ruleset, state.rules, p.player_id) for p in state.players
     }
+    # model_construct: every value is the fold's own, already typed (validation would dominate).
     lines = [
-        PlayerStanding(
+        PlayerStanding.model_construct(
             player_id=p.player_id,
             name=p.name,
             seat=p.seat,
             rank=ranks[p.player_id],
             total=totals[p.player_id],
-            categories=dict(breakdown[p.player_id]),
+            categories=dict(breakdown.get(p.player_id, {})),
             provisional=_provisional(totals[p.player_id], provisional.get(p.player_id, {}))
             if state.status == "in_progress"
             else None,
@@ -118,21 +152,49 @@ def standings(state: GameState) -> Standings:
     ]
     lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
     final = state.status == "final"
-    return Standings(
+    labels = _labels(ruleset)
+    return Standings.model_construct(
         game_id=state.game_id,
         game=state.game,
         status=state.status,
         seq=state.seq,
-        score_unit=ruleset.score_resource.value,
+        score_unit=str(ruleset.score_resource),
         players=lines,
         winner=winners[0] if final and len(winners) == 1 else None,
         winners=winners if final else [],
         tie_break=explanation,
-        categories=[
+        categories=list(labels.categories),
+        title=labels.title,
+        score_unit_label=labels.unit,
+    )
+
+
+class _GameLabels(Frozen):
+    categories: tuple[CategoryLabel, ...]
+    title: Label
+    unit: Label
+
+
+_LABELS: dict[int, tuple[Ruleset[object], _GameLabels]] = {}
+
+
+def _labels(ruleset: Ruleset[object]) -> _GameLabels:
+    """The game's constant labels, built once per ruleset (id-keyed: a re-registered game with
+    a new ruleset object gets new labels)."""
+    hit = _LABELS.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    game = game_info(ruleset.game)
+    labels = _GameLabels(
+        categories=tuple(
             CategoryLabel(key=c.key, en=c.en, ru=c.ru, endgame=c.endgame)
             for c in ruleset.categories
-        ],
+        ),
+        title=Label(en=game.title.en, ru=game.title.ru),
+        unit=Label(en=game.score_unit_label.en, ru=game.score_unit_label.ru),
     )
+    _LABELS[id(ruleset)] = (ruleset, labels)
+    return labels
 
 
 def competition_ranks(totals: dict[str, int]) -> dict[str, int]:
@@ -155,8 +217,7 @@ def _winners(state: GameState, totals: dict[str, int]) -> tuple[list[str], str |
     winners, decision = state.ruleset.tie_break(state.rules, tied)
     names = [p.name for p in state.players if p.player_id in tied]
     who = ", ".join(names[:-1]) + " and " + names[-1]
-    unit = state.ruleset.score_resource.value
-    unit_label = "Fame" if unit == "fame" else unit.upper()
+    unit_label = game_info(state.game).score_unit_label.en
     return winners, f"{who} tied on {best} {unit_label}; {decision}"
 
 
@@ -164,7 +225,7 @@ def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:
     """During play: the total plus the end-game categories not yet in the ledger (a game whose
     categories are all scored live, like Penumbra, has none: its running total is the answer)."""
     cats = dict(categories)
-    return Provisional(categories=cats, total=total + sum(cats.values()))
+    return Provisional.model_construct(categories=cats, total=total + sum(cats.values()))
 
 
 def player_ledger(state: GameState, player_id: str) -> list[LedgerEntry]:

@@ -28,14 +28,9 @@ from typing import Any
 from urllib.parse import quote
 
 from contracts.envelope import Envelope
+from contracts.games import GAMES
 from domain.standings import Standings
 from services.query.labels import category_labels
-
-GAME_NAMES = {
-    "trickerion": "Trickerion: Legends of Illusion",
-    "penumbra": "Penumbra: Trials of Arcana",
-}
-"""Display names of the games, as BG Stats users know them."""
 
 SOURCE_NAME = "scoreledger"
 BGSTATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
@@ -92,7 +87,7 @@ def bgstats_play(result: Standings, events: Sequence[Envelope]) -> dict[str, Any
         "playDate": first.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"),
         "durationMin": max(0, round((last - first).total_seconds() / 60)),
         "game": {
-            "name": GAME_NAMES.get(result.game, result.game),
+            "name": GAMES[result.game].title.en if result.game in GAMES else result.game,
             "sourceGameId": result.game,
             "highestWins": True,
             "noPoints": False,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from contracts.common import InitiativeChanged, TurnStarted
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, Payload
 from contracts.penumbra import (
     ArcanaGained,
     ArcanaSpent,
@@ -45,13 +45,14 @@ from domain.penumbra.scoring import (
     experience_counts,
 )
 from domain.penumbra.state import PenumbraState, Tableau
+from domain.ruleset import Entries, Handler
 
 MAX_PLAYERS = 4
 """Penumbra seats 1-4 players (research/penumbra.md §1, S7)."""
 
-Handler = Callable[[PenumbraState, Any], PenumbraState]
+Move = Callable[[PenumbraState, Any], PenumbraState]
 
-HANDLERS: dict[type, Handler] = {
+_MOVES: dict[type[Payload], Move] = {
     TurnStarted: ending.turn_started,
     InitiativeChanged: ending.initiative_changed,
     ArcanaGained: play.arcana_gained,
@@ -73,7 +74,24 @@ HANDLERS: dict[type, Handler] = {
     ProphecyTriggered: ending.prophecy_triggered,
     FinalTurnTaken: ending.final_turn_taken,
 }
-"""Payload class -> handler; one explicit table (research/anchors.md §1.6 lesson 4)."""
+"""Payload class -> its move on the tableaux; one explicit table (research/anchors.md §1.6
+lesson 4). `HANDLERS` gives each the shared handler shape, the entries being the VP diff."""
+
+
+def scored(move: Move) -> Handler[PenumbraState]:
+    """`move` as a `domain.ruleset.Handler`: the new state and the ledger changes it makes."""
+
+    def handler(
+        state: PenumbraState, event: Envelope, payload: Any
+    ) -> tuple[PenumbraState, Entries]:
+        new = move(state, payload)
+        return new, ledger_changes(state, new, event)
+
+    return handler
+
+
+HANDLERS: dict[type[Payload], Handler[PenumbraState]] = {t: scored(m) for t, m in _MOVES.items()}
+"""Payload class -> handler, the same shape as every game's (`domain.ruleset.Handler`)."""
 
 
 class PenumbraRuleset:
@@ -128,8 +146,7 @@ class PenumbraRuleset:
                 f"every final turn is taken; only game.ended may follow, got {event.type}",
                 "type",
             )
-        new = handler(state, event.payload)
-        return new, ledger_changes(state, new, event)
+        return handler(state, event, event.payload)
 
     def end(
         self, state: PenumbraState, event: Envelope

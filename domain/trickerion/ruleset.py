@@ -6,8 +6,7 @@ research/trickerion.md for the data and the REC options (contracts.trickerion.Tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
@@ -24,6 +23,7 @@ from contracts.trickerion import (
 )
 from domain.errors import RuleViolation
 from domain.ledger import Category, LedgerEntry, Resource
+from domain.ruleset import Handler
 from domain.trickerion import categories as r
 from domain.trickerion import play
 from domain.trickerion.endgame import level3_lines, score_end
@@ -36,9 +36,8 @@ from domain.trickerion.turns import initiative_changed, turn_started
 from domain.values import replace
 
 Entries = tuple[LedgerEntry, ...]
-Handler = Callable[[TrickerionState, Envelope, Any], tuple[TrickerionState, Entries]]
 
-_HANDLERS: dict[type[Payload], Handler] = {
+HANDLERS: dict[type[Payload], Handler[TrickerionState]] = {
     Advertised: play.advertise,
     TrickLearned: play.trick_learned,
     CharacterHired: play.character_hired,
@@ -93,13 +92,13 @@ class TrickerionRuleset:
         return settle(state, event, changes)
 
     def apply(self, state: TrickerionState, event: Envelope) -> tuple[TrickerionState, Entries]:
-        """Apply one in-play event (see `_HANDLERS`).
+        """Apply one in-play event (see `HANDLERS`).
 
         Raises:
             RuleViolation: the event breaks a rule (state unchanged); `trickerion.event.unknown`
                 for another game's event.
         """
-        handler = _HANDLERS.get(type(event.payload))
+        handler = HANDLERS.get(type(event.payload))
         if handler is None:
             raise RuleViolation(
                 "trickerion.event.unknown", f"{event.type} is not a Trickerion event", "type"

@@ -9,6 +9,7 @@ about 2 (a smoke run; its figures are noisier). Baselines measured in the same r
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.bench import ingest_load, peer, workloads
+from services.bench import fold_cost, ingest_load, peer, workloads
 from services.bench.latency import end_to_end
 from services.bench.machine import header
 from services.bench.redis_server import RedisServer
@@ -77,7 +78,7 @@ QUICK = Sizes(
 def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
     """Every figure and the notes on what was not measured (or was extrapolated)."""
     notes: list[str] = []
-    steps = progress.add_task("benchmark", total=16)
+    steps = progress.add_task("benchmark", total=19)
     data = workloads.corpus(max(sizes.fold_games, sizes.projector_games, sizes.e2e_games))
     big = workloads.corpus(sizes.rebuild_games, seed=77)
     n_proj = workloads.count(data[: sizes.projector_games])
@@ -130,6 +131,16 @@ def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
         )
         folds = workloads.count(data[: sizes.fold_games])
         figs[-1].note = f"{sizes.fold_games} games, {folds} events"
+        for length in (200, 2_000, 10_000):  # per-event cost must not grow with the game
+            lines = fold_cost.long_game(length)
+            fig = Figure(
+                "1",
+                f"offline fold of one {length}-event game, 1 core",
+                "events/s",
+                baseline="json.loads, same lines",
+                baseline_value=fold_cost.json_rate(lines),
+            )
+            figs.append(repeat(fig, functools.partial(fold_cost.offline_rate, lines)))
 
         def project(url: str, games: workloads.Corpus) -> float:
             n = asyncio.run(workloads.prefill(url, games))

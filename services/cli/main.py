@@ -15,28 +15,18 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import httpx
 import typer
-from redis.exceptions import RedisError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from services.cli.offline import LogLineError, score_file, standings_summary
-from services.cli.remote import (
-    GameNotStored,
-    Publisher,
-    PublishError,
-    export_game,
-    publish_events,
-    read_log,
-)
 from services.cli.render import standings_table
 from services.query.views import standings_view
-from services.settings import CommonSettings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.cli.demo import DemoReport
+    from services.settings import CommonSettings
 
 app = typer.Typer(
     name="scoreledger",
@@ -91,6 +81,8 @@ RedisUrl = Annotated[
 
 
 def _settings(redis_url: str | None) -> CommonSettings:
+    from services.settings import CommonSettings
+
     return CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
 
 
@@ -103,6 +95,10 @@ def export(
     redis_url: RedisUrl = None,
 ) -> None:
     """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back."""
+    from redis.exceptions import RedisError
+
+    from services.cli.remote import GameNotStored, export_game
+
     try:
         text = asyncio.run(export_game(_settings(redis_url), game))
     except GameNotStored as error:
@@ -133,6 +129,10 @@ def publish(
     ] = None,
 ) -> None:
     """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
+    import httpx
+
+    from services.cli.remote import Publisher, PublishError, publish_events, read_log
+
     try:
         events = read_log(file)
     except LogLineError as error:
@@ -236,7 +236,9 @@ def demo(
     end with final standings checked against `scoreledger score` and the measured events/s."""
     from services.cli.demo import example_logs, load_games, run_demo
     from services.cli.localredis import NoRedis, demo_redis
+    from services.cli.remote import PublishError
     from services.logging import configure_logging
+    from services.settings import CommonSettings
 
     console = err if as_json else out
     settings = CommonSettings()

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from contracts.games import GAMES
 from services.query.models import StandingsResponse
 
 
 def unit_name(score_unit: str) -> str:
-    """`fame` -> `Fame`, `vp` -> `VP`."""
-    return score_unit.upper() if score_unit == "vp" else score_unit.title()
+    """`fame` -> `Fame`, `vp` -> `VP`: the registered game's label for that unit, else the key."""
+    labels = {g.score_unit: g.score_unit_label.en for g in GAMES.values()}
+    return labels.get(score_unit, score_unit)
 
 
 def standings_table(view: StandingsResponse) -> Table:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.details import CardLine
+from domain.standings import Label
 
 
 class View(BaseModel):
@@ -86,6 +87,10 @@ class StandingsResponse(View):
     source: Literal["projection", "replay"]
     checkpoint: str | None = Field(description="the shard's projector checkpoint (feed entry id)")
     updated_at: str | None
+    title: Label | None = Field(None, description="the game's name, EN/RU (game registry)")
+    score_unit_label: Label | None = Field(
+        None, description="the score unit's display name, EN/RU (Fame/Слава, VP/ПО)"
+    )
 
 
 class AuditEvent(View):

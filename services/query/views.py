@@ -71,6 +71,8 @@ def standings_view(
         )
 
     return StandingsResponse(
+        title=result.title,
+        score_unit_label=result.score_unit_label,
         game_id=result.game_id,
         game=result.game,
         status=result.status,
@@ -121,14 +123,14 @@ def ledger_view(state: GameState, player_id: str) -> LedgerResponse:
     lines = []
     for entry in entries:
         event = by_id[entry.event_id]
-        totals[entry.resource.value] += entry.amount
+        totals[str(entry.resource)] += entry.amount
         lines.append(
             LedgerLine(
                 seq=entry.seq,
                 event_id=str(entry.event_id),
                 event_type=event.type,
                 occurred_at=event.occurred_at.isoformat(),
-                resource=entry.resource.value,
+                resource=str(entry.resource),
                 category=entry.category,
                 amount=entry.amount,
                 rule=entry.rule,

@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.simulator.sinks import send_http, send_inbox, write_jsonl
 from services.simulator.tables import GameKind, simulate_game, simulate_tables
 
 err = Console(stderr=True)
@@ -42,8 +41,11 @@ def simulate(
     ] = 1,
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
-    if game not in ("trickerion", "penumbra", "mixed"):
-        raise typer.BadParameter("trickerion, penumbra or mixed", param_hint="--game")
+    from services.simulator.sinks import send_http, send_inbox, write_jsonl  # httpx, redis: lazily
+    from services.simulator.tables import simulated_games
+
+    if game not in (*simulated_games(), "mixed"):
+        raise typer.BadParameter(f"{', '.join(simulated_games())} or mixed", param_hint="--game")
     kind: GameKind = game  # type: ignore[assignment]
     if sum(x is not None for x in (out, http, inbox)) != 1:
         raise typer.BadParameter("give exactly one of --out, --http, --inbox")

@@ -8,24 +8,34 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
+from importlib import import_module
 from typing import Literal
 
 from contracts.envelope import Envelope
+from contracts.games import GAMES
 from contracts.penumbra import PenumbraOptions
 from contracts.trickerion import TrickerionOptions
 from services.simulator.penumbra import PenumbraTable
 from services.simulator.trickerion import TrickerionTable
 
 GameKind = Literal["trickerion", "penumbra", "mixed"]
+"""The bundled kinds; any registered game with a simulator (`contracts.games`) is one too."""
+
+
+def simulated_games() -> list[str]:
+    """Keys of the registered games that have a simulator, in registration order."""
+    return [key for key, game in GAMES.items() if game.simulator]
 
 
 def game_id_for(kind: str, seed: int, table: int) -> str:
-    """The game id of table `table` in a run seeded `seed`: `tr-<seed>-<table>` / `pe-...`."""
-    return f"{'tr' if kind == 'trickerion' else 'pe'}-{seed}-{table}"
+    """The game id of table `table` in a run seeded `seed`: `tr-<seed>-<table>` / `pe-...`
+    (another registered game: `<key>-<seed>-<table>`)."""
+    prefix = {"trickerion": "tr", "penumbra": "pe"}.get(kind, kind)
+    return f"{prefix}-{seed}-{table}"
 
 
 def simulate_game(
-    kind: GameKind,
+    kind: GameKind | str,
     seed: int,
     table: int = 0,
     *,
@@ -44,7 +54,15 @@ def simulate_game(
     actor = f"table-{table}"
     if kind == "trickerion":
         return TrickerionTable(rng, game_id, actor, players, trickerion_options).events()
-    return PenumbraTable(rng, game_id, actor, players, penumbra_options).events()
+    if kind == "penumbra":
+        return PenumbraTable(rng, game_id, actor, players, penumbra_options).events()
+    path = GAMES[kind].simulator if kind in GAMES else None
+    if path is None:
+        raise ValueError(f"no simulator for game {kind!r}; simulated: {simulated_games()}")
+    module, _, name = path.partition(":")
+    table_cls = getattr(import_module(module), name)
+    events: Iterator[Envelope] = table_cls(rng, game_id, actor, players).events()
+    return events
 
 
 def interleave(games: Iterable[Iterator[Envelope]]) -> Iterator[Envelope]:

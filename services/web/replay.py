@@ -76,7 +76,7 @@ def series(events: Sequence[Envelope]) -> dict[str, Any]:
             per_turn.append({"turn": turn, "seq": point["seq"], "totals": point["totals"]})
     return {
         "game_id": first.game_id,
-        "score_unit": first.ruleset.score_resource.value,
+        "score_unit": str(first.ruleset.score_resource),
         "players": [{"player_id": p.player_id, "name": p.name} for p in first.players],
         "per_event": per_event,
         "per_turn": per_turn,
@@ -134,7 +134,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
                         "note": x.note,
                     }
                     for x in state.ledger
-                    if x.event_id == event.event_id and x.resource is unit
+                    if x.event_id == event.event_id and x.resource == unit
                 ],
                 "voided": eid in voided_by,
                 "voided_by_seq": voided_by.get(eid),
@@ -148,7 +148,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
         before = after
     return {
         "game_id": states[0].game_id,
-        "score_unit": unit.value,
+        "score_unit": str(unit),
         "players": [{"player_id": p.player_id, "name": p.name} for p in states[0].players],
         "events": rows,
     }

@@ -1,0 +1,140 @@
+"""Per-event cost of the offline fold by game length, against `json.loads` of the same lines.
+
+`python -m services.bench.fold_cost [--lengths 200,2000,10000]` prints, for one simulated
+Trickerion game padded to each length, the CPU time (`time.process_time`) per event of: parsing
+(`parse_event_json`), folding (`domain.fold.fold`), standings after every event, and the whole
+offline path (parse + fold + final standings), and the ratio of `json.loads` of the same lines to
+the whole path (>= 1.0 means the fold keeps up with plain JSON decoding).
+
+A long game is the simulated game with pairs of Coins changes (+1, -1, net zero, so the result
+is the same game) inserted before `game.ended`, the seqs renumbered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contracts.events import dump_event_json, parse_event_json
+from domain.fold import GameState, evolve, fold
+from domain.standings import standings
+
+Lines = list[str]
+
+
+def long_game(length: int, seed: int = 2026) -> Lines:
+    """One rule-valid Trickerion game of exactly `length` events (at least the simulated one's)."""
+    from services.simulator.tables import simulate_game
+
+    events = [json.loads(dump_event_json(e)) for e in simulate_game("trickerion", seed, 0)]
+    head, end = events[:-1], events[-1]
+    players = [p["player_id"] for p in head[0]["payload"]["players"]]
+    filler = []
+    for i in range(max(0, length - len(events))):
+        pad = dict(
+            head[-1], event_id=str(uuid.UUID(int=i + 1)), type="trickerion.resources_changed"
+        )
+        coins = 1 if i % 2 == 0 else -1
+        pid = players[(i // 2) % len(players)]
+        pad["payload"] = {
+            "player_id": pid,
+            "fame": 0,
+            "coins": coins,
+            "shards": 0,
+            "reason": "other",
+        }
+        filler.append(pad)
+    game = [*head, *filler, end]
+    for seq, raw in enumerate(game, start=1):
+        raw["seq"] = seq
+    return [json.dumps(raw, separators=(",", ":")) for raw in game]
+
+
+def _cpu(work: Callable[[], object], repeats: int) -> float:
+    """The fastest of `repeats` runs of `work`, CPU seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.process_time()
+        work()
+        best = min(best, time.process_time() - started)
+    return best
+
+
+@dataclass(frozen=True)
+class FoldCost:
+    """Per-event CPU µs at one game length, and the `json.loads` ratio of the whole path."""
+
+    events: int
+    json_loads_us: float
+    parse_us: float
+    fold_us: float
+    standings_each_us: float
+    offline_us: float
+
+    @property
+    def ratio(self) -> float:
+        """Offline path speed as a multiple of `json.loads` speed (json time / offline time)."""
+        return self.json_loads_us / self.offline_us
+
+
+def measure(length: int, repeats: int = 3) -> FoldCost:
+    """Measure one game of `length` events (see the module docstring)."""
+    lines = long_game(length)
+    parsed = [parse_event_json(line) for line in lines]
+    n = len(lines)
+
+    def standings_each() -> None:
+        state: GameState | None = None
+        for event in parsed:
+            state = evolve(state, event)
+            standings(state)
+
+    def offline() -> None:
+        standings(fold([parse_event_json(line) for line in lines]))
+
+    us = 1e6 / n
+    return FoldCost(
+        events=n,
+        json_loads_us=_cpu(lambda: [json.loads(line) for line in lines], repeats) * us,
+        parse_us=_cpu(lambda: [parse_event_json(line) for line in lines], repeats) * us,
+        fold_us=_cpu(lambda: fold(parsed), repeats) * us,
+        standings_each_us=_cpu(standings_each, 1 if n > 5000 else repeats) * us,
+        offline_us=_cpu(offline, repeats) * us,
+    )
+
+
+def main(lengths: tuple[int, ...] = (200, 2_000, 10_000)) -> None:
+    """Print one row per game length."""
+    print("events  json.loads  parse  fold  standings/event  offline  ratio (µs per event)")
+    for length in lengths:
+        c = measure(length)
+        print(
+            f"{c.events:6d}  {c.json_loads_us:10.2f}  {c.parse_us:5.2f}  {c.fold_us:6.2f}"
+            f"  {c.standings_each_us:15.2f}  {c.offline_us:7.2f}  {c.ratio:5.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(
+        tuple(int(x) for x in sys.argv[1].split(",")) if len(sys.argv) > 1 else (200, 2_000, 10_000)
+    )
+
+
+def offline_rate(lines: Lines) -> float:
+    """Events/s (CPU) of the offline path on one game: parse, fold, final standings."""
+    started = time.process_time()
+    standings(fold([parse_event_json(line) for line in lines]))
+    return len(lines) / (time.process_time() - started)
+
+
+def json_rate(lines: Lines) -> float:
+    """Lines/s (CPU) of `json.loads` over the same lines: the same-run baseline."""
+    started = time.process_time()
+    for line in lines:
+        json.loads(line)
+    return len(lines) / (time.process_time() - started)

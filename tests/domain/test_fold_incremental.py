@@ -1,0 +1,144 @@
+"""The flat-cost fold (issue #9): a `Folder` and `evolve` over shared append-only lists give
+exactly what a fold from scratch gives; a void refolded from the nearest mark equals a refold
+from the start at any mark spacing; handed-out states never change; two writers continuing
+the same state do not see each other; a 50,000-event game folds in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import domain.fold
+from contracts.envelope import Envelope
+from contracts.events import parse_event_json
+from domain.errors import RuleViolation
+from domain.fold import Folder, GameState, _refold, evolve, fold
+from domain.standings import score_entries, standings, standings_json
+from services.bench.fold_cost import long_game
+from tests.domain.test_fold_properties_simulated import _log, _referee_event, games
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _sums(state: GameState) -> dict[str, int]:
+    out = {p.player_id: 0 for p in state.players}
+    for e in score_entries(state):
+        out[e.player_id] += e.amount
+    return out
+
+
+@PROPERTY
+@given(games, st.sampled_from([1, 2, 3, 7, 64]))
+def test_a_void_refolded_from_the_nearest_mark_equals_a_refold_from_the_start(
+    game: tuple[str, int, list[tuple[int, int, int]]], every: int
+) -> None:
+    log = _log(game)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(domain.fold, "MARK_EVERY", every)
+        folder: Folder[object] = Folder()
+        for event in log:
+            folder.add(event)
+        live = folder.state
+    reference = _refold(live.history, live.voided)
+    assert live.ledger == reference.ledger
+    assert standings(live) == standings(reference)
+    assert dict(live.totals) == _sums(live) == dict(reference.totals)
+
+
+@PROPERTY
+@given(games)
+def test_the_running_sums_equal_the_ledger_at_every_seq(
+    game: tuple[str, int, list[tuple[int, int, int]]],
+) -> None:
+    state = None
+    for event in _log(game):
+        state = evolve(state, event)
+        assert dict(state.totals) == _sums(state)
+        for pid, cats in state.breakdown.items():
+            assert sum(cats.values()) == state.totals[pid]
+
+
+def test_a_handed_out_state_never_changes_and_two_writers_do_not_meet() -> None:
+    log = _log(("trickerion", 3, []))
+    middle = len(log) // 2
+    base = fold(log, upto_seq=middle)
+    frozen = (len(base.ledger), base.ledger[:], standings(base).model_dump())
+    # Writer A continues the log; writer B continues the same state with a correction.
+    a = base
+    for event in log[middle:]:
+        a = evolve(a, event)
+    correction = _referee_event(
+        base,
+        log[middle - 1],
+        "game.score_corrected",
+        {"player_id": base.players[0].player_id, "amount": 3, "reason": "r", "referee": "ref"},
+    )
+    b = evolve(base, correction)
+    assert (len(base.ledger), base.ledger[:], standings(base).model_dump()) == frozen
+    assert standings(a) == standings(fold(log))
+    assert standings(b) == standings(fold([*log[:middle], correction]))
+    assert b.totals[base.players[0].player_id] == base.totals[base.players[0].player_id] + 3
+    # B's history does not hold A's events, A's does not hold B's correction.
+    assert b.seq_of(log[middle].event_id) is None
+    assert a.seq_of(correction.event_id) is None
+
+
+def test_a_refused_void_leaves_the_folder_unchanged() -> None:
+    log = _log(("penumbra", 11, []))
+    folder: Folder[object] = Folder()
+    for event in log:
+        folder.add(event)
+    before = folder.state
+    void = _referee_event(
+        before,
+        log[-1],
+        "game.event_voided",
+        {"voided_event_id": str(log[0].event_id), "reason": "r", "referee": "ref"},
+    )
+    with pytest.raises(RuleViolation) as refused:
+        folder.add(void)
+    assert refused.value.rule == "void.game_started"
+    assert folder.state is before
+
+
+def test_standings_json_is_the_standings_rendered_once() -> None:
+    state = fold(_log(("penumbra", 5, [])))
+    data = standings_json(state)
+    assert data is standings_json(state)
+    assert json.loads(data) == json.loads(standings(state).model_dump_json())
+    assert json.loads(data)["score_unit_label"] == {"en": "VP", "ru": "ПО"}
+
+
+def test_a_50000_event_game_folds_in_one_pass() -> None:
+    lines = long_game(50_000)
+    events: list[Envelope] = [parse_event_json(line) for line in lines]
+    state = fold(events)
+    assert state.seq == 50_000
+    assert state.status == "final"
+    assert len(state.history) == 50_000
+    # The padding is Coins +1/-1 pairs: the game scores as the simulated game it was made from.
+    short = fold([parse_event_json(line) for line in long_game(0)])
+    assert [(p.player_id, p.total, p.categories) for p in standings(state).players] == [
+        (p.player_id, p.total, p.categories) for p in standings(short).players
+    ]
+    assert dict(state.totals) == _sums(state)
+    coins = {p.player_id: 0 for p in state.players}
+    for e in state.ledger:
+        if e.resource == "coins":
+            coins[e.player_id] += e.amount
+    # Expected: the short game's Coins plus the pads' own changes (an odd pad count leaves one +1).
+    padded = {p.player_id: 0 for p in short.players}
+    for event in events:
+        if event.type == "trickerion.resources_changed" and event.seq >= len(short.history):
+            padded[event.payload.player_id] += event.payload.coins  # type: ignore[attr-defined]
+    assert coins == {
+        p.player_id: padded[p.player_id]
+        + sum(
+            e.amount for e in short.ledger if e.resource == "coins" and e.player_id == p.player_id
+        )
+        for p in short.players
+    }
