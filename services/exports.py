@@ -2,19 +2,23 @@
 
 Pure functions (no I/O); the routes in `services.web.routes` serve them.
 
-* Score sheet CSV (`score_sheet_csv`): one row per player in rank order; columns `rank`,
-  `player_id`, `name`, one column per breakdown category (header = the category key), `total`.
-  Points in the game's score unit (Fame for Trickerion, VP for Penumbra). A shared place
-  repeats the rank (competition ranking, 1-1-3).
-* BG Stats play (`bgstats_play`): the JSON that BG Stats' "push plays" import reads, handed to
-  the app as `https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>`
-  (`bgstats_link`): `sourceName`, `sourcePlayId`, `playDate` (`YYYY-MM-DD HH:MM:SS`, UTC),
-  `durationMin`, `game` {`name`, `sourceGameId`, `highestWins`, `noPoints`}, `players`
-  [{`name`, `sourcePlayerId`, `score`, `winner`, `startPlayer`}], `comments`.
+* Score sheet CSV (`score_sheet_csv`): a header row of labels in the chosen language, then one
+  row per player in rank order: `date` (the first event, the table's time zone), `status`
+  (final / in progress), `winner` (yes / no; every player in first place after the tie-break),
+  `rank`, `player_id`, `name`, one column per category (the label; the key when unlabelled),
+  `total`. Points in the game's score unit. A shared place repeats the rank (1-1-3). With
+  `bom`, a UTF-8 byte order mark first, so spreadsheet apps read Cyrillic names right.
+* BG Stats play (`bgstats_play`): the JSON of BG Stats' "push plays" import, handed to the app
+  as `https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>` (`bgstats_link`):
+  `sourceName`, `sourcePlayId`, `playDate` (`YYYY-MM-DD HH:MM:SS`, local time of the table's
+  time zone, which the app reads), `durationMin`, `location` {`name`}, `game` {`name`,
+  `bggId`, `sourceGameId`, `highestWins`, `noPoints`}, `players` [{`name`, `sourcePlayerId`,
+  `score`, `rank`, `winner`, `startPlayer`}], `comments` (title, modules, tie-break).
   Source: bgstatsapp.com "Push plays to BG Stats from other apps or websites" (the format as
-  used by several open-source apps); research/anchors.md §2.1.
-* JSONL log: `EventStore.export_jsonl` (the stored envelopes byte for byte, the format
-  `scoreledger score` / `publish` read).
+  used by open-source converters); research/anchors.md §2.1; issue 12.
+  A `.bgsplay` file is the app's own backup/share format (with `players`, `locations`,
+  `games` and `plays` lists cross-referenced by id), not this record, so none is offered.
+* JSONL log: `EventStore.export_jsonl` (the stored envelopes byte for byte).
 """
 
 from __future__ import annotations
@@ -23,21 +27,47 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from datetime import UTC
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
+from contracts.common import EventVoided, GameEnded, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from contracts.games import GAMES
 from domain.standings import Standings
 from services.query.labels import category_labels
 
+BGG_IDS: dict[str, int | None] = {
+    # boardgamegeek.com/boardgame/163068/trickerion-legends-illusion (the BGG page URL, as
+    # cited by several public game catalogues).
+    "trickerion": 163068,
+    # Not confirmed: no source with the BoardGameGeek id of Penumbra: Trials of Arcana was
+    # found, so none is guessed; BG Stats then matches the game by its name.
+    "penumbra": None,
+}
+"""BoardGameGeek ids (BG Stats matches a pushed game on `bggId` first)."""
+
 SOURCE_NAME = "scoreledger"
 BGSTATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
-
+REFEREE_TYPES = (ScoreCorrected.TYPE, EventVoided.TYPE)
+"""A referee's later fixes: not part of the play's duration."""
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 """Cell starts a spreadsheet would run as a formula (OWASP "CSV injection")."""
+
+CSV_WORDS = {
+    "en": {"date": "Date", "status": "Status", "winner": "Winner", "rank": "Place",
+           "player_id": "Player id", "name": "Player", "total": "Total", "final": "final",
+           "in_progress": "in progress", "yes": "yes", "no": "no"},
+    "ru": {"date": "Дата", "status": "Статус", "winner": "Победитель", "rank": "Место",
+           "player_id": "Код игрока", "name": "Игрок", "total": "Итого", "final": "завершена",
+           "in_progress": "идёт", "yes": "да", "no": "нет"},
+}  # fmt: skip
+
+
+class NotAFinishedPlay(ValueError):
+    """The game is still in progress: BG Stats would record it as a finished play."""
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -46,17 +76,42 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_PREFIXES) else text
 
 
-def score_sheet_csv(result: Standings) -> str:
-    """The score sheet: a header row, then one row per player (rank order). See module doc.
+def _winners(result: Standings) -> set[str]:
+    if result.winners:
+        return set(result.winners)
+    return {p.player_id for p in result.players if p.rank == 1}
 
-    Names are neutralised with `spreadsheet_safe`; numbers are written as numbers."""
+
+def score_sheet_csv(
+    result: Standings,
+    events: Sequence[Envelope],
+    lang: str = "en",
+    tz: ZoneInfo | None = None,
+    bom: bool = False,
+) -> str:
+    """The score sheet (see the module docstring). `lang` is `en` or `ru` (else English);
+    `tz` the table's time zone for the date (UTC when None). Names are neutralised with
+    `spreadsheet_safe`; numbers are written as numbers."""
+    words = CSV_WORDS.get(lang, CSV_WORDS["en"])
     labels = category_labels(result)
+    date = _local(events[0].occurred_at, tz).strftime("%Y-%m-%d %H:%M") if events else ""
+    winners = _winners(result) if result.status == "final" else set()
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["rank", "player_id", "name", *(c.key for c in labels), "total"])
+    head = ["date", "status", "winner", "rank", "player_id", "name"]
+    writer.writerow(
+        [
+            *(words[k] for k in head),
+            *(getattr(c, lang, c.en) or c.key for c in labels),
+            words["total"],
+        ]
+    )
     for p in result.players:
         writer.writerow(
             [
+                date,
+                words[result.status],
+                words["yes" if p.player_id in winners else "no"],
                 p.rank,
                 p.player_id,
                 spreadsheet_safe(p.name),
@@ -64,30 +119,83 @@ def score_sheet_csv(result: Standings) -> str:
                 p.total,
             ]
         )
-    return out.getvalue()
+    return ("\ufeff" if bom else "") + out.getvalue()
 
 
-def bgstats_play(result: Standings, events: Sequence[Envelope]) -> dict[str, Any]:
+def _local(moment: datetime, tz: ZoneInfo | None) -> datetime:
+    return moment.astimezone(tz or ZoneInfo("UTC"))
+
+
+def play_minutes(events: Sequence[Envelope]) -> int:
+    """Minutes from the first event to `game.ended` (the last one, if a void reopened the game),
+    or to the last event that is not a referee's correction or void while the game runs; so a
+    correction made the next day does not lengthen the play."""
+    first = events[0].occurred_at
+    ends = [e for e in events if isinstance(e.payload, GameEnded)]
+    played = [e for e in events if e.type not in REFEREE_TYPES]
+    last = (ends or played or list(events))[-1].occurred_at
+    return max(0, round((last - first).total_seconds() / 60))
+
+
+def start_player(result: Standings, events: Sequence[Envelope]) -> str | None:
+    """The first player in turn 1's initiative order; else the player with starting initiative
+    1; else seat 1 (Trickerion: initiative decides who acts first, rules 'Initiative')."""
+    for event in events:
+        if isinstance(event.payload, TurnStarted) and event.payload.turn == 1:
+            if event.payload.initiative_order:
+                return event.payload.initiative_order[0]
+            break
+    players = getattr(events[0].payload, "players", ()) if events else ()
+    for player in players:
+        if player.initiative == 1:
+            return str(player.player_id)
+    return next((p.player_id for p in result.players if p.seat == 1), None)
+
+
+def modules(events: Sequence[Envelope]) -> list[str]:
+    """The options switched on at game start that are modules or expansions (booleans on)."""
+    options = getattr(events[0].payload, "options", None) if events else None
+    if options is None:
+        return []
+    data = options.model_dump(mode="json")
+    return [k.replace("_", " ") for k, v in data.items() if v is True]
+
+
+def bgstats_play(
+    result: Standings,
+    events: Sequence[Envelope],
+    tz: ZoneInfo | None = None,
+    location: str | None = None,
+    allow_in_progress: bool = False,
+) -> dict[str, Any]:
     """The BG Stats play record of a game (see the module docstring for the fields).
 
-    `winner` marks every player in first place after the tie-break (`Standings.winners`; during
-    play, the current leaders by rank). `startPlayer` is the player in seat 1. `playDate` is the
-    first event's `occurred_at` (UTC) and `durationMin` the minutes to the last event.
+    Raises:
+        NotAFinishedPlay: the game is in progress and `allow_in_progress` is false. With it,
+            the record is flagged: comments start "NOT FINISHED" and no one is the winner.
     """
-    first, last = events[0].occurred_at, events[-1].occurred_at
-    winners = (
-        set(result.winners)
-        if result.winners
-        else {p.player_id for p in result.players if p.rank == 1}
-    )
+    final = result.status == "final"
+    if not final and not allow_in_progress:
+        raise NotAFinishedPlay(f"game {result.game_id!r} is in progress: no finished play yet")
+    winners = _winners(result) if final else set()
+    first_player = start_player(result, events)
     title = getattr(events[0].payload, "title", None)
+    used = modules(events)
+    notes = [
+        None if final else "NOT FINISHED: standings as of now, not a finished play",
+        title,
+        f"modules: {', '.join(used)}" if used else None,
+        result.tie_break,
+    ]
     return {
         "sourceName": SOURCE_NAME,
         "sourcePlayId": result.game_id,
-        "playDate": first.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"),
-        "durationMin": max(0, round((last - first).total_seconds() / 60)),
+        "playDate": _local(events[0].occurred_at, tz).strftime("%Y-%m-%d %H:%M:%S"),
+        "durationMin": play_minutes(events),
+        "location": {"name": location} if location else None,
         "game": {
             "name": GAMES[result.game].title.en if result.game in GAMES else result.game,
+            "bggId": BGG_IDS.get(result.game),
             "sourceGameId": result.game,
             "highestWins": True,
             "noPoints": False,
@@ -97,20 +205,13 @@ def bgstats_play(result: Standings, events: Sequence[Envelope]) -> dict[str, Any
                 "name": p.name,
                 "sourcePlayerId": p.player_id,
                 "score": p.total,
+                "rank": p.rank,
                 "winner": p.player_id in winners,
-                "startPlayer": p.seat == 1,
+                "startPlayer": p.player_id == first_player,
             }
             for p in result.players
         ],
-        "comments": "; ".join(
-            x
-            for x in (
-                title,
-                "final" if result.status == "final" else "in progress (not final)",
-                result.tie_break,
-            )
-            if x
-        ),
+        "comments": "; ".join(x for x in notes if x),
     }
 
 

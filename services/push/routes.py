@@ -1,10 +1,12 @@
 """SSE endpoints (FastAPI's own `fastapi.sse`): live standings of one game and live games list.
 
 `GET /games/{game_id}/live`: event `standings`, data `{"change": {shard, entry_id, game_id,
-seq}, "standings": <the body of GET /games/{id}/standings>}`, SSE `id:` = the entry id of the
-game's shard change stream. A client reconnecting with `Last-Event-ID` gets the current
-standings once if the game changed after that id (nothing otherwise), then every new change.
-Without `Last-Event-ID` it gets the current standings first.
+seq}, "standings": <the body of GET /games/{id}/standings>}` on connect, and on a resume that
+missed a change; every later frame is compact, `{"change", "compact": true, "standings":
+<services.push.frames.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
+entry id of the game's shard change stream. A client reconnecting with `Last-Event-ID` gets
+the current full standings once if the game changed after that id (nothing otherwise), then
+every new change. Without `Last-Event-ID` it gets the current standings first.
 
 `GET /games/live`: event `game`, data `{"change": {...}, "summary": {game_id, game, status, seq,
 updated_at}}`, id = the entry id; a (re)connecting client is sent the whole list first (event
@@ -26,6 +28,7 @@ from redis.exceptions import ResponseError
 
 from domain.standings import Standings
 from services.keys import Keys
+from services.push.frames import CompactCache
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
 from services.query.reader import QueryReader
 from services.query.views import standings_view
@@ -34,6 +37,7 @@ RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
 
 router = APIRouter(tags=["live"])
+_compact = CompactCache()
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
@@ -133,9 +137,10 @@ async def game_live(
             if entry_key(delivery.change.entry_id) <= entry_key(sent):
                 continue  # already reflected in what this client was sent
             sent = delivery.change.entry_id
-            # The body was serialized once by the hub; only the small change part is per event.
+            # The compact body is made once per delivery; only the small change part is per event.
             change = json.dumps(_change(delivery.change))
-            raw = f'{{"change":{change},"standings":{delivery.body_json}}}'
+            body = _compact.json(game_id, sent, delivery.body)
+            raw = f'{{"change":{change},"compact":true,"standings":{body}}}'
             yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
 
 

@@ -88,8 +88,11 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
 
     Returns:
         `{"game_id", "score_unit", "players", "events": [{seq, event_id, type, occurred_at,
-        actor, summary, delta: {pid: points}, entries: [{player_id, category, amount, rule,
-        note}], voided, voided_by_seq, void_of_seq, correction, disputed_by_seq}]}`.
+        actor, turn, summary, payload, delta: {pid: points}, entries: [{player_id, category,
+        amount, rule, note}], voided, voided_by_seq, void_of_seq, correction,
+        disputed_by_seq}]}`. `payload` is the event's data (JSON) from which the page words
+        the history in the reader's language; `turn` the turn or round it happened in (0:
+        setup).
         `delta` is the change of each player's total at that event (for a void: the effect
         of taking the voided event out); `entries` are the score-unit ledger entries the
         event produced when applied. `disputed_by_seq` lists the corrections whose
@@ -109,9 +112,12 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     unit = states[0].ruleset.score_resource
     rows = []
     before: dict[str, int] = dict.fromkeys((p.player_id for p in states[0].players), 0)
+    turn = 0
     for event, state in zip(events, states, strict=True):
         after = _totals(state)
         eid = str(event.event_id)
+        if isinstance(event.payload, TurnStarted):
+            turn = event.payload.turn
         rows.append(
             {
                 "seq": event.seq,
@@ -119,7 +125,9 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
                 "type": event.type,
                 "occurred_at": event.occurred_at.isoformat(),
                 "actor": event.actor,
+                "turn": turn,
                 "summary": _summary(event),
+                "payload": event.payload.model_dump(mode="json"),
                 "delta": {
                     pid: after[pid] - before.get(pid, 0)
                     for pid in after

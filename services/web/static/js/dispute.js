@@ -1,8 +1,10 @@
 // The dispute view: the standings with and without one event side by side
 // (`GET /games/{id}/dispute/{event_id}`), and the referee's outcome recorded as a new event
 // (`game.event_voided` or `game.score_corrected`, reason and referee required) through ingest
-// `POST /games/{id}/events` with the game's write token. Nothing is rewritten.
-import { label, t } from "./i18n.js";
+// `POST /games/{id}/events` with the game's write token, on the page's own origin: in a split
+// deployment the query service forwards it to ingest (services/web/forward.py). Nothing is
+// rewritten.
+import { describe, label, t } from "./i18n.js";
 import { getJSON } from "./page.js";
 
 const TOKEN_KEY = (gameId) => `scoreledger.token.${gameId}`;
@@ -36,17 +38,17 @@ export class DisputeView {
   }
 
   /** Open the panel for a timeline row and show the comparison. */
-  async open(row, standings) {
+  async open(row, standings, ctx) {
     this.row = row;
     this.panel.hidden = false;
     document.getElementById("dispute-seq").textContent = row.seq;
-    document.getElementById("dispute-event").textContent = `${row.type} — ${row.summary}`;
+    document.getElementById("dispute-event").textContent = ctx ? describe(row, ctx) : row.type;
     this.message("");
     this.fillSelects(standings);
     const body = await getJSON(`/games/${encodeURIComponent(this.gameId)}/dispute/${row.event_id}`);
     const error = document.getElementById("dispute-error");
     error.hidden = !body.error;
-    error.textContent = body.error ? `${t("cannot_void")}: ${body.error.message} (${body.error.rule})` : "";
+    error.textContent = body.error ? `${t("cannot_void")}: ${body.error.message}` : "";
     document.getElementById("void-button").disabled = Boolean(body.error);
     this.renderCompare(body);
     this.panel.scrollIntoView({ block: "nearest" });

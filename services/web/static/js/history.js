@@ -1,6 +1,7 @@
-// The history: the timeline of events with the points each moved (`GET /games/{id}/timeline`),
-// voided events and corrections marked, and the ledger panel of one player.
-import { label, lang, t } from "./i18n.js";
+// The history: every event in words, newest first (`GET /games/{id}/timeline`, described with
+// the game's catalogue), the points it moved, voids and corrections marked, events after the
+// replayed seq dimmed; and the ledger panel of one player at the chosen seq.
+import { describe, label, lang, t } from "./i18n.js";
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -10,10 +11,9 @@ function el(tag, text, cls) {
 }
 
 function signed(n) {
-  return n > 0 ? `+${n}` : String(n);
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
 }
 
-/** Badges for a timeline row: voided (by which void), void of, correction, disputed. */
 function marks(row) {
   const out = [];
   if (row.voided) out.push(el("span", `${t("voided_by")}${row.voided_by_seq}`, "badge voided"));
@@ -23,55 +23,101 @@ function marks(row) {
   return out;
 }
 
+/** "Turn 3" / "Round 3" / "Setup" for a row's turn in this game. */
+export function turnName(turn, game) {
+  if (!turn) return t("setup");
+  return `${t(game === "penumbra" ? "round" : "turn")} ${turn}`;
+}
+
 /**
- * Fill `#timeline`, newest event first. Rows carry `data-seq` and `.voided` when voided.
- * `onSeq(seq)` runs when a row is clicked (jump the slider); `onDispute(row)` for its button.
+ * Fill `#timeline`, newest first. Rows carry `data-seq`, `.voided` when voided and `.after`
+ * when after `viewSeq`. `onSeq(seq)` runs when a row is clicked; `onDispute(row)` for its button.
  */
-export function renderTimeline(timeline, onSeq, onDispute) {
-  const names = Object.fromEntries(timeline.players.map((p) => [p.player_id, p.name]));
+export function renderTimeline(timeline, ctx, viewSeq, onSeq, onDispute) {
   const table = document.getElementById("timeline");
   const head = el("tr");
-  for (const key of ["seq", "type", "actor", "moved", "details", ""]) head.append(el("th", key ? t(key) : ""));
+  for (const key of ["seq", "what", "moved", ""]) {
+    const th = el("th", key ? t(key) : "");
+    th.scope = "col";
+    head.append(th);
+  }
   table.tHead.replaceChildren(head);
   const rows = [...timeline.events].reverse().map((row) => {
-    const tr = el("tr", null, row.voided ? "voided" : row.correction || row.void_of_seq ? "referee" : "");
+    const cls = [row.voided ? "voided" : row.correction || row.void_of_seq ? "referee" : "", viewSeq !== null && row.seq > viewSeq ? "after" : "", row.seq === viewSeq ? "current" : ""];
+    const tr = el("tr", null, cls.filter(Boolean).join(" "));
     tr.dataset.seq = row.seq;
     tr.dataset.eventId = row.event_id;
-    const moved = Object.entries(row.delta).map(([pid, n]) => `${names[pid] ?? pid} ${signed(n)}`).join(", ");
-    const details = el("td", null, "details");
-    details.append(...marks(row), el("span", row.summary, "summary"));
-    const dispute = el("td");
+    tr.dataset.type = row.type;
+    const what = el("td", null, "what");
+    what.append(el("span", describe(row, ctx), "summary"), el("span", ` · ${turnName(row.turn, ctx.game)}`, "muted turn"), ...marks(row));
+    const moved = el("td", null, "moved");
+    const entries = Object.entries(row.delta);
+    if (!entries.length) moved.append(el("span", "—", "muted"));
+    for (const [pid, n] of entries) {
+      const chip = el("span", `${ctx.names[pid] ?? pid} ${signed(n)}`, "chip");
+      chip.style.setProperty("--pc", ctx.colors[pid] || "#888");
+      moved.append(chip);
+    }
+    const dispute = el("td", null, "actions");
     if (row.seq > 1 && !row.void_of_seq && !row.voided) {
       const button = el("button", t("dispute"), "dispute");
       button.type = "button";
+      button.setAttribute("aria-label", `${t("dispute")} #${row.seq}`);
       button.addEventListener("click", (e) => { e.stopPropagation(); onDispute(row); });
       dispute.append(button);
     }
-    tr.append(el("td", `#${row.seq}`, "num"), el("td", row.type, "type"), el("td", row.actor), el("td", moved, "moved"), details, dispute);
-    tr.addEventListener("click", () => onSeq(row.seq));
+    const seq = el("td", null, "num");
+    const jump = el("button", `#${row.seq}`, "link seq-link");
+    jump.type = "button";
+    jump.setAttribute("aria-label", `${t("replay_at")} ${row.seq}`);
+    jump.addEventListener("click", (e) => { e.stopPropagation(); onSeq(row.seq); });
+    seq.append(jump);
+    tr.append(seq, what, moved, dispute);
     return tr;
   });
   table.tBodies[0].replaceChildren(...rows);
 }
 
-/** Show the ledger panel for one player (`GET /games/{id}/players/{pid}/ledger` body). */
-export function renderLedger(player, ledger, categories) {
+/** The ticker: the last `n` events in words (newest first) into `list`. */
+export function renderTicker(list, timeline, ctx, n = 5) {
+  list.replaceChildren(...[...timeline.events].slice(-n).reverse().map((row) => {
+    const li = el("li", null, row.voided ? "voided" : "");
+    li.append(el("span", describe(row, ctx), "summary"));
+    for (const [pid, d] of Object.entries(row.delta)) {
+      const chip = el("span", `${ctx.names[pid] ?? pid} ${signed(d)}`, "chip");
+      chip.style.setProperty("--pc", ctx.colors[pid] || "#888");
+      li.append(chip);
+    }
+    return li;
+  }));
+}
+
+/** Show the ledger panel of one player (`/games/{id}/replay/ledger/{pid}?at_seq=` body);
+ * `ctx.rows` maps seq -> timeline row, so each line names its event in words. */
+export function renderLedger(player, ledger, categories, ctx) {
   const panel = document.getElementById("ledger-panel");
   const byKey = Object.fromEntries(categories.map((c) => [c.key, c]));
-  document.getElementById("ledger-player").textContent = player.name;
+  document.getElementById("ledger-player").textContent = `${player.name} · ${t("at_seq")} #${ledger.seq}`;
   const table = document.getElementById("ledger");
   const head = el("tr");
-  for (const key of ["seq", "type", "resource", "category", "amount", "rule", "note"]) head.append(el("th", t(key)));
+  for (const key of ["seq", "what", "resource", "category", "amount"]) {
+    const th = el("th", t(key));
+    th.scope = "col";
+    head.append(th);
+  }
   table.tHead.replaceChildren(head);
   table.tBodies[0].replaceChildren(...ledger.entries.map((e) => {
     const tr = el("tr");
+    tr.dataset.seq = e.seq;
+    const row = ctx.rows.get(e.seq);
     const category = byKey[e.category] ? label(byKey[e.category]) : e.category;
-    tr.append(el("td", `#${e.seq}`, "num"), el("td", e.event_type), el("td", e.resource), el("td", category),
-      el("td", signed(e.amount), "num"), el("td", e.rule, "rule"), el("td", e.note));
+    const what = el("td", row ? describe(row, ctx) : e.event_type);
+    what.title = e.rule;
+    tr.append(el("td", `#${e.seq}`, "num"), what, el("td", t(`unit_${e.resource}`)), el("td", category), el("td", signed(e.amount), "num"));
     return tr;
   }));
   document.getElementById("ledger-totals").textContent =
-    Object.entries(ledger.totals).map(([r, n]) => `${r}: ${n.toLocaleString(lang)}`).join(" · ");
+    Object.entries(ledger.totals).map(([r, n]) => `${t(`unit_${r}`)}: ${n.toLocaleString(lang)}`).join(" · ");
   panel.hidden = false;
   panel.scrollIntoView({ block: "nearest" });
 }

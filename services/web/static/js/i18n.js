@@ -1,51 +1,14 @@
-// Interface strings in English and Russian. The language is `?lang=en|ru` if given, else the
-// browser's language (Russian for any `ru*`), else English. Category names come from the API
-// (each category carries its `en` and `ru` label); only the page's own words live here.
-
-const STRINGS = {
-  en: {
-    games: "Games", game: "Game", status: "Status", seq: "Seq", events: "Events", updated: "Updated",
-    in_progress: "live", final: "final", pending: "pending", no_games: "No games yet.",
-    rank: "Place", player: "Player", total: "Total", provisional: "If the game ended now",
-    provisional_note: "Provisional: end-game categories scored as if the game ended now; not final.",
-    shared: "shared", winner: "Winner", shared_first: "Shared first place", tie_break: "Tie-break",
-    chart: "Score over the game", per_event: "per event", per_turn: "per turn", turn: "Turn",
-    history: "History", replay_at: "Standings at seq", live_view: "Back to live",
-    viewing_replay: "Replay: the standings after event", of: "of",
-    type: "Event", actor: "Actor", moved: "Points moved", details: "Details",
-    voided: "voided", voided_by: "voided by #", void_of: "voids #", correction: "correction",
-    corrected_by: "disputed; correction #", dispute: "Dispute",
-    ledger: "Ledger of", amount: "Amount", category: "Category", rule: "Rule", note: "Note",
-    resource: "Resource", close: "Close",
-    dispute_title: "Dispute of event #", with_event: "With the event", without_event: "Without the event",
-    cannot_void: "This event cannot be voided", reason: "Reason", referee: "Referee",
-    token: "Write token", void_it: "Void this event", correct_it: "Record a correction",
-    points: "Points", saved: "Recorded as event #", exports: "Export", scoresheet: "Score sheet (CSV)",
-    bgstats: "BG Stats play", jsonl: "Event log (JSONL)", connection: "live updates",
-    connected: "connected", reconnecting: "reconnecting…", result: "Result", unit_fame: "Fame", unit_vp: "VP",
-  },
-  ru: {
-    games: "Партии", game: "Игра", status: "Статус", seq: "№", events: "Событий", updated: "Обновлено",
-    in_progress: "идёт", final: "завершена", pending: "ожидает", no_games: "Партий пока нет.",
-    rank: "Место", player: "Игрок", total: "Итого", provisional: "Если бы игра закончилась сейчас",
-    provisional_note: "Предварительно: финальные категории посчитаны так, будто игра закончилась сейчас.",
-    shared: "делят", winner: "Победитель", shared_first: "Первое место делят", tie_break: "Тай-брейк",
-    chart: "Очки по ходу игры", per_event: "по событиям", per_turn: "по ходам", turn: "Ход",
-    history: "История", replay_at: "Положение после события №", live_view: "Вернуться к текущему",
-    viewing_replay: "Повтор: положение после события", of: "из",
-    type: "Событие", actor: "Кто внёс", moved: "Изменение очков", details: "Подробности",
-    voided: "отменено", voided_by: "отменено событием №", void_of: "отменяет №", correction: "поправка",
-    corrected_by: "оспорено; поправка №", dispute: "Оспорить",
-    ledger: "Журнал очков:", amount: "Очки", category: "Категория", rule: "Правило", note: "Примечание",
-    resource: "Ресурс", close: "Закрыть",
-    dispute_title: "Спор о событии №", with_event: "С событием", without_event: "Без события",
-    cannot_void: "Это событие нельзя отменить", reason: "Причина", referee: "Судья",
-    token: "Ключ записи", void_it: "Отменить событие", correct_it: "Внести поправку",
-    points: "Очки", saved: "Записано как событие №", exports: "Экспорт", scoresheet: "Протокол (CSV)",
-    bgstats: "Партия для BG Stats", jsonl: "Журнал событий (JSONL)", connection: "обновления",
-    connected: "на связи", reconnecting: "переподключение…", result: "Итог", unit_fame: "Слава", unit_vp: "ПО",
-  },
+// Words of the pages in English and Russian. The language is `?lang=en|ru` if given, else the
+// browser's (Russian for any `ru*`), else English. The catalogues are JSON files under
+// /static/i18n/: `ui.json` (the pages' own words), `common.json` (events every game shares) and
+// one file per game (`<game>.json`: its events, words and tie-break sentence). Category names
+// come with the standings (each category carries `en` and `ru`).
+const load = async (name) => {
+  const response = await fetch(`/static/i18n/${name}.json`);
+  return response.ok ? response.json() : { events: {}, words: {}, tie_break: {} };
 };
+const [UI, COMMON] = await Promise.all([load("ui"), load("common")]);
+const games = new Map();
 
 /** The page's language: `?lang=`, else the browser's, else English. */
 export function pickLang() {
@@ -60,10 +23,86 @@ document.documentElement.lang = lang;
 
 /** The interface string `key` in the page's language. */
 export function t(key) {
-  return STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
+  return UI[lang]?.[key] ?? UI.en[key] ?? key;
 }
 
 /** A category's label in the page's language (the API sends `en` and `ru`). */
 export function label(category) {
   return category[lang] || category.en || category.key;
+}
+
+/** Load the catalogue of `game` (trickerion, penumbra, ...) once; resolves to it. */
+export async function loadGame(game) {
+  if (!game) return { events: {}, words: {}, tie_break: {} };
+  if (!games.has(game)) games.set(game, load(game));
+  return games.get(game);
+}
+
+function pick(entry) {
+  return entry ? entry[lang] || entry.en : null;
+}
+
+function word(catalog, value) {
+  return pick(catalog.words?.[value]) || pick(COMMON.words[value]);
+}
+
+/** The score unit's name (Fame / VP; `unit` from standings, or the kernel's `score_unit_label`). */
+export function unitName(unit, labels) {
+  if (labels && labels[lang]) return labels[lang];
+  return t(`unit_${unit}`);
+}
+
+const PLAYER_FIELDS = new Set(["player_id", "owner_id", "performer_id", "other_owner_id", "by_player"]);
+
+function show(value, key, ctx, catalog) {
+  if (value === null || value === undefined || value === "") return pick(COMMON.words.none);
+  if (Array.isArray(value)) {
+    return value.map((v) => (typeof v === "object" ? v.name || v.player_id || JSON.stringify(v) : show(v, key, ctx, catalog))).join(", ");
+  }
+  if (typeof value === "object") return Object.entries(value).map(([k, n]) => `${k}×${n}`).join(", ");
+  if (PLAYER_FIELDS.has(key) || ctx.names[value]) return ctx.names[value] ?? String(value);
+  if (typeof value === "string") return word(catalog, value) || value;
+  return String(value);
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+/**
+ * One event in words: `row` is a `/timeline` row (type, payload, void_of_seq), `ctx` holds
+ * `names` (player id -> name), `categories` (key -> label) and the game's `catalog`.
+ */
+export function describe(row, ctx) {
+  const catalog = ctx.catalog || { events: {} };
+  const template = pick(catalog.events?.[row.type]) || pick(COMMON.events[row.type]);
+  const data = { ...(row.payload || {}) };
+  if (!template) return row.type;
+  const derived = {
+    voided_seq: row.void_of_seq ?? "?",
+    changes: ["fame", "coins", "shards"].filter((k) => data[k]).map((k) => `${signed(data[k])} ${word(catalog, k)}`).join(", "),
+  };
+  if (row.type === "game.score_corrected") {
+    derived.amount = signed(data.amount);
+    derived.category = ctx.categories?.[data.category] || data.category;
+  }
+  if (row.type === "game.turn_started" && !data.initiative_order) data.initiative_order = null;
+  return template.replace(/\{(\w+)\}/g, (_, key) => (key in derived ? String(derived[key]) : show(data[key], key, ctx, catalog)));
+}
+
+/**
+ * The tie-break in words, built from the standings (who tied, on what) and the game's
+ * catalogue; never the domain's English note. Empty when first place is not tied.
+ */
+export function tieBreakText(s, catalog) {
+  const top = s.players.filter((p) => p.rank === 1);
+  if (top.length < 2) return "";
+  const names = top.map((p) => p.name);
+  const who = names.length > 1 ? `${names.slice(0, -1).join(", ")} ${pick(COMMON.tie_break.and)} ${names.at(-1)}` : names[0];
+  const tied = pick(COMMON.tie_break.tied).replace("{who}", who).replace("{best}", top[0].total)
+    .replace("{unit}", unitName(s.score_unit, s.score_unit_label));
+  if (s.status !== "final") return tied;
+  const winner = s.winner ? s.players.find((p) => p.player_id === s.winner)?.name : null;
+  const decision = pick(catalog?.tie_break?.[winner ? "single" : "shared"]);
+  return decision ? `${tied}; ${decision.replace("{winner}", winner ?? "")}` : tied;
 }

@@ -1,75 +1,108 @@
-// Renders a standings body (`GET /games/{id}/standings`, also pushed over SSE) as the
-// scoreboard table: place (shared places marked), player, total, one column per category,
-// and the provisional "if the game ended now" column during play, marked as such.
-import { label, t } from "./i18n.js";
+// The standings of the scoreboard page: a table with categories as rows and players as
+// columns (totals first, the provisional "if the game ended now" beside them, zero rows hidden
+// unless asked), and on a phone a card per player with the breakdown folded. Corrected totals
+// carry a mark. Player colours: colors.js.
+import { label, t, unitName } from "./i18n.js";
+import { colorMap } from "./colors.js";
 
-function cell(tag, text, attrs = {}) {
-  const el = document.createElement(tag);
-  if (text !== undefined && text !== null) el.textContent = text;
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
   for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") el.className = v; else el.setAttribute(k, v);
+    if (k === "class") node.className = v; else if (k === "style") node.style.cssText = v; else node.setAttribute(k, v);
   }
-  return el;
+  return node;
 }
 
-/** Words for the place: "1", or "1 (shared)" when another player has the same rank. */
-function place(rank, players) {
+/** "1", or "1 (shared)" when another player has the same rank. */
+export function place(rank, players) {
   const shared = players.filter((p) => p.rank === rank).length > 1;
   return shared ? `${rank} (${t("shared")})` : String(rank);
 }
 
-/** The unit's display name (Fame / VP) in the page's language. */
-export function unitName(unit) {
-  return t(`unit_${unit}`);
+/** Player ids whose total includes a referee's correction (a `correction` category or
+ * corrections in the timeline, `corrected`). */
+export function correctedIds(s, corrected = new Set()) {
+  const out = new Set(corrected);
+  for (const p of s.players) if (p.breakdown.some((c) => c.key === "correction" && c.points)) out.add(p.player_id);
+  return out;
 }
 
-/** The result line: the winner or shared first place and the tie-break in words. */
-function resultText(s) {
-  const names = Object.fromEntries(s.players.map((p) => [p.player_id, p.name]));
-  if (s.status !== "final") {
-    const leaders = s.players.filter((p) => p.rank === 1);
-    if (leaders.length > 1 && s.tie_break) return `${t("tie_break")}: ${s.tie_break}`;
-    return "";
-  }
-  const head = s.winner ? `${t("winner")}: ${names[s.winner]}` : `${t("shared_first")}: ${s.winners.map((w) => names[w]).join(", ")}`;
-  return s.tie_break ? `${head}. ${t("tie_break")}: ${s.tie_break}` : head;
+function totalButton(p, onTotal, marked) {
+  const button = el("button", String(p.total), { type: "button", class: "link total-value", "aria-label": `${t("ledger")} ${p.name}: ${p.total}` });
+  button.addEventListener("click", () => onTotal(p));
+  const wrap = el("span", null, { class: "total-wrap" });
+  wrap.append(button);
+  if (marked) wrap.append(el("span", "✎", { class: "corrected-mark", title: t("corrected"), "aria-label": t("corrected"), role: "img" }));
+  return wrap;
 }
 
 /**
- * Fill `#standings` from `s`; `onTotal(player)` runs when a total is clicked (the ledger).
- * Rows carry `data-player`; cells carry `data-cat` (category key), `.total`, `.provisional`.
+ * Fill `#standings` (table) and `#cards` (phone) from `s`. `opts.onTotal(player)` opens the
+ * ledger; `opts.showZero` shows all-zero categories; `opts.corrected` a set of player ids.
+ * Columns carry `data-player`; rows `data-cat` (category key); totals `.total-value`.
  */
-export function renderStandings(s, onTotal) {
-  const table = document.getElementById("standings");
+export function renderStandings(s, opts) {
+  const colors = colorMap(s.players);
+  const marked = correctedIds(s, opts.corrected);
   const categories = s.players.length ? s.players[0].breakdown : [];
   const hasProvisional = s.players.some((p) => p.provisional);
-  const unit = unitName(s.score_unit);
-  const head = cell("tr");
-  head.append(cell("th", t("rank")), cell("th", t("player")), cell("th", `${t("total")} (${unit})`, { class: "num" }));
-  for (const c of categories) {
-    head.append(cell("th", label(c), { class: `num${c.endgame ? " endgame" : ""}`, "data-cat": c.key, title: c.key }));
-  }
-  if (hasProvisional) head.append(cell("th", `${t("provisional")}*`, { class: "num provisional" }));
-  table.tHead.replaceChildren(head);
+  const unit = unitName(s.score_unit, s.score_unit_label);
+  const nonZero = (c) => s.players.some((p) => p.breakdown.find((b) => b.key === c.key)?.points);
+  const shown = categories.filter((c) => opts.showZero || nonZero(c));
 
-  table.tBodies[0].replaceChildren(...s.players.map((p) => {
-    const tr = cell("tr", null, { "data-player": p.player_id, class: p.rank === 1 ? "leader" : "" });
-    tr.append(cell("td", place(p.rank, s.players), { class: "rank" }), cell("td", p.name, { class: "name" }));
-    const total = cell("td", null, { class: "num total" });
-    const button = cell("button", String(p.total), { type: "button", class: "link", title: t("ledger") });
-    button.addEventListener("click", () => onTotal(p));
-    total.append(button);
-    tr.append(total);
-    for (const c of p.breakdown) tr.append(cell("td", String(c.points), { class: "num", "data-cat": c.key }));
-    if (hasProvisional) {
-      const prov = p.provisional;
-      const td = cell("td", prov ? String(prov.total) : "", { class: "num provisional" });
-      if (prov) td.title = prov.categories.map((c) => `${label(c)}: ${c.points >= 0 ? "+" : ""}${c.points}`).join("\n");
-      tr.append(td);
-    }
-    return tr;
+  const table = document.getElementById("standings");
+  const head = el("tr");
+  head.append(el("th", t("category"), { scope: "col" }));
+  for (const p of s.players) {
+    const th = el("th", null, { scope: "col", class: "player", "data-player": p.player_id, style: `--pc:${colors[p.player_id]}` });
+    th.append(el("span", place(p.rank, s.players), { class: "rank" }), el("span", p.name, { class: "name" }));
+    head.append(th);
+  }
+  table.tHead.replaceChildren(head);
+  const rows = [];
+  const total = el("tr", null, { class: "total-row" });
+  total.append(el("th", `${t("total")} (${unit})`, { scope: "row" }));
+  for (const p of s.players) {
+    const td = el("td", null, { class: "num total", "data-player": p.player_id });
+    td.append(totalButton(p, opts.onTotal, marked.has(p.player_id)));
+    total.append(td);
+  }
+  rows.push(total);
+  if (hasProvisional) {
+    const prov = el("tr", null, { class: "provisional" });
+    prov.append(el("th", `${t("provisional")}*`, { scope: "row" }));
+    for (const p of s.players) prov.append(el("td", p.provisional ? String(p.provisional.total) : "", { class: "num", "data-player": p.player_id }));
+    rows.push(prov);
+  }
+  for (const c of shown) {
+    const tr = el("tr", null, { "data-cat": c.key, class: c.endgame ? "endgame" : "" });
+    tr.append(el("th", label(c), { scope: "row" }));
+    for (const p of s.players) tr.append(el("td", String(p.breakdown.find((b) => b.key === c.key)?.points ?? 0), { class: "num", "data-player": p.player_id }));
+    rows.push(tr);
+  }
+  table.tBodies[0].replaceChildren(...rows);
+  const toggle = document.getElementById("zero-toggle");
+  const hidden = categories.length - categories.filter(nonZero).length;
+  toggle.hidden = hidden === 0;
+  toggle.textContent = `${t(opts.showZero ? "hide_zero" : "show_zero")} (${hidden})`;
+  toggle.setAttribute("aria-pressed", String(Boolean(opts.showZero)));
+
+  document.getElementById("cards").replaceChildren(...s.players.map((p) => {
+    const card = el("article", null, { class: "player-card", "data-player": p.player_id, style: `--pc:${colors[p.player_id]}` });
+    const top = el("div", null, { class: "card-top" });
+    top.append(el("span", place(p.rank, s.players), { class: "rank" }), el("span", p.name, { class: "name" }));
+    const big = el("div", null, { class: "card-total" });
+    big.append(totalButton(p, opts.onTotal, marked.has(p.player_id)), el("span", unit, { class: "unit" }));
+    if (p.provisional) big.append(el("span", `${t("if_ended")}: ${p.provisional.total}`, { class: "card-prov" }));
+    const fold = el("details");
+    fold.append(el("summary", t("breakdown")));
+    const list = el("dl");
+    for (const c of p.breakdown.filter((b) => opts.showZero || b.points)) list.append(el("dt", label(c)), el("dd", String(c.points)));
+    fold.append(list);
+    card.append(top, big, fold);
+    return card;
   }));
-  document.getElementById("result").textContent = resultText(s);
   const note = document.getElementById("provisional-note");
   note.hidden = !hasProvisional;
   note.textContent = `* ${t("provisional_note")}`;
