@@ -152,13 +152,24 @@ def start_player(result: Standings, events: Sequence[Envelope]) -> str | None:
     return next((p.player_id for p in result.players if p.seat == 1), None)
 
 
-def modules(events: Sequence[Envelope]) -> list[str]:
-    """The options switched on at game start that are modules or expansions (booleans on)."""
+MODULES = {
+    "trickerion": {
+        "dark_alley": "Dark Alley",
+        "academy": "Dahlgaard's Academy",
+        "dawn_of_technology": "Dawn of Technology",
+        "magician_powers": "Magician Powers",
+        "arcane_arts": "Arcane Arts",
+    },
+}
+"""Game start options that are modules or expansions (the rest are rule readings), by game."""
+
+
+def modules(game: str, events: Sequence[Envelope]) -> list[str]:
+    """The names of the modules switched on at game start (`MODULES`), in that order."""
     options = getattr(events[0].payload, "options", None) if events else None
     if options is None:
         return []
-    data = options.model_dump(mode="json")
-    return [k.replace("_", " ") for k, v in data.items() if v is True]
+    return [name for key, name in MODULES.get(game, {}).items() if getattr(options, key, False)]
 
 
 def bgstats_play(
@@ -180,7 +191,7 @@ def bgstats_play(
     winners = _winners(result) if final else set()
     first_player = start_player(result, events)
     title = getattr(events[0].payload, "title", None)
-    used = modules(events)
+    used = modules(result.game, events)
     notes = [
         None if final else "NOT FINISHED: standings as of now, not a finished play",
         title,

@@ -1,67 +1,124 @@
-"""Exports: the score sheet CSV and the BG Stats play record (pure), and the export routes."""
+"""Exports: the score sheet CSV and the BG Stats play record (pure), and the export routes.
+Expected values are read off the example games by hand (contracts/examples/*.jsonl)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
-from services.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.exports import (
+    NotAFinishedPlay,
+    bgstats_link,
+    bgstats_play,
+    play_minutes,
+    score_sheet_csv,
+)
+from tests.web.builders import example, referee
 from tests.web.conftest import Stack
 
 EXAMPLES = Path(__file__).parents[2] / "contracts" / "examples"
 LOG = (EXAMPLES / "penumbra-3p.jsonl").read_text(encoding="utf-8")
 EXPECTED = json.loads((EXAMPLES / "penumbra-3p.expected.json").read_text(encoding="utf-8"))
 EVENTS = [parse_event_json(line) for line in LOG.splitlines()]
+TRICKERION = list(example("trickerion-4p-dark-alley-academy"))
 
 
-def test_score_sheet_has_a_row_per_player_a_column_per_category_total_and_rank() -> None:
-    rows = list(csv.DictReader(io.StringIO(score_sheet_csv(standings(fold(EVENTS))))))
-    assert [r["player_id"] for r in rows] == ["mira", "tess", "oren"]  # rank order
+def _sheet(**kwargs: object) -> list[dict[str, str]]:
+    text = score_sheet_csv(standings(fold(EVENTS)), EVENTS, **kwargs)  # type: ignore[arg-type]
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
+
+
+def test_score_sheet_has_labels_date_status_winner_rank_categories_and_total() -> None:
+    rows = _sheet()
+    assert [r["Player id"] for r in rows] == ["mira", "tess", "oren"]  # rank order
+    assert list(rows[0])[:6] == ["Date", "Status", "Winner", "Place", "Player id", "Player"]
+    assert list(rows[0])[-1] == "Total"
     for row in rows:
-        want = EXPECTED["players"][row["player_id"]]
-        assert int(row["rank"]) == want["rank"]
-        assert int(row["total"]) == want["total"]
-        for key, points in want["categories"].items():
-            assert int(row[key]) == points
-    header = next(csv.reader(io.StringIO(score_sheet_csv(standings(fold(EVENTS))))))
-    assert header[:3] == ["rank", "player_id", "name"]
-    assert header[-1] == "total"
+        want = EXPECTED["players"][row["Player id"]]
+        assert int(row["Place"]) == want["rank"]
+        assert int(row["Total"]) == want["total"]
+        assert int(row["Trials"]) == want["categories"]["trials"]
+        assert row["Date"] == "2026-11-28 19:01"
+        assert row["Status"] == "final"
+    assert [r["Winner"] for r in rows] == ["yes", "no", "no"]
+
+
+def test_score_sheet_in_russian_in_the_table_time_zone_with_a_bom() -> None:
+    text = score_sheet_csv(standings(fold(EVENTS)), EVENTS, "ru", ZoneInfo("Europe/Moscow"), True)
+    assert text.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text[1:])))
+    assert rows[0]["Дата"] == "2026-11-28 22:01"  # 19:01 UTC is 22:01 in Moscow (UTC+3)
+    assert rows[0]["Статус"] == "завершена"
+    assert rows[0]["Победитель"] == "да"
+    assert int(rows[0]["Испытания"]) == EXPECTED["players"]["mira"]["categories"]["trials"]
 
 
 def test_score_sheet_repeats_a_shared_rank() -> None:
     tied = standings(fold(EVENTS[:1]))  # nobody has scored: everyone shares first place
-    ranks = [row["rank"] for row in csv.DictReader(io.StringIO(score_sheet_csv(tied)))]
-    assert ranks == ["1", "1", "1"]
+    rows = list(csv.DictReader(io.StringIO(score_sheet_csv(tied, EVENTS[:1]))))
+    assert [row["Place"] for row in rows] == ["1", "1", "1"]
+    assert [row["Winner"] for row in rows] == ["no", "no", "no"]  # in progress: no winner
 
 
-def test_bgstats_play_names_scores_winner_date_and_game() -> None:
-    play = bgstats_play(standings(fold(EVENTS)), EVENTS)
+def test_bgstats_play_names_scores_ranks_winner_date_and_game() -> None:
+    play = bgstats_play(standings(fold(EVENTS)), EVENTS, ZoneInfo("Europe/Moscow"), "Club")
     assert play["sourceName"] == "scoreledger"
     assert play["sourcePlayId"] == "pen-demo-3p"
     assert play["game"] == {
         "name": "Penumbra: Trials of Arcana",
+        "bggId": None,  # not confirmed: left null rather than guessed
         "sourceGameId": "penumbra",
         "highestWins": True,
         "noPoints": False,
     }
-    assert play["playDate"] == "2026-11-28 19:01:10"
-    assert play["durationMin"] == 105  # 19:01:10 -> 20:46:10
+    assert play["playDate"] == "2026-11-28 22:01:10"  # local time of the table
+    assert play["durationMin"] == 105  # 19:01:10 -> game.ended 20:46:10
+    assert play["location"] == {"name": "Club"}
     by_id = {p["sourcePlayerId"]: p for p in play["players"]}
-    assert {pid: p["score"] for pid, p in by_id.items()} == {
-        pid: v["total"] for pid, v in EXPECTED["players"].items()
+    assert {pid: (p["score"], p["rank"]) for pid, p in by_id.items()} == {
+        pid: (v["total"], v["rank"]) for pid, v in EXPECTED["players"].items()
     }
     assert [pid for pid, p in by_id.items() if p["winner"]] == [EXPECTED["winner"]]
+    assert [pid for pid, p in by_id.items() if p["startPlayer"]] == ["mira"]  # turn 1's first
     link = bgstats_link(play)
     assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")
     assert json.loads(parse_qs(urlsplit(link).query)["data"][0]) == play
+
+
+def test_bgstats_trickerion_has_its_bgg_id_modules_and_start_player() -> None:
+    play = bgstats_play(standings(fold(TRICKERION)), TRICKERION)
+    assert play["game"]["bggId"] == 163068
+    assert "modules: Dark Alley, Dahlgaard's Academy" in play["comments"]
+    assert [p["sourcePlayerId"] for p in play["players"] if p["startPlayer"]] == ["bruno"]
+
+
+def test_a_correction_the_next_day_does_not_lengthen_the_play() -> None:
+    late = referee(EVENTS, {"player_id": "oren", "amount": 1})
+    late = late.model_copy(update={"occurred_at": EVENTS[-1].occurred_at + timedelta(days=1)})
+    assert play_minutes([*EVENTS, late]) == 105
+    in_play = EVENTS[:40]  # no game.ended yet: to the last event of play
+    assert play_minutes(in_play) == round(
+        (in_play[-1].occurred_at - in_play[0].occurred_at).seconds / 60
+    )
+
+
+def test_an_in_progress_game_is_refused_or_flagged() -> None:
+    result = standings(fold(EVENTS[:40]))
+    with pytest.raises(NotAFinishedPlay):
+        bgstats_play(result, EVENTS[:40])
+    flagged = bgstats_play(result, EVENTS[:40], allow_in_progress=True)
+    assert flagged["comments"].startswith("NOT FINISHED")
+    assert not any(p["winner"] for p in flagged["players"])
 
 
 @pytest.mark.redis
@@ -71,12 +128,40 @@ async def test_export_routes(stack: Stack) -> None:
     stored = [parse_event_json(line) for line in text.splitlines()]
     assert [e.event_id for e in stored] == [e.event_id for e in EVENTS]
     assert all(e.recorded_at is not None for e in stored)  # as stored, not as sent
-    sheet = await stack.client.get("/games/pen-demo-3p/export/scoresheet.csv")
+    sheet = await stack.client.get(
+        "/games/pen-demo-3p/export/scoresheet.csv", params={"lang": "ru", "bom": "true"}
+    )
     assert sheet.headers["content-type"].startswith("text/csv")
-    assert sheet.text == score_sheet_csv(standings(fold(EVENTS)))
-    body = (await stack.client.get("/games/pen-demo-3p/export/bgstats.json")).json()
+    assert sheet.content.startswith("\ufeff".encode())
+    assert sheet.content.decode("utf-8") == score_sheet_csv(
+        standings(fold(EVENTS)), EVENTS, "ru", ZoneInfo("UTC"), True
+    )
+    body = (
+        await stack.client.get(
+            "/games/pen-demo-3p/export/bgstats.json", params={"tz": "Europe/Moscow"}
+        )
+    ).json()
+    assert body["final"] is True
     assert body["play"]["players"][0]["winner"] is True
+    assert body["play"]["playDate"] == "2026-11-28 22:01:10"
+    bad = await stack.client.get(
+        "/games/pen-demo-3p/export/bgstats.json", params={"tz": "Mars/Base"}
+    )
+    assert bad.status_code == 422
+    assert bad.json()["error"] == "unknown_time_zone"
     assert (await stack.client.get("/games/nope/export/scoresheet.csv")).status_code == 404
+
+
+@pytest.mark.redis
+async def test_bgstats_route_refuses_a_game_in_progress(stack: Stack) -> None:
+    await stack.append(EVENTS[:40])
+    refused = await stack.client.get("/games/pen-demo-3p/export/bgstats.json")
+    assert refused.status_code == 409
+    assert refused.json()["error"] == "game_not_final"
+    flagged = await stack.client.get(
+        "/games/pen-demo-3p/export/bgstats.json", params={"in_progress": "true"}
+    )
+    assert flagged.json()["final"] is False
 
 
 @pytest.mark.parametrize(
@@ -85,7 +170,8 @@ async def test_export_routes(stack: Stack) -> None:
 def test_score_sheet_neutralises_a_name_a_spreadsheet_would_run(name: str) -> None:
     raw = json.loads(LOG.splitlines()[0])
     raw["payload"]["players"][0]["name"] = name
-    sheet = score_sheet_csv(standings(fold([parse_event_json(json.dumps(raw))])))
-    names = [row["name"] for row in csv.DictReader(io.StringIO(sheet))]
+    start = [parse_event_json(json.dumps(raw))]
+    sheet = score_sheet_csv(standings(fold(start)), start)
+    names = [row["Player"] for row in csv.DictReader(io.StringIO(sheet))]
     assert f"'{name}" in names
     assert not any(n.startswith(("=", "+", "-", "@")) for n in names)
