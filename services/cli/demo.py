@@ -92,6 +92,8 @@ class DemoReport:
     projected_s: float
     url: str
     mismatches: list[str] = field(default_factory=list)
+    tokens: dict[str, str] = field(default_factory=dict)
+    """Each demo game's write token (so a newcomer can try the dispute form)."""
 
 
 def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
@@ -242,6 +244,13 @@ async def run_demo(
         if keep_running:
             if on_report is not None:
                 on_report(report)
+            for game_id, token in report.tokens.items():
+                console.print(
+                    f"{game_id}: {url}/games/{game_id}  TV: {url}/tv/{game_id}  "
+                    f"write token (for the dispute form): {token}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
             console.print(
                 f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs",
                 highlight=False,
@@ -285,4 +294,5 @@ async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) 
         projected_s,
         url,
         [g.game_id for g in games if not g.matches()],
+        dict(publisher.tokens),
     )
