@@ -41,6 +41,24 @@ SHOTS = (
     else Path(tempfile.gettempdir()) / "scoreledger-screenshots"
 )
 SHOTS.mkdir(parents=True, exist_ok=True)
+DOC_SHOTS = {
+    "tv-tv",
+    "scoreboard-phone",
+    "scoreboard-laptop",
+    "scoreboard-ru",
+    "flow-phone-ru",
+    "games-list-laptop",
+}
+"""The screenshots the README shows; the others always go to the temporary folder."""
+TMP_SHOTS = Path(tempfile.gettempdir()) / "scoreledger-screenshots"
+TMP_SHOTS.mkdir(parents=True, exist_ok=True)
+
+
+def shot_path(name: str) -> Path:
+    """Where the screenshot `name` goes (docs/screenshots/ only for README ones, on request)."""
+    return (SHOTS if name in DOC_SHOTS else TMP_SHOTS) / f"{name}.png"
+
+
 AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 GAME = "pen-demo-3p"
 

@@ -13,7 +13,6 @@ from playwright.async_api import Browser, expect
 
 from tests.web.browser import (
     GAME,
-    SHOTS,
     api_totals,
     axe_serious,
     browser,
@@ -21,6 +20,7 @@ from tests.web.browser import (
     no_horizontal_overflow,
     open_page,
     seeded,
+    shot_path,
     total_of,
 )
 from tests.web.builders import example, referee
@@ -84,7 +84,7 @@ async def test_final_scoreboard_fits_every_size_and_passes_axe(
             await expect(page.locator(f'#standings tr[data-cat="{key}"]')).to_have_count(1)
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
-    await page.screenshot(path=SHOTS / f"scoreboard-{size}.png", full_page=size != "4k")
+    await page.screenshot(path=shot_path(f"scoreboard-{size}"), full_page=size != "4k")
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -173,7 +173,7 @@ async def test_live_update_replay_and_dispute(
         words["voided_by"]
     )
     await no_horizontal_overflow(page)
-    await page.screenshot(path=SHOTS / f"flow-{size}-{lang}.png", full_page=True)
+    await page.screenshot(path=shot_path(f"flow-{size}-{lang}"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -187,7 +187,7 @@ async def test_russian_page_is_russian_throughout(stack: Stack, browser: Browser
     for english in ("Total", "History", "Export", "Dispute", "Winner", "Round", "research"):
         assert english not in text, english
     assert await axe_serious(page) == []
-    await page.screenshot(path=SHOTS / "scoreboard-ru.png", full_page=True)
+    await page.screenshot(path=shot_path("scoreboard-ru"), full_page=True)
     english = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", "laptop", "ru-RU")
     await expect(english.locator('#standings tr[data-cat="trials"] th')).to_have_text("Trials")
 
@@ -208,7 +208,7 @@ async def test_games_list_shows_players_leader_turn_and_pages(
     await expect(page.locator("#page-of")).to_have_text("Page 1 of 1")
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
-    await page.screenshot(path=SHOTS / f"games-list-{size}.png", full_page=True)
+    await page.screenshot(path=shot_path(f"games-list-{size}"), full_page=True)
     await row.locator("a").click()
     await expect(page).to_have_url(re.compile(f"/games/{GAME}"))
 

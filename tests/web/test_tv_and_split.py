@@ -23,7 +23,6 @@ from services.web.settings import WebSettings
 from tests.redis_fixture import free_port
 from tests.web.browser import (
     GAME,
-    SHOTS,
     api_totals,
     axe_serious,
     browser,
@@ -31,6 +30,7 @@ from tests.web.browser import (
     no_horizontal_overflow,
     open_page,
     seeded,
+    shot_path,
 )
 from tests.web.builders import example, referee
 from tests.web.conftest import SHARDS, Stack
@@ -65,10 +65,10 @@ async def test_tv_view_big_totals_live_update_and_ticker(
     oren = page.locator('.tv-player[data-player="oren"]')
     await expect(oren.locator(".tv-total")).to_have_text(str(before["oren"] + 30))
     await expect(page.locator(".tv-player").first).to_have_attribute("data-player", "oren")
-    await expect(page.locator("#tv-events li").first).to_contain_text("corrects Oren by +30")
+    await expect(page.locator("#tv-events li").first).to_contain_text("corrects Oren by +30 in Correction")
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
-    await page.screenshot(path=SHOTS / f"tv-{size}.png")
+    await page.screenshot(path=shot_path(f"tv-{size}"), animations="disabled")
     assert page.errors == []  # type: ignore[attr-defined]
 
 

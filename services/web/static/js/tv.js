@@ -2,7 +2,7 @@
 // (`?every=` seconds each, default 20). Full width, dark, big totals, the player's colour, the
 // provisional "if the game ended now" beside each total, rank changes animated (FLIP), a
 // changed total flashes, and a ticker of the last events in words.
-import { loadGame, t, tieBreakText, unitName } from "./i18n.js";
+import { label, loadGame, t, tieBreakText, unitName } from "./i18n.js";
 import { expandFrame, gameTitle, getJSON, liveStatus, translatePage } from "./page.js";
 import { colorMap } from "./colors.js";
 import { renderTicker, turnName } from "./history.js";
@@ -66,7 +66,8 @@ async function paint(s) {
   const head = s.status === "final" ? (s.winner ? `${t("winner")}: ${names[s.winner]}` : `${t("shared_first")}: ${s.winners.map((w) => names[w]).join(", ")}`) : "";
   document.getElementById("tv-result").textContent = [head, tie && `${t("tie_break")}: ${tie}`].filter(Boolean).join(". ");
   const timeline = await getJSON(`/games/${encodeURIComponent(current.gameId)}/timeline`);
-  const ctx = { names, colors: colorMap(s.players), catalog, game: s.game, categories: {} };
+  const categories = Object.fromEntries((s.players[0]?.breakdown || []).map((c) => [c.key, label(c)]));
+  const ctx = { names, colors: colorMap(s.players), catalog, game: s.game, categories };
   renderTicker(document.getElementById("tv-events"), timeline, ctx, 5);
   const last = timeline.events.at(-1);
   document.getElementById("tv-turn").textContent = last ? turnName(last.turn, s.game) : "";
