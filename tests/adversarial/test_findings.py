@@ -129,7 +129,7 @@ async def test_f8_scoresheet_csv_neutralises_formulas(stack: Stack) -> None:
     first = await post(stack, "f8", log[0], None)
     assert first.status_code == 201
     text = (await stack.client.get("/games/f8/export/scoresheet.csv")).text
-    names = [row["name"] for row in csv.DictReader(io.StringIO(text))]
+    names = [row["Player"] for row in csv.DictReader(io.StringIO(text))]
     assert not any(n.startswith(("=", "+", "-", "@")) for n in names), names
 
 

@@ -65,7 +65,9 @@ async def test_tv_view_big_totals_live_update_and_ticker(
     oren = page.locator('.tv-player[data-player="oren"]')
     await expect(oren.locator(".tv-total")).to_have_text(str(before["oren"] + 30))
     await expect(page.locator(".tv-player").first).to_have_attribute("data-player", "oren")
-    await expect(page.locator("#tv-events li").first).to_contain_text("corrects Oren by +30 in Correction")
+    await expect(page.locator("#tv-events li").first).to_contain_text(
+        "corrects Oren by +30 in Correction"
+    )
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
     await page.screenshot(path=shot_path(f"tv-{size}"), animations="disabled")
