@@ -26,14 +26,14 @@ from typing import Any, TypeVar
 import httpx
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import EventStore
 from services.bench.server import Server
 from services.bench.workloads import Corpus, count
 from services.ingest.inbox import build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
 from services.simulator.sinks import game_id_of
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedEventStore
 
 T = TypeVar("T")
 JSON = {"content-type": "application/json"}

@@ -16,13 +16,13 @@ import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
+from services.adapters.redis.eventlog import EventStore
 from services.bench.server import Server
 from services.bench.workloads import Corpus
 from services.keys import Keys
 from services.simulator.sinks import paced
 from services.simulator.tables import interleave
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedEventStore
 
 
 async def _watch(

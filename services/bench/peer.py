@@ -19,9 +19,9 @@ import redis.asyncio as aioredis
 from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import EventStore
 from services.bench.workloads import Corpus, count
 from services.keys import Keys
-from services.store.eventstore import EventStore
 
 BATCH = 50
 

@@ -21,12 +21,12 @@ import redis.asyncio as aioredis
 from contracts.events import dump_event_json, parse_event_json
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys
 from services.projector import run_projector
 from services.settings import ProjectorSettings
 from services.simulator.tables import simulate_game
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedEventStore
 
 Corpus = list[list[str]]
 """Games, each a list of envelope JSON lines in seq order."""

@@ -13,10 +13,10 @@ import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
+from services.adapters.redis.eventlog import EventStore
 from services.cli.offline import parse_lines
 from services.keys import Keys
 from services.settings import CommonSettings
-from services.store import EventStore
 
 
 class GameNotStored(LookupError):

@@ -23,11 +23,13 @@ from pydantic import ValidationError
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from services.auth import WriteGrant, WriteOrRetryAccess, write_tokens
+from services.adapters.redis.credentials import WriteGrant, WriteOrRetryAccess, write_tokens
+from services.adapters.redis.eventlog import AppendResult, EventStore
 from services.keys import Keys
 from services.metrics import EVENTS_APPENDED, EVENTS_DUPLICATE, EVENTS_REJECTED
+from services.ports.errors import VersionConflict
 from services.settings import IngestSettings
-from services.store import AppendResult, CheckedEventStore, EventStore, VersionConflict
+from services.usecases.check import CheckedEventStore
 
 MAX_BATCH = 1000
 """Most events one request may carry."""

@@ -26,11 +26,12 @@ from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
 from contracts.envelope import Envelope
+from services.adapters.redis.deadletters import dead_letter
+from services.adapters.redis.eventlog import AppendResult, EventStore
 from services.ingest.http import IngestRejected, count_appended, parse_events, refusal
 from services.keys import Keys
 from services.settings import IngestSettings
-from services.store import AppendResult, CheckedEventStore, EventStore
-from services.store.deadletter import dead_letter
+from services.usecases.check import CheckedEventStore
 
 log = structlog.get_logger("inbox")
 GROUP = "ingest"

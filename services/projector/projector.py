@@ -24,11 +24,11 @@ from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
 from domain.ledger import LedgerEntry
 from domain.standings import standings
+from services.adapters.redis.deadletters import dead_letter
+from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.project_lua import APPLY_LUA
 from services.keys import Keys, shard_of
 from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, PROJECTOR_LAG
-from services.projector.scripts import APPLY_LUA
-from services.store.deadletter import dead_letter
-from services.store.eventstore import EventStore
 
 log = structlog.get_logger("projector")
 _LEDGER_ENTRY = TypeAdapter(LedgerEntry)

@@ -25,9 +25,9 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from redis.exceptions import ResponseError
 
 from domain.standings import Standings
+from services.adapters.redis.projections import QueryReader
 from services.keys import Keys
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
-from services.query.reader import QueryReader
 from services.query.views import standings_view
 
 RETRY_MS = 1000

@@ -19,11 +19,11 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from redis.exceptions import RedisError
 
+from services.adapters.redis.projections import GameNotFound, QueryReader
 from services.keys import Keys
 from services.query.errors import QueryError, query_error_handler
 from services.query.metrics import MetricsMiddleware, QueryMetrics
 from services.query.models import Health
-from services.query.reader import GameNotFound, QueryReader
 from services.query.routes import router as query_router
 from services.settings import QuerySettings
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
+from services.adapters.redis.projections import GameNotFound
 from services.query.models import ErrorBody
-from services.query.reader import GameNotFound
 
 
 class QueryError(Exception):

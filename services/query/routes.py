@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.projections import QueryReader
 from services.query.errors import QueryError
 from services.query.models import (
     ErrorBody,
@@ -22,7 +23,6 @@ from services.query.models import (
     LedgerResponse,
     StandingsResponse,
 )
-from services.query.reader import QueryReader
 from services.query.views import audit_events, ledger_view, standings_view, voids_by_target
 
 router = APIRouter(tags=["query"])

@@ -10,7 +10,6 @@ from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import GameState
 from domain.standings import PlayerStanding, Standings, player_ledger
-from services.query.labels import category_labels, outcome_text
 from services.query.models import (
     AuditEvent,
     CategoryPoints,
@@ -20,6 +19,7 @@ from services.query.models import (
     ProvisionalView,
     StandingsResponse,
 )
+from services.usecases.readmodels.labels import category_labels, outcome_text
 
 
 def standings_view(

@@ -19,8 +19,8 @@ from uuid import UUID
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
-from services.store.errors import VersionConflict
-from services.store.eventstore import AppendedEvent, AppendResult, EventStore
+from services.adapters.redis.eventlog import AppendedEvent, AppendResult, EventStore
+from services.ports.errors import VersionConflict
 
 
 @dataclass(slots=True)

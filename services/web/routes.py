@@ -2,9 +2,9 @@
 
 Pages (HTML, no build step): `/` games list, `/games/{id}` scoreboard (`?lang=en|ru`).
 Static files: `/static/...` (ES modules, CSS, the vendored Chart.js).
-Replay APIs (the game's log folded with the pure domain, `services.web.replay`):
+Replay APIs (the game's log folded with the pure domain, `services.usecases.readmodels.replay`):
 `GET /games/{id}/series`, `GET /games/{id}/timeline`, `GET /games/{id}/dispute/{event_id}`.
-Exports (`services.exports`): `GET /games/{id}/export/scoresheet.csv`,
+Exports (`services.usecases.readmodels.exports`): `GET /games/{id}/export/scoresheet.csv`,
 `GET /games/{id}/export/bgstats.json`, `GET /games/{id}/export/events.jsonl`.
 Reads only; writes (voids, corrections) go through ingest `POST /games/{id}/events` with the
 game's write token. Errors: 404 `game_not_found` / `event_not_found` (query error bodies).
@@ -24,11 +24,11 @@ from fastapi.staticfiles import StaticFiles
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
-from services.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.adapters.redis.projections import QueryReader
 from services.query.errors import QueryError
-from services.query.reader import QueryReader
 from services.query.routes import reader
-from services.web import replay
+from services.usecases.readmodels import replay
+from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
 
 STATIC = Path(__file__).parent / "static"
 _static_files = StaticFiles(directory=STATIC)
@@ -66,14 +66,14 @@ async def static(path: str, request: Request) -> Response:
 @router.get("/games/{game_id}/series")
 async def game_series(game_id: str, db: Reader) -> dict[str, Any]:
     """Each player's total (Fame / VP) after every event and at the end of every turn
-    (`services.web.replay.series`); point N equals `/standings?at_seq=N`."""
+    (`services.usecases.readmodels.replay.series`); point N equals `/standings?at_seq=N`."""
     return replay.series(await _log(db, game_id))
 
 
 @router.get("/games/{game_id}/timeline")
 async def game_timeline(game_id: str, db: Reader) -> dict[str, Any]:
     """Every event with the points it moved per player, voids and corrections marked
-    (`services.web.replay.timeline`)."""
+    (`services.usecases.readmodels.replay.timeline`)."""
     return replay.timeline(await _log(db, game_id))
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import EventStore
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
-from services.store import EventStore
 from tests.adversarial.conftest import Stack, example_game
 from tests.adversarial.test_http_hostile import create, post, version
 from tests.pipeline.helpers import wait_until

@@ -9,10 +9,10 @@ import json
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import EventStore
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
-from services.store import EventStore
 from tests.adversarial.conftest import TRICKERION, example_game
 from tests.pipeline.helpers import wait_until
 

@@ -10,10 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 from typer.testing import CliRunner
 
+from services.adapters.redis.eventlog import EventStore
 from services.cli.main import app
 from services.cli.remote import read_log
 from services.keys import Keys
-from services.store import EventStore
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()

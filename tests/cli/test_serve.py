@@ -11,9 +11,9 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import EventStore
 from services.cli.remote import read_log
 from services.keys import Keys
-from services.store import EventStore
 
 pytestmark = pytest.mark.redis
 LOG = Path(__file__).parent / "data" / "penumbra-demo.jsonl"

@@ -9,8 +9,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys
-from services.store import EventStore
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer
 

@@ -9,10 +9,10 @@ import pytest
 import redis.asyncio as aioredis
 from faststream.redis import RedisBroker
 
+from services.adapters.redis.eventlog import EventStore
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
-from services.store import EventStore
 from tests.pipeline.factory import corrected, game_log, started
 from tests.pipeline.helpers import wait_until
 

@@ -9,10 +9,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys, shard_of
 from services.projector import run_projector
 from services.settings import ProjectorSettings
-from services.store import EventStore
 from tests.pipeline.factory import corrected, envelope, game_log, started
 from tests.pipeline.helpers import (
     offline_ledger,

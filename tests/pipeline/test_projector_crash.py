@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys
-from services.store import EventStore
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import (
     offline_ledger,

@@ -10,8 +10,10 @@ import redis.asyncio as aioredis
 
 from contracts.events import EVENT_ADAPTER
 from domain.errors import RuleViolation
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys, shard_of
-from services.store import CheckedEventStore, EventStore, VersionConflict
+from services.ports.errors import VersionConflict
+from services.usecases.check import CheckedEventStore
 from tests.pipeline.factory import corrected, game_log, started
 
 KEYS = Keys(shards=4)

@@ -18,11 +18,11 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import EventStore
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
 from services.query.app import create_app
 from services.settings import QuerySettings
-from services.store import EventStore
 
 DATA = Path(__file__).parent.parent / "cli" / "data"
 

@@ -19,13 +19,13 @@ import redis.asyncio as aioredis
 import uvicorn
 
 from contracts.envelope import Envelope
+from services.adapters.redis.eventlog import EventStore
 from services.ingest import ingest_lifespan
 from services.ingest import router as ingest_router
 from services.keys import Keys
 from services.projector.app import run_projector
 from services.query.app import create_app
 from services.settings import IngestSettings, ProjectorSettings, QuerySettings
-from services.store import EventStore
 from services.web import web_lifespans, web_routers
 from tests.redis_fixture import free_port
 

@@ -9,10 +9,16 @@ import pytest
 import redis.asyncio as aioredis
 from fastapi import FastAPI
 
-from services.auth import TokenError, WriteAccess, WriteTokens, digest, token_key
+from services.adapters.redis.credentials import (
+    TokenError,
+    WriteAccess,
+    WriteTokens,
+    digest,
+    token_key,
+)
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys
 from services.settings import QuerySettings
-from services.store import EventStore
 from tests.web.builders import example
 from tests.web.conftest import Stack
 

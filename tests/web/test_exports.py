@@ -13,7 +13,7 @@ import pytest
 from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
-from services.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
 from tests.web.conftest import Stack
 
 EXAMPLES = Path(__file__).parents[2] / "contracts" / "examples"

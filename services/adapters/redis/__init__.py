@@ -1,18 +1,2 @@
-"""The event store: the source of truth (append with expected version and dedupe, read, export).
-
-Public: `EventStore` (raw), `CheckedEventStore` (domain-checked append, used by ingest),
-`AppendResult`, `AppendedEvent`, `VersionConflict`.
-"""
-
-from services.store.checked import CheckedEventStore, StateCache
-from services.store.errors import VersionConflict
-from services.store.eventstore import AppendedEvent, AppendResult, EventStore
-
-__all__ = [
-    "AppendResult",
-    "AppendedEvent",
-    "CheckedEventStore",
-    "EventStore",
-    "StateCache",
-    "VersionConflict",
-]
+"""Redis adapters of the ports (`services.ports`): the event log (append Lua), write credentials,
+dead letters, projections and checkpoints (apply Lua), change notices."""

@@ -17,9 +17,9 @@ from redis.exceptions import ResponseError
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
+from services.adapters.redis.append_lua import APPEND_LUA
 from services.keys import Keys, shard_of
-from services.store.errors import VersionConflict
-from services.store.scripts import APPEND_LUA
+from services.ports.errors import VersionConflict
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 

@@ -15,10 +15,10 @@ import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from domain.standings import Standings
+from services.adapters.redis.eventlog import EventStore
 from services.keys import Keys, shard_of
 from services.query.models import GameSummary
 from services.query.views import standings_view
-from services.store import EventStore
 
 # Count the feed entries after the checkpoint, at most ARGV[1]: the lag, computed server-side
 # so only a number crosses the wire. KEYS share the shard's hash tag (one Cluster slot).

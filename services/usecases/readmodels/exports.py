@@ -29,7 +29,7 @@ from urllib.parse import quote
 
 from contracts.envelope import Envelope
 from domain.standings import Standings
-from services.query.labels import category_labels
+from services.usecases.readmodels.labels import category_labels
 
 GAME_NAMES = {
     "trickerion": "Trickerion: Legends of Illusion",
