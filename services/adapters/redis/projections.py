@@ -1,24 +1,25 @@
-"""Redis reads of the query service: projections, checkpoints, the event log (via the store) and
-the projector's lag. Read-only: nothing here writes.
+"""Projections and checkpoints on Redis (`services.ports.projections.Projections`).
 
-Key layout: `services.keys.Keys` (projection HASH, shard checkpoint, shard feed).
-Source: research/tech.md §3.4 (checkpoint = last applied feed id) and §3.9 (query service).
+Per game: the projection HASH `Keys.projection` (seq, status, game, standings JSON,
+updated_at, held); per shard: the checkpoint STRING and the changes stream. A batch is one
+call of `project_lua.APPLY_LUA`. Source: research/tech.md §3.4, §3.9.
 """
 
 from __future__ import annotations
 
-import json
-from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import redis.asyncio as aioredis
 
-from contracts.envelope import Envelope
-from domain.standings import Standings
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.project_lua import APPLY_LUA
 from services.keys import Keys, shard_of
-from services.query.models import GameSummary
-from services.query.views import standings_view
+from services.ports.projections import (
+    START_ID,
+    ProjectionBatch,
+    ProjectionHead,
+    StoredProjection,
+    WriteOutcome,
+)
 
 # Count the feed entries after the checkpoint, at most ARGV[1]: the lag, computed server-side
 # so only a number crosses the wire. KEYS share the shard's hash tag (one Cluster slot).
@@ -27,136 +28,86 @@ local ckpt = redis.call('GET', KEYS[2]) or '0-0'
 return #redis.call('XRANGE', KEYS[1], '(' .. ckpt, '+', 'COUNT', tonumber(ARGV[1]))
 """
 
-
-# The standings read in one command: the projection's standings JSON and updated_at, and the
-# shard checkpoint (KEYS share the shard's hash tag).
-_STANDINGS_LUA = """
-return {redis.call('HGET', KEYS[1], 'standings'), redis.call('HGET', KEYS[1], 'updated_at'),
-  redis.call('GET', KEYS[2])}
+# A projection and its shard checkpoint in one command (KEYS share the shard's hash tag).
+_GET_LUA = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
 """
 
 
-class GameNotFound(LookupError):
-    """No event was ever stored for the game id."""
-
-    def __init__(self, game_id: str) -> None:
-        super().__init__(f"no game {game_id!r}")
-        self.game_id = game_id
-
-
-@dataclass(frozen=True, slots=True)
-class Projection:
-    """The projector's HASH for one game (`Keys.projection`): seq, status, game, standings JSON."""
-
-    seq: int
-    status: str
-    game: str
-    standings_json: str
-    updated_at: str | None
+def _stored(raw: dict[str, str], checkpoint: str | None) -> StoredProjection | None:
+    if not raw.get("standings"):
+        return None
+    return StoredProjection(
+        seq=int(raw.get("seq", 0)),
+        status=raw.get("status", "in_progress"),
+        game=raw.get("game", ""),
+        standings_json=raw["standings"],
+        updated_at=raw.get("updated_at"),
+        checkpoint=checkpoint,
+    )
 
 
-class QueryReader:
-    """Reads for the query endpoints; `client`: `redis.asyncio.Redis` without `decode_responses`."""
+class RedisProjections:
+    """`client`: `redis.asyncio.Redis` without `decode_responses`."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, cache_games: int = 10_000) -> None:
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
         self.client = client
         self.keys = keys
-        self.store = EventStore(client, keys)
-        self.cache_games = cache_games
+        self._apply = client.register_script(APPLY_LUA)
         self._lag = client.register_script(_LAG_LUA)
-        self._standings = client.register_script(_STANDINGS_LUA)
-        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
-        self._bodies: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+        self._get = client.register_script(_GET_LUA)
 
-    async def standings_body(self, game_id: str) -> bytes | None:
-        """The `GET /games/{id}/standings` JSON body (`StandingsResponse`, source `projection`)
-        of the game's projection, or None while there is none. One Redis command; the body is
-        rendered once per stored standings value (kept for `cache_games` games) and the shard
-        checkpoint and `updated_at` are appended as JSON, so a repeated read validates nothing.
-        """
-        key = self.keys.projection(game_id)
-        ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
-        stored, updated_at, ckpt = await self._standings(keys=[key, ckpt_key])
-        if not stored:
-            return None
-        cached = self._bodies.get(game_id)
-        if cached is not None and cached[0] == stored:
-            head = cached[1]
-            self._bodies.move_to_end(game_id)
-        else:
-            view = standings_view(Standings.model_validate_json(stored), "projection")
-            head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
-            self._bodies[game_id] = (stored, head)
-            if len(self._bodies) > self.cache_games:
-                self._bodies.popitem(last=False)
-        tail = json.dumps(
-            {
-                "checkpoint": ckpt.decode() if ckpt is not None else None,
-                "updated_at": updated_at.decode() if updated_at is not None else None,
-            }
-        ).encode()
-        return head[:-1] + b"," + tail[1:]  # the two last fields of StandingsResponse
+    async def checkpoint(self, shard: int) -> str:
+        """The shard's stored checkpoint, `START_ID` when none."""
+        stored = await self.client.get(self.keys.checkpoint(shard))
+        return stored.decode() if stored else START_ID
 
-    async def projection(self, game_id: str) -> Projection | None:
-        """The game's projection, or None while the projector has not written it."""
-        raw = await self.client.hgetall(self.keys.projection(game_id))
-        return _projection(raw) if raw else None
-
-    async def checkpoint(self, game_id: str) -> str | None:
-        """The projector checkpoint (last applied feed entry id) of the game's shard."""
-        value = await self.client.get(self.keys.checkpoint(shard_of(game_id, self.keys.shards)))
-        return value.decode() if value is not None else None
-
-    async def version(self, game_id: str) -> int:
-        """Events stored for the game (0 for an unknown game)."""
-        return await self.store.version(game_id)
-
-    async def require_version(self, game_id: str) -> int:
-        """The game's version.
-
-        Raises:
-            GameNotFound: the game has no events.
-        """
-        version = await self.version(game_id)
-        if version == 0:
-            raise GameNotFound(game_id)
-        return version
-
-    async def events(
-        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
-    ) -> list[Envelope]:
-        """Events `from_seq..to_seq` (inclusive) of the game, upcast to current schemas."""
-        return await self.store.read(game_id, from_seq, to_seq)
-
-    async def games(self) -> list[GameSummary]:
-        """Every stored game with its projection's status; live games first, then by update time."""
-        ids = await self.store.list_games()
+    async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
+        """Stored seq and held seq per game: one pipelined HMGET."""
+        if not game_ids:
+            return []
         async with self.client.pipeline(transaction=False) as pipe:
-            for game_id in ids:
-                pipe.hgetall(self.keys.projection(game_id))
-                pipe.xlen(self.keys.game_stream(game_id))
+            for game_id in game_ids:
+                pipe.hmget(self.keys.projection(game_id), ["seq", "held"])
             replies = await pipe.execute()
-        summaries = []
-        for i, game_id in enumerate(ids):
-            proj = _projection(replies[2 * i]) if replies[2 * i] else None
-            summaries.append(
-                GameSummary(
-                    game_id=game_id,
-                    game=proj.game if proj else None,
-                    status=proj.status if proj else "pending",  # type: ignore[arg-type]
-                    seq=proj.seq if proj else 0,
-                    version=int(replies[2 * i + 1]),
-                    updated_at=proj.updated_at if proj else None,
-                )
-            )
-        order = {"in_progress": 0, "pending": 1, "final": 2}
-        summaries.sort(key=lambda g: g.updated_at or "", reverse=True)  # stable: then by status
-        summaries.sort(key=lambda g: order[g.status])
-        return summaries
+        return [
+            ProjectionHead(int(seq) if seq else 0, int(held) if held else None)
+            for seq, held in replies
+        ]
 
-    async def lag_events(self, cap: int) -> int:
-        """Feed entries not yet applied by the projector, summed over shards; each shard's count
-        stops at `cap + 1` (enough to tell "over the limit" without scanning a huge backlog)."""
+    async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
+        """One `APPLY_LUA` call for the whole batch."""
+        keys = [self.keys.checkpoint(batch.shard), self.keys.changes(batch.shard)]
+        args: list[str | int] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
+        args.append(len(batch.ops))
+        for op in batch.ops:
+            keys.append(self.keys.projection(op.game_id))
+            args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
+            args.append(op.standings_json)
+        out = await self._apply(keys=keys, args=args)
+        if out == -1:
+            return WriteOutcome(stale=True)
+        return WriteOutcome(False, frozenset(batch.ops[i - 1].game_id for i in out))
+
+    async def get(self, game_id: str) -> StoredProjection | None:
+        """The projection and its shard checkpoint, one command."""
+        ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
+        flat, ckpt = await self._get(keys=[self.keys.projection(game_id), ckpt_key])
+        raw = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+        return _stored(raw, ckpt.decode() if ckpt else None)
+
+    async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
+        """Projections of several games, one pipeline (checkpoints left None)."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hgetall(self.keys.projection(game_id))
+            replies = await pipe.execute()
+        return [_stored({k.decode(): v.decode() for k, v in raw.items()}, None) for raw in replies]
+
+    async def lag(self, cap: int) -> int:
+        """Unapplied feed entries over all shards, each counted to `cap + 1` at most."""
         async with self.client.pipeline(transaction=False) as pipe:
             for shard in range(self.keys.shards):
                 await self._lag(
@@ -166,14 +117,3 @@ class QueryReader:
                 )
             counts = await pipe.execute()
         return sum(int(c) for c in counts)
-
-
-def _projection(raw: dict[bytes, bytes]) -> Projection:
-    fields = {k.decode(): v.decode() for k, v in raw.items()}
-    return Projection(
-        seq=int(fields.get("seq", 0)),
-        status=fields.get("status", "in_progress"),
-        game=fields.get("game", ""),
-        standings_json=fields.get("standings", ""),
-        updated_at=fields.get("updated_at"),
-    )
