@@ -1,9 +1,10 @@
 """The event-log port: each game's append-only log (the source of truth) and its index.
 
 An append carries the expected version of every event (`seq - 1`) and is idempotent by
-`event_id`; a batch is all or nothing. The append that creates a game (writes seq 1) may store
-the game's write-credential digest in the same atomic step (`credential`), so a game never
-exists without it. Source: research/tech.md §3.3; issue 8 (credential stored with the append).
+`event_id`; a batch is all or nothing. An append may carry the writer's write-token digest
+(`credential`): it must equal the game's stored digest (checked in the same atomic step as the
+append), and the append that creates the game (writes seq 1) stores it, so a game never exists
+without its credential. Source: research/tech.md §3.3; issue 8 (credential stored with the append).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from contracts.envelope import Envelope
-from services.ports.errors import VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,9 @@ class AppendResult:
 
 @dataclass(frozen=True, slots=True)
 class AppendRequest:
-    """One all-or-nothing append: `events` of `game_id` in order; `credential` is the write
-    token's digest to store if this append creates the game (writes seq 1), else ignored."""
+    """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
+    write-token digest (checked against the game's, stored by the creating append; None: a
+    trusted caller such as a test seeding a log, unchecked)."""
 
     game_id: str
     events: Sequence[Envelope]
@@ -78,13 +80,15 @@ class EventLog(Protocol):
 
         Raises:
             VersionConflict: an event's `seq - 1` is not the version reached; nothing written.
+            CredentialMismatch: `credential` is not the game's stored digest, or the game has
+                events but no digest; nothing written.
             ValueError: an event's `game_id` is not `game_id`.
         """
         ...
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
-    ) -> list[AppendResult | VersionConflict]:
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
         """Several appends in order, each all or nothing (one round trip where the backend can);
         one outcome per request."""
         ...

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.ports.credentials import CredentialLookup
-from services.ports.errors import VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest
 from tests.contract.conftest import Backend
 from tests.pipeline.factory import corrected, game_log, started
@@ -69,14 +69,44 @@ async def test_a_foreign_game_id_is_refused(backend: Backend) -> None:
     assert await backend.log.version("g2") == 0
 
 
-async def test_the_credential_is_stored_with_the_creating_append_only(backend: Backend) -> None:
+async def test_the_credential_is_stored_with_the_creating_append(backend: Backend) -> None:
     assert await backend.credentials.lookup("g1") == CredentialLookup(None, 0)
     log = game_log("g1", 3)
     await backend.log.append("g1", log[:1], credential="d1")
     assert await backend.credentials.lookup("g1") == CredentialLookup("d1", 1)
-    await backend.log.append("g1", log[1:2], credential="other")  # not a creation: ignored
-    await backend.log.append("g1", log[:1], credential="other")  # a duplicate: ignored
+    await backend.log.append("g1", log[1:2], credential="d1")
     assert await backend.credentials.lookup("g1") == CredentialLookup("d1", 2)
+
+
+async def test_an_append_with_another_credential_writes_nothing(backend: Backend) -> None:
+    log = game_log("g1", 3)
+    await backend.log.append("g1", log[:1], credential="d1")
+    for batch in (log[1:2], log[:1]):  # a new event, and a duplicate of the creating one
+        with pytest.raises(CredentialMismatch):
+            await backend.log.append("g1", batch, credential="other")
+    assert await backend.credentials.lookup("g1") == CredentialLookup("d1", 1)
+    outcomes = await backend.log.append_many([AppendRequest("g1", log[1:2], "other")])
+    assert isinstance(outcomes[0], CredentialMismatch)
+
+
+async def test_a_game_stored_without_credential_takes_no_credentialed_append(
+    backend: Backend,
+) -> None:
+    log = game_log("g1", 2)
+    await backend.log.append("g1", log[:1])  # a game from before write tokens
+    with pytest.raises(CredentialMismatch):
+        await backend.log.append("g1", log[1:], credential="d1")
+    assert await backend.credentials.lookup("g1") == CredentialLookup(None, 1)
+
+
+async def test_a_creator_authorized_on_an_empty_game_cannot_write_into_one_created_meanwhile(
+    backend: Backend,
+) -> None:
+    log = game_log("g1", 2)
+    await backend.log.append("g1", log[:1], credential="first")
+    with pytest.raises(CredentialMismatch):  # it saw no game, chose "late", sends seq 2
+        await backend.log.append("g1", log[1:], credential="late")
+    assert await backend.log.version("g1") == 1
 
 
 async def test_a_refused_creation_stores_no_credential(backend: Backend) -> None:

@@ -18,7 +18,7 @@ from contracts.events import dump_event_json, parse_event_json
 from services.keys import shard_of
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
-from services.ports.errors import VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
 from services.ports.notices import Notice
 from services.ports.projections import (
@@ -80,6 +80,11 @@ class MemoryEventLog:
                 raise ValueError(f"game_id: event {event.event_id} is for {event.game_id}")
         known = self.b.ids.get(game_id, {})
         version = len(self.b.logs.get(game_id, []))
+        stored = self.b.digests.get(game_id)
+        if request.credential and (
+            (stored is not None and stored != request.credential) or (stored is None and version)
+        ):
+            raise CredentialMismatch(game_id)
         seen: dict[str, int] = {}
         plan: list[tuple[Envelope, int, bool]] = []
         for event in request.events:
@@ -104,21 +109,21 @@ class MemoryEventLog:
             feed_id = self.b.next_id()
             self.b.feeds.setdefault(shard, []).append(FeedEntry(feed_id, game_id, seq, data))
             if seq == 1 and request.credential:
-                self.b.digests.setdefault(game_id, request.credential)
+                self.b.digests[game_id] = request.credential
             out.append(AppendedEvent(str(event.event_id), seq, feed_id, False))
         return AppendResult(tuple(out), version)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
-    ) -> list[AppendResult | VersionConflict]:
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
         """See `EventLog.append_many`."""
         now = datetime.now(UTC)
-        outcomes: list[AppendResult | VersionConflict] = []
+        outcomes: list[AppendResult | VersionConflict | CredentialMismatch] = []
         for request in requests:
             try:
                 outcomes.append(self._append(request, now))
-            except VersionConflict as conflict:
-                outcomes.append(conflict)
+            except (VersionConflict, CredentialMismatch) as refused:
+                outcomes.append(refused)
         return outcomes
 
     async def version(self, game_id: str) -> int:

@@ -5,8 +5,11 @@ write-token digest STRING (one slot: `{sK}`).
 ARGV: 1 game_id, 2 now (ms, the game-index score), 3 the write-token digest to store ("" none),
 then per event 4 values: event_id, seq, type, data (the envelope JSON with `recorded_at`).
 
-When the call writes seq 1 (it creates the game) and ARGV[3] is not empty, the digest is set
-(NX) in the same atomic step: a game never exists without its credential.
+When ARGV[3] is not empty it is also checked first, atomically with the append: a game with a
+stored digest takes only appends carrying that digest, and a game with events but no digest
+(stored before write tokens) takes none (`WRONGTOKEN`). When the call writes seq 1 (it creates
+the game) the digest is set in the same step: a game never exists without its credential, and
+a writer authorized as "creator" cannot slip an event into a game created meanwhile.
 
 The whole batch is checked before anything is written, so a conflict writes nothing. A
 duplicate event_id (already stored, or earlier in the same batch) is not an error: its
@@ -14,12 +17,18 @@ original seq comes back with the dup flag. The game stream's entry id is `<seq>-
 is the version and `XRANGE <from> <to>` reads by seq.
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
-Error: `WRONGVERSION expected X actual Y`. Source: research/tech.md §3.3.
+Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`. Source: research/tech.md §3.3.
 """
 
 APPEND_LUA = """
 local n = (#ARGV - 3) / 4
 local version = redis.call('XLEN', KEYS[1])
+if ARGV[3] ~= '' then
+  local stored = redis.call('GET', KEYS[5])
+  if (stored and stored ~= ARGV[3]) or (not stored and version > 0) then
+    return redis.error_reply('WRONGTOKEN the write token does not match the game')
+  end
+end
 local next_version = version
 local seen = {}
 local plan = {}
@@ -50,7 +59,7 @@ for i = 0, n - 1 do
     local fid = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
     redis.call('HSET', KEYS[3], eid, sseq)
     redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
-    if p.seq == 1 and ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3], 'NX') end
+    if p.seq == 1 and ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
     table.insert(out, p.seq); table.insert(out, fid); table.insert(out, 0)
   end
 end

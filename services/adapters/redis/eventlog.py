@@ -21,14 +21,17 @@ from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA
 from services.keys import Keys, shard_of
-from services.ports.errors import VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 
 
-def _conflict(error: ResponseError) -> VersionConflict:
-    """The `VersionConflict` of a WRONGVERSION reply; any other error is raised as is."""
+def _conflict(error: ResponseError, game_id: str) -> VersionConflict | CredentialMismatch:
+    """The `VersionConflict` of a WRONGVERSION reply, the `CredentialMismatch` of a WRONGTOKEN
+    one; any other error is raised as is."""
+    if "WRONGTOKEN" in str(error):
+        return CredentialMismatch(game_id)
     match = _WRONGVERSION.search(str(error))
     if match is None:
         raise error
@@ -67,29 +70,31 @@ class RedisEventLog:
 
         Each event's expected version is `event.seq - 1`; a duplicate `event_id` returns its
         original seq and writes nothing. `recorded_at` is stamped now (UTC). `credential` (a
-        write-token digest) is stored in the same call if it writes seq 1 and none is stored.
+        write-token digest; None: a trusted caller, unchecked) must be the game's stored one,
+        and is stored in the same call when it writes seq 1.
 
         Raises:
             VersionConflict: an event's expected version is not the game's version; nothing
                 of the batch was written.
+            CredentialMismatch: `credential` is not the game's digest; nothing written.
             ValueError: an event's `game_id` is not `game_id`.
         """
         keys, args = self._call(AppendRequest(game_id, events, credential), datetime.now(UTC))
         try:
             out = await self._append(keys=keys, args=args)
         except ResponseError as error:
-            raise _conflict(error) from None
+            raise _conflict(error, game_id) from None
         return _result(events, out)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
-    ) -> list[AppendResult | VersionConflict]:
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
         """Several appends, each its own all-or-nothing Lua call, sent in one
         pipeline (one round trip, plus redis-py's SCRIPT EXISTS). The calls run in order, so
         two requests of one game behave as two `append` calls.
 
-        Returns one outcome per request: its `AppendResult` or the `VersionConflict` that left
-        it unwritten. Raises: ValueError (a foreign game id, nothing sent), redis errors.
+        Returns one outcome per request: its `AppendResult`, or the `VersionConflict` /
+        `CredentialMismatch` that left it unwritten. Raises: ValueError (a foreign game id, nothing sent), redis errors.
         """
         if not requests:
             return []
@@ -99,10 +104,10 @@ class RedisEventLog:
             for keys, args in calls:
                 await self._append(keys=keys, args=args, client=pipe)
             replies = await pipe.execute(raise_on_error=False)
-        outcomes: list[AppendResult | VersionConflict] = []
+        outcomes: list[AppendResult | VersionConflict | CredentialMismatch] = []
         for request, reply in zip(requests, replies, strict=True):
             if isinstance(reply, ResponseError):
-                outcomes.append(_conflict(reply))
+                outcomes.append(_conflict(reply, request.game_id))
             else:
                 outcomes.append(_result(request.events, reply))
         return outcomes
