@@ -61,6 +61,17 @@ class AppendRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One entry of a shard feed (every append also writes its events there, in order): the
+    feed entry id (`ms-n`), the game, the event's seq and its stored envelope JSON."""
+
+    feed_id: str
+    game_id: str
+    seq: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class GamesPage:
     """A page of game ids (sorted), and the id to pass as `after` for the next page (None: last)."""
 

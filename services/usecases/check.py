@@ -20,8 +20,8 @@ from uuid import UUID
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
-from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 
 
 @dataclass(slots=True)

@@ -24,7 +24,6 @@ from services.usecases.check import CheckedAppend, Outcome
 from services.usecases.parse import decode_json, game_of, parse_events
 from services.usecases.refusal import Refusal
 
-
 BodySource = Callable[[], Awaitable[bytes]]
 """How a door hands over a body: called only after the write was authorized (HTTP reads the
 request body then, so an unauthorized write costs no more than one lookup)."""
@@ -119,6 +118,9 @@ class Record:
                     raise Refusal("invalid", "schema.field", "no game_id", "game_id")
             except Refusal as refusal:
                 out[i] = refusal
+                continue
+            except Exception as error:  # a poison entry must not jam the inbox
+                out[i] = Refusal("invalid", "body.unreadable", repr(error), "data")
                 continue
             bodies[i], games[i] = body, game_id
         order = sorted(games)

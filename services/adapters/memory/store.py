@@ -19,7 +19,13 @@ from services.keys import shard_of
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
+from services.ports.eventlog import (
+    AppendedEvent,
+    AppendRequest,
+    AppendResult,
+    FeedEntry,
+    GamesPage,
+)
 from services.ports.notices import Notice
 from services.ports.projections import (
     START_ID,
@@ -29,16 +35,6 @@ from services.ports.projections import (
     WriteOutcome,
     feed_id_key,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class FeedEntry:
-    """One entry of a shard feed: its id, the game, the event's seq and its stored JSON."""
-
-    feed_id: str
-    game_id: str
-    seq: int
-    data: bytes
 
 
 @dataclass
