@@ -54,6 +54,11 @@ class IngestSettings(CommonSettings):
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
+    creator_key: SecretStr | None = Field(
+        default=None,
+        description="when set, creating a game needs this integration key (HTTP header "
+        "`X-Creator-Key`, inbox field `creator_key`); off by default",
+    )
 
 
 class ProjectorSettings(CommonSettings):
@@ -75,3 +80,8 @@ class QuerySettings(CommonSettings):
     max_lag_events: int = Field(
         default=10_000, ge=0, description="/readyz fails above this projector lag"
     )
+
+
+class ServiceSettings(IngestSettings, ProjectorSettings, QuerySettings):
+    """Every role's settings in one object: what the composition root (`services.bootstrap`)
+    reads once per process."""

@@ -32,8 +32,8 @@ from services.cli.remote import (
     read_log,
 )
 from services.cli.render import standings_table
-from services.query.views import standings_view
 from services.settings import CommonSettings
+from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:
     from services.cli.demo import DemoReport

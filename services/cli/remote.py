@@ -9,13 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
-from services.adapters.redis.eventlog import EventStore
 from services.cli.offline import parse_lines
-from services.keys import Keys
 from services.settings import CommonSettings
 
 
@@ -24,20 +21,23 @@ class GameNotStored(LookupError):
 
 
 async def export_game(settings: CommonSettings, game_id: str) -> str:
-    """The game's log as JSONL, byte for byte as stored (`EventStore.export_jsonl`).
+    """The game's log as JSONL, byte for byte as stored (the `events_jsonl` read model).
 
     Raises:
         GameNotStored: the game has no events.
         redis.exceptions.ConnectionError: Redis is unreachable.
     """
-    client = aioredis.Redis.from_url(settings.redis_url)
+    from services.bootstrap import build  # lazy: `score` must not import the services
+    from services.settings import ServiceSettings
+    from services.usecases.readmodels.reads import NotFound
+
+    service = build(ServiceSettings(redis_url=settings.redis_url, shards=settings.shards))
     try:
-        text = await EventStore(client, Keys(settings.shards)).export_jsonl(game_id)
+        return await service.cases.reads.events_jsonl(game_id)
+    except NotFound:
+        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}") from None
     finally:
-        await client.aclose()
-    if not text:
-        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}")
-    return text
+        await service.client.aclose()
 
 
 @dataclass(frozen=True)

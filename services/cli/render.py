@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from services.query.models import StandingsResponse
+from services.usecases.readmodels.shapes import StandingsResponse
 
 
 def unit_name(score_unit: str) -> str:

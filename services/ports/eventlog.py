@@ -108,6 +108,10 @@ class EventLog(Protocol):
         """The number of events stored for the game (0: unknown game)."""
         ...
 
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        """`version` of several games, in order (one round trip where the backend can)."""
+        ...
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

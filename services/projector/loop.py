@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -120,7 +120,5 @@ async def running(loop: ProjectorLoop) -> AsyncIterator[ProjectorLoop]:
         yield loop
     finally:
         task.cancel()
-        try:
+        with suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
@@ -52,7 +52,7 @@ async def test_f1_inbox_poison_message_is_dead_lettered_and_the_batch_goes_on(
             await redis_client.xadd(KEYS.inbox, {"data": body})
         for event in log[3:6]:
             await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event)})
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def settled() -> bool:
             return (

@@ -9,7 +9,7 @@ import json
 import pytest
 import redis.asyncio as aioredis
 
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
@@ -44,7 +44,7 @@ async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
             await redis_client.xadd(KEYS.inbox, fields)  # type: ignore[arg-type]
         for event in log[1:6]:
             await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event)})
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return await store.version("ib-1") == 6 and await redis_client.xlen(
@@ -78,7 +78,7 @@ async def test_burst_of_many_games_is_appended_in_order(
                 pipe.xadd(KEYS.inbox, {"data": json.dumps(log[step])})
         await pipe.execute()
     async with build_inbox_app(settings):
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return all([await store.version(g) == 40 for g in games])

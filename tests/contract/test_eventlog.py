@@ -30,6 +30,7 @@ async def test_append_then_read_back_in_order(backend: Backend) -> None:
     assert [e.seq for e in await backend.log.read("g1", 2, 3)] == [2, 3]
     assert len(await backend.log.read_raw("g1", 3)) == 2
     assert await backend.log.version("nope") == 0
+    assert await backend.log.versions(["nope", "g1"]) == [0, 4]
     assert await backend.log.read("nope") == []
 
 

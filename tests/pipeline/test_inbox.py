@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 from faststream.redis import RedisBroker
 
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.ingest.inbox import GROUP, build_inbox_app
 from services.keys import Keys
 from services.settings import IngestSettings
@@ -46,7 +46,7 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
         for event in log[3:]:
             await redis_client.xadd(KEYS.inbox, {"data": event.model_dump_json()})
         await redis_client.xadd(KEYS.inbox, {"data": log[0].model_dump_json()})  # a duplicate
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return await store.version("g1") == 5 and await redis_client.xlen(
@@ -80,7 +80,7 @@ async def test_faststream_publisher_data_field_is_accepted(
         await publisher.publish(
             event.to_wire(), stream=KEYS.inbox
         )  # FastStream's `__data__` format
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def appended() -> bool:
             return await store.version("g7") == 1
@@ -97,7 +97,7 @@ async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
     await redis_client.xreadgroup(GROUP, "ingest-0", {KEYS.inbox: ">"}, count=10)
     assert (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 1
     async with build_inbox_app(settings):
-        store = EventStore(redis_client, KEYS)
+        store = RedisEventLog(redis_client, KEYS)
 
         async def drained() -> bool:
             return (

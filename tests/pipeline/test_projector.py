@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys, shard_of
 from services.projector import run_projector
 from services.settings import ProjectorSettings
@@ -33,8 +33,8 @@ def settings(clean_redis_url: str) -> ProjectorSettings:
 
 
 @pytest.fixture
-def store(redis_client: aioredis.Redis) -> EventStore:
-    return EventStore(redis_client, KEYS)
+def store(redis_client: aioredis.Redis) -> RedisEventLog:
+    return RedisEventLog(redis_client, KEYS)
 
 
 async def assert_matches_offline(client: aioredis.Redis, logs: dict[str, list[Envelope]]) -> None:
@@ -44,7 +44,7 @@ async def assert_matches_offline(client: aioredis.Redis, logs: dict[str, list[En
 
 
 async def test_standings_equal_offline_fold(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     logs = {f"g{i}": game_log(f"g{i}", 15 + i, seed=i) for i in range(6)}
     for game_id, events in logs.items():  # half before the projector starts, half while it runs
@@ -63,7 +63,7 @@ async def test_standings_equal_offline_fold(
 
 
 async def test_standings_at_seq_n_equal_fold_of_first_n(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     events = game_log("g1", 12, seed=3)
     async with run_projector(settings):
@@ -76,7 +76,7 @@ async def test_standings_at_seq_n_equal_fold_of_first_n(
 
 
 async def test_restart_resumes_from_checkpoint_without_double_counting(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     events = game_log("g1", 20)
     await store.append("g1", events[:10])
@@ -89,7 +89,7 @@ async def test_restart_resumes_from_checkpoint_without_double_counting(
 
 
 async def test_reapplying_an_old_batch_changes_nothing(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     events = game_log("g1", 9)
     await store.append("g1", events)
@@ -104,7 +104,7 @@ async def test_reapplying_an_old_batch_changes_nothing(
 
 
 async def test_void_rewrites_the_ledger(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     events = game_log("g1", 6)
     void = envelope(
@@ -125,7 +125,7 @@ async def test_void_rewrites_the_ledger(
 
 
 async def test_bad_event_is_dead_lettered_and_its_game_held(
-    settings: ProjectorSettings, store: EventStore, redis_client: aioredis.Redis
+    settings: ProjectorSettings, store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     good = game_log("ok", 5)
     await store.append("ok", good[:2])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import (
@@ -53,7 +53,7 @@ def start_projector(redis_url: str) -> subprocess.Popen[bytes]:
 
 async def test_sigkill_mid_stream_then_restart_is_exact(clean_redis_url: str) -> None:
     client = aioredis.Redis.from_url(clean_redis_url)
-    store = EventStore(client, KEYS)
+    store = RedisEventLog(client, KEYS)
     games = [f"crash-{i}" for i in range(30)]
     logs = {g: game_log(g, 100, seed=i) for i, g in enumerate(games)}
     total = sum(len(e) for e in logs.values())

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
 from services.query.app import create_app
@@ -41,7 +41,7 @@ class Seeder:
     keys: Keys
 
     async def append(self, events: list[Envelope]) -> None:
-        await EventStore(self.client, self.keys).append(events[0].game_id, events)
+        await RedisEventLog(self.client, self.keys).append(events[0].game_id, events)
 
     async def project(
         self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00"

@@ -2,7 +2,7 @@
 project's real Redis, with the real projector running in the same event loop.
 
 `stack` serves the query app with live push, the web scoreboard and the ingest router (write
-tokens on); events are appended through `EventStore` (the store ingest uses: a game created
+tokens on); events are appended through `RedisEventLog` (the store ingest uses: a game created
 that way has no write token) or over HTTP (`Stack.post`, which keeps each game's token).
 """
 
@@ -19,7 +19,7 @@ import redis.asyncio as aioredis
 import uvicorn
 
 from contracts.envelope import Envelope
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.ingest import ingest_lifespan
 from services.ingest import router as ingest_router
 from services.keys import Keys
@@ -39,7 +39,7 @@ class Stack:
     url: str
     client: httpx.AsyncClient
     redis: aioredis.Redis
-    store: EventStore
+    store: RedisEventLog
     app: Any
 
     tokens: dict[str, str] = field(default_factory=dict)
@@ -99,7 +99,7 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=10) as client:
-            yield Stack(url, client, redis, EventStore(redis, Keys(SHARDS)), app)
+            yield Stack(url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app)
     finally:
         server.should_exit = True
         await task

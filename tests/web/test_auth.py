@@ -16,7 +16,7 @@ from services.adapters.redis.credentials import (
     digest,
     token_key,
 )
-from services.adapters.redis.eventlog import EventStore
+from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
 from services.settings import QuerySettings
 from tests.web.builders import example
@@ -54,7 +54,7 @@ async def test_check(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
         await tokens.check("g-1", token + "x")
     assert wrong.value.status == 403
     events = example()  # a game created through the inbox: no token
-    await EventStore(redis_client, KEYS).append(events[0].game_id, list(events[:1]))
+    await RedisEventLog(redis_client, KEYS).append(events[0].game_id, list(events[:1]))
     with pytest.raises(TokenError, match="no write token") as tokenless:
         await tokens.check(events[0].game_id, "anything")
     assert tokenless.value.status == 403

@@ -125,6 +125,9 @@ class MemoryEventLog:
     async def version(self, game_id: str) -> int:
         return len(self.b.logs.get(game_id, []))
 
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        return [len(self.b.logs.get(g, [])) for g in game_ids]
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

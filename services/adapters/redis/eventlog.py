@@ -142,6 +142,15 @@ class RedisEventLog:
         """The game's version: the number of events stored (0 for an unknown game)."""
         return int(await self.client.xlen(self.keys.game_stream(game_id)))
 
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        """XLEN of several game streams, one pipeline."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.xlen(self.keys.game_stream(game_id))
+            return [int(n) for n in await pipe.execute()]
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

@@ -13,7 +13,7 @@ Pure functions (no I/O); the routes in `services.web.routes` serve them.
   [{`name`, `sourcePlayerId`, `score`, `winner`, `startPlayer`}], `comments`.
   Source: bgstatsapp.com "Push plays to BG Stats from other apps or websites" (the format as
   used by several open-source apps); research/anchors.md §2.1.
-* JSONL log: `EventStore.export_jsonl` (the stored envelopes byte for byte, the format
+* JSONL log: `RedisEventLog.export_jsonl` (the stored envelopes byte for byte, the format
   `scoreledger score` / `publish` read).
 """
 

@@ -10,7 +10,8 @@ from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import GameState
 from domain.standings import PlayerStanding, Standings, player_ledger
-from services.query.models import (
+from services.usecases.readmodels.labels import category_labels, outcome_text
+from services.usecases.readmodels.shapes import (
     AuditEvent,
     CategoryPoints,
     LedgerLine,
@@ -19,7 +20,6 @@ from services.query.models import (
     ProvisionalView,
     StandingsResponse,
 )
-from services.usecases.readmodels.labels import category_labels, outcome_text
 
 
 def standings_view(
