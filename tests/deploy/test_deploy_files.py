@@ -16,8 +16,8 @@ from typer.main import get_command
 
 from services.auth import token_key
 from services.cli.main import app as cli_app
+from services.bootstrap import Roles, build_app
 from services.keys import Keys
-from services.query.app import create_app
 from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -39,7 +39,7 @@ def _env_names() -> set[str]:
 
 
 def _app_paths() -> set[str]:
-    app = create_app(QuerySettings())
+    app = build_app(Roles(ingest=False, inbox=False, projector=False))
     return set(app.openapi()["paths"]) | {"/metrics"}
 
 

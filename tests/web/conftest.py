@@ -2,7 +2,7 @@
 project's real Redis, with the real projector running in the same event loop.
 
 `stack` serves the query app with live push, the web scoreboard and the ingest router (write
-tokens on); events are appended through `RedisEventLog` (the store ingest uses: a game created
+tokens on); events are appended through `RedisEventLog` (the raw event log: a game created
 that way has no write token) or over HTTP (`Stack.post`, which keeps each game's token).
 """
 
@@ -20,13 +20,9 @@ import uvicorn
 
 from contracts.envelope import Envelope
 from services.adapters.redis.eventlog import RedisEventLog
-from services.ingest import ingest_lifespan
-from services.ingest import router as ingest_router
+from services.bootstrap import Roles, build_app
 from services.keys import Keys
-from services.projector.app import run_projector
-from services.query.app import create_app
-from services.settings import IngestSettings, ProjectorSettings, QuerySettings
-from services.web import web_lifespans, web_routers
+from services.settings import ServiceSettings
 from tests.redis_fixture import free_port
 
 SHARDS = 16
@@ -70,21 +66,8 @@ class Stack:
 
 @pytest.fixture
 async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
-    settings = QuerySettings(redis_url=clean_redis_url, shards=SHARDS)
-    projector = ProjectorSettings(redis_url=clean_redis_url, shards=SHARDS)
-
-    def projector_lifespan(app: Any) -> Any:
-        return run_projector(projector)
-
-    app = create_app(
-        settings,
-        routers=[*web_routers(), ingest_router],
-        lifespans=[
-            *web_lifespans(),
-            ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
-            projector_lifespan,
-        ],
-    )
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
+    app = build_app(Roles(inbox=False), settings)
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
