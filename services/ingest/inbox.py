@@ -42,7 +42,7 @@ INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
 
 Each entry carries field `data` (FastStream publishers: `__data__`) holding one event envelope
 as JSON, or a JSON array of envelopes of one game (appended all or nothing), and field `token`:
-the game's write token. The entry that creates a game (seq 1) MUST carry the token its creator
+the game's write token (FastStream publishers: a message header `token`). The entry that creates a game (seq 1) MUST carry the token its creator
 chose (32 to 256 URL-safe characters `A-Z a-z 0-9 _ -`; the inbox has no reply channel to hand
 one back); its SHA-256 digest is stored in the same atomic step as the event. Every later
 entry of the game carries the same token. Where the deployment sets a creator key, a creating
@@ -59,25 +59,34 @@ Example:
 """
 
 
-def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
+    """The entry's body and, for FastStream's `__data__` format, its message headers."""
     if b"data" in fields:
-        return fields[b"data"]
+        return fields[b"data"], {}
     if b"__data__" in fields:
-        body: bytes = BinaryMessageFormatV1.parse(fields[b"__data__"])[0]
-        return body
-    return None
+        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
+        return body, headers
+    return None, {}
 
 
-def _text(fields: dict[bytes, bytes], name: bytes) -> str | None:
-    value = fields.get(name)
-    return value.decode(errors="replace") if value is not None else None
+def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+    return _unpacked(fields)[0]
+
+
+def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
+    value = fields.get(name.encode())
+    if value is not None:
+        return value.decode(errors="replace")
+    header = headers.get(name)
+    return header if isinstance(header, str) else None
 
 
 def entry_of(fields: dict[bytes, bytes]) -> Entry:
-    """The record use case's view of one inbox entry (its proof and its raw data)."""
-    return Entry(
-        WriteProof(_text(fields, b"token"), _text(fields, b"creator_key")), _body_of(fields)
-    )
+    """The record use case's view of one inbox entry: its proof (fields `token`,
+    `creator_key`, or FastStream message headers of those names) and its raw data."""
+    body, headers = _unpacked(fields)
+    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+    return Entry(proof, body)
 
 
 async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:

@@ -41,7 +41,6 @@ async def test_a_creator_chooses_its_token_and_recovers_a_lost_201_with_it(
     stack: Stack,
 ) -> None:
     events = list(example())
-    game_id = events[0].game_id
     first = await stack.post(events[:2], token=CHOSEN)
     assert first.status_code == 201, first.text
     assert first.json()["write_token"] == CHOSEN
