@@ -236,7 +236,7 @@ def assemble(service: Service, roles: Roles) -> FastAPI:
         async with AsyncExitStack() as stack:
             await stack.enter_async_context(roles_lifespan(service, roles))
             if hub is not None:
-                await hub.start()
+                await hub.start(wait=False)  # the app comes up while Redis is down
                 stack.push_async_callback(hub.stop)
             yield
 

@@ -121,12 +121,18 @@ class ChangeHub:
         self._retry = Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=-1)
 
     # --- lifecycle ---
-    async def start(self) -> None:
-        """Start the reader task; returns once the stream positions are taken (so a change
-        appended after `start` returns is delivered)."""
+    async def start(self, wait: bool = True) -> None:
+        """Start the reader task; with `wait`, return once the stream positions are taken (so
+        a change appended after `start` returns is delivered). An app starts it with
+        `wait=False` (it must come up while Redis is down) and each stream awaits `ready`."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="change-hub")
+        if wait:
             await self._ready.wait()
+
+    async def ready(self) -> None:
+        """Wait until the reader has taken the stream positions."""
+        await self._ready.wait()
 
     async def stop(self) -> None:
         """Cancel the reader task and wait for it."""

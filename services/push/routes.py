@@ -59,6 +59,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     @router.get("/games/live", response_class=EventSourceResponse)
     async def games_live() -> AsyncIterator[ServerSentEvent]:
         """Live games list: the whole list first (event `games`), then one `game` event per change."""
+        await hub.ready()
         async with hub.subscribe(None) as sub:
             async with hub.limited():
                 games = await reads.games()  # after subscribing: a change from now on is queued
@@ -81,6 +82,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
         ] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live standings of one game (see the module docstring for the resume rule)."""
+        await hub.ready()
         async with hub.subscribe(game_id) as sub:
             sent = hub.position(game_id)  # `current` below reflects every change up to it
             if not await _resumable(hub, game_id, last_event_id, sent):

@@ -6,6 +6,7 @@ Source: research/anchors.md §4.2 (health, metrics); research/tech.md §1.9 (Fas
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -18,6 +19,9 @@ from redis.exceptions import RedisError
 from services.query.metrics import QueryMetrics
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import Health
+
+PING_TIMEOUT_S = 2.0
+"""`/readyz` answers 503 when Redis has not answered PING within this (seconds)."""
 
 Ping = Callable[[], Awaitable[Any]]
 """Checks the storage answers (raises `RedisError` / `OSError` when it does not)."""
@@ -43,12 +47,14 @@ def health_router(
     async def readyz() -> Any:
         """Readiness: Redis answers PING and the projector's lag is at most `max_lag_events`."""
         try:
-            await ping()
+            async with asyncio.timeout(PING_TIMEOUT_S):  # the client retries a dead Redis ~10 s
+                await ping()
             if not lag_check:
                 return Health(status="ok", checks={"redis": "ok"})
             lag = await reads.lag(max_lag_events)
-        except (RedisError, OSError) as error:
-            body = Health(status="unavailable", checks={"redis": f"unreachable: {error}"})
+        except (RedisError, OSError, TimeoutError) as error:
+            reason = str(error) or f"no answer in {PING_TIMEOUT_S} s"
+            body = Health(status="unavailable", checks={"redis": f"unreachable: {reason}"})
             return JSONResponse(body.model_dump(), status_code=503)
         metrics.lag.set(lag)
         ok = lag <= max_lag_events
@@ -64,8 +70,9 @@ def health_router(
         Redis answers) and the process-wide default registry (write-side metrics of
         `services.metrics` when ingest or the projector run in this process)."""
         # Scraping must work while Redis is down; the gauge then keeps its last value.
-        with contextlib.suppress(RedisError, OSError):
-            metrics.lag.set(await reads.lag(max_lag_events))
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(PING_TIMEOUT_S):
+                metrics.lag.set(await reads.lag(max_lag_events))
         body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 

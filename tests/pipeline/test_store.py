@@ -1,4 +1,4 @@
-"""Event store against a real Redis: append, dedupe, expected version, atomic batches, read."""
+"""The Redis event log and the domain-checked append against a real Redis: append, dedupe, expected version, atomic batches, read."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import corrected, game_log, started
 
 KEYS = Keys(shards=4)
+
+
+async def export_jsonl(store: RedisEventLog, game_id: str) -> str:
+    """The stored log as JSONL (what the `events_jsonl` read model serves)."""
+    return "".join(data.decode() + "\n" for data in await store.read_raw(game_id))
 
 
 @pytest.fixture
@@ -40,7 +45,7 @@ async def test_append_and_read_back(store: RedisEventLog, redis_client: aioredis
     assert {f[b"game"] for _, f in feed} == {b"g1"}
     assert [fid.decode() for fid, _ in feed] == [e.feed_id for e in result.events]
     assert await redis_client.hget(KEYS.event_ids("g1"), str(log[2].event_id)) == b"3"
-    assert await store.list_games() == ["g1"]
+    assert (await store.list_games()).games == ("g1",)
 
 
 async def test_duplicate_returns_original_seq(
@@ -81,11 +86,11 @@ async def test_two_writers_same_expected_version_exactly_one_wins(store: RedisEv
 async def test_every_event_sent_two_or_three_times_changes_nothing(store: RedisEventLog) -> None:
     log = game_log("g1", 6)
     await store.append("g1", log)
-    before = await store.export_jsonl("g1")
+    before = await export_jsonl(store, "g1")
     for event in log + log[::-1] + log:
         assert (await store.append("g1", [event])).events[0].duplicate
     assert (await store.append("g1", log + log)).version == 6
-    assert await store.export_jsonl("g1") == before
+    assert await export_jsonl(store, "g1") == before
 
 
 async def test_duplicate_inside_one_batch(store: RedisEventLog) -> None:
@@ -121,12 +126,12 @@ async def test_old_schema_version_is_upcast_on_read(
         4,
         "unknown (v1 event)",
     )
-    assert json.loads((await store.export_jsonl("g1")).splitlines()[1])["schema_version"] == 1
+    assert json.loads((await export_jsonl(store, "g1")).splitlines()[1])["schema_version"] == 1
 
 
 async def test_export_jsonl_lines_parse(store: RedisEventLog) -> None:
     await store.append("g1", game_log("g1", 4))
-    lines = (await store.export_jsonl("g1")).splitlines()
+    lines = (await export_jsonl(store, "g1")).splitlines()
     assert [EVENT_ADAPTER.validate_json(line).seq for line in lines] == [1, 2, 3, 4]
 
 
@@ -135,7 +140,7 @@ async def test_list_games_spans_shards(store: RedisEventLog) -> None:
     for g in games:
         await store.append(g, [started(g)])
     assert len({shard_of(g, 4) for g in games}) > 1
-    assert await store.list_games() == sorted(games)
+    assert (await store.list_games()).games == tuple(sorted(games))
 
 
 # --- domain-checked append ---
