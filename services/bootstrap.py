@@ -42,6 +42,7 @@ from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
+from services.push.hub import ChangeHub
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
@@ -150,7 +151,7 @@ def build(settings: ServiceSettings) -> Service:
 
 def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
     """The FastAPI app for `roles` (settings from the environment when not given)."""
-    return assemble(build(settings or ServiceSettings()), roles)
+    return assemble(build(settings or ServiceSettings()), roles).app
 
 
 def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
@@ -218,11 +219,19 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
         await service.client.aclose()
 
 
-def assemble(service: Service, roles: Roles) -> FastAPI:
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """An app and the parts a test or a benchmark may watch (the change hub, when `query`)."""
+
+    app: FastAPI
+    service: Service
+    hub: ChangeHub | None
+
+
+def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
-    from services.push.hub import ChangeHub
     from services.push.routes import push_router, render_projection
     from services.query.app import health_router
     from services.query.errors import install_error_handlers
@@ -268,4 +277,4 @@ def assemble(service: Service, roles: Roles) -> FastAPI:
             service.client.ping, reads, metrics, service.settings.max_lag_events, lag_check
         )
     )
-    return app
+    return Assembled(app, service, hub)

@@ -63,7 +63,7 @@ def decode_json(raw: bytes | None, field: str) -> Any:
         raise Refusal("invalid", "body.json", f"the entry has no `{field}` field", field)
     try:
         return json.loads(raw)
-    except ValueError as error:  # includes UnicodeDecodeError
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError; absurd nesting
         raise Refusal("invalid", "body.json", f"invalid JSON: {error}", field) from None
 
 

@@ -14,9 +14,8 @@ import pytest
 import yaml
 from typer.main import get_command
 
-from services.auth import token_key
-from services.cli.main import app as cli_app
 from services.bootstrap import Roles, build_app
+from services.cli.main import app as cli_app
 from services.keys import Keys
 from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
 
@@ -163,7 +162,7 @@ SAMPLE_KEYS = [
         for name in ("game_stream", "event_ids", "projection", "ledger")
     ),
     *(getattr(Keys(16), name)(3) for name in ("feed", "game_index", "checkpoint", "changes")),
-    token_key(Keys(16), "g-1"),
+    Keys(16).write_token("g-1"),
     Keys(16).inbox,
     Keys(16).dead_letter,
 ]
@@ -209,7 +208,7 @@ def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> N
         for pattern in _key_patterns(rules):
             if user != "admin":
                 assert any(fnmatch.fnmatchcase(k, pattern) for k in SAMPLE_KEYS), (user, pattern)
-    token = token_key(Keys(16), "g-1")
+    token = Keys(16).write_token("g-1")
     readers = {
         u
         for u, rules in ACL_USERS.items()

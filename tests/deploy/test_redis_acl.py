@@ -189,13 +189,13 @@ async def test_an_integration_may_only_xadd_the_inbox(
     await WriteTokens(ingest, KEYS).issue(GAME)
     await refused(integration.xrange(KEYS.inbox))  # cannot read what others sent
     await refused(integration.xadd(KEYS.game_stream(GAME), {"data": "forged"}, id="3-1"))
-    await refused(integration.get(token_key(KEYS, GAME)))
-    await refused(integration.set(token_key(KEYS, GAME), "0" * 64))
-    await refused(integration.delete(token_key(KEYS, GAME)))
+    await refused(integration.get(KEYS.write_token(GAME)))
+    await refused(integration.set(KEYS.write_token(GAME), "0" * 64))
+    await refused(integration.delete(KEYS.write_token(GAME)))
     await refused(integration.xadd(KEYS.dead_letter, {"raw": "x"}))
     await refused(integration.xadd(KEYS.feed(SHARD), {"data": "x"}))
     await refused(_append(integration))
-    await refused(integration.eval("return redis.call('GET', KEYS[1])", 1, token_key(KEYS, GAME)))
+    await refused(integration.eval("return redis.call('GET', KEYS[1])", 1, KEYS.write_token(GAME)))
 
 
 async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
@@ -255,7 +255,7 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
     await refused(projector.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(projector.xadd(KEYS.feed(SHARD), {"data": "x"}))
     await refused(_append(projector))
-    await refused(projector.get(token_key(KEYS, GAME)))
+    await refused(projector.get(KEYS.write_token(GAME)))
     await refused(projector.xadd(KEYS.inbox, {"data": "x"}))
 
 
@@ -279,7 +279,7 @@ async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Red
     assert standings[0] == b"{}"
     lag = await query.script_load(_LAG_LUA)
     assert await query.evalsha_ro(lag, 2, *feed_keys, 100) == 0
-    await refused(query.get(token_key(KEYS, GAME)))
+    await refused(query.get(KEYS.write_token(GAME)))
     await refused(query.hset(KEYS.projection(GAME), "seq", 9))
     await refused(query.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(query.xadd(KEYS.inbox, {"data": "x"}))

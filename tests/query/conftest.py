@@ -19,9 +19,9 @@ from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
 from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
-from services.bootstrap import Roles, build_app
 from services.settings import ServiceSettings
 
 DATA = Path(__file__).parent.parent / "cli" / "data"

@@ -20,8 +20,9 @@ import uvicorn
 
 from contracts.envelope import Envelope
 from services.adapters.redis.eventlog import RedisEventLog
-from services.bootstrap import Roles, build_app
+from services.bootstrap import Roles, assemble, build
 from services.keys import Keys
+from services.push.hub import ChangeHub
 from services.settings import ServiceSettings
 from tests.redis_fixture import free_port
 
@@ -37,6 +38,7 @@ class Stack:
     redis: aioredis.Redis
     store: RedisEventLog
     app: Any
+    hub: ChangeHub | None = None
 
     tokens: dict[str, str] = field(default_factory=dict)
 
@@ -67,7 +69,8 @@ class Stack:
 @pytest.fixture
 async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     settings = ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
-    app = build_app(Roles(inbox=False), settings)
+    assembled = assemble(build(settings), Roles(inbox=False))
+    app = assembled.app
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
@@ -82,7 +85,7 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=10) as client:
-            yield Stack(url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app)
+            yield Stack(url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app, assembled.hub)
     finally:
         server.should_exit = True
         await task
