@@ -27,9 +27,13 @@ from services.cli.remote import (
     GameNotStored,
     Publisher,
     PublishError,
+    choose_tokens,
     export_game,
+    load_tokens,
     publish_events,
     read_log,
+    save_tokens,
+    tokens_path,
 )
 from services.cli.render import standings_table
 from services.settings import CommonSettings
@@ -127,8 +131,18 @@ def publish(
         str | None,
         typer.Option("--token", help="write token of an existing game (the file's only game)"),
     ] = None,
+    tokens_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens-file", help="where games' write tokens are kept (default: FILE.tokens.json)"
+        ),
+    ] = None,
 ) -> None:
-    """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
+    """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches.
+
+    A game the log creates gets a write token chosen here, saved to the tokens file and printed
+    BEFORE anything is sent, so a lost answer never locks the game; later runs reuse it.
+    """
     try:
         events = read_log(file)
     except LogLineError as error:
@@ -136,21 +150,27 @@ def publish(
             f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
         )
         raise typer.Exit(1) from None
+    path = tokens_file or tokens_path(file)
+    tokens = load_tokens(path)
+    if token and events:
+        tokens[events[0].game_id] = token
+    fresh = choose_tokens(events, tokens)
+    if fresh:
+        tokens.update(fresh)
+        save_tokens(path, tokens)
+        for game_id, game_token in fresh.items():
+            err.print(
+                f"write token of {game_id}: {game_token}  (saved to {escape(str(path))})",
+                highlight=False,
+            )
 
     async def send(progress: Progress) -> int:
         task = progress.add_task("publishing", total=len(events))
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            publisher = Publisher(client, {events[0].game_id: token} if token and events else {})
-            sent = await publish_events(
+            publisher = Publisher(client, dict(tokens))
+            return await publish_events(
                 publisher, events, batch, lambda b: progress.advance(task, len(b))
             )
-        for game_id, game_token in publisher.tokens.items():
-            if game_token != token:
-                err.print(
-                    f"write token of {game_id}: {game_token}  (pass it as --token to append more)",
-                    highlight=False,
-                )
-        return sent
 
     start = time.perf_counter()
     try:

@@ -4,6 +4,8 @@ log to a running ingest over HTTP, in batches)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,12 +76,44 @@ def batch_body(batch: Sequence[Envelope]) -> str:
     return "[" + ",".join(dump_event_json(e) for e in batch) + "]"
 
 
+def tokens_path(log: Path) -> Path:
+    """Where `publish` keeps the write tokens of a log's games: `<log>.tokens.json` beside it."""
+    return log.with_name(log.name + ".tokens.json")
+
+
+def load_tokens(path: Path) -> dict[str, str]:
+    """The saved tokens (`{game_id: token}`), empty when the file does not exist."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def save_tokens(path: Path, tokens: dict[str, str]) -> None:
+    """Write `tokens` to `path` (owner-only permissions), replacing it atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(tokens, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.chmod(0o600)
+    tmp.replace(path)
+
+
+def choose_tokens(events: Sequence[Envelope], tokens: dict[str, str]) -> dict[str, str]:
+    """A fresh write token (32 random bytes, URL-safe) for each game of `events` that has
+    none in `tokens`; returns only the new ones (the caller saves them before sending)."""
+    fresh: dict[str, str] = {}
+    for event in events:
+        if event.game_id not in tokens and event.game_id not in fresh:
+            fresh[event.game_id] = secrets.token_urlsafe(32)
+    return fresh
+
+
 @dataclass
 class Publisher:
-    """POSTs batches to `/games/{game_id}/events`, keeping each game's write token.
+    """POSTs batches to `/games/{game_id}/events` with each game's write token.
 
-    The 201 of the append that creates a game carries its `write_token`; later appends send it
-    as `Authorization: Bearer` (services/auth.py). `tokens` may be pre-filled (`publish --token`).
+    Every request sends `Authorization: Bearer <token>`; for a game the log creates, that is the
+    token `publish` chose and saved before sending (services/usecases/authorize.py), so a
+    retry after a lost answer is safe. A token the service generated (none sent) is kept too.
     """
 
     client: httpx.AsyncClient
