@@ -85,11 +85,13 @@ class UseCases:
 
 
 def _redis_client(settings: ServiceSettings) -> aioredis.Redis:
-    """The process's one Redis client: connection errors retried with backoff (about 10 s)."""
+    """The process's one Redis client: the role's ACL user, password and TLS CA
+    (`settings.redis_options()`), connection errors retried with backoff (about 10 s)."""
     return aioredis.Redis.from_url(
         settings.redis_url,
         retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=10),
         retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        **settings.redis_options(),
     )
 
 

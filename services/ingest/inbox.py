@@ -172,7 +172,7 @@ def build_inbox_app(
     letters go through `inbox`'s ports (the process's one client).
     """
     keys = inbox.keys
-    broker = RedisBroker(settings.redis_url, logger=None)
+    broker = RedisBroker(settings.redis_url, logger=None, **settings.redis_options())
 
     @broker.subscriber(
         stream=StreamSub(
