@@ -18,7 +18,7 @@ class CommonSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SCORELEDGER_", extra="ignore")
 
-    redis_url: str = Field(
+    redis_url: str = Field(  # type: ignore[pydantic-alias]  # two env names, by design
         default="redis://127.0.0.1:6379/0",
         validation_alias=AliasChoices("SCORELEDGER_REDIS_URL", "REDIS_URL"),
     )

@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
@@ -219,7 +219,7 @@ def serve(
     if not roles.names():
         err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
         raise typer.Exit(2)
-    overrides = {"redis_url": redis_url} if redis_url else {}
+    overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     settings = QuerySettings(**overrides)
     configure_logging(settings.log_format, settings.log_level)
     server = uvicorn_server(

@@ -3,9 +3,9 @@ log to a running ingest over HTTP, in batches)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 import json
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

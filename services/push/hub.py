@@ -183,7 +183,7 @@ class ChangeHub:
         """
         stream = self.keys.changes(shard_of(game_id, self.keys.shards))
         async with self.limited():
-            entries = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
+            entries: Any = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
         hits = [
             eid.decode() for eid, fields in entries if fields.get(b"game", b"").decode() == game_id
         ]
@@ -204,7 +204,7 @@ class ChangeHub:
 
     async def _load(self, game_id: str) -> Rendered | None:
         async with self.limited():
-            raw = await self.client.hgetall(self.keys.projection(game_id))
+            raw: Any = await self.client.hgetall(self.keys.projection(game_id))
         if not raw:
             return None
         rendered = self._rendered(game_id, raw)
@@ -222,8 +222,8 @@ class ChangeHub:
         self._delivered.update(positions)
         self._ready.set()
         while True:
-            reply = await self._retry.call_with_retry(
-                lambda: self.client.xread(positions, block=self.block_ms, count=1000),
+            reply: Any = await self._retry.call_with_retry(
+                lambda: self.client.xread(positions, block=self.block_ms, count=1000),  # type: ignore[arg-type]
                 self._on_error,
             )
             changes: list[Change] = []

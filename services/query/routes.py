@@ -7,7 +7,7 @@ exists, the projector has not caught up). Source: issue brief (query service).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
@@ -20,7 +20,9 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 
-NOT_FOUND = {404: {"model": ErrorBody, "description": "unknown game, seq or player"}}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "unknown game, seq or player"}
+}
 
 
 def query_router(reads: ReadModels) -> APIRouter:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -41,7 +42,7 @@ class RedisDeadLetters:
 
     async def read(self, count: int = 100) -> list[StoredLetter]:
         """The oldest `count` letters."""
-        entries = await self.client.xrange(self.keys.dead_letter, count=count)
+        entries: Any = await self.client.xrange(self.keys.dead_letter, count=count)
         out = []
         for entry_id, raw in entries:
             fields = {k.decode(): v for k, v in raw.items()}

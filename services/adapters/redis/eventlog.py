@@ -156,7 +156,9 @@ class RedisEventLog:
     ) -> list[bytes]:
         """The stored envelope JSON of seqs `from_seq..to_seq` (inclusive), as written."""
         end = f"{to_seq}-1" if to_seq is not None else "+"
-        entries = await self.client.xrange(self.keys.game_stream(game_id), f"{from_seq}-1", end)
+        entries: Any = await self.client.xrange(
+            self.keys.game_stream(game_id), f"{from_seq}-1", end
+        )
         return [fields[b"data"] for _, fields in entries]
 
     async def read(

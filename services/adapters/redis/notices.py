@@ -4,6 +4,7 @@ streams (fields `game`, `seq`), written by the projector's apply script."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -20,7 +21,7 @@ class RedisChangeNotices:
 
     async def tail(self, shard: int) -> str:
         """XREVRANGE COUNT 1 of the shard's stream (`0-0` when empty)."""
-        last = await self.client.xrevrange(self.keys.changes(shard), count=1)
+        last: Any = await self.client.xrevrange(self.keys.changes(shard), count=1)
         return last[0][0].decode() if last else "0-0"
 
     async def read(
@@ -29,7 +30,7 @@ class RedisChangeNotices:
         """One XREAD over the shards in `after`."""
         streams = {self.keys.changes(s): pos for s, pos in after.items()}
         shard_of_stream = {self.keys.changes(s): s for s in after}
-        reply = await self.client.xread(streams, count=count, block=block_ms)  # type: ignore[arg-type]
+        reply: Any = await self.client.xread(streams, count=count, block=block_ms)  # type: ignore[arg-type]
         out: list[Notice] = []
         for stream, entries in reply or []:
             shard = shard_of_stream[stream.decode()]
@@ -46,7 +47,7 @@ class RedisChangeNotices:
             redis.ResponseError: `after` is not a stream id.
         """
         shard = shard_of(game_id, self.keys.shards)
-        entries = await self.client.xrange(self.keys.changes(shard), f"({after}", "+")
+        entries: Any = await self.client.xrange(self.keys.changes(shard), f"({after}", "+")
         hits = [
             Notice(shard, eid.decode(), game_id, int(fields[b"seq"]))
             for eid, fields in entries

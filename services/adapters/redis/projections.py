@@ -8,6 +8,7 @@ call of `project_lua.APPLY_LUA`. Source: research/tech.md §3.4, §3.9.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -59,7 +60,7 @@ class RedisProjections:
 
     async def checkpoint(self, shard: int) -> str:
         """The shard's stored checkpoint, `START_ID` when none."""
-        stored = await self.client.get(self.keys.checkpoint(shard))
+        stored: Any = await self.client.get(self.keys.checkpoint(shard))
         return stored.decode() if stored else START_ID
 
     async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
