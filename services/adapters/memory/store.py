@@ -8,6 +8,7 @@ process, nothing durable. Feed ids are `1-<n>` (n counts appends of the shard).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -247,7 +248,7 @@ class MemoryProjections:
 
 
 class MemoryChangeNotices:
-    """`ChangeNotices` in memory (never waits: `block_ms` is ignored)."""
+    """`ChangeNotices` in memory (with `block_ms`, an empty read sleeps that long once)."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
@@ -264,6 +265,8 @@ class MemoryChangeNotices:
             key = feed_id_key(pos)
             fresh = [n for n in self.b.notices.get(shard, []) if feed_id_key(n.entry_id) > key]
             out += fresh[:count]
+        if not out and block_ms:
+            await asyncio.sleep(block_ms / 1000)
         return out
 
     async def changed_since(self, game_id: str, after: str) -> Notice | None:
