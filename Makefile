@@ -2,15 +2,25 @@
 SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo .cache/uvtool/bin/uv)
 PYTEST_ARGS ?=
+RUN := $(UV) run --frozen --no-sync
+# A full install (.venv/.synced: dev, test and bench groups) also serves the demo.
+DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
+FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases
 
-.PHONY: demo test bench lint schemas system-deps clean
+.PHONY: demo test test-fast bench lint schemas system-deps clean
 
 .cache/uvtool/bin/uv:
 	python3 -m venv .cache/uvtool
 	.cache/uvtool/bin/pip install --quiet --disable-pip-version-check uv
 
+## the full development environment: production, dev (ruff, mypy, tests) and bench groups
 .venv/.synced: pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --quiet --inexact --group bench
+	@touch $@
+
+## what the demo needs and nothing more: the production dependencies
+.venv/.synced-demo: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --quiet --inexact --no-default-groups
 	@touch $@
 
 ## system-deps: redis-server (and chromium for the browser tests) from the OS packages, if missing
@@ -18,25 +28,32 @@ system-deps:
 	@bash deploy/scripts/system-deps.sh
 
 ## demo: the main job, on a throwaway local redis-server unless REDIS_URL is set
-demo: .venv/.synced
+demo: $(DEMO_ENV)
 	@bash deploy/scripts/system-deps.sh redis
-	$(UV) run --frozen scoreledger demo
+	$(RUN) scoreledger demo
 
 ## test: the whole test suite against a real Redis and a real headless Chromium
 test: .venv/.synced system-deps
-	$(UV) run --frozen pytest $(PYTEST_ARGS)
+	$(RUN) pytest $(PYTEST_ARGS)
+
+## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
+test-fast: .venv/.synced
+	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser" $(PYTEST_ARGS)
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced
 	@bash deploy/scripts/system-deps.sh bench
-	$(UV) run --frozen python -m services.bench
+	$(RUN) python -m services.bench
 
 ## schemas: regenerate the committed JSON Schema / AsyncAPI / OpenAPI under contracts/
 schemas: .venv/.synced
-	$(UV) run --frozen python -m services.contracts_gen
+	$(RUN) python -m services.contracts_gen
 
+## lint: ruff check, ruff format --check, mypy strict (contracts, domain, services)
 lint: .venv/.synced
-	$(UV) run --frozen ruff check .
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+	$(RUN) mypy
 
 clean:
 	rm -rf .venv .cache .pytest_cache .hypothesis

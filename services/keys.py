@@ -39,6 +39,10 @@ class Keys:
         """HASH event_id -> seq: idempotency of appends."""
         return f"{PREFIX}:ids:{self.tag(game_id)}:{game_id}"
 
+    def write_token(self, game_id: str) -> str:
+        """STRING: the SHA-256 hex digest of the game's write token (set by the creating append)."""
+        return f"{PREFIX}:wtoken:{self.tag(game_id)}:{game_id}"
+
     # --- per shard ---
     def feed(self, shard: int) -> str:
         """The shard's feed stream: every appended event of the shard's games, in order."""

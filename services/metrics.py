@@ -6,7 +6,13 @@ Source: issue brief (metrics: appended, applied, rejected / dead-lettered, lag, 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import Counter, Gauge, Histogram
+
+if TYPE_CHECKING:
+    from services.ports.eventlog import AppendResult
+    from services.usecases.refusal import Refusal
 
 EVENTS_APPENDED = Counter(
     "scoreledger_events_appended_total",
@@ -39,3 +45,24 @@ APPLY_LATENCY = Histogram(
     "Seconds to fold and write one projector batch",
     ["shard"],
 )
+
+
+_REASONS = {
+    "invalid": "validation",
+    "rule": "rule",
+    "conflict": "version_conflict",
+    "unauthorized": "auth",
+    "forbidden": "auth",
+}
+
+
+def count_appended(result: AppendResult, source: str) -> None:
+    """Count an append's new and duplicate events."""
+    dups = sum(e.duplicate for e in result.events)
+    EVENTS_APPENDED.labels(source=source).inc(len(result.events) - dups)
+    EVENTS_DUPLICATE.labels(source=source).inc(dups)
+
+
+def count_refused(refusal: Refusal, source: str) -> None:
+    """Count a refused write by its kind (`validation`, `rule`, `version_conflict`, `auth`)."""
+    EVENTS_REJECTED.labels(source=source, reason=_REASONS[refusal.kind]).inc()

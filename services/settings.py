@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -18,7 +18,7 @@ class CommonSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="SCORELEDGER_", extra="ignore")
 
-    redis_url: str = Field(
+    redis_url: str = Field(  # type: ignore[pydantic-alias]  # two env names, by design
         default="redis://127.0.0.1:6379/0",
         validation_alias=AliasChoices("SCORELEDGER_REDIS_URL", "REDIS_URL"),
     )
@@ -54,6 +54,11 @@ class IngestSettings(CommonSettings):
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
+    creator_key: SecretStr | None = Field(
+        default=None,
+        description="when set, creating a game needs this integration key (HTTP header "
+        "`X-Creator-Key`, inbox field `creator_key`); off by default",
+    )
 
 
 class ProjectorSettings(CommonSettings):
@@ -75,3 +80,22 @@ class QuerySettings(CommonSettings):
     max_lag_events: int = Field(
         default=10_000, ge=0, description="/readyz fails above this projector lag"
     )
+    # The web scoreboard (served by the query role).
+    ingest_url: AnyHttpUrl | None = Field(
+        default=None,
+        description="ingest's base URL: the query service forwards the page's writes there "
+        "(a split deployment); unset, writes go to the same origin",
+    )
+    stale_after_s: float = Field(
+        default=1800.0,
+        gt=0,
+        le=30 * 86400,
+        description="games list: a live game is `stale` after this long without an event",
+    )
+    forward_max_bytes: int = Field(default=1_000_000, ge=1024, le=16_000_000)
+    forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
+
+
+class ServiceSettings(IngestSettings, ProjectorSettings, QuerySettings):
+    """Every role's settings in one object: what the composition root (`services.bootstrap`)
+    reads once per process."""

@@ -170,7 +170,7 @@ def run(sizes: Sizes, progress: Progress) -> tuple[list[Figure], list[str]]:
                 repeat(
                     Figure(
                         "2",
-                        f"append via CheckedEventStore, batch {batch}",
+                        f"append via CheckedAppend, batch {batch}",
                         "events/s",
                         target=target,
                         **rbase,

@@ -11,6 +11,7 @@ research/tech.md §3.3 (append), §3.9 (query service), §6 (ceilings).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import itertools
 import json
 import re
@@ -26,14 +27,14 @@ from typing import Any, TypeVar
 import httpx
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import RedisEventLog
 from services.bench.server import Server
 from services.bench.workloads import Corpus, count
-from services.ingest.inbox import build_inbox_app
+from services.bootstrap import running_inbox
 from services.keys import Keys
-from services.settings import IngestSettings
+from services.settings import ServiceSettings
 from services.simulator.sinks import game_id_of
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedAppend
 
 T = TypeVar("T")
 JSON = {"content-type": "application/json"}
@@ -63,6 +64,11 @@ async def _stored(client: aioredis.Redis, keys: Keys) -> int:
         return sum(await pipe.execute())
 
 
+def _bench_token(game_id: str) -> str:
+    """The write token an inbox bench entry carries (the creator's choice: 32+ URL-safe chars)."""
+    return hashlib.sha256(game_id.encode()).hexdigest()
+
+
 async def inbox_append(url: str, data: Corpus, batch: int = 500, timeout_s: float = 600) -> float:
     """Item 2: events/s through the Redis inbox: every event XADDed first (one entry each,
     games interleaved), then the real inbox consumer (FastStream group, `inbox_batch=batch`)
@@ -74,10 +80,10 @@ async def inbox_append(url: str, data: Corpus, batch: int = 500, timeout_s: floa
     for i in range(0, len(lines), 1000):
         async with client.pipeline(transaction=False) as pipe:
             for line in lines[i : i + 1000]:
-                pipe.xadd(keys.inbox, {"data": line})
+                pipe.xadd(keys.inbox, {"data": line, "token": _bench_token(game_id_of(line))})
             await pipe.execute()
     started = time.perf_counter()
-    async with build_inbox_app(IngestSettings(redis_url=url, inbox_batch=batch)):
+    async with running_inbox(ServiceSettings(redis_url=url, inbox_batch=batch)):
         while await _stored(client, keys) < len(lines):
             if time.perf_counter() - started > timeout_s:
                 raise TimeoutError("inbox not drained")
@@ -204,11 +210,11 @@ def wrk_read(
 
 
 async def _append_paced(url: str, lines: list[str], rate: float, stop: asyncio.Event) -> int:
-    """Append `lines` (interleaved games) through `CheckedEventStore` at `rate`/s until `stop`."""
+    """Append `lines` (interleaved games) through `CheckedAppend` at `rate`/s until `stop`."""
     from contracts.events import parse_event_json
 
     client = aioredis.Redis.from_url(url)
-    store = CheckedEventStore(EventStore(client, Keys()))
+    store = CheckedAppend(RedisEventLog(client, Keys()))
     sent, started = 0, time.perf_counter()
     for line in lines:
         if stop.is_set():
@@ -236,7 +242,7 @@ async def _standings_run(
     from contracts.events import parse_event_json
 
     client = aioredis.Redis.from_url(url)
-    store = CheckedEventStore(EventStore(client, Keys()))
+    store = CheckedAppend(RedisEventLog(client, Keys()))
     head = [g[: len(g) // 3] for g in data]  # a third of each game stored and projected first
     for game in head:
         await store.append(game_id_of(game[0]), [parse_event_json(line) for line in game])

@@ -1,7 +1,7 @@
 """Item 4: latency from append to standings readable, at an offered rate, from simulated tables.
 
 Events of many tables (round-robin, as concurrent tables produce them) are appended through
-`CheckedEventStore` on a 10 ms tick schedule while the real projector runs in its own process
+`CheckedAppend` on a 10 ms tick schedule while the real projector runs in its own process
 (as deployed: `services.bench.server` with the projector role). The projector writes
 each game's projection and a change notice (game, seq) in one Lua call, so the time a notice
 is read is the time those standings became readable. Latency = notice read - append start.
@@ -16,13 +16,13 @@ import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
+from services.adapters.redis.eventlog import RedisEventLog
 from services.bench.server import Server
 from services.bench.workloads import Corpus
 from services.keys import Keys
 from services.simulator.sinks import paced
 from services.simulator.tables import interleave
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedAppend
 
 
 async def _watch(
@@ -57,7 +57,7 @@ async def end_to_end(
     client = aioredis.Redis.from_url(url)
     await client.flushall()
     keys = Keys()
-    store = CheckedEventStore(EventStore(client, keys), cache_games=100_000)
+    store = CheckedAppend(RedisEventLog(client, keys), cache_games=100_000)
     games: list[list[Envelope]] = [[parse_event_json(line) for line in g] for g in data]
     events = interleave(iter(g) for g in games)
     sent: dict[tuple[str, int], float] = {}

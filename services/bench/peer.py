@@ -19,9 +19,9 @@ import redis.asyncio as aioredis
 from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import RedisEventLog
 from services.bench.workloads import Corpus, count
 from services.keys import Keys
-from services.store.eventstore import EventStore
 
 BATCH = 50
 
@@ -75,11 +75,11 @@ def _drop(app: Any, name: str) -> None:
 
 
 async def ours_rate(url: str, data: Corpus) -> float:
-    """Events/s of the same work on our Redis store: `EventStore.append` in batches of 50, then
-    `EventStore.read` and the fold to standings, game after game (no concurrency, like the peer)."""
+    """Events/s of the same work on our Redis store: `RedisEventLog.append` in batches of 50, then
+    `RedisEventLog.read` and the fold to standings, game after game (no concurrency, like the peer)."""
     client = aioredis.Redis.from_url(url)
     await client.flushall()
-    store = EventStore(client, Keys())
+    store = RedisEventLog(client, Keys())
     started = time.perf_counter()
     for game in data:
         events = [parse_event_json(line) for line in game]

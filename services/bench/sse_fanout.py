@@ -26,10 +26,9 @@ import uvicorn
 
 from services.bench.redis_server import RedisServer, free_port
 from services.bench.stats import percentile
+from services.bootstrap import Roles, build_app
 from services.keys import Keys, shard_of
-from services.query.app import create_app
-from services.settings import QuerySettings
-from services.web import web_lifespans, web_routers
+from services.settings import ServiceSettings
 
 GAME = "bench-sse"
 
@@ -129,10 +128,9 @@ async def _run(url: str, n_subscribers: int, changes: int, interval_s: float) ->
     keys = Keys(16)
     client = aioredis.Redis.from_url(url)
     await _publish(client, keys, 1)
-    app = create_app(
-        QuerySettings(redis_url=url, shards=keys.shards),
-        routers=web_routers(),
-        lifespans=web_lifespans(),
+    app = build_app(
+        Roles(ingest=False, inbox=False, projector=False),
+        ServiceSettings(redis_url=url, shards=keys.shards),
     )
     port = free_port()
     server = uvicorn.Server(

@@ -21,12 +21,12 @@ import redis.asyncio as aioredis
 from contracts.events import dump_event_json, parse_event_json
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import running_projector
 from services.keys import Keys
-from services.projector import run_projector
-from services.settings import ProjectorSettings
+from services.settings import ServiceSettings
 from services.simulator.tables import simulate_game
-from services.store.checked import CheckedEventStore
-from services.store.eventstore import EventStore
+from services.usecases.check import CheckedAppend
 
 Corpus = list[list[str]]
 """Games, each a list of envelope JSON lines in seq order."""
@@ -65,10 +65,10 @@ async def _flush(url: str) -> aioredis.Redis:
 
 
 async def checked_append(url: str, data: Corpus, batch: int, concurrency: int = 32) -> float:
-    """Item 2 (store level): events/s through the ingest's one append path, `CheckedEventStore`
+    """Item 2 (store level): events/s through the ingest's one append path, `CheckedAppend`
     (domain check + one Lua call), `batch` events per call, `concurrency` games at once."""
     client = await _flush(url)
-    store = CheckedEventStore(EventStore(client, Keys()), cache_games=100_000)
+    store = CheckedAppend(RedisEventLog(client, Keys()), cache_games=100_000)
     parsed = [[parse_event_json(line) for line in game] for game in data]
     gate = asyncio.Semaphore(concurrency)
 
@@ -85,10 +85,10 @@ async def checked_append(url: str, data: Corpus, batch: int, concurrency: int = 
 
 
 async def prefill(url: str, data: Corpus, batch: int = 200) -> int:
-    """Store every game raw (`EventStore.append`, no domain check) for the projector; returns
+    """Store every game raw (`RedisEventLog.append`, no domain check) for the projector; returns
     the events stored. The store is flushed first."""
     client = await _flush(url)
-    store = EventStore(client, Keys())
+    store = RedisEventLog(client, Keys())
     gate = asyncio.Semaphore(64)
 
     async def one_game(events: list) -> None:
@@ -120,7 +120,7 @@ async def project_prefilled(url: str, events: int, timeout_s: float = 600) -> fl
     client = aioredis.Redis.from_url(url)
     keys = Keys()
     started = time.perf_counter()
-    async with run_projector(ProjectorSettings(redis_url=url, log_level="WARNING")):
+    async with running_projector(ServiceSettings(redis_url=url, log_level="WARNING")):
         while not await caught_up(client, keys):
             if time.perf_counter() - started > timeout_s:
                 raise TimeoutError(f"projector not caught up after {timeout_s} s")

@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.render import standings_table
-from services.query.views import standings_view
+from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.cli.demo import DemoReport
@@ -127,11 +127,30 @@ def publish(
         str | None,
         typer.Option("--token", help="write token of an existing game (the file's only game)"),
     ] = None,
+    tokens_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens-file", help="where games' write tokens are kept (default: FILE.tokens.json)"
+        ),
+    ] = None,
 ) -> None:
-    """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches."""
+    """Send a JSONL log to a running ingest (`POST /games/{id}/events`) in batches.
+
+    A game the log creates gets a write token chosen here, saved to the tokens file and printed
+    BEFORE anything is sent, so a lost answer never locks the game; later runs reuse it.
+    """
     import httpx
 
-    from services.cli.remote import Publisher, PublishError, publish_events, read_log
+    from services.cli.remote import (
+        Publisher,
+        PublishError,
+        choose_tokens,
+        load_tokens,
+        publish_events,
+        read_log,
+        save_tokens,
+        tokens_path,
+    )
 
     try:
         events = read_log(file)
@@ -140,21 +159,27 @@ def publish(
             f"[red]{escape(str(file))}:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
         )
         raise typer.Exit(1) from None
+    path = tokens_file or tokens_path(file)
+    tokens = load_tokens(path)
+    if token and events:
+        tokens[events[0].game_id] = token
+    fresh = choose_tokens(events, tokens)
+    if fresh:
+        tokens.update(fresh)
+        save_tokens(path, tokens)
+        for game_id, game_token in fresh.items():
+            err.print(
+                f"write token of {game_id}: {game_token}  (saved to {escape(str(path))})",
+                highlight=False,
+            )
 
     async def send(progress: Progress) -> int:
         task = progress.add_task("publishing", total=len(events))
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            publisher = Publisher(client, {events[0].game_id: token} if token and events else {})
-            sent = await publish_events(
+            publisher = Publisher(client, dict(tokens))
+            return await publish_events(
                 publisher, events, batch, lambda b: progress.advance(task, len(b))
             )
-        for game_id, game_token in publisher.tokens.items():
-            if game_token != token:
-                err.print(
-                    f"write token of {game_id}: {game_token}  (pass it as --token to append more)",
-                    highlight=False,
-                )
-        return sent
 
     start = time.perf_counter()
     try:
@@ -203,7 +228,7 @@ def serve(
     if not roles.names():
         err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
         raise typer.Exit(2)
-    overrides = {"redis_url": redis_url} if redis_url else {}
+    overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     settings = QuerySettings(**overrides)
     configure_logging(settings.log_format, settings.log_level)
     server = uvicorn_server(

@@ -19,7 +19,7 @@ from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
 from domain.standings import Standings, standings
-from services.query.models import StandingsResponse
+from services.usecases.readmodels.shapes import StandingsResponse
 
 
 @dataclass(frozen=True)

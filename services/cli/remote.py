@@ -3,20 +3,19 @@ log to a running ingest over HTTP, in batches)."""
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
 from services.cli.offline import parse_lines
-from services.keys import Keys
 from services.settings import CommonSettings
-from services.store import EventStore
 
 
 class GameNotStored(LookupError):
@@ -24,20 +23,23 @@ class GameNotStored(LookupError):
 
 
 async def export_game(settings: CommonSettings, game_id: str) -> str:
-    """The game's log as JSONL, byte for byte as stored (`EventStore.export_jsonl`).
+    """The game's log as JSONL, byte for byte as stored (the `events_jsonl` read model).
 
     Raises:
         GameNotStored: the game has no events.
         redis.exceptions.ConnectionError: Redis is unreachable.
     """
-    client = aioredis.Redis.from_url(settings.redis_url)
+    from services.bootstrap import build  # lazy: `score` must not import the services
+    from services.settings import ServiceSettings
+    from services.usecases.readmodels.reads import NotFound
+
+    service = build(ServiceSettings(redis_url=settings.redis_url, shards=settings.shards))
     try:
-        text = await EventStore(client, Keys(settings.shards)).export_jsonl(game_id)
+        return await service.cases.reads.events_jsonl(game_id)
+    except NotFound:
+        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}") from None
     finally:
-        await client.aclose()
-    if not text:
-        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}")
-    return text
+        await service.client.aclose()
 
 
 @dataclass(frozen=True)
@@ -74,12 +76,44 @@ def batch_body(batch: Sequence[Envelope]) -> str:
     return "[" + ",".join(dump_event_json(e) for e in batch) + "]"
 
 
+def tokens_path(log: Path) -> Path:
+    """Where `publish` keeps the write tokens of a log's games: `<log>.tokens.json` beside it."""
+    return log.with_name(log.name + ".tokens.json")
+
+
+def load_tokens(path: Path) -> dict[str, str]:
+    """The saved tokens (`{game_id: token}`), empty when the file does not exist."""
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def save_tokens(path: Path, tokens: dict[str, str]) -> None:
+    """Write `tokens` to `path` (owner-only permissions), replacing it atomically."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(tokens, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    tmp.chmod(0o600)
+    tmp.replace(path)
+
+
+def choose_tokens(events: Sequence[Envelope], tokens: dict[str, str]) -> dict[str, str]:
+    """A fresh write token (32 random bytes, URL-safe) for each game of `events` that has
+    none in `tokens`; returns only the new ones (the caller saves them before sending)."""
+    fresh: dict[str, str] = {}
+    for event in events:
+        if event.game_id not in tokens and event.game_id not in fresh:
+            fresh[event.game_id] = secrets.token_urlsafe(32)
+    return fresh
+
+
 @dataclass
 class Publisher:
-    """POSTs batches to `/games/{game_id}/events`, keeping each game's write token.
+    """POSTs batches to `/games/{game_id}/events` with each game's write token.
 
-    The 201 of the append that creates a game carries its `write_token`; later appends send it
-    as `Authorization: Bearer` (services/auth.py). `tokens` may be pre-filled (`publish --token`).
+    Every request sends `Authorization: Bearer <token>`; for a game the log creates, that is the
+    token `publish` chose and saved before sending (services/usecases/authorize.py), so a
+    retry after a lost answer is safe. A token the service generated (none sent) is kept too.
     """
 
     client: httpx.AsyncClient

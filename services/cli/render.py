@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from contracts.games import GAMES
-from services.query.models import StandingsResponse
+from services.usecases.readmodels.shapes import StandingsResponse
 
 
 def unit_name(score_unit: str) -> str:

@@ -1,18 +1,5 @@
-"""Ingest: two doors (HTTP `POST /games/{game_id}/events`, the Redis inbox stream), one
-domain-checked append path.
+"""Ingest: two doors, one write path (`services.usecases.record.Record`).
 
-Public: `router` (FastAPI; needs `ingest_lifespan(settings)` for `app.state.ingest_store`),
-`ingest_lifespan`, `create_ingest_app`, `inbox_lifespan`, `build_inbox_app`, `Inbox`.
+`http.ingest_router(record)`: `POST /games/{game_id}/events`; `inbox.Inbox` and
+`inbox.build_inbox_app`: the Redis inbox stream. Both are wired by `services.bootstrap`.
 """
-
-from services.ingest.http import create_ingest_app, ingest_lifespan, router
-from services.ingest.inbox import Inbox, build_inbox_app, inbox_lifespan
-
-__all__ = [
-    "Inbox",
-    "build_inbox_app",
-    "create_ingest_app",
-    "inbox_lifespan",
-    "ingest_lifespan",
-    "router",
-]

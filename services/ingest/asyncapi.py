@@ -12,13 +12,18 @@ from typing import Any
 import yaml
 from faststream.specification import AsyncAPI
 
-from services.ingest.inbox import build_inbox_app
-from services.settings import IngestSettings
+from services.bootstrap import memory_ports, use_cases
+from services.ingest.inbox import Inbox, build_inbox_app
+from services.keys import Keys
+from services.settings import ServiceSettings
 
 
 def generate() -> str:
     """The inbox's AsyncAPI 3.0.0 document as YAML (deterministic: no host-specific values)."""
-    app = build_inbox_app(IngestSettings(redis_url="redis://localhost:6379/0"))
+    settings = ServiceSettings(redis_url="redis://localhost:6379/0")
+    ports = memory_ports()
+    record = use_cases(ports, settings).record
+    app = build_inbox_app(settings, Inbox(None, Keys(), record, ports.letters))  # type: ignore[arg-type]
     spec = AsyncAPI(
         title="scoreledger inbox",
         version="0.1.0",
@@ -33,7 +38,7 @@ def generate() -> str:
 
 DEAD_LETTER_FIELDS = {
     "raw": "the entry as received (its `data` field, or all fields as JSON)",
-    "reason": "JSON: the rule or field at fault and a message",
+    "reason": "JSON: the refusal's `kind`, `rule`, `field` and `message` (never a token)",
     "source": "`inbox` or `projector`",
     "time": "when it was dead-lettered (RFC 3339)",
     "inbox_id": "the inbox entry id (inbox only)",
@@ -51,7 +56,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     * the dead-letter stream `sl:deadletter` is a channel of its own, sent to by ingest.
     """
     from contracts.events import EVENT_ADAPTER
-    from services.ingest.http import MAX_BATCH
+    from services.usecases.parse import MAX_BATCH
 
     union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
     union["discriminator"] = union["discriminator"]["propertyName"]  # a name in AsyncAPI 3.0

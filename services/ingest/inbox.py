@@ -1,60 +1,92 @@
 """Redis-native door of ingest: the inbox stream `Keys.inbox`, read by a FastStream consumer group.
 
-A message is one XADD with field `data` (or FastStream's `__data__`) = one envelope JSON, or a
-JSON array of envelopes of one game. Each is validated and appended through the same checked
-path as HTTP; anything refused goes to the dead-letter stream with the raw body, and the
-consumer goes on. Acks follow the append (FastStream's default REJECT_ON_ERROR): a batch that
-fails on a Redis error stays pending and is reclaimed (tech.md §1.2-1.3): our own PEL is
-drained at start-up (stable consumer name), and a claim-only subscriber takes entries idle for
-`reclaim_idle_ms` from any consumer. Appends are idempotent by event id, so a redelivery
-is harmless (a refused message may be dead-lettered twice).
+An entry is one XADD with fields `data` (or FastStream's `__data__`: one envelope JSON, or a
+JSON array of envelopes of one game), `token` (the game's write token; an entry creating a
+game carries the token its creator chose) and, where the deployment requires one,
+`creator_key`. The handler translates each entry and calls the record use case
+(`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
+the raw body and the refusal's kind/rule/field/message (never a token), and the consumer goes
+on. Acks follow the append (FastStream's default REJECT_ON_ERROR): a batch that fails on a
+Redis error stays pending and is reclaimed (tech.md §1.2-1.3): our own PEL is drained at
+start-up (stable consumer name), and a claim-only subscriber takes entries idle for
+`reclaim_idle_ms` from any consumer. Appends are idempotent by event id, so a redelivery is
+harmless (a refused entry may be dead-lettered twice).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import redis.asyncio as aioredis
 import structlog
-from fastapi import FastAPI
 from faststream import FastStream
 from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
 from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
-from contracts.envelope import Envelope
-from services.ingest.http import IngestRejected, count_appended, parse_events, refusal
 from services.keys import Keys
+from services.metrics import count_appended, count_refused
+from services.ports.deadletters import DeadLetter, DeadLetters
 from services.settings import IngestSettings
-from services.store import AppendResult, CheckedEventStore, EventStore
-from services.store.deadletter import dead_letter
+from services.usecases.authorize import WriteProof
+from services.usecases.record import Entry, Record, Recorded
 
 log = structlog.get_logger("inbox")
 GROUP = "ingest"
+SECRET_FIELDS = {b"token", b"creator_key"}
+"""Entry fields never copied into a dead letter."""
+
 INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
 
 Each entry carries field `data` (FastStream publishers: `__data__`) holding one event envelope
-as JSON, or a JSON array of envelopes of one game (appended all or nothing). The event is
-validated and appended exactly as `POST /games/{game_id}/events` does (expected version
-`seq - 1`, duplicate `event_id` = no-op). Anything refused (bad JSON, unknown type, a field,
-a rule, a version conflict) lands in the dead-letter stream `sl:deadletter` with fields
-`raw`, `reason` (JSON), `source` = `inbox`, `time`, `inbox_id`.
+as JSON, or a JSON array of envelopes of one game (appended all or nothing), and field `token`:
+the game's write token (FastStream publishers: a message header `token`). The entry that creates a game (seq 1) MUST carry the token its creator
+chose (32 to 256 URL-safe characters `A-Z a-z 0-9 _ -`; the inbox has no reply channel to hand
+one back); its SHA-256 digest is stored in the same atomic step as the event. Every later
+entry of the game carries the same token. Where the deployment sets a creator key, a creating
+entry also carries field `creator_key`. The token is checked first (one lookup), then the
+events are validated and appended exactly as `POST /games/{game_id}/events` does (expected
+version `seq - 1`, duplicate `event_id` = no-op). Anything refused (bad JSON, no or a wrong
+token, unknown type, a field, a rule, a version conflict) lands in the dead-letter stream
+`sl:deadletter` with fields `raw` (the data as received), `reason` (JSON: `kind`, `rule`,
+`field`, `message`), `source` = `inbox`, `time`, `inbox_id`; the token is never kept.
 
 Example:
 
-    redis-cli XADD sl:inbox '*' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
+    redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
 """
 
 
-def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
+    """The entry's body and, for FastStream's `__data__` format, its message headers."""
     if b"data" in fields:
-        return fields[b"data"]
+        return fields[b"data"], {}
     if b"__data__" in fields:
-        return BinaryMessageFormatV1.parse(fields[b"__data__"])[0]
-    return None
+        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
+        return body, headers
+    return None, {}
+
+
+def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+    return _unpacked(fields)[0]
+
+
+def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
+    value = fields.get(name.encode())
+    if value is not None:
+        return value.decode(errors="replace")
+    header = headers.get(name)
+    return header if isinstance(header, str) else None
+
+
+def entry_of(fields: dict[bytes, bytes]) -> Entry:
+    """The record use case's view of one inbox entry: its proof (fields `token`,
+    `creator_key`, or FastStream message headers of those names) and its raw data."""
+    body, headers = _unpacked(fields)
+    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+    return Entry(proof, body)
 
 
 async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:
@@ -67,93 +99,45 @@ async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) ->
     )
 
 
-def _events_of(raw: bytes | None) -> tuple[str, list[Envelope]]:
-    """The game id and envelopes of one inbox body (one envelope or an array of one game's).
-
-    Raises:
-        IngestRejected: 422 naming `data` (missing, not JSON), a field, or `game_id` (mixed).
-    """
-    if raw is None:
-        raise IngestRejected(
-            422,
-            {
-                "error": "validation_error",
-                "field": "data",
-                "message": "the entry has no `data` field",
-            },
-        )
-    try:
-        body = json.loads(raw)
-    except ValueError as error:
-        raise IngestRejected(
-            422,
-            {"error": "validation_error", "field": "data", "message": f"invalid JSON: {error}"},
-        ) from None
-    events = parse_events(body)
-    games = {e.game_id for e in events}
-    if len(games) != 1:
-        raise IngestRejected(
-            422,
-            {
-                "error": "validation_error",
-                "field": "game_id",
-                "message": f"one message, one game; got {sorted(games)}",
-            },
-        )
-    return games.pop(), events
-
-
 class Inbox:
-    """Validates and appends inbox entries; refused ones go to the dead-letter stream."""
+    """Translates inbox entries for the record use case; refusals become dead letters."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys, store: CheckedEventStore) -> None:
+    def __init__(
+        self, client: aioredis.Redis, keys: Keys, record: Record, letters: DeadLetters
+    ) -> None:
         self.client = client
         self.keys = keys
-        self.store = store
+        self.record = record
+        self.letters = letters
 
     async def process(self, ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
-        """Handle entries in order: each is validated, then all are appended through
-        `CheckedEventStore.append_many` (different games' appends share round trips; one
-        game's messages stay in order). Raises only on Redis errors (the batch is then not
-        acked)."""
-        refused: dict[int, IngestRejected] = {}
-        accepted: list[tuple[int, str, list[Envelope]]] = []
-        bodies = [_body_of(fields) for fields in entries]
-        for i, raw in enumerate(bodies):
-            try:
-                accepted.append((i, *_events_of(raw)))
-            except IngestRejected as rejected:
-                refused[i] = rejected
-            except Exception as error:  # a poison message must not jam the inbox
-                log.exception("inbox.unexpected_error", inbox_id=ids[i].decode())
-                refused[i] = IngestRejected(
-                    422, {"error": "unreadable", "field": "data", "message": repr(error)[:500]}
-                )
-        outcomes = await self.store.append_many([(g, evs) for _, g, evs in accepted])
-        for (i, _, _), outcome in zip(accepted, outcomes, strict=True):
-            if isinstance(outcome, AppendResult):
-                count_appended(outcome, "inbox")
-            else:
-                refused[i] = refusal(outcome, "inbox")
-        for i in sorted(refused):  # dead letters in inbox order
-            await self._dead_letter(ids[i].decode(), entries[i], bodies[i], refused[i])
+        """Handle entries in order (see the module docstring). Raises only on Redis errors (the
+        batch is then not acked)."""
+        outcomes = await self.record.record_entries([entry_of(f) for f in entries])
+        for entry_id, fields, outcome in zip(ids, entries, outcomes, strict=True):
+            if isinstance(outcome, Recorded):
+                count_appended(outcome.result, "inbox")
+                continue
+            count_refused(outcome, "inbox")
+            raw = _body_of(fields)
+            kept = raw if raw is not None else self._fields_json(fields)
+            log.warning("inbox.dead_letter", inbox_id=entry_id.decode(), reason=outcome.to_dict())
+            await self.letters.put(
+                DeadLetter(kept, outcome.to_dict(), "inbox", {"inbox_id": entry_id.decode()})
+            )
+
+    @staticmethod
+    def _fields_json(fields: dict[bytes, bytes]) -> bytes:
+        kept = {
+            k.decode(errors="replace"): v.decode(errors="replace")
+            for k, v in fields.items()
+            if k not in SECRET_FIELDS
+        }
+        return json.dumps(kept).encode()
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
         """Handle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
         await self.process([entry_id.encode()], [fields])
-
-    async def _dead_letter(
-        self, entry_id: str, fields: dict[bytes, bytes], raw: bytes | None, rejected: IngestRejected
-    ) -> None:
-        kept = (
-            raw
-            if raw is not None
-            else json.dumps(
-                {k.decode(errors="replace"): v.decode(errors="replace") for k, v in fields.items()}
-            )
-        )
-        log.warning("inbox.dead_letter", inbox_id=entry_id, reason=rejected.body)
-        await dead_letter(self.client, self.keys, kept, rejected.body, "inbox", inbox_id=entry_id)
 
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
@@ -166,7 +150,7 @@ class Inbox:
     async def drain_pending(self, consumer: str, count: int) -> None:
         """Process and ack what `consumer` read but never acked (a crash before the ack)."""
         while True:
-            reply = await self.client.xreadgroup(
+            reply: Any = await self.client.xreadgroup(
                 GROUP, consumer, {self.keys.inbox: "0"}, count=count
             )
             entries = [(i, f) for i, f in (reply[0][1] if reply else []) if f]
@@ -177,15 +161,22 @@ class Inbox:
 
 
 def build_inbox_app(
-    settings: IngestSettings, consumer: str = "ingest-0", reclaim_idle_ms: int = 60_000
+    settings: IngestSettings,
+    inbox: Inbox,
+    consumer: str = "ingest-0",
+    reclaim_idle_ms: int = 60_000,
 ) -> FastStream:
-    """The inbox consumer as a FastStream app (`consumer` must be stable across restarts)."""
-    keys = Keys(settings.shards)
-    client = aioredis.Redis.from_url(settings.redis_url)
-    inbox = Inbox(
-        client, keys, CheckedEventStore(EventStore(client, keys), settings.state_cache_games)
+    """The inbox consumer as a FastStream app (`consumer` must be stable across restarts).
+
+    FastStream's broker reads the inbox over its own connection; appends, lookups and dead
+    letters go through `inbox`'s ports (the process's one client).
+    """
+    keys = inbox.keys
+    broker = RedisBroker(
+        settings.redis_url,
+        logger=None,  # type: ignore[arg-type]  # FastStream accepts None: no logging
+        **settings.redis_options(),
     )
-    broker = RedisBroker(settings.redis_url, logger=None)
 
     @broker.subscriber(
         stream=StreamSub(
@@ -196,7 +187,8 @@ def build_inbox_app(
         description=INBOX_DESCRIPTION,
     )
     async def consume_inbox(msg: RedisStreamMessage) -> None:
-        await inbox.process(msg.raw_message["message_ids"], msg.raw_message["entries"])
+        raw: Any = msg.raw_message  # `entries` is added by `_keep_raw_parser`
+        await inbox.process(raw["message_ids"], raw["entries"])
 
     @broker.subscriber(
         stream=StreamSub(
@@ -207,26 +199,11 @@ def build_inbox_app(
         include_in_schema=False,
     )
     async def reclaim_inbox(msg: RedisStreamMessage) -> None:
-        await inbox.process(msg.raw_message["message_ids"], msg.raw_message["entries"])
+        raw: Any = msg.raw_message
+        await inbox.process(raw["message_ids"], raw["entries"])
 
     async def prepare() -> None:
         await inbox.ensure_group()
         await inbox.drain_pending(consumer, settings.inbox_batch)
 
-    async def close_client() -> None:
-        await client.aclose()
-
-    return FastStream(broker, on_startup=[prepare], after_shutdown=[close_client])
-
-
-def inbox_lifespan(
-    settings: IngestSettings, consumer: str = "ingest-0"
-) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """A FastAPI lifespan running the inbox consumer in the app's event loop."""
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        async with build_inbox_app(settings, consumer):
-            yield
-
-    return lifespan
+    return FastStream(broker, on_startup=[prepare])

@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
+from services.bootstrap import running_projector
 from services.logging import configure_logging
-from services.projector.app import create_projector_app
-from services.settings import ProjectorSettings
+from services.settings import ServiceSettings
+
+
+async def _run(settings: ServiceSettings) -> None:
+    async with running_projector(settings):
+        await asyncio.Event().wait()  # until cancelled by SIGINT / SIGTERM
 
 
 def main() -> None:
-    settings = ProjectorSettings()
+    settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
-    asyncio.run(create_projector_app(settings).run())
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run(settings))
 
 
 if __name__ == "__main__":

@@ -121,12 +121,18 @@ class ChangeHub:
         self._retry = Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=-1)
 
     # --- lifecycle ---
-    async def start(self) -> None:
-        """Start the reader task; returns once the stream positions are taken (so a change
-        appended after `start` returns is delivered)."""
+    async def start(self, wait: bool = True) -> None:
+        """Start the reader task; with `wait`, return once the stream positions are taken (so
+        a change appended after `start` returns is delivered). An app starts it with
+        `wait=False` (it must come up while Redis is down) and each stream awaits `ready`."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="change-hub")
+        if wait:
             await self._ready.wait()
+
+    async def ready(self) -> None:
+        """Wait until the reader has taken the stream positions."""
+        await self._ready.wait()
 
     async def stop(self) -> None:
         """Cancel the reader task and wait for it."""
@@ -177,7 +183,7 @@ class ChangeHub:
         """
         stream = self.keys.changes(shard_of(game_id, self.keys.shards))
         async with self.limited():
-            entries = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
+            entries: Any = await self.client.xrange(stream, f"({after_id}", "+", count=limit)
         hits = [
             eid.decode() for eid, fields in entries if fields.get(b"game", b"").decode() == game_id
         ]
@@ -198,7 +204,7 @@ class ChangeHub:
 
     async def _load(self, game_id: str) -> Rendered | None:
         async with self.limited():
-            raw = await self.client.hgetall(self.keys.projection(game_id))
+            raw: Any = await self.client.hgetall(self.keys.projection(game_id))
         if not raw:
             return None
         rendered = self._rendered(game_id, raw)
@@ -216,8 +222,8 @@ class ChangeHub:
         self._delivered.update(positions)
         self._ready.set()
         while True:
-            reply = await self._retry.call_with_retry(
-                lambda: self.client.xread(positions, block=self.block_ms, count=1000),
+            reply: Any = await self._retry.call_with_retry(
+                lambda: self.client.xread(positions, block=self.block_ms, count=1000),  # type: ignore[arg-type]
                 self._on_error,
             )
             changes: list[Change] = []

@@ -19,25 +19,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Header, Request
+from fastapi import APIRouter, Header
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from redis.exceptions import ResponseError
 
 from domain.standings import Standings
-from services.keys import Keys
 from services.push.frames import CompactCache
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
-from services.query.reader import QueryReader
-from services.query.views import standings_view
+from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.views import standings_view
 
 RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
-
-router = APIRouter(tags=["live"])
-_compact = CompactCache()
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
@@ -51,23 +46,6 @@ def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | 
     )
 
 
-@asynccontextmanager
-async def push_lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start the process's `ChangeHub` on `app.state.redis` (as `app.state.change_hub`); stop
-    it after."""
-    hub = ChangeHub(app.state.redis, Keys(app.state.settings.shards), render_projection)
-    await hub.start()
-    app.state.change_hub = hub
-    try:
-        yield
-    finally:
-        await hub.stop()
-
-
-def _hub(request: Request) -> ChangeHub:
-    return request.app.state.change_hub  # type: ignore[no-any-return]
-
-
 def _change(change: Change) -> dict[str, Any]:
     return {
         "shard": change.shard,
@@ -77,24 +55,63 @@ def _change(change: Change) -> dict[str, Any]:
     }
 
 
-@router.get("/games/live", response_class=EventSourceResponse)
-async def games_live(request: Request) -> AsyncIterator[ServerSentEvent]:
-    """Live games list: the whole list first (event `games`), then one `game` event per change."""
-    hub = _hub(request)
-    reader: QueryReader = request.app.state.reader
-    async with hub.subscribe(None) as sub:
-        async with hub.limited():
-            games = await reader.games()  # after subscribing: a change from now on is queued
-        yield ServerSentEvent(
-            event="games",
-            data={"games": [g.model_dump(mode="json") for g in games]},
-            retry=RETRY_MS,
-        )
-        while True:
-            delivery = await sub.get()
+def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
+    """The SSE routes, bound to the process's change hub and the read models."""
+    router = APIRouter(tags=["live"])
+    compact = CompactCache()
+
+    @router.get("/games/live", response_class=EventSourceResponse)
+    async def games_live() -> AsyncIterator[ServerSentEvent]:
+        """Live games list: the whole list first (event `games`), then one `game` event per change."""
+        await hub.ready()
+        async with hub.subscribe(None) as sub:
+            async with hub.limited():
+                games = await reads.games()  # after subscribing: a change from now on is queued
             yield ServerSentEvent(
-                event="game", id=delivery.change.entry_id, data=_summary(delivery)
+                event="games",
+                data={"games": [g.model_dump(mode="json") for g in games]},
+                retry=RETRY_MS,
             )
+            while True:
+                delivery = await sub.get()
+                yield ServerSentEvent(
+                    event="game", id=delivery.change.entry_id, data=_summary(delivery)
+                )
+
+    @router.get("/games/{game_id}/live", response_class=EventSourceResponse)
+    async def game_live(
+        game_id: str,
+        last_event_id: Annotated[
+            str | None, Header(description="resume after this change id")
+        ] = None,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """Live standings of one game (see the module docstring for the resume rule)."""
+        await hub.ready()
+        async with hub.subscribe(game_id) as sub:
+            sent = hub.position(game_id)  # `current` below reflects every change up to it
+            if not await _resumable(hub, game_id, last_event_id, sent):
+                rendered = await hub.current(game_id)
+                if rendered is not None:
+                    yield ServerSentEvent(
+                        event="standings",
+                        id=sent,
+                        retry=RETRY_MS,
+                        raw_data=f'{{"change":null,"standings":{rendered.json}}}',
+                    )
+            else:
+                yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
+            while True:
+                delivery = await sub.get()
+                if entry_key(delivery.change.entry_id) <= entry_key(sent):
+                    continue  # already reflected in what this client was sent
+                sent = delivery.change.entry_id
+                # The compact body is made once per delivery; only the small change part is per event.
+                change = json.dumps(_change(delivery.change))
+                body = compact.json(game_id, sent, delivery.body)
+                raw = f'{{"change":{change},"compact":true,"standings":{body}}}'
+                yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
+
+    return router
 
 
 def _summary(delivery: Delivery) -> dict[str, Any]:
@@ -109,39 +126,6 @@ def _summary(delivery: Delivery) -> dict[str, Any]:
             "updated_at": body.get("updated_at"),
         },
     }
-
-
-@router.get("/games/{game_id}/live", response_class=EventSourceResponse)
-async def game_live(
-    game_id: str,
-    request: Request,
-    last_event_id: Annotated[str | None, Header(description="resume after this change id")] = None,
-) -> AsyncIterator[ServerSentEvent]:
-    """Live standings of one game (see the module docstring for the resume rule)."""
-    hub = _hub(request)
-    async with hub.subscribe(game_id) as sub:
-        sent = hub.position(game_id)  # `current` below reflects every change up to it
-        if not await _resumable(hub, game_id, last_event_id, sent):
-            rendered = await hub.current(game_id)
-            if rendered is not None:
-                yield ServerSentEvent(
-                    event="standings",
-                    id=sent,
-                    retry=RETRY_MS,
-                    raw_data=f'{{"change":null,"standings":{rendered.json}}}',
-                )
-        else:
-            yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
-        while True:
-            delivery = await sub.get()
-            if entry_key(delivery.change.entry_id) <= entry_key(sent):
-                continue  # already reflected in what this client was sent
-            sent = delivery.change.entry_id
-            # The compact body is made once per delivery; only the small change part is per event.
-            change = json.dumps(_change(delivery.change))
-            body = _compact.json(game_id, sent, delivery.body)
-            raw = f'{{"change":{change},"compact":true,"standings":{body}}}'
-            yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
 
 
 async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, tail: str) -> bool:

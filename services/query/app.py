@@ -1,88 +1,41 @@
-"""Composition root of the query service: `create_app(settings) -> FastAPI`.
-
-Builds the Redis client (in the lifespan), the reader, the metrics registry and the routes:
-the query endpoints (`services.query.routes`), `/healthz` (process only), `/readyz` (Redis PING
-and projector lag under `max_lag_events`) and `/metrics` (Prometheus text).
+"""The probes every process serves, whatever its roles: `/healthz` (process only), `/readyz`
+(Redis PING and, where the projector matters, its lag under `max_lag_events`) and `/metrics`
+(Prometheus text). The app itself is assembled in `services.bootstrap`.
 Source: research/anchors.md §4.2 (health, metrics); research/tech.md §1.9 (FastAPI).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import redis.asyncio as aioredis
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from redis.exceptions import RedisError
 
-from services.keys import Keys
-from services.query.errors import QueryError, query_error_handler
-from services.query.metrics import MetricsMiddleware, QueryMetrics
-from services.query.models import Health
-from services.query.reader import GameNotFound, QueryReader
-from services.query.routes import router as query_router
-from services.settings import QuerySettings
+from services.query.metrics import QueryMetrics
+from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.shapes import Health
 
-Lifespan = Any  # an async context manager factory taking the app, as FastAPI's `lifespan`
+PING_TIMEOUT_S = 2.0
+"""`/readyz` answers 503 when Redis has not answered PING within this (seconds)."""
+
+Ping = Callable[[], Awaitable[Any]]
+"""Checks the storage answers (raises `RedisError` / `OSError` when it does not)."""
 
 
-def create_app(
-    settings: QuerySettings,
-    *,
-    routers: Sequence[APIRouter] = (),
-    lifespans: Sequence[Lifespan] = (),
-    query: bool = True,
-    lag_check: bool = True,
-) -> FastAPI:
-    """The query service app.
+def health_router(
+    ping: Ping, reads: ReadModels, metrics: QueryMetrics, max_lag_events: int, lag_check: bool
+) -> APIRouter:
+    """`/healthz`, `/readyz` and `/metrics`.
 
     Args:
-        settings: Redis URL, shard count, `max_lag_events` for `/readyz`.
-        routers: more routers to mount (the ingest router when ingest runs in this process).
-        lifespans: more lifespans entered after the Redis client exists (e.g. the projector).
-        query: False leaves out the query endpoints (an ingest-only process keeps health/metrics).
         lag_check: False makes `/readyz` check Redis only (ingest must not stop taking writes
             because the projector lags).
     """
-    metrics = QueryMetrics()
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        client = aioredis.Redis.from_url(settings.redis_url)
-        app.state.redis = client
-        app.state.reader = QueryReader(client, Keys(settings.shards))
-        try:
-            async with AsyncExitStack() as stack:
-                for extra in lifespans:
-                    await stack.enter_async_context(extra(app))
-                yield
-        finally:
-            await client.aclose()
-
-    app = FastAPI(
-        title="scoreledger",
-        version="0.1.0",
-        lifespan=lifespan,
-        description="Live, event-sourced scoring for Trickerion and Penumbra.",
-    )
-    app.state.settings = settings
-    app.state.metrics = metrics
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
-    app.add_exception_handler(QueryError, query_error_handler)
-    app.add_exception_handler(GameNotFound, query_error_handler)
-    if query:
-        app.include_router(query_router)
-    for router in routers:
-        app.include_router(router)
-    app.include_router(_health_router(settings, metrics, lag_check))
-    return app
-
-
-def _health_router(settings: QuerySettings, metrics: QueryMetrics, lag_check: bool) -> APIRouter:
     router = APIRouter(tags=["health"])
 
     @router.get("/healthz", response_model=Health)
@@ -91,38 +44,35 @@ def _health_router(settings: QuerySettings, metrics: QueryMetrics, lag_check: bo
         return Health(status="ok")
 
     @router.get("/readyz", response_model=Health, responses={503: {"model": Health}})
-    async def readyz(request: Request) -> Any:
+    async def readyz() -> Any:
         """Readiness: Redis answers PING and the projector's lag is at most `max_lag_events`."""
-        reader: QueryReader = request.app.state.reader
         try:
-            await reader.client.ping()
+            async with asyncio.timeout(PING_TIMEOUT_S):  # the client retries a dead Redis ~10 s
+                await ping()
             if not lag_check:
                 return Health(status="ok", checks={"redis": "ok"})
-            lag = await reader.lag_events(settings.max_lag_events)
-        except (RedisError, OSError) as error:
-            body = Health(status="unavailable", checks={"redis": f"unreachable: {error}"})
+            lag = await reads.lag(max_lag_events)
+        except (RedisError, OSError, TimeoutError) as error:
+            reason = str(error) or f"no answer in {PING_TIMEOUT_S} s"
+            body = Health(status="unavailable", checks={"redis": f"unreachable: {reason}"})
             return JSONResponse(body.model_dump(), status_code=503)
         metrics.lag.set(lag)
-        ok = lag <= settings.max_lag_events
+        ok = lag <= max_lag_events
         body = Health(
             status="ok" if ok else "unavailable",
-            checks={
-                "redis": "ok",
-                "projection_lag_events": lag,
-                "max_lag_events": settings.max_lag_events,
-            },
+            checks={"redis": "ok", "projection_lag_events": lag, "max_lag_events": max_lag_events},
         )
         return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
 
     @router.get("/metrics", include_in_schema=False)
-    async def prometheus(request: Request) -> Response:
+    async def prometheus() -> Response:
         """Prometheus text: this app's registry (HTTP, `projection_lag_events`, refreshed first if
         Redis answers) and the process-wide default registry (write-side metrics of
         `services.metrics` when ingest or the projector run in this process)."""
-        reader: QueryReader = request.app.state.reader
         # Scraping must work while Redis is down; the gauge then keeps its last value.
-        with contextlib.suppress(RedisError, OSError):
-            metrics.lag.set(await reader.lag_events(settings.max_lag_events))
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(PING_TIMEOUT_S):
+                metrics.lag.set(await reads.lag(max_lag_events))
         body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 

@@ -1,27 +1,29 @@
-"""Errors of the query service and their JSON bodies (`models.ErrorBody`)."""
+"""The read side's refusals as HTTP answers (`shapes.ErrorBody`): `NotFound` -> 404,
+`Pending` -> 503 `projection_pending` with `Retry-After: 1`."""
 
 from __future__ import annotations
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from services.query.models import ErrorBody
-from services.query.reader import GameNotFound
+from services.usecases.readmodels.reads import NotFound, Pending
+from services.usecases.readmodels.shapes import ErrorBody
 
 
-class QueryError(Exception):
-    """A 4xx/5xx answer: HTTP `status`, stable `error` code, readable `message`, `field`."""
-
-    def __init__(self, status: int, error: str, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = ErrorBody(error=error, message=message, field=field)
+async def not_found_handler(request: Request, exc: Exception) -> JSONResponse:
+    """404 with the read model's error code, message and field."""
+    assert isinstance(exc, NotFound)
+    body = ErrorBody(error=exc.error, message=exc.message, field=exc.field)
+    return JSONResponse(body.model_dump(), status_code=404)
 
 
-async def query_error_handler(request: Request, exc: Exception) -> JSONResponse:
-    """Render `QueryError` (and `GameNotFound` as 404 `game_not_found`) as `ErrorBody` JSON."""
-    if isinstance(exc, GameNotFound):
-        exc = QueryError(404, "game_not_found", str(exc), "game_id")
-    assert isinstance(exc, QueryError)
-    headers = {"Retry-After": "1"} if exc.status == 503 else None
-    return JSONResponse(exc.body.model_dump(), status_code=exc.status, headers=headers)
+async def pending_handler(request: Request, exc: Exception) -> JSONResponse:
+    """503 `projection_pending`: the log exists, the projector has not caught up."""
+    body = ErrorBody(error="projection_pending", message=str(exc), field=None)
+    return JSONResponse(body.model_dump(), status_code=503, headers={"Retry-After": "1"})
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map the read models' `NotFound` and `Pending` on `app`."""
+    app.add_exception_handler(NotFound, not_found_handler)
+    app.add_exception_handler(Pending, pending_handler)

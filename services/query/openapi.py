@@ -61,7 +61,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
 
 def _type_the_append_body(document: dict[str, Any]) -> None:
     from contracts.events import EVENT_ADAPTER
-    from services.ingest.http import MAX_BATCH
+    from services.usecases.parse import MAX_BATCH
 
     union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
     schemas = document.setdefault("components", {}).setdefault("schemas", {})

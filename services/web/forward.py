@@ -17,12 +17,12 @@ import httpx
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 
-from services.web.settings import WebSettings
+from services.settings import QuerySettings
 
 FORWARDED_HEADERS = ("content-type", "authorization")
 
 
-def forward_router(settings: WebSettings) -> APIRouter:
+def forward_router(settings: QuerySettings) -> APIRouter:
     """The router that forwards writes to `settings.ingest_url` (which must be set)."""
     if settings.ingest_url is None:
         raise ValueError("forward_router: ingest_url is not set")

@@ -163,11 +163,11 @@ async def test_sigkill_of_the_server_mid_stream_then_restart_scores_like_export(
 async def _version(redis_url: str, game_id: str) -> int:
     import redis.asyncio as aioredis
 
+    from services.adapters.redis.eventlog import RedisEventLog
     from services.keys import Keys
-    from services.store import EventStore
 
     client = aioredis.Redis.from_url(redis_url)
     try:
-        return await EventStore(client, Keys()).version(game_id)
+        return await RedisEventLog(client, Keys()).version(game_id)
     finally:
         await client.aclose()

@@ -12,16 +12,18 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from services.ingest.inbox import GROUP, build_inbox_app
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import running_inbox
+from services.ingest.inbox import GROUP
 from services.keys import Keys
-from services.settings import IngestSettings
-from services.store import EventStore
+from services.settings import ServiceSettings
 from tests.adversarial.conftest import Stack, example_game
 from tests.adversarial.test_http_hostile import create, post, version
 from tests.pipeline.helpers import wait_until
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(4)
+TOKEN = "findings-table-chose-this-write-token-42"
 
 
 # F1 -- a lone UTF-16 surrogate (valid JSON escape) in any string field
@@ -37,22 +39,22 @@ async def test_f1_lone_surrogate_is_a_422_not_a_500(stack: Stack) -> None:
 
 
 @pytest.fixture
-def settings(clean_redis_url: str) -> IngestSettings:
-    return IngestSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
+def settings(clean_redis_url: str) -> ServiceSettings:
+    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
 
 
 # F1 in the inbox: a poison message -- never dead-lettered, stays pending, its batch is dropped
 async def test_f1_inbox_poison_message_is_dead_lettered_and_the_batch_goes_on(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     log = example_game("f1-inbox")
     poison = json.dumps({**log[2], "actor": "\ud83dx", "event_id": str(uuid.uuid4())})
-    async with build_inbox_app(settings):
+    async with running_inbox(settings):
         for body in [json.dumps(log[0]), json.dumps(log[1]), poison, json.dumps(log[2])]:
-            await redis_client.xadd(KEYS.inbox, {"data": body})
+            await redis_client.xadd(KEYS.inbox, {"data": body, "token": TOKEN})
         for event in log[3:6]:
-            await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event)})
-        store = EventStore(redis_client, KEYS)
+            await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event), "token": TOKEN})
+        store = RedisEventLog(redis_client, KEYS)
 
         async def settled() -> bool:
             return (
@@ -95,14 +97,17 @@ async def test_f2_v1_correction_without_points_is_a_422_not_a_500(stack: Stack) 
     assert response.status_code == 422, response.status_code
 
 
-# F3 -- the creating append's 201 is lost (timeout); the client retries the same event
+# F3 -- the creating append's 201 is lost (timeout); the client retries the same event.
+# Issue 8 changed the recovery: the creator chooses its token and retries with it (a token-less
+# retry is now refused first, 401, since the token is checked before the body).
 async def test_f3_retry_of_the_creating_event_is_idempotent(stack: Stack) -> None:
     log = example_game("f3")
-    first = await post(stack, "f3", log[0], None)
+    first = await post(stack, "f3", log[0], TOKEN)
     assert first.status_code == 201  # ...but the client never saw this answer
-    retry = await post(stack, "f3", log[0], None)
-    assert retry.status_code == 201, retry.text  # today: 401, and the token is gone for good
+    retry = await post(stack, "f3", log[0], TOKEN)
+    assert retry.status_code == 201, retry.text
     assert retry.json()["appended"][0]["duplicate"] is True
+    assert (await post(stack, "f3", log[0], None)).status_code == 401
 
 
 # F4 -- event_id reused with a DIFFERENT body is silently answered "201 duplicate"

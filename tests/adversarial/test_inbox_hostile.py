@@ -9,42 +9,44 @@ import json
 import pytest
 import redis.asyncio as aioredis
 
-from services.ingest.inbox import GROUP, build_inbox_app
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import running_inbox
+from services.ingest.inbox import GROUP
 from services.keys import Keys
-from services.settings import IngestSettings
-from services.store import EventStore
+from services.settings import ServiceSettings
 from tests.adversarial.conftest import TRICKERION, example_game
 from tests.pipeline.helpers import wait_until
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(4)
+TOKEN = b"hostile-inbox-test-write-token-0123456789"
 
 
 @pytest.fixture
-def settings(clean_redis_url: str) -> IngestSettings:
-    return IngestSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
+def settings(clean_redis_url: str) -> ServiceSettings:
+    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
 
 
 async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     log = example_game("ib-1")
     stranger = example_game("ib-ghost")[3]  # seq 4 of a game that was never started
     garbage: list[dict[str, bytes]] = [
-        {"data": b"{garbage"},
-        {"data": b"\xff\xfe\x00\x81binary"},
-        {"nodata": b"x"},
-        {"data": json.dumps(stranger).encode()},
-        {"data": json.dumps({**log[1], "type": "chess.moved"}).encode()},
-        {"data": json.dumps([log[1], example_game("ib-2")[1]]).encode()},  # two games
+        {"data": b"{garbage", "token": TOKEN},
+        {"data": b"\xff\xfe\x00\x81binary", "token": TOKEN},
+        {"nodata": b"x", "token": TOKEN},
+        {"data": json.dumps(stranger).encode(), "token": TOKEN},
+        {"data": json.dumps({**log[1], "type": "chess.moved"}).encode(), "token": TOKEN},
+        {"data": json.dumps([log[1], example_game("ib-2")[1]]).encode(), "token": TOKEN},
     ]
-    async with build_inbox_app(settings):
-        await redis_client.xadd(KEYS.inbox, {"data": json.dumps(log[0])})
+    async with running_inbox(settings):
+        await redis_client.xadd(KEYS.inbox, {"data": json.dumps(log[0]), "token": TOKEN})
         for fields in garbage:
             await redis_client.xadd(KEYS.inbox, fields)  # type: ignore[arg-type]
         for event in log[1:6]:
-            await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event)})
-        store = EventStore(redis_client, KEYS)
+            await redis_client.xadd(KEYS.inbox, {"data": json.dumps(event), "token": TOKEN})
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return await store.version("ib-1") == 6 and await redis_client.xlen(
@@ -65,20 +67,21 @@ async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
         assert fields[b"time"]
         assert fields[b"source"] == b"inbox"
         assert fields[b"inbox_id"]
-    assert json.loads(letters[3][b"reason"])["error"] == "version_conflict"
+    assert json.loads(letters[3][b"reason"])["kind"] == "conflict"
+    assert all(TOKEN not in f[b"raw"] for f in letters)  # the token is never kept
 
 
 async def test_burst_of_many_games_is_appended_in_order(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     games = {f"burst-{i}": example_game(f"burst-{i}", TRICKERION)[:40] for i in range(8)}
     async with redis_client.pipeline(transaction=False) as pipe:
         for step in range(40):  # interleaved, as many tables report at once
             for log in games.values():
-                pipe.xadd(KEYS.inbox, {"data": json.dumps(log[step])})
+                pipe.xadd(KEYS.inbox, {"data": json.dumps(log[step]), "token": TOKEN})
         await pipe.execute()
-    async with build_inbox_app(settings):
-        store = EventStore(redis_client, KEYS)
+    async with running_inbox(settings):
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return all([await store.version(g) == 40 for g in games])

@@ -19,15 +19,21 @@ PENUMBRA_LOG = DATA / "penumbra-demo.jsonl"
 
 
 @pytest.fixture
-def trickerion_log() -> Path:
-    """A finished Trickerion game with corrections, a void and an initiative change (11 events)."""
-    return TRICKERION_LOG
+def trickerion_log(tmp_path: Path) -> Path:
+    """A finished Trickerion game with corrections, a void and an initiative change (11 events),
+    copied to a temporary folder (`publish` saves the tokens file beside it)."""
+    copy = tmp_path / TRICKERION_LOG.name
+    copy.write_bytes(TRICKERION_LOG.read_bytes())
+    return copy
 
 
 @pytest.fixture
-def penumbra_log() -> Path:
-    """A Penumbra game in progress, with a v1 `game.score_corrected` that is upcast (8 events)."""
-    return PENUMBRA_LOG
+def penumbra_log(tmp_path: Path) -> Path:
+    """A Penumbra game in progress, with a v1 `game.score_corrected` that is upcast (8 events),
+    copied to a temporary folder."""
+    copy = tmp_path / PENUMBRA_LOG.name
+    copy.write_bytes(PENUMBRA_LOG.read_bytes())
+    return copy
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 import redis.asyncio as aioredis
 from typer.testing import CliRunner
 
+from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.main import app
 from services.cli.remote import read_log
 from services.keys import Keys
-from services.store import EventStore
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()
@@ -23,7 +23,7 @@ def _store(url: str, log: Path) -> None:
     async def append() -> None:
         client = aioredis.Redis.from_url(url)
         events = read_log(log)
-        await EventStore(client, Keys(16)).append(events[0].game_id, events)
+        await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
         await client.aclose()
 
     asyncio.run(append())

@@ -25,6 +25,12 @@ def test_publish_export_score_round_trip(
     published = runner.invoke(app, ["publish", str(trickerion_log), "--url", url, "--batch", "25"])
     assert published.exit_code == 0, published.output
     assert "published 106 events" in published.stderr
+    saved = json.loads(Path(f"{trickerion_log}.tokens.json").read_text())
+    assert set(saved) == {"tr-demo-1"}
+    assert f"write token of tr-demo-1: {saved['tr-demo-1']}" in published.stderr
+    again = runner.invoke(app, ["publish", str(trickerion_log), "--url", url])
+    assert again.exit_code == 0, again.output  # the saved token: every event a duplicate
+    assert "write token of" not in again.stderr
     out = tmp_path / "back.jsonl"
     exported = runner.invoke(
         app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url]
@@ -59,3 +65,31 @@ def test_publish_unreachable_service(penumbra_log: Path) -> None:
     )
     assert result.exit_code == 1
     assert "cannot reach" in result.stderr
+
+
+def test_publish_saves_the_token_before_sending_anything(
+    penumbra_log: Path, tmp_path: Path
+) -> None:
+    """The service is unreachable: nothing was sent, yet the game's token is already saved and
+    printed (a creator whose answer is lost can always retry with it)."""
+    from tests.redis_fixture import free_port
+
+    tokens = tmp_path / "t.json"
+    result = runner.invoke(
+        app,
+        [
+            "publish",
+            str(penumbra_log),
+            "--url",
+            f"http://127.0.0.1:{free_port()}",
+            "--tokens-file",
+            str(tokens),
+        ],
+    )
+    assert result.exit_code == 1
+    saved = json.loads(tokens.read_text())
+    assert len(saved) == 1
+    ((game_id, token),) = saved.items()
+    assert len(token) >= 43
+    assert f"write token of {game_id}: {token}" in result.stderr
+    assert tokens.stat().st_mode & 0o077 == 0  # owner-only

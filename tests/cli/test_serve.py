@@ -11,9 +11,9 @@ import httpx
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.remote import read_log
 from services.keys import Keys
-from services.store import EventStore
 
 pytestmark = pytest.mark.redis
 LOG = Path(__file__).parent / "data" / "penumbra-demo.jsonl"
@@ -27,7 +27,7 @@ def test_serve_projects_and_answers_queries(
     async def append() -> None:
         client = aioredis.Redis.from_url(clean_redis_url)
         events = read_log(LOG)
-        await EventStore(client, Keys(16)).append("pe-demo-1", events)
+        await RedisEventLog(client, Keys(16)).append("pe-demo-1", events)
         await client.aclose()
 
     asyncio.run(append())

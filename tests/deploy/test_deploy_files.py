@@ -14,10 +14,9 @@ import pytest
 import yaml
 from typer.main import get_command
 
-from services.auth import token_key
+from services.bootstrap import Roles, build_app
 from services.cli.main import app as cli_app
 from services.keys import Keys
-from services.query.app import create_app
 from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -39,7 +38,7 @@ def _env_names() -> set[str]:
 
 
 def _app_paths() -> set[str]:
-    app = create_app(QuerySettings())
+    app = build_app(Roles(ingest=False, inbox=False, projector=False))
     return set(app.openapi()["paths"]) | {"/metrics"}
 
 
@@ -163,7 +162,7 @@ SAMPLE_KEYS = [
         for name in ("game_stream", "event_ids", "projection", "ledger")
     ),
     *(getattr(Keys(16), name)(3) for name in ("feed", "game_index", "checkpoint", "changes")),
-    token_key(Keys(16), "g-1"),
+    Keys(16).write_token("g-1"),
     Keys(16).inbox,
     Keys(16).dead_letter,
 ]
@@ -209,7 +208,7 @@ def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> N
         for pattern in _key_patterns(rules):
             if user != "admin":
                 assert any(fnmatch.fnmatchcase(k, pattern) for k in SAMPLE_KEYS), (user, pattern)
-    token = token_key(Keys(16), "g-1")
+    token = Keys(16).write_token("g-1")
     readers = {
         u
         for u, rules in ACL_USERS.items()

@@ -23,14 +23,17 @@ import redis.asyncio as aioredis
 from redis.exceptions import AuthenticationError, ResponseError
 
 from contracts.events import parse_event_json
-from services.auth import WriteTokens, token_key
+from services.adapters.redis.append_lua import APPEND_LUA
+from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
+from services.adapters.redis.project_lua import APPLY_LUA
+from services.adapters.redis.projections import _GET_LUA, _LAG_LUA
+from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
-from services.projector.projector import Projector
-from services.projector.scripts import APPLY_LUA
-from services.query.reader import _LAG_LUA, _STANDINGS_LUA, QueryReader
-from services.store import EventStore
-from services.store.checked import CheckedEventStore
-from services.store.scripts import APPEND_LUA
+from services.projector.loop import feed_entries
+from services.usecases.authorize import digest
+from services.usecases.check import CheckedAppend
+from services.usecases.project import Project
+from services.usecases.readmodels.reads import ReadModels
 from tests.redis_fixture import free_port, wait_for_ping
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
@@ -143,20 +146,30 @@ async def refused(call: Awaitable[Any]) -> None:
         await call
 
 
+TOKEN = "acl-test-game-write-token-0123456789abc"
+
+
 async def _append(client: aioredis.Redis) -> Any:
-    """The real append script for the example game's first two events, renamed to `GAME`."""
-    args: list[str | int] = [GAME, 1_764_525_600_000]
+    """The real append script for the example game's first two events, renamed to `GAME`; the
+    creating append stores the write token's digest."""
+    args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN)]
     for seq, line in enumerate(EXAMPLE[:2], start=1):
         args += [f"00000000-0000-0000-0000-00000000000{seq}", seq, "t", line]
-    keys = [KEYS.game_stream(GAME), KEYS.feed(SHARD), KEYS.event_ids(GAME), KEYS.game_index(SHARD)]
+    keys = [
+        KEYS.game_stream(GAME),
+        KEYS.feed(SHARD),
+        KEYS.event_ids(GAME),
+        KEYS.game_index(SHARD),
+        KEYS.write_token(GAME),
+    ]
     return await client.register_script(APPEND_LUA)(keys=keys, args=args)
 
 
 async def _apply(client: aioredis.Redis, feed_id: str) -> Any:
-    """The real apply script: one `apply` op for `GAME` up to seq 2 with one ledger entry."""
-    keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.projection(GAME), KEYS.ledger(GAME)]
+    """The real apply script: one `apply` op for `GAME` up to seq 2."""
+    keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.projection(GAME)]
     args: list[Any] = [feed_id, 1000, "2026-12-01T00:00:00Z", 1,
-            "apply", GAME, 0, 2, "in_progress", "penumbra", "{}", "append", 1, "{}"]  # fmt: skip
+            "apply", GAME, 0, 2, "in_progress", "penumbra", "{}"]  # fmt: skip
     return await client.register_script(APPLY_LUA)(keys=keys, args=args)
 
 
@@ -186,16 +199,15 @@ async def test_an_integration_may_only_xadd_the_inbox(
     integration, ingest = role("integration"), role("ingest")
     assert await integration.xadd(KEYS.inbox, {"data": EXAMPLE[0]})
     await _append(ingest)
-    await WriteTokens(ingest, KEYS).issue(GAME)
     await refused(integration.xrange(KEYS.inbox))  # cannot read what others sent
     await refused(integration.xadd(KEYS.game_stream(GAME), {"data": "forged"}, id="3-1"))
-    await refused(integration.get(token_key(KEYS, GAME)))
-    await refused(integration.set(token_key(KEYS, GAME), "0" * 64))
-    await refused(integration.delete(token_key(KEYS, GAME)))
+    await refused(integration.get(KEYS.write_token(GAME)))
+    await refused(integration.set(KEYS.write_token(GAME), "0" * 64))
+    await refused(integration.delete(KEYS.write_token(GAME)))
     await refused(integration.xadd(KEYS.dead_letter, {"raw": "x"}))
     await refused(integration.xadd(KEYS.feed(SHARD), {"data": "x"}))
     await refused(_append(integration))
-    await refused(integration.eval("return redis.call('GET', KEYS[1])", 1, token_key(KEYS, GAME)))
+    await refused(integration.eval("return redis.call('GET', KEYS[1])", 1, KEYS.write_token(GAME)))
 
 
 async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
@@ -207,10 +219,8 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     assert await ingest.xlen(KEYS.game_stream(GAME)) == 2
     stored: Any = await ingest.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
     assert len(stored) == 2
-    tokens = WriteTokens(ingest, KEYS)
-    token = await tokens.issue(GAME)
-    assert token is not None
-    assert not (await tokens.check(GAME, token)).creating
+    found = await RedisCredentials(ingest, KEYS).lookup(GAME)  # the lookup script
+    assert (found.digest, found.version) == (digest(TOKEN), 2)
     await integration.xadd(KEYS.inbox, {"data": EXAMPLE[0]})
     await ingest.xgroup_create(KEYS.inbox, "ingest", id="0", mkstream=True)
     entries: Any = await ingest.xreadgroup("ingest", "ingest-0", {KEYS.inbox: ">"}, count=10)
@@ -240,8 +250,6 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
 ) -> None:
     ingest, projector = role("ingest"), role("projector")
     await _append(ingest)
-    token = await WriteTokens(ingest, KEYS).issue(GAME)
-    assert token is not None
     last_id = await _last_feed_id(projector)
     log: Any = await projector.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
     assert len(log) == 2
@@ -249,37 +257,38 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
     assert await projector.hget(KEYS.projection(GAME), "seq") == b"2"
     assert await projector.get(KEYS.checkpoint(SHARD)) == last_id.encode()
     assert await projector.xlen(KEYS.changes(SHARD)) == 1
-    assert await projector.lrange(KEYS.ledger(GAME), 0, -1) == [b"{}"]
     assert await projector.xadd(KEYS.dead_letter, {"raw": "x", "source": "projector"})
     # read-only on the log, nothing of tokens or the inbox
     await refused(projector.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(projector.xadd(KEYS.feed(SHARD), {"data": "x"}))
     await refused(_append(projector))
-    await refused(projector.get(token_key(KEYS, GAME)))
+    await refused(projector.get(KEYS.write_token(GAME)))
     await refused(projector.xadd(KEYS.inbox, {"data": "x"}))
 
 
 async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Redis]) -> None:
     ingest, projector, query = role("ingest"), role("projector"), role("query")
     await _append(ingest)
-    await WriteTokens(ingest, KEYS).issue(GAME)
     await _apply(projector, await _last_feed_id(projector))
     assert (await query.hgetall(KEYS.projection(GAME)))[b"seq"] == b"2"
     assert await query.get(KEYS.checkpoint(SHARD))
     assert await query.xlen(KEYS.game_stream(GAME)) == 2
     assert await query.zrange(KEYS.game_index(SHARD), 0, -1) == [GAME.encode()]
-    assert await query.lrange(KEYS.ledger(GAME), 0, -1) == [b"{}"]
     assert await query.xrevrange(KEYS.changes(SHARD), count=1)
     assert await query.xread({KEYS.changes(SHARD): "0-0"}, count=1)
     # the query service's own read scripts, as its reader runs them (EVALSHA), and read-only
     feed_keys = [KEYS.feed(SHARD), KEYS.checkpoint(SHARD)]
     assert await query.register_script(_LAG_LUA)(keys=feed_keys, args=[100]) == 0
-    read = query.register_script(_STANDINGS_LUA)
-    standings = await read(keys=[KEYS.projection(GAME), KEYS.checkpoint(SHARD)])
-    assert standings[0] == b"{}"
+    read = query.register_script(_GET_LUA)
+    fields, ckpt = await read(keys=[KEYS.projection(GAME), KEYS.checkpoint(SHARD)])
+    assert dict(zip(fields[::2], fields[1::2], strict=True))[b"standings"] == b"{}"
+    assert ckpt is not None
+    await refused(
+        query.register_script(_LOOKUP_LUA)(keys=[KEYS.write_token(GAME), KEYS.game_stream(GAME)])
+    )
     lag = await query.script_load(_LAG_LUA)
     assert await query.evalsha_ro(lag, 2, *feed_keys, 100) == 0
-    await refused(query.get(token_key(KEYS, GAME)))
+    await refused(query.get(KEYS.write_token(GAME)))
     await refused(query.hset(KEYS.projection(GAME), "seq", 9))
     await refused(query.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(query.xadd(KEYS.inbox, {"data": "x"}))
@@ -294,24 +303,26 @@ async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Red
 async def test_each_services_own_code_runs_under_its_user(
     role: Callable[[str], aioredis.Redis],
 ) -> None:
-    # The example Penumbra game through the real classes: ingest's checked append, the
-    # projector's batch, the query reader's standings, games list and lag.
+    # The example Penumbra game through the real adapters and use cases: ingest's lookup and
+    # checked append, the projector's batch, the query read models' standings, games and lag.
     events = [parse_event_json(line) for line in EXAMPLE]
     game_id, shard = events[0].game_id, shard_of(events[0].game_id, KEYS.shards)
-    ingest = CheckedEventStore(EventStore(role("ingest"), KEYS))
+    ingest = redis_ports(role("ingest"), KEYS)
+    assert (await ingest.credentials.lookup(game_id)).version == 0
+    checked = CheckedAppend(ingest.log)
     for start in range(0, len(events), 30):
-        await ingest.append(game_id, events[start : start + 30])
+        await checked.append(game_id, events[start : start + 30], digest(TOKEN))
     projector_client = role("projector")
+    projector = redis_ports(projector_client, KEYS)
     feed: Any = await projector_client.xread({KEYS.feed(shard): "0-0"}, count=1000)
-    ids = [i.decode() for i, _ in feed[0][1]]
-    await Projector(projector_client, KEYS).handle(shard, ids, [f for _, f in feed[0][1]])
-    reader = QueryReader(role("query"), KEYS)
-    projection = await reader.projection(game_id)
-    assert projection is not None  # the projector's writes were allowed (it logs, never raises)
-    assert projection.seq == len(events)
-    assert await reader.standings_body(game_id) is not None
-    assert [g.game_id for g in await reader.games()] == [game_id]
-    assert await reader.lag_events(100) == 0
+    project = Project(projector.log, projector.projections, projector.letters)
+    applied = await project.apply(shard, feed_entries(feed[0][1]))
+    assert applied.events == len(events)  # the projector's writes were allowed
+    query = redis_ports(role("query"), KEYS)
+    reads = ReadModels(query.log, query.projections)
+    assert b'"seq":' in await reads.standings_body(game_id)
+    assert [g.game_id for g in await reads.games()] == [game_id]
+    assert await reads.lag(100) == 0
 
 
 def test_the_acl_script_refuses_a_missing_or_short_password(tmp_path: Path) -> None:

@@ -8,15 +8,11 @@ import time
 from typing import Any
 
 import redis.asyncio as aioredis
-from pydantic import TypeAdapter
 
 from contracts.envelope import Envelope
 from domain.fold import fold
-from domain.ledger import LedgerEntry
 from domain.standings import standings
 from services.keys import Keys
-
-_LEDGER_ENTRY = TypeAdapter(LedgerEntry)
 
 
 async def wait_until(predicate: Any, timeout_s: float = 20.0, what: str = "condition") -> None:
@@ -56,18 +52,3 @@ async def projected_standings(client: aioredis.Redis, keys: Keys, game_id: str) 
 def offline_standings(events: list[Envelope], upto_seq: int | None = None) -> dict[str, Any]:
     """`standings(fold(events))` as the JSON-ready dict the projector stores."""
     return json.loads(standings(fold(events, upto_seq)).model_dump_json())
-
-
-def offline_ledger_len(events: list[Envelope]) -> int:
-    return len(fold(events).ledger)
-
-
-def offline_ledger(events: list[Envelope]) -> list[dict[str, Any]]:
-    """The fold's ledger as the JSON dicts the projector stores."""
-    return [json.loads(_LEDGER_ENTRY.dump_json(e)) for e in fold(events).ledger]
-
-
-async def projected_ledger(
-    client: aioredis.Redis, keys: Keys, game_id: str
-) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in await client.lrange(keys.ledger(game_id), 0, -1)]

@@ -9,8 +9,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
-from services.store import EventStore
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer
 
@@ -22,7 +22,7 @@ async def test_redis_sigkill_with_aof_loses_no_acknowledged_event(aof_redis: Red
     logs = {f"d{i}": game_log(f"d{i}", 400, seed=i) for i in range(3)}
     acknowledged: dict[str, int] = dict.fromkeys(logs, 0)
     client = aioredis.Redis.from_url(aof_redis.url)
-    store = EventStore(client, KEYS)
+    store = RedisEventLog(client, KEYS)
 
     async def writer(game_id: str) -> None:
         for event in logs[game_id]:
@@ -42,7 +42,7 @@ async def test_redis_sigkill_with_aof_loses_no_acknowledged_event(aof_redis: Red
 
     aof_redis.start()
     client = aioredis.Redis.from_url(aof_redis.url)
-    store = EventStore(client, KEYS)
+    store = RedisEventLog(client, KEYS)
     for game_id, events in logs.items():
         version = await store.version(game_id)
         assert version >= acknowledged[game_id]  # an in-flight append may have landed too

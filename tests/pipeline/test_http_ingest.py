@@ -9,9 +9,9 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from services.ingest import create_ingest_app
+from services.bootstrap import Roles, build_app
 from services.keys import Keys
-from services.settings import IngestSettings
+from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started
 
 KEYS = Keys(4)
@@ -24,8 +24,9 @@ def wire(*events) -> list[dict]:
 @pytest.fixture
 def http(clean_redis_url: str) -> Iterator[TestClient]:
     """The ingest app; the write token of the game it creates is sent on every later request
-    (services/auth.py; token behaviour itself is tested in tests/web/test_auth.py)."""
-    app = create_ingest_app(IngestSettings(redis_url=clean_redis_url, shards=4))
+    (token behaviour itself is tested in tests/web/test_auth.py and tests/usecases)."""
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4)
+    app = build_app(Roles(inbox=False, projector=False, query=False), settings)
     with TestClient(app) as client:
 
         def keep_token(response) -> None:

@@ -9,44 +9,50 @@ import pytest
 import redis.asyncio as aioredis
 from faststream.redis import RedisBroker
 
-from services.ingest.inbox import GROUP, build_inbox_app
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import running_inbox
+from services.ingest.inbox import GROUP
 from services.keys import Keys
-from services.settings import IngestSettings
-from services.store import EventStore
+from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started
 from tests.pipeline.helpers import wait_until
 
 KEYS = Keys(4)
+TOKEN = "inbox-test-token-chosen-by-the-table-0001"
 
 
 @pytest.fixture
-def settings(clean_redis_url: str) -> IngestSettings:
-    return IngestSettings(redis_url=clean_redis_url, shards=4, inbox_batch=3)
+def settings(clean_redis_url: str) -> ServiceSettings:
+    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=3)
 
 
 async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     log = game_log("g1", 5)
     rule_breaker = corrected("g1", 4, "nobody", 1)
     garbage = [
-        {"data": b"\xff\xfe not utf-8"},  # bad bytes
-        {"data": b'{"event_id": '},  # bad JSON
-        {"data": json.dumps({**log[1].to_wire(), "type": "chess.moved"})},  # unknown type
-        {"data": rule_breaker.model_dump_json()},  # a rule violation
-        {"other": "no data field"},
+        {"data": b"\xff\xfe not utf-8", "token": TOKEN},  # bad bytes
+        {"data": b'{"event_id": ', "token": TOKEN},  # bad JSON
+        {"data": json.dumps({**log[1].to_wire(), "type": "chess.moved"}), "token": TOKEN},
+        {"data": rule_breaker.model_dump_json(), "token": TOKEN},  # a rule violation
+        {"other": "no data field", "token": TOKEN},
     ]
     await redis_client.xadd(
-        KEYS.inbox, {"data": log[0].model_dump_json()}
+        KEYS.inbox, {"data": log[0].model_dump_json(), "token": TOKEN}
     )  # before the first start
-    async with build_inbox_app(settings):
-        await redis_client.xadd(KEYS.inbox, {"data": json.dumps([e.to_wire() for e in log[1:3]])})
+    async with running_inbox(settings):
+        await redis_client.xadd(
+            KEYS.inbox, {"data": json.dumps([e.to_wire() for e in log[1:3]]), "token": TOKEN}
+        )
         for fields in garbage:
             await redis_client.xadd(KEYS.inbox, fields)
         for event in log[3:]:
-            await redis_client.xadd(KEYS.inbox, {"data": event.model_dump_json()})
-        await redis_client.xadd(KEYS.inbox, {"data": log[0].model_dump_json()})  # a duplicate
-        store = EventStore(redis_client, KEYS)
+            await redis_client.xadd(KEYS.inbox, {"data": event.model_dump_json(), "token": TOKEN})
+        await redis_client.xadd(
+            KEYS.inbox, {"data": log[0].model_dump_json(), "token": TOKEN}
+        )  # a duplicate
+        store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:
             return await store.version("g1") == 5 and await redis_client.xlen(
@@ -69,18 +75,19 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
     assert reasons[3]["rule"] == "correction.unknown_player"
     assert reasons[4]["field"] == "data"
     assert b"no data field" in letters[4][b"raw"]
+    assert all(TOKEN.encode() not in f[b"raw"] for f in letters)  # a token is never kept
 
 
 async def test_faststream_publisher_data_field_is_accepted(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     event = started("g7")
     publisher = RedisBroker(settings.redis_url, logger=None)
-    async with build_inbox_app(settings), publisher:
-        await publisher.publish(
-            event.to_wire(), stream=KEYS.inbox
-        )  # FastStream's `__data__` format
-        store = EventStore(redis_client, KEYS)
+    async with running_inbox(settings), publisher:
+        await publisher.publish(  # FastStream's `__data__` format, the token as a header
+            event.to_wire(), stream=KEYS.inbox, headers={"token": TOKEN}
+        )
+        store = RedisEventLog(redis_client, KEYS)
 
         async def appended() -> bool:
             return await store.version("g7") == 1
@@ -89,15 +96,15 @@ async def test_faststream_publisher_data_field_is_accepted(
 
 
 async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
-    settings: IngestSettings, redis_client: aioredis.Redis
+    settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
-    await redis_client.xadd(KEYS.inbox, {"data": started("g3").model_dump_json()})
+    await redis_client.xadd(KEYS.inbox, {"data": started("g3").model_dump_json(), "token": TOKEN})
     # a consumer read it and died before the ack: it sits in ingest-0's PEL
     await redis_client.xreadgroup(GROUP, "ingest-0", {KEYS.inbox: ">"}, count=10)
     assert (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 1
-    async with build_inbox_app(settings):
-        store = EventStore(redis_client, KEYS)
+    async with running_inbox(settings):
+        store = RedisEventLog(redis_client, KEYS)
 
         async def drained() -> bool:
             return (

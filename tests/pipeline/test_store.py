@@ -1,4 +1,4 @@
-"""Event store against a real Redis: append, dedupe, expected version, atomic batches, read."""
+"""The Redis event log and the domain-checked append against a real Redis: append, dedupe, expected version, atomic batches, read."""
 
 from __future__ import annotations
 
@@ -10,19 +10,26 @@ import redis.asyncio as aioredis
 
 from contracts.events import EVENT_ADAPTER
 from domain.errors import RuleViolation
+from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys, shard_of
-from services.store import CheckedEventStore, EventStore, VersionConflict
+from services.ports.errors import VersionConflict
+from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import corrected, game_log, started
 
 KEYS = Keys(shards=4)
 
 
+async def export_jsonl(store: RedisEventLog, game_id: str) -> str:
+    """The stored log as JSONL (what the `events_jsonl` read model serves)."""
+    return "".join(data.decode() + "\n" for data in await store.read_raw(game_id))
+
+
 @pytest.fixture
-def store(redis_client: aioredis.Redis) -> EventStore:
-    return EventStore(redis_client, KEYS)
+def store(redis_client: aioredis.Redis) -> RedisEventLog:
+    return RedisEventLog(redis_client, KEYS)
 
 
-async def test_append_and_read_back(store: EventStore, redis_client: aioredis.Redis) -> None:
+async def test_append_and_read_back(store: RedisEventLog, redis_client: aioredis.Redis) -> None:
     log = game_log("g1", 5)
     result = await store.append("g1", log)
     assert result.version == 5
@@ -38,11 +45,11 @@ async def test_append_and_read_back(store: EventStore, redis_client: aioredis.Re
     assert {f[b"game"] for _, f in feed} == {b"g1"}
     assert [fid.decode() for fid, _ in feed] == [e.feed_id for e in result.events]
     assert await redis_client.hget(KEYS.event_ids("g1"), str(log[2].event_id)) == b"3"
-    assert await store.list_games() == ["g1"]
+    assert (await store.list_games()).games == ("g1",)
 
 
 async def test_duplicate_returns_original_seq(
-    store: EventStore, redis_client: aioredis.Redis
+    store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     log = game_log("g1", 3)
     await store.append("g1", log)
@@ -55,7 +62,7 @@ async def test_duplicate_returns_original_seq(
     assert await redis_client.xlen(KEYS.feed(shard_of("g1", 4))) == 3
 
 
-async def test_version_conflict_writes_nothing_of_the_batch(store: EventStore) -> None:
+async def test_version_conflict_writes_nothing_of_the_batch(store: RedisEventLog) -> None:
     await store.append("g1", game_log("g1", 2))
     batch = [corrected("g1", 3, "ann", 1), corrected("g1", 5, "bob", 1)]  # the second skips seq 4
     with pytest.raises(VersionConflict) as info:
@@ -64,7 +71,7 @@ async def test_version_conflict_writes_nothing_of_the_batch(store: EventStore) -
     assert await store.version("g1") == 2
 
 
-async def test_two_writers_same_expected_version_exactly_one_wins(store: EventStore) -> None:
+async def test_two_writers_same_expected_version_exactly_one_wins(store: RedisEventLog) -> None:
     await store.append("g1", game_log("g1", 3))
     a, b = corrected("g1", 4, "ann", 1), corrected("g1", 4, "bob", 2)
     outcomes = await asyncio.gather(
@@ -76,17 +83,17 @@ async def test_two_writers_same_expected_version_exactly_one_wins(store: EventSt
     assert await store.version("g1") == 4
 
 
-async def test_every_event_sent_two_or_three_times_changes_nothing(store: EventStore) -> None:
+async def test_every_event_sent_two_or_three_times_changes_nothing(store: RedisEventLog) -> None:
     log = game_log("g1", 6)
     await store.append("g1", log)
-    before = await store.export_jsonl("g1")
+    before = await export_jsonl(store, "g1")
     for event in log + log[::-1] + log:
         assert (await store.append("g1", [event])).events[0].duplicate
     assert (await store.append("g1", log + log)).version == 6
-    assert await store.export_jsonl("g1") == before
+    assert await export_jsonl(store, "g1") == before
 
 
-async def test_duplicate_inside_one_batch(store: EventStore) -> None:
+async def test_duplicate_inside_one_batch(store: RedisEventLog) -> None:
     s = started("g1")
     result = await store.append("g1", [s, s])
     assert [(e.seq, e.duplicate) for e in result.events] == [(1, False), (1, True)]
@@ -94,7 +101,7 @@ async def test_duplicate_inside_one_batch(store: EventStore) -> None:
 
 
 async def test_old_schema_version_is_upcast_on_read(
-    store: EventStore, redis_client: aioredis.Redis
+    store: RedisEventLog, redis_client: aioredis.Redis
 ) -> None:
     await store.append("g1", [started("g1")])
     v1 = {
@@ -119,28 +126,28 @@ async def test_old_schema_version_is_upcast_on_read(
         4,
         "unknown (v1 event)",
     )
-    assert json.loads((await store.export_jsonl("g1")).splitlines()[1])["schema_version"] == 1
+    assert json.loads((await export_jsonl(store, "g1")).splitlines()[1])["schema_version"] == 1
 
 
-async def test_export_jsonl_lines_parse(store: EventStore) -> None:
+async def test_export_jsonl_lines_parse(store: RedisEventLog) -> None:
     await store.append("g1", game_log("g1", 4))
-    lines = (await store.export_jsonl("g1")).splitlines()
+    lines = (await export_jsonl(store, "g1")).splitlines()
     assert [EVENT_ADAPTER.validate_json(line).seq for line in lines] == [1, 2, 3, 4]
 
 
-async def test_list_games_spans_shards(store: EventStore) -> None:
+async def test_list_games_spans_shards(store: RedisEventLog) -> None:
     games = [f"game-{i}" for i in range(12)]
     for g in games:
         await store.append(g, [started(g)])
     assert len({shard_of(g, 4) for g in games}) > 1
-    assert await store.list_games() == sorted(games)
+    assert (await store.list_games()).games == tuple(sorted(games))
 
 
 # --- domain-checked append ---
 
 
-async def test_checked_rejects_rule_violation_and_writes_nothing(store: EventStore) -> None:
-    checked = CheckedEventStore(store, cache_games=2)
+async def test_checked_rejects_rule_violation_and_writes_nothing(store: RedisEventLog) -> None:
+    checked = CheckedAppend(store, cache_games=2)
     await checked.append("g1", game_log("g1", 2))
     with pytest.raises(RuleViolation) as info:
         await checked.append("g1", [corrected("g1", 3, "zed", 5)])
@@ -154,16 +161,16 @@ async def test_checked_rejects_rule_violation_and_writes_nothing(store: EventSto
     assert info.value.rule == "log.game_id"
 
 
-async def test_checked_batch_is_atomic_on_a_rule_violation(store: EventStore) -> None:
-    checked = CheckedEventStore(store)
+async def test_checked_batch_is_atomic_on_a_rule_violation(store: RedisEventLog) -> None:
+    checked = CheckedAppend(store)
     await checked.append("g1", [started("g1")])
     with pytest.raises(RuleViolation):
         await checked.append("g1", [corrected("g1", 2, "ann", 1), corrected("g1", 3, "nobody", 1)])
     assert await store.version("g1") == 1
 
 
-async def test_checked_duplicate_short_circuits_and_conflict_is_typed(store: EventStore) -> None:
-    checked = CheckedEventStore(store)
+async def test_checked_duplicate_short_circuits_and_conflict_is_typed(store: RedisEventLog) -> None:
+    checked = CheckedAppend(store)
     log = game_log("g1", 3)
     await checked.append("g1", log)
     dup = await checked.append("g1", [log[2], log[0]])
@@ -173,8 +180,8 @@ async def test_checked_duplicate_short_circuits_and_conflict_is_typed(store: Eve
     assert (info.value.expected, info.value.actual) == (2, 3)
 
 
-async def test_checked_reloads_when_another_writer_moved_the_stream(store: EventStore) -> None:
-    checked = CheckedEventStore(store)
+async def test_checked_reloads_when_another_writer_moved_the_stream(store: RedisEventLog) -> None:
+    checked = CheckedAppend(store)
     await checked.append("g1", game_log("g1", 2))
     await store.append("g1", [corrected("g1", 3, "cat", 7)])  # behind the cache's back
     result = await checked.append("g1", [corrected("g1", 4, "ann", 1)])
@@ -184,8 +191,8 @@ async def test_checked_reloads_when_another_writer_moved_the_stream(store: Event
     assert state.seq == 4
 
 
-async def test_checked_two_writers_exactly_one_wins(store: EventStore) -> None:
-    checked_a, checked_b = CheckedEventStore(store), CheckedEventStore(store)
+async def test_checked_two_writers_exactly_one_wins(store: RedisEventLog) -> None:
+    checked_a, checked_b = CheckedAppend(store), CheckedAppend(store)
     await checked_a.append("g1", game_log("g1", 2))
     outcomes = await asyncio.gather(
         checked_a.append("g1", [corrected("g1", 3, "ann", 1)]),

@@ -18,11 +18,11 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
-from services.query.app import create_app
-from services.settings import QuerySettings
-from services.store import EventStore
+from services.settings import ServiceSettings
 
 DATA = Path(__file__).parent.parent / "cli" / "data"
 
@@ -41,7 +41,7 @@ class Seeder:
     keys: Keys
 
     async def append(self, events: list[Envelope]) -> None:
-        await EventStore(self.client, self.keys).append(events[0].game_id, events)
+        await RedisEventLog(self.client, self.keys).append(events[0].game_id, events)
 
     async def project(
         self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00"
@@ -70,8 +70,9 @@ async def seeder(redis_client: aioredis.Redis) -> Seeder:
 
 @pytest.fixture
 async def api(clean_redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """An HTTP client on `create_app(...)` with its lifespan running (same event loop)."""
-    app = create_app(QuerySettings(redis_url=clean_redis_url, shards=16, max_lag_events=3))
+    """An HTTP client on the query role's app with its lifespan running (same event loop)."""
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=16, max_lag_events=3)
+    app = build_app(Roles(ingest=False, inbox=False, projector=False), settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://query") as client:

@@ -46,11 +46,12 @@ async def test_metrics_exposes_lag_and_requests(api: httpx.AsyncClient, seeder: 
 
 
 async def test_readyz_fails_without_redis() -> None:
-    from services.query.app import create_app
-    from services.settings import QuerySettings
+    from services.bootstrap import Roles, build_app
+    from services.settings import ServiceSettings
     from tests.redis_fixture import free_port
 
-    app = create_app(QuerySettings(redis_url=f"redis://127.0.0.1:{free_port()}/0"))
+    settings = ServiceSettings(redis_url=f"redis://127.0.0.1:{free_port()}/0")
+    app = build_app(Roles(ingest=False, inbox=False, projector=False), settings)
     async with (
         app.router.lifespan_context(app),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://q") as client,

@@ -9,8 +9,8 @@ import pytest
 
 from domain.fold import fold
 from domain.standings import standings
-from services.projector import run_projector
-from services.settings import ProjectorSettings
+from services.bootstrap import running_projector
+from services.settings import ServiceSettings
 from tests.query.conftest import Seeder, load
 
 pytestmark = pytest.mark.redis
@@ -33,7 +33,7 @@ async def test_projected_standings_equal_the_fold(
 ) -> None:
     events = load(log_name)
     await seeder.append(events)
-    async with run_projector(ProjectorSettings(redis_url=clean_redis_url, shards=16)):
+    async with running_projector(ServiceSettings(redis_url=clean_redis_url, shards=16)):
         body = await _until_projected(api, events[0].game_id, len(events))
     expected = standings(fold(events))
     assert body["checkpoint"] is not None

@@ -29,7 +29,7 @@ from contracts.schema import generate_json_schemas
 from domain.fold import fold
 from domain.standings import standings
 from services.cli.main import app
-from services.exports import bgstats_play, score_sheet_csv
+from services.usecases.readmodels.exports import bgstats_play, score_sheet_csv
 from tests.thirdgame.game import GAME
 
 ROLLS = [("ann", 6), ("bob", 5), ("cyd", 2), ("bob", 5), ("ann", 3)]
@@ -152,16 +152,16 @@ class registered_elsewhere:
 async def test_it_is_projected_through_redis(
     clean_redis_url: str, redis_client: aioredis.Redis
 ) -> None:
+    from services.adapters.redis.eventlog import RedisEventLog
+    from services.bootstrap import running_projector
     from services.keys import Keys
-    from services.projector import run_projector
-    from services.settings import ProjectorSettings
-    from services.store import EventStore
+    from services.settings import ServiceSettings
     from tests.pipeline.helpers import offline_standings, projected_standings, wait_projected
 
     keys = Keys(2)
     events = _events("dice-redis")
-    await EventStore(redis_client, keys).append("dice-redis", events)
-    async with run_projector(ProjectorSettings(redis_url=clean_redis_url, shards=2, batch=3)):
+    await RedisEventLog(redis_client, keys).append("dice-redis", events)
+    async with running_projector(ServiceSettings(redis_url=clean_redis_url, shards=2, batch=3)):
         await wait_projected(redis_client, keys, {"dice-redis": len(events)})
     stored = await projected_standings(redis_client, keys, "dice-redis")
     assert stored == offline_standings(events)

@@ -2,7 +2,7 @@
 project's real Redis, with the real projector running in the same event loop.
 
 `stack` serves the query app with live push, the web scoreboard and the ingest router (write
-tokens on); events are appended through `EventStore` (the store ingest uses: a game created
+tokens on); events are appended through `RedisEventLog` (the raw event log: a game created
 that way has no write token) or over HTTP (`Stack.post`, which keeps each game's token).
 """
 
@@ -19,14 +19,11 @@ import redis.asyncio as aioredis
 import uvicorn
 
 from contracts.envelope import Envelope
-from services.ingest import ingest_lifespan
-from services.ingest import router as ingest_router
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import Roles, assemble, build
 from services.keys import Keys
-from services.projector.app import run_projector
-from services.query.app import create_app
-from services.settings import IngestSettings, ProjectorSettings, QuerySettings
-from services.store import EventStore
-from services.web import web_lifespans, web_routers
+from services.push.hub import ChangeHub
+from services.settings import ServiceSettings
 from tests.redis_fixture import free_port
 
 SHARDS = 16
@@ -39,8 +36,10 @@ class Stack:
     url: str
     client: httpx.AsyncClient
     redis: aioredis.Redis
-    store: EventStore
+    store: RedisEventLog
     app: Any
+    settings: ServiceSettings
+    hub: ChangeHub | None = None
 
     tokens: dict[str, str] = field(default_factory=dict)
 
@@ -70,21 +69,9 @@ class Stack:
 
 @pytest.fixture
 async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
-    settings = QuerySettings(redis_url=clean_redis_url, shards=SHARDS)
-    projector = ProjectorSettings(redis_url=clean_redis_url, shards=SHARDS)
-
-    def projector_lifespan(app: Any) -> Any:
-        return run_projector(projector)
-
-    app = create_app(
-        settings,
-        routers=[*web_routers(), ingest_router],
-        lifespans=[
-            *web_lifespans(),
-            ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
-            projector_lifespan,
-        ],
-    )
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
+    assembled = assemble(build(settings), Roles(inbox=False))
+    app = assembled.app
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
@@ -99,7 +86,9 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=10) as client:
-            yield Stack(url, client, redis, EventStore(redis, Keys(SHARDS)), app)
+            yield Stack(
+                url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app, settings, assembled.hub
+            )
     finally:
         server.should_exit = True
         await task

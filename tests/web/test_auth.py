@@ -1,97 +1,17 @@
-"""Write tokens: issued once per game, stored only as a digest, checked on every later write."""
+"""Write tokens over HTTP: chosen by the creator or generated, stored as a digest with the
+creating append, checked first on every later write (the rules: services/usecases/authorize.py;
+the rules on in-memory adapters: tests/usecases/test_record.py)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import httpx
 import pytest
-import redis.asyncio as aioredis
-from fastapi import FastAPI
 
-from services.auth import TokenError, WriteAccess, WriteTokens, digest, token_key
-from services.keys import Keys
-from services.settings import QuerySettings
-from services.store import EventStore
+from services.usecases.authorize import digest
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
 pytestmark = pytest.mark.redis
-KEYS = Keys(16)
-
-
-@pytest.fixture
-async def tokens(redis_client: aioredis.Redis) -> WriteTokens:
-    return WriteTokens(redis_client, KEYS)
-
-
-async def test_issue_stores_only_a_digest_and_only_once(
-    tokens: WriteTokens, redis_client: aioredis.Redis
-) -> None:
-    token = await tokens.issue("g-1")
-    assert token is not None
-    assert len(token) >= 43
-    stored = await redis_client.get(token_key(KEYS, "g-1"))
-    assert stored.decode() == digest(token) != token
-    assert KEYS.tag("g-1") in token_key(KEYS, "g-1")  # the game's slot
-    assert await tokens.issue("g-1") is None  # never re-issued
-
-
-async def test_check(tokens: WriteTokens, redis_client: aioredis.Redis) -> None:
-    assert (await tokens.check("new-game", None)).creating  # nothing stored yet: a creation
-    token = await tokens.issue("g-1")
-    assert not (await tokens.check("g-1", token)).creating
-    with pytest.raises(TokenError, match="need") as missing:
-        await tokens.check("g-1", None)
-    assert missing.value.status == 401
-    with pytest.raises(TokenError, match="not game") as wrong:
-        await tokens.check("g-1", token + "x")
-    assert wrong.value.status == 403
-    events = example()  # a game created through the inbox: no token
-    await EventStore(redis_client, KEYS).append(events[0].game_id, list(events[:1]))
-    with pytest.raises(TokenError, match="no write token") as tokenless:
-        await tokens.check(events[0].game_id, "anything")
-    assert tokenless.value.status == 403
-
-
-@pytest.fixture
-async def guarded(clean_redis_url: str) -> AsyncIterator[httpx.AsyncClient]:
-    """A one-route app guarded by `WriteAccess`: counts the writes that got through."""
-    app = FastAPI()
-    app.state.settings = QuerySettings(redis_url=clean_redis_url)
-    app.state.redis = aioredis.Redis.from_url(clean_redis_url)
-    app.state.writes = 0
-
-    @app.post("/games/{game_id}/events")
-    async def write(game_id: str, grant: WriteAccess) -> dict[str, object]:
-        app.state.writes += 1
-        return {"creating": grant.creating}
-
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://t"
-    ) as client:
-        client.app = app  # type: ignore[attr-defined]
-        yield client
-    await app.state.redis.aclose()
-
-
-async def test_dependency_answers_401_403_and_runs_nothing(guarded: httpx.AsyncClient) -> None:
-    app = guarded.app  # type: ignore[attr-defined]
-    assert (await guarded.post("/games/g-9/events")).json() == {"creating": True}
-    token = await WriteTokens(app.state.redis, KEYS).issue("g-9")
-    missing = await guarded.post("/games/g-9/events")
-    assert missing.status_code == 401
-    assert missing.headers["www-authenticate"] == "Bearer"
-    assert missing.json()["detail"]["error"] == "token_required"
-    wrong = await guarded.post("/games/g-9/events", headers={"Authorization": "Bearer nope"})
-    assert wrong.status_code == 403
-    assert wrong.json()["detail"]["error"] == "token_rejected"
-    basic = await guarded.post("/games/g-9/events", headers={"Authorization": "Basic abc"})
-    assert basic.status_code == 401
-    assert app.state.writes == 1
-    ok = await guarded.post("/games/g-9/events", headers={"Authorization": f"Bearer {token}"})
-    assert ok.json() == {"creating": False}
-    assert app.state.writes == 2
+CHOSEN = "table-7-chosen-write-token-0123456789"
 
 
 async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(
@@ -102,15 +22,69 @@ async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(
     created = await stack.post(events[:3])
     assert created.status_code == 201
     token = created.json()["write_token"]
-    assert await stack.redis.get(token_key(KEYS, game_id)) == digest(token).encode()
+    assert len(token) >= 43
+    key = stack.store.keys.write_token(game_id)
+    assert await stack.redis.get(key) == digest(token).encode()  # the digest, never the token
     missing = await stack.client.post(f"/games/{game_id}/events", json=[events[3].to_wire()])
     wrong = await stack.post(events[3:4], token="not-the-token")
     assert (missing.status_code, wrong.status_code) == (401, 403)
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["detail"]["error"] == "token_required"
+    assert wrong.json()["detail"]["error"] == "token_rejected"
     assert await stack.store.version(game_id) == 3
     ok = await stack.post(events[3:5])
     assert ok.status_code == 201
     assert "write_token" not in ok.json()
-    assert await stack.store.version(game_id) == 5
-    assert (
-        await stack.client.get(f"/games/{game_id}/timeline")
-    ).status_code == 200  # reads need none
+
+
+async def test_a_creator_chooses_its_token_and_recovers_a_lost_201_with_it(
+    stack: Stack,
+) -> None:
+    events = list(example())
+    first = await stack.post(events[:2], token=CHOSEN)
+    assert first.status_code == 201, first.text
+    assert first.json()["write_token"] == CHOSEN
+    # The 201 was lost: the same request again, with the same chosen token.
+    retry = await stack.post(events[:2], token=CHOSEN)
+    assert retry.status_code == 201
+    assert [(a["seq"], a["duplicate"]) for a in retry.json()["appended"]] == [(1, True), (2, True)]
+    assert "write_token" not in retry.json()
+    assert (await stack.post(events[2:3], token=CHOSEN)).status_code == 201
+
+
+async def test_a_tokenless_exact_retry_is_refused_now(stack: Stack) -> None:
+    """Changed by issue 8: the token is checked first, so a retry without it gets 401 (it used
+    to be answered with positions); a creator recovers with the token it chose instead."""
+    events = list(example())
+    await stack.post(events[:2])
+    retry = await stack.client.post(
+        f"/games/{events[0].game_id}/events", json=[e.to_wire() for e in events[:2]]
+    )
+    assert retry.status_code == 401
+
+
+async def test_a_short_chosen_token_creates_nothing(stack: Stack) -> None:
+    events = list(example())
+    short = await stack.post(events[:1], token="too-short")
+    assert short.status_code == 422
+    assert (short.json()["rule"], short.json()["field"]) == ("auth.token_format", "authorization")
+    assert await stack.store.version(events[0].game_id) == 0
+
+
+async def test_the_token_is_checked_before_the_body_is_read(stack: Stack) -> None:
+    events = list(example())
+    await stack.post(events[:1])
+    garbage = await stack.client.post(
+        f"/games/{events[0].game_id}/events",
+        content=b"\xff not json at all",
+        headers={"content-type": "application/json"},
+    )
+    assert garbage.status_code == 401  # not 422: the body was never parsed
+
+
+async def test_a_game_stored_without_a_token_takes_no_http_write(stack: Stack) -> None:
+    events = list(example())
+    await stack.append(events[:2])  # raw log append: no credential
+    refused = await stack.post(events[2:3], token=CHOSEN)
+    assert refused.status_code == 403
+    assert await stack.store.version(events[0].game_id) == 2

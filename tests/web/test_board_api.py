@@ -9,7 +9,6 @@ import json
 import pytest
 
 from services.push.frames import compact
-from services.web.settings import WebSettings
 from tests.web import sse
 from tests.web.builders import example, referee
 from tests.web.conftest import Stack
@@ -32,7 +31,7 @@ async def test_games_list_has_players_leader_turn_and_stale(stack: Stack) -> Non
     turns = [e.payload.turn for e in example()[:30] if e.type == "game.turn_started"]
     assert row["turn"] == turns[-1]
     assert row["status"] == "in_progress"  # just stored: not stale
-    stack.app.state.web_settings = WebSettings(stale_after_s=0.05)
+    stack.settings.stale_after_s = 0.05  # the route reads the setting per request
     await asyncio.sleep(0.1)
     assert (await stack.client.get("/board/games")).json()["games"][0]["status"] == "stale"
 

@@ -16,7 +16,7 @@ import pytest
 from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
-from services.exports import (
+from services.usecases.readmodels.exports import (
     NotAFinishedPlay,
     bgstats_link,
     bgstats_play,

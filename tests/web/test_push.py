@@ -38,7 +38,8 @@ async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack)
     game_id = events[0].game_id
     await stack.append(events[:5])
     await stack.wait_projected(game_id, 5)
-    hub = stack.app.state.change_hub
+    hub = stack.hub
+    assert hub is not None
     async with AsyncExitStack() as streams:
         readers = []
         for _ in range(50):

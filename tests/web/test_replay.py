@@ -9,7 +9,7 @@ import pytest
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
-from services.web import replay
+from services.usecases.readmodels import replay
 from tests.web.builders import example, referee
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)

@@ -13,13 +13,8 @@ import pytest
 import uvicorn
 from playwright.async_api import Browser, expect
 
-from services.ingest import ingest_lifespan
-from services.ingest import router as ingest_router
-from services.projector.app import run_projector
-from services.query.app import create_app
-from services.settings import IngestSettings, ProjectorSettings, QuerySettings
-from services.web import web_lifespans, web_routers
-from services.web.settings import WebSettings
+from services.bootstrap import Roles, build_app
+from services.settings import ServiceSettings
 from tests.redis_fixture import free_port
 from tests.web.browser import (
     GAME,
@@ -104,21 +99,17 @@ async def _serve(app: Any) -> AsyncIterator[str]:
 
 
 async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: Browser) -> None:
-    projector = ProjectorSettings(redis_url=clean_redis_url, shards=SHARDS)
-    ingest_app = create_app(
-        QuerySettings(redis_url=clean_redis_url, shards=SHARDS),
-        routers=[ingest_router],
-        lifespans=[
-            ingest_lifespan(IngestSettings(redis_url=clean_redis_url, shards=SHARDS)),
-            lambda app: run_projector(projector),
-        ],
+    ingest_app = build_app(  # ingest and the projector on one port, no pages
+        Roles(inbox=False, query=False), ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
     )
     async with _serve(ingest_app) as ingest_url:
-        web = WebSettings(ingest_url=ingest_url)  # type: ignore[arg-type]
-        query_app = create_app(
-            QuerySettings(redis_url=clean_redis_url, shards=SHARDS),
-            routers=web_routers(web),
-            lifespans=web_lifespans(web),
+        query_app = build_app(  # the query service and the pages on another, forwarding writes
+            Roles(ingest=False, inbox=False, projector=False),
+            ServiceSettings(
+                redis_url=clean_redis_url,
+                shards=SHARDS,
+                ingest_url=ingest_url,  # type: ignore[arg-type]  # pydantic parses the URL
+            ),
         )
         async with _serve(query_app) as query_url, httpx.AsyncClient(timeout=10) as http:
             created = await http.post(
@@ -155,7 +146,7 @@ async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: 
             await page.locator("#void-button").click()
             await expect(page.locator("#dispute-message")).to_contain_text("#61")
             await expect_totals(page, api_totals(compare["without"]))
-            stored = (await http.get(f"{ingest_url}/games/{GAME}/events?from_seq=61")).json()
+            stored = (await http.get(f"{query_url}/games/{GAME}/events?from_seq=61")).json()
             assert stored["events"][0]["type"] == "game.event_voided"
             assert page.errors == []  # type: ignore[attr-defined]
 
@@ -163,10 +154,9 @@ async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: 
 async def test_without_an_ingest_url_the_query_service_has_no_write_route(
     clean_redis_url: str,
 ) -> None:
-    app = create_app(
-        QuerySettings(redis_url=clean_redis_url, shards=SHARDS),
-        routers=web_routers(WebSettings()),
-        lifespans=web_lifespans(WebSettings()),
+    app = build_app(
+        Roles(ingest=False, inbox=False, projector=False),
+        ServiceSettings(redis_url=clean_redis_url, shards=SHARDS),
     )
     async with _serve(app) as url, httpx.AsyncClient() as http:
         response = await http.post(f"{url}/games/{GAME}/events", json=[])

@@ -18,7 +18,7 @@ Pure functions (no I/O); the routes in `services.web.routes` serve them.
   used by open-source converters); research/anchors.md §2.1; issue 12.
   A `.bgsplay` file is the app's own backup/share format (with `players`, `locations`,
   `games` and `plays` lists cross-referenced by id), not this record, so none is offered.
-* JSONL log: `EventStore.export_jsonl` (the stored envelopes byte for byte).
+* JSONL log: `ReadModels.events_jsonl` (the stored envelopes byte for byte).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from contracts.common import EventVoided, GameEnded, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from contracts.games import GAMES
 from domain.standings import Standings
-from services.query.labels import category_labels
+from services.usecases.readmodels.labels import category_labels
 
 BGG_IDS: dict[str, int | None] = {
     # boardgamegeek.com/boardgame/163068/trickerion-legends-illusion (the BGG page URL, as

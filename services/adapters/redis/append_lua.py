@@ -1,8 +1,15 @@
 """The append Lua script: dedupe, expected-version check and the writes, atomically.
 
-KEYS: 1 game stream, 2 shard feed, 3 event-id HASH, 4 shard game-index ZSET (one slot: `{sK}`).
-ARGV: 1 game_id, 2 now (ms, the game-index score), then per event 4 values:
-event_id, seq, type, data (the envelope JSON with `recorded_at` stamped).
+KEYS: 1 game stream, 2 shard feed, 3 event-id HASH, 4 shard game-index ZSET, 5 the game's
+write-token digest STRING (one slot: `{sK}`).
+ARGV: 1 game_id, 2 now (ms, the game-index score), 3 the write-token digest to store ("" none),
+then per event 4 values: event_id, seq, type, data (the envelope JSON with `recorded_at`).
+
+When ARGV[3] is not empty it is also checked first, atomically with the append: a game with a
+stored digest takes only appends carrying that digest, and a game with events but no digest
+(stored before write tokens) takes none (`WRONGTOKEN`). When the call writes seq 1 (it creates
+the game) the digest is set in the same step: a game never exists without its credential, and
+a writer authorized as "creator" cannot slip an event into a game created meanwhile.
 
 The whole batch is checked before anything is written, so a conflict writes nothing. A
 duplicate event_id (already stored, or earlier in the same batch) is not an error: its
@@ -10,18 +17,24 @@ original seq comes back with the dup flag. The game stream's entry id is `<seq>-
 is the version and `XRANGE <from> <to>` reads by seq.
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
-Error: `WRONGVERSION expected X actual Y`. Source: research/tech.md §3.3.
+Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`. Source: research/tech.md §3.3.
 """
 
 APPEND_LUA = """
-local n = (#ARGV - 2) / 4
+local n = (#ARGV - 3) / 4
 local version = redis.call('XLEN', KEYS[1])
+if ARGV[3] ~= '' then
+  local stored = redis.call('GET', KEYS[5])
+  if (stored and stored ~= ARGV[3]) or (not stored and version > 0) then
+    return redis.error_reply('WRONGTOKEN the write token does not match the game')
+  end
+end
 local next_version = version
 local seen = {}
 local plan = {}
 for i = 0, n - 1 do
-  local eid = ARGV[3 + i * 4]
-  local seq = tonumber(ARGV[4 + i * 4])
+  local eid = ARGV[4 + i * 4]
+  local seq = tonumber(ARGV[5 + i * 4])
   local original = seen[eid] or redis.call('HGET', KEYS[3], eid)
   if original then
     plan[i + 1] = {dup = true, seq = tonumber(original)}
@@ -40,12 +53,13 @@ for i = 0, n - 1 do
   if p.dup then
     table.insert(out, p.seq); table.insert(out, ''); table.insert(out, 1)
   else
-    local eid, etype, data = ARGV[3 + i * 4], ARGV[5 + i * 4], ARGV[6 + i * 4]
+    local eid, etype, data = ARGV[4 + i * 4], ARGV[6 + i * 4], ARGV[7 + i * 4]
     local sseq = tostring(p.seq)
     redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
     local fid = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
     redis.call('HSET', KEYS[3], eid, sseq)
     redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
+    if p.seq == 1 and ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
     table.insert(out, p.seq); table.insert(out, fid); table.insert(out, 0)
   end
 end

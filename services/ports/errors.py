@@ -1,4 +1,4 @@
-"""Errors of the event store."""
+"""Errors of the ports (the event log's append)."""
 
 from __future__ import annotations
 
@@ -18,3 +18,13 @@ class VersionConflict(Exception):
     def to_dict(self) -> dict[str, int | str]:
         """`{"error": "version_conflict", "expected", "actual"}` for API bodies."""
         return {"error": "version_conflict", "expected": self.expected, "actual": self.actual}
+
+
+class CredentialMismatch(Exception):
+    """An append carried a write-token digest that is not the game's (or the game has events
+    but no digest). Nothing was written. Checked inside the append, atomically, so a game
+    created between a writer's check and its append cannot be written with another token."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        super().__init__(f"the write token does not match game {game_id!r}")

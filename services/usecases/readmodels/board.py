@@ -1,7 +1,7 @@
 """The games list of the scoreboard: each game with its players, leader and score, turn or
 round, and a status that tells a live game from an abandoned one (`stale`).
 
-`games_board(db, now, stale_after_s, page, per_page)` reads one page of `QueryReader.games()`
+`games_board(reads, now, stale_after_s, page, per_page)` reads one page of `ReadModels.games()`
 (live games first) and, for those games only, the stored standings and the last events of the
 log. The turn is the latest `game.turn_started` among the last `TURN_WINDOW` events (None when
 that window holds none: the start of the game, or an unusually long turn).
@@ -16,14 +16,14 @@ from datetime import datetime
 from typing import Any
 
 from contracts.common import TurnStarted
-from services.query.reader import QueryReader
+from services.usecases.readmodels.reads import Pending, ReadModels
 
 TURN_WINDOW = 200
 """Events read from the end of a log to find the current turn."""
 
 
 async def games_board(
-    db: QueryReader, now: datetime, stale_after_s: float, page: int, per_page: int
+    reads: ReadModels, now: datetime, stale_after_s: float, page: int, per_page: int
 ) -> dict[str, Any]:
     """One page of the games list.
 
@@ -34,7 +34,7 @@ async def games_board(
         players in rank order; `last_event_at` is when the last event was stored (its
         `recorded_at`, ISO 8601), the clock `stale` is measured on.
     """
-    summaries = await db.games()
+    summaries = await reads.games()
     total = len(summaries)
     pages = max(1, -(-total // per_page))
     chosen = summaries[(page - 1) * per_page : page * per_page]
@@ -42,7 +42,10 @@ async def games_board(
     for summary in chosen:
         row: dict[str, Any] = summary.model_dump(mode="json")
         row.update(turn=None, players=[], leader=[], score_unit=None, last_event_at=None)
-        body = await db.standings_body(summary.game_id)
+        try:
+            body: bytes | None = await reads.standings_body(summary.game_id)
+        except Pending:
+            body = None
         if body:
             standings = json.loads(body)
             row["score_unit"] = standings.get("score_unit")
@@ -52,7 +55,7 @@ async def games_board(
             ]
             row["leader"] = [p["player_id"] for p in row["players"] if p["rank"] == 1]
         if summary.version:
-            tail = await db.events(summary.game_id, max(1, summary.version - TURN_WINDOW + 1))
+            tail = await reads.tail(summary.game_id, TURN_WINDOW)
             last = tail[-1].recorded_at or tail[-1].occurred_at  # arrival, not table time
             row["last_event_at"] = last.isoformat()
             turns = [e.payload.turn for e in tail if isinstance(e.payload, TurnStarted)]

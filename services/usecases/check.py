@@ -1,7 +1,8 @@
-"""Domain-checked append: an event is stored only if the pure domain accepts it.
+"""Domain-checked append (the record use case's last step): an event is stored only if the
+pure domain accepts it.
 
-Before the Lua append, each event is folded (`domain.fold.evolve`) onto the game's state kept
-in a small LRU cache. The cached state is trusted (one round trip per append): the Lua script's
+Before the event log's append, each event is folded (`domain.fold.evolve`) onto the game's state kept
+in a small LRU cache. The cached state is trusted (one round trip per append): the event log's
 expected-version check still guards, and a WRONGVERSION drops the cache and answers
 `VersionConflict` as before. A check that fails on the cached state is decided again on the
 state folded from the stream (the cache may be stale when another process appended).
@@ -19,8 +20,8 @@ from uuid import UUID
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
-from services.store.errors import VersionConflict
-from services.store.eventstore import AppendedEvent, AppendResult, EventStore
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 
 
 @dataclass(slots=True)
@@ -130,10 +131,14 @@ def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan
     return plan
 
 
-class CheckedEventStore:
-    """The one append path of ingest (HTTP and inbox): domain check, then `EventStore.append`."""
+Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
+"""What one append of `CheckedAppend.append_many` came to."""
 
-    def __init__(self, store: EventStore, cache_games: int = 10_000) -> None:
+
+class CheckedAppend:
+    """The one append path of every door: domain check, then `EventLog.append`."""
+
+    def __init__(self, store: EventLog, cache_games: int = 10_000) -> None:
         self.store = store
         self.cache = StateCache(cache_games)
 
@@ -167,8 +172,11 @@ class CheckedEventStore:
                 pass  # maybe stale: decide on the stored log
         return _plan(game_id, events, await self._load(game_id, await self.store.version(game_id)))
 
-    async def append(self, game_id: str, events: Sequence[Envelope]) -> AppendResult:
-        """Validate `events` against the game's rules, then append them atomically.
+    async def append(
+        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+    ) -> AppendResult:
+        """Validate `events` against the game's rules, then append them atomically (with the
+        write-token digest `credential` when the append creates the game).
 
         An event whose `event_id` is already in the game's history is a duplicate: its
         original seq is returned and it is not validated again.
@@ -178,67 +186,55 @@ class CheckedEventStore:
                 nothing of the batch is written.
             VersionConflict: an event's `seq - 1` is not the game's version (another writer
                 was first); nothing is written.
+            CredentialMismatch: `credential` is not the game's (see `EventLog.append`).
         """
         _check_game_ids(game_id, events)
         plan = await self._checked(game_id, events)
         if not plan.fresh:  # all duplicates: answer the stream's version (the cache may lag)
             return self._merge(plan, None, await self.store.version(game_id))
         try:
-            stored = await self.store.append(game_id, plan.fresh)
-        except VersionConflict:
+            stored = await self.store.append(game_id, plan.fresh, credential)
+        except (VersionConflict, CredentialMismatch):
             self.cache.drop(game_id)
             raise
         return self._merge(plan, stored)
 
-    async def repeated(self, game_id: str, events: Sequence[Envelope]) -> AppendResult | None:
-        """If every event is already stored in `game_id` with the same body, the answer an
-        append would give (all duplicates, original seqs); else None. Writes nothing.
-
-        Raises:
-            RuleViolation: an event id is stored with a different body (`log.event_id_reused`).
-        """
-        known = await self._load(game_id, await self.store.version(game_id))
-        if known is None or any(e.event_id not in known.ids for e in events):
-            return None
-        plan = _plan(game_id, events, known)
-        return self._merge(plan, None, known.state.seq)
-
-    async def append_many(
-        self, requests: Sequence[tuple[str, Sequence[Envelope]]]
-    ) -> list[AppendResult | RuleViolation | VersionConflict]:
-        """Several appends (game_id, events), each all or nothing, with the same outcome as
+    async def append_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
+        """Several appends, each all or nothing, with the same outcome as
         calling `append` for each in order, but the Lua calls of different games pipelined:
         round k sends the k-th request of every game in one round trip (a request waits for
         its game's earlier one, so it is never checked on an unconfirmed state).
 
         Returns one outcome per request, in order: the `AppendResult`, or the `RuleViolation` /
-        `VersionConflict` that refused it (nothing of it written).
+        `VersionConflict` / `CredentialMismatch` that refused it (nothing of it written).
         Raises: redis errors (the caller retries the whole batch; appends are idempotent).
         """
-        out: list[AppendResult | RuleViolation | VersionConflict | None] = [None] * len(requests)
+        out: list[Outcome | None] = [None] * len(requests)
         rounds: list[list[int]] = []
         depth: dict[str, int] = {}
-        for i, (game_id, _) in enumerate(requests):
-            k = depth.get(game_id, 0)
-            depth[game_id] = k + 1
+        for i, request in enumerate(requests):
+            k = depth.get(request.game_id, 0)
+            depth[request.game_id] = k + 1
             if k == len(rounds):
                 rounds.append([])
             rounds[k].append(i)
         for members in rounds:
             plans: list[tuple[int, _Plan]] = []
             for i in members:
-                game_id, events = requests[i]
+                game_id, events = requests[i].game_id, requests[i].events
                 try:
                     _check_game_ids(game_id, events)
                     plans.append((i, await self._checked(game_id, events)))
                 except (RuleViolation, VersionConflict) as error:
                     out[i] = error
             writes = [(i, p) for i, p in plans if p.fresh]
-            stored = await self.store.append_many([(p.game_id, p.fresh) for _, p in writes])
+            stored = await self.store.append_many(
+                [AppendRequest(p.game_id, p.fresh, requests[i].credential) for i, p in writes]
+            )
             results = dict(zip((i for i, _ in writes), stored, strict=True))
             for i, plan in plans:
                 result = results.get(i)
-                if isinstance(result, VersionConflict):
+                if isinstance(result, VersionConflict | CredentialMismatch):
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates

@@ -10,8 +10,8 @@ from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import GameState
 from domain.standings import PlayerStanding, Standings, player_ledger
-from services.query.labels import category_labels, outcome_text
-from services.query.models import (
+from services.usecases.readmodels.labels import category_labels, outcome_text
+from services.usecases.readmodels.shapes import (
     AuditEvent,
     CategoryPoints,
     LedgerLine,

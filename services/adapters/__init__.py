@@ -1,0 +1,1 @@
+"""Adapters: one implementation of every port per backend (`redis/`, `memory/`)."""

@@ -1,0 +1,280 @@
+"""In-memory adapters of every port, sharing one `MemoryBackend` (tests, `make test-fast`).
+
+Same contract as the Redis adapters (`tests/contract/` runs one suite against both): appends
+all or nothing with expected version and event-id dedupe, the credential digest stored with
+the creating append, projections and checkpoints changed together. Not for production: one
+process, nothing durable. Feed ids are `1-<n>` (n counts appends of the shard).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from contracts.envelope import Envelope
+from contracts.events import dump_event_json, parse_event_json
+from services.keys import shard_of
+from services.ports.credentials import CredentialLookup
+from services.ports.deadletters import DeadLetter, StoredLetter
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.eventlog import (
+    AppendedEvent,
+    AppendRequest,
+    AppendResult,
+    FeedEntry,
+    GamesPage,
+)
+from services.ports.notices import Notice
+from services.ports.projections import (
+    START_ID,
+    ProjectionBatch,
+    ProjectionHead,
+    StoredProjection,
+    WriteOutcome,
+    feed_id_key,
+)
+
+
+@dataclass
+class MemoryBackend:
+    """All state of the in-memory adapters."""
+
+    shards: int = 16
+    logs: dict[str, list[bytes]] = field(default_factory=dict)
+    ids: dict[str, dict[str, int]] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    feeds: dict[int, list[FeedEntry]] = field(default_factory=dict)
+    letters: list[StoredLetter] = field(default_factory=list)
+    projections: dict[str, dict[str, str]] = field(default_factory=dict)
+    checkpoints: dict[int, str] = field(default_factory=dict)
+    notices: dict[int, list[Notice]] = field(default_factory=dict)
+    counter: int = 0
+
+    def next_id(self) -> str:
+        self.counter += 1
+        return f"1-{self.counter}"
+
+
+class MemoryEventLog:
+    """`EventLog` in memory."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def append(
+        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+    ) -> AppendResult:
+        """See `EventLog.append`."""
+        return self._append(AppendRequest(game_id, events, credential), datetime.now(UTC))
+
+    def _append(self, request: AppendRequest, now: datetime) -> AppendResult:
+        game_id = request.game_id
+        for event in request.events:
+            if event.game_id != game_id:
+                raise ValueError(f"game_id: event {event.event_id} is for {event.game_id}")
+        known = self.b.ids.get(game_id, {})
+        version = len(self.b.logs.get(game_id, []))
+        stored = self.b.digests.get(game_id)
+        if request.credential and (
+            (stored is not None and stored != request.credential) or (stored is None and version)
+        ):
+            raise CredentialMismatch(game_id)
+        seen: dict[str, int] = {}
+        plan: list[tuple[Envelope, int, bool]] = []
+        for event in request.events:
+            eid = str(event.event_id)
+            original = seen.get(eid, known.get(eid))
+            if original is not None:
+                plan.append((event, original, True))
+                continue
+            if event.seq - 1 != version:
+                raise VersionConflict(event.seq - 1, version)
+            version = seen[eid] = event.seq
+            plan.append((event, event.seq, False))
+        out = []
+        shard = shard_of(game_id, self.b.shards)
+        for event, seq, dup in plan:
+            if dup:
+                out.append(AppendedEvent(str(event.event_id), seq, None, True))
+                continue
+            data = dump_event_json(event.with_recorded_at(now)).encode()
+            self.b.logs.setdefault(game_id, []).append(data)
+            self.b.ids.setdefault(game_id, {})[str(event.event_id)] = seq
+            feed_id = self.b.next_id()
+            self.b.feeds.setdefault(shard, []).append(FeedEntry(feed_id, game_id, seq, data))
+            if seq == 1 and request.credential:
+                self.b.digests[game_id] = request.credential
+            out.append(AppendedEvent(str(event.event_id), seq, feed_id, False))
+        return AppendResult(tuple(out), version)
+
+    async def append_many(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
+        """See `EventLog.append_many`."""
+        now = datetime.now(UTC)
+        outcomes: list[AppendResult | VersionConflict | CredentialMismatch] = []
+        for request in requests:
+            try:
+                outcomes.append(self._append(request, now))
+            except (VersionConflict, CredentialMismatch) as refused:
+                outcomes.append(refused)
+        return outcomes
+
+    async def version(self, game_id: str) -> int:
+        return len(self.b.logs.get(game_id, []))
+
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        return [len(self.b.logs.get(g, [])) for g in game_ids]
+
+    async def read_raw(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[bytes]:
+        log = self.b.logs.get(game_id, [])
+        return log[from_seq - 1 : to_seq if to_seq is not None else len(log)]
+
+    async def read(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[Envelope]:
+        return [parse_event_json(d) for d in await self.read_raw(game_id, from_seq, to_seq)]
+
+    async def list_games(self, after: str | None = None, limit: int = 1000) -> GamesPage:
+        ids = sorted(g for g in self.b.logs if after is None or g > after)
+        page = tuple(ids[:limit])
+        return GamesPage(page, page[-1] if len(ids) > limit else None)
+
+
+class MemoryCredentials:
+    """`Credentials` in memory."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def lookup(self, game_id: str) -> CredentialLookup:
+        return CredentialLookup(self.b.digests.get(game_id), len(self.b.logs.get(game_id, [])))
+
+    async def lookup_many(self, game_ids: Sequence[str]) -> list[CredentialLookup]:
+        return [await self.lookup(g) for g in game_ids]
+
+
+class MemoryDeadLetters:
+    """`DeadLetters` in memory (the reason is round-tripped through JSON, as Redis does)."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def put(self, letter: DeadLetter) -> str:
+        reason = json.loads(json.dumps(dict(letter.reason), default=str))
+        context: dict[str, str | int] = {k: str(v) for k, v in letter.context.items()}
+        kept = DeadLetter(letter.raw, reason, letter.source, context)
+        letter_id = self.b.next_id()
+        self.b.letters.append(StoredLetter(letter_id, kept, datetime.now(UTC).isoformat()))
+        return letter_id
+
+    async def read(self, count: int = 100) -> list[StoredLetter]:
+        return self.b.letters[:count]
+
+
+class MemoryProjections:
+    """`Projections` in memory."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def checkpoint(self, shard: int) -> str:
+        return self.b.checkpoints.get(shard, START_ID)
+
+    async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
+        out = []
+        for game_id in game_ids:
+            raw = self.b.projections.get(game_id, {})
+            held = raw.get("held")
+            out.append(ProjectionHead(int(raw.get("seq", 0)), int(held) if held else None))
+        return out
+
+    async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
+        stored = self.b.checkpoints.get(batch.shard)
+        if stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
+            return WriteOutcome(stale=True)
+        skipped = set()
+        for op in batch.ops:
+            proj = self.b.projections.setdefault(op.game_id, {})
+            if op.kind == "hold":
+                proj.setdefault("held", str(op.seq))
+            elif "held" in proj or int(proj.get("seq", 0)) != op.base_seq:
+                skipped.add(op.game_id)
+            else:
+                proj.update(
+                    seq=str(op.seq),
+                    status=op.status,
+                    game=op.game,
+                    standings=op.standings_json,
+                    updated_at=batch.updated_at,
+                )
+                notices = self.b.notices.setdefault(batch.shard, [])
+                notices.append(Notice(batch.shard, self.b.next_id(), op.game_id, op.seq))
+                del notices[: max(0, len(notices) - changes_maxlen)]
+        self.b.checkpoints[batch.shard] = batch.last_feed_id
+        return WriteOutcome(False, frozenset(skipped))
+
+    def _stored(self, game_id: str, checkpoint: str | None) -> StoredProjection | None:
+        raw = self.b.projections.get(game_id, {})
+        if not raw.get("standings"):
+            return None
+        return StoredProjection(
+            int(raw["seq"]),
+            raw["status"],
+            raw["game"],
+            raw["standings"],
+            raw.get("updated_at"),
+            checkpoint,
+        )
+
+    async def get(self, game_id: str) -> StoredProjection | None:
+        shard = shard_of(game_id, self.b.shards)
+        return self._stored(game_id, self.b.checkpoints.get(shard))
+
+    async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
+        return [self._stored(g, None) for g in game_ids]
+
+    async def lag(self, cap: int) -> int:
+        total = 0
+        for shard, feed in self.b.feeds.items():
+            ckpt = feed_id_key(self.b.checkpoints.get(shard, START_ID))
+            total += min(cap + 1, sum(1 for e in feed if feed_id_key(e.feed_id) > ckpt))
+        return total
+
+
+class MemoryChangeNotices:
+    """`ChangeNotices` in memory (with `block_ms`, an empty read sleeps that long once)."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def tail(self, shard: int) -> str:
+        notices = self.b.notices.get(shard, [])
+        return notices[-1].entry_id if notices else START_ID
+
+    async def read(
+        self, after: Mapping[int, str], count: int = 500, block_ms: int | None = None
+    ) -> Sequence[Notice]:
+        out: list[Notice] = []
+        for shard, pos in after.items():
+            key = feed_id_key(pos)
+            fresh = [n for n in self.b.notices.get(shard, []) if feed_id_key(n.entry_id) > key]
+            out += fresh[:count]
+        if not out and block_ms:
+            await asyncio.sleep(block_ms / 1000)
+        return out
+
+    async def changed_since(self, game_id: str, after: str) -> Notice | None:
+        shard = shard_of(game_id, self.b.shards)
+        key = feed_id_key(after)
+        hits = [
+            n
+            for n in self.b.notices.get(shard, [])
+            if n.game_id == game_id and feed_id_key(n.entry_id) > key
+        ]
+        return hits[-1] if hits else None

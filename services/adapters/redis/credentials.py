@@ -1,0 +1,46 @@
+"""Write credentials on Redis (`services.ports.credentials.Credentials`): read-only lookups.
+
+The digest of a game's write token lives in `Keys.write_token(game_id)` (STRING, the game's
+shard hash tag, so it shares the game's Cluster slot); the append Lua sets it together with the
+game's first event. A lookup is one Lua call returning the digest and the stream length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import redis.asyncio as aioredis
+
+from services.keys import Keys
+from services.ports.credentials import CredentialLookup
+
+_LOOKUP_LUA = """
+return {redis.call('GET', KEYS[1]) or '', redis.call('XLEN', KEYS[2])}
+"""
+
+
+class RedisCredentials:
+    """`client`: `redis.asyncio.Redis` without `decode_responses`."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+        self._lookup = client.register_script(_LOOKUP_LUA)
+
+    def _keys(self, game_id: str) -> list[str]:
+        return [self.keys.write_token(game_id), self.keys.game_stream(game_id)]
+
+    async def lookup(self, game_id: str) -> CredentialLookup:
+        """The game's digest and version in one round trip."""
+        digest, version = await self._lookup(keys=self._keys(game_id))
+        return CredentialLookup(digest.decode() or None, int(version))
+
+    async def lookup_many(self, game_ids: Sequence[str]) -> list[CredentialLookup]:
+        """`lookup` of several games in one pipeline."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                await self._lookup(keys=self._keys(game_id), client=pipe)
+            replies = await pipe.execute()
+        return [CredentialLookup(d.decode() or None, int(v)) for d, v in replies]

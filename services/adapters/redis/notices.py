@@ -1,0 +1,56 @@
+"""Change notices on Redis (`services.ports.notices.ChangeNotices`): `Keys.changes(shard)`
+streams (fields `game`, `seq`), written by the projector's apply script."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.keys import Keys, shard_of
+from services.ports.notices import Notice
+
+
+class RedisChangeNotices:
+    """`client`: `redis.asyncio.Redis` without `decode_responses`."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+
+    async def tail(self, shard: int) -> str:
+        """XREVRANGE COUNT 1 of the shard's stream (`0-0` when empty)."""
+        last: Any = await self.client.xrevrange(self.keys.changes(shard), count=1)
+        return last[0][0].decode() if last else "0-0"
+
+    async def read(
+        self, after: Mapping[int, str], count: int = 500, block_ms: int | None = None
+    ) -> Sequence[Notice]:
+        """One XREAD over the shards in `after`."""
+        streams = {self.keys.changes(s): pos for s, pos in after.items()}
+        shard_of_stream = {self.keys.changes(s): s for s in after}
+        reply: Any = await self.client.xread(streams, count=count, block=block_ms)  # type: ignore[arg-type]
+        out: list[Notice] = []
+        for stream, entries in reply or []:
+            shard = shard_of_stream[stream.decode()]
+            for eid, fields in entries:
+                out.append(
+                    Notice(shard, eid.decode(), fields[b"game"].decode(), int(fields[b"seq"]))
+                )
+        return out
+
+    async def changed_since(self, game_id: str, after: str) -> Notice | None:
+        """XRANGE of the game's shard after `after`, the game's newest notice.
+
+        Raises:
+            redis.ResponseError: `after` is not a stream id.
+        """
+        shard = shard_of(game_id, self.keys.shards)
+        entries: Any = await self.client.xrange(self.keys.changes(shard), f"({after}", "+")
+        hits = [
+            Notice(shard, eid.decode(), game_id, int(fields[b"seq"]))
+            for eid, fields in entries
+            if fields.get(b"game", b"").decode() == game_id
+        ]
+        return hits[-1] if hits else None

@@ -1,0 +1,120 @@
+"""Projections and checkpoints on Redis (`services.ports.projections.Projections`).
+
+Per game: the projection HASH `Keys.projection` (seq, status, game, standings JSON,
+updated_at, held); per shard: the checkpoint STRING and the changes stream. A batch is one
+call of `project_lua.APPLY_LUA`. Source: research/tech.md §3.4, §3.9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.adapters.redis.project_lua import APPLY_LUA
+from services.keys import Keys, shard_of
+from services.ports.projections import (
+    START_ID,
+    ProjectionBatch,
+    ProjectionHead,
+    StoredProjection,
+    WriteOutcome,
+)
+
+# Count the feed entries after the checkpoint, at most ARGV[1]: the lag, computed server-side
+# so only a number crosses the wire. KEYS share the shard's hash tag (one Cluster slot).
+_LAG_LUA = """
+local ckpt = redis.call('GET', KEYS[2]) or '0-0'
+return #redis.call('XRANGE', KEYS[1], '(' .. ckpt, '+', 'COUNT', tonumber(ARGV[1]))
+"""
+
+# A projection and its shard checkpoint in one command (KEYS share the shard's hash tag).
+_GET_LUA = """
+return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
+"""
+
+
+def _stored(raw: dict[str, str], checkpoint: str | None) -> StoredProjection | None:
+    if not raw.get("standings"):
+        return None
+    return StoredProjection(
+        seq=int(raw.get("seq", 0)),
+        status=raw.get("status", "in_progress"),
+        game=raw.get("game", ""),
+        standings_json=raw["standings"],
+        updated_at=raw.get("updated_at"),
+        checkpoint=checkpoint,
+    )
+
+
+class RedisProjections:
+    """`client`: `redis.asyncio.Redis` without `decode_responses`."""
+
+    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+        self._apply = client.register_script(APPLY_LUA)
+        self._lag = client.register_script(_LAG_LUA)
+        self._get = client.register_script(_GET_LUA)
+
+    async def checkpoint(self, shard: int) -> str:
+        """The shard's stored checkpoint, `START_ID` when none."""
+        stored: Any = await self.client.get(self.keys.checkpoint(shard))
+        return stored.decode() if stored else START_ID
+
+    async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
+        """Stored seq and held seq per game: one pipelined HMGET."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hmget(self.keys.projection(game_id), ["seq", "held"])
+            replies = await pipe.execute()
+        return [
+            ProjectionHead(int(seq) if seq else 0, int(held) if held else None)
+            for seq, held in replies
+        ]
+
+    async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
+        """One `APPLY_LUA` call for the whole batch."""
+        keys = [self.keys.checkpoint(batch.shard), self.keys.changes(batch.shard)]
+        args: list[str | int] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
+        args.append(len(batch.ops))
+        for op in batch.ops:
+            keys.append(self.keys.projection(op.game_id))
+            args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
+            args.append(op.standings_json)
+        out = await self._apply(keys=keys, args=args)
+        if out == -1:
+            return WriteOutcome(stale=True)
+        return WriteOutcome(False, frozenset(batch.ops[i - 1].game_id for i in out))
+
+    async def get(self, game_id: str) -> StoredProjection | None:
+        """The projection and its shard checkpoint, one command."""
+        ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
+        flat, ckpt = await self._get(keys=[self.keys.projection(game_id), ckpt_key])
+        raw = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
+        return _stored(raw, ckpt.decode() if ckpt else None)
+
+    async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
+        """Projections of several games, one pipeline (checkpoints left None)."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hgetall(self.keys.projection(game_id))
+            replies = await pipe.execute()
+        return [_stored({k.decode(): v.decode() for k, v in raw.items()}, None) for raw in replies]
+
+    async def lag(self, cap: int) -> int:
+        """Unapplied feed entries over all shards, each counted to `cap + 1` at most."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for shard in range(self.keys.shards):
+                await self._lag(
+                    keys=[self.keys.feed(shard), self.keys.checkpoint(shard)],
+                    args=[cap + 1],
+                    client=pipe,
+                )
+            counts = await pipe.execute()
+        return sum(int(c) for c in counts)

@@ -1,0 +1,286 @@
+"""The one composition root: settings -> one Redis client (one retry policy) -> adapters ->
+use cases -> the app and the processes for the roles asked.
+
+Nothing else builds a client, an adapter or a use case. The app's mounting order (it is also
+`contracts/openapi.json`'s order): query, ingest, live push, web scoreboard (after push, so
+`/games/live` is not taken for a game id), probes. Handlers receive typed dependencies
+(router factories taking the use cases); no `app.state` look-ups. FastStream's inbox broker
+reads the inbox stream over its own connection (FastStream owns it); every other Redis call of
+the process goes through the one client built here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+from fastapi import FastAPI
+from faststream import FastStream
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+
+from services.adapters.memory.store import (
+    MemoryBackend,
+    MemoryChangeNotices,
+    MemoryCredentials,
+    MemoryDeadLetters,
+    MemoryEventLog,
+    MemoryProjections,
+)
+from services.adapters.redis.credentials import RedisCredentials
+from services.adapters.redis.deadletters import RedisDeadLetters
+from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.notices import RedisChangeNotices
+from services.adapters.redis.projections import RedisProjections
+from services.keys import Keys
+from services.ports.credentials import Credentials
+from services.ports.deadletters import DeadLetters
+from services.ports.eventlog import EventLog
+from services.ports.notices import ChangeNotices
+from services.ports.projections import Projections
+from services.push.hub import ChangeHub
+from services.settings import ServiceSettings
+from services.usecases.authorize import Authorizer, digest
+from services.usecases.check import CheckedAppend
+from services.usecases.project import Project
+from services.usecases.readmodels.reads import ReadModels
+from services.usecases.record import Record
+
+
+@dataclass(frozen=True, slots=True)
+class Roles:
+    """Which services this process runs."""
+
+    ingest: bool = True
+    inbox: bool = True
+    projector: bool = True
+    query: bool = True
+
+    def names(self) -> list[str]:
+        return [name for name in ("ingest", "inbox", "projector", "query") if getattr(self, name)]
+
+
+@dataclass(frozen=True, slots=True)
+class Ports:
+    """One adapter of every port, sharing one backend."""
+
+    log: EventLog
+    credentials: Credentials
+    letters: DeadLetters
+    projections: Projections
+    notices: ChangeNotices
+
+
+@dataclass(frozen=True, slots=True)
+class UseCases:
+    """The use cases every door calls."""
+
+    record: Record
+    project: Project
+    reads: ReadModels
+
+
+def _redis_client(settings: ServiceSettings) -> aioredis.Redis:
+    """The process's one Redis client: the role's ACL user, password and TLS CA
+    (`settings.redis_options()`), connection errors retried with backoff (about 10 s)."""
+    return aioredis.Redis.from_url(
+        settings.redis_url,
+        retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=10),
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        **settings.redis_options(),
+    )
+
+
+def redis_ports(client: aioredis.Redis, keys: Keys) -> Ports:
+    """The Redis adapters of every port on `client`."""
+    return Ports(
+        RedisEventLog(client, keys),
+        RedisCredentials(client, keys),
+        RedisDeadLetters(client, keys),
+        RedisProjections(client, keys),
+        RedisChangeNotices(client, keys),
+    )
+
+
+def memory_ports(shards: int = 16) -> Ports:
+    """The in-memory adapters of every port, on one fresh backend (tests, specs)."""
+    backend = MemoryBackend(shards=shards)
+    return Ports(
+        MemoryEventLog(backend),
+        MemoryCredentials(backend),
+        MemoryDeadLetters(backend),
+        MemoryProjections(backend),
+        MemoryChangeNotices(backend),
+    )
+
+
+def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
+    """The use cases on `ports`, configured by `settings`."""
+    key = settings.creator_key
+    authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
+    checked = CheckedAppend(ports.log, settings.state_cache_games)
+    return UseCases(
+        record=Record(ports.credentials, checked, authorizer),
+        project=Project(
+            ports.log, ports.projections, ports.letters, changes_maxlen=settings.changes_maxlen
+        ),
+        reads=ReadModels(ports.log, ports.projections),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """A built process: its client, key layout, ports and use cases."""
+
+    settings: ServiceSettings
+    client: aioredis.Redis
+    keys: Keys
+    ports: Ports
+    cases: UseCases
+
+
+def build(settings: ServiceSettings) -> Service:
+    """Client, adapters and use cases for `settings` (no connection is opened yet)."""
+    client = _redis_client(settings)
+    keys = Keys(settings.shards)
+    ports = redis_ports(client, keys)
+    return Service(settings, client, keys, ports, use_cases(ports, settings))
+
+
+def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
+    """The FastAPI app for `roles` (settings from the environment when not given)."""
+    return assemble(build(settings or ServiceSettings()), roles).app
+
+
+def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
+    """The inbox consumer of `service` as a FastStream app (its broker connects on start)."""
+    from services.ingest.inbox import Inbox, build_inbox_app
+
+    inbox = Inbox(service.client, service.keys, service.cases.record, service.ports.letters)
+    return build_inbox_app(service.settings, inbox, consumer)
+
+
+@asynccontextmanager
+async def running_inbox(
+    settings: ServiceSettings, consumer: str = "ingest-0"
+) -> AsyncIterator[None]:
+    """Run an inbox consumer (own `Service`) for the block's duration."""
+    service = build(settings)
+    try:
+        async with inbox_app(service, consumer):
+            yield
+    finally:
+        await service.client.aclose()
+
+
+@asynccontextmanager
+async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]:
+    """Run a projector loop (own `Service`) for the block's duration; yields the service."""
+    from services.projector.loop import ProjectorLoop, running
+
+    service = build(settings)
+    loop = ProjectorLoop(
+        service.client,
+        service.keys,
+        service.cases.project,
+        service.ports.projections,
+        batch=settings.batch,
+    )
+    try:
+        async with running(loop):
+            yield service
+    finally:
+        await service.client.aclose()
+
+
+@asynccontextmanager
+async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
+    """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
+    is closed at the end."""
+    from services.projector.loop import ProjectorLoop, running
+
+    try:
+        async with AsyncExitStack() as stack:
+            if roles.inbox:
+                await stack.enter_async_context(inbox_app(service))
+            if roles.projector:
+                loop = ProjectorLoop(
+                    service.client,
+                    service.keys,
+                    service.cases.project,
+                    service.ports.projections,
+                    batch=service.settings.batch,
+                )
+                await stack.enter_async_context(running(loop))
+            yield
+    finally:
+        await service.client.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Assembled:
+    """An app and the parts a test or a benchmark may watch (the change hub, when `query`)."""
+
+    app: FastAPI
+    service: Service
+    hub: ChangeHub | None
+
+
+def assemble(service: Service, roles: Roles) -> Assembled:
+    """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
+    `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
+    route with `ingest`; the inbox and the projector run in the app's lifespan."""
+    from services.push.routes import push_router, render_projection
+    from services.query.app import health_router
+    from services.query.errors import install_error_handlers
+    from services.query.metrics import MetricsMiddleware, QueryMetrics
+
+    reads = service.cases.reads
+    hub = ChangeHub(service.client, service.keys, render_projection) if roles.query else None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(roles_lifespan(service, roles))
+            if hub is not None:
+                await hub.start(wait=False)  # the app comes up while Redis is down
+                stack.push_async_callback(hub.stop)
+            yield
+
+    app = FastAPI(
+        title="scoreledger",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Live, event-sourced scoring for Trickerion and Penumbra.",
+    )
+    metrics = QueryMetrics()
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    install_error_handlers(app)
+    if roles.query:
+        from services.query.routes import query_router
+
+        app.include_router(query_router(reads))
+    if roles.ingest:
+        from services.ingest.http import ingest_router
+
+        app.include_router(ingest_router(service.cases.record))
+    if hub is not None:
+        from services.web.routes import web_router
+
+        app.include_router(push_router(hub, reads))
+        if service.settings.ingest_url is not None:  # a split deployment: writes go to ingest
+            from services.web.forward import forward_router
+
+            app.include_router(forward_router(service.settings))
+        app.include_router(web_router(reads, service.settings))
+    lag_check = roles.query or roles.projector
+    app.include_router(
+        health_router(
+            service.client.ping, reads, metrics, service.settings.max_lag_events, lag_check
+        )
+    )
+    return Assembled(app, service, hub)

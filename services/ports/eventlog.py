@@ -1,0 +1,129 @@
+"""The event-log port: each game's append-only log (the source of truth) and its index.
+
+An append carries the expected version of every event (`seq - 1`) and is idempotent by
+`event_id`; a batch is all or nothing. An append may carry the writer's write-token digest
+(`credential`): it must equal the game's stored digest (checked in the same atomic step as the
+append), and the append that creates the game (writes seq 1) stores it, so a game never exists
+without its credential. Source: research/tech.md §3.3; issue 8 (credential stored with the append).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from contracts.envelope import Envelope
+from services.ports.errors import CredentialMismatch, VersionConflict
+
+
+@dataclass(frozen=True, slots=True)
+class AppendedEvent:
+    """Where one event of an append landed.
+
+    `seq` is the event's position in its game (for a duplicate: the original's seq);
+    `feed_id` is its shard feed entry id (None for a duplicate, nothing was written).
+    """
+
+    event_id: str
+    seq: int
+    feed_id: str | None
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """The outcome of one append call: per-event positions and the game's version after it."""
+
+    events: tuple[AppendedEvent, ...]
+    version: int
+
+    def to_dict(self) -> dict[str, object]:
+        """`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}` (the HTTP 201 body)."""
+        return {
+            "appended": [
+                {"event_id": e.event_id, "seq": e.seq, "duplicate": e.duplicate}
+                for e in self.events
+            ],
+            "version": self.version,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AppendRequest:
+    """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
+    write-token digest (checked against the game's, stored by the creating append; None: a
+    trusted caller such as a test seeding a log, unchecked)."""
+
+    game_id: str
+    events: Sequence[Envelope]
+    credential: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One entry of a shard feed (every append also writes its events there, in order): the
+    feed entry id (`ms-n`), the game, the event's seq and its stored envelope JSON."""
+
+    feed_id: str
+    game_id: str
+    seq: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GamesPage:
+    """A page of game ids (sorted), and the id to pass as `after` for the next page (None: last)."""
+
+    games: tuple[str, ...]
+    next_after: str | None
+
+
+class EventLog(Protocol):
+    """Append, read and list games. Implementations: `adapters.redis.eventlog.RedisEventLog`,
+    `adapters.memory.store.MemoryEventLog`; `tests/contract/` holds both to one suite."""
+
+    async def append(
+        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+    ) -> AppendResult:
+        """Append `events` (in order), all or nothing; a known `event_id` is a duplicate
+        (original seq, nothing written). Stamps `recorded_at`.
+
+        Raises:
+            VersionConflict: an event's `seq - 1` is not the version reached; nothing written.
+            CredentialMismatch: `credential` is not the game's stored digest, or the game has
+                events but no digest; nothing written.
+            ValueError: an event's `game_id` is not `game_id`.
+        """
+        ...
+
+    async def append_many(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
+        """Several appends in order, each all or nothing (one round trip where the backend can);
+        one outcome per request."""
+        ...
+
+    async def version(self, game_id: str) -> int:
+        """The number of events stored for the game (0: unknown game)."""
+        ...
+
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        """`version` of several games, in order (one round trip where the backend can)."""
+        ...
+
+    async def read_raw(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[bytes]:
+        """The stored envelope JSON of seqs `from_seq..to_seq` (inclusive), byte for byte."""
+        ...
+
+    async def read(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[Envelope]:
+        """Events `from_seq..to_seq` (inclusive), parsed and upcast to current schemas."""
+        ...
+
+    async def list_games(self, after: str | None = None, limit: int = 1000) -> GamesPage:
+        """Game ids with at least one event, sorted, at most `limit` after `after`."""
+        ...

@@ -1,0 +1,110 @@
+"""The projections port: per-game projections and per-shard checkpoints, changed atomically.
+
+A projection is what the projector last wrote for a game: its seq, status, game, the standings
+JSON (`domain.standings.Standings`), `updated_at`, and `held` (the seq of an event the fold
+refused; later events of the game wait). One `write` per feed batch changes every projection
+of the batch, adds one change notice per changed game, and moves the shard checkpoint, all or
+nothing; a batch at or before the stored checkpoint is skipped whole (exactly-once effect).
+Source: research/tech.md §3.4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+START_ID = "0-0"
+"""The checkpoint of a shard nothing was applied from yet (feed ids are `ms-n`)."""
+
+
+def feed_id_key(feed_id: str) -> tuple[int, int]:
+    """A feed entry id `ms-n` as a sortable pair."""
+    ms, _, n = feed_id.partition("-")
+    return int(ms), int(n or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionHead:
+    """A game's stored projection seq (0: none) and its held seq (None: not held)."""
+
+    seq: int
+    held: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionOp:
+    """One game's change in a batch.
+
+    `apply`: written only if the stored seq equals `base_seq` and the game is not held (else
+    the op is skipped and its game reported); `hold`: marks the game held at `seq`.
+    """
+
+    kind: Literal["apply", "hold"]
+    game_id: str
+    base_seq: int
+    seq: int
+    status: str = ""
+    game: str = ""
+    standings_json: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionBatch:
+    """What one feed batch of `shard` changes; `last_feed_id` becomes the checkpoint."""
+
+    shard: int
+    last_feed_id: str
+    ops: Sequence[ProjectionOp] = field(default_factory=tuple)
+    updated_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """`stale`: the checkpoint was already at or after the batch (nothing written);
+    `skipped`: games whose op was skipped (another writer moved them)."""
+
+    stale: bool
+    skipped: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class StoredProjection:
+    """A game's projection as stored, and the checkpoint of its shard (None: none yet)."""
+
+    seq: int
+    status: str
+    game: str
+    standings_json: str
+    updated_at: str | None
+    checkpoint: str | None = None
+
+
+class Projections(Protocol):
+    """Implementations: `adapters.redis.projections.RedisProjections`, `adapters.memory`."""
+
+    async def checkpoint(self, shard: int) -> str:
+        """The shard's checkpoint (last applied feed id), `START_ID` when none."""
+        ...
+
+    async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
+        """The stored seq and held seq of each game, in order."""
+        ...
+
+    async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
+        """Apply `batch` atomically (see the module docstring); each applied op adds a change
+        notice (game, seq) to the shard's notices, capped near `changes_maxlen`."""
+        ...
+
+    async def get(self, game_id: str) -> StoredProjection | None:
+        """The game's projection with its shard checkpoint (one round trip), or None."""
+        ...
+
+    async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
+        """`get` of several games, in order (checkpoint left None)."""
+        ...
+
+    async def lag(self, cap: int) -> int:
+        """Feed entries after the checkpoints, summed over shards, each shard counted to
+        `cap + 1` at most."""
+        ...

@@ -1,0 +1,105 @@
+"""Parse a write's body: JSON bytes -> envelopes (upcast if old), or a `Refusal`.
+
+A body is one envelope (a JSON object) or a batch (a JSON array) of 1..`MAX_BATCH`. Schema
+errors name the field (pydantic `loc` within the event) and never echo the input.
+Source: issue brief (ingest, hostile input); contracts/envelope.py.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from contracts.envelope import Envelope
+from contracts.events import parse_event
+from services.usecases.refusal import Refusal
+
+MAX_BATCH = 1000
+"""Most events one write may carry."""
+
+
+def _json_safe(errors: list[Any]) -> list[dict[str, Any]]:
+    """pydantic errors as JSON-ready dicts, without the offending input and with unpaired
+    surrogates escaped (they cannot be UTF-8)."""
+    safe = []
+    for e in errors:
+        item = {"type": e["type"], "loc": list(e["loc"]), "msg": e["msg"]}
+        text = json.dumps(item, ensure_ascii=False, default=str)
+        safe.append(json.loads(text.encode("utf-8", "backslashreplace").decode("utf-8")))
+    return safe
+
+
+def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
+    """`invalid` / `schema.field`: `field` is the first error's dotted loc within the event
+    (without the union tag; `type` when the tag itself is wrong); extras `index` and `detail`
+    (every error: type, loc prefixed by `body` and the batch index, msg)."""
+    prefix: list[str | int] = ["body"] + ([index] if index is not None else [])
+    errors = _json_safe(error.errors(include_url=False, include_input=False, include_context=False))
+    detail = [{**e, "loc": prefix + e["loc"]} for e in errors]
+    first = errors[0]
+    loc = list(first["loc"])
+    if first["type"].startswith("union_tag"):
+        loc = ["type"]
+    elif loc and isinstance(loc[0], str) and "." in loc[0]:  # the union tag, e.g. game.ended
+        loc = loc[1:]
+    return Refusal(
+        "invalid",
+        "schema.field",
+        first["msg"],
+        ".".join(map(str, loc)),
+        {"index": index, "detail": detail},
+    )
+
+
+def decode_json(raw: bytes | None, field: str) -> Any:
+    """The JSON value of `raw`.
+
+    Raises:
+        Refusal: `invalid` / `body.json` naming `field` (missing or not JSON).
+    """
+    if raw is None:
+        raise Refusal("invalid", "body.json", f"the entry has no `{field}` field", field)
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError; absurd nesting
+        raise Refusal("invalid", "body.json", f"invalid JSON: {error}", field) from None
+
+
+def parse_events(body: Any) -> list[Envelope]:
+    """One envelope (a JSON object) or a batch (a JSON array) -> envelopes, upcast if old.
+
+    Raises:
+        Refusal: `invalid`: `body.shape` (count, not an object), `schema.field`,
+            `schema.version` (an unknown or non-upcastable version).
+    """
+    items, batch = (body, True) if isinstance(body, list) else ([body], False)
+    if not items or len(items) > MAX_BATCH:
+        raise Refusal(
+            "invalid", "body.shape", f"send 1 to {MAX_BATCH} events, got {len(items)}", "body"
+        )
+    events = []
+    for i, item in enumerate(items):
+        index = i if batch else None
+        if not isinstance(item, dict):
+            raise Refusal(
+                "invalid", "body.shape", "an event must be a JSON object", "body", {"index": index}
+            )
+        try:
+            events.append(parse_event(item))
+        except ValidationError as error:
+            raise schema_refusal(error, index) from None
+        except ValueError as error:  # upcasting: version unknown
+            raise Refusal(
+                "invalid", "schema.version", str(error), "schema_version", {"index": index}
+            ) from None
+    return events
+
+
+def game_of(body: Any) -> str | None:
+    """The `game_id` a decoded body names (its first event's), or None when it names none; the
+    inbox authorizes on it before validating the events (a mismatch is refused later)."""
+    first = body[0] if isinstance(body, list) and body else body
+    game_id = first.get("game_id") if isinstance(first, dict) else None
+    return game_id if isinstance(game_id, str) else None

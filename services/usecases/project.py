@@ -1,0 +1,203 @@
+"""The project use case: a shard's feed batch becomes new game states and one projection write.
+
+The batch is folded in memory onto the cached `GameState`s (`domain.fold.evolve`), then one
+`Projections.write` changes the projections, the change notices and the shard checkpoint
+together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
+the fold refuses is dead-lettered and its game held at that seq; other games go on. Pure apart
+from the ports: no Redis, no feed reading (the projector door does that).
+Source: research/tech.md §3.4; issue brief (projector); issue 8.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from pydantic import ValidationError
+
+from contracts.events import parse_event_json
+from domain.errors import RuleViolation
+from domain.fold import GameState, evolve, fold
+from domain.standings import standings
+from services.ports.deadletters import DeadLetter, DeadLetters
+from services.ports.eventlog import EventLog, FeedEntry
+from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
+
+log = structlog.get_logger("projector")
+
+
+@dataclass(slots=True)
+class GameView:
+    """The projector's view of one game: the state at the projection's seq, or held."""
+
+    state: GameState | None
+    held: int | None = None
+
+    @property
+    def seq(self) -> int:
+        return self.state.seq if self.state is not None else 0
+
+
+@dataclass(slots=True)
+class _Work:
+    """One game's changes within a batch."""
+
+    base: GameView
+    state: GameState | None
+    held: int | None = None
+    events: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one batch did: events folded, and the batch's last feed id (None: nothing new)."""
+
+    events: int
+    last_feed_id: str | None
+
+
+def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
+    """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
+    try:
+        w.state = evolve(w.state, parse_event_json(data))
+    except RuleViolation as error:
+        return {"kind": "rule", **error.to_dict()}
+    except (ValidationError, ValueError) as error:
+        return {"kind": "invalid", "rule": "schema.field", "message": str(error)[:300]}
+    except Exception as error:  # a ruleset bug must not stop the projector
+        return {"kind": "rule", "rule": "fold.error", "message": f"{type(error).__name__}: {error}"}
+    w.events += 1
+    return None
+
+
+class Project:
+    """Applies feed batches of any shard; keeps a per-game state cache (at most `cache_games`).
+
+    Args:
+        log: the event log (to rebuild a game's state, and to fill a gap after a hold).
+        projections: where batches are written.
+        letters: where refused events go.
+        changes_maxlen: approximate cap of each shard's change notices.
+        clock: the time stamped as `updated_at` (UTC).
+    """
+
+    def __init__(
+        self,
+        log: EventLog,
+        projections: Projections,
+        letters: DeadLetters,
+        changes_maxlen: int = 100_000,
+        cache_games: int = 10_000,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.log = log
+        self.projections = projections
+        self.letters = letters
+        self.changes_maxlen = changes_maxlen
+        self.cache_games = cache_games
+        self.clock = clock
+        self.views: dict[str, GameView] = {}
+
+    def forget(self) -> None:
+        """Drop every cached state (after a failed write: the next batch rebuilds from storage)."""
+        self.views.clear()
+
+    async def _load_views(self, game_ids: Sequence[str]) -> None:
+        """Put the views of `game_ids` missing from the cache into it: the stored projection's
+        seq and hold, and the state folded from the log up to that seq."""
+        missing = [g for g in dict.fromkeys(game_ids) if g not in self.views]
+        heads = await self.projections.heads(missing)
+        for game_id, head in zip(missing, heads, strict=True):
+            state = None
+            if head.seq:
+                state = fold(
+                    parse_event_json(d) for d in await self.log.read_raw(game_id, 1, head.seq)
+                )
+            if len(self.views) >= self.cache_games:
+                self.views.pop(next(iter(self.views)))
+            self.views[game_id] = GameView(state, head.held)
+
+    async def apply(self, shard: int, entries: Sequence[FeedEntry]) -> Applied:
+        """Fold `entries` (feed order) and write the result in one `Projections.write`.
+
+        Entries at or before the shard's checkpoint are skipped; an event already applied (a
+        restart) is skipped by seq. Never raises for a bad event. Raises: storage errors (the
+        caller re-reads from the checkpoint and calls `forget`).
+        """
+        ckpt = feed_id_key(await self.projections.checkpoint(shard))
+        fresh = [e for e in entries if feed_id_key(e.feed_id) > ckpt]
+        if not fresh:
+            return Applied(0, None)
+        await self._load_views([e.game_id for e in fresh])
+        work: dict[str, _Work] = {}
+        for entry in fresh:
+            w = work.get(entry.game_id)
+            if w is None:
+                if entry.game_id not in self.views:  # evicted meanwhile
+                    await self._load_views([entry.game_id])
+                base = self.views[entry.game_id]
+                w = work[entry.game_id] = _Work(base, base.state, base.held)
+            await self._fold_one(w, entry)
+        ops = self._ops(work)
+        batch = ProjectionBatch(shard, fresh[-1].feed_id, ops, self.clock().isoformat())
+        outcome = await self.projections.write(batch, self.changes_maxlen)
+        for game_id, w in work.items():
+            if outcome.stale or game_id in outcome.skipped:
+                self.views.pop(game_id, None)  # someone else wrote it: rebuild from storage
+            else:
+                self.views[game_id] = GameView(w.state, w.held)
+        applied = (
+            0
+            if outcome.stale
+            else sum(w.events for g, w in work.items() if g not in outcome.skipped)
+        )
+        return Applied(applied, fresh[-1].feed_id)
+
+    async def _fold_one(self, w: _Work, entry: FeedEntry) -> None:
+        current = w.state.seq if w.state is not None else 0
+        if w.held is not None or entry.seq <= current:
+            return  # held game, or already applied before a restart
+        if entry.seq > current + 1:  # a gap (e.g. after a released hold): fill from the log
+            for raw in await self.log.read_raw(entry.game_id, current + 1, entry.seq - 1):
+                if not await self._step(w, entry, raw):
+                    return
+        await self._step(w, entry, entry.data)
+
+    async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
+        reason = _evolve(w, data)
+        if reason is None:
+            return True
+        seq = (w.state.seq if w.state is not None else 0) + 1
+        w.held = seq
+        log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
+        context: dict[str, str | int] = {
+            "game": entry.game_id,
+            "seq": seq,
+            "feed_id": entry.feed_id,
+        }
+        await self.letters.put(DeadLetter(data, reason, "projector", context))
+        return False
+
+    @staticmethod
+    def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
+        ops: list[ProjectionOp] = []
+        for game_id, w in work.items():
+            if w.state is not None and w.state.seq > w.base.seq:
+                table = standings(w.state)
+                ops.append(
+                    ProjectionOp(
+                        "apply",
+                        game_id,
+                        w.base.seq,
+                        w.state.seq,
+                        w.state.status,
+                        w.state.game,
+                        table.model_dump_json(),
+                    )
+                )
+            if w.held is not None and w.base.held is None:
+                ops.append(ProjectionOp("hold", game_id, 0, w.held))
+        return ops

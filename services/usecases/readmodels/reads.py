@@ -1,0 +1,249 @@
+"""The read models over the ports: every read route calls one method here, none folds a log.
+
+* `games`: every game with its projection's status; live first.
+* `standings_body`: the live standings (`StandingsResponse` JSON) from the projection,
+  rendered once per stored value; `standings_at`: a replay of the first N events.
+* `events_page`: the audit log, paged, voids marked; `ledger`: one player's every point.
+* `series`, `timeline`, `dispute`: replays for the scoreboard (`replay.py`).
+* `score_sheet`, `bgstats`, `events_jsonl`: exports (`exports.py`).
+Errors: `NotFound` (404 at the HTTP door), `Pending` (no projection yet: 503).
+Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from contracts.envelope import Envelope
+from domain.fold import fold
+from domain.standings import Standings, standings
+from services.ports.eventlog import EventLog
+from services.ports.projections import Projections
+from services.usecases.readmodels import replay
+from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.usecases.readmodels.shapes import (
+    EventsPage,
+    GameSummary,
+    LedgerResponse,
+    StandingsResponse,
+)
+from services.usecases.readmodels.views import (
+    audit_events,
+    ledger_view,
+    standings_view,
+    voids_by_target,
+)
+
+
+class NotFound(LookupError):
+    """No such game, seq, player or event: `error` code, `message`, the `field` at fault."""
+
+    def __init__(self, error: str, message: str, field: str) -> None:
+        super().__init__(message)
+        self.error = error
+        self.message = message
+        self.field = field
+
+
+class Pending(Exception):
+    """The game is stored but the projector has not written its projection yet."""
+
+
+class ReadModels:
+    """Reads of the query service, the scoreboard and the exports.
+
+    Args:
+        log: the event log (replays, audit log, ledger, exports).
+        projections: the projector's output (live standings, games list, lag).
+        cache_games: games whose rendered standings body is kept.
+    """
+
+    def __init__(self, log: EventLog, projections: Projections, cache_games: int = 10_000) -> None:
+        self.log = log
+        self.projections = projections
+        self.cache_games = cache_games
+        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
+        self._bodies: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
+
+    async def version(self, game_id: str) -> int:
+        """The game's version.
+
+        Raises:
+            NotFound: `game_not_found`, the game has no events.
+        """
+        version = await self.log.version(game_id)
+        if version == 0:
+            raise NotFound("game_not_found", f"no game {game_id!r}", "game_id")
+        return version
+
+    async def events(self, game_id: str, to_seq: int | None = None) -> list[Envelope]:
+        """The game's log up to `to_seq` (raises `NotFound` for a game with no events)."""
+        await self.version(game_id)
+        return await self.log.read(game_id, 1, to_seq)
+
+    async def tail(self, game_id: str, count: int) -> list[Envelope]:
+        """The game's last `count` events (fewer for a shorter log; none for an unknown game)."""
+        version = await self.log.version(game_id)
+        if version == 0:
+            return []
+        return await self.log.read(game_id, max(1, version - count + 1))
+
+    async def games(self) -> list[GameSummary]:
+        """Every stored game with its projection's status; live games first, then by update."""
+        ids: list[str] = []
+        after: str | None = None
+        while True:
+            page = await self.log.list_games(after)
+            ids += page.games
+            if page.next_after is None:
+                break
+            after = page.next_after
+        projections = await self.projections.get_many(ids)
+        versions = await self.log.versions(ids)
+        summaries = []
+        for game_id, proj, version in zip(ids, projections, versions, strict=True):
+            summaries.append(
+                GameSummary(
+                    game_id=game_id,
+                    game=proj.game if proj else None,
+                    status=proj.status if proj else "pending",  # type: ignore[arg-type]
+                    seq=proj.seq if proj else 0,
+                    version=version,
+                    updated_at=proj.updated_at if proj else None,
+                )
+            )
+        order = {"in_progress": 0, "pending": 1, "final": 2}
+        summaries.sort(key=lambda g: g.updated_at or "", reverse=True)  # stable: then by status
+        summaries.sort(key=lambda g: order[g.status])
+        return summaries
+
+    async def standings_body(self, game_id: str) -> bytes:
+        """The `GET /games/{id}/standings` JSON body (source `projection`): one projection read;
+        the body is rendered once per stored standings value, the checkpoint and `updated_at`
+        appended as JSON, so a repeated read validates nothing.
+
+        Raises:
+            NotFound: no such game. Pending: stored, not projected yet.
+        """
+        stored = await self.projections.get(game_id)
+        if stored is None:
+            await self.version(game_id)
+            raise Pending(f"game {game_id!r} is stored but not projected yet; retry")
+        cached = self._bodies.get(game_id)
+        if cached is not None and cached[0] == stored.standings_json:
+            head = cached[1]
+            self._bodies.move_to_end(game_id)
+        else:
+            view = standings_view(
+                Standings.model_validate_json(stored.standings_json), "projection"
+            )
+            head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
+            self._bodies[game_id] = (stored.standings_json, head)
+            if len(self._bodies) > self.cache_games:
+                self._bodies.popitem(last=False)
+        tail = json.dumps({"checkpoint": stored.checkpoint, "updated_at": stored.updated_at})
+        return head[:-1] + b"," + tail[1:].encode()  # the two last fields of StandingsResponse
+
+    async def standings_at(self, game_id: str, at_seq: int) -> StandingsResponse:
+        """The standings after event `at_seq`, by replaying the log (source `replay`).
+
+        Raises:
+            NotFound: no such game, or `seq_not_found` past its version.
+        """
+        version = await self.version(game_id)
+        if at_seq > version:
+            raise NotFound(
+                "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
+            )
+        return standings_view(standings(fold(await self.log.read(game_id, 1, at_seq))), "replay")
+
+    async def events_page(self, game_id: str, from_seq: int, limit: int) -> EventsPage:
+        """The audit log from `from_seq`, `limit` events; voids found anywhere in the log."""
+        version = await self.version(game_id)
+        log = await self.log.read(game_id)  # voids may come after the page: scan the whole log
+        page = [e for e in log if from_seq <= e.seq < from_seq + limit]
+        last = from_seq + limit - 1
+        return EventsPage(
+            game_id=game_id,
+            version=version,
+            from_seq=from_seq,
+            limit=limit,
+            next_from_seq=last + 1 if last < version else None,
+            events=audit_events(page, voids_by_target(log)),
+        )
+
+    async def ledger(self, game_id: str, player_id: str) -> LedgerResponse:
+        """Every change of the player's resources with its event (the log folded, so voided
+        events contribute nothing). Raises `NotFound` (`player_not_found` too)."""
+        state = fold(await self.events(game_id))
+        if player_id not in {p.player_id for p in state.players}:
+            raise NotFound(
+                "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id"
+            )
+        return ledger_view(state, player_id)
+
+    async def ledger_at(self, game_id: str, player_id: str, at_seq: int | None) -> LedgerResponse:
+        """The player's ledger after event `at_seq` (the whole log when None), so a replayed
+        ledger agrees with the replayed standings. Raises `NotFound` (`seq_not_found` past the
+        version, `player_not_found`)."""
+        version = await self.version(game_id)
+        if at_seq is not None and at_seq > version:
+            raise NotFound(
+                "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
+            )
+        state = fold(await self.log.read(game_id, 1, at_seq))
+        if player_id not in {p.player_id for p in state.players}:
+            raise NotFound(
+                "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id"
+            )
+        return ledger_view(state, player_id)
+
+    async def series(self, game_id: str) -> dict[str, Any]:
+        """`replay.series` of the game's log."""
+        return replay.series(await self.events(game_id))
+
+    async def timeline(self, game_id: str) -> dict[str, Any]:
+        """`replay.timeline` of the game's log."""
+        return replay.timeline(await self.events(game_id))
+
+    async def dispute(self, game_id: str, event_id: str, now: datetime) -> dict[str, Any]:
+        """`replay.compare_without`: the standings with and without one event."""
+        events = await self.events(game_id)
+        try:
+            return replay.compare_without(events, event_id, now)
+        except LookupError as error:
+            raise NotFound("event_not_found", str(error), "event_id") from None
+
+    async def score_sheet(self, game_id: str, lang: str, tz: ZoneInfo, bom: bool) -> str:
+        """The score sheet CSV (`exports.score_sheet_csv`): labels in `lang`, the date in `tz`,
+        a UTF-8 BOM first when `bom`."""
+        events = await self.events(game_id)
+        return score_sheet_csv(standings(fold(events)), events, lang, tz, bom)
+
+    async def bgstats(
+        self, game_id: str, tz: ZoneInfo, location: str | None, in_progress: bool
+    ) -> dict[str, Any]:
+        """The BG Stats play record and its link (`exports.bgstats_play`); `final` says whether
+        the game ended.
+
+        Raises:
+            NotFound: no such game. NotAFinishedPlay: in progress and not `in_progress`.
+        """
+        events = await self.events(game_id)
+        result = standings(fold(events))
+        play = bgstats_play(result, events, tz, location, in_progress)
+        return {"play": play, "link": bgstats_link(play), "final": result.status == "final"}
+
+    async def events_jsonl(self, game_id: str) -> str:
+        """The game's log as JSONL, one stored envelope per line, byte for byte as appended
+        (old schema versions are not upcast: this is the evidence for a dispute)."""
+        await self.version(game_id)
+        return "".join(data.decode() + "\n" for data in await self.log.read_raw(game_id))
+
+    async def lag(self, cap: int) -> int:
+        """Projector lag in feed entries (see `Projections.lag`)."""
+        return await self.projections.lag(cap)

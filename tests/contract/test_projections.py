@@ -1,0 +1,112 @@
+"""The projections, checkpoints, notices and dead-letters contract, for every backend."""
+
+from __future__ import annotations
+
+from services.keys import shard_of
+from services.ports.deadletters import DeadLetter
+from services.ports.projections import START_ID, ProjectionBatch, ProjectionHead, ProjectionOp
+from tests.contract.conftest import Backend
+from tests.pipeline.factory import game_log
+
+
+def apply(game_id: str, base: int, seq: int, standings: str = '{"x": 1}') -> ProjectionOp:
+    return ProjectionOp("apply", game_id, base, seq, "in_progress", "trickerion", standings)
+
+
+async def test_a_batch_moves_projections_and_the_checkpoint_together(backend: Backend) -> None:
+    p = backend.projections
+    assert await p.checkpoint(0) == START_ID
+    assert await p.get("g1") is None
+    out = await p.write(ProjectionBatch(0, "5-0", [apply("g1", 0, 3)], "T1"), 1000)
+    assert (out.stale, out.skipped) == (False, frozenset())
+    assert await p.checkpoint(0) == "5-0"
+    stored = await p.get("g1")
+    assert stored is not None
+    assert (stored.seq, stored.status, stored.game, stored.standings_json, stored.updated_at) == (
+        3,
+        "in_progress",
+        "trickerion",
+        '{"x": 1}',
+        "T1",
+    )
+    assert await p.heads(["g1", "g2"]) == [ProjectionHead(3, None), ProjectionHead(0, None)]
+
+
+async def test_a_batch_at_or_before_the_checkpoint_changes_nothing(backend: Backend) -> None:
+    p = backend.projections
+    await p.write(ProjectionBatch(0, "5-0", [apply("g1", 0, 3)], "T1"), 1000)
+    for last in ("5-0", "4-9"):
+        out = await p.write(ProjectionBatch(0, last, [apply("g1", 3, 4)], "T2"), 1000)
+        assert out.stale
+    stored = await p.get("g1")
+    assert stored is not None
+    assert (stored.seq, await p.checkpoint(0)) == (3, "5-0")
+
+
+async def test_an_op_on_a_moved_or_held_game_is_skipped(backend: Backend) -> None:
+    p = backend.projections
+    await p.write(ProjectionBatch(0, "1-1", [apply("g1", 0, 2), apply("g2", 0, 1)], "T"), 1000)
+    batch = ProjectionBatch(0, "1-2", [apply("g1", 1, 3), ProjectionOp("hold", "g2", 1, 2)], "T")
+    out = await p.write(batch, 1000)
+    assert out.skipped == frozenset({"g1"})
+    assert await p.heads(["g1", "g2"]) == [ProjectionHead(2, None), ProjectionHead(1, 2)]
+    held = await p.write(ProjectionBatch(0, "1-3", [apply("g2", 1, 2)], "T"), 1000)
+    assert held.skipped == frozenset({"g2"})
+    assert await p.checkpoint(0) == "1-3"  # the checkpoint moves on regardless
+
+
+def in_shard(shard: int, count: int) -> list[str]:
+    """`count` game ids whose shard (of 4) is `shard`."""
+    return [g for g in (f"game-{i}" for i in range(100)) if shard_of(g, 4) == shard][:count]
+
+
+async def test_each_applied_op_leaves_one_notice(backend: Backend) -> None:
+    p, n = backend.projections, backend.notices
+    a, b = in_shard(1, 2)
+    assert await n.tail(1) == START_ID
+    await p.write(ProjectionBatch(1, "1-1", [apply(a, 0, 1), apply(b, 0, 2)], "T"), 1000)
+    notices = await n.read({1: START_ID})
+    assert [(x.shard, x.game_id, x.seq) for x in notices] == [(1, a, 1), (1, b, 2)]
+    assert await n.tail(1) == notices[-1].entry_id
+    assert await n.read({1: notices[-1].entry_id}) == []
+    await p.write(ProjectionBatch(1, "1-2", [apply(a, 1, 4)], "T"), 1000)
+    since = await n.changed_since(a, notices[0].entry_id)
+    assert since is not None
+    assert since.seq == 4
+    assert await n.changed_since(b, notices[-1].entry_id) is None
+
+
+async def test_lag_counts_feed_entries_after_the_checkpoint(backend: Backend) -> None:
+    result = await backend.log.append("g1", game_log("g1", 5))
+    assert await backend.projections.lag(100) == 5
+    assert await backend.projections.lag(2) == 3  # counted to cap + 1
+    shard = shard_of("g1", 4)
+    third = result.events[2].feed_id
+    assert third is not None
+    await backend.projections.write(ProjectionBatch(shard, third, [], "T"), 1000)
+    assert await backend.projections.lag(100) == 2
+
+
+async def test_get_many_in_order(backend: Backend) -> None:
+    await backend.projections.write(ProjectionBatch(0, "1-1", [apply("b", 0, 1)], "T"), 1000)
+    got = await backend.projections.get_many(["a", "b"])
+    assert got[0] is None
+    assert got[1] is not None
+    assert got[1].seq == 1
+
+
+async def test_dead_letters_keep_the_raw_input_reason_and_context(backend: Backend) -> None:
+    raw = b"\xff not json"
+    letter = DeadLetter(
+        raw, {"kind": "invalid", "rule": "body.json", "field": "data"}, "inbox", {"inbox_id": "1-0"}
+    )
+    first = await backend.letters.put(letter)
+    await backend.letters.put(DeadLetter(b"{}", {"rule": "x"}, "projector", {"seq": 3}))
+    stored = await backend.letters.read()
+    assert stored[0].letter_id == first
+    assert stored[0].letter.raw == raw
+    assert stored[0].letter.reason == {"kind": "invalid", "rule": "body.json", "field": "data"}
+    assert stored[0].letter.source == "inbox"
+    assert stored[0].letter.context == {"inbox_id": "1-0"}
+    assert stored[1].letter.context == {"seq": "3"}  # context comes back as text
+    assert stored[0].time.endswith("+00:00")

@@ -1,0 +1,117 @@
+"""Both doors authorize alike: the same unauthorized +1000 correction is refused by HTTP and by
+the inbox, and stored by neither (issue 8). The doors are the real ones (the HTTP router, the
+inbox handler); the ports are in memory, and on Redis for the `redis` case."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from services.bootstrap import Ports, memory_ports, redis_ports, use_cases
+from services.ingest.http import ingest_router
+from services.ingest.inbox import Inbox
+from services.keys import Keys
+from services.settings import ServiceSettings
+from tests.pipeline.factory import corrected, started
+
+TOKEN = "owner-of-g1-chose-this-token-0123456789"
+
+
+@dataclass
+class Doors:
+    ports: Ports
+    http: httpx.AsyncClient
+    inbox: Inbox
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def doors(request: pytest.FixtureRequest) -> AsyncIterator[Doors]:
+    client = None
+    if request.param == "memory":
+        ports = memory_ports(4)
+    else:
+        import redis.asyncio as aioredis
+
+        client = aioredis.Redis.from_url(request.getfixturevalue("redis_url"))
+        await client.flushdb()
+        ports = redis_ports(client, Keys(4))
+    record = use_cases(ports, ServiceSettings(shards=4)).record
+    app = FastAPI()
+    app.include_router(ingest_router(record))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://ingest") as http:
+        yield Doors(ports, http, Inbox(client, Keys(4), record, ports.letters))  # type: ignore[arg-type]
+    if client is not None:
+        await client.aclose()
+
+
+async def test_the_same_unauthorized_correction_is_refused_by_both_doors(doors: Doors) -> None:
+    created = await doors.http.post(
+        "/games/g1/events",
+        json=started("g1").to_wire(),
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert created.status_code == 201, created.text
+    bonus = corrected("g1", 2, "ann", 1000).to_wire()
+    wire = json.dumps(bonus).encode()
+    # HTTP: no token, then a wrong one.
+    none = await doors.http.post("/games/g1/events", json=bonus)
+    wrong = await doors.http.post(
+        "/games/g1/events", json=bonus, headers={"Authorization": "Bearer " + "x" * 40}
+    )
+    assert (none.status_code, wrong.status_code) == (401, 403)
+    # The inbox: the same entry, no token, then the same wrong one.
+    await doors.inbox.process(
+        [b"1-1", b"1-2"], [{b"data": wire}, {b"data": wire, b"token": b"x" * 40}]
+    )
+    letters = await doors.ports.letters.read()
+    assert [(x.letter.reason["kind"], x.letter.reason["rule"]) for x in letters] == [
+        ("unauthorized", "auth.token_required"),
+        ("forbidden", "auth.token_rejected"),
+    ]
+    assert [x.letter.raw for x in letters] == [wire, wire]  # the raw input is kept...
+    assert all(b"x" * 40 not in x.letter.raw for x in letters)  # ...never the token
+    assert {x.letter.context["inbox_id"] for x in letters} == {"1-1", "1-2"}
+    # Stored by neither door.
+    assert await doors.ports.log.version("g1") == 1
+    # The game's owner may still make the correction, through either door.
+    await doors.inbox.process([b"1-3"], [{b"data": wire, b"token": TOKEN.encode()}])
+    assert await doors.ports.log.version("g1") == 2
+    assert len(await doors.ports.letters.read()) == 2
+
+
+async def test_an_inbox_creation_must_carry_a_chosen_token(doors: Doors) -> None:
+    start = json.dumps(started("g2").to_wire()).encode()
+    await doors.inbox.process([b"1-1"], [{b"data": start}])
+    await doors.inbox.process([b"1-2"], [{b"data": start, b"token": b"short"}])
+    reasons = [x.letter.reason["rule"] for x in await doors.ports.letters.read()]
+    assert reasons == ["auth.token_required", "auth.token_format"]
+    assert await doors.ports.log.version("g2") == 0
+    await doors.inbox.process([b"1-3"], [{b"data": start, b"token": TOKEN.encode()}])
+    assert await doors.ports.log.version("g2") == 1
+    # The creator's token now works over HTTP too.
+    more = await doors.http.post(
+        "/games/g2/events",
+        json=corrected("g2", 2, "bob", 3).to_wire(),
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert more.status_code == 201
+
+
+async def test_two_creators_in_one_inbox_batch_cannot_share_a_game(doors: Doors) -> None:
+    """Entry 2 saw no game at lookup time (so it was checked as a creation with its own token),
+    but entry 1 created the game first: the append's own token check refuses entry 2."""
+    start = json.dumps(started("g3").to_wire()).encode()
+    bonus = json.dumps(corrected("g3", 2, "ann", 1000).to_wire()).encode()
+    await doors.inbox.process(
+        [b"1-1", b"1-2"],
+        [{b"data": start, b"token": TOKEN.encode()}, {b"data": bonus, b"token": b"y" * 40}],
+    )
+    assert await doors.ports.log.version("g3") == 1
+    letters = await doors.ports.letters.read()
+    assert [x.letter.reason["rule"] for x in letters] == ["auth.token_rejected"]

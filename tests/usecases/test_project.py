@@ -1,0 +1,82 @@
+"""The project use case on in-memory adapters: a feed batch becomes the fold's standings, one
+write per batch, exactly once; a bad event holds its game and is dead-lettered."""
+
+from __future__ import annotations
+
+import json
+
+from services.adapters.memory.store import MemoryBackend
+from services.bootstrap import memory_ports, use_cases
+from services.keys import shard_of
+from services.ports.eventlog import FeedEntry
+from services.settings import ServiceSettings
+from services.usecases.project import Project
+from tests.pipeline.factory import corrected, game_log
+from tests.pipeline.helpers import offline_standings
+
+SHARDS = 4
+
+
+def setup():  # type: ignore[no-untyped-def]
+    ports = memory_ports(SHARDS)
+    project = use_cases(ports, ServiceSettings(shards=SHARDS)).project
+    backend: MemoryBackend = ports.log.b  # type: ignore[attr-defined]
+    return ports, project, backend
+
+
+def feed(backend: MemoryBackend, game_id: str) -> tuple[int, list[FeedEntry]]:
+    shard = shard_of(game_id, SHARDS)
+    return shard, list(backend.feeds.get(shard, []))
+
+
+async def test_a_batch_becomes_the_folds_standings_and_the_checkpoint() -> None:
+    ports, project, backend = setup()
+    log = game_log("g1", 12, seed=3)
+    await ports.log.append("g1", log)
+    shard, entries = feed(backend, "g1")
+    applied = await project.apply(shard, entries[:5])
+    assert applied.events == 5
+    applied = await project.apply(shard, entries)  # overlaps the first batch: counted once
+    assert applied.events == 7
+    stored = await ports.projections.get("g1")
+    assert stored is not None
+    assert json.loads(stored.standings_json) == offline_standings(log)
+    assert stored.checkpoint == entries[-1].feed_id
+    again = await project.apply(shard, entries)  # a replay of an applied batch: nothing
+    assert (again.events, again.last_feed_id) == (0, None)
+    notices = await ports.notices.read({shard: "0-0"})
+    assert [n.seq for n in notices] == [5, 12]
+
+
+async def test_a_restarted_projector_resumes_exactly() -> None:
+    ports, project, backend = setup()
+    log = game_log("g1", 9, seed=1)
+    await ports.log.append("g1", log[:4])
+    shard, entries = feed(backend, "g1")
+    await project.apply(shard, entries)
+    await ports.log.append("g1", log[4:])
+    fresh = Project(ports.log, ports.projections, ports.letters)  # no cached state
+    _, entries = feed(backend, "g1")
+    assert (await fresh.apply(shard, entries)).events == 5
+    stored = await ports.projections.get("g1")
+    assert stored is not None
+    assert json.loads(stored.standings_json) == offline_standings(log)
+
+
+async def test_a_bad_event_holds_its_game_and_is_dead_lettered() -> None:
+    ports, project, backend = setup()
+    log = game_log("g1", 3)
+    await ports.log.append("g1", log)
+    bad = corrected("g1", 4, "nobody", 5)  # appended raw: the log's checks were skipped
+    await ports.log.append("g1", [bad, corrected("g1", 5, "ann", 1)])
+    shard, entries = feed(backend, "g1")
+    await project.apply(shard, entries)
+    stored = await ports.projections.get("g1")
+    assert stored is not None
+    assert stored.seq == 3
+    assert (await ports.projections.heads(["g1"]))[0].held == 4
+    letters = await ports.letters.read()
+    assert len(letters) == 1
+    assert letters[0].letter.source == "projector"
+    assert letters[0].letter.reason["rule"] == "correction.unknown_player"
+    assert letters[0].letter.context["seq"] == "4"
