@@ -88,7 +88,11 @@ async def test_redis_py_default_pools_raise_instead(any_url: str) -> None:
 async def test_no_free_connection_within_the_timeout_is_a_connection_error(any_url: str) -> None:
     client = connect(any_url, max_connections=1, pool_timeout_s=0.2)
     try:
-        hold = asyncio.create_task(client.blpop(["hold:{s1}"], 2))
+
+        async def hold_the_connection() -> object:
+            return await client.blpop(["hold:{s1}"], 2)
+
+        hold = asyncio.create_task(hold_the_connection())
         await asyncio.sleep(0.3)  # let it take the only connection
         with pytest.raises(ConnectionError) as error:
             await client.get("k:{s1}")

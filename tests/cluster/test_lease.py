@@ -7,7 +7,6 @@ import asyncio
 import time
 
 import pytest
-from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.lease import (
@@ -15,32 +14,12 @@ from services.adapters.redis.lease import (
     ShardLease,
     ShardLeases,
     fence_key,
-    fenced_script,
     lease_key,
-    raise_if_fenced,
 )
 from services.keys import Keys
+from tests.cluster.helpers import fenced_write
 
 KEYS = Keys(16)
-
-# A projection-style write: KEYS 1 data (shard slot), 2 lease, 3 fence; ARGV 1 token, 2 value.
-WRITE_LUA = fenced_script(
-    "redis.call('SET', KEYS[1], ARGV[2])\nreturn 1", "KEYS[2]", "KEYS[3]", "ARGV[1]"
-)
-
-
-async def fenced_write(client: RedisClient, lease: ShardLease, value: str) -> None:
-    """SET the shard's data key through the fenced script; LeaseLost when refused."""
-    script = client.register_script(WRITE_LUA)
-    data = f"sl:data:{KEYS.shard_tag(lease.shard)}"
-    try:
-        await script(
-            keys=[data, lease_key(KEYS, lease.shard), fence_key(KEYS, lease.shard)],
-            args=[lease.token, value],
-        )
-    except ResponseError as error:
-        raise_if_fenced(error, lease.shard)
-        raise
 
 
 async def wait_expired(leases: ShardLeases, shard: int, timeout_s: float = 10.0) -> None:
@@ -111,7 +90,7 @@ def test_owner_ids_with_the_separator_are_refused() -> None:
 
 
 def test_lease_keys_share_the_shard_slot() -> None:
-    from redis.cluster import key_slot
+    from redis.crc import key_slot
 
     for shard in range(KEYS.shards):
         slots = {key_slot(k.encode()) for k in (lease_key(KEYS, shard), fence_key(KEYS, shard))}

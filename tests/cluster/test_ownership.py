@@ -57,7 +57,7 @@ async def held(client: RedisClient) -> dict[int, str]:
     out = {}
     for shard in range(KEYS.shards):
         value = await client.get(lease_key(KEYS, shard))
-        if value is not None:
+        if isinstance(value, bytes):
             out[shard] = value.decode().partition(":")[0]
     return out
 
