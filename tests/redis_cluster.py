@@ -134,14 +134,16 @@ class LocalCluster:
     def _node_ok(self, port: int) -> bool:
         client = redis.Redis(port=port, socket_timeout=1.0, decode_responses=True)
         try:
-            info = client.execute_command("CLUSTER INFO")
+            info: dict[str, str] = client.execute_command("CLUSTER INFO")  # type: ignore[no-untyped-call]
             if info.get("cluster_state") != "ok":
                 return False
             if int(info.get("cluster_known_nodes", 0)) < len(self.ports):
                 return False
             replication = client.info("replication")
             # a replica counts once it has synced: a failover test may kill its primary next
-            return replication["role"] == "master" or replication["master_link_status"] == "up"
+            return bool(
+                replication["role"] == "master" or replication["master_link_status"] == "up"
+            )
         except redis.RedisError:
             return False
         finally:
@@ -151,9 +153,31 @@ class LocalCluster:
         """Ports of the nodes that are primaries now (after any failover)."""
         client = RedisCluster(host="127.0.0.1", port=next(iter(self.procs)))
         try:
-            return sorted(node.port for node in client.get_primaries())
+            return sorted(node.port for node in client.get_primaries())  # type: ignore[no-untyped-call]
         finally:
             client.close()
+
+    def migrate_slot(self, slot: int, to_port: int, pause_s: float = 0.0) -> None:
+        """Move `slot` to the primary on `to_port` as `redis-cli --cluster reshard` does
+        (IMPORTING / MIGRATING, MIGRATE key by key, SETSLOT NODE everywhere), sleeping
+        `pause_s` after each key so that clients meet ASK and TRYAGAIN on the way."""
+        clients = {p: redis.Redis(port=p, decode_responses=True) for p in self.procs}
+        try:
+            src = _slot_owner(clients[to_port], slot)
+            ids = {p: clients[p].execute_command("CLUSTER MYID") for p in (src, to_port)}  # type: ignore[no-untyped-call]
+            clients[to_port].execute_command("CLUSTER SETSLOT", slot, "IMPORTING", ids[src])  # type: ignore[no-untyped-call]
+            clients[src].execute_command("CLUSTER SETSLOT", slot, "MIGRATING", ids[to_port])  # type: ignore[no-untyped-call]
+            while keys := clients[src].execute_command("CLUSTER GETKEYSINSLOT", slot, 1):  # type: ignore[no-untyped-call]
+                clients[src].execute_command(  # type: ignore[no-untyped-call]
+                    "MIGRATE", "127.0.0.1", to_port, "", 0, 5000, "KEYS", *keys
+                )
+                time.sleep(pause_s)
+            for client in clients.values():
+                with contextlib.suppress(redis.ResponseError):  # replicas refuse; they follow
+                    client.execute_command("CLUSTER SETSLOT", slot, "NODE", ids[to_port])  # type: ignore[no-untyped-call]
+        finally:
+            for client in clients.values():
+                client.close()
 
     def flush(self) -> None:
         """FLUSHALL on every primary (a clean cluster for the next test)."""
@@ -190,6 +214,19 @@ class LocalCluster:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _slot_owner(client: redis.Redis, slot: int) -> int:
+    """The port of the primary serving `slot`, from CLUSTER NODES (as `client`'s node sees it;
+    redis-py parses the reply into {"host:port": {"flags", "slots": [[first, last], ...]}})."""
+    nodes: dict[str, dict[str, object]] = client.execute_command("CLUSTER NODES")  # type: ignore[no-untyped-call]
+    for address, node in nodes.items():
+        flags = str(node["flags"]).split(",")
+        ranges = node["slots"]
+        assert isinstance(ranges, list)
+        if "master" in flags and any(int(r[0]) <= slot <= int(r[-1]) for r in ranges):
+            return int(address.split("@")[0].rpartition(":")[2])
+    raise LookupError(f"no primary serves slot {slot}")
 
 
 def main() -> None:

@@ -54,3 +54,10 @@ def ha_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
     """A dedicated 3 primaries + 3 replicas cluster that a test may kill nodes of."""
     with LocalCluster(tmp_path, masters=3, replicas=1) as cluster:
         yield cluster
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[LocalCluster]:
+    """A dedicated 3-primary cluster that a test may reshard."""
+    with LocalCluster(tmp_path, masters=3) as cluster:
+        yield cluster
