@@ -5,6 +5,7 @@ without a restart."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from redis.crc import key_slot
 
@@ -39,16 +40,18 @@ async def test_appends_during_a_slot_migration_are_all_stored_once(
         moving = asyncio.create_task(
             asyncio.to_thread(own_cluster.migrate_slot, slot, target, 0.03)
         )
-        during = 0  # appends acknowledged while the slot was moving
+        during, slowest = 0, 0.0  # appends acknowledged while the slot was moving
         for seq in range(10, 40):
             for game in games:
+                started = time.monotonic()
                 result = await store.append(game, [logs[game][seq]])
+                slowest = max(slowest, time.monotonic() - started)
                 assert not result.events[0].duplicate
                 acked += 1
                 during += not moving.done()
             await asyncio.sleep(0.01)  # spread the appends over the migration
         await moving
-        print(f"appends during the migration: {during} of {acked}")
+        print(f"appends during the migration: {during} of {acked}; slowest {slowest:.3f} s")
         assert during > 0
         await client.ping()
         assert acked == 200
