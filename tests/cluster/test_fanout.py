@@ -60,3 +60,14 @@ async def test_what_a_cluster_refuses_in_todays_code(client: RedisClient) -> Non
             await script(keys=["a:{s1}"], client=pipe)  # type: ignore[arg-type]
     with pytest.raises(RedisClusterException, match="same key slot"):
         await client.xread(streams, block=10)  # type: ignore[arg-type]
+
+
+async def test_script_calls_of_one_slot_keep_their_order(client: RedisClient) -> None:
+    """Two appends of one game must not overtake each other (the expected-version check)."""
+    push = client.register_script("return redis.call('RPUSH', KEYS[1], ARGV[1])")
+    calls = [([f"l:{{s{i % 3}}}"], [str(i)]) for i in range(30)]
+    out = await script_calls(client, push, calls)
+    assert out == [i // 3 + 1 for i in range(30)]
+    for shard in range(3):
+        stored = await client.lrange(f"l:{{s{shard}}}", 0, -1)
+        assert stored == [str(i).encode() for i in range(shard, 30, 3)]
