@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -186,4 +187,21 @@ async def test_concurrent_loops_with_joins_and_leaves_never_share_a_shard(
         for p in ps:
             await p.ownership.stop()
     assert checks > 10
+    assert await held(client) == {}
+
+
+async def test_a_reader_that_fails_to_start_gives_the_lease_back(client: RedisClient) -> None:
+    class Broken(Exception):
+        pass
+
+    async def fail(lease: ShardLease) -> None:
+        raise Broken(lease.shard)
+
+    async def lost(shard: int) -> None:
+        raise AssertionError("never acquired, never lost")
+
+    ownership = ShardOwnership(ShardLeases(client, KEYS, "a", 5000), fail, lost)
+    with pytest.raises(Broken):
+        await ownership.tick()
+    assert ownership.owned == {}
     assert await held(client) == {}

@@ -79,7 +79,8 @@ class ShardOwnership:
     Args:
         leases: this owner's `ShardLeases` (its `owner` and `ttl_ms` are used here too).
         on_acquired: awaited with the lease after a shard is taken (start its reader from the
-            checkpoint; pass `lease.token` to the fenced apply script).
+            checkpoint; pass `lease.token` to the fenced apply script). If it raises, the
+            lease is released and the error propagates out of `tick`.
         on_lost: awaited with the shard when it is released or lost (stop its reader first).
     """
 
@@ -122,9 +123,13 @@ class ShardOwnership:
             for shard in sorted(wanted - set(self.owned)):
                 lease = await self.leases.acquire(shard)
                 if lease is not None:
+                    try:
+                        await self.on_acquired(lease)
+                    except BaseException:
+                        await self.leases.release(lease)  # a shard nobody reads: give it back
+                        raise
                     self.owned[shard] = lease
                     self._renewed_at[shard] = time.monotonic()
-                    await self.on_acquired(lease)
         except RedisError:
             await self._lose_stale()
             raise
@@ -132,9 +137,11 @@ class ShardOwnership:
     async def _drop(self, shard: int, *, release: bool) -> None:
         lease = self.owned.pop(shard)
         self._renewed_at.pop(shard, None)
-        await self.on_lost(shard)
-        if release:
-            await self.leases.release(lease)
+        try:
+            await self.on_lost(shard)
+        finally:
+            if release:  # safe even if the reader did not stop: its writes are fenced off now
+                await self.leases.release(lease)
 
     async def _lose_stale(self) -> None:
         deadline = time.monotonic() - self.leases.ttl_ms / 1000
@@ -144,16 +151,17 @@ class ShardOwnership:
             await self.on_lost(shard)
 
     async def run(self) -> None:
-        """Tick every `tick_s` until cancelled; a Redis error is logged and retried next tick."""
+        """Tick every `tick_s` until cancelled; a failed tick is logged and retried next tick."""
         while True:
             await asyncio.sleep(self.tick_s)
             try:
                 await self.tick()
-            except RedisError:
+            except Exception:  # Redis down, a reader that failed to start: retried next tick
                 log.warning("lease.tick_failed", owner=self.leases.owner, exc_info=True)
 
     async def start(self) -> None:
-        """First tick now (so this owner is a member), then `run` in a task."""
+        """First tick now (so this owner is a member; its errors propagate: start-up fails
+        fast), then `run` in a task."""
         await self.tick()
         self._task = asyncio.create_task(self.run(), name=f"leases-{self.leases.owner}")
 
