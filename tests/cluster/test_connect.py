@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 import redis.asyncio as aioredis
+from pydantic import SecretStr
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError, MaxConnectionsError
 
@@ -132,3 +134,26 @@ async def test_concurrent_first_commands_of_fresh_clients(any_url: str) -> None:
             assert replies == [None] * 16
         finally:
             await client.aclose()
+
+
+async def test_settings_acl_user_and_password_reach_every_connection(any_url: str) -> None:
+    import redis as sync_redis
+
+    target = parse_target(any_url)
+    plain = urlsplit(target.url)
+    nodes = target.nodes or ((plain.hostname or "", plain.port or 6379),)
+    for host, port in nodes:  # the ACL user on every node, as deploy/users.acl.template does
+        admin = sync_redis.Redis(host=host, port=port)
+        admin.acl_setuser(
+            "probe", enabled=True, passwords=["+pw-probe-1"], keys=["~*"], commands=["+@all"]
+        )
+        admin.close()
+    settings = CommonSettings(
+        redis_url=any_url, redis_username="probe", redis_password=SecretStr("pw-probe-1")
+    )
+    client = connect_from(settings)
+    try:
+        await client.set("k:{s1}", "v")
+        assert await client.execute_command("ACL WHOAMI") in (b"probe", "probe")
+    finally:
+        await client.aclose()

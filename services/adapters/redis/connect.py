@@ -51,6 +51,8 @@ class RedisClientSettings(Protocol):
     redis_connect_timeout_s: float
     redis_retries: int
 
+    def redis_options(self) -> dict[str, Any]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class RedisTarget:
@@ -191,6 +193,7 @@ def connect(
     socket_timeout_s: float = 5.0,
     connect_timeout_s: float = 2.0,
     retries: int = 5,
+    **options: Any,
 ) -> RedisClient:
     """The process's async Redis client (see the module docstring).
 
@@ -203,11 +206,14 @@ def connect(
         socket_timeout_s / connect_timeout_s: per reply / per connect (seconds). Keep blocking
             reads (`XREAD BLOCK`) well under `socket_timeout_s`.
         retries: retries with backoff on connection and timeout errors.
+        options: more redis-py connection options, the same for both clients: `username`,
+            `password` (the role's ACL user), `ssl_ca_certs` (`CommonSettings.redis_options()`).
 
     Nothing connects until the first command. Raises: ValueError (a bad cluster URL).
     """
     target = parse_target(url, cluster)
     common: dict[str, Any] = {
+        **options,
         "socket_timeout": socket_timeout_s,
         "socket_connect_timeout": connect_timeout_s,
         "decode_responses": False,
@@ -240,7 +246,8 @@ def connect(
 
 
 def connect_from(settings: RedisClientSettings) -> RedisClient:
-    """`connect` with the `redis_*` fields of a settings object (`CommonSettings`)."""
+    """`connect` with the `redis_*` fields of a settings object (`CommonSettings`), its ACL user,
+    password and TLS CA bundle (`redis_options()`) included."""
     return connect(
         settings.redis_url,
         cluster=settings.redis_cluster,
@@ -249,6 +256,7 @@ def connect_from(settings: RedisClientSettings) -> RedisClient:
         socket_timeout_s=settings.redis_socket_timeout_s,
         connect_timeout_s=settings.redis_connect_timeout_s,
         retries=settings.redis_retries,
+        **settings.redis_options(),
     )
 
 
