@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-import yaml  # type: ignore[import-untyped]
+import yaml
 from typer.main import get_command
 
 from services.adapters.redis.connect import parse_target
