@@ -9,8 +9,9 @@
   only raises) through a semaphore of `max_connections` commands in flight, so no node's pool
   can overflow. Past `pool_timeout_s` both raise `redis.ConnectionError` (a 503, not a 500);
 * retry connection and timeout errors with exponential backoff and jitter (redis-py `Retry`),
-  `retries` times. On the cluster the retry also covers `ClusterDownError` and `TryAgainError`
-  (a failover in progress) and each attempt refreshes the slot map. Retried commands must be
+  `retries` times. On the cluster the retry also covers `ClusterDownError`, `TryAgainError` and
+  `ClusterError` ("TTL exhausted": a slot still moving, a failover in progress) and each attempt
+  refreshes the slot map. Retried commands must be
   idempotent: the append script dedupes by event id, the projection script by checkpoint.
 
 Configuration: `redis+cluster://host:port[,host:port...]` (or `rediss+cluster://`) selects the
@@ -240,7 +241,7 @@ def connect(
         ),
     )
     backoff = retry_policy(retries)
-    backoff.update_supported_errors([rexc.ClusterDownError, rexc.TryAgainError])
+    backoff.update_supported_errors([rexc.ClusterDownError, rexc.TryAgainError, rexc.ClusterError])
     client._configure(max_connections, pool_timeout_s, backoff)
     return client
 

@@ -91,6 +91,7 @@ class ShardOwnership:
         self._renewed_at: dict[int, float] = {}
         self._heartbeat = leases.client.register_script(_HEARTBEAT_LUA)
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     @property
     def tick_s(self) -> float:
@@ -152,7 +153,7 @@ class ShardOwnership:
 
     async def run(self) -> None:
         """Tick every `tick_s` until cancelled; a failed tick is logged and retried next tick."""
-        while True:
+        while not self._stopping:  # the flag, too: a cancel that a client turned into an error
             await asyncio.sleep(self.tick_s)
             try:
                 await self.tick()
@@ -162,12 +163,14 @@ class ShardOwnership:
     async def start(self) -> None:
         """First tick now (so this owner is a member; its errors propagate: start-up fails
         fast), then `run` in a task."""
+        self._stopping = False
         await self.tick()
         self._task = asyncio.create_task(self.run(), name=f"leases-{self.leases.owner}")
 
     async def stop(self) -> None:
         """Stop ticking, release every owned shard (after `on_lost`) and leave the members, so
         the others take the shards over on their next tick instead of after `ttl_ms`."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
