@@ -33,6 +33,20 @@ class CommonSettings(BaseSettings):
     redis_password: SecretStr | None = None
     redis_tls_ca_file: str | None = Field(default=None, description="CA bundle for rediss://")
 
+    # Redis client (services/adapters/redis/connect.py); a `redis+cluster://` URL also sets cluster.
+    redis_cluster: bool = Field(default=False, description="Redis Cluster client (RedisCluster)")
+    redis_max_connections: int = Field(
+        default=64, ge=1, le=10_000, description="per Redis node; more requests wait, not fail"
+    )
+    redis_pool_timeout_s: float = Field(
+        default=5.0, gt=0, description="longest wait for a free connection, then ConnectionError"
+    )
+    redis_socket_timeout_s: float = Field(default=5.0, gt=0, description="per command reply")
+    redis_connect_timeout_s: float = Field(default=2.0, gt=0)
+    redis_retries: int = Field(
+        default=5, ge=0, le=50, description="retries (exponential backoff) on connection errors"
+    )
+
     def redis_options(self) -> dict[str, Any]:
         """Keyword arguments for `Redis.from_url(redis_url, **...)` and FastStream's
         `RedisBroker(redis_url, **...)`: the ACL user and password (over any in the URL) and

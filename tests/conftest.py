@@ -6,26 +6,28 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aioredis
 
-from tests.redis_fixture import RedisServer, provide_redis_url
+from services.adapters.redis.connect import RedisClient, connect
+from tests.redis_fixture import RedisServer, flush_all, provide_redis_url
 
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """URL of the session's Redis: `REDIS_URL`, else a container, else a local redis-server."""
+    """URL of the session's Redis: `REDIS_URL`, else a container, else a local redis-server
+    (a local cluster, `redis+cluster://...`, with `SCORELEDGER_TEST_REDIS=cluster`)."""
     try:
         with provide_redis_url(tmp_path_factory.mktemp("redis")) as url:
             yield url
-    except RuntimeError as error:
+    except (RuntimeError, ValueError, FileNotFoundError, TimeoutError) as error:
         pytest.fail(str(error))
 
 
 @pytest.fixture
-async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    """An async client on a clean db: FLUSHDB before the test; closed after it."""
-    client = aioredis.Redis.from_url(redis_url)
-    await client.flushdb()
+async def redis_client(redis_url: str) -> AsyncIterator[RedisClient]:
+    """The app's async client (`connect`, single node or cluster) on a clean db: emptied before
+    the test; closed after it."""
+    flush_all(redis_url)
+    client = connect(redis_url)
     try:
         yield client
     finally:
@@ -35,11 +37,7 @@ async def redis_client(redis_url: str) -> AsyncIterator[aioredis.Redis]:
 @pytest.fixture
 def clean_redis_url(redis_url: str) -> str:
     """`redis_url`, with its db flushed first (for tests that open their own clients)."""
-    import redis
-
-    client = redis.Redis.from_url(redis_url)
-    client.flushdb()
-    client.close()
+    flush_all(redis_url)
     return redis_url
 
 

@@ -1,5 +1,7 @@
 """A real Redis for tests: `REDIS_URL`, else testcontainers (if Docker answers), else a local
-`redis-server` on a free port; never a silent skip.
+`redis-server` on a free port; never a silent skip. `SCORELEDGER_TEST_REDIS=cluster` makes the
+session's Redis a local Redis Cluster instead (3 primaries + 3 replicas, `tests/redis_cluster.py`,
+URL `redis+cluster://...`); `REDIS_URL` still wins.
 
 `RedisServer` is also the helper for durability tests: a dedicated `redis-server` (optionally
 with `--appendonly yes`) that a test can stop and start again on the same port and data dir.
@@ -128,6 +130,21 @@ def docker_answers() -> bool:
     return True
 
 
+TEST_REDIS_ENV = "SCORELEDGER_TEST_REDIS"
+
+
+def redis_mode() -> str:
+    """`single` (default) or `cluster`, from `SCORELEDGER_TEST_REDIS`.
+
+    Raises:
+        ValueError: any other value (a typo must not silently run on a single node).
+    """
+    mode = os.environ.get(TEST_REDIS_ENV, "single").strip().lower() or "single"
+    if mode not in ("single", "cluster"):
+        raise ValueError(f"{TEST_REDIS_ENV}={mode!r}: expected 'single' or 'cluster'")
+    return mode
+
+
 @contextlib.contextmanager
 def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
     """Yield the URL of a real Redis for a test session, by the order in the module docstring.
@@ -136,8 +153,15 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
         RuntimeError: none of the three ways works (the caller turns this into pytest.fail).
     """
     if url := os.environ.get("REDIS_URL"):
-        wait_for_ping(url)
+        if not url.startswith(("redis+cluster://", "rediss+cluster://")):
+            wait_for_ping(url)
         yield url
+        return
+    if redis_mode() == "cluster":
+        from tests.redis_cluster import LocalCluster
+
+        with LocalCluster(tmp_dir, masters=3, replicas=1) as cluster:
+            yield cluster.url
         return
     if docker_answers():
         from testcontainers.community.redis import RedisContainer
@@ -154,3 +178,23 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
             server.stop()
         return
     raise RuntimeError("no Redis: set REDIS_URL, start Docker, or install redis-server")
+
+
+def flush_all(url: str) -> None:
+    """Empty the Redis at `url`: FLUSHDB on a single node, FLUSHALL on every primary of a
+    cluster (`redis+cluster://` URL)."""
+    from services.adapters.redis.connect import parse_target
+
+    target = parse_target(url)
+    if not target.cluster:
+        client = redis.Redis.from_url(url)
+        client.flushdb()
+        client.close()
+        return
+    from redis.cluster import RedisCluster
+
+    cluster = RedisCluster.from_url(target.url)
+    try:
+        cluster.flushall(target_nodes=RedisCluster.PRIMARIES)
+    finally:
+        cluster.close()
