@@ -32,8 +32,13 @@ demo: $(DEMO_ENV)
 	@bash deploy/scripts/system-deps.sh redis
 	$(RUN) scoreledger demo
 
+## axe-core for the browser tests' accessibility checks (npm registry, pinned by the lock file)
+tests/web/axe/node_modules/.installed: tests/web/axe/package.json tests/web/axe/package-lock.json
+	npm ci --prefix tests/web/axe --silent --no-audit --no-fund
+	@touch $@
+
 ## test: the whole test suite against a real Redis and a real headless Chromium
-test: .venv/.synced system-deps
+test: .venv/.synced system-deps tests/web/axe/node_modules/.installed
 	$(RUN) pytest $(PYTEST_ARGS)
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
