@@ -151,7 +151,38 @@ class PrintedYield(_Frozen):
     shards: int = Field(default=0, ge=0, le=5, strict=True)
 
 
-ConditionValue = str | StrictInt | tuple[str, ...]
+CounterName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]{1,32}$")]
+"""A counter a condition counts (the names of domain/trickerion/conditions.py; unknown ones
+are refused by the domain)."""
+
+PrintedPoints = Annotated[int, Field(ge=1, le=20, strict=True)]
+"""Fame a condition prints: at least 1, at most 20 (each Level 3 trick scores at most 20,
+trickerion-scoring.md 'End of the game'; the catalog prints 1-12)."""
+
+
+class PerCondition(_Frozen):
+    """`points` Fame per `every` of the counter `of`, the remainder dropped (T24 "1 per 3
+    unspent Coins": `{"kind": "per", "of": "coins", "points": 1, "every": 3}`)."""
+
+    kind: Literal["per"]
+    of: CounterName
+    points: PrintedPoints
+    every: int = Field(default=1, ge=1, le=20, strict=True)
+
+
+class IfCondition(_Frozen):
+    """`points` Fame if every counter in `of` is at least `at_least` (T09 "12 if you have
+    Assistant, Engineer and Manager": `{"kind": "if", "of": ["assistant", "engineer",
+    "manager"], "at_least": 1, "points": 12}`)."""
+
+    kind: Literal["if"]
+    of: tuple[CounterName, ...] = Field(min_length=1, max_length=4)
+    at_least: int = Field(ge=1, le=99, strict=True)
+    points: PrintedPoints
+
+
+EndgameCondition = Annotated[PerCondition | IfCondition, Field(discriminator="kind")]
+"""A Level 3 end-game condition in the catalog's condition language (data/tricks.json)."""
 
 
 class ExtraTrick(_Frozen):
@@ -170,7 +201,7 @@ class ExtraTrick(_Frozen):
     printed_yield: PrintedYield
     markers: int = Field(ge=1, le=4, strict=True)
     components: dict[str, StrictInt] = Field(default_factory=dict, max_length=12)
-    endgame: dict[str, ConditionValue] | None = Field(default=None, max_length=5)
+    endgame: EndgameCondition | None = None
     endgame_text: str | None = Field(default=None, max_length=200)
     source: NonEmptyText
 

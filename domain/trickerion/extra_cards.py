@@ -46,14 +46,25 @@ def _condition(card: ExtraTrick) -> Mapping[str, Any] | None:
         return None
     if card.level != 3:
         raise _refuse("condition_below_level3", card, "only Level 3 tricks score at the end")
-    cond = {k: list(v) if isinstance(v, tuple) else v for k, v in card.endgame.items()}
+    # the contract bounds kind, points, every and at_least; the counters are the domain's
+    cond = card.endgame.model_dump(mode="json")
     try:
         condition_points(cond, dict.fromkeys(COUNTERS, 0))
-    except (KeyError, ValueError, TypeError) as error:
+    except ValueError as error:
         raise _refuse(
             "condition", card, f"not the catalog's condition language ({error})"
         ) from None
     return MappingProxyType(cond)
+
+
+def condition_text(cond: Mapping[str, Any]) -> str:
+    """A condition in words, for a card declared without `endgame_text`: "3 per level1_tricks",
+    "1 per 3 coins", "7 if manager >= 1"."""
+    if cond["kind"] == "per":
+        every = int(cond.get("every", 1))
+        per = cond["of"] if every == 1 else f"{every} {cond['of']}"
+        return f"{cond['points']} per {per}"
+    return f"{cond['points']} if {', '.join(cond['of'])} >= {cond['at_least']}"
 
 
 def extra_tricks(cards: Iterable[ExtraTrick]) -> Mapping[str, Trick]:
@@ -84,6 +95,6 @@ def extra_tricks(cards: Iterable[ExtraTrick]) -> Mapping[str, Trick]:
             markers=card.markers,
             components=MappingProxyType(dict(card.components)),
             endgame=cond,  # type: ignore[arg-type]
-            endgame_text=card.endgame_text,
+            endgame_text=card.endgame_text or (None if cond is None else condition_text(cond)),
         )
     return MappingProxyType(out)

@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from contracts.trickerion import TrickerionGameStarted
 from domain.errors import RuleViolation
 from tests.domain.trickerion.builders import TrickerionGame, categories_of
+
+FIELD = "payload.extra_tricks"
 
 PROMO = {
     "id": "X-PROMO1",
@@ -98,3 +101,56 @@ def test_an_undeclared_extra_id_is_still_unknown() -> None:
         "trickerion.card.unknown_trick",
         "payload.trick_id",
     )
+
+
+@pytest.mark.parametrize(
+    "endgame",
+    [
+        {"kind": "per", "of": "coins", "points": 1, "every": 0},  # was a ZeroDivisionError
+        {"kind": "per", "of": "coins", "points": 1, "every": -1},  # was -1 Fame per Coin
+        {"kind": "per", "of": "coins", "points": -5},  # was -5 Fame per Coin
+        {"kind": "per", "of": "coins", "points": "5"},  # text is not a whole number
+        {"kind": "per", "of": "coins", "points": 1, "bogus": 3},  # a key no condition has
+        {"kind": "if", "of": [], "at_least": 1, "points": 7},  # "if you have nothing"
+        {"kind": "if", "of": ["manager"], "at_least": 0, "points": 7},  # always met
+        {"kind": "per", "of": ["coins"], "points": 1},  # "per" counts one counter
+        {"kind": "per", "of": "coins", "points": 10**30},  # a trick scores at most 20 (L20)
+    ],
+    ids=[
+        "every_zero",
+        "every_negative",
+        "points_negative",
+        "points_text",
+        "unknown_key",
+        "if_nothing",
+        "at_least_zero",
+        "per_list",
+        "points_absurd",
+    ],
+)
+def test_a_condition_no_printed_card_has_is_refused_at_the_start(endgame: dict[str, Any]) -> None:
+    # Given a Level 3 extra card whose condition could never be printed (a division by zero,
+    # negative Fame from an end-game condition, text for a number, a key the language lacks),
+    # Then the start event is refused naming payload.extra_tricks, before any Fame is scored.
+    with pytest.raises((RuleViolation, ValidationError)) as caught:
+        game_with({**PROMO, "endgame": endgame}).state()
+    error = caught.value
+    if isinstance(error, RuleViolation):
+        assert (error.rule, error.field) == ("trickerion.extra_card.condition", FIELD)
+    else:
+        assert all(e["loc"][:2] == ("extra_tricks", 0) for e in error.errors())
+
+
+def test_a_level3_extra_card_without_text_says_its_condition_in_the_ledger() -> None:
+    # Given a promo with no endgame_text, Then its end-game line reads the condition, not "None":
+    # 3 per Level 1 Trick owned, 1 owned -> 3 Fame.
+    g = game_with({**PROMO, "endgame_text": None})
+    g.turn()
+    g.learn("ann", "X-PROMO1")
+    g.learn("ann", "T01")
+    g.to_final_turn()
+    g.declare("ann", level3=(("X-PROMO1", True, 0),))
+    g.declare("ben")
+    g.end()
+    notes = [e.note for e in g.state().ledger if e.category == "level3_tricks"]
+    assert notes == ["X-PROMO1 Vanishing Lantern: 3 per level1_tricks -> 3"]
