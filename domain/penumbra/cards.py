@@ -121,7 +121,9 @@ def _contract_holder(state: PenumbraState, contract_id: str) -> tuple[str | None
 
 def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraState:
     """Reserve a Contract (-3 VP while unfulfilled, rules line 28). Raises
-    `penumbra.contract.already_fulfilled`, `penumbra.contract.already_reserved`."""
+    `penumbra.contract.already_fulfilled`, `penumbra.contract.already_reserved`,
+    `penumbra.contract.reservation_disagrees` (payload.vp / xp / light / dark: the card was
+    reserved before with other printed values)."""
     t = tableau_of(state, p.player_id)
     reserver, done = _contract_holder(state, p.contract_id)
     if done:
@@ -136,14 +138,18 @@ def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraStat
             f"Contract {p.contract_id} is reserved by {reserver}",
             "payload.contract_id",
         )
+    card = _card(p, p.contract_id)
+    _agrees_with_print(state, card, "penumbra.contract.reservation_disagrees")
+    state = _remember(state, card)
     return state.with_tableau(
-        p.player_id, replace(t, reserved_contracts=(*t.reserved_contracts, _card(p, p.contract_id)))
+        p.player_id, replace(t, reserved_contracts=(*t.reserved_contracts, card))
     )
 
 
 def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraState:
     """Fulfil a Contract with the values in the event; its reservation (and -3) ends (EC-5).
-    A reserved Contract's fulfilment must agree with the reservation, field by field.
+    A fulfilment of a card once reserved (still or no longer) must agree with the reservation's
+    printed values, field by field; a card never reserved scores the values given.
 
     Raises: `penumbra.contract.fulfilled_twice` (EC-23), `penumbra.contract.reserved_by_other`,
     `penumbra.contract.fulfilment_disagrees` (payload.vp / xp / light / dark),
@@ -170,28 +176,38 @@ def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraSt
             "payload.contract_id",
         )
     card = _card(p, p.contract_id)
-    held = next((c for c in t.reserved_contracts if c.card_id == p.contract_id), None)
-    if held is not None:
-        _agrees(held, card)
+    _agrees_with_print(state, card, "penumbra.contract.fulfilment_disagrees")
+    state = _remember(state, card)
     reserved = tuple(c for c in t.reserved_contracts if c.card_id != p.contract_id)
     return state.with_tableau(
         p.player_id, replace(t, contracts=(*t.contracts, card), reserved_contracts=reserved)
     )
 
 
-def _agrees(reservation: Card, fulfilment: Card) -> None:
-    """A fulfilment repeats its reservation's printed values: one card, one set of values
-    (rules line 26: the VP "on" the fulfilled Contracts; research §8: the reservation carries
-    the printed vp/xp/light/dark). Raises `penumbra.contract.fulfilment_disagrees`."""
+def _agrees_with_print(state: PenumbraState, card: Card, rule: str) -> None:
+    """A Contract reserved or fulfilled again repeats the printed values it was first seen
+    with, even after its reservation was removed: one card, one set of values (rules line 26:
+    the VP "on" the fulfilled Contracts; research §8: the reservation carries the printed
+    vp/xp/light/dark). Raises `rule` (`penumbra.contract.fulfilment_disagrees` /
+    `penumbra.contract.reservation_disagrees`) naming payload.vp / xp / light / dark."""
+    printed = state.printed_contracts.get(card.card_id)
+    if printed is None:
+        return
     for name in ("vp", "xp", "light", "dark"):
-        was, now = getattr(reservation, name), getattr(fulfilment, name)
+        was, now = getattr(printed, name), getattr(card, name)
         if was != now:
             raise RuleViolation(
-                "penumbra.contract.fulfilment_disagrees",
-                f"Contract {reservation.card_id} was reserved with {name} {was}, "
-                f"fulfilled with {now}; repeat the reserved card's printed values",
+                rule,
+                f"Contract {card.card_id} was reserved with {name} {was}, now given {now}; "
+                "repeat the card's printed values",
                 f"payload.{name}",
             )
+
+
+def _remember(state: PenumbraState, card: Card) -> PenumbraState:
+    if card.card_id in state.printed_contracts:
+        return state
+    return replace(state, printed_contracts={**state.printed_contracts, card.card_id: card})
 
 
 def contract_reservation_removed(

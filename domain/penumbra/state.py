@@ -96,6 +96,8 @@ class PenumbraState:
         seats: player ids in seat order; tableaux: player id -> `Tableau`.
         turn: the last `game.turn_started` turn (0 before the first).
         prophecy: the triggering Prophecy, once one has triggered.
+        printed_contracts: Contract id -> the printed values it was first reserved or
+            fulfilled with (one card, one set of values; see `domain.penumbra.cards`).
     """
 
     options: PenumbraOptions
@@ -103,6 +105,7 @@ class PenumbraState:
     tableaux: Mapping[str, Tableau]
     turn: int = 0
     prophecy: Prophecy | None = None
+    printed_contracts: Mapping[str, Card] = field(default_factory=dict)
 
     def with_tableau(self, player_id: str, tableau: Tableau) -> PenumbraState:
         """A copy with one player's tableau replaced."""

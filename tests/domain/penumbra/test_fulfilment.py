@@ -52,3 +52,33 @@ def test_a_fulfilment_that_agrees_scores_the_reserved_card() -> None:
     b = g.breakdown("ada")
     assert (b["contracts"], b["fate"], b["experience"]) == (5, 2, 3)
     assert g.totals()["ada"] == 10
+
+
+def test_a_reservation_removed_still_fixes_the_cards_printed_values() -> None:
+    # Given c-1 reserved with 5 VP, XP (1,0,0,0,0,2), 2 Light and the reservation removed (EC-6),
+    # When Ada fulfils c-1 with 9 VP and nothing else, Then refused naming payload.vp: the card
+    # printed 5 VP when it was reserved (one card, one set of printed values).
+    g = reserved()
+    g.contract_reservation_removed("ada", "c-1")
+    g.contract_fulfilled("ada", "c-1", vp=9)
+    assert refused(g) == ("penumbra.contract.fulfilment_disagrees", "payload.vp")
+
+
+def test_a_card_reserved_again_repeats_its_printed_values() -> None:
+    # Given c-1 reserved by Ada (5 VP, 2 Light) and her reservation removed, When Bea reserves
+    # c-1 with 1 VP, Then refused naming payload.vp; with the same values it is hers (-3, line 28).
+    g = reserved()
+    g.contract_reservation_removed("ada", "c-1")
+    g.contract_reserved("bea", "c-1", vp=1)
+    assert refused(g) == ("penumbra.contract.reservation_disagrees", "payload.vp")
+    g.events.pop()
+    g.contract_reserved("bea", "c-1", vp=5, xp=xp(1, 0, 0, 0, 0, 2), light=2)
+    assert g.totals()["bea"] == -3
+
+
+def test_a_bare_fulfilment_of_a_card_never_reserved_scores_its_own_values() -> None:
+    # Given nothing reserved, When Ada fulfils c-7 for 4 VP, Then +4 (line 26): a Contract taken
+    # and fulfilled at once has no reservation to agree with.
+    g = PenumbraGame(["ada", "bea"])
+    g.contract_fulfilled("ada", "c-7", vp=4)
+    assert g.totals()["ada"] == 4
