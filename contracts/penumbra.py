@@ -77,10 +77,26 @@ class PenumbraOptions(BaseModel):
         return names
 
 
+class ContractNow(BaseModel):
+    """A Contract reserved and not yet fulfilled when scoring joins, with the card's printed
+    values (as `penumbra.contract_reserved` carries them): -3 VP while open (rules line 28)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    contract_id: CardId
+    vp: PrintedVp = 0
+    xp: Experience = Field(default_factory=dict)
+    light: SymbolCount = 0
+    dark: SymbolCount = 0
+
+
 class WizardNow(BaseModel):
     """One player's standing when scoring starts mid-game, as counted at the table: total `vp`
     now (Arcana included), `arcana` in supply, experience symbols and Light / Dark obtained so
-    far (so experience sets and Fate continue exactly, rules lines 13-24, 34-40)."""
+    far (so experience sets and Fate continue exactly, rules lines 13-24, 34-40), the Contracts
+    reserved and open (`reserved_contracts`, so a later fulfilment lifts their -3, EC-5), the
+    Mortal Wound cards held (`mortal_wounds`, so a later removal gives the 3 back, EC-19) and the
+    Trial reserved (`reserved_trial`, S1)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -90,6 +106,9 @@ class WizardNow(BaseModel):
     xp: Experience = Field(default_factory=dict)
     light: SymbolCount = 0
     dark: SymbolCount = 0
+    reserved_contracts: tuple[ContractNow, ...] = Field(default=(), max_length=12)
+    mortal_wounds: tuple[CardId, ...] = Field(default=(), max_length=12)
+    reserved_trial: CardId | None = None
 
 
 class PenumbraJoinedInProgress(BaseModel):

@@ -1,5 +1,7 @@
-"""Joining a Penumbra game in progress: the declared round, VP, Arcana, experience and Light /
-Dark become the starting tableaux and ledger entries under the rule `penumbra.joined_in_progress`.
+"""Joining a Penumbra game in progress: the declared round, VP, Arcana, experience, Light /
+Dark, open Contract reservations, Mortal Wounds and the reserved Trial become the starting
+tableaux and ledger entries under the rule `penumbra.joined_in_progress`, so a later fulfilment,
+removal or Trial scores as it would have.
 
 The declared symbols sit on one pseudo-card per player (id `(joined)`, which no card id can be:
 contracts.penumbra.CardId), so experience sets and Fate keep counting from them (rules lines
@@ -29,8 +31,8 @@ def joined(state: PenumbraState, join: PenumbraJoinedInProgress) -> PenumbraStat
     in a tableau: see `joined_entries`).
 
     Raises:
-        RuleViolation: `penumbra.join.players` / `penumbra.join.arcana_over_cap` naming
-            `payload.joined_in_progress.players`.
+        RuleViolation: `penumbra.join.players` / `penumbra.join.arcana_over_cap` /
+            `penumbra.join.card_held_twice` naming `payload.joined_in_progress.players`.
     """
     ids = [w.player_id for w in join.players]
     if sorted(ids) != sorted(state.seats):
@@ -48,8 +50,40 @@ def joined(state: PenumbraState, join: PenumbraJoinedInProgress) -> PenumbraStat
                 PLAYERS,
             )
         card = Card(JOINED_CARD, 0, xp_counts(w.xp), w.light, w.dark)
-        tableaux[w.player_id] = replace(tableaux[w.player_id], arcana=w.arcana, trials=(card,))
-    return replace(state, tableaux=tableaux, turn=join.turn)
+        reserved = tuple(
+            Card(c.contract_id, c.vp, xp_counts(c.xp), c.light, c.dark)
+            for c in w.reserved_contracts
+        )
+        tableaux[w.player_id] = replace(
+            tableaux[w.player_id],
+            arcana=w.arcana,
+            trials=(card,),
+            reserved_contracts=reserved,
+            wounds=w.mortal_wounds,
+            reserved_trial=w.reserved_trial,
+        )
+    _each_card_once(join)
+    printed = {c.card_id: c for t in tableaux.values() for c in t.reserved_contracts}
+    return replace(state, tableaux=tableaux, turn=join.turn, printed_contracts=printed)
+
+
+def _each_card_once(join: PenumbraJoinedInProgress) -> None:
+    """A card is in one place: one reserved Contract, Mortal Wound or reserved Trial id is
+    declared once over all players (research/penumbra.md §10, EC-23)."""
+    ids = [
+        card
+        for w in join.players
+        for card in (
+            *(c.contract_id for c in w.reserved_contracts),
+            *w.mortal_wounds,
+            *((w.reserved_trial,) if w.reserved_trial else ()),
+        )
+    ]
+    twice = sorted({card for card in ids if ids.count(card) > 1})
+    if twice:
+        raise RuleViolation(
+            "penumbra.join.card_held_twice", f"each card is in one place: {twice}", PLAYERS
+        )
 
 
 def joined_entries(

@@ -73,3 +73,48 @@ def test_the_next_round_follows_the_declared_one() -> None:
     with pytest.raises(RuleViolation) as caught:
         g.state()
     assert caught.value.rule == "penumbra.turn.order"
+
+
+OPEN = {"contract_id": "c-2", "vp": 5, "xp": xp(0, 1), "light": 1}
+
+
+def test_an_open_contract_reservation_declared_at_join_is_fulfilled_as_usual() -> None:
+    # Given Ada joins at 20 VP with Contract c-2 reserved (its -3 is in her 20, rules line 28)
+    # and Mortal Wound w-1 held (-3, line 11), Then her breakdown shows both: contracts -3,
+    # mortal_wounds -3, and the rest declared otherwise: 20 - 4 - 5 - 3 + 3 + 3 = 14 joined.
+    ada = {**ADA, "reserved_contracts": [OPEN], "mortal_wounds": ["w-1"]}
+    g = joined([ada, BEA])
+    b = g.breakdown("ada")
+    assert (b["contracts"], b["mortal_wounds"], b["joined"]) == (-3, -3, 14)
+    # When she fulfils c-2 with its printed values, Then +5 and the -3 goes (EC-5): +8;
+    # experience XP1-XP5 + XP2 = G(1) x 4 + G(2) = 6 (was 5: +1, lines 15-22); Fate
+    # |4 - 0| = 4 (was 3: +1, lines 34-36). Total 20 + 8 + 1 + 1 = 30.
+    g.turn(5)
+    g.contract_fulfilled("ada", "c-2", vp=5, xp=xp(0, 1), light=1)
+    assert g.totals()["ada"] == 30
+    # and removing the wound gives its 3 back (EC-19): 33.
+    g.mortal_wound_removed("ada", "w-1")
+    assert g.totals()["ada"] == 33
+
+
+def test_a_reservation_declared_at_join_fixes_the_cards_printed_values() -> None:
+    g = joined([{**ADA, "reserved_contracts": [OPEN]}, BEA])
+    g.turn(5)
+    g.contract_fulfilled("ada", "c-2", vp=7)
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert (caught.value.rule, caught.value.field) == (
+        "penumbra.contract.fulfilment_disagrees",
+        "payload.vp",
+    )
+
+
+def test_one_card_declared_by_two_players_is_refused() -> None:
+    ada = {**ADA, "mortal_wounds": ["w-1"]}
+    bea = {**BEA, "mortal_wounds": ["w-1"]}
+    with pytest.raises(RuleViolation) as caught:
+        joined([ada, bea]).state()
+    assert (caught.value.rule, caught.value.field) == (
+        "penumbra.join.card_held_twice",
+        "payload.joined_in_progress.players",
+    )
