@@ -121,11 +121,13 @@ class TrickerionOptions(_Frozen):
 
 class SeatNow(_Frozen):
     """One player's holdings when scoring starts mid-game, as the table counts them: Fame,
-    Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory)."""
+    Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory).
+    Fame and Coins below 0 only where the options allow them (`fame_floor`, `negative_coins`;
+    the domain refuses them otherwise)."""
 
     player_id: PlayerId
-    fame: int = Field(ge=0, le=500, strict=True)
-    coins: int = Field(ge=0, le=500, strict=True)
+    fame: int = Field(ge=-200, le=500, strict=True)
+    coins: int = Field(ge=-200, le=500, strict=True)
     shards: int = Field(default=0, ge=0, le=100, strict=True)
     tricks: tuple[TrickId, ...] = Field(default=(), max_length=8)
     hires: tuple[Character, ...] = Field(default=(), max_length=12)

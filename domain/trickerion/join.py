@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from contracts.trickerion import JoinedInProgress
+from contracts.trickerion import JoinedInProgress, SeatNow
 from domain.errors import RuleViolation
 from domain.ledger import Resource
 from domain.trickerion.catalog import characters
@@ -22,6 +22,24 @@ from domain.values import replace
 JOIN_RULE = "trickerion.joined_in_progress"
 """The rule id of every ledger entry a join declares."""
 PLAYERS = "payload.joined_in_progress.players"
+
+
+def _check_floors(state: TrickerionState, seat: SeatNow) -> None:
+    """Fame and Coins below 0 only where the options let them be (research/trickerion.md §5.3,
+    §5.4: REC Coins never below 0, Fame clamped at 0)."""
+    opts = state.options
+    if seat.fame < 0 and opts.fame_floor == "clamp_zero":
+        raise RuleViolation(
+            "trickerion.join.negative_fame",
+            f"{seat.player_id}: {seat.fame} Fame, but Fame stops at 0 (fame_floor clamp_zero)",
+            PLAYERS,
+        )
+    if seat.coins < 0 and opts.negative_coins == "never":
+        raise RuleViolation(
+            "trickerion.join.negative_coins",
+            f"{seat.player_id}: {seat.coins} Coins, but Coins never go below 0 (negative_coins)",
+            PLAYERS,
+        )
 
 
 def _check_seat(state: TrickerionState, tricks: tuple[str, ...], hires: tuple[str, ...]) -> None:
@@ -46,6 +64,7 @@ def joined(state: TrickerionState, join: JoinedInProgress) -> tuple[TrickerionSt
 
     Raises:
         RuleViolation: `trickerion.join.players` / `trickerion.join.trick_owned_twice` /
+            `trickerion.join.negative_fame` / `trickerion.join.negative_coins` /
             `trickerion.card.unknown_trick` / `trickerion.hire.*` naming
             `payload.joined_in_progress.players`; `trickerion.join.turn` naming
             `payload.joined_in_progress.turn`; `trickerion.initiative.players` naming
@@ -81,6 +100,7 @@ def joined(state: TrickerionState, join: JoinedInProgress) -> tuple[TrickerionSt
     changes: list[Change] = []
     note = f"joined in turn {join.turn}"
     for seat in join.players:
+        _check_floors(state, seat)
         _check_seat(state, seat.tricks, seat.hires)
         books[seat.player_id] = PlayerBook(0, 0, 0, tricks=seat.tricks, hires=seat.hires)
         for resource, amount in (

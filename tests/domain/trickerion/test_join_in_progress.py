@@ -163,3 +163,42 @@ def test_joining_at_a_turn_boundary_scores_as_the_whole_game(seed: int) -> None:
         return {p.player_id: p.total - p.categories.get("correction", 0) for p in s.players}
 
     assert scores(joined_log) == scores(log)
+
+
+def joined_with(players: list[dict[str, Any]], **options: Any) -> TrickerionGame:
+    g = TrickerionGame(["alma", "ben"], **options)
+    start = g.events[0].payload.model_dump()
+    start["joined_in_progress"] = {"turn": 3, "players": players}
+    g.events[0] = g.envelope(TrickerionGameStarted.model_validate(start), seq=1)
+    g.turn_no = 3
+    return g
+
+
+def test_negative_fame_and_coins_join_where_the_options_allow_them() -> None:
+    # Given fame_floor "allow_negative" and negative_coins "allow" (research §5.3, §5.4), a table
+    # whose Alma stands at -3 Fame and -2 Coins can join, Then those are her amounts.
+    g = joined_with(
+        [{**ALMA, "fame": -3, "coins": -2}, BEN],
+        fame_floor="allow_negative",
+        negative_coins="allow",
+    )
+    book = g.state().rules.books["alma"]
+    assert (book.fame, book.coins, total_of(g.standings(), "alma")) == (-3, -2, -3)
+
+
+@pytest.mark.parametrize(
+    ("seat", "rule", "field"),
+    [
+        ({"fame": -3}, "trickerion.join.negative_fame", "payload.joined_in_progress.players"),
+        ({"coins": -2}, "trickerion.join.negative_coins", "payload.joined_in_progress.players"),
+    ],
+    ids=["fame", "coins"],
+)
+def test_negative_amounts_are_refused_under_the_default_floors(
+    seat: dict[str, int], rule: str, field: str
+) -> None:
+    # Given the REC floors (Fame clamped at 0, Coins never below 0), Then a negative declared
+    # amount is refused naming the rule, not as a malformed event.
+    with pytest.raises(RuleViolation) as caught:
+        joined_with([{**ALMA, **seat}, BEN]).state()
+    assert (caught.value.rule, caught.value.field) == (rule, field)
