@@ -131,6 +131,8 @@ class SeatNow(_Frozen):
     shards: int = Field(default=0, ge=0, le=100, strict=True)
     tricks: tuple[TrickId, ...] = Field(default=(), max_length=8)
     hires: tuple[Character, ...] = Field(default=(), max_length=12)
+    advertised_this_turn: bool = False
+    """The player has already Advertised in the declared turn (once per turn, rules L6)."""
 
 
 class JoinedInProgress(_Frozen):

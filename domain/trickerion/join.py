@@ -102,7 +102,10 @@ def joined(state: TrickerionState, join: JoinedInProgress) -> tuple[TrickerionSt
     for seat in join.players:
         _check_floors(state, seat)
         _check_seat(state, seat.tricks, seat.hires)
-        books[seat.player_id] = PlayerBook(0, 0, 0, tricks=seat.tricks, hires=seat.hires)
+        advertised = join.turn if seat.advertised_this_turn else 0
+        books[seat.player_id] = PlayerBook(
+            0, 0, 0, tricks=seat.tricks, hires=seat.hires, advertised_in_turn=advertised
+        )
         for resource, amount in (
             (Resource.FAME, seat.fame),
             (Resource.COINS, seat.coins),

@@ -202,3 +202,20 @@ def test_negative_amounts_are_refused_under_the_default_floors(
     with pytest.raises(RuleViolation) as caught:
         joined_with([{**ALMA, **seat}, BEN]).state()
     assert (caught.value.rule, caught.value.field) == (rule, field)
+
+
+def test_an_advertise_declared_at_join_is_the_one_of_this_turn() -> None:
+    # Given Alma Advertised in turn 3 before the table joined (declared), When she Advertises
+    # again in turn 3, Then refused (once per turn, rules L6); in turn 4 she may (+2 Fame).
+    g = joined(players=[{**ALMA, "advertised_this_turn": True}, BEN])
+    g.advertise("alma", 2)
+    with pytest.raises(RuleViolation) as caught:
+        g.state()
+    assert (caught.value.rule, caught.value.field) == (
+        "trickerion.advertise.once_per_turn",
+        "payload.player_id",
+    )
+    g.events.pop()
+    g.turn()
+    g.advertise("alma", 2)
+    assert total_of(g.standings(), "alma") == 16
