@@ -110,13 +110,14 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
 def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) -> dict[str, int]:
     """Counter values for Level 3 conditions and the base game's character rows.
 
-    Arcane workers other than the Shapeshifter count as Apprentices; the Shapeshifter counts as
-    `shapeshifter_as` (trickerion-scoring.md, Arcane Arts). T46's Shards follow
-    `horror_saws_shards`; Coins below 0 count as 0 (research/trickerion.md §5.3).
+    Arcane workers other than the Shapeshifter count as Apprentices; each Shapeshifter counts
+    as `shapeshifter_as` (trickerion-scoring.md, Arcane Arts; one declared type for all of
+    them, research/trickerion.md §4 comb. 4). T46's Shards follow `horror_saws_shards`; Coins
+    below 0 count as 0 (research/trickerion.md §5.3).
     """
     shape = dict.fromkeys(SHAPESHIFTER_TYPES, 0)
     if shapeshifter_as is not None:
-        shape[shapeshifter_as] = 1
+        shape[shapeshifter_as] = h.arcane_workers.count("shapeshifter")
     arcane = sum(1 for w in h.arcane_workers if w != "shapeshifter")
     held = h.shards + h.arcane_shards
     if opts.horror_saws_shards == "all_held":

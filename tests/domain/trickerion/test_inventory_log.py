@@ -146,6 +146,27 @@ def test_the_shapeshifters_declared_type_needs_a_hired_shapeshifter() -> None:
     assert categories_of(g.standings(), "ann")["specialists"] == 3
 
 
+def test_every_hired_shapeshifter_counts_as_the_declared_type() -> None:
+    # Given two Shapeshifters and a Golem hired (base game, Arcane Arts), When Ann declares the
+    # Shapeshifters as Apprentices, Then the Golem counts as an Apprentice and so does each
+    # Shapeshifter (rules 'Arcane Arts'; research §4 comb. 4): 3 Apprentices x 2 = 6 (L21);
+    # before, the second Shapeshifter counted as nothing.
+    g = TrickerionGame(["ann", "ben"], arcane_arts=True, dark_alley=False)
+    g.turn()
+    for worker in ("shapeshifter", "shapeshifter", "golem"):
+        g.hire("ann", worker)
+    g.to_final_turn()
+    g.inventory(
+        "ann",
+        arcane_workers=("shapeshifter", "shapeshifter", "golem"),
+        shapeshifter_as="apprentice",
+    )
+    g.inventory("ben")
+    g.end()
+    c = categories_of(g.standings(), "ann")
+    assert (c["apprentices"], c["specialists"]) == (6, 0)
+
+
 # -- bounds from the card data ----------------------------------------------------------------
 def test_special_assignment_cards_in_hand_are_bounded_by_the_deck() -> None:
     # BGA Assignments/ A06..A45: 40 Special Assignment cards (A01..A05 are permanent, §5.19).
