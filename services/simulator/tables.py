@@ -15,6 +15,7 @@ from contracts.envelope import Envelope
 from contracts.games import GAMES
 from contracts.penumbra import PenumbraOptions
 from contracts.trickerion import TrickerionOptions
+from services.simulator.joining import JOIN_SHARE, joined_in_progress
 from services.simulator.penumbra import PenumbraTable
 from services.simulator.trickerion import TrickerionTable
 
@@ -45,7 +46,8 @@ def simulate_game(
 ) -> Iterator[Envelope]:
     """One table's game, lazily: the envelopes in seq order, ending with `game.ended`.
 
-    `kind="mixed"` picks Trickerion or Penumbra per table (about 3 in 5 Trickerion).
+    `kind="mixed"` picks Trickerion or Penumbra per table (about 3 in 5 Trickerion). About one
+    Trickerion table in ten is joined in progress (`services.simulator.joining`).
     """
     rng = random.Random(f"{seed}:{table}")
     if kind == "mixed":
@@ -53,7 +55,11 @@ def simulate_game(
     game_id = game_id_for(kind, seed, table)
     actor = f"table-{table}"
     if kind == "trickerion":
-        return TrickerionTable(rng, game_id, actor, players, trickerion_options).events()
+        events = TrickerionTable(rng, game_id, actor, players, trickerion_options).events()
+        join_rng = random.Random(f"{seed}:{table}:join")  # its own draws: other logs unchanged
+        if join_rng.random() < JOIN_SHARE:
+            return iter(joined_in_progress(list(events), join_rng))
+        return events
     if kind == "penumbra":
         return PenumbraTable(rng, game_id, actor, players, penumbra_options).events()
     path = GAMES[kind].simulator if kind in GAMES else None
@@ -61,8 +67,8 @@ def simulate_game(
         raise ValueError(f"no simulator for game {kind!r}; simulated: {simulated_games()}")
     module, _, name = path.partition(":")
     table_cls = getattr(import_module(module), name)
-    events: Iterator[Envelope] = table_cls(rng, game_id, actor, players).events()
-    return events
+    registered: Iterator[Envelope] = table_cls(rng, game_id, actor, players).events()
+    return registered
 
 
 def interleave(games: Iterable[Iterator[Envelope]]) -> Iterator[Envelope]:

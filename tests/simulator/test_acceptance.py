@@ -96,3 +96,22 @@ def test_turns_follow_the_initiative_rules() -> None:
                 assert payload.player_id not in advertised
                 advertised.add(payload.player_id)
                 assert payload.coins_paid == order.index(payload.player_id) + 1
+
+
+def test_some_trickerion_tables_are_joined_in_progress() -> None:
+    """About one table in ten starts scoring mid-game: its start event declares the turn and
+    holdings (every declared amount under the rule trickerion.joined_in_progress), the next
+    turn follows the declared one, and the game folds to final like the others."""
+    joined = []
+    for seed in range(60):
+        log = list(simulate_game("trickerion", seed, 0))
+        join = log[0].payload.joined_in_progress
+        if join is None:
+            continue
+        joined.append(seed)
+        state = fold(log)
+        assert state.status == "final"
+        assert {e.rule for e in state.ledger if e.seq == 1} == {"trickerion.joined_in_progress"}
+        first_turn = next(e.payload for e in log if e.type == "game.turn_started")
+        assert first_turn.turn == join.turn + 1
+    assert 2 <= len(joined) <= 15
