@@ -88,7 +88,8 @@ def _over(field: str, value: int, bound: int, why: str) -> None:
 def check_bounds(state: TrickerionState, book: PlayerBook, p: EndgameInventoryDeclared) -> None:
     """Every count within what the card data allows.
 
-    Special Assignment cards in hand <= the 40 Special cards; Academy Banners <= 12; Trick
+    Special Assignment cards in hand <= the 40 Special cards less those declared in other
+    hands; Academy Banners <= 12; Trick
     markers on one card <= its printed markers (+1 with an Engineer), in the Workshop <= the sum
     over the tricks owned (research/trickerion.md §3.1, §3.4, §3.5; data/limits.json).
 
@@ -96,11 +97,16 @@ def check_bounds(state: TrickerionState, book: PlayerBook, p: EndgameInventoryDe
         RuleViolation: `trickerion.inventory.over_card_data` naming the field.
     """
     lim = limits()
+    others = sum(
+        inv.special_assignments_in_hand
+        for pid, inv in state.inventories.items()
+        if pid != p.player_id
+    )
     _over(
         "payload.special_assignments_in_hand",
         p.special_assignments_in_hand,
-        lim["special_assignment_cards"],
-        "Special Assignment cards in the game",
+        lim["special_assignment_cards"] - others,
+        f"Special Assignment cards in the game, {others} in other hands",
     )
     _over(
         "payload.academy_banners",

@@ -178,6 +178,22 @@ def test_special_assignment_cards_in_hand_are_bounded_by_the_deck() -> None:
     )
 
 
+def test_special_assignment_cards_in_all_hands_are_bounded_by_the_deck() -> None:
+    # Given Ann declared 30 Special Assignment cards in hand, When Ben declares 11, Then refused:
+    # one deck of 40 (30 + 11 = 41); 10 is accepted (2 x 10 = 20 Fame, rules L19).
+    g = TrickerionGame(["ann", "ben"])
+    g.to_final_turn()
+    g.inventory("ann", special_assignments_in_hand=30)
+    assert refusal(g, "ben", special_assignments_in_hand=11) == (
+        "trickerion.inventory.over_card_data",
+        "payload.special_assignments_in_hand",
+    )
+    g.events.pop()
+    g.inventory("ben", special_assignments_in_hand=10)
+    g.end()
+    assert categories_of(g.standings(), "ben")["special_assignments"] == 20
+
+
 def test_workshop_trick_markers_are_bounded_by_the_printed_markers() -> None:
     # T01 prints 2 markers, T16 prints 2 (tricks.json); with no Engineer at most 4 in the Workshop.
     g = TrickerionGame(["ann", "ben"])
