@@ -121,8 +121,9 @@ class TrickerionOptions(_Frozen):
 
 class SeatNow(_Frozen):
     """One player's holdings when scoring starts mid-game, as the table counts them: Fame,
-    Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory).
-    Fame and Coins below 0 only where the options allow them (`fame_floor`, `negative_coins`;
+    Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory;
+    an Assistant brings its bonus Apprentice by itself, so do not list that one). Fame and
+    Coins below 0 only where the options allow them (`fame_floor`, `negative_coins`;
     the domain refuses them otherwise)."""
 
     player_id: PlayerId
