@@ -1,0 +1,141 @@
+"""Issue 9 rows measured through the CLI and the pure domain's public contract, no Redis:
+the offline fold against `json.loads`, the per-event fold cost by game length, standings kept
+per event, and `scoreledger score` of the example game as a whole process."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+from services.bench import corpus, proc
+from services.bench.table import Row
+from services.bench.trees import ROOT, Tree
+
+PROBES = Path(__file__).parent / "probes"
+EXAMPLE = "contracts/examples/trickerion-4p-dark-alley-academy.jsonl"
+
+
+def _probe(tree: Tree, script: str, *args: str) -> dict[str, float]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        proc.run([proc_python(), str(PROBES / script), out.name, *args], tree.env(), tree.root)
+        result: dict[str, float] = json.loads(Path(out.name).read_text())
+        return result
+
+
+def proc_python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def overhead(tree: Tree, games: list[corpus.Game], where: Path, calls: int = 40) -> float:
+    """CPU seconds of one in-process `score` call besides its per-event work: a one-event log
+    scored `calls` times."""
+    path = corpus.write([corpus.minimal(games[0])], where / "minimal")[0]
+    got = _probe(tree, "score_many.py", "2", *[str(path)] * calls)
+    return got["score_cpu_s"] / calls
+
+
+def offline_fold(trees: list[Tree], games: list[corpus.Game], repeats: int) -> Row:
+    """`score --json` of every game (in one process) vs json.loads of the same lines, 1 core."""
+    with tempfile.TemporaryDirectory(prefix="bench-fold-") as where:
+        files = [str(p) for p in corpus.write(games, Path(where))]
+        got = [_probe(t, "score_many.py", str(repeats), *files) for t in trees]
+        fixed = [overhead(t, games, Path(where)) * len(files) for t in trees]
+    ratio = [g["loads_cpu_s"] / (g["score_cpu_s"] - f) for g, f in zip(got, fixed, strict=True)]
+    whole = [g["loads_cpu_s"] / g["score_cpu_s"] for g in got]
+    n = int(got[0]["events"])
+    rates = ", ".join(
+        f"{t.label} {g['events'] / (g['score_cpu_s'] - f):,.0f}"
+        for t, g, f in zip(trees, got, fixed, strict=True)
+    )
+    return Row(
+        "offline fold, parse included, 1 core",
+        "x json.loads",
+        ratio[0],
+        ratio[1],
+        ">= 1.0x json.loads",
+        ratio[1] >= 1.0,
+        now="0.09x",
+        note=f"`scoreledger score FILE --json` of {len(files)} simulated games ({n} events), "
+        f"in one process per tree, best of {repeats}, less the per-call cost of scoring a "
+        f"one-event log; events per CPU-second: {rates}; with the per-call cost (one call per "
+        f"game): {whole[0]:.3f}x -> {whole[1]:.3f}x",
+    )
+
+
+def fold_by_length(trees: list[Tree], games: list[corpus.Game], long: int) -> Row:
+    """Per-event CPU of `score` on one `long`-event game vs 50 games of 200 events."""
+    base = corpus.trickerion(games)
+    short = [corpus.pad(g, 200) for g in base[:50]]
+    with tempfile.TemporaryDirectory(prefix="bench-len-") as where:
+        long_file = corpus.write([corpus.pad(base[0], long)], Path(where) / "long")
+        short_files = corpus.write(short, Path(where) / "short")
+        per: list[float] = []
+        detail = []
+        for tree in trees:
+            fixed = overhead(tree, base, Path(where))
+            a = _probe(tree, "score_many.py", "2", *map(str, long_file))
+            b = _probe(tree, "score_many.py", "2", *map(str, short_files))
+            us_long = (a["score_cpu_s"] - fixed) / a["events"] * 1e6
+            us_short = (b["score_cpu_s"] - fixed * len(short_files)) / b["events"] * 1e6
+            per.append(us_long / us_short)
+            detail.append(f"{tree.label} {us_long:.1f} vs {us_short:.1f} µs")
+    return Row(
+        f"per-event fold cost, {long:,}-event game vs 200-event game",
+        "x",
+        per[0],
+        per[1],
+        "<= 1.2x",
+        per[1] <= 1.2,
+        now="5.2x",
+        note=f"CPU per event of `score --json` (parse, fold, final standings) less the per-call "
+        f"cost of a one-event log; Trickerion games "
+        f"padded with net-zero Coins pairs; {'; '.join(detail)}",
+    )
+
+
+def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
+    """Standings after every event minus the fold alone, per event, vs json.loads of one line."""
+    with tempfile.TemporaryDirectory(prefix="bench-std-") as where:
+        files = [str(p) for p in corpus.write(games, Path(where))]
+        got = [_probe(t, "standings_each.py", *files) for t in trees]
+    ratio = [g["standings_us"] / g["loads_us"] for g in got]
+    detail = "; ".join(
+        f"{t.label} {g['standings_us']:.1f} µs standings, {g['fold_us']:.1f} µs fold, "
+        f"{g['loads_us']:.1f} µs json.loads, via {g['api']}"
+        for t, g in zip(trees, got, strict=True)
+    )
+    return Row(
+        "standings kept per event",
+        "x json.loads of one envelope",
+        ratio[0],
+        ratio[1],
+        "<= 0.5x json.loads of one envelope",
+        ratio[1] <= 0.5,
+        now="142-220 µs",
+        note=f"{len(files)} simulated games; {detail}",
+    )
+
+
+def score_example(trees: list[Tree], repeats: int) -> Row:
+    """Whole process `scoreledger score EXAMPLE --json`: best wall of `repeats` (CPU beside)."""
+    walls, cpus = [], []
+    for tree in trees:
+        runs = [
+            proc.run(tree.cli("score", str(ROOT / EXAMPLE), "--json"), tree.env(), tree.root)
+            for _ in range(repeats)
+        ]
+        walls.append(min(r.wall_s for r in runs))
+        cpus.append(min(r.cpu_s for r in runs))
+    return Row(
+        "`scoreledger score` of the example game, whole process",
+        "s",
+        walls[0],
+        walls[1],
+        "<= 0.5 s",
+        walls[1] <= 0.5,
+        now="about 3 s",
+        note=f"{EXAMPLE} (199 events), best wall of {repeats}; CPU {cpus[0]:.2f} -> {cpus[1]:.2f} s",
+    )

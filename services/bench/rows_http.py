@@ -1,0 +1,182 @@
+"""Issue 9 rows through HTTP against `scoreledger serve` with only the query role (its own
+process): standings GET at saturation with wrk against a raw ASGI route doing the same Redis
+call, and `/series` of a long game with `/healthz` p99 polled meanwhile."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from services.bench import corpus, proc
+from services.bench.layout import Loader
+from services.bench.redis_server import free_port
+from services.bench.rows_projector import catch_up, prefill
+from services.bench.table import Row
+from services.bench.trees import ROOT, Tree, current
+
+PROBES = Path(__file__).parent / "probes"
+WRK_LUA = """
+local paths = {%s}
+local i = 0
+request = function()
+  i = i %% #paths + 1
+  return wrk.format("GET", paths[i])
+end
+"""
+
+
+def query(tree: Tree, url: str) -> tuple[proc.Service, str]:
+    """The tree's query-only server (`scoreledger serve --no-ingest --no-projector --no-inbox`)."""
+    port = free_port()
+    argv = tree.cli(
+        "serve", "--no-ingest", "--no-projector", "--no-inbox",
+        "--host", "127.0.0.1", "--port", str(port), "--redis-url", url,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    return proc.Service(argv, tree.env(), tree.root, base + "/healthz"), base
+
+
+def raw(url: str) -> tuple[proc.Service, str]:
+    """The raw ASGI reference route (services/bench/rawasgi.py) under uvicorn, one process."""
+    port = free_port()
+    argv = [sys.executable, "-m", "uvicorn", "services.bench.rawasgi:app", "--port", str(port)]
+    argv += ["--log-level", "warning", "--no-access-log"]
+    tree = current()
+    base = f"http://127.0.0.1:{port}"
+    return proc.Service(argv, tree.env(BENCH_REDIS_URL=url), ROOT, None), base
+
+
+def wrk(
+    base: str, paths: list[str], seconds: float, connections: int = 32
+) -> tuple[float, float, float]:
+    """(requests/s, p99 ms, wrk's CPU seconds) of wrk at saturation over `paths` round-robin."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_LUA % ",".join(f'"{p}"' for p in paths))
+    argv = ["wrk", "-t", "1", "-c", str(connections), "-d", f"{seconds:g}s", "--latency"]
+    got = proc.run([*argv, "-s", script.name, base], {"PATH": "/usr/bin:/bin"}, ROOT, seconds + 60)
+    Path(script.name).unlink()
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", got.stdout).group(1))  # type: ignore[union-attr]
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", got.stdout)
+    ms = (
+        float(p99.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
+        if p99
+        else float("nan")
+    )
+    if " Non-2xx" in got.stdout:
+        raise RuntimeError(f"wrk saw errors: {got.stdout[-400:]}")
+    return rate, ms, got.cpu_s
+
+
+def _wait(base: str) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base + "/", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
+def standings_row(trees: list[Tree], url: str, games: list[corpus.Game], seconds: float) -> Row:
+    """Served req/s of each tree's query process vs the raw ASGI route, same data, same run."""
+    n, ids, _ = prefill(url, games)
+    paths = [f"/games/{g}/standings" for g in ids]
+    ratios, served, details = [], [], []
+    for tree in trees:
+        catch_up(tree, url, n, ids, 0.0, 300)  # this tree's own projections
+        with query(tree, url)[0] as svc:
+            base = f"http://127.0.0.1:{svc.argv[svc.argv.index('--port') + 1]}"
+            cpu0 = svc.cpu()
+            rate, p99, wrk_cpu = wrk(base, paths, seconds)
+            server_cpu = svc.cpu() - cpu0
+        raw_svc, raw_base = raw(url)
+        with raw_svc:
+            _wait(raw_base)
+            raw_rate, raw_p99, _ = wrk(raw_base, paths, seconds)
+        ratios.append(rate / raw_rate)
+        served.append(rate)
+        details.append(
+            f"{tree.label} {rate:,.0f} req/s (p99 {p99:.1f} ms, {server_cpu / (rate * seconds) * 1e6:.0f} "
+            f"µs server CPU/req) vs raw {raw_rate:,.0f} (p99 {raw_p99:.1f} ms); wrk used "
+            f"{wrk_cpu / seconds:.0%} of a core"
+        )
+    return Row(
+        "standings GET, one query process, wrk",
+        "x raw ASGI",
+        ratios[0],
+        ratios[1],
+        ">= 0.8x raw ASGI, same run",
+        ratios[1] >= 0.8,
+        now="1.4k req/s",
+        note=f"{len(ids)} games round-robin, wrk 1 thread 32 connections {seconds:g} s at "
+        f"saturation; {'; '.join(details)}",
+    )
+
+
+def series_row(
+    trees: list[Tree], url: str, games: list[corpus.Game], length: int
+) -> tuple[Row, Row]:
+    """`GET /games/{id}/series` of one `length`-event game (first request, uncached), and
+    `/healthz` p99 polled every 20 ms from another thread meanwhile."""
+    game = corpus.clone(corpus.pad(corpus.trickerion(games)[0], length), "bench-series")
+    loader = Loader(url)
+    loader.flush()
+    loader.load([game])
+    loader.close()
+    firsts, p99s, details = [], [], []
+    for tree in trees:
+        svc, base = query(tree, url)
+        with svc, tempfile.TemporaryDirectory(prefix="bench-health-") as where:
+            stop, out = Path(where) / "stop", Path(where) / "health.json"
+            poller = subprocess.Popen(
+                [sys.executable, str(PROBES / "poll_healthz.py"), base, str(stop), str(out)],
+                env=current().env(), cwd=ROOT,
+            )  # fmt: skip
+            time.sleep(0.5)
+            times = []
+            with httpx.Client(base_url=base, timeout=120) as http:
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    reply = http.get("/games/bench-series/series")
+                    times.append(time.perf_counter() - t0)
+                    if reply.status_code != 200:
+                        raise RuntimeError(f"/series: {reply.status_code} {reply.text[:200]}")
+            stop.touch()
+            poller.wait(timeout=60)
+            health = sorted(json.loads(out.read_text()))
+        p99 = health[min(len(health) - 1, int(len(health) * 0.99))]
+        firsts.append(times[0])
+        p99s.append(p99)
+        details.append(
+            f"{tree.label} {times[0]:.2f} s first, {times[1]:.2f} s again; /healthz p50 "
+            f"{health[len(health) // 2]:.1f} ms over {len(health)} polls"
+        )
+    series = Row(
+        f"`/series` of a {length:,}-event game",
+        "s",
+        firsts[0],
+        firsts[1],
+        "<= 0.2 s",
+        firsts[1] <= 0.2,
+        now="16.9 s",
+        note=f"query-only `scoreledger serve`, first (uncached) request; {'; '.join(details)}",
+    )
+    health_row = Row(
+        "`/healthz` p99 meanwhile",
+        "ms",
+        p99s[0],
+        p99s[1],
+        "<= 10 ms",
+        p99s[1] <= 10,
+        now="timed out",
+        note="a stdlib http.client poller in its own process, one request every 10 ms while the two "
+        f"`/series` requests run; {'; '.join(details)}",
+    )
+    return series, health_row

@@ -1,0 +1,162 @@
+"""Issue 9 rows of the live path: append -> standings visible, p99, over 100 concurrent games at
+an offered rate, the tree's projector in its own process. Appends are paced on a 10 ms tick and
+written in the stream layout (one round trip per tick, as the ingest's append script writes
+them); a watcher process reads the projector's change notices. Visible = the notice of the
+game at that seq or later has been read (the projector writes projection and notice in one
+script). Latency = notice read - append sent."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.bench import corpus
+from services.bench.layout import SHARDS, Loader
+from services.bench.rows_projector import projector
+from services.bench.table import Row, load
+from services.bench.trees import ROOT, Tree, current
+
+PROBES = Path(__file__).parent / "probes"
+
+
+def tables(games: list[corpus.Game], live: int) -> Iterator[str]:
+    """Events of `live` concurrent tables, round-robin; a finished table is replaced by the next
+    game (clones under fresh ids, so the supply never ends)."""
+    k = 0
+
+    def fresh() -> Iterator[str]:
+        nonlocal k
+        game = corpus.clone(games[k % len(games)], f"live-{k}")
+        k += 1
+        return iter(game)
+
+    running = [fresh() for _ in range(live)]
+    while True:
+        for i, table in enumerate(running):
+            line = next(table, None)
+            if line is None:
+                running[i] = fresh()
+                line = next(running[i])
+            yield line
+
+
+@dataclass(frozen=True)
+class Live:
+    """One run at an offered rate: latencies (ms) of every appended event, achieved events/s,
+    projector CPU share (of one core), load average before and after."""
+
+    latencies: list[float]
+    sent: int
+    achieved: float
+    projector_cpu: float
+    load_before: str
+    load_after: str
+
+
+def run(tree: Tree, url: str, games: list[corpus.Game], rate: float, seconds: float) -> Live:
+    loader = Loader(url)
+    loader.flush()
+    sent: dict[tuple[str, int], float] = {}
+    where = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    stop, out = where / "stop", where / "seen.json"
+    watcher_argv = [
+        sys.executable,
+        str(PROBES / "watch_changes.py"),
+        url,
+        str(SHARDS),
+        str(stop),
+        str(out),
+    ]
+    import subprocess
+
+    before = load()
+    with projector(tree, url) as svc:
+        watcher = subprocess.Popen(
+            watcher_argv, env=current().env(), cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        assert watcher.stdout is not None
+        watcher.stdout.readline()
+        time.sleep(1.0)  # the projector connected and idle
+        cpu0 = svc.cpu()
+        source = tables(games, 100)
+        started = time.monotonic()
+        done = 0
+        while (now := time.monotonic()) - started < seconds:
+            due = int((now - started) * rate) - done
+            if due > 0:
+                batch = [next(source) for _ in range(due)]
+                stamp = time.monotonic()
+                for line in batch:
+                    head = json.loads(line)
+                    sent[(head["game_id"], head["seq"])] = stamp
+                loader.append(batch)
+                done += due
+            time.sleep(max(0.0, 0.01 - (time.monotonic() - now)))
+        elapsed = time.monotonic() - started
+        deadline = time.monotonic() + 30
+        while loader.behind() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cpu = svc.cpu() - cpu0
+        stop.touch()
+        watcher.wait(timeout=30)
+    loader.close()
+    seen = json.loads(out.read_text())
+    os.remove(out)
+    stop.unlink()
+    os.rmdir(where)
+    latest: dict[str, int] = {}
+    latencies = []
+    for game, seq, t in seen:
+        for s in range(latest.get(game, 0) + 1, seq + 1):
+            started_at = sent.get((game, s))
+            if started_at is not None:
+                latencies.append((t - started_at) * 1000)
+        latest[game] = max(latest.get(game, 0), seq)
+    return Live(latencies, len(sent), len(sent) / elapsed, cpu / elapsed, before, load())
+
+
+def p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
+
+
+def live_rows(
+    trees: list[Tree],
+    url: str,
+    games: list[corpus.Game],
+    rates: list[tuple[float, float, str]],
+    seconds: float,
+) -> list[Row]:
+    """One row per (offered rate, p99 target ms, issue's figure)."""
+    rows = []
+    for rate, target, now in rates:
+        runs = [run(tree, url, games, rate, seconds) for tree in trees]
+        p99 = [p(r.latencies, 99) if r.latencies else None for r in runs]
+        detail = "; ".join(
+            f"{t.label}: {r.achieved:,.0f} events/s reached, {len(r.latencies)}/{r.sent} seen, "
+            f"p50 {p(r.latencies, 50) if r.latencies else float('nan'):.1f} ms, projector "
+            f"{r.projector_cpu:.0%} of a core, load {r.load_before.split(' (')[0]} -> "
+            f"{r.load_after.split(' (')[0]}"
+            for t, r in zip(trees, runs, strict=True)
+        )
+        new = runs[1]
+        reached = new.achieved >= 0.97 * rate and len(new.latencies) == new.sent
+        rows.append(
+            Row(
+                f"append -> standings visible, p99, 100 games, {rate:,.0f} events/s offered",
+                "ms",
+                p99[0],
+                p99[1],
+                f"<= {target:g} ms" + (", all reached" if rate >= 1000 else ""),
+                p99[1] is not None and p99[1] <= target and (reached or rate < 1000),
+                now=now,
+                note=f"{seconds:g} s, projector in its own process; {detail}",
+            )
+        )
+    return rows
