@@ -56,6 +56,7 @@ class Sizes:
     peer_games: int
     scale_games: int
     profiles: bool
+    scale_processes: tuple[int, ...] = (1, 2, 3)
 
 
 FULL = Sizes(
@@ -150,7 +151,9 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
         scale_games = games[: sizes.scale_games]
         started = time.perf_counter()
         try:
-            extra, notes = rows_scale.scale(trees[1], url, scale_games, report.rows)
+            extra, notes = rows_scale.scale(
+                trees[-1], url, scale_games, report.rows, sizes.scale_processes
+            )
             report.extra.extend(extra)
             report.notes.extend(notes)
         except Exception as error:
@@ -159,7 +162,7 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
         if sizes.profiles:
             from services.bench import profiles
 
-            report.notes.extend(profiles.take(trees[1], url, games))
+            report.notes.extend(profiles.take(trees[-1], url, games))
 
 
 def main(

@@ -54,14 +54,14 @@ def offline_fold(trees: list[Tree], games: list[corpus.Game], repeats: int) -> R
         "offline fold, parse included, 1 core",
         "x json.loads",
         ratio[0],
-        ratio[1],
+        ratio[-1],
         ">= 1.0x json.loads",
-        ratio[1] >= 1.0,
+        ratio[-1] >= 1.0,
         now="0.09x",
         note=f"`scoreledger score FILE --json` of {len(files)} simulated games ({n} events), "
         f"in one process per tree, best of {repeats}, less the per-call cost of scoring a "
         f"one-event log; events per CPU-second: {rates}; with the per-call cost (one call per "
-        f"game): {whole[0]:.3f}x -> {whole[1]:.3f}x",
+        f"game): {whole[0]:.3f}x -> {whole[-1]:.3f}x",
     )
 
 
@@ -86,9 +86,9 @@ def fold_by_length(trees: list[Tree], games: list[corpus.Game], long: int) -> Ro
         f"per-event fold cost, {long:,}-event game vs 200-event game",
         "x",
         per[0],
-        per[1],
+        per[-1],
         "<= 1.2x",
-        per[1] <= 1.2,
+        per[-1] <= 1.2,
         now="5.2x",
         note=f"CPU per event of `score --json` (parse, fold, final standings) less the per-call "
         f"cost of a one-event log; Trickerion games "
@@ -111,9 +111,9 @@ def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
         "standings kept per event",
         "x json.loads of one envelope",
         ratio[0],
-        ratio[1],
+        ratio[-1],
         "<= 0.5x json.loads of one envelope",
-        ratio[1] <= 0.5,
+        ratio[-1] <= 0.5,
         now="142-220 µs",
         note=f"{len(files)} simulated games; {detail}",
     )
@@ -133,9 +133,9 @@ def score_example(trees: list[Tree], repeats: int) -> Row:
         "`scoreledger score` of the example game, whole process",
         "s",
         walls[0],
-        walls[1],
+        walls[-1],
         "<= 0.5 s",
-        walls[1] <= 0.5,
+        walls[-1] <= 0.5,
         now="about 3 s",
-        note=f"{EXAMPLE} (199 events), best wall of {repeats}; CPU {cpus[0]:.2f} -> {cpus[1]:.2f} s",
+        note=f"{EXAMPLE} (199 events), best wall of {repeats}; CPU {cpus[0]:.2f} -> {cpus[-1]:.2f} s",
     )

@@ -64,9 +64,14 @@ def processes(
 
 
 def scale(
-    tree: Tree, url: str, games: list[corpus.Game], rows: list[Row]
+    tree: Tree,
+    url: str,
+    games: list[corpus.Game],
+    rows: list[Row],
+    counts: tuple[int, ...] = (1, 2, 3),
 ) -> tuple[list[Row], list[str]]:
-    """The scale rows and the capacity model's notes."""
+    """The scale rows (catch-up with each of `counts` projector processes, the first 1) and
+    the capacity model's notes."""
     rpid = redis_pid(url)
     r0 = cpu_of(rpid)
     events, ids, _ = prefill(url, games)
@@ -74,7 +79,7 @@ def scale(
     out: list[Row] = []
     rates: dict[int, float] = {}
     redis_project = 0.0
-    for n in (1, 2, 3):
+    for n in counts:
         rate, complete, rcpu = processes(tree, url, games, n, events, ids)
         rates[n] = rate
         if n == 1:
