@@ -57,6 +57,7 @@ class Sizes:
     scale_games: int
     profiles: bool
     scale_processes: tuple[int, ...] = (1, 2, 3)
+    projector_repeats: int = 2
 
 
 FULL = Sizes(
@@ -98,6 +99,8 @@ QUICK = Sizes(
     peer_games=3,
     scale_games=60,
     profiles=False,
+    scale_processes=(1, 2),
+    projector_repeats=1,
 )
 
 
@@ -126,7 +129,10 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
     with RedisServer() as redis_srv:
         url = redis_srv.url
         proj_games = games[: sizes.projector_games]
-        step("projector", lambda: rows_projector.catch_up_row(trees, url, proj_games, 2))
+        step(
+            "projector",
+            lambda: rows_projector.catch_up_row(trees, url, proj_games, sizes.projector_repeats),
+        )
         rates = [(300.0, 15.0, "405 ms"), (1000.0, 50.0, "1.4 s")]
         step("live", lambda: rows_live.live_rows(trees, url, games, rates, sizes.live_seconds))
         read_games = games[: sizes.read_games]

@@ -21,7 +21,7 @@ OUT = ROOT / "docs" / "profiles"
 
 
 def _pyinstrument(out: Path) -> list[str]:
-    return [sys.executable, "-m", "pyinstrument", "-r", "text", "--show-all", "-o", str(out)]
+    return [sys.executable, "-m", "pyinstrument", "-r", "text", "-o", str(out)]
 
 
 def take(tree: Tree, url: str, games: list[corpus.Game]) -> list[str]:
