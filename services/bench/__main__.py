@@ -21,6 +21,7 @@ from services.bench import (
     corpus,
     rows_fold,
     rows_http,
+    rows_kernel,
     rows_live,
     rows_peer,
     rows_projector,
@@ -58,6 +59,7 @@ class Sizes:
     profiles: bool
     scale_processes: tuple[int, ...] = (1, 2, 3)
     projector_repeats: int = 2
+    kernel_lengths: tuple[int, ...] = (200, 2_000, 10_000)
 
 
 FULL = Sizes(
@@ -101,6 +103,7 @@ QUICK = Sizes(
     profiles=False,
     scale_processes=(1, 2),
     projector_repeats=1,
+    kernel_lengths=(200, 2_000),
 )
 
 
@@ -124,6 +127,12 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
     fold_games = games[: sizes.fold_games]
     step("offline fold", lambda: rows_fold.offline_fold(trees, fold_games, sizes.fold_repeats))
     step("fold by length", lambda: rows_fold.fold_by_length(trees, games, sizes.long_game))
+    started = time.perf_counter()
+    try:
+        report.extra.extend(rows_kernel.kernel_rows(sizes.kernel_lengths))
+    except Exception as error:  # the kernel's script, against internals of the new tree
+        report.notes.append(f"fold_cost rows: NOT MEASURED, {type(error).__name__}: {error}"[:600])
+    err.print(f"fold_cost: {time.perf_counter() - started:.0f} s")
     standings_games = games[: sizes.standings_games]
     step("standings", lambda: rows_fold.standings_each(trees, standings_games))
     with RedisServer() as redis_srv:

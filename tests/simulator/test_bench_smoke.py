@@ -30,6 +30,7 @@ TINY = replace(
     peer_games=1,
     scale_games=4,
     scale_processes=(1, 2),
+    kernel_lengths=(200,),
 )
 
 
