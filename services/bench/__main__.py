@@ -109,8 +109,11 @@ QUICK = Sizes(
 
 def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
     """Every row, in the issue's order; a row that fails is noted, the others still run."""
-    games = corpus.simulate(trees[0], sizes.tables, seed=2026)
-    err.print(f"corpus: {len(games)} games, {corpus.count(games)} events")
+    games, made = corpus.common(trees, sizes.tables, seed=2026)
+    report.notes.append(f"{made}; {len(games)} games, {corpus.count(games)} events")
+    err.print(report.notes[-1])
+    if not corpus.trickerion(games):
+        raise RuntimeError("no Trickerion game accepted by every tree (the long games pad one)")
 
     def step(name: str, work: object) -> None:
         started = time.perf_counter()

@@ -6,6 +6,7 @@ ids for a log of any size. A game is a list of envelope JSON lines in seq order.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -14,6 +15,7 @@ from services.bench import proc
 from services.bench.trees import Tree
 
 Game = list[str]
+PROBES = Path(__file__).parent / "probes"
 STAMP = "2026-12-01T00:00:00Z"
 
 
@@ -25,6 +27,41 @@ def simulate(tree: Tree, tables: int, seed: int, kind: str = "mixed") -> list[Ga
         proc.run(tree.cli(*args, "--out", out), tree.env(), tree.root, timeout=600)
         files = sorted(Path(out).glob("*.jsonl"), key=lambda p: p.name)
         return [_stamp(p.read_text().splitlines()) for p in files]
+
+
+def accepted(trees: list[Tree], games: list[Game]) -> list[Game]:
+    """The games every tree's `score` accepts (in their order)."""
+    with tempfile.TemporaryDirectory(prefix="bench-valid-") as where:
+        paths = write(games, Path(where))
+        ok = {str(p) for p in paths}
+        for tree in trees:
+            out = Path(where) / "ok.json"
+            argv = [sys.executable, str(PROBES / "valid.py"), str(out), *sorted(ok)]
+            proc.run(argv, tree.env(), tree.root, timeout=900)
+            ok &= set(json.loads(out.read_text()))
+        return [g for g, p in zip(games, paths, strict=True) if str(p) in ok]
+
+
+def common(trees: list[Tree], tables: int, seed: int) -> tuple[list[Game], str]:
+    """About `tables` simulated games that every tree accepts: from each tree's simulator in
+    turn (the landed one first), each game checked by every tree; and a note of the counts."""
+    games: list[Game] = []
+    parts = []
+    for i, tree in enumerate(trees):
+        made = simulate(tree, tables * 3 // 2, seed + i)
+        kept = accepted(trees, made)
+        parts.append(f"{len(kept)} of {len(made)} games of the {tree.label} simulator")
+        games += kept
+        if len(games) >= tables:
+            break
+    ids: set[str] = set()
+    unique = []
+    for game in games:
+        game_id = json.loads(game[0])["game_id"]
+        if game_id not in ids:
+            ids.add(game_id)
+            unique.append(game)
+    return unique[:tables], "corpus: " + ", ".join(parts) + " accepted by every tree"
 
 
 def _stamp(lines: list[str]) -> Game:

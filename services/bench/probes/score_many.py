@@ -31,10 +31,13 @@ def main() -> None:
             t0 = time.process_time()
             for f in files:
                 try:
-                    app(["score", f, "--json"], standalone_mode=False)
+                    code = app(["score", f, "--json"], standalone_mode=False)
                 except SystemExit as stop:
                     if stop.code not in (0, None):
                         raise
+                else:
+                    if code not in (0, None):  # click returns a typer.Exit's code
+                        raise RuntimeError(f"score {f} exited {code}")
             score = min(score, time.process_time() - t0)
             t0 = time.process_time()
             for lines in texts:
