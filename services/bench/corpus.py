@@ -48,7 +48,7 @@ def common(trees: list[Tree], tables: int, seed: int) -> tuple[list[Game], str]:
     games: list[Game] = []
     parts = []
     for i, tree in enumerate(trees):
-        made = simulate(tree, tables * 3 // 2, seed + i)
+        made = simulate(tree, tables * 2, seed + i)
         kept = accepted(trees, made)
         parts.append(f"{len(kept)} of {len(made)} games of the {tree.label} simulator")
         games += kept
