@@ -15,13 +15,15 @@ from typing import Any
 
 
 def seq_of(frame: Any) -> int | None:
-    """The standings seq a frame carries: top level, or under "standings"."""
+    """The standings seq a frame carries: top level, or under "standings" or "change" (the
+    compact frames of the scoreboard branch)."""
     if isinstance(frame, dict):
         if isinstance(frame.get("seq"), int):
             return int(frame["seq"])
-        inner = frame.get("standings")
-        if isinstance(inner, dict) and isinstance(inner.get("seq"), int):
-            return int(inner["seq"])
+        for key in ("standings", "change"):
+            inner = frame.get(key)
+            if isinstance(inner, dict) and isinstance(inner.get("seq"), int):
+                return int(inner["seq"])
     return None
 
 
