@@ -25,7 +25,7 @@ def simulate(tree: Tree, tables: int, seed: int, kind: str = "mixed") -> list[Ga
     with tempfile.TemporaryDirectory(prefix="bench-sim-") as out:
         args = ["simulate", "--game", kind, "--tables", str(tables), "--seed", str(seed)]
         proc.run(tree.cli(*args, "--out", out), tree.env(), tree.root, timeout=600)
-        files = sorted(Path(out).glob("*.jsonl"), key=lambda p: p.name)
+        files = sorted(Path(out).glob("*.jsonl"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
         return [_stamp(p.read_text().splitlines()) for p in files]
 
 

@@ -34,7 +34,8 @@ class Tree:
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a child running this tree's code (Redis URL etc. in `extra`)."""
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PYTHONPATH")}
-        env.update(PYTHONPATH=str(self.root), **extra)
+        # 16 shards: the layout the bench writes (services/bench/layout.py SHARDS)
+        env.update(PYTHONPATH=str(self.root), SCORELEDGER_SHARDS="16", **extra)
         return env
 
     def cli(self, *args: str) -> list[str]:
