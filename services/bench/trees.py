@@ -35,7 +35,8 @@ class Tree:
         """The environment of a child running this tree's code (Redis URL etc. in `extra`)."""
         env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PYTHONPATH")}
         # 16 shards: the layout the bench writes (services/bench/layout.py SHARDS)
-        env.update(PYTHONPATH=str(self.root), SCORELEDGER_SHARDS="16", **extra)
+        env.update({"PYTHONPATH": str(self.root), "SCORELEDGER_SHARDS": "16"})
+        env.update(extra)
         return env
 
     def cli(self, *args: str) -> list[str]:
