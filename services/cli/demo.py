@@ -227,7 +227,7 @@ async def run_demo(
         RuntimeError: the server did not start.
     """
     port = free_port()
-    roles = Roles(inbox=False)  # the demo publishes over HTTP only
+    roles = Roles()  # every role: the demo publishes over HTTP, and the inbox is there to try
     server = uvicorn_server(build_app(roles, {"redis_url": redis_url}), "127.0.0.1", port)
     serving = asyncio.create_task(server.serve())
     url = f"http://127.0.0.1:{port}"

@@ -161,10 +161,10 @@ def publish(
         raise typer.Exit(1) from None
     path = tokens_file or tokens_path(file)
     tokens = load_tokens(path)
-    if token and events:
-        tokens[events[0].game_id] = token
-    fresh = choose_tokens(events, tokens)
-    if fresh:
+    given = {events[0].game_id: token} if token and events else {}
+    fresh = choose_tokens(events, {**tokens, **given})
+    if given or fresh:  # a token given with --token replaces a saved one (e.g. a refused guess)
+        tokens.update(given)
         tokens.update(fresh)
         save_tokens(path, tokens)
         for game_id, game_token in fresh.items():
@@ -232,7 +232,7 @@ def serve(
     settings = QuerySettings(**overrides)
     configure_logging(settings.log_format, settings.log_level)
     server = uvicorn_server(
-        build_app(roles, overrides), host or settings.host, port or settings.port
+        build_app(roles, overrides), host or settings.host, settings.port if port is None else port
     )
     err.print(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",

@@ -124,7 +124,7 @@ class Authorizer:
                 raise Refusal(
                     "forbidden",
                     "auth.token_rejected",
-                    f"the token is not game {game_id!r}'s write token",
+                    f"the token is not the write token of game {game_id!r}",
                     token_field,
                 )
             return Grant(game_id, creating=False)
