@@ -1,9 +1,12 @@
 """Penumbra: Trials of Arcana ruleset (rules/penumbra-scoring.ru.md). Exports `RULESET`.
 
-Modules: `state` (frozen tableaux), `experience` (ОПЫТ sets), `scoring` (the eight
-categories), `play` (Arcana, Tomes, Mortal Wounds, Marks, Goals), `cards` (Trials,
-Contracts), `ending` (turns, Prophecy, final turns, tie-break), `ruleset` (the `Ruleset`
-protocol and the ledger diff).
+The shared game layout (README "Adding a game"): `state` (frozen tableaux), `turns` (rounds,
+initiative, the Prophecy and final turns, when the game may end, the tie-break), `play` (in-play
+handlers: Arcana, Tomes, Mortal Wounds, Marks, Goals), `join` (joining in progress),
+`categories` (the eight VP categories with EN/RU labels and rule lines, each a function of the
+state), `ruleset` (`HANDLERS`, the `Ruleset` protocol and the ledger diff). No `endgame`:
+Penumbra scores live, nothing waits for `game.ended`. Penumbra's own helpers: `cards` (Trial
+and Contract handlers), `experience` (ОПЫТ sets).
 """
 
 from __future__ import annotations

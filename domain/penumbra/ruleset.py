@@ -1,6 +1,6 @@
 """The Penumbra `Ruleset` (domain/ruleset.py protocol): score unit VP, eight categories.
 
-Every category is a function of the current state (domain.penumbra.scoring), so after each
+Every category is a function of the current state (domain.penumbra.categories), so after each
 event the ledger gets one VP entry per (player, category) whose value changed, equal to the
 change. The running total is then the "if the game ended now" score and always equals the sum
 of the ledger (research/penumbra.md §8). Arcana supply changes also get an ARCANA entry.
@@ -36,8 +36,8 @@ from contracts.penumbra import (
 )
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
-from domain.penumbra import cards, ending, join, play
-from domain.penumbra.scoring import (
+from domain.penumbra import cards, join, play, turns
+from domain.penumbra.categories import (
     CATEGORIES,
     RULE_LINE,
     RULES,
@@ -53,8 +53,8 @@ MAX_PLAYERS = 4
 Move = Callable[[PenumbraState, Any], PenumbraState]
 
 _MOVES: dict[type[Payload], Move] = {
-    TurnStarted: ending.turn_started,
-    InitiativeChanged: ending.initiative_changed,
+    TurnStarted: turns.turn_started,
+    InitiativeChanged: turns.initiative_changed,
     ArcanaGained: play.arcana_gained,
     ArcanaSpent: play.arcana_spent,
     TrialReserved: cards.trial_reserved,
@@ -71,8 +71,8 @@ _MOVES: dict[type[Payload], Move] = {
     MarkRemoved: play.mark_removed,
     GoalScored: play.goal_scored,
     GoalRevoked: play.goal_revoked,
-    ProphecyTriggered: ending.prophecy_triggered,
-    FinalTurnTaken: ending.final_turn_taken,
+    ProphecyTriggered: turns.prophecy_triggered,
+    FinalTurnTaken: turns.final_turn_taken,
 }
 """Payload class -> its move on the tableaux; one explicit table (research/anchors.md §1.6
 lesson 4). `HANDLERS` gives each the shared handler shape, the entries being the VP diff."""
@@ -133,14 +133,14 @@ class PenumbraRuleset:
         Raises:
             RuleViolation: `penumbra.event.unknown_type`, `penumbra.end.all_final_turns_taken`
                 (nothing happens between the last final turn and `game.ended`), or the
-                handler's own rule (see domain.penumbra.play / ending).
+                handler's own rule (see domain.penumbra.play / turns).
         """
         handler = HANDLERS.get(type(event.payload))
         if handler is None:
             raise RuleViolation(
                 "penumbra.event.unknown_type", f"{event.type} is not a Penumbra event", "type"
             )
-        if ending.all_final_turns_taken(state):
+        if turns.all_final_turns_taken(state):
             raise RuleViolation(
                 "penumbra.end.all_final_turns_taken",
                 f"every final turn is taken; only game.ended may follow, got {event.type}",
@@ -156,7 +156,7 @@ class PenumbraRuleset:
         Raises:
             RuleViolation: `penumbra.end.no_prophecy`, `penumbra.end.final_turns_missing`.
         """
-        ending.check_game_may_end(state)
+        turns.check_game_may_end(state)
         return state, ()
 
     def provisional(self, state: PenumbraState) -> Mapping[str, Mapping[str, int]]:
@@ -164,8 +164,8 @@ class PenumbraRuleset:
         return {}
 
     def tie_break(self, state: PenumbraState, tied: list[str]) -> tuple[list[str], str]:
-        """See `domain.penumbra.ending.tie_break` (default: a shared place, EC-24)."""
-        return ending.tie_break(state, tied)
+        """See `domain.penumbra.turns.tie_break` (default: a shared place, EC-24)."""
+        return turns.tie_break(state, tied)
 
     def player_details(
         self, state: PenumbraState, player_id: str
@@ -183,8 +183,8 @@ class PenumbraRuleset:
         return resources, []
 
     def rank_key(self, state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
-        """See `domain.penumbra.ending.rank_key` (None: tied places stay shared)."""
-        return ending.rank_key(state, player_id)
+        """See `domain.penumbra.turns.rank_key` (None: tied places stay shared)."""
+        return turns.rank_key(state, player_id)
 
 
 def ledger_changes(

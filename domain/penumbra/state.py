@@ -2,7 +2,7 @@
 
 Every value is frozen; a handler returns a new state with `dataclasses.replace`. The state holds
 exactly what the end-game tally (rules/penumbra-scoring.ru.md lines 7-40) reads, so each
-category is a function of it (see `domain.penumbra.scoring`).
+category is a function of it (see `domain.penumbra.categories`).
 """
 
 from __future__ import annotations

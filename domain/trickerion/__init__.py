@@ -1,9 +1,12 @@
 """Trickerion: Legends of Illusion scoring, exactly as rules/trickerion-scoring.md says.
 
-Modules: `catalog` (card data from `data/*.json`), `state` (immutable state, `settle`),
-`turns`, `play` (Advertise, learn, hire, Links, other changes), `performance` (yields, then
-performer bonuses), `inventory`, `conditions` (Level 3 conditions as data), `endgame`,
-`categories` (EN/RU labels, rule anchors), `ruleset` (`RULESET`, the `domain.ruleset.Ruleset`).
+The shared game layout (README "Adding a game"): `state` (immutable state, `settle`), `turns`
+(turns, the initiative track), `play` (in-play handlers: Advertise, learn, hire, Links, other
+changes), `join` (joining in progress), `endgame` (end-game Fame), `categories` (EN/RU labels,
+rule anchors), `ruleset` (`HANDLERS`, `RULESET`, the `domain.ruleset.Ruleset`). Trickerion's
+own helpers: `catalog` (card data from `data/*.json`), `extra_cards` (Trick cards declared at
+the start), `performance` (yields, then performer bonuses), `inventory` and `holdings_check`
+(the end-game inventory), `conditions` (Level 3 conditions as data).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from contracts.common import EventVoided, GameEnded, Player, ScoreCorrected, Tur
 from contracts.envelope import Envelope, Payload
 from contracts.events import ENVELOPE_BY_TYPE
 from domain.fold import GameState, fold
-from domain.penumbra.scoring import CATEGORIES
+from domain.penumbra.categories import CATEGORIES
 from domain.standings import Standings, standings
 
 START = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)

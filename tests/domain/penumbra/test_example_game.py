@@ -16,7 +16,7 @@ import pytest
 from contracts.events import parse_event_json
 from domain.fold import GameState, fold
 from domain.ledger import Resource
-from domain.penumbra.scoring import CATEGORIES, category_vp
+from domain.penumbra.categories import CATEGORIES, category_vp
 from domain.standings import standings
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
 from domain.ledger import Resource
-from domain.penumbra.scoring import category_vp
+from domain.penumbra.categories import category_vp
 from tests.domain.penumbra.builders import PenumbraGame
 
 PLAYERS = ["ada", "bea"]
