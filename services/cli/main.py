@@ -238,6 +238,9 @@ def serve(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
         highlight=False,
     )
+    from services.gctune import tune_for_long_life
+
+    tune_for_long_life()  # after the app is built: its objects are frozen
     server.run()
 
 

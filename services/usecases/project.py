@@ -1,6 +1,7 @@
 """The project use case: a shard's feed batch becomes new game states and one projection write.
 
-The batch is folded in memory onto the cached `GameState`s (`domain.fold.evolve`), then one
+The batch is folded in memory into the cached per-game `Folder`s (`domain.fold`: O(1) per
+event, no state copies; a refused event leaves its folder unchanged), then one
 `Projections.write` changes the projections, the change notices and the shard checkpoint
 together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
 the fold refuses is dead-lettered and its game held at that seq; other games go on. Pure apart
@@ -20,8 +21,8 @@ from pydantic import ValidationError
 
 from contracts.events import parse_event_json
 from domain.errors import RuleViolation
-from domain.fold import GameState, evolve, fold
-from domain.standings import standings
+from domain.fold import Folder
+from domain.standings import standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
@@ -31,24 +32,33 @@ log = structlog.get_logger("projector")
 
 @dataclass(slots=True)
 class GameView:
-    """The projector's view of one game: the state at the projection's seq, or held."""
+    """The projector's view of one game: its working fold at the projection's seq, or held.
 
-    state: GameState | None
+    The folder is changed in place by a batch; a batch whose write fails or is skipped drops
+    the view (the next batch rebuilds it from storage), so a view never runs ahead of storage.
+    """
+
+    folder: Folder[Any]
     held: int | None = None
 
     @property
     def seq(self) -> int:
-        return self.state.seq if self.state is not None else 0
+        return self.folder.seq if self.folder.started else 0
 
 
 @dataclass(slots=True)
 class _Work:
-    """One game's changes within a batch."""
+    """One game's changes within a batch: the seq and hold it started from."""
 
-    base: GameView
-    state: GameState | None
+    view: GameView
+    base_seq: int
+    base_held: int | None
     held: int | None = None
     events: int = 0
+
+    @property
+    def seq(self) -> int:
+        return self.view.seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +72,7 @@ class Applied:
 def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
     """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
     try:
-        w.state = evolve(w.state, parse_event_json(data))
+        w.view.folder.add(parse_event_json(data))
     except RuleViolation as error:
         return {"kind": "rule", **error.to_dict()}
     except (ValidationError, ValueError) as error:
@@ -111,14 +121,13 @@ class Project:
         missing = [g for g in dict.fromkeys(game_ids) if g not in self.views]
         heads = await self.projections.heads(missing)
         for game_id, head in zip(missing, heads, strict=True):
-            state = None
+            folder: Folder[Any] = Folder()
             if head.seq:
-                state = fold(
-                    parse_event_json(d) for d in await self.log.read_raw(game_id, 1, head.seq)
-                )
+                for data in await self.log.read_raw(game_id, 1, head.seq):
+                    folder.add(parse_event_json(data))
             if len(self.views) >= self.cache_games:
                 self.views.pop(next(iter(self.views)))
-            self.views[game_id] = GameView(state, head.held)
+            self.views[game_id] = GameView(folder, head.held)
 
     async def apply(self, shard: int, entries: Sequence[FeedEntry]) -> Applied:
         """Fold `entries` (feed order) and write the result in one `Projections.write`.
@@ -133,22 +142,27 @@ class Project:
             return Applied(0, None)
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
-        for entry in fresh:
-            w = work.get(entry.game_id)
-            if w is None:
-                if entry.game_id not in self.views:  # evicted meanwhile
-                    await self._load_views([entry.game_id])
-                base = self.views[entry.game_id]
-                w = work[entry.game_id] = _Work(base, base.state, base.held)
-            await self._fold_one(w, entry)
-        ops = self._ops(work)
-        batch = ProjectionBatch(shard, fresh[-1].feed_id, ops, self.clock().isoformat())
-        outcome = await self.projections.write(batch, self.changes_maxlen)
+        try:
+            for entry in fresh:
+                w = work.get(entry.game_id)
+                if w is None:
+                    if entry.game_id not in self.views:  # evicted meanwhile
+                        await self._load_views([entry.game_id])
+                    view = self.views[entry.game_id]
+                    w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
+                await self._fold_one(w, entry)
+            ops = self._ops(work)
+            batch = ProjectionBatch(shard, fresh[-1].feed_id, ops, self.clock().isoformat())
+            outcome = await self.projections.write(batch, self.changes_maxlen)
+        except BaseException:
+            for game_id in work:  # folded in place past what storage holds: rebuild them
+                self.views.pop(game_id, None)
+            raise
         for game_id, w in work.items():
             if outcome.stale or game_id in outcome.skipped:
                 self.views.pop(game_id, None)  # someone else wrote it: rebuild from storage
             else:
-                self.views[game_id] = GameView(w.state, w.held)
+                w.view.held = w.held
         applied = (
             0
             if outcome.stale
@@ -157,7 +171,7 @@ class Project:
         return Applied(applied, fresh[-1].feed_id)
 
     async def _fold_one(self, w: _Work, entry: FeedEntry) -> None:
-        current = w.state.seq if w.state is not None else 0
+        current = w.seq
         if w.held is not None or entry.seq <= current:
             return  # held game, or already applied before a restart
         if entry.seq > current + 1:  # a gap (e.g. after a released hold): fill from the log
@@ -170,7 +184,7 @@ class Project:
         reason = _evolve(w, data)
         if reason is None:
             return True
-        seq = (w.state.seq if w.state is not None else 0) + 1
+        seq = w.seq + 1
         w.held = seq
         log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
         context: dict[str, str | int] = {
@@ -185,19 +199,19 @@ class Project:
     def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
         ops: list[ProjectionOp] = []
         for game_id, w in work.items():
-            if w.state is not None and w.state.seq > w.base.seq:
-                table = standings(w.state)
+            if w.seq > w.base_seq:
+                state = w.view.folder.state  # frozen, O(1); rendered once per batch
                 ops.append(
                     ProjectionOp(
                         "apply",
                         game_id,
-                        w.base.seq,
-                        w.state.seq,
-                        w.state.status,
-                        w.state.game,
-                        table.model_dump_json(),
+                        w.base_seq,
+                        state.seq,
+                        state.status,
+                        state.game,
+                        standings_json(state).decode(),
                     )
                 )
-            if w.held is not None and w.base.held is None:
+            if w.held is not None and w.base_held is None:
                 ops.append(ProjectionOp("hold", game_id, 0, w.held))
         return ops

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,6 +26,7 @@ from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
 from services.usecases.readmodels import replay
 from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.usecases.readmodels.offloop import Replays
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
@@ -68,6 +70,7 @@ class ReadModels:
         self.cache_games = cache_games
         # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
         self._bodies: OrderedDict[str, tuple[str, bytes]] = OrderedDict()
+        self.replays = Replays(log)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
@@ -159,7 +162,13 @@ class ReadModels:
             raise NotFound(
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
-        return standings_view(standings(fold(await self.log.read(game_id, 1, at_seq))), "replay")
+        return await self.replays.run(
+            "standings_at",
+            game_id,
+            version,
+            lambda events: standings_view(standings(fold(events)), "replay"),
+            at_seq,
+        )
 
     async def events_page(self, game_id: str, from_seq: int, limit: int) -> EventsPage:
         """The audit log from `from_seq`, `limit` events; voids found anywhere in the log."""
@@ -179,12 +188,7 @@ class ReadModels:
     async def ledger(self, game_id: str, player_id: str) -> LedgerResponse:
         """Every change of the player's resources with its event (the log folded, so voided
         events contribute nothing). Raises `NotFound` (`player_not_found` too)."""
-        state = fold(await self.events(game_id))
-        if player_id not in {p.player_id for p in state.players}:
-            raise NotFound(
-                "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id"
-            )
-        return ledger_view(state, player_id)
+        return await self.ledger_at(game_id, player_id, None)
 
     async def ledger_at(self, game_id: str, player_id: str, at_seq: int | None) -> LedgerResponse:
         """The player's ledger after event `at_seq` (the whole log when None), so a replayed
@@ -195,34 +199,41 @@ class ReadModels:
             raise NotFound(
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
-        state = fold(await self.log.read(game_id, 1, at_seq))
-        if player_id not in {p.player_id for p in state.players}:
-            raise NotFound(
-                "player_not_found", f"no player {player_id!r} in game {game_id!r}", "player_id"
-            )
-        return ledger_view(state, player_id)
+        return await self.replays.run(
+            ("ledger", player_id), game_id, version, lambda es: _ledger(es, player_id), at_seq
+        )
 
     async def series(self, game_id: str) -> dict[str, Any]:
         """`replay.series` of the game's log."""
-        return replay.series(await self.events(game_id))
+        return await self.replays.run("series", game_id, await self.version(game_id), replay.series)
 
     async def timeline(self, game_id: str) -> dict[str, Any]:
         """`replay.timeline` of the game's log."""
-        return replay.timeline(await self.events(game_id))
+        version = await self.version(game_id)
+        return await self.replays.run("timeline", game_id, version, replay.timeline)
 
     async def dispute(self, game_id: str, event_id: str, now: datetime) -> dict[str, Any]:
         """`replay.compare_without`: the standings with and without one event."""
-        events = await self.events(game_id)
-        try:
-            return replay.compare_without(events, event_id, now)
+        version = await self.version(game_id)
+        try:  # the hypothetical void's time stamp shows nowhere in the answer: cache it
+            return await self.replays.run(
+                ("dispute", event_id),
+                game_id,
+                version,
+                lambda events: replay.compare_without(events, event_id, now),
+            )
         except LookupError as error:
             raise NotFound("event_not_found", str(error), "event_id") from None
 
     async def score_sheet(self, game_id: str, lang: str, tz: ZoneInfo, bom: bool) -> str:
         """The score sheet CSV (`exports.score_sheet_csv`): labels in `lang`, the date in `tz`,
         a UTF-8 BOM first when `bom`."""
-        events = await self.events(game_id)
-        return score_sheet_csv(standings(fold(events)), events, lang, tz, bom)
+        return await self.replays.run(
+            ("score_sheet", lang, str(tz), bom),
+            game_id,
+            await self.version(game_id),
+            lambda events: score_sheet_csv(standings(fold(events)), events, lang, tz, bom),
+        )
 
     async def bgstats(
         self, game_id: str, tz: ZoneInfo, location: str | None, in_progress: bool
@@ -233,10 +244,14 @@ class ReadModels:
         Raises:
             NotFound: no such game. NotAFinishedPlay: in progress and not `in_progress`.
         """
-        events = await self.events(game_id)
-        result = standings(fold(events))
-        play = bgstats_play(result, events, tz, location, in_progress)
-        return {"play": play, "link": bgstats_link(play), "final": result.status == "final"}
+
+        def export(events: Sequence[Envelope]) -> dict[str, Any]:
+            result = standings(fold(events))
+            play = bgstats_play(result, events, tz, location, in_progress)
+            return {"play": play, "link": bgstats_link(play), "final": result.status == "final"}
+
+        key = ("bgstats", str(tz), location, in_progress)
+        return await self.replays.run(key, game_id, await self.version(game_id), export)
 
     async def events_jsonl(self, game_id: str) -> str:
         """The game's log as JSONL, one stored envelope per line, byte for byte as appended
@@ -247,3 +262,19 @@ class ReadModels:
     async def lag(self, cap: int) -> int:
         """Projector lag in feed entries (see `Projections.lag`)."""
         return await self.projections.lag(cap)
+
+
+def _ledger(events: Sequence[Envelope], player_id: str) -> LedgerResponse:
+    """The player's ledger after `events` (a worker-thread replay).
+
+    Raises:
+        NotFound: `player_not_found`.
+    """
+    state = fold(events)
+    if player_id not in {p.player_id for p in state.players}:
+        raise NotFound(
+            "player_not_found",
+            f"no player {player_id!r} in game {state.game_id!r}",
+            "player_id",
+        )
+    return ledger_view(state, player_id)

@@ -24,13 +24,15 @@ from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
-from domain.standings import Standings, score_entries, standings
+from domain.standings import Standings, standings
 
 
 def _totals(state: GameState) -> dict[str, int]:
+    """Each player's total in the score unit: the fold's running sums, O(players) (issue 9;
+    the sums equal the ledger's, a property the fold's tests guard)."""
     totals = dict.fromkeys((p.player_id for p in state.players), 0)
-    for entry in score_entries(state):
-        totals[entry.player_id] += entry.amount
+    for pid, total in state.totals.items():
+        totals[pid] = total
     return totals
 
 
@@ -113,8 +115,12 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     rows = []
     before: dict[str, int] = dict.fromkeys((p.player_id for p in states[0].players), 0)
     turn = 0
+    seen = 0  # ledger length before the event: its own entries are the ones after
     for event, state in zip(events, states, strict=True):
         after = _totals(state)
+        # A void refolds the ledger and adds no entry of its own; others append theirs.
+        own = () if isinstance(event.payload, EventVoided) else state.ledger[seen:]
+        seen = len(state.ledger)
         eid = str(event.event_id)
         if isinstance(event.payload, TurnStarted):
             turn = event.payload.turn
@@ -141,7 +147,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
                         "rule": x.rule,
                         "note": x.note,
                     }
-                    for x in state.ledger
+                    for x in own
                     if x.event_id == event.event_id and x.resource == unit
                 ],
                 "voided": eid in voided_by,
