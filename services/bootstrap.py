@@ -234,9 +234,10 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
+    from services.http_errors import install_problem_handlers
+    from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection
     from services.query.app import health_router
-    from services.query.errors import install_error_handlers
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
@@ -259,7 +260,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     )
     metrics = QueryMetrics()
     app.add_middleware(MetricsMiddleware, metrics=metrics)
-    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost
+    install_problem_handlers(app)
     if roles.query:
         from services.query.routes import query_router
 

@@ -25,6 +25,12 @@ class CommonSettings(BaseSettings):
     shards: int = Field(
         default=16, ge=1, le=1024, description="feed streams; fixed for a deployment"
     )
+    max_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1024,
+        le=64 * 1_048_576,
+        description="largest HTTP request body (bytes); larger ones get 413 before parsing",
+    )
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"
     # Least-privilege Redis (issue #11): this role's ACL user (deploy/users.acl.template) and

@@ -43,7 +43,7 @@ async def test_unprojected_game_is_pending(api: httpx.AsyncClient, seeder: Seede
     ]
     response = await api.get("/games/pe-demo-1/standings")
     assert response.status_code == 503
-    assert response.json()["error"] == "projection_pending"
+    assert response.json()["rule"] == "read.projection_pending"
 
 
 async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder) -> None:
@@ -98,9 +98,13 @@ async def test_at_seq_beyond_log_and_bad_values(api: httpx.AsyncClient, seeder: 
     await seeder.append(PENUMBRA)
     beyond = await api.get("/games/pe-demo-1/standings?at_seq=9")
     assert beyond.status_code == 404
+    assert beyond.headers["content-type"] == "application/problem+json"
     assert beyond.json() == {
-        "error": "seq_not_found",
-        "message": "game 'pe-demo-1' has 8 events; at_seq=9",
+        "type": "urn:scoreledger:rule:read.seq_not_found",
+        "title": "Not Found",
+        "status": 404,
+        "rule": "read.seq_not_found",
+        "detail": "game 'pe-demo-1' has 8 events; at_seq=9",
         "field": "at_seq",
     }
     assert (await api.get("/games/pe-demo-1/standings?at_seq=0")).status_code == 422
@@ -164,7 +168,7 @@ async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: S
     ):
         response = await api.get(path)
         assert response.status_code == 404, path
-        assert response.json()["error"] == "game_not_found"
+        assert response.json()["rule"] == "read.game_not_found"
     missing = await api.get("/games/pe-demo-1/players/zoe/ledger")
     assert missing.status_code == 404
-    assert missing.json()["error"] == "player_not_found"
+    assert missing.json()["rule"] == "read.player_not_found"
