@@ -15,6 +15,7 @@ from fastapi import APIRouter, Query, Response
 from services.problems import problem_responses
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import (
+    MAX_GAMES_PAGE,
     EventsPage,
     GamesResponse,
     LedgerResponse,
@@ -29,10 +30,14 @@ def query_router(reads: ReadModels) -> APIRouter:
     """The query endpoints, bound to the read models."""
     router = APIRouter(tags=["query"])
 
-    @router.get("/games", response_model=GamesResponse)
-    async def list_games() -> GamesResponse:
-        """Every game: id, game, status, projection seq, log version, updated_at; live first."""
-        return GamesResponse(games=await reads.games())
+    @router.get("/games", response_model=GamesResponse, responses=problem_responses(422))
+    async def list_games(
+        page: Annotated[int, Query(ge=1, le=1_000_000, description="1-based page")] = 1,
+        limit: Annotated[int, Query(ge=1, le=MAX_GAMES_PAGE, description="games per page")] = 100,
+    ) -> GamesResponse:
+        """One page of the games (id, game, status, projection seq, log version, updated_at),
+        live first; `next_page` names the following page, null on the last."""
+        return GamesResponse.paged(await reads.games(), page, limit)
 
     @router.get(
         "/games/{game_id}/standings",

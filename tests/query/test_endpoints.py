@@ -172,3 +172,24 @@ async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: S
     missing = await api.get("/games/pe-demo-1/players/zoe/ledger")
     assert missing.status_code == 404
     assert missing.json()["rule"] == "read.player_not_found"
+
+
+async def test_games_are_paged(api: httpx.AsyncClient, seeder: Seeder) -> None:
+    # Issue 11: 20,000 games came back in one 2.8 MB answer.
+    await seeder.append(TRICKERION)
+    await seeder.append(PENUMBRA)
+    await seeder.project(TRICKERION, updated_at="2026-11-30T12:00:00+00:00")
+    await seeder.project(PENUMBRA, updated_at="2026-11-30T11:00:00+00:00")
+    first = (await api.get("/games", params={"limit": 1})).json()
+    second = (await api.get("/games", params={"limit": 1, "page": 2})).json()
+    assert [g["game_id"] for g in first["games"]] == ["pe-demo-1"]
+    assert (first["page"], first["limit"], first["total"], first["next_page"]) == (1, 1, 2, 2)
+    assert [g["game_id"] for g in second["games"]] == ["tr-demo-1"]
+    assert second["next_page"] is None
+    assert (await api.get("/games", params={"page": 3, "limit": 1})).json()["games"] == []
+    default = (await api.get("/games")).json()
+    assert (default["limit"], default["total"], default["next_page"]) == (100, 2, None)
+    for params in ({"limit": 501}, {"limit": 0}, {"page": 0}):
+        refused = await api.get("/games", params=params)
+        assert refused.status_code == 422, params
+        assert refused.json()["rule"] == "request.invalid"
