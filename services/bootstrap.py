@@ -158,9 +158,15 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 
 def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start)."""
-    from services.ingest.inbox import Inbox, build_inbox_app
+    from services.ingest.inbox import Inbox, Retention, build_inbox_app
 
-    inbox = Inbox(service.client, service.keys, service.cases.record, service.ports.letters)
+    settings = service.settings
+    retention = Retention(
+        settings.inbox_keep_s, settings.dead_letter_keep_s, settings.retention_every_s
+    )
+    inbox = Inbox(
+        service.client, service.keys, service.cases.record, service.ports.letters, retention
+    )
     return build_inbox_app(service.settings, inbox, consumer)
 
 

@@ -74,6 +74,19 @@ class IngestSettings(CommonSettings):
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
+    inbox_keep_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        description="how long a settled (acked) inbox entry is kept; unsettled ones always are",
+    )
+    dead_letter_keep_s: float = Field(
+        default=30 * 86_400.0,
+        ge=60,
+        description="how long a dead letter (with its raw input) is kept",
+    )
+    retention_every_s: float = Field(
+        default=10.0, ge=0, description="least time between two retention trims of the inbox"
+    )
     creator_key: SecretStr | None = Field(
         default=None,
         description="when set, creating a game needs this integration key (HTTP header "
