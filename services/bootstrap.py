@@ -244,6 +244,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection
     from services.query.app import health_router
+    from services.query.docs import install_docs
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
@@ -263,7 +264,10 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         version="0.1.0",
         lifespan=lifespan,
         description="Live, event-sourced scoring for Trickerion and Penumbra.",
+        docs_url=None,  # served offline by install_docs
+        redoc_url=None,
     )
+    install_docs(app)
     metrics = QueryMetrics()
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost

@@ -193,3 +193,17 @@ async def test_games_are_paged(api: httpx.AsyncClient, seeder: Seeder) -> None:
         refused = await api.get("/games", params=params)
         assert refused.status_code == 422, params
         assert refused.json()["rule"] == "request.invalid"
+
+
+async def test_docs_are_served_offline(api: httpx.AsyncClient) -> None:
+    # Issue 11: /docs loaded Swagger UI from a CDN (a blank page offline).
+    page = await api.get("/docs")
+    assert page.status_code == 200
+    assert "cdn." not in page.text
+    assert "https://" not in page.text.split("<body>")[0]
+    for asset in ("/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"):
+        assert asset in page.text
+        served = await api.get(asset)
+        assert served.status_code == 200, asset
+        assert len(served.content) > 10_000
+    assert (await api.get("/redoc")).status_code == 404
