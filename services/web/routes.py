@@ -28,7 +28,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import FileResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
-from services.problems import ProblemResponse, problem
+from services.problems import ProblemResponse, problem, problem_responses
 from services.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
 from services.usecases.readmodels.exports import NotAFinishedPlay
@@ -151,7 +151,11 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
             headers={"Content-Disposition": f'attachment; filename="{game_id}-scoresheet.csv"'},
         )
 
-    @router.get("/games/{game_id}/export/bgstats.json", response_model=None)
+    @router.get(
+        "/games/{game_id}/export/bgstats.json",
+        response_model=None,
+        responses=problem_responses(409),
+    )
     async def export_bgstats(
         game_id: str,
         tz: Tz = "UTC",
