@@ -73,6 +73,6 @@ def test_huge_fields_are_clipped_and_secrets_redacted(
 
 
 def test_stdlib_records_are_bounded_too(json_logs: Lines) -> None:
-    logging.getLogger("uvicorn.error").warning("%s", "u" * 1_000_000)
+    logging.getLogger("scoreledger.test.stdlib").warning("%s", "u" * 1_000_000)
     line = json_logs.last()
     assert len(line) < 2 * MAX_FIELD_CHARS + 500
