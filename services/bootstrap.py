@@ -158,9 +158,15 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 
 def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start)."""
-    from services.ingest.inbox import Inbox, build_inbox_app
+    from services.ingest.inbox import Inbox, Retention, build_inbox_app
 
-    inbox = Inbox(service.client, service.keys, service.cases.record, service.ports.letters)
+    settings = service.settings
+    retention = Retention(
+        settings.inbox_keep_s, settings.dead_letter_keep_s, settings.retention_every_s
+    )
+    inbox = Inbox(
+        service.client, service.keys, service.cases.record, service.ports.letters, retention
+    )
     return build_inbox_app(service.settings, inbox, consumer)
 
 
@@ -234,9 +240,11 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
+    from services.http_errors import install_problem_handlers
+    from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection
     from services.query.app import health_router
-    from services.query.errors import install_error_handlers
+    from services.query.docs import install_docs
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
@@ -256,10 +264,14 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         version="0.1.0",
         lifespan=lifespan,
         description="Live, event-sourced scoring for Trickerion and Penumbra.",
+        docs_url=None,  # served offline by install_docs
+        redoc_url=None,
     )
+    install_docs(app)
     metrics = QueryMetrics()
     app.add_middleware(MetricsMiddleware, metrics=metrics)
-    install_error_handlers(app)
+    app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost
+    install_problem_handlers(app)
     if roles.query:
         from services.query.routes import query_router
 

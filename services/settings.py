@@ -25,6 +25,12 @@ class CommonSettings(BaseSettings):
     shards: int = Field(
         default=16, ge=1, le=1024, description="feed streams; fixed for a deployment"
     )
+    max_body_bytes: int = Field(
+        default=1_048_576,
+        ge=1024,
+        le=64 * 1_048_576,
+        description="largest HTTP request body (bytes); larger ones get 413 before parsing",
+    )
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"
     # Least-privilege Redis (issue #11): this role's ACL user (deploy/users.acl.template) and
@@ -67,6 +73,19 @@ class IngestSettings(CommonSettings):
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
+    )
+    inbox_keep_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        description="how long a settled (acked) inbox entry is kept; unsettled ones always are",
+    )
+    dead_letter_keep_s: float = Field(
+        default=30 * 86_400.0,
+        ge=60,
+        description="how long a dead letter (with its raw input) is kept",
+    )
+    retention_every_s: float = Field(
+        default=10.0, ge=0, description="least time between two retention trims of the inbox"
     )
     creator_key: SecretStr | None = Field(
         default=None,

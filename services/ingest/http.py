@@ -2,29 +2,28 @@
 
 The handler translates and calls the record use case (`services.usecases.record.Record`):
 the bearer token (and `X-Creator-Key`) become a `WriteProof`, the body is read only after the
-write is authorized, and a `Refusal` becomes an answer:
-
-* `unauthorized` 401 (`WWW-Authenticate: Bearer`), `forbidden` 403: `{"detail": {"error":
-  "token_required" | "token_rejected" | "token_format" | "creator_key_required" |
-  "creator_key_rejected", "rule", "field", "message"}}`
-* `invalid` 422 `{"error": "validation_error", "rule", "field", "message", "index",
-  "detail"}`; `rule` 422 `{"error": "rule_violation", "rule", "field", "message"}`
-* `conflict` 409 `{"error": "version_conflict", "expected", "actual", "version", "field":
-  "seq", "message"}`
-201: `{"appended": [{"event_id", "seq", "duplicate"}], "version": N}`, plus `write_token` when
-the request created the game. Source: issue brief (ingest); issue 8 (write tokens).
+write is authorized, and a `Refusal` becomes an RFC 9457 problem
+(`services.http_errors.refusal_problem`): 401 (`WWW-Authenticate: Bearer`) / 403 with rule
+`auth.*`, 409 `log.expected_version` with `expected`, `actual`, `version`, 422 with the rule
+(`schema.field`, `body.json`, a game's rule id) and `field`, `index`, `errors`.
+201: `Appended` (`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}`), plus
+`write_token` when the request created the game. Source: issue brief (ingest); issue 8 (write
+tokens); issue 11 (one error shape).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import structlog
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
 
+from services.http_errors import refusal_problem
 from services.metrics import count_appended, count_refused
+from services.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
@@ -53,37 +52,21 @@ _BODY = {
 }
 
 
-def refusal_response(refusal: Refusal) -> JSONResponse:
-    """The HTTP answer to a refusal (see the module docstring for the shapes)."""
-    if refusal.kind in ("unauthorized", "forbidden"):
-        detail = {
-            "error": refusal.rule.removeprefix("auth."),
-            "rule": refusal.rule,
-            "field": refusal.field,
-            "message": refusal.message,
-        }
-        status = 401 if refusal.kind == "unauthorized" else 403
-        headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-        return JSONResponse({"detail": detail}, status_code=status, headers=headers)
-    if refusal.kind == "conflict":
-        body: dict[str, Any] = {
-            "error": "version_conflict",
-            **refusal.extras,
-            "version": refusal.extras.get("actual"),
-            "field": refusal.field,
-            "rule": refusal.rule,
-            "message": refusal.message,
-        }
-        return JSONResponse(body, status_code=409)
-    error = "validation_error" if refusal.kind == "invalid" else "rule_violation"
-    body = {
-        "error": error,
-        "rule": refusal.rule,
-        "field": refusal.field,
-        "message": refusal.message,
-        **refusal.extras,
-    }
-    return JSONResponse(body, status_code=422)
+class AppendedEvent(BaseModel):
+    """One event of an append: its id, its seq in the game, whether it was already stored."""
+
+    event_id: str
+    seq: int = Field(ge=1)
+    duplicate: bool
+
+
+class Appended(BaseModel):
+    """The 201 of an append: the events in order, the game's version after it, and the
+    generated `write_token` when this request created the game without choosing one."""
+
+    appended: list[AppendedEvent]
+    version: int = Field(ge=1)
+    write_token: str | None = None
 
 
 def ingest_router(record: Record) -> APIRouter:
@@ -95,12 +78,9 @@ def ingest_router(record: Record) -> APIRouter:
         status_code=201,
         summary="Append one event or a batch to a game",
         openapi_extra={"requestBody": _BODY},
-        responses={
-            401: {"description": "no write token sent to a game that has one"},
-            403: {"description": "a wrong write token (or creator key)"},
-            409: {"description": "version conflict: `expected`, `actual`, `version`"},
-            422: {"description": "a field (`field`, `detail`) or a rule (`rule`) is broken"},
-        },
+        response_model=Appended,
+        response_model_exclude_none=True,
+        responses=problem_responses(400, 401, 403, 409, 413, 422),
     )
     async def post_events(
         game_id: str,
@@ -109,7 +89,7 @@ def ingest_router(record: Record) -> APIRouter:
         x_creator_key: Annotated[
             str | None, Header(description="the integration key, when creating games needs one")
         ] = None,
-    ) -> JSONResponse:
+    ) -> JSONResponse | ProblemResponse:
         """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
         Every write to an existing game needs `Authorization: Bearer <its write token>`,
@@ -128,7 +108,7 @@ def ingest_router(record: Record) -> APIRouter:
                 log.info(
                     "ingest.rejected", kind=refusal.kind, rule=refusal.rule, field=refusal.field
                 )
-                return refusal_response(refusal)
+                return refusal_problem(refusal)
         count_appended(recorded.result, "http")
         body = recorded.result.to_dict()
         if recorded.write_token is not None:

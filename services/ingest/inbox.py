@@ -16,7 +16,10 @@ harmless (a refused entry may be dead-lettered twice).
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -26,6 +29,7 @@ from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
 from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
@@ -99,16 +103,50 @@ async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) ->
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long settled inbox entries and dead letters are kept (seconds), and the least time
+    between two trims (`IngestSettings.inbox_keep_s`, `dead_letter_keep_s`,
+    `retention_every_s`)."""
+
+    inbox_keep_s: float = 86_400.0
+    dead_letter_keep_s: float = 30 * 86_400.0
+    every_s: float = 10.0
+
+
 class Inbox:
     """Translates inbox entries for the record use case; refusals become dead letters."""
 
     def __init__(
-        self, client: aioredis.Redis, keys: Keys, record: Record, letters: DeadLetters
+        self,
+        client: aioredis.Redis,
+        keys: Keys,
+        record: Record,
+        letters: DeadLetters,
+        retention: Retention | None = None,
     ) -> None:
         self.client = client
         self.keys = keys
         self.record = record
         self.letters = letters
+        self.retention = retention  # None: no trimming (tests that count every entry)
+        self._trimmed_at = -math.inf
+
+    async def trim(self) -> tuple[int, int]:
+        """Retention (`services.adapters.redis.retention`), at most once per
+        `retention.every_s`: (inbox entries, dead letters) trimmed."""
+        now = time.monotonic()
+        if self.retention is None or now - self._trimmed_at < self.retention.every_s:
+            return (0, 0)
+        self._trimmed_at = now
+        now_ms = int(time.time() * 1000)
+        inbox = await trim_inbox(
+            self.client, self.keys.inbox, GROUP, self.retention.inbox_keep_s, now_ms
+        )
+        letters = await trim_dead_letters(
+            self.client, self.keys.dead_letter, self.retention.dead_letter_keep_s, now_ms
+        )
+        return inbox, letters
 
     async def process(self, ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
         """Handle entries in order (see the module docstring). Raises only on Redis errors (the
@@ -125,6 +163,7 @@ class Inbox:
             await self.letters.put(
                 DeadLetter(kept, outcome.to_dict(), "inbox", {"inbox_id": entry_id.decode()})
             )
+        await self.trim()
 
     @staticmethod
     def _fields_json(fields: dict[bytes, bytes]) -> bytes:

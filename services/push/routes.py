@@ -8,7 +8,7 @@ entry id of the game's shard change stream. A client reconnecting with `Last-Eve
 the current full standings once if the game changed after that id (nothing otherwise), then
 every new change. Without `Last-Event-ID` it gets the current standings first.
 
-`GET /games/live`: event `game`, data `{"change": {...}, "summary": {game_id, game, status, seq,
+`GET /games/live` (`limit` games in the first frame, at most 500): event `game`, data `{"change": {...}, "summary": {game_id, game, status, seq,
 updated_at}}`, id = the entry id; a (re)connecting client is sent the whole list first (event
 `games`, the body of `GET /games`), which stands in for any change it missed: the ids of 16
 shard streams do not order against each other, so one `Last-Event-ID` cannot resume them all.
@@ -21,7 +21,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from redis.exceptions import ResponseError
 
@@ -29,6 +29,7 @@ from domain.standings import Standings
 from services.push.frames import CompactCache
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
 from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
 from services.usecases.readmodels.views import standings_view
 
 RETRY_MS = 1000
@@ -61,17 +62,20 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     compact = CompactCache()
 
     @router.get("/games/live", response_class=EventSourceResponse)
-    async def games_live() -> AsyncIterator[ServerSentEvent]:
-        """Live games list: the whole list first (event `games`), then one `game` event per change."""
+    async def games_live(
+        limit: Annotated[
+            int, Query(ge=1, le=MAX_GAMES_PAGE, description="games in the first frame")
+        ] = 100,
+    ) -> AsyncIterator[ServerSentEvent]:
+        """Live games list: the first page of the list first (event `games`, the body of
+        `GET /games?limit=`; `next_page` says whether there are more), then one `game` event
+        per change."""
         await hub.ready()
         async with hub.subscribe(None) as sub:
             async with hub.limited():
                 games = await reads.games()  # after subscribing: a change from now on is queued
-            yield ServerSentEvent(
-                event="games",
-                data={"games": [g.model_dump(mode="json") for g in games]},
-                retry=RETRY_MS,
-            )
+            first = GamesResponse.paged(games, 1, limit)
+            yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
             while True:
                 delivery = await sub.get()
                 yield ServerSentEvent(

@@ -56,7 +56,33 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
                     content[media] = {"schema": {"type": "string"}}
                     del content[next(iter(content))]
     _type_the_append_body(document)
+    _problems_everywhere(document)
     return document
+
+
+def _problems_everywhere(document: dict[str, Any]) -> None:
+    """Every error answer is a `Problem` (`services.http_errors`): FastAPI's 422 is replaced,
+    and every operation with a path parameter documents 404 (an unknown game, seq, player).
+    Other error answers are documented by their routes (`problem_responses`)."""
+    from services.problems import Problem, problem_responses
+
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    problem_schema = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["Problem"] = problem_schema
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    ref = {"$ref": "#/components/schemas/Problem"}
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            answers = operation.setdefault("responses", {})
+            wanted = {422} | ({404} if "{" in path else set())
+            for status, entry in problem_responses(*sorted(wanted)).items():
+                entry["content"] = {k: {"schema": ref} for k in entry["content"]}
+                previous = answers.get(str(status), {})
+                answers[str(status)] = {
+                    **entry,
+                    "description": previous.get("description", entry["description"]),
+                }
 
 
 def _type_the_append_body(document: dict[str, Any]) -> None:

@@ -1,46 +1,48 @@
 """The query endpoints: games, standings (projection or replay), audit log, ledger.
 
-Read-only; each handler calls one read model (`services.usecases.readmodels.reads`). Errors:
-404 `game_not_found`, `seq_not_found`, `player_not_found`; 503 `projection_pending` (the log
-exists, the projector has not caught up). Source: issue brief (query service).
+Read-only; each handler calls one read model (`services.usecases.readmodels.reads`). Errors
+are problems (`services.http_errors`): 404 `read.game_not_found`, `read.seq_not_found`,
+`read.player_not_found`; 503 `read.projection_pending` (the log exists, the projector has not
+caught up). Source: issue brief (query service).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
+from services.problems import problem_responses
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import (
-    ErrorBody,
+    MAX_GAMES_PAGE,
     EventsPage,
     GamesResponse,
     LedgerResponse,
     StandingsResponse,
 )
 
-NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorBody, "description": "unknown game, seq or player"}
-}
+NOT_FOUND = problem_responses(404, 422)
+"""Unknown game, seq or player (`read.game_not_found`, ...); a bad query parameter."""
 
 
 def query_router(reads: ReadModels) -> APIRouter:
     """The query endpoints, bound to the read models."""
     router = APIRouter(tags=["query"])
 
-    @router.get("/games", response_model=GamesResponse)
-    async def list_games() -> GamesResponse:
-        """Every game: id, game, status, projection seq, log version, updated_at; live first."""
-        return GamesResponse(games=await reads.games())
+    @router.get("/games", response_model=GamesResponse, responses=problem_responses(422))
+    async def list_games(
+        page: Annotated[int, Query(ge=1, le=1_000_000, description="1-based page")] = 1,
+        limit: Annotated[int, Query(ge=1, le=MAX_GAMES_PAGE, description="games per page")] = 100,
+    ) -> GamesResponse:
+        """One page of the games (id, game, status, projection seq, log version, updated_at),
+        live first; `next_page` names the following page, null on the last."""
+        return GamesResponse.paged(await reads.games(), page, limit)
 
     @router.get(
         "/games/{game_id}/standings",
         response_model=StandingsResponse,
-        responses={
-            **NOT_FOUND,
-            503: {"model": ErrorBody, "description": "projection not built yet"},
-        },
+        responses=problem_responses(404, 422, 503),
     )
     async def game_standings(
         game_id: str,

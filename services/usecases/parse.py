@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event
-from services.usecases.refusal import Refusal
+from services.usecases.refusal import Refusal, bounded
 
 MAX_BATCH = 1000
 """Most events one write may carry."""
@@ -37,6 +37,8 @@ def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
     (every error: type, loc prefixed by `body` and the batch index, msg)."""
     prefix: list[str | int] = ["body"] + ([index] if index is not None else [])
     errors = _json_safe(error.errors(include_url=False, include_input=False, include_context=False))
+    # A message can quote the input (an unknown union tag whole): clipped, at most 10 errors.
+    errors = [{**e, "msg": bounded(str(e["msg"]), 120)} for e in errors[:10]]
     detail = [{**e, "loc": prefix + e["loc"]} for e in errors]
     first = errors[0]
     loc = list(first["loc"])

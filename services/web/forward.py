@@ -15,8 +15,8 @@ from urllib.parse import quote
 
 import httpx
 from fastapi import APIRouter, Request, Response
-from fastapi.responses import JSONResponse
 
+from services.problems import ProblemResponse, problem
 from services.settings import QuerySettings
 
 FORWARDED_HEADERS = ("content-type", "authorization")
@@ -65,5 +65,5 @@ def forward_router(settings: QuerySettings) -> APIRouter:
     return router
 
 
-def _problem(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, "field": None}, status_code=status)
+def _problem(status: int, code: str, message: str) -> ProblemResponse:
+    return ProblemResponse(problem(status, f"forward.{code}", None, message))

@@ -25,14 +25,15 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
+from services.problems import ProblemResponse, problem, problem_responses
 from services.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
 from services.usecases.readmodels.exports import NotAFinishedPlay
 from services.usecases.readmodels.reads import ReadModels
-from services.usecases.readmodels.shapes import ErrorBody, LedgerResponse
+from services.usecases.readmodels.shapes import LedgerResponse
 
 STATIC = Path(__file__).parent / "static"
 _static_files = StaticFiles(directory=STATIC)
@@ -41,14 +42,14 @@ Tz = Annotated[str, Query(max_length=64, description="the table's IANA time zone
 
 
 class _Refused(Exception):
-    """A web read refused with `status` and an error body (422 time zone, 409 not final)."""
+    """A web read refused with `status` and a problem (rule `export.<error>` (422 time zone, 409 not final)."""
 
     def __init__(self, status: int, error: str, message: str, field: str) -> None:
         super().__init__(message)
-        self.status, self.body = status, ErrorBody(error=error, message=message, field=field)
+        self.item = problem(status, f"export.{error}", field, message)
 
-    def response(self) -> JSONResponse:
-        return JSONResponse(self.body.model_dump(), status_code=self.status)
+    def response(self) -> ProblemResponse:
+        return ProblemResponse(self.item)
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -150,7 +151,11 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
             headers={"Content-Disposition": f'attachment; filename="{game_id}-scoresheet.csv"'},
         )
 
-    @router.get("/games/{game_id}/export/bgstats.json", response_model=None)
+    @router.get(
+        "/games/{game_id}/export/bgstats.json",
+        response_model=None,
+        responses=problem_responses(409),
+    )
     async def export_bgstats(
         game_id: str,
         tz: Tz = "UTC",
@@ -158,7 +163,7 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         in_progress: Annotated[
             bool, Query(description="export a game in progress, flagged")
         ] = False,
-    ) -> dict[str, Any] | JSONResponse:
+    ) -> dict[str, Any] | ProblemResponse:
         """The play in BG Stats' push-plays import format (`play`) and the link that hands it to
         the app (`link`). 409 `game_not_final` for a game in progress unless `in_progress=true`."""
         try:

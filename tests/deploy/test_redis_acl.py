@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.projections import _GET_LUA, _LAG_LUA
+from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
 from services.projector.loop import feed_entries
@@ -230,6 +232,9 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     assert await ingest.xack(KEYS.inbox, "ingest", entry_id) == 1
     assert await ingest.xadd(KEYS.dead_letter, {"raw": "x", "reason": "{}", "source": "inbox"})
     await ingest.xtrim(KEYS.inbox, maxlen=1000, approximate=False)
+    now_ms = int(time.time() * 1000)  # retention runs under ingest's user
+    assert await trim_inbox(ingest, KEYS.inbox, "ingest", 0, now_ms + 1) == 1  # the acked one
+    assert await trim_dead_letters(ingest, KEYS.dead_letter, 0, now_ms + 1) == 1
     # not ingest's: projections, checkpoints, change notices, admin commands
     await refused(ingest.hset(KEYS.projection(GAME), "seq", 9))
     await refused(ingest.set(KEYS.checkpoint(SHARD), "9-9"))
@@ -264,6 +269,7 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
     await refused(_append(projector))
     await refused(projector.get(KEYS.write_token(GAME)))
     await refused(projector.xadd(KEYS.inbox, {"data": "x"}))
+    await refused(projector.rpush(KEYS.ledger(GAME), "x"))  # no ledger list is written any more
 
 
 async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Redis]) -> None:
@@ -293,6 +299,7 @@ async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Red
     await refused(query.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(query.xadd(KEYS.inbox, {"data": "x"}))
     await refused(query.xrange(KEYS.dead_letter))
+    await refused(query.lrange(KEYS.ledger(GAME), 0, -1))
     await refused(_append(query))
     for write in ("DEL", "UNLINK", "PERSIST"):  # a script may only call what the user may
         script = f"return redis.call('{write}', KEYS[1])"

@@ -84,8 +84,8 @@ def test_409_names_the_current_version(http: TestClient) -> None:
     assert winner.status_code == 201
     assert loser.status_code == 409
     body = loser.json()
-    assert (body["error"], body["expected"], body["actual"], body["version"]) == (
-        "version_conflict",
+    assert (body["rule"], body["expected"], body["actual"], body["version"]) == (
+        "log.expected_version",
         3,
         4,
         4,
@@ -98,9 +98,9 @@ def test_422_names_the_field(http: TestClient) -> None:
     response = http.post("/games/g1/events", json=[event])
     assert response.status_code == 422
     body = response.json()
-    assert body["error"] == "validation_error"
+    assert (body["rule"], body["status"], body["index"]) == ("schema.field", 422, 0)
     assert body["field"] == "payload.players.0.seat"
-    assert body["detail"][0]["loc"][:2] == ["body", 0]
+    assert body["errors"][0]["loc"][:2] == ["body", 0]
     unknown = {**started("g1").to_wire(), "type": "chess.game_started"}
     assert http.post("/games/g1/events", json=unknown).json()["field"] == "type"
 
@@ -109,11 +109,14 @@ def test_422_names_the_rule(http: TestClient, sync_redis: redis.Redis) -> None:
     http.post("/games/g1/events", json=started("g1").to_wire())
     response = http.post("/games/g1/events", json=corrected("g1", 2, "nobody", 3).to_wire())
     assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
     assert response.json() == {
-        "error": "rule_violation",
+        "type": "urn:scoreledger:rule:correction.unknown_player",
+        "title": "Unprocessable Entity",
+        "status": 422,
         "rule": "correction.unknown_player",
         "field": "payload.player_id",
-        "message": "no player 'nobody' in this game",
+        "detail": "no player 'nobody' in this game",
     }
     other = http.post("/games/g1/events", json=corrected("g2", 2, "ann", 3).to_wire())
     assert (other.status_code, other.json()["rule"]) == (422, "log.game_id")

@@ -43,7 +43,7 @@ async def test_unprojected_game_is_pending(api: httpx.AsyncClient, seeder: Seede
     ]
     response = await api.get("/games/pe-demo-1/standings")
     assert response.status_code == 503
-    assert response.json()["error"] == "projection_pending"
+    assert response.json()["rule"] == "read.projection_pending"
 
 
 async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder) -> None:
@@ -98,9 +98,13 @@ async def test_at_seq_beyond_log_and_bad_values(api: httpx.AsyncClient, seeder: 
     await seeder.append(PENUMBRA)
     beyond = await api.get("/games/pe-demo-1/standings?at_seq=9")
     assert beyond.status_code == 404
+    assert beyond.headers["content-type"] == "application/problem+json"
     assert beyond.json() == {
-        "error": "seq_not_found",
-        "message": "game 'pe-demo-1' has 8 events; at_seq=9",
+        "type": "urn:scoreledger:rule:read.seq_not_found",
+        "title": "Not Found",
+        "status": 404,
+        "rule": "read.seq_not_found",
+        "detail": "game 'pe-demo-1' has 8 events; at_seq=9",
         "field": "at_seq",
     }
     assert (await api.get("/games/pe-demo-1/standings?at_seq=0")).status_code == 422
@@ -164,7 +168,42 @@ async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: S
     ):
         response = await api.get(path)
         assert response.status_code == 404, path
-        assert response.json()["error"] == "game_not_found"
+        assert response.json()["rule"] == "read.game_not_found"
     missing = await api.get("/games/pe-demo-1/players/zoe/ledger")
     assert missing.status_code == 404
-    assert missing.json()["error"] == "player_not_found"
+    assert missing.json()["rule"] == "read.player_not_found"
+
+
+async def test_games_are_paged(api: httpx.AsyncClient, seeder: Seeder) -> None:
+    # Issue 11: 20,000 games came back in one 2.8 MB answer.
+    await seeder.append(TRICKERION)
+    await seeder.append(PENUMBRA)
+    await seeder.project(TRICKERION, updated_at="2026-11-30T12:00:00+00:00")
+    await seeder.project(PENUMBRA, updated_at="2026-11-30T11:00:00+00:00")
+    first = (await api.get("/games", params={"limit": 1})).json()
+    second = (await api.get("/games", params={"limit": 1, "page": 2})).json()
+    assert [g["game_id"] for g in first["games"]] == ["pe-demo-1"]
+    assert (first["page"], first["limit"], first["total"], first["next_page"]) == (1, 1, 2, 2)
+    assert [g["game_id"] for g in second["games"]] == ["tr-demo-1"]
+    assert second["next_page"] is None
+    assert (await api.get("/games", params={"page": 3, "limit": 1})).json()["games"] == []
+    default = (await api.get("/games")).json()
+    assert (default["limit"], default["total"], default["next_page"]) == (100, 2, None)
+    for params in ({"limit": 501}, {"limit": 0}, {"page": 0}):
+        refused = await api.get("/games", params=params)
+        assert refused.status_code == 422, params
+        assert refused.json()["rule"] == "request.invalid"
+
+
+async def test_docs_are_served_offline(api: httpx.AsyncClient) -> None:
+    # Issue 11: /docs loaded Swagger UI from a CDN (a blank page offline).
+    page = await api.get("/docs")
+    assert page.status_code == 200
+    assert "cdn." not in page.text
+    assert "https://" not in page.text.split("<body>")[0]
+    for asset in ("/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css"):
+        assert asset in page.text
+        served = await api.get(asset)
+        assert served.status_code == 200, asset
+        assert len(served.content) > 10_000
+    assert (await api.get("/redoc")).status_code == 404

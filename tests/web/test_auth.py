@@ -29,8 +29,8 @@ async def test_ingest_over_http_needs_the_token_and_changes_nothing_without_it(
     wrong = await stack.post(events[3:4], token="not-the-token")
     assert (missing.status_code, wrong.status_code) == (401, 403)
     assert missing.headers["www-authenticate"] == "Bearer"
-    assert missing.json()["detail"]["error"] == "token_required"
-    assert wrong.json()["detail"]["error"] == "token_rejected"
+    assert missing.json()["rule"] == "auth.token_required"
+    assert wrong.json()["rule"] == "auth.token_rejected"
     assert await stack.store.version(game_id) == 3
     ok = await stack.post(events[3:5])
     assert ok.status_code == 201

@@ -148,7 +148,7 @@ async def test_export_routes(stack: Stack) -> None:
         "/games/pen-demo-3p/export/bgstats.json", params={"tz": "Mars/Base"}
     )
     assert bad.status_code == 422
-    assert bad.json()["error"] == "unknown_time_zone"
+    assert bad.json()["rule"] == "export.unknown_time_zone"
     assert (await stack.client.get("/games/nope/export/scoresheet.csv")).status_code == 404
 
 
@@ -157,7 +157,7 @@ async def test_bgstats_route_refuses_a_game_in_progress(stack: Stack) -> None:
     await stack.append(EVENTS[:40])
     refused = await stack.client.get("/games/pen-demo-3p/export/bgstats.json")
     assert refused.status_code == 409
-    assert refused.json()["error"] == "game_not_final"
+    assert refused.json()["rule"] == "export.game_not_final"
     flagged = await stack.client.get(
         "/games/pen-demo-3p/export/bgstats.json", params={"in_progress": "true"}
     )

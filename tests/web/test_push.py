@@ -111,3 +111,20 @@ async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> No
         "seq": 3,
         "game": "penumbra",
     }
+
+
+async def test_games_list_stream_first_frame_is_one_page(stack: Stack) -> None:
+    # Issue 11: the first frame carried every game (20,000 games: 2.8 MB).
+    events = list(example())
+    await stack.append(events[:2])
+    other = [e.model_copy(update={"game_id": "other-game"}) for e in events[:2]]
+    await stack.append(other)
+    await stack.wait_projected("other-game", 2)
+    await stack.wait_projected(events[0].game_id, 2)
+    async with stack.client.stream("GET", "/games/live", params={"limit": 1}) as response:
+        first = await anext(sse.events(response))
+    assert first.event == "games"
+    body = first.json()
+    assert (len(body["games"]), body["total"], body["next_page"]) == (1, 2, 2)
+    refused = await stack.client.get("/games/live", params={"limit": 501})
+    assert (refused.status_code, refused.json()["rule"]) == (422, "request.invalid")

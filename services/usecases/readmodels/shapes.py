@@ -29,10 +29,32 @@ class GameSummary(View):
     updated_at: str | None = Field(description="when the projection last changed (ISO 8601)")
 
 
+MAX_GAMES_PAGE = 500
+"""Most games one page of `GET /games` (or the first `/games/live` frame) holds."""
+
+
 class GamesResponse(View):
-    """`GET /games`: live games first, then finished ones, most recently updated first."""
+    """`GET /games`: live games first, then finished ones, most recently updated first; one
+    page (`page`, 1-based, of `limit` games) of `total`, `next_page` null on the last."""
 
     games: list[GameSummary]
+    page: int = Field(default=1, ge=1)
+    limit: int = Field(default=100, ge=1, le=MAX_GAMES_PAGE)
+    total: int = Field(default=0, ge=0, description="games stored")
+    next_page: int | None = Field(default=None, description="the next page, null on the last")
+
+    @classmethod
+    def paged(cls, games: list[GameSummary], page: int, limit: int) -> GamesResponse:
+        """Page `page` (1-based) of `limit` games out of the whole ordered list `games`."""
+        chosen = games[(page - 1) * limit : page * limit]
+        more = page * limit < len(games)
+        return cls(
+            games=chosen,
+            page=page,
+            limit=limit,
+            total=len(games),
+            next_page=page + 1 if more else None,
+        )
 
 
 class CategoryPoints(View):

@@ -1,0 +1,109 @@
+"""Issue 11: the inbox and the dead-letter stream are trimmed once settled, and only then.
+
+Against a real Redis: settled (acked) inbox entries older than the retention go, pending or
+undelivered ones stay whatever their age; dead letters older than theirs go; each trim is
+counted in `scoreledger_stream_trimmed_entries_total`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+from prometheus_client import REGISTRY
+
+from services.bootstrap import redis_ports, use_cases
+from services.ingest.inbox import GROUP, Inbox, Retention
+from services.keys import Keys
+from services.settings import ServiceSettings
+
+pytestmark = pytest.mark.redis
+KEYS = Keys(4)
+DAY_MS = 86_400_000
+
+
+def trimmed(stream: str) -> float:
+    value = REGISTRY.get_sample_value(
+        "scoreledger_stream_trimmed_entries_total", {"stream": stream}
+    )
+    return value or 0.0
+
+
+@pytest.fixture
+async def client(clean_redis_url: str) -> AsyncIterator[aioredis.Redis]:
+    redis = aioredis.Redis.from_url(clean_redis_url)
+    try:
+        yield redis
+    finally:
+        await redis.aclose()
+
+
+def inbox_of(client: aioredis.Redis, keep_s: float) -> Inbox:
+    ports = redis_ports(client, KEYS)
+    record = use_cases(ports, ServiceSettings(shards=4)).record
+    return Inbox(client, KEYS, record, ports.letters, Retention(keep_s, keep_s, every_s=0))
+
+
+async def test_settled_old_entries_go_unsettled_ones_stay(client: aioredis.Redis) -> None:
+    old = int(time.time() * 1000) - 2 * DAY_MS
+    ids = [f"{old + i}-0" for i in range(6)]
+    for entry_id in ids:
+        await client.xadd(KEYS.inbox, {"data": "{}"}, id=entry_id)
+    await client.xgroup_create(KEYS.inbox, GROUP, id="0")
+    read = await client.xreadgroup(GROUP, "c", {KEYS.inbox: ">"}, count=4)  # 4 delivered
+    delivered = [i.decode() for i, _ in read[0][1]]
+    assert delivered == ids[:4]
+    await client.xack(KEYS.inbox, GROUP, *ids[:1], *ids[2:4])  # ids[1] stays pending
+    before = trimmed("inbox")
+    inbox = inbox_of(client, keep_s=86_400)
+    assert (await inbox.trim())[0] == 1  # only ids[0]: ids[1] is pending, so all after it stay
+    remaining = [i.decode() for i, _ in await client.xrange(KEYS.inbox)]
+    assert remaining == ids[1:]
+    assert trimmed("inbox") - before == 1
+    await client.xack(KEYS.inbox, GROUP, ids[1])
+    assert (await inbox.trim())[0] == 3  # ids[1..3] settled; ids[4], ids[5] never delivered
+    assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[4:]
+
+
+async def test_recent_settled_entries_are_kept(client: aioredis.Redis) -> None:
+    entry_id = (await client.xadd(KEYS.inbox, {"data": "{}"})).decode()
+    await client.xgroup_create(KEYS.inbox, GROUP, id="0")
+    await client.xreadgroup(GROUP, "c", {KEYS.inbox: ">"})
+    await client.xack(KEYS.inbox, GROUP, entry_id)
+    assert (await inbox_of(client, keep_s=86_400).trim())[0] == 0
+    assert await client.xlen(KEYS.inbox) == 1
+
+
+async def test_without_a_group_nothing_is_trimmed(client: aioredis.Redis) -> None:
+    old = int(time.time() * 1000) - 2 * DAY_MS
+    await client.xadd(KEYS.inbox, {"data": "{}"}, id=f"{old}-0")
+    await client.xadd(KEYS.dead_letter, {"raw": "x"}, id=f"{old}-0")  # the stream must exist
+    assert (await inbox_of(client, keep_s=60).trim())[0] == 0
+    assert await client.xlen(KEYS.inbox) == 1
+
+
+async def test_old_dead_letters_go_recent_ones_stay(client: aioredis.Redis) -> None:
+    old = int(time.time() * 1000) - 2 * DAY_MS
+    await client.xadd(KEYS.dead_letter, {"raw": "old"}, id=f"{old}-0")
+    await client.xadd(KEYS.dead_letter, {"raw": "new"})
+    await client.xadd(KEYS.inbox, {"data": "{}"})
+    await client.xgroup_create(KEYS.inbox, GROUP, id="$")
+    before = trimmed("deadletter")
+    assert (await inbox_of(client, keep_s=86_400).trim())[1] == 1
+    assert [f[b"raw"] for _, f in await client.xrange(KEYS.dead_letter)] == [b"new"]
+    assert trimmed("deadletter") - before == 1
+
+
+async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> None:
+    ports = redis_ports(client, KEYS)
+    record = use_cases(ports, ServiceSettings(shards=4)).record
+    inbox = Inbox(client, KEYS, record, ports.letters, Retention(60, 60, every_s=3600))
+    await client.xadd(KEYS.inbox, {"data": "{}"})
+    await client.xgroup_create(KEYS.inbox, GROUP, id="$")
+    assert await inbox.trim() == (0, 0)
+    old = int(time.time() * 1000) - 2 * DAY_MS
+    await client.xadd(KEYS.dead_letter, {"raw": "old"}, id=f"{old}-0")
+    assert await inbox.trim() == (0, 0)  # within the interval: no Redis call at all
+    assert await client.xlen(KEYS.dead_letter) == 1
