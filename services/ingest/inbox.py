@@ -203,7 +203,8 @@ def inbox_broker(settings: IngestSettings) -> RedisBroker:
     """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
     cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
     target = parse_target(settings.redis_url, settings.redis_cluster)
-    options: dict[str, Any] = dict(settings.redis_options())
+    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
+    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
     if target.cluster:
         options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
         return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
