@@ -15,13 +15,8 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 
-import redis.asyncio as aioredis
 from fastapi import FastAPI
 from faststream import FastStream
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.retry import Retry
 
 from services.adapters.memory.store import (
     MemoryBackend,
@@ -31,6 +26,7 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
@@ -84,18 +80,14 @@ class UseCases:
     reads: ReadModels
 
 
-def _redis_client(settings: ServiceSettings) -> aioredis.Redis:
-    """The process's one Redis client: the role's ACL user, password and TLS CA
-    (`settings.redis_options()`), connection errors retried with backoff (about 10 s)."""
-    return aioredis.Redis.from_url(
-        settings.redis_url,
-        retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=10),
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
-        **settings.redis_options(),
-    )
+def _redis_client(settings: ServiceSettings) -> RedisClient:
+    """The process's one Redis client (`connect_from`): a single node or a Redis Cluster by
+    `redis_url` / `redis_cluster`, the role's ACL user, password and TLS CA, a waiting pool and
+    connection errors retried with backoff."""
+    return connect_from(settings)
 
 
-def redis_ports(client: aioredis.Redis, keys: Keys) -> Ports:
+def redis_ports(client: RedisClient, keys: Keys) -> Ports:
     """The Redis adapters of every port on `client`."""
     return Ports(
         RedisEventLog(client, keys),
@@ -137,7 +129,7 @@ class Service:
     """A built process: its client, key layout, ports and use cases."""
 
     settings: ServiceSettings
-    client: aioredis.Redis
+    client: RedisClient
     keys: Keys
     ports: Ports
     cases: UseCases

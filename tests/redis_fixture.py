@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -178,6 +179,19 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
             server.stop()
         return
     raise RuntimeError("no Redis: set REDIS_URL, start Docker, or install redis-server")
+
+
+def sync_client(url: str) -> redis.Redis | Any:
+    """A synchronous client of `url`: `redis.Redis` on a single node, `redis.cluster.RedisCluster`
+    on a `redis+cluster://` URL (same command API)."""
+    from redis.cluster import RedisCluster
+
+    from services.adapters.redis.connect import parse_target
+
+    target = parse_target(url)
+    if target.cluster:
+        return RedisCluster.from_url(target.url)
+    return redis.Redis.from_url(url)
 
 
 def flush_all(url: str) -> None:

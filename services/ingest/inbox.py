@@ -22,13 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
 from faststream import FastStream
-from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
+from faststream.redis import RedisBroker, RedisClusterBroker, RedisStreamMessage, StreamSub
 from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.connect import RedisClient, parse_target
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
@@ -119,7 +119,7 @@ class Inbox:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: RedisClient,
         keys: Keys,
         record: Record,
         letters: DeadLetters,
@@ -199,6 +199,18 @@ class Inbox:
             await self.client.xack(self.keys.inbox, GROUP, *[i for i, _ in entries])
 
 
+def inbox_broker(settings: IngestSettings) -> RedisBroker:
+    """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
+    cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
+    target = parse_target(settings.redis_url, settings.redis_cluster)
+    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
+    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
+    if target.cluster:
+        options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
+        return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
+    return RedisBroker(target.url, **options)
+
+
 def build_inbox_app(
     settings: IngestSettings,
     inbox: Inbox,
@@ -211,11 +223,7 @@ def build_inbox_app(
     letters go through `inbox`'s ports (the process's one client).
     """
     keys = inbox.keys
-    broker = RedisBroker(
-        settings.redis_url,
-        logger=None,  # type: ignore[arg-type]  # FastStream accepts None: no logging
-        **settings.redis_options(),
-    )
+    broker = inbox_broker(settings)
 
     @broker.subscriber(
         stream=StreamSub(

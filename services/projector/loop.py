@@ -16,10 +16,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
 from redis.exceptions import RedisError
 
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.fanout import xread_streams
 from services.keys import Keys
 from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, PROJECTOR_LAG
 from services.ports.eventlog import FeedEntry
@@ -51,7 +52,7 @@ class ProjectorLoop:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: RedisClient,
         keys: Keys,
         project: Project,
         projections: Projections,
@@ -73,10 +74,8 @@ class ProjectorLoop:
 
     async def step(self) -> int:
         """One read and its applies; returns the events applied."""
-        reply: Any = await self.client.xread(
-            self.positions,  # type: ignore[arg-type]
-            count=self.batch,
-            block=self.block_ms,
+        reply: Any = await xread_streams(
+            self.client, self.positions, count=self.batch, block_ms=self.block_ms
         )
         applied = 0
         for stream, entries in reply or []:

@@ -19,11 +19,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis.asyncio as aioredis
 import structlog
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.fanout import xread_streams
 from services.keys import Keys, shard_of
 
 log = structlog.get_logger(__name__)
@@ -99,7 +100,7 @@ class ChangeHub:
 
     def __init__(
         self,
-        client: aioredis.Redis,
+        client: RedisClient,
         keys: Keys,
         render: Render,
         block_ms: int = 2000,
@@ -223,7 +224,7 @@ class ChangeHub:
         self._ready.set()
         while True:
             reply: Any = await self._retry.call_with_retry(
-                lambda: self.client.xread(positions, block=self.block_ms, count=1000),  # type: ignore[arg-type]
+                lambda: xread_streams(self.client, positions, block_ms=self.block_ms, count=1000),
                 self._on_error,
             )
             changes: list[Change] = []
@@ -250,6 +251,11 @@ class ChangeHub:
         }
 
     async def _on_error(self, error: Exception) -> None:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # redis-py may turn a cancelled read into a ConnectionError (the cluster
+            # pipeline does): stop instead of retrying, or `stop` waits forever.
+            raise asyncio.CancelledError
         log.warning("change_hub_read_failed", error=str(error))
 
     async def _fan_out(self, changes: list[Change]) -> None:

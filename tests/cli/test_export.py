@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aioredis
 from typer.testing import CliRunner
 
+from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.main import app
 from services.cli.remote import read_log
@@ -21,7 +21,7 @@ runner = CliRunner()
 
 def _store(url: str, log: Path) -> None:
     async def append() -> None:
-        client = aioredis.Redis.from_url(url)
+        client = connect(url)
         events = read_log(log)
         await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
         await client.aclose()

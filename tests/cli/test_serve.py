@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis.asyncio as aioredis
 
+from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.remote import read_log
 from services.keys import Keys
@@ -25,7 +25,7 @@ def test_serve_projects_and_answers_queries(
     served = serve_process("--no-ingest", "--no-inbox")
 
     async def append() -> None:
-        client = aioredis.Redis.from_url(clean_redis_url)
+        client = connect(clean_redis_url)
         events = read_log(LOG)
         await RedisEventLog(client, Keys(16)).append("pe-demo-1", events)
         await client.aclose()

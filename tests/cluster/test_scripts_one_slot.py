@@ -1,21 +1,26 @@
 """Every Lua script of the repo runs on a Redis Cluster: each call's KEYS share one slot.
 
 Statically: each script's KEYS as its call site builds them map to one slot. On a real cluster:
-the append (store), the projection apply (projector) and the standings and lag reads (query)
-run through `connect()`, single calls, as the cluster requires. Today's pipelined script calls
-(`EventStore.append_many`, `QueryReader.lag_events`) cannot run there (test_fanout.py)."""
+the append and append_many (`RedisEventLog`), the projection apply (`Project` on
+`RedisProjections`), the lag, and the standings and games reads (`ReadModels`) run through
+`connect()`; pipelined script calls go through `fanout.script_calls`."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from redis.crc import key_slot
-from services.projector.projector import Projector
-from services.query.reader import QueryReader
-from services.store import EventStore
 
 from services.adapters.redis.connect import connect
+from services.adapters.redis.deadletters import RedisDeadLetters
+from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.lease import fence_key, lease_key
+from services.adapters.redis.projections import RedisProjections
 from services.keys import Keys, shard_of
+from services.ports.eventlog import AppendRequest
+from services.projector.loop import feed_entries
+from services.usecases.project import Project
+from services.usecases.readmodels.reads import ReadModels
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import offline_standings, projected_standings
 
@@ -29,15 +34,23 @@ def one_slot(*names: str) -> bool:
 def test_call_sites_build_single_slot_keys() -> None:
     for game in (f"game-{i}" for i in range(200)):
         shard = shard_of(game, KEYS.shards)
-        # APPEND_LUA (EventStore._call): game stream, feed, event ids, game index
+        # APPEND_LUA (RedisEventLog._call): game stream, feed, event ids, game index, token
         assert one_slot(
-            KEYS.game_stream(game), KEYS.feed(shard), KEYS.event_ids(game), KEYS.game_index(shard)
+            KEYS.game_stream(game),
+            KEYS.feed(shard),
+            KEYS.event_ids(game),
+            KEYS.game_index(shard),
+            KEYS.write_token(game),
         )
-        # APPLY_LUA (Projector._write): checkpoint, changes, then per game of the shard's batch
+        # FENCED_APPLY_LUA (RedisProjections.write): checkpoint, changes, projections, lease
         assert one_slot(
-            KEYS.checkpoint(shard), KEYS.changes(shard), KEYS.projection(game), KEYS.ledger(game)
+            KEYS.checkpoint(shard),
+            KEYS.changes(shard),
+            KEYS.projection(game),
+            lease_key(KEYS, shard),
+            fence_key(KEYS, shard),
         )
-        # _STANDINGS_LUA and _LAG_LUA (QueryReader)
+        # _GET_LUA and _LAG_LUA (RedisProjections)
         assert one_slot(KEYS.projection(game), KEYS.checkpoint(shard))
         assert one_slot(KEYS.feed(shard), KEYS.checkpoint(shard))
 
@@ -48,20 +61,26 @@ async def test_append_apply_and_reads_run_on_a_cluster(cluster_url: str) -> None
     flush_all(cluster_url)
     client = connect(cluster_url)
     try:
-        store = EventStore(client, KEYS)  # type: ignore[arg-type]
+        log = RedisEventLog(client, KEYS)
         logs = {f"g{i}": game_log(f"g{i}", 12, seed=i) for i in range(6)}
-        for game_id, events in logs.items():
-            await store.append(game_id, events)
-        assert await store.list_games() == sorted(logs)
-        projector = Projector(client, KEYS)  # type: ignore[arg-type]
+        for game_id, events in list(logs.items())[:3]:
+            await log.append(game_id, events)
+        many = [AppendRequest(g, e[:6]) for g, e in list(logs.items())[3:]]
+        many += [AppendRequest(g, e[6:]) for g, e in list(logs.items())[3:]]
+        outcomes = await log.append_many(many)  # one game's two calls in order
+        assert [getattr(o, "version", None) for o in outcomes] == [6, 6, 6, 12, 12, 12]
+        assert (await log.list_games()).games == tuple(sorted(logs))
+        projections = RedisProjections(client, KEYS)
+        assert await projections.lag(1000) == 72
+        project = Project(log, projections, RedisDeadLetters(client, KEYS))  # type: ignore[arg-type]
         for shard in {shard_of(g, KEYS.shards) for g in logs}:
             entries: Any = await client.xrange(KEYS.feed(shard))
-            ids = [i.decode() for i, _ in entries]
-            await projector.handle(shard, ids, [fields for _, fields in entries])
-        reader = QueryReader(client, KEYS)  # type: ignore[arg-type]
+            await project.apply(shard, feed_entries(entries))
+        assert await projections.lag(1000) == 0
+        reads = ReadModels(log, projections)
         for game_id, events in logs.items():
             assert await projected_standings(client, KEYS, game_id) == offline_standings(events)  # type: ignore[arg-type]
-            assert await reader.standings_body(game_id) is not None
-        assert sorted(g.game_id for g in await reader.games()) == sorted(logs)
+            assert await reads.standings_body(game_id)
+        assert sorted(g.game_id for g in await reads.games()) == sorted(logs)
     finally:
         await client.aclose()

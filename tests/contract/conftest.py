@@ -17,6 +17,7 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.redis.connect import connect
 from services.keys import Keys
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
@@ -52,7 +53,6 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
             MemoryChangeNotices(b),
         )
         return
-    import redis.asyncio as aioredis
 
     from services.adapters.redis.credentials import RedisCredentials
     from services.adapters.redis.deadletters import RedisDeadLetters
@@ -60,7 +60,7 @@ async def backend(request: pytest.FixtureRequest) -> AsyncIterator[Backend]:
     from services.adapters.redis.notices import RedisChangeNotices
     from services.adapters.redis.projections import RedisProjections
 
-    client = aioredis.Redis.from_url(request.getfixturevalue("redis_url"))
+    client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()
     keys = Keys(SHARDS)
     yield Backend(

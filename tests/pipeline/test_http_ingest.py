@@ -13,6 +13,7 @@ from services.bootstrap import Roles, build_app
 from services.keys import Keys
 from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started
+from tests.redis_fixture import sync_client
 
 KEYS = Keys(4)
 
@@ -41,7 +42,7 @@ def http(clean_redis_url: str) -> Iterator[TestClient]:
 
 @pytest.fixture
 def sync_redis(clean_redis_url: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(clean_redis_url)
+    client = sync_client(clean_redis_url)
     yield client
     client.close()
 

@@ -7,11 +7,10 @@ import json
 
 import pytest
 import redis.asyncio as aioredis
-from faststream.redis import RedisBroker
 
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import running_inbox
-from services.ingest.inbox import GROUP
+from services.ingest.inbox import GROUP, inbox_broker
 from services.keys import Keys
 from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started
@@ -82,7 +81,7 @@ async def test_faststream_publisher_data_field_is_accepted(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     event = started("g7")
-    publisher = RedisBroker(settings.redis_url, logger=None)
+    publisher = inbox_broker(settings)
     async with running_inbox(settings), publisher:
         await publisher.publish(  # FastStream's `__data__` format, the token as a header
             event.to_wire(), stream=KEYS.inbox, headers={"token": TOKEN}

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import redis.asyncio as aioredis
 
+from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
 from tests.pipeline.factory import game_log
@@ -49,7 +49,7 @@ def start_projector(redis_url: str) -> subprocess.Popen[bytes]:
 
 
 async def test_sigkill_mid_stream_then_restart_is_exact(clean_redis_url: str) -> None:
-    client = aioredis.Redis.from_url(clean_redis_url)
+    client = connect(clean_redis_url)
     store = RedisEventLog(client, KEYS)
     games = [f"crash-{i}" for i in range(30)]
     logs = {g: game_log(g, 100, seed=i) for i, g in enumerate(games)}

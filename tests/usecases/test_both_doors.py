@@ -12,6 +12,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from services.adapters.redis.connect import connect
 from services.bootstrap import Ports, memory_ports, redis_ports, use_cases
 from services.ingest.http import ingest_router
 from services.ingest.inbox import Inbox
@@ -35,9 +36,7 @@ async def doors(request: pytest.FixtureRequest) -> AsyncIterator[Doors]:
     if request.param == "memory":
         ports = memory_ports(4)
     else:
-        import redis.asyncio as aioredis
-
-        client = aioredis.Redis.from_url(request.getfixturevalue("redis_url"))
+        client = connect(request.getfixturevalue("redis_url"))
         await client.flushdb()
         ports = redis_ports(client, Keys(4))
     record = use_cases(ports, ServiceSettings(shards=4)).record

@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 import uvicorn
 
 from contracts.envelope import Envelope
+from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import Roles, assemble, build
 from services.keys import Keys
@@ -82,7 +83,7 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     async with asyncio.timeout(10):
         while not server.started:
             await asyncio.sleep(0.02)
-    redis = aioredis.Redis.from_url(clean_redis_url)
+    redis = connect(clean_redis_url)
     url = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=url, timeout=10) as client:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import redis.asyncio as aioredis
-
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.fanout import script_calls
 from services.keys import Keys
 from services.ports.credentials import CredentialLookup
 
@@ -22,7 +22,7 @@ return {redis.call('GET', KEYS[1]) or '', redis.call('XLEN', KEYS[2])}
 class RedisCredentials:
     """`client`: `redis.asyncio.Redis` without `decode_responses`."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
         self._lookup = client.register_script(_LOOKUP_LUA)
@@ -36,11 +36,11 @@ class RedisCredentials:
         return CredentialLookup(digest.decode() or None, int(version))
 
     async def lookup_many(self, game_ids: Sequence[str]) -> list[CredentialLookup]:
-        """`lookup` of several games in one pipeline."""
-        if not game_ids:
-            return []
-        async with self.client.pipeline(transaction=False) as pipe:
-            for game_id in game_ids:
-                await self._lookup(keys=self._keys(game_id), client=pipe)
-            replies = await pipe.execute()
+        """`lookup` of several games: one pipeline, fanned out per slot on a cluster."""
+        replies = await script_calls(
+            self.client, self._lookup, [(self._keys(g), []) for g in game_ids]
+        )
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
         return [CredentialLookup(d.decode() or None, int(v)) for d, v in replies]

@@ -11,8 +11,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-import redis.asyncio as aioredis
-
+from services.adapters.redis.connect import RedisClient
 from services.keys import Keys
 from services.metrics import EVENTS_DEAD_LETTERED
 from services.ports.deadletters import DeadLetter, StoredLetter
@@ -23,7 +22,7 @@ _OWN = {"raw", "reason", "source", "time"}
 class RedisDeadLetters:
     """`client`: `redis.asyncio.Redis` without `decode_responses`."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
 

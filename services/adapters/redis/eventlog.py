@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.fanout import script_calls
 from services.keys import Keys, shard_of
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
@@ -58,7 +59,7 @@ class RedisEventLog:
     `client` must be a `redis.asyncio.Redis` created without `decode_responses`.
     """
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
         self._append = client.register_script(APPEND_LUA)
@@ -90,8 +91,9 @@ class RedisEventLog:
         self, requests: Sequence[AppendRequest]
     ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
         """Several appends, each its own all-or-nothing Lua call, sent in one
-        pipeline (one round trip, plus redis-py's SCRIPT EXISTS). The calls run in order, so
-        two requests of one game behave as two `append` calls.
+        pipeline on a single node, fanned out per slot on a cluster (`fanout.script_calls`).
+        The calls of one game run in order, so two requests of one game behave as two
+        `append` calls.
 
         Returns one outcome per request: its `AppendResult`, or the `VersionConflict` /
         `CredentialMismatch` that left it unwritten. Raises: ValueError (a foreign game id, nothing sent), redis errors.
@@ -100,10 +102,7 @@ class RedisEventLog:
             return []
         now = datetime.now(UTC)
         calls = [self._call(request, now) for request in requests]
-        async with self.client.pipeline(transaction=False) as pipe:
-            for keys, args in calls:
-                await self._append(keys=keys, args=args, client=pipe)
-            replies = await pipe.execute(raise_on_error=False)
+        replies = await script_calls(self.client, self._append, calls)
         outcomes: list[AppendResult | VersionConflict | CredentialMismatch] = []
         for request, reply in zip(requests, replies, strict=True):
             if isinstance(reply, ResponseError):

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
-
+from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.fanout import xread_streams
 from services.keys import Keys, shard_of
 from services.ports.notices import Notice
 
@@ -15,7 +15,7 @@ from services.ports.notices import Notice
 class RedisChangeNotices:
     """`client`: `redis.asyncio.Redis` without `decode_responses`."""
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
 
@@ -30,7 +30,11 @@ class RedisChangeNotices:
         """One XREAD over the shards in `after`."""
         streams = {self.keys.changes(s): pos for s, pos in after.items()}
         shard_of_stream = {self.keys.changes(s): s for s in after}
-        reply: Any = await self.client.xread(streams, count=count, block=block_ms)  # type: ignore[arg-type]
+        reply: Any
+        if is_cluster(self.client):  # one read per shard stream, fanned out per node
+            reply = await xread_streams(self.client, streams, block_ms=block_ms or 0, count=count)
+        else:
+            reply = await self.client.xread(streams, count=count, block=block_ms)  # type: ignore[arg-type]
         out: list[Notice] = []
         for stream, entries in reply or []:
             shard = shard_of_stream[stream.decode()]

@@ -2,7 +2,9 @@
 
 Per game: the projection HASH `Keys.projection` (seq, status, game, standings JSON,
 updated_at, held); per shard: the checkpoint STRING and the changes stream. A batch is one
-call of `project_lua.APPLY_LUA`. Source: research/tech.md §3.4, §3.9.
+call of `project_lua.APPLY_LUA`; for a shard whose lease this process holds (`hold_lease`) the
+call goes through `lease.fenced_script`, so a former owner writes nothing (`LeaseLost`).
+Source: research/tech.md §3.4, §3.5, §3.9.
 """
 
 from __future__ import annotations
@@ -10,8 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
 
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.fanout import script_calls
+from services.adapters.redis.lease import (
+    ShardLease,
+    fence_key,
+    fenced_script,
+    lease_key,
+    raise_if_fenced,
+)
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.keys import Keys, shard_of
 from services.ports.projections import (
@@ -35,6 +46,11 @@ return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
 """
 
 
+# The apply script behind the lease guard: lease and fence keys last in KEYS, the token last in
+# ARGV, so the body's indexes stay as they are.
+FENCED_APPLY_LUA = fenced_script(APPLY_LUA, "KEYS[#KEYS - 1]", "KEYS[#KEYS]", "ARGV[#ARGV]")
+
+
 def _stored(raw: dict[str, str], checkpoint: str | None) -> StoredProjection | None:
     if not raw.get("standings"):
         return None
@@ -49,14 +65,28 @@ def _stored(raw: dict[str, str], checkpoint: str | None) -> StoredProjection | N
 
 
 class RedisProjections:
-    """`client`: `redis.asyncio.Redis` without `decode_responses`."""
+    """`client`: single node or cluster (`connect`), without `decode_responses`.
 
-    def __init__(self, client: aioredis.Redis, keys: Keys) -> None:
+    Writes of a shard registered with `hold_lease` are fenced by that lease's token; other
+    shards' writes are unfenced (a single projector, tests).
+    """
+
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
         self._apply = client.register_script(APPLY_LUA)
+        self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
+        self.leases: dict[int, ShardLease] = {}
         self._lag = client.register_script(_LAG_LUA)
         self._get = client.register_script(_GET_LUA)
+
+    def hold_lease(self, lease: ShardLease) -> None:
+        """Fence the writes of `lease.shard` with its token from now on."""
+        self.leases[lease.shard] = lease
+
+    def drop_lease(self, shard: int) -> None:
+        """Forget the shard's lease (its writes are unfenced again; the loop stops reading it)."""
+        self.leases.pop(shard, None)
 
     async def checkpoint(self, shard: int) -> str:
         """The shard's stored checkpoint, `START_ID` when none."""
@@ -77,7 +107,10 @@ class RedisProjections:
         ]
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
-        """One `APPLY_LUA` call for the whole batch."""
+        """One `APPLY_LUA` call for the whole batch (fenced when the shard's lease is held).
+
+        Raises: `LeaseLost` when the lease is no longer this process's (nothing written).
+        """
         keys = [self.keys.checkpoint(batch.shard), self.keys.changes(batch.shard)]
         args: list[str | int] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
         args.append(len(batch.ops))
@@ -85,7 +118,16 @@ class RedisProjections:
             keys.append(self.keys.projection(op.game_id))
             args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
             args.append(op.standings_json)
-        out = await self._apply(keys=keys, args=args)
+        lease = self.leases.get(batch.shard)
+        if lease is None:
+            out = await self._apply(keys=keys, args=args)
+        else:
+            keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
+            try:
+                out = await self._fenced_apply(keys=keys, args=[*args, lease.token])
+            except ResponseError as error:
+                raise_if_fenced(error, lease.shard)
+                raise
         if out == -1:
             return WriteOutcome(stale=True)
         return WriteOutcome(False, frozenset(batch.ops[i - 1].game_id for i in out))
@@ -108,13 +150,14 @@ class RedisProjections:
         return [_stored({k.decode(): v.decode() for k, v in raw.items()}, None) for raw in replies]
 
     async def lag(self, cap: int) -> int:
-        """Unapplied feed entries over all shards, each counted to `cap + 1` at most."""
-        async with self.client.pipeline(transaction=False) as pipe:
-            for shard in range(self.keys.shards):
-                await self._lag(
-                    keys=[self.keys.feed(shard), self.keys.checkpoint(shard)],
-                    args=[cap + 1],
-                    client=pipe,
-                )
-            counts = await pipe.execute()
+        """Unapplied feed entries over all shards, each counted to `cap + 1` at most (one
+        script call per shard, fanned out per node on a cluster)."""
+        calls = [
+            ([self.keys.feed(shard), self.keys.checkpoint(shard)], [cap + 1])
+            for shard in range(self.keys.shards)
+        ]
+        counts = await script_calls(self.client, self._lag, calls)
+        for count in counts:
+            if isinstance(count, Exception):
+                raise count
         return sum(int(c) for c in counts)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import redis.asyncio as aioredis
 from prometheus_client import Counter
+
+from services.adapters.redis.connect import RedisClient
 
 STREAM_TRIMMED = Counter(
     "scoreledger_stream_trimmed_entries_total",
@@ -36,7 +37,7 @@ def _text(entry_id: tuple[int, int]) -> str:
     return f"{entry_id[0]}-{entry_id[1]}"
 
 
-async def oldest_unsettled(client: aioredis.Redis, stream: str, group: str) -> tuple[int, int]:
+async def oldest_unsettled(client: RedisClient, stream: str, group: str) -> tuple[int, int]:
     """The smallest id `group` has not settled: its oldest pending entry, else the one after
     its last delivered id. `(0, 0)` when the group does not exist (nothing is settled)."""
     groups: Any = await client.xinfo_groups(stream)
@@ -57,7 +58,7 @@ def _text_of(value: Any) -> str:
 
 
 async def trim_inbox(
-    client: aioredis.Redis, stream: str, group: str, keep_s: float, now_ms: int
+    client: RedisClient, stream: str, group: str, keep_s: float, now_ms: int
 ) -> int:
     """Trim settled inbox entries older than `keep_s`; returns how many were trimmed."""
     bound = min(await oldest_unsettled(client, stream, group), (now_ms - int(keep_s * 1000), 0))
@@ -68,7 +69,7 @@ async def trim_inbox(
     return trimmed
 
 
-async def trim_dead_letters(client: aioredis.Redis, stream: str, keep_s: float, now_ms: int) -> int:
+async def trim_dead_letters(client: RedisClient, stream: str, keep_s: float, now_ms: int) -> int:
     """Trim dead letters older than `keep_s`; returns how many were trimmed."""
     bound = now_ms - int(keep_s * 1000)
     if bound <= 0:
