@@ -40,6 +40,8 @@ async def test_games_list_pages(stack: Stack) -> None:
     base = list(example()[:1])
     for i in range(3):
         await stack.append([e.model_copy(update={"game_id": f"g-{i}"}) for e in base])
+    for i in range(3):  # a live list reorders as games are projected: page a settled one
+        await stack.wait_projected(f"g-{i}", 1)
     first = (await stack.client.get("/board/games", params={"per_page": 2})).json()
     second = (await stack.client.get("/board/games", params={"per_page": 2, "page": 2})).json()
     assert (first["pages"], len(first["games"]), len(second["games"])) == (2, 2, 1)

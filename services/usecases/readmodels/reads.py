@@ -120,6 +120,7 @@ class ReadModels:
                 )
             )
         order = {"in_progress": 0, "pending": 1, "final": 2}
+        summaries.sort(key=lambda g: g.game_id)  # equal keys below keep one order on every page
         summaries.sort(key=lambda g: g.updated_at or "", reverse=True)  # stable: then by status
         summaries.sort(key=lambda g: order[g.status])
         return summaries
