@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,11 +69,9 @@ class Stack:
                 await asyncio.sleep(0.02)
 
 
-@pytest.fixture
-async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
-    settings = ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
-    assembled = assemble(build(settings), Roles(inbox=False))
-    app = assembled.app
+@asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[str]:
+    """Serve `app` with uvicorn on a free port of 127.0.0.1 for the block; yields its URL."""
     port = free_port()
     server = uvicorn.Server(
         uvicorn.Config(
@@ -83,14 +82,23 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     async with asyncio.timeout(10):
         while not server.started:
             await asyncio.sleep(0.02)
-    redis = connect(clean_redis_url)
-    url = f"http://127.0.0.1:{port}"
     try:
-        async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+@pytest.fixture
+async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
+    assembled = assemble(build(settings), Roles(inbox=False))
+    app = assembled.app
+    redis = connect(clean_redis_url)
+    try:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as client:
             yield Stack(
                 url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app, settings, assembled.hub
             )
     finally:
-        server.should_exit = True
-        await task
         await redis.aclose()

@@ -4,18 +4,13 @@ the query service on one port forwarding the page's writes to ingest on another.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from playwright.async_api import Browser, expect
 
 from services.bootstrap import Roles, build_app
 from services.settings import ServiceSettings
-from tests.redis_fixture import free_port
 from tests.web.browser import (
     GAME,
     api_totals,
@@ -28,7 +23,7 @@ from tests.web.browser import (
     shot_path,
 )
 from tests.web.builders import example, referee
-from tests.web.conftest import SHARDS, Stack
+from tests.web.conftest import SHARDS, Stack, serving
 
 __all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
@@ -79,30 +74,11 @@ async def test_tv_without_a_game_cycles_through_the_live_games(
     await expect(page.locator("#tv-ticker-title")).to_have_text("Последние события")
 
 
-@asynccontextmanager
-async def _serve(app: Any) -> AsyncIterator[str]:
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
-        )
-    )
-    task = asyncio.create_task(server.serve())
-    async with asyncio.timeout(10):
-        while not server.started:
-            await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
 async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: Browser) -> None:
     ingest_app = build_app(  # ingest and the projector on one port, no pages
         Roles(inbox=False, query=False), ServiceSettings(redis_url=clean_redis_url, shards=SHARDS)
     )
-    async with _serve(ingest_app) as ingest_url:
+    async with serving(ingest_app) as ingest_url:
         query_app = build_app(  # the query service and the pages on another, forwarding writes
             Roles(ingest=False, inbox=False, projector=False),
             ServiceSettings(
@@ -111,7 +87,7 @@ async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: 
                 ingest_url=ingest_url,  # type: ignore[arg-type]  # pydantic parses the URL
             ),
         )
-        async with _serve(query_app) as query_url, httpx.AsyncClient(timeout=10) as http:
+        async with serving(query_app) as query_url, httpx.AsyncClient(timeout=10) as http:
             created = await http.post(
                 f"{ingest_url}/games/{GAME}/events", json=[e.to_wire() for e in example()[:60]]
             )
@@ -158,6 +134,6 @@ async def test_without_an_ingest_url_the_query_service_has_no_write_route(
         Roles(ingest=False, inbox=False, projector=False),
         ServiceSettings(redis_url=clean_redis_url, shards=SHARDS),
     )
-    async with _serve(app) as url, httpx.AsyncClient() as http:
+    async with serving(app) as url, httpx.AsyncClient() as http:
         response = await http.post(f"{url}/games/{GAME}/events", json=[])
     assert response.status_code == 405
