@@ -37,13 +37,18 @@ tests/web/axe/node_modules/.installed: tests/web/axe/package.json tests/web/axe/
 	npm ci --prefix tests/web/axe --silent --no-audit --no-fund
 	@touch $@
 
+## the AsyncAPI Initiative's parser, run on contracts/asyncapi.yaml by the contract tests
+tests/contracts/asyncapi_parser/node_modules/.installed: tests/contracts/asyncapi_parser/package.json tests/contracts/asyncapi_parser/package-lock.json
+	npm ci --prefix tests/contracts/asyncapi_parser --silent --no-audit --no-fund
+	@touch $@
+
 ## test: the whole test suite against a real Redis and a real headless Chromium
-test: .venv/.synced system-deps tests/web/axe/node_modules/.installed
+test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/contracts/asyncapi_parser/node_modules/.installed
 	$(RUN) pytest $(PYTEST_ARGS)
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
 test-fast: .venv/.synced
-	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser" $(PYTEST_ARGS)
+	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser and not node" $(PYTEST_ARGS)
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced

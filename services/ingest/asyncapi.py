@@ -45,9 +45,25 @@ DEAD_LETTER_FIELDS = {
 }
 
 
+def _discriminators_as_names(schema: Any) -> None:
+    """Rewrite, in place and at any depth, pydantic's OpenAPI-style `discriminator` objects
+    (`{propertyName, mapping}`) as the property name alone: AsyncAPI 3.0's Schema Object
+    says `discriminator` is a string, and the AsyncAPI parser refuses the object form."""
+    if isinstance(schema, dict):
+        found = schema.get("discriminator")
+        if isinstance(found, dict):
+            schema["discriminator"] = found["propertyName"]
+        for value in schema.values():
+            _discriminators_as_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _discriminators_as_names(value)
+
+
 def publishable(document: dict[str, Any]) -> dict[str, Any]:
     """Make FastStream's document valid AsyncAPI 3.0 and say what travels (issue #11):
 
+    * every `discriminator` is a property name (the AsyncAPI Schema Object's form);
     * the inbox message's payload is the event union or a batch of one game's events (what
       the `data` field holds), not FastStream's `EmptyPayload`;
     * no `correlationId` (it pointed at a header no entry has);
@@ -59,7 +75,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     from services.usecases.parse import MAX_BATCH
 
     union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
-    union["discriminator"] = union["discriminator"]["propertyName"]  # a name in AsyncAPI 3.0
+    _discriminators_as_names(union)
     components = document["components"]
     components["schemas"] = {**union.pop("$defs"), "Event": {"title": "Event", **union}}
     event = {"$ref": "#/components/schemas/Event"}
