@@ -2,10 +2,14 @@
 pure domain accepts it.
 
 Before the event log's append, each event is folded (`domain.fold.evolve`) onto the game's state kept
-in a small LRU cache. The cached state is trusted (one round trip per append): the event log's
-expected-version check still guards, and a WRONGVERSION drops the cache and answers
-`VersionConflict` as before. A check that fails on the cached state is decided again on the
-state folded from the stream (the cache may be stale when another process appended).
+in a small LRU cache. The cached state is trusted for new events (one round trip per append):
+the event log's expected-version check still guards, and a WRONGVERSION drops the cache and
+answers `VersionConflict` as before. A check that fails on the cached state is decided again on
+the state folded from the stream (the cache may be stale when another process appended).
+A duplicate is never answered from the cache alone: a batch naming an event id the cache knows
+first reads the stored version (XLEN, one call); unless it equals the cached one (Redis came
+back from an older snapshot, or another process appended) the batch is planned on the stored
+log, so an event Redis lost is stored again instead of being acknowledged as a duplicate.
 Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
 research/tech.md §3.3.
 """
@@ -70,6 +74,8 @@ class _Plan:
     state: GameState | None
     added: dict[UUID, int] = field(default_factory=dict)
     fresh: list[Envelope] = field(default_factory=list)
+    version: int | None = None
+    """The stored version read while planning (None: not read)."""
 
     def seq_of(self, event_id: UUID) -> int:
         if event_id in self.added:
@@ -163,14 +169,28 @@ class CheckedAppend:
         return known
 
     async def _checked(self, game_id: str, events: Sequence[Envelope]) -> _Plan:
-        """The plan on the cached state, else (no cache, or it refused) on the stream's."""
+        """The plan on the cached state, else (no cache, it refused, or it answers a duplicate
+        at a version Redis does not hold) on the stream's."""
         cached = self.cache.get(game_id)
+        version: int | None = None
         if cached is not None:
             try:
-                return _plan(game_id, events, cached)
+                plan = _plan(game_id, events, cached)
             except (RuleViolation, VersionConflict):
-                pass  # maybe stale: decide on the stored log
-        return _plan(game_id, events, await self._load(game_id, await self.store.version(game_id)))
+                plan = None  # maybe stale: decide on the stored log
+            if plan is not None:
+                if not any(e.event_id in cached.ids for e in events):
+                    return plan  # only new events: the append script checks the version
+                version = await self.store.version(game_id)
+                if version == cached.state.seq:
+                    plan.version = version
+                    return plan
+                self.cache.drop(game_id)  # Redis lost events, or another writer moved on
+        if version is None:
+            version = await self.store.version(game_id)
+        plan = _plan(game_id, events, await self._load(game_id, version))
+        plan.version = version
+        return plan
 
     async def append(
         self, game_id: str, events: Sequence[Envelope], credential: str | None = None
@@ -190,8 +210,8 @@ class CheckedAppend:
         """
         _check_game_ids(game_id, events)
         plan = await self._checked(game_id, events)
-        if not plan.fresh:  # all duplicates: answer the stream's version (the cache may lag)
-            return self._merge(plan, None, await self.store.version(game_id))
+        if not plan.fresh:  # all duplicates, confirmed against the stored version
+            return self._merge(plan, None, await self._version(plan))
         try:
             stored = await self.store.append(game_id, plan.fresh, credential)
         except (VersionConflict, CredentialMismatch):
@@ -238,10 +258,16 @@ class CheckedAppend:
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates
-                    out[i] = self._merge(plan, None, await self.store.version(plan.game_id))
+                    out[i] = self._merge(plan, None, await self._version(plan))
                 else:
                     out[i] = self._merge(plan, result)
         return out  # type: ignore[return-value]  # every slot is filled above
+
+    async def _version(self, plan: _Plan) -> int:
+        """The stored version, as read while planning (else read now)."""
+        if plan.version is not None:
+            return plan.version
+        return await self.store.version(plan.game_id)
 
     def _merge(
         self, plan: _Plan, stored: AppendResult | None, version: int | None = None
