@@ -26,6 +26,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 from redis.exceptions import ResponseError
 
 from domain.standings import Standings
+from services.http_errors import ends_cleanly
 from services.push.frames import CompactCache
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
 from services.usecases.readmodels.reads import ReadModels
@@ -62,6 +63,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     compact = CompactCache()
 
     @router.get("/games/live", response_class=EventSourceResponse)
+    @ends_cleanly  # a storage fault ends the stream cleanly (issue #10)
     async def games_live(
         limit: Annotated[
             int, Query(ge=1, le=MAX_GAMES_PAGE, description="games in the first frame")
@@ -83,6 +85,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
                 )
 
     @router.get("/games/{game_id}/live", response_class=EventSourceResponse)
+    @ends_cleanly
     async def game_live(
         game_id: str,
         last_event_id: Annotated[
