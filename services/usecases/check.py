@@ -16,7 +16,6 @@ research/tech.md §3.3.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -26,6 +25,10 @@ from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
+from services.usecases.sizedcache import ByteLRU, game_bytes
+
+DEFAULT_CACHE_BYTES = 128 * 1024 * 1024
+"""The state cache's default bound (the `state_cache_bytes` setting)."""
 
 
 @dataclass(slots=True)
@@ -41,27 +44,34 @@ class Known:
 
 
 class StateCache:
-    """LRU map game_id -> `Known` (folded state and event ids), at most `capacity` games."""
+    """LRU map game_id -> `Known` (folded state and event ids): at most `capacity` games and
+    `max_bytes` estimated bytes (`sizedcache.game_bytes` of each game's history length)."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.capacity = capacity
-        self._games: OrderedDict[str, Known] = OrderedDict()
+        self._games: ByteLRU[str, Known] = ByteLRU(
+            max_bytes, lambda known: game_bytes(len(known.state.history)), capacity
+        )
 
     def get(self, game_id: str) -> Known | None:
-        known = self._games.get(game_id)
-        if known is not None:
-            self._games.move_to_end(game_id)
-        return known
+        return self._games.get(game_id)
 
     def put(self, known: Known) -> None:
-        game_id = known.state.game_id
-        self._games[game_id] = known
-        self._games.move_to_end(game_id)
-        while len(self._games) > self.capacity:
-            self._games.popitem(last=False)
+        self._games.put(known.state.game_id, known)
 
     def drop(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
+        self._games.drop(game_id)
+
+    def clear(self) -> None:
+        self._games.clear()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    @property
+    def bytes(self) -> int:
+        """Estimated bytes kept (at most `max_bytes`)."""
+        return self._games.bytes
 
 
 @dataclass(slots=True)
@@ -144,9 +154,11 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 class CheckedAppend:
     """The one append path of every door: domain check, then `EventLog.append`."""
 
-    def __init__(self, store: EventLog, cache_games: int = 10_000) -> None:
+    def __init__(
+        self, store: EventLog, cache_games: int = 10_000, cache_bytes: int = DEFAULT_CACHE_BYTES
+    ) -> None:
         self.store = store
-        self.cache = StateCache(cache_games)
+        self.cache = StateCache(cache_games, cache_bytes)
 
     async def state(self, game_id: str) -> GameState | None:
         """The game's folded state at the stream's version (None for a game with no events).
