@@ -225,7 +225,13 @@ def serve(
     from pydantic import ValidationError
 
     from services.cli.serve import Roles, build_app, uvicorn_server
-    from services.cli.startup import StartupFailure, check_redis, settings_failure
+    from services.cli.startup import (
+        EXIT_SOFTWARE,
+        LifespanGuard,
+        StartupFailure,
+        check_redis,
+        settings_failure,
+    )
     from services.logging import configure_logging
     from services.settings import QuerySettings
 
@@ -238,10 +244,9 @@ def serve(
         settings = QuerySettings(**overrides)
         configure_logging(settings.log_format, settings.log_level)
         check_redis(settings)
+        guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
-            build_app(roles, overrides),
-            host or settings.host,
-            settings.port if port is None else port,
+            guard, host or settings.host, settings.port if port is None else port
         )
     except (StartupFailure, ValidationError) as error:
         _startup_failed(error if isinstance(error, StartupFailure) else settings_failure(error))
@@ -257,10 +262,8 @@ def serve(
     except SystemExit as stop:  # uvicorn exits 3 when the lifespan or the bind fails
         if stop.code != 3:
             raise
-        from services.cli.startup import EXIT_SOFTWARE
-
-        what = "a role failed to start" if server.lifespan.should_exit else "cannot listen"
-        _startup_failed(StartupFailure(f"{what} (see the log above)", EXIT_SOFTWARE))
+        where = f"{server.config.host}:{server.config.port}"
+        _startup_failed(guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
 
 
 def _startup_failed(failure: Any) -> None:

@@ -10,7 +10,12 @@ shown with its password masked. Exit codes (sysexits.h, documented in the README
   loading, cluster down);
 * `EXIT_NOPERM` (77): Redis refused the credentials, or the ACL user may not run PING;
 * `EXIT_CONFIG` (78): the configuration itself is invalid (a bad URL or setting);
-* `EXIT_SOFTWARE` (70): a role failed to start after the check passed (see the log).
+* `EXIT_SOFTWARE` (70): a role failed to start after the check passed, or the port cannot
+  be bound.
+
+`LifespanGuard` wraps the app for uvicorn: a role whose start-up fails later (the inbox's
+consumer group, the projector's readers) is reported the same way, classified like the PING,
+instead of as a traceback in the log.
 
 Source: issue #11 ("A clear start-up failure"), issue #10 ("Start-up that fails fast").
 """
@@ -22,12 +27,14 @@ import re
 import socket
 import ssl
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from redis import exceptions as rexc
 
 from services.adapters.redis.connect import connect
+from services.http_errors import storage_fault
 from services.settings import CommonSettings
 
 EXIT_UNAVAILABLE = 69
@@ -92,8 +99,10 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
             f"Redis at {where} refused the credentials of user {_user(settings)!r}", EXIT_NOPERM
         )
     if isinstance(error, rexc.NoPermissionError | rexc.AuthorizationError):
+        said = masked(str(error))[:160]  # Redis names the command or key, never a secret
         return StartupFailure(
-            f"Redis at {where}: ACL user {_user(settings)!r} may not run PING", EXIT_NOPERM
+            f"Redis at {where} refused a command of ACL user {_user(settings)!r} ({said})",
+            EXIT_NOPERM,
         )
     if isinstance(error, rexc.BusyLoadingError):
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
@@ -139,3 +148,52 @@ def check_redis(settings: CommonSettings, timeout_s: float = 3.0) -> None:
         asyncio.run(_ping(settings, timeout_s))
     except Exception as error:  # every failure becomes one line; nothing else is shown
         raise classify(error, settings) from None
+
+
+class LifespanGuard:
+    """The ASGI app `app` for uvicorn, whose lifespan start-up failure is kept as `failure`
+    (one line: a storage fault classified like the PING, else the error's type and a short
+    message) and told to uvicorn without a traceback. Everything else passes through.
+
+    Args:
+        app: a FastAPI/Starlette app (its `router.lifespan_context` runs the roles).
+    """
+
+    def __init__(self, app: Any, settings: CommonSettings) -> None:
+        self.app = app
+        self.settings = settings
+        self.failure: StartupFailure | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        await receive()  # lifespan.startup
+        started = False
+        try:
+            async with self.app.router.lifespan_context(self.app):
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            if started:
+                await send({"type": "lifespan.shutdown.failed", "message": repr(error)[:300]})
+                return
+            self.failure = self._failure(error)
+            await send({"type": "lifespan.startup.failed", "message": ""})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+    def _failure(self, error: BaseException) -> StartupFailure:
+        leaf = error
+        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+            leaf = leaf.exceptions[0]
+        if storage_fault(error) is not None or isinstance(
+            leaf, OSError | rexc.NoPermissionError | rexc.AuthorizationError
+        ):
+            found = classify(leaf, self.settings)
+            return StartupFailure(f"a role failed to start: {found.message}", found.code)
+        text = masked(str(leaf))[:200]
+        return StartupFailure(
+            f"a role failed to start: {type(leaf).__name__}: {text}", EXIT_SOFTWARE
+        )

@@ -121,3 +121,27 @@ def test_bad_settings_exit_78(env: dict[str, str], url: str, expected: str) -> N
     code, out, err = _finish(_start(ROLES["query"], url, _env(**env)))
     assert (code, out) == (EXIT_CONFIG, ""), err[:2000]
     assert _one_line(err).startswith(f"scoreledger serve: {expected}")
+
+
+def test_a_role_refused_later_in_its_start_up_ends_with_one_line(tmp_path: Path) -> None:
+    """The PING passes (the user exists, its password is right), then the inbox's start-up is
+    refused by the ACL (user `query` may not create a consumer group): the last line names it,
+    exit 77, no traceback."""
+    from tests.deploy.test_redis_acl import AclServer
+
+    server = AclServer(tmp_path).start()
+    try:
+        env = _env(
+            SCORELEDGER_REDIS_USERNAME="query", SCORELEDGER_REDIS_PASSWORD=server.passwords["query"]
+        )
+        url = f"redis://127.0.0.1:{server.port}/0"
+        code, out, err = _finish(_start(ROLES["inbox"], url, env))
+    finally:
+        server.stop()
+    last = err.strip().splitlines()[-1]
+    print(f"\ninbox as query: exit {code}; {last}")
+    assert (code, out) == (EXIT_NOPERM, "")
+    assert "Traceback" not in err
+    assert last.startswith(f"scoreledger serve: a role failed to start: Redis at {url} refused")
+    assert "'xgroup|create'" in last
+    assert server.passwords["query"] not in err
