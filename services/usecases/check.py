@@ -7,9 +7,10 @@ the event log's expected-version check still guards, and a WRONGVERSION drops th
 answers `VersionConflict` as before. A check that fails on the cached state is decided again on
 the state folded from the stream (the cache may be stale when another process appended).
 A duplicate is never answered from the cache alone: a batch naming an event id the cache knows
-first reads the stored version (XLEN, one call); unless it equals the cached one (Redis came
-back from an older snapshot, or another process appended) the batch is planned on the stored
-log, so an event Redis lost is stored again instead of being acknowledged as a duplicate.
+first asks the store for the version and those ids' stored seqs (`EventLog.stored_seqs`, one
+round trip); unless they equal the cached ones (Redis came back from an older snapshot, or
+another process appended) the batch is planned on the stored log, so an event Redis lost is
+stored again instead of being acknowledged as a duplicate.
 Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
 research/tech.md §3.3.
 """
@@ -191,10 +192,11 @@ class CheckedAppend:
             except (RuleViolation, VersionConflict):
                 plan = None  # maybe stale: decide on the stored log
             if plan is not None:
-                if not any(e.event_id in cached.ids for e in events):
+                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
+                if not known:
                     return plan  # only new events: the append script checks the version
-                version = await self.store.version(game_id)
-                if version == cached.state.seq:
+                version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
+                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
                     plan.version = version
                     return plan
                 self.cache.drop(game_id)  # Redis lost events, or another writer moved on

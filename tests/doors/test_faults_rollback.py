@@ -103,3 +103,32 @@ async def test_inbox_batches_after_a_lost_tail_store_again() -> None:
         f"log now {len(backend.logs[GAME])}"
     )
     assert (len(results), duplicates, len(backend.logs[GAME])) == (40, 0, 45)
+
+
+async def test_a_lost_event_whose_seq_was_taken_is_a_conflict_not_a_duplicate() -> None:
+    """Rollback of 5 events, then another writer stores 5 different events at the same seqs:
+    the stored version equals the cache's again. A re-sent lost event is refused as a version
+    conflict (its seq is taken), never acknowledged as a duplicate: the ids are checked too."""
+    from services.adapters.memory.store import MemoryBackend, MemoryEventLog
+    from services.ports.errors import VersionConflict
+    from services.usecases.check import CheckedAppend
+
+    backend = MemoryBackend(shards=4)
+    store = MemoryEventLog(backend)
+    checked = CheckedAppend(store)
+    log = game_log(GAME, 10)
+    await checked.append(GAME, log)
+    del backend.logs[GAME][5:]
+    for event in log[5:]:
+        del backend.ids[GAME][str(event.event_id)]
+    await store.append(GAME, game_log(GAME, 10, seed=1)[5:])  # another writer, other events
+
+    outcomes: list[str] = []
+    for event in log[5:]:
+        try:
+            result = await checked.append(GAME, [event])
+            outcomes.append("duplicate" if result.events[0].duplicate else "stored")
+        except VersionConflict:
+            outcomes.append("conflict")
+    print(f"\nseq taken after a rollback: re-sent 5 -> {outcomes}")
+    assert outcomes == ["conflict"] * 5
