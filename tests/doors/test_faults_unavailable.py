@@ -192,3 +192,26 @@ async def test_sse_ends_cleanly_while_redis_is_down(server: RedisServer) -> None
     print(f"\nsse with redis down: {ended}")
     for text in ended.values():
         assert text == ": storage unavailable: Redis unreachable\nretry: 1000\n\n"
+
+
+async def test_sse_ends_cleanly_when_redis_was_down_from_the_start() -> None:
+    """The app came up without Redis (the change hub never took its positions): a new stream
+    waits a few seconds, then ends cleanly instead of hanging."""
+    from tests.redis_fixture import free_port
+    from tests.web.conftest import serving
+
+    settings = ServiceSettings(
+        redis_url=f"redis://127.0.0.1:{free_port()}/0",
+        redis_retries=1,
+        redis_connect_timeout_s=0.5,
+    )
+    app = build_app(Roles(ingest=False, inbox=False, projector=False), settings)
+    async with (
+        serving(app) as url,
+        httpx.AsyncClient(base_url=url, timeout=30) as client,
+        client.stream("GET", "/games/live") as response,
+    ):
+        text = "".join([chunk async for chunk in response.aiter_text()])
+    print(f"\nsse, redis never up: {response.status_code} {text!r}")
+    assert response.status_code == 200
+    assert text == ": storage unavailable: Redis unreachable\nretry: 1000\n\n"
