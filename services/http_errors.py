@@ -158,6 +158,11 @@ def storage_fault(exc: BaseException) -> str | None:
     if isinstance(exc, BaseExceptionGroup):
         reasons = [storage_fault(e) for e in exc.exceptions]
         return reasons[0] if reasons and all(reasons) else None
+    text = str(exc)
+    if isinstance(exc, rexc.ConnectionError) and (
+        "No connection available" in text or "no Redis connection free" in text
+    ):
+        return STORAGE_FAULTS[rexc.MaxConnectionsError]  # the pool waited its timeout
     return next((why for kind, why in STORAGE_FAULTS.items() if isinstance(exc, kind)), None)
 
 

@@ -56,3 +56,31 @@ async def test_200_concurrent_requests_on_a_pool_of_8(clean_redis_url: str) -> N
     )
     assert read_codes == {200: CONCURRENT}
     assert write_codes == {201: CONCURRENT}
+
+
+async def test_a_pool_busy_past_its_timeout_answers_503_then_recovers(clean_redis_url: str) -> None:
+    """Every connection of a pool of 1 held (as by a slow command): a request waits
+    `redis_pool_timeout_s`, then gets 503 with `Retry-After`; once it is free, 200 again."""
+    from services.bootstrap import assemble, build
+
+    settings = ServiceSettings(
+        redis_url=clean_redis_url, shards=4, redis_max_connections=1, redis_pool_timeout_s=0.3
+    )
+    assembled = assemble(build(settings), Roles(inbox=False, projector=False, query=True))
+    pool = assembled.service.client.connection_pool  # type: ignore[union-attr]
+    transport = httpx.ASGITransport(app=assembled.app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        held = await pool.get_connection()
+        try:
+            busy = await client.get("/games/tr-pool-0/events")
+        finally:
+            await pool.release(held)
+        free = await client.get("/games")
+    print(
+        f"\npool of 1 held: {busy.status_code} {busy.json().get('rule')}; freed: {free.status_code}"
+    )
+    assert busy.status_code == 503
+    assert busy.headers["retry-after"] == "1"
+    assert busy.json()["rule"] == "service.storage_unavailable"
+    assert "no Redis connection free" in busy.json()["detail"]
+    assert free.status_code == 200
