@@ -14,6 +14,7 @@ from collections import Counter
 import httpx
 import pytest
 
+from services.adapters.redis.connect import GatedRedisCluster
 from services.bootstrap import Roles, build_app
 from services.settings import ServiceSettings
 from tests.pipeline.factory import game_log
@@ -67,14 +68,21 @@ async def test_a_pool_busy_past_its_timeout_answers_503_then_recovers(clean_redi
         redis_url=clean_redis_url, shards=4, redis_max_connections=1, redis_pool_timeout_s=0.3
     )
     assembled = assemble(build(settings), Roles(inbox=False, projector=False, query=True))
-    pool = assembled.service.client.connection_pool  # type: ignore[union-attr]
+    redis = assembled.service.client
     transport = httpx.ASGITransport(app=assembled.app)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-        held = await pool.get_connection()
-        try:
-            busy = await client.get("/games/tr-pool-0/events")
-        finally:
-            await pool.release(held)
+        if isinstance(redis, GatedRedisCluster):  # its gate is the pool bound on a cluster
+            await redis._gate.acquire()
+            try:
+                busy = await client.get("/games/tr-pool-0/events")
+            finally:
+                redis._gate.release()
+        else:
+            held = await redis.connection_pool.get_connection()
+            try:
+                busy = await client.get("/games/tr-pool-0/events")
+            finally:
+                await redis.connection_pool.release(held)
         free = await client.get("/games")
     print(
         f"\npool of 1 held: {busy.status_code} {busy.json().get('rule')}; freed: {free.status_code}"
