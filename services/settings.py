@@ -128,7 +128,8 @@ class QuerySettings(CommonSettings):
     read_cache_bytes: int = Field(
         default=32 * 1024 * 1024,
         ge=1024 * 1024,
-        description="bound of the rendered-standings cache of the read models (bytes)",
+        description="bound of each read-model cache: rendered standings, replay results "
+        "(bytes, estimated per entry)",
     )
     # The web scoreboard (served by the query role).
     ingest_url: AnyHttpUrl | None = Field(

@@ -123,6 +123,31 @@ async def test_projector_views_stay_within_their_bytes() -> None:
     assert freed <= BOUND
 
 
+async def test_replay_results_stay_within_their_bytes() -> None:
+    from services.usecases.readmodels.offloop import Replays
+
+    log = MemoryEventLog(MemoryBackend(shards=4))
+    for g in range(GAMES):
+        await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
+    replays = Replays(log, max_bytes=BOUND)
+    tracemalloc.start()
+    try:
+        for g in range(GAMES):
+            state = await replays.run("fold", f"tr-bound-{g}", EVENTS, fold)
+            assert state.seq == EVENTS
+            assert replays._results.bytes <= BOUND
+        cached, estimated = len(replays._results), replays._results.bytes
+        freed = _freed_by(replays._results.clear)
+    finally:
+        tracemalloc.stop()
+    print(
+        f"\nreplay cache: {GAMES} replays of {EVENTS} events, cached {cached}, estimated "
+        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
+    )
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
+
+
 def test_the_bounds_are_settings() -> None:
     settings = ServiceSettings(
         state_cache_bytes=BOUND, projector_cache_bytes=BOUND, read_cache_bytes=BOUND
@@ -133,3 +158,4 @@ def test_the_bounds_are_settings() -> None:
     assert cases.record.checked.cache._games.max_bytes == BOUND
     assert cases.project.views.max_bytes == BOUND
     assert cases.reads._bodies.max_bytes == BOUND
+    assert cases.reads.replays._results.max_bytes == BOUND

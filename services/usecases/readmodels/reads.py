@@ -79,7 +79,7 @@ class ReadModels:
         self._bodies: ByteLRU[str, tuple[str, bytes]] = ByteLRU(
             cache_bytes, lambda item: 2 * len(item[0]) + len(item[1]) + 200, cache_games
         )
-        self.replays = Replays(log)
+        self.replays = Replays(log, max_bytes=cache_bytes)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
