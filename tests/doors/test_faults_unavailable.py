@@ -215,3 +215,29 @@ async def test_sse_ends_cleanly_when_redis_was_down_from_the_start() -> None:
     print(f"\nsse, redis never up: {response.status_code} {text!r}")
     assert response.status_code == 200
     assert text == ": storage unavailable: Redis unreachable\nretry: 1000\n\n"
+
+
+async def test_the_forwarded_write_keeps_ingests_retry_after() -> None:
+    """A split deployment: the query service forwards the page's writes to ingest; ingest's
+    503 reaches the browser with its `Retry-After`."""
+    from services.problems import RETRY_AFTER_S
+    from services.settings import QuerySettings
+    from services.web.forward import forward_router
+    from tests.web.conftest import serving
+
+    ingest = FastAPI()
+    install_problem_handlers(ingest)
+
+    @ingest.post("/games/{game_id}/events")
+    async def down(game_id: str) -> None:
+        raise rexc.ConnectionError("refused")
+
+    async with serving(ingest) as ingest_url:
+        query = FastAPI()
+        query.include_router(forward_router(QuerySettings(ingest_url=ingest_url)))
+        transport = httpx.ASGITransport(app=query)
+        async with httpx.AsyncClient(transport=transport, base_url="http://q") as client:
+            answer = await client.post(f"/games/{GAME}/events", content=b"{}")
+    print(f"\nforwarded while ingest's Redis is down: {answer.status_code}, {answer.headers}")
+    _assert_unavailable([answer])
+    assert answer.headers["retry-after"] == str(RETRY_AFTER_S)
