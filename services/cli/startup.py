@@ -8,7 +8,8 @@ shown with its password masked. Exit codes (sysexits.h, documented in the README
 
 * `EXIT_UNAVAILABLE` (69): Redis cannot be reached (refused, timed out, unknown host, TLS,
   loading, cluster down);
-* `EXIT_NOPERM` (77): Redis refused the credentials, or the ACL user may not run PING;
+* `EXIT_NOPERM` (77): Redis refused the credentials, or the ACL refused a command (PING, or
+  one a role sends while it starts);
 * `EXIT_CONFIG` (78): the configuration itself is invalid (a bad URL or setting);
 * `EXIT_SOFTWARE` (70): a role failed to start after the check passed, or the port cannot
   be bound.
