@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -26,6 +26,7 @@ from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.cli.demo import DemoReport
+    from services.cli.startup import StartupFailure
     from services.settings import CommonSettings
 
 app = typer.Typer(
@@ -224,7 +225,6 @@ def serve(
     """
     from pydantic import ValidationError
 
-    from services.cli.serve import Roles, build_app, uvicorn_server
     from services.cli.startup import (
         EXIT_SOFTWARE,
         LifespanGuard,
@@ -235,15 +235,17 @@ def serve(
     from services.logging import configure_logging
     from services.settings import QuerySettings
 
-    roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
-    if not roles.names():
+    if not (ingest or inbox or projector or query):
         err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     try:
         settings = QuerySettings(**overrides)
         configure_logging(settings.log_format, settings.log_level)
-        check_redis(settings)
+        check_redis(settings)  # before the web stack is imported: a failure shows sooner
+        from services.cli.serve import Roles, build_app, uvicorn_server
+
+        roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
             guard, host or settings.host, settings.port if port is None else port
@@ -266,7 +268,7 @@ def serve(
         _startup_failed(guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
 
 
-def _startup_failed(failure: Any) -> None:
+def _startup_failed(failure: StartupFailure) -> NoReturn:
     """One line on stderr (`scoreledger serve: ...`) and the failure's exit code."""
     typer.echo(f"scoreledger serve: {failure.message}", err=True)
     raise typer.Exit(failure.code)

@@ -35,7 +35,6 @@ from pydantic import ValidationError
 from redis import exceptions as rexc
 
 from services.adapters.redis.connect import connect
-from services.http_errors import storage_fault
 from services.settings import CommonSettings
 
 EXIT_UNAVAILABLE = 69
@@ -186,6 +185,8 @@ class LifespanGuard:
         await send({"type": "lifespan.shutdown.complete"})
 
     def _failure(self, error: BaseException) -> StartupFailure:
+        from services.http_errors import storage_fault  # the web stack: loaded by now
+
         leaf = error
         while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
             leaf = leaf.exceptions[0]
