@@ -114,13 +114,17 @@ def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
     """The use cases on `ports`, configured by `settings`."""
     key = settings.creator_key
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
-    checked = CheckedAppend(ports.log, settings.state_cache_games)
+    checked = CheckedAppend(ports.log, settings.state_cache_games, settings.state_cache_bytes)
     return UseCases(
         record=Record(ports.credentials, checked, authorizer),
         project=Project(
-            ports.log, ports.projections, ports.letters, changes_maxlen=settings.changes_maxlen
+            ports.log,
+            ports.projections,
+            ports.letters,
+            changes_maxlen=settings.changes_maxlen,
+            cache_bytes=settings.projector_cache_bytes,
         ),
-        reads=ReadModels(ports.log, ports.projections),
+        reads=ReadModels(ports.log, ports.projections, cache_bytes=settings.read_cache_bytes),
     )
 
 

@@ -7,6 +7,9 @@
   `http.<status>`, its headers kept;
 * the read models' `NotFound` -> 404 `read.<code>` (`read.game_not_found`, ...), `Pending` ->
   503 `read.projection_pending` with `Retry-After: 1`;
+* Redis unreachable or unable to serve (refused, timeout, LOADING, cluster down, failover,
+  out of memory, no pool connection free within `redis_pool_timeout_s`) -> 503
+  `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`);
 * any other exception -> 500 `server.internal` without detail (it is logged).
 
 `refusal_problem` is the ingest door's answer to a use-case `Refusal`: the same rule ids the
@@ -17,23 +20,51 @@ input). Source: issue #11 ("One error shape"), RFC 9457.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import AsyncIterator, Callable
+from typing import Any, ParamSpec
 
 import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.sse import ServerSentEvent
+from redis import exceptions as rexc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.problems import ProblemResponse, internal_error, problem, quote
+from services.problems import (
+    RETRY_AFTER_S,
+    ProblemResponse,
+    internal_error,
+    problem,
+    quote,
+    storage_unavailable,
+)
 from services.usecases.readmodels.reads import NotFound, Pending
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("http")
+P = ParamSpec("P")
 
 STATUS_OF_KIND = {"unauthorized": 401, "forbidden": 403, "conflict": 409}
 MAX_ERRORS = 10
 """Most schema errors a 422 lists (the rest are counted in `detail`)."""
 MAX_MSG_CHARS = 120
+
+STORAGE_FAULTS: dict[type[Exception], str] = {
+    rexc.BusyLoadingError: "Redis is loading its data",
+    rexc.AuthenticationError: "Redis refused the credentials",
+    rexc.MaxConnectionsError: "no Redis connection free",
+    rexc.ConnectionError: "Redis unreachable",
+    rexc.TimeoutError: "Redis did not answer in time",
+    rexc.ClusterDownError: "the Redis cluster is down",
+    rexc.TryAgainError: "a Redis cluster slot is moving",
+    rexc.ClusterError: "the Redis cluster cannot serve",
+    rexc.SlotNotCoveredError: "a Redis cluster slot is not covered",
+    rexc.ReadOnlyError: "Redis is read-only (a failover in progress)",
+    rexc.OutOfMemoryError: "Redis is out of memory",
+}
+"""Transient storage faults answered 503 (the most specific class first: the order is the
+lookup order), each with the reason the problem names. Any other Redis error stays a 500."""
 
 
 def bounded_errors(errors: Any) -> list[dict[str, Any]]:
@@ -121,8 +152,61 @@ async def pending_handler(request: Request, exc: Exception) -> ProblemResponse:
     return ProblemResponse(item, headers={"Retry-After": "1"})
 
 
+def storage_fault(exc: BaseException) -> str | None:
+    """The reason of `exc` when it (or, for an exception group, every member) is one of the
+    `STORAGE_FAULTS`, else None."""
+    if isinstance(exc, BaseExceptionGroup):
+        reasons = [storage_fault(e) for e in exc.exceptions]
+        return reasons[0] if reasons and all(reasons) else None
+    text = str(exc)
+    if isinstance(exc, rexc.ConnectionError) and (
+        "No connection available" in text or "no Redis connection free" in text
+    ):
+        return STORAGE_FAULTS[rexc.MaxConnectionsError]  # the pool waited its timeout
+    return next((why for kind, why in STORAGE_FAULTS.items() if isinstance(exc, kind)), None)
+
+
+def storage_problem(reason: str) -> ProblemResponse:
+    """The 503 answer while the storage cannot serve, with `Retry-After`."""
+    return ProblemResponse(storage_unavailable(reason), headers={"Retry-After": str(RETRY_AFTER_S)})
+
+
+def ends_cleanly(
+    stream: Callable[P, AsyncIterator[ServerSentEvent]],
+) -> Callable[P, AsyncIterator[ServerSentEvent]]:
+    """An SSE endpoint whose stream, when the storage cannot serve (`STORAGE_FAULTS`), ends
+    with a comment naming the fault and `retry` (the browser reconnects after it) instead of
+    aborting the connection with an ASGI error. Other errors propagate."""
+
+    @functools.wraps(stream)
+    async def guarded(*args: P.args, **kwargs: P.kwargs) -> AsyncIterator[ServerSentEvent]:
+        try:
+            async for item in stream(*args, **kwargs):
+                yield item
+        except Exception as exc:
+            reason = storage_fault(exc)
+            if reason is None:
+                raise
+            log.warning("sse.storage_unavailable", reason=reason)
+            yield ServerSentEvent(
+                comment=f"storage unavailable: {reason}", retry=RETRY_AFTER_S * 1000
+            )
+
+    return guarded
+
+
+async def storage_handler(request: Request, exc: Exception) -> ProblemResponse:
+    """503 for one of the `STORAGE_FAULTS` (handled inside the app: nothing re-raised)."""
+    return await internal_handler(request, exc)
+
+
 async def internal_handler(request: Request, exc: Exception) -> ProblemResponse:
-    """500 `server.internal`; the failure is logged (type and a short message, no locals)."""
+    """503 `service.storage_unavailable` for a storage fault (logged as a warning), else 500
+    `server.internal`; the failure is logged (type and a short message, no locals)."""
+    reason = storage_fault(exc)
+    if reason is not None:
+        log.warning("http.storage_unavailable", path=request.url.path[:200], reason=reason)
+        return storage_problem(reason)
     log.error("http.failed", path=request.url.path[:200], error=type(exc).__name__)
     return ProblemResponse(internal_error())
 
@@ -133,4 +217,6 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_exception_handler)
     app.add_exception_handler(NotFound, not_found_handler)
     app.add_exception_handler(Pending, pending_handler)
+    for fault in STORAGE_FAULTS:
+        app.add_exception_handler(fault, storage_handler)
     app.add_exception_handler(Exception, internal_handler)

@@ -140,6 +140,22 @@ def internal_error() -> Problem:
     return problem(500, "server.internal", None, "the server failed; the error is logged")
 
 
+RETRY_AFTER_S = 1
+"""`Retry-After` (seconds) of a 503 while the storage is unreachable."""
+
+
+def storage_unavailable(reason: str) -> Problem:
+    """503 `service.storage_unavailable`: Redis cannot be reached or cannot serve right now
+    (refused, timed out, loading, cluster down, no connection free); retrying is safe (appends
+    are idempotent by event id). `reason` names the fault class, never an address or secret."""
+    return problem(
+        503,
+        "service.storage_unavailable",
+        None,
+        f"the event store is unavailable ({reason}); retry after {RETRY_AFTER_S} s",
+    )
+
+
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """FastAPI `responses=` entries documenting `statuses` as `application/problem+json`
     `Problem`s, e.g. `@router.post(..., responses=problem_responses(401, 403, 409, 413, 422))`."""

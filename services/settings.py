@@ -74,6 +74,12 @@ class IngestSettings(CommonSettings):
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
+    state_cache_bytes: int = Field(
+        default=128 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="bound of ingest's folded-state cache (bytes, estimated per game: "
+        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+    )
     inbox_keep_s: float = Field(
         default=86_400.0,
         ge=0,
@@ -103,6 +109,12 @@ class ProjectorSettings(CommonSettings):
     changes_maxlen: int = Field(
         default=100_000, ge=100, description="approximate cap of each changes stream"
     )
+    projector_cache_bytes: int = Field(
+        default=128 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="bound of the projector's folded-game cache (bytes, estimated per game: "
+        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+    )
 
 
 class QuerySettings(CommonSettings):
@@ -112,6 +124,12 @@ class QuerySettings(CommonSettings):
     port: int = Field(default=8000, ge=1, le=65535)
     max_lag_events: int = Field(
         default=10_000, ge=0, description="/readyz fails above this projector lag"
+    )
+    read_cache_bytes: int = Field(
+        default=32 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="bound of each read-model cache: rendered standings, replay results "
+        "(bytes, estimated per entry)",
     )
     # The web scoreboard (served by the query role).
     ingest_url: AnyHttpUrl | None = Field(

@@ -13,7 +13,7 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -26,6 +26,7 @@ from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.cli.demo import DemoReport
+    from services.cli.startup import StartupFailure
     from services.settings import CommonSettings
 
 app = typer.Typer(
@@ -218,22 +219,39 @@ def serve(
 ) -> None:
     """Run the services with uvicorn: all together (development) or one role each (deployment).
 
-    Every mix serves /healthz, /readyz and /metrics.
+    Every mix serves /healthz, /readyz and /metrics. Before any role starts, Redis is sent one
+    PING as the role's user: a failure prints one line and exits 69 (Redis unreachable), 77
+    (credentials refused), 78 (bad settings); a role failing later in its start-up exits 70.
     """
-    from services.cli.serve import Roles, build_app, uvicorn_server
+    from pydantic import ValidationError
+
+    from services.cli.startup import (
+        EXIT_SOFTWARE,
+        LifespanGuard,
+        StartupFailure,
+        check_redis,
+        settings_failure,
+    )
     from services.logging import configure_logging
     from services.settings import QuerySettings
 
-    roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
-    if not roles.names():
+    if not (ingest or inbox or projector or query):
         err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
-    settings = QuerySettings(**overrides)
-    configure_logging(settings.log_format, settings.log_level)
-    server = uvicorn_server(
-        build_app(roles, overrides), host or settings.host, settings.port if port is None else port
-    )
+    try:
+        settings = QuerySettings(**overrides)
+        configure_logging(settings.log_format, settings.log_level)
+        check_redis(settings)  # before the web stack is imported: a failure shows sooner
+        from services.cli.serve import Roles, build_app, uvicorn_server
+
+        roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
+        guard = LifespanGuard(build_app(roles, overrides), settings)
+        server = uvicorn_server(
+            guard, host or settings.host, settings.port if port is None else port
+        )
+    except (StartupFailure, ValidationError) as error:
+        _startup_failed(error if isinstance(error, StartupFailure) else settings_failure(error))
     err.print(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
         highlight=False,
@@ -241,7 +259,19 @@ def serve(
     from services.gctune import tune_for_long_life
 
     tune_for_long_life()  # after the app is built: its objects are frozen
-    server.run()
+    try:
+        server.run()
+    except SystemExit as stop:  # uvicorn exits 3 when the lifespan or the bind fails
+        if stop.code != 3:
+            raise
+        where = f"{server.config.host}:{server.config.port}"
+        _startup_failed(guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
+
+
+def _startup_failed(failure: StartupFailure) -> NoReturn:
+    """One line on stderr (`scoreledger serve: ...`) and the failure's exit code."""
+    typer.echo(f"scoreledger serve: {failure.message}", err=True)
+    raise typer.Exit(failure.code)
 
 
 @app.command()

@@ -27,6 +27,7 @@ def build_app(roles: Roles, overrides: dict[str, Any] | None = None) -> FastAPI:
     return bootstrap.build_app(roles, ServiceSettings(**(overrides or {})))
 
 
-def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
-    """A uvicorn server for `app` whose logs go through the structlog set-up (no own config)."""
+def uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
+    """A uvicorn server for `app` (an ASGI app: the FastAPI app, or it wrapped by
+    `services.cli.startup.LifespanGuard`) whose logs go through the structlog set-up."""
     return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="on"))

@@ -112,6 +112,13 @@ class EventLog(Protocol):
         """`version` of several games, in order (one round trip where the backend can)."""
         ...
 
+    async def stored_seqs(
+        self, game_id: str, event_ids: Sequence[str]
+    ) -> tuple[int, list[int | None]]:
+        """The game's version and the stored seq of each of `event_ids` (None: not stored),
+        in one round trip where the backend can: what a duplicate answer is checked against."""
+        ...
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

@@ -17,15 +17,18 @@ Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from domain.standings import Standings
+from services.http_errors import ends_cleanly
 from services.push.frames import CompactCache
 from services.push.hub import Change, ChangeHub, Delivery, entry_key
 from services.usecases.readmodels.reads import ReadModels
@@ -34,6 +37,18 @@ from services.usecases.readmodels.views import standings_view
 
 RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
+READY_WAIT_S = 5.0
+"""Longest a new stream waits for the change hub to reach Redis (then it ends cleanly)."""
+
+
+async def _hub_ready(hub: ChangeHub) -> None:
+    """Wait for the hub's stream positions; Redis down since start-up: `redis.ConnectionError`
+    after `READY_WAIT_S` (`ends_cleanly` ends the stream, the browser retries)."""
+    try:
+        async with asyncio.timeout(READY_WAIT_S):
+            await hub.ready()
+    except TimeoutError:
+        raise RedisConnectionError("the change hub has not reached Redis") from None
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
@@ -62,6 +77,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     compact = CompactCache()
 
     @router.get("/games/live", response_class=EventSourceResponse)
+    @ends_cleanly  # a storage fault ends the stream cleanly (issue #10)
     async def games_live(
         limit: Annotated[
             int, Query(ge=1, le=MAX_GAMES_PAGE, description="games in the first frame")
@@ -70,7 +86,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
         """Live games list: the first page of the list first (event `games`, the body of
         `GET /games?limit=`; `next_page` says whether there are more), then one `game` event
         per change."""
-        await hub.ready()
+        await _hub_ready(hub)
         async with hub.subscribe(None) as sub:
             async with hub.limited():
                 games = await reads.games()  # after subscribing: a change from now on is queued
@@ -83,6 +99,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
                 )
 
     @router.get("/games/{game_id}/live", response_class=EventSourceResponse)
+    @ends_cleanly
     async def game_live(
         game_id: str,
         last_event_id: Annotated[
@@ -90,7 +107,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
         ] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live standings of one game (see the module docstring for the resume rule)."""
-        await hub.ready()
+        await _hub_ready(hub)
         async with hub.subscribe(game_id) as sub:
             sent = hub.position(game_id)  # `current` below reflects every change up to it
             if not await _resumable(hub, game_id, last_event_id, sent):

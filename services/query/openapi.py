@@ -60,10 +60,16 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+RETRY_AFTER_HEADER = {
+    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}
+}
+
+
 def _problems_everywhere(document: dict[str, Any]) -> None:
     """Every error answer is a `Problem` (`services.http_errors`): FastAPI's 422 is replaced,
-    and every operation with a path parameter documents 404 (an unknown game, seq, player).
-    Other error answers are documented by their routes (`problem_responses`)."""
+    every operation with a path parameter documents 404 (an unknown game, seq, player), and
+    every operation but `/healthz` 503 with `Retry-After` (Redis unavailable). Other error
+    answers are documented by their routes (`problem_responses`)."""
     from services.problems import Problem, problem_responses
 
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
@@ -76,8 +82,12 @@ def _problems_everywhere(document: dict[str, Any]) -> None:
         for operation in operations.values():
             answers = operation.setdefault("responses", {})
             wanted = {422} | ({404} if "{" in path else set())
+            if path != "/healthz" and "503" not in answers:  # storage faults (issue #10)
+                wanted.add(503)
             for status, entry in problem_responses(*sorted(wanted)).items():
                 entry["content"] = {k: {"schema": ref} for k in entry["content"]}
+                if status == 503:
+                    entry["headers"] = RETRY_AFTER_HEADER
                 previous = answers.get(str(status), {})
                 answers[str(status)] = {
                     **entry,

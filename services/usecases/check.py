@@ -2,17 +2,21 @@
 pure domain accepts it.
 
 Before the event log's append, each event is folded (`domain.fold.evolve`) onto the game's state kept
-in a small LRU cache. The cached state is trusted (one round trip per append): the event log's
-expected-version check still guards, and a WRONGVERSION drops the cache and answers
-`VersionConflict` as before. A check that fails on the cached state is decided again on the
-state folded from the stream (the cache may be stale when another process appended).
+in a small LRU cache. The cached state is trusted for new events (one round trip per append):
+the event log's expected-version check still guards, and a WRONGVERSION drops the cache and
+answers `VersionConflict` as before. A check that fails on the cached state is decided again on
+the state folded from the stream (the cache may be stale when another process appended).
+A duplicate is never answered from the cache alone: a batch naming an event id the cache knows
+first asks the store for the version and those ids' stored seqs (`EventLog.stored_seqs`, one
+round trip); unless they equal the cached ones (Redis came back from an older snapshot, or
+another process appended) the batch is planned on the stored log, so an event Redis lost is
+stored again instead of being acknowledged as a duplicate.
 Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
 research/tech.md §3.3.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -22,6 +26,10 @@ from domain.errors import RuleViolation
 from domain.fold import GameState, evolve, fold
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
+from services.usecases.sizedcache import ByteLRU, game_bytes
+
+DEFAULT_CACHE_BYTES = 128 * 1024 * 1024
+"""The state cache's default bound (the `state_cache_bytes` setting)."""
 
 
 @dataclass(slots=True)
@@ -37,27 +45,34 @@ class Known:
 
 
 class StateCache:
-    """LRU map game_id -> `Known` (folded state and event ids), at most `capacity` games."""
+    """LRU map game_id -> `Known` (folded state and event ids): at most `capacity` games and
+    `max_bytes` estimated bytes (`sizedcache.game_bytes` of each game's history length)."""
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.capacity = capacity
-        self._games: OrderedDict[str, Known] = OrderedDict()
+        self._games: ByteLRU[str, Known] = ByteLRU(
+            max_bytes, lambda known: game_bytes(len(known.state.history)), capacity
+        )
 
     def get(self, game_id: str) -> Known | None:
-        known = self._games.get(game_id)
-        if known is not None:
-            self._games.move_to_end(game_id)
-        return known
+        return self._games.get(game_id)
 
     def put(self, known: Known) -> None:
-        game_id = known.state.game_id
-        self._games[game_id] = known
-        self._games.move_to_end(game_id)
-        while len(self._games) > self.capacity:
-            self._games.popitem(last=False)
+        self._games.put(known.state.game_id, known)
 
     def drop(self, game_id: str) -> None:
-        self._games.pop(game_id, None)
+        self._games.drop(game_id)
+
+    def clear(self) -> None:
+        self._games.clear()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    @property
+    def bytes(self) -> int:
+        """Estimated bytes kept (at most `max_bytes`)."""
+        return self._games.bytes
 
 
 @dataclass(slots=True)
@@ -70,6 +85,8 @@ class _Plan:
     state: GameState | None
     added: dict[UUID, int] = field(default_factory=dict)
     fresh: list[Envelope] = field(default_factory=list)
+    version: int | None = None
+    """The stored version read while planning (None: not read)."""
 
     def seq_of(self, event_id: UUID) -> int:
         if event_id in self.added:
@@ -138,9 +155,11 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 class CheckedAppend:
     """The one append path of every door: domain check, then `EventLog.append`."""
 
-    def __init__(self, store: EventLog, cache_games: int = 10_000) -> None:
+    def __init__(
+        self, store: EventLog, cache_games: int = 10_000, cache_bytes: int = DEFAULT_CACHE_BYTES
+    ) -> None:
         self.store = store
-        self.cache = StateCache(cache_games)
+        self.cache = StateCache(cache_games, cache_bytes)
 
     async def state(self, game_id: str) -> GameState | None:
         """The game's folded state at the stream's version (None for a game with no events).
@@ -163,14 +182,29 @@ class CheckedAppend:
         return known
 
     async def _checked(self, game_id: str, events: Sequence[Envelope]) -> _Plan:
-        """The plan on the cached state, else (no cache, or it refused) on the stream's."""
+        """The plan on the cached state, else (no cache, it refused, or it answers a duplicate
+        at a version Redis does not hold) on the stream's."""
         cached = self.cache.get(game_id)
+        version: int | None = None
         if cached is not None:
             try:
-                return _plan(game_id, events, cached)
+                plan = _plan(game_id, events, cached)
             except (RuleViolation, VersionConflict):
-                pass  # maybe stale: decide on the stored log
-        return _plan(game_id, events, await self._load(game_id, await self.store.version(game_id)))
+                plan = None  # maybe stale: decide on the stored log
+            if plan is not None:
+                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
+                if not known:
+                    return plan  # only new events: the append script checks the version
+                version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
+                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
+                    plan.version = version
+                    return plan
+                self.cache.drop(game_id)  # Redis lost events, or another writer moved on
+        if version is None:
+            version = await self.store.version(game_id)
+        plan = _plan(game_id, events, await self._load(game_id, version))
+        plan.version = version
+        return plan
 
     async def append(
         self, game_id: str, events: Sequence[Envelope], credential: str | None = None
@@ -190,8 +224,8 @@ class CheckedAppend:
         """
         _check_game_ids(game_id, events)
         plan = await self._checked(game_id, events)
-        if not plan.fresh:  # all duplicates: answer the stream's version (the cache may lag)
-            return self._merge(plan, None, await self.store.version(game_id))
+        if not plan.fresh:  # all duplicates, confirmed against the stored version
+            return self._merge(plan, None, await self._version(plan))
         try:
             stored = await self.store.append(game_id, plan.fresh, credential)
         except (VersionConflict, CredentialMismatch):
@@ -238,10 +272,16 @@ class CheckedAppend:
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates
-                    out[i] = self._merge(plan, None, await self.store.version(plan.game_id))
+                    out[i] = self._merge(plan, None, await self._version(plan))
                 else:
                     out[i] = self._merge(plan, result)
         return out  # type: ignore[return-value]  # every slot is filled above
+
+    async def _version(self, plan: _Plan) -> int:
+        """The stored version, as read while planning (else read now)."""
+        if plan.version is not None:
+            return plan.version
+        return await self.store.version(plan.game_id)
 
     def _merge(
         self, plan: _Plan, stored: AppendResult | None, version: int | None = None

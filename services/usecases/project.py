@@ -26,6 +26,7 @@ from domain.standings import standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
+from services.usecases.sizedcache import ByteLRU, game_bytes
 
 log = structlog.get_logger("projector")
 
@@ -102,6 +103,7 @@ class Project:
         changes_maxlen: int = 100_000,
         cache_games: int = 10_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        cache_bytes: int = 128 * 1024 * 1024,
     ) -> None:
         self.log = log
         self.projections = projections
@@ -109,7 +111,10 @@ class Project:
         self.changes_maxlen = changes_maxlen
         self.cache_games = cache_games
         self.clock = clock
-        self.views: dict[str, GameView] = {}
+        # Bounded by games and estimated bytes (issue #10); a view is re-put after its batch.
+        self.views: ByteLRU[str, GameView] = ByteLRU(
+            cache_bytes, lambda view: game_bytes(view.seq), cache_games
+        )
 
     def forget(self) -> None:
         """Drop every cached state (after a failed write: the next batch rebuilds from storage)."""
@@ -125,8 +130,6 @@ class Project:
             if head.seq:
                 for data in await self.log.read_raw(game_id, 1, head.seq):
                     folder.add(parse_event_json(data))
-            if len(self.views) >= self.cache_games:
-                self.views.pop(next(iter(self.views)))
             self.views[game_id] = GameView(folder, head.held)
 
     async def apply(self, shard: int, entries: Sequence[FeedEntry]) -> Applied:
@@ -163,6 +166,7 @@ class Project:
                 self.views.pop(game_id, None)  # someone else wrote it: rebuild from storage
             else:
                 w.view.held = w.held
+                self.views[game_id] = w.view  # folded further: its size estimate grows
         applied = (
             0
             if outcome.stale

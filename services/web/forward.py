@@ -56,10 +56,12 @@ def forward_router(settings: QuerySettings) -> APIRouter:
             return _problem(
                 502, "ingest_unreachable", f"ingest did not answer: {type(error).__name__}"
             )
+        retry = answer.headers.get("retry-after")  # ingest's 503 while Redis is down
         return Response(
             answer.content,
             status_code=answer.status_code,
             media_type=answer.headers.get("content-type", "application/json"),
+            headers={"Retry-After": retry} if retry is not None else None,
         )
 
     return router

@@ -154,3 +154,12 @@ async def test_list_games_sorted_and_paged(backend: Backend) -> None:
     assert rest.games == tuple(games[4:])
     assert rest.next_after is None
     assert (await backend.log.list_games()).games == tuple(games)
+
+
+async def test_stored_seqs_answers_the_version_and_each_ids_seq(backend: Backend) -> None:
+    log = game_log("g1", 3)
+    await backend.log.append("g1", log)
+    ids = [str(log[2].event_id), "00000000-0000-0000-0000-000000000000", str(log[0].event_id)]
+    assert await backend.log.stored_seqs("g1", ids) == (3, [3, None, 1])
+    assert await backend.log.stored_seqs("nope", ids[:1]) == (0, [None])
+    assert await backend.log.stored_seqs("g1", []) == (3, [])

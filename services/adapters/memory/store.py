@@ -129,6 +129,13 @@ class MemoryEventLog:
     async def versions(self, game_ids: Sequence[str]) -> list[int]:
         return [len(self.b.logs.get(g, [])) for g in game_ids]
 
+    async def stored_seqs(
+        self, game_id: str, event_ids: Sequence[str]
+    ) -> tuple[int, list[int | None]]:
+        """See `EventLog.stored_seqs`."""
+        known = self.b.ids.get(game_id, {})
+        return len(self.b.logs.get(game_id, [])), [known.get(e) for e in event_ids]
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

@@ -150,6 +150,18 @@ class RedisEventLog:
                 pipe.xlen(self.keys.game_stream(game_id))
             return [int(n) for n in await pipe.execute()]
 
+    async def stored_seqs(
+        self, game_id: str, event_ids: Sequence[str]
+    ) -> tuple[int, list[int | None]]:
+        """XLEN of the game stream and HGET of each id in its event-id HASH, one pipeline
+        (one slot; HGET, not HMGET, is what the ingest ACL user has)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.xlen(self.keys.game_stream(game_id))
+            for event_id in event_ids:
+                pipe.hget(self.keys.event_ids(game_id), event_id)
+            version, *seqs = await pipe.execute()
+        return int(version), [None if s is None else int(s) for s in seqs]
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

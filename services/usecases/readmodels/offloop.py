@@ -10,7 +10,6 @@ Source: issue 9 (replays and exports O(n) per request, off the event loop, cache
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -20,6 +19,7 @@ import anyio.to_thread
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from services.ports.eventlog import EventLog
+from services.usecases.sizedcache import ByteLRU, game_bytes
 
 T = TypeVar("T")
 
@@ -34,13 +34,24 @@ class Replays:
         log: the event log (raw reads; the parse happens in the worker).
         capacity: results kept (LRU); a result is shared between readers, never mutated.
         workers: replays running at once (the rest wait; the event loop never does).
+        max_bytes: also at most this many estimated bytes of results (a result is estimated
+            as a folded game of the events it replayed: `sizedcache.game_bytes`).
     """
 
-    def __init__(self, log: EventLog, capacity: int = 256, workers: int = 2) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        capacity: int = 256,
+        workers: int = 2,
+        max_bytes: int = 32 * 1024 * 1024,
+    ) -> None:
         self.log = log
         self.capacity = capacity
         self._limiter = anyio.CapacityLimiter(workers)
-        self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        # key -> (result, events replayed), bounded by results and bytes (issue #10)
+        self._results: ByteLRU[Hashable, tuple[Any, int]] = ByteLRU(
+            max_bytes, lambda item: game_bytes(item[1]), capacity
+        )
 
     async def run(
         self, what: Hashable, game_id: str, version: int, work: Work[T], upto: int | None = None
@@ -51,16 +62,14 @@ class Replays:
         Raises: what `work` raises (nothing is cached then); storage errors.
         """
         key = (what, game_id, version, upto)
-        if key in self._results:
-            self._results.move_to_end(key)
-            return self._results[key]  # type: ignore[no-any-return]
+        hit = self._results.get(key)
+        if hit is not None:
+            return hit[0]  # type: ignore[no-any-return]
         raw = await self.log.read_raw(game_id, 1, upto if upto is not None else version)
 
         def replay() -> T:
             return work([parse_event_json(data) for data in raw])
 
         result = await anyio.to_thread.run_sync(replay, limiter=self._limiter)
-        self._results[key] = result
-        while len(self._results) > self.capacity:
-            self._results.popitem(last=False)
+        self._results.put(key, (result, len(raw)))
         return result

@@ -1,0 +1,201 @@
+"""`scoreledger serve`'s start-up check: one line naming what is wrong, and an exit code.
+
+Before any role starts, `check_redis` sends one PING with the role's own client settings (URL,
+ACL user, password, TLS), no retries and the connect timeout, so a missing Redis or refused
+credentials show within seconds, the same for every role, instead of a traceback (or, for
+some roles, a process that serves 503 forever). The line never carries a password: the URL is
+shown with its password masked. Exit codes (sysexits.h, documented in the README):
+
+* `EXIT_UNAVAILABLE` (69): Redis cannot be reached (refused, timed out, unknown host, TLS,
+  loading, cluster down);
+* `EXIT_NOPERM` (77): Redis refused the credentials, or the ACL refused a command (PING, or
+  one a role sends while it starts);
+* `EXIT_CONFIG` (78): the configuration itself is invalid (a bad URL or setting);
+* `EXIT_SOFTWARE` (70): a role failed to start after the check passed, or the port cannot
+  be bound.
+
+`LifespanGuard` wraps the app for uvicorn: a role whose start-up fails later (the inbox's
+consumer group, the projector's readers) is reported the same way, classified like the PING,
+instead of as a traceback in the log.
+
+Source: issue #11 ("A clear start-up failure"), issue #10 ("Start-up that fails fast").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import ssl
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+from redis import exceptions as rexc
+
+from services.adapters.redis.connect import connect
+from services.settings import CommonSettings
+
+EXIT_UNAVAILABLE = 69
+EXIT_NOPERM = 77
+EXIT_CONFIG = 78
+EXIT_SOFTWARE = 70
+
+_PASSWORD = re.compile(r"(//[^:@/]*):[^@/]*@")
+
+
+@dataclass(frozen=True, slots=True)
+class StartupFailure(Exception):
+    """What stops `serve` from starting: one line (`message`, no secret) and the exit code."""
+
+    message: str
+    code: int
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def masked(url: str) -> str:
+    """`url` with any password replaced by `***` (`redis://ingest:***@host:6379/0`)."""
+    return _PASSWORD.sub(r"\1:***@", url)
+
+
+def _user(settings: CommonSettings) -> str:
+    if settings.redis_username is not None:
+        return settings.redis_username
+    try:
+        return urlsplit(settings.redis_url.split(",")[0]).username or "default"
+    except ValueError:
+        return "default"
+
+
+def _cause(error: BaseException) -> str:
+    """A few words for why a connection failed (from the innermost OS error when there is one)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "unknown host"
+        if isinstance(seen, ssl.SSLError):
+            return "TLS handshake failed"
+        if isinstance(seen, TimeoutError | rexc.TimeoutError):
+            return "no answer in time"
+        seen = seen.__cause__ or seen.__context__
+    text = str(error).lower()
+    if "refused" in text:
+        return "connection refused"
+    if "timeout" in text or "timed out" in text:
+        return "no answer in time"
+    return type(error).__name__
+
+
+def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
+    """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
+    where = masked(settings.redis_url)
+    if isinstance(error, rexc.AuthenticationError) or "WRONGPASS" in str(error):
+        return StartupFailure(
+            f"Redis at {where} refused the credentials of user {_user(settings)!r}", EXIT_NOPERM
+        )
+    if isinstance(error, rexc.NoPermissionError | rexc.AuthorizationError):
+        said = masked(str(error))[:160]  # Redis names the command or key, never a secret
+        return StartupFailure(
+            f"Redis at {where} refused a command of ACL user {_user(settings)!r} ({said})",
+            EXIT_NOPERM,
+        )
+    if isinstance(error, rexc.BusyLoadingError):
+        return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
+    if isinstance(error, ValueError):
+        return StartupFailure(f"bad Redis configuration: {masked(str(error))[:200]}", EXIT_CONFIG)
+    return StartupFailure(f"cannot reach Redis at {where} ({_cause(error)})", EXIT_UNAVAILABLE)
+
+
+def settings_failure(error: ValidationError) -> StartupFailure:
+    """A settings error as one line: the fields and pydantic's messages, never the values."""
+    fields = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+        for e in error.errors(include_url=False, include_input=False)[:3]
+    )
+    return StartupFailure(f"invalid settings: {fields}", EXIT_CONFIG)
+
+
+async def _ping(settings: CommonSettings, timeout_s: float) -> None:
+    client = connect(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        max_connections=2,
+        pool_timeout_s=timeout_s,
+        socket_timeout_s=timeout_s,
+        connect_timeout_s=min(settings.redis_connect_timeout_s, timeout_s),
+        retries=0,
+        **settings.redis_options(),
+    )
+    try:
+        async with asyncio.timeout(timeout_s + 1):
+            await client.ping()
+    finally:
+        await client.aclose()
+
+
+def check_redis(settings: CommonSettings, timeout_s: float = 3.0) -> None:
+    """PING Redis once as this role's user, within about `timeout_s` seconds.
+
+    Raises:
+        StartupFailure: Redis is unreachable, refused the credentials, or the URL is bad.
+    """
+    try:
+        asyncio.run(_ping(settings, timeout_s))
+    except Exception as error:  # every failure becomes one line; nothing else is shown
+        raise classify(error, settings) from None
+
+
+class LifespanGuard:
+    """The ASGI app `app` for uvicorn, whose lifespan start-up failure is kept as `failure`
+    (one line: a storage fault classified like the PING, else the error's type and a short
+    message) and told to uvicorn without a traceback. Everything else passes through.
+
+    Args:
+        app: a FastAPI/Starlette app (its `router.lifespan_context` runs the roles).
+    """
+
+    def __init__(self, app: Any, settings: CommonSettings) -> None:
+        self.app = app
+        self.settings = settings
+        self.failure: StartupFailure | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        await receive()  # lifespan.startup
+        started = False
+        try:
+            async with self.app.router.lifespan_context(self.app):
+                await send({"type": "lifespan.startup.complete"})
+                started = True
+                await receive()  # lifespan.shutdown
+        except Exception as error:
+            if started:
+                await send({"type": "lifespan.shutdown.failed", "message": repr(error)[:300]})
+                return
+            self.failure = self._failure(error)
+            await send({"type": "lifespan.startup.failed", "message": ""})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+    def _failure(self, error: BaseException) -> StartupFailure:
+        from services.http_errors import storage_fault  # the web stack: loaded by now
+
+        leaf = error
+        while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+            leaf = leaf.exceptions[0]
+        if storage_fault(error) is not None or isinstance(
+            leaf, OSError | rexc.NoPermissionError | rexc.AuthorizationError
+        ):
+            found = classify(leaf, self.settings)
+            return StartupFailure(f"a role failed to start: {found.message}", found.code)
+        text = masked(str(leaf))[:200]
+        return StartupFailure(
+            f"a role failed to start: {type(leaf).__name__}: {text}", EXIT_SOFTWARE
+        )

@@ -1,0 +1,109 @@
+"""Caches bounded by size in bytes (an estimate per entry) and by a number of entries.
+
+`ByteLRU` is cachetools' `LRUCache` with `getsizeof`: the least recently used entries are
+evicted while the estimated bytes exceed `max_bytes` (or the entries exceed `max_items`). An
+entry larger than the whole bound is kept alone (everything else evicted) until the next put,
+so a caller can always read back what it just put. Estimates, not measurements, because a
+deep size walk per put would cost more than the fold it saves: `game_bytes(n)` is an upper
+bound of what a folded game of `n` events retains (measured with tracemalloc on the example
+games: 2.5-3.3 kB per event for the state with its history and id index; the test
+tests/doors/test_faults_cache_bound.py checks the estimate stays above the measurement).
+Source: issue #10 ("caches bounded by size in bytes with a setting").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+from cachetools import LRUCache
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+EVENT_BYTES = 4_000
+"""Estimated bytes one folded event keeps alive (envelope in the history, ledger rows, id)."""
+GAME_BYTES = 2_000
+"""Estimated bytes of a folded game's fixed part (players, sums, the cache entry)."""
+
+
+def game_bytes(events: int) -> int:
+    """The estimated bytes of a folded game of `events` events."""
+    return GAME_BYTES + EVENT_BYTES * max(events, 0)
+
+
+class ByteLRU(Generic[K, V]):
+    """An LRU map bounded by estimated bytes (`size_of(value)`) and by entries.
+
+    Args:
+        max_bytes: the bound of the sum of `size_of` over the entries (bytes, >= 1).
+        size_of: the estimated bytes of one value (called on every put).
+        max_items: also at most this many entries (None: bytes only).
+    """
+
+    def __init__(
+        self, max_bytes: int, size_of: Callable[[V], int], max_items: int | None = None
+    ) -> None:
+        self.max_bytes = max_bytes
+        self.max_items = max_items
+        self._size_of = size_of
+        self._items: LRUCache[K, V] = LRUCache(maxsize=max_bytes, getsizeof=size_of)
+        self._big: tuple[K, V, int] | None = None  # the one entry larger than the bound
+
+    def get(self, key: K) -> V | None:
+        """The value of `key` (now the most recently used), or None."""
+        if self._big is not None and self._big[0] == key:
+            return self._big[1]
+        return self._items.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        """Keep `value` under `key`, evicting the least recently used entries past the bounds
+        (a value larger than `max_bytes` evicts everything else)."""
+        self._big = None
+        size = self._size_of(value)
+        if size > self.max_bytes:
+            self._items.clear()
+            self._big = (key, value, size)
+            return
+        self._items[key] = value
+        while self.max_items is not None and len(self._items) > self.max_items:
+            self._items.popitem()
+
+    def pop(self, key: K, default: V | None = None) -> V | None:
+        """Remove and return the value of `key` (`default` when it is not kept)."""
+        if self._big is not None and self._big[0] == key:
+            value, self._big = self._big[1], None
+            return value
+        return self._items.pop(key, default)
+
+    def drop(self, key: K) -> None:
+        """Forget `key` (nothing happens when it is not kept)."""
+        self.pop(key)
+
+    def __getitem__(self, key: K) -> V:
+        """The value of `key`. Raises: KeyError (not kept)."""
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        """`put`: also re-estimates a value changed in place when put again."""
+        self.put(key, value)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._items.clear()
+        self._big = None
+
+    def __contains__(self, key: object) -> bool:
+        return (self._big is not None and self._big[0] == key) or key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items) + (self._big is not None)
+
+    @property
+    def bytes(self) -> int:
+        """The estimated bytes of the entries kept (at most `max_bytes`, unless the one entry
+        kept is larger by itself)."""
+        return int(self._items.currsize) + (self._big[2] if self._big is not None else 0)

@@ -1,0 +1,161 @@
+"""Caches bounded by bytes: ingest's folded states, the projector's views, the read models'
+rendered standings. The bound holds on the estimate and on the memory really retained
+(tracemalloc: what clearing the cache frees), and the per-game estimate stays above what a
+folded game really keeps. Source: issue #10 ("Growth without bound ... caches capped at 10,000
+games: about 3 GB per process against the 512 Mi limit").
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from contracts.events import parse_event_json
+from domain.fold import fold
+from services.adapters.memory.store import (
+    MemoryBackend,
+    MemoryDeadLetters,
+    MemoryEventLog,
+    MemoryProjections,
+)
+from services.settings import ServiceSettings
+from services.usecases.check import CheckedAppend, Known
+from services.usecases.project import Project
+from services.usecases.sizedcache import ByteLRU, game_bytes
+from tests.pipeline.factory import game_log
+
+BOUND = 2 * 1024 * 1024
+GAMES, EVENTS = 60, 40
+EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
+
+
+def _freed_by(clear: Callable[[], None]) -> int:
+    """Bytes that `clear()` frees (traced allocations before minus after)."""
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    clear()
+    gc.collect()
+    return before - tracemalloc.get_traced_memory()[0]
+
+
+def test_byte_lru_keeps_the_bound_and_evicts_the_least_recently_used() -> None:
+    cache: ByteLRU[str, bytes] = ByteLRU(1000, len, max_items=8)
+    for i in range(50):
+        cache.put(f"k{i}", b"x" * 150)
+        if i == 10:
+            assert cache.get("k5") is not None  # k5 is now recently used
+        assert cache.bytes <= 1000
+        assert len(cache) <= 8
+    assert len(cache) == 6  # 6 * 150 bytes fit in 1000
+    assert "k49" in cache
+    assert "k0" not in cache
+    cache.put("big", b"x" * 5000)  # larger than the bound: kept alone until the next put
+    assert (len(cache), cache.get("big")) == (1, b"x" * 5000)
+    cache.put("small", b"x")
+    assert ("big" in cache, "small" in cache, cache.bytes) == (False, True, 1)
+
+
+@pytest.mark.parametrize("name", ["trickerion-4p-dark-alley-academy", "penumbra-3p"])
+def test_the_estimate_is_above_what_a_folded_game_keeps(name: str) -> None:
+    lines = (EXAMPLES / f"{name}.jsonl").read_bytes().splitlines()
+    tracemalloc.start()
+    try:
+        gc.collect()
+        start = tracemalloc.get_traced_memory()[0]
+        known = Known.of(fold([parse_event_json(line) for line in lines]))
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    estimate = game_bytes(len(known.state.history))
+    print(f"\n{name}: {len(lines)} events keep {kept} bytes; estimated {estimate}")
+    assert kept <= estimate
+
+
+async def test_ingest_state_cache_stays_within_its_bytes() -> None:
+    checked = CheckedAppend(MemoryEventLog(MemoryBackend(shards=4)), cache_bytes=BOUND)
+    tracemalloc.start()
+    try:
+        for g in range(GAMES):
+            await checked.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
+            assert checked.cache.bytes <= BOUND
+        cached, estimated = len(checked.cache), checked.cache.bytes
+        freed = _freed_by(checked.cache.clear)
+    finally:
+        tracemalloc.stop()
+    print(
+        f"\ningest cache: {GAMES} games of {EVENTS} events, cached {cached}, estimated "
+        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
+    )
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
+
+
+async def test_projector_views_stay_within_their_bytes() -> None:
+    backend = MemoryBackend(shards=4)
+    log = MemoryEventLog(backend)
+    project = Project(
+        log, MemoryProjections(backend), MemoryDeadLetters(backend), cache_bytes=BOUND
+    )
+    for g in range(GAMES):
+        await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
+    tracemalloc.start()
+    try:
+        for shard, entries in sorted(backend.feeds.items()):
+            for start in range(0, len(entries), 100):
+                await project.apply(shard, entries[start : start + 100])
+                assert project.views.bytes <= BOUND
+        cached, estimated = len(project.views), project.views.bytes
+        freed = _freed_by(project.forget)
+    finally:
+        tracemalloc.stop()
+    projected = sum(1 for g in range(GAMES) if f"tr-bound-{g}" in backend.projections)
+    print(
+        f"\nprojector cache: {GAMES} games of {EVENTS} events, projected {projected}, cached "
+        f"{cached}, estimated {estimated} bytes, measured {freed} bytes, bound {BOUND}"
+    )
+    assert projected == GAMES
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
+
+
+async def test_replay_results_stay_within_their_bytes() -> None:
+    from services.usecases.readmodels.offloop import Replays
+
+    log = MemoryEventLog(MemoryBackend(shards=4))
+    for g in range(GAMES):
+        await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
+    replays = Replays(log, max_bytes=BOUND)
+    tracemalloc.start()
+    try:
+        for g in range(GAMES):
+            state = await replays.run("fold", f"tr-bound-{g}", EVENTS, fold)
+            assert state.seq == EVENTS
+            assert replays._results.bytes <= BOUND
+        cached, estimated = len(replays._results), replays._results.bytes
+        freed = _freed_by(replays._results.clear)
+    finally:
+        tracemalloc.stop()
+    print(
+        f"\nreplay cache: {GAMES} replays of {EVENTS} events, cached {cached}, estimated "
+        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
+    )
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
+
+
+def test_the_bounds_are_settings() -> None:
+    settings = ServiceSettings(
+        state_cache_bytes=BOUND, projector_cache_bytes=BOUND, read_cache_bytes=BOUND
+    )
+    from services.bootstrap import memory_ports, use_cases
+
+    cases = use_cases(memory_ports(), settings)
+    assert cases.record.checked.cache._games.max_bytes == BOUND
+    assert cases.project.views.max_bytes == BOUND
+    assert cases.reads._bodies.max_bytes == BOUND
+    assert cases.reads.replays._results.max_bytes == BOUND
