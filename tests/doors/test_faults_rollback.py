@@ -132,3 +132,24 @@ async def test_a_lost_event_whose_seq_was_taken_is_a_conflict_not_a_duplicate() 
             outcomes.append("conflict")
     print(f"\nseq taken after a rollback: re-sent 5 -> {outcomes}")
     assert outcomes == ["conflict"] * 5
+
+
+async def test_a_new_event_after_a_rollback_is_a_conflict_naming_the_stored_version() -> None:
+    """The cache is at 45, Redis at 5: the next event (seq 46) is refused with the version
+    Redis holds, never acknowledged; the writer then learns it must re-send from seq 6."""
+    from services.adapters.memory.store import MemoryBackend, MemoryEventLog
+    from services.ports.errors import VersionConflict
+    from services.usecases.check import CheckedAppend
+
+    backend = MemoryBackend(shards=4)
+    checked = CheckedAppend(MemoryEventLog(backend))
+    log = game_log(GAME, 46)
+    await checked.append(GAME, log[:45])
+    del backend.logs[GAME][5:]
+    for event in log[5:45]:
+        del backend.ids[GAME][str(event.event_id)]
+    with pytest.raises(VersionConflict) as refused:
+        await checked.append(GAME, [log[45]])
+    print(f"\nnew event after a rollback: {refused.value}; stored {len(backend.logs[GAME])}")
+    assert (refused.value.expected, refused.value.actual) == (45, 5)
+    assert len(backend.logs[GAME]) == 5
