@@ -64,6 +64,7 @@ class StateCache:
         self._games.drop(game_id)
 
     def clear(self) -> None:
+        """Forget every game."""
         self._games.clear()
 
     def __len__(self) -> int:
