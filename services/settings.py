@@ -75,7 +75,7 @@ class IngestSettings(CommonSettings):
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
     state_cache_bytes: int = Field(
-        default=128 * 1024 * 1024,
+        default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of ingest's folded-state cache (bytes, estimated per game: "
         "services/usecases/sizedcache.py); least recently used games are evicted past it",
@@ -110,7 +110,7 @@ class ProjectorSettings(CommonSettings):
         default=100_000, ge=100, description="approximate cap of each changes stream"
     )
     projector_cache_bytes: int = Field(
-        default=128 * 1024 * 1024,
+        default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of the projector's folded-game cache (bytes, estimated per game: "
         "services/usecases/sizedcache.py); least recently used games are evicted past it",

@@ -28,7 +28,7 @@ from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 from services.usecases.sizedcache import ByteLRU, game_bytes
 
-DEFAULT_CACHE_BYTES = 128 * 1024 * 1024
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """The state cache's default bound (the `state_cache_bytes` setting)."""
 
 

@@ -103,7 +103,7 @@ class Project:
         changes_maxlen: int = 100_000,
         cache_games: int = 10_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        cache_bytes: int = 128 * 1024 * 1024,
+        cache_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self.log = log
         self.projections = projections

@@ -6,7 +6,7 @@ entry larger than the whole bound is kept alone (everything else evicted) until 
 so a caller can always read back what it just put. Estimates, not measurements, because a
 deep size walk per put would cost more than the fold it saves: `game_bytes(n)` is an upper
 bound of what a folded game of `n` events retains (measured with tracemalloc on the example
-games: 2.5-3.3 kB per event for the state with its history and id index; the test
+games: 2.7-3.3 kB per event for the state with its history and id index; the test
 tests/doors/test_faults_cache_bound.py checks the estimate stays above the measurement).
 Source: issue #10 ("caches bounded by size in bytes with a setting").
 """
@@ -21,7 +21,7 @@ from cachetools import LRUCache
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
-EVENT_BYTES = 4_000
+EVENT_BYTES = 3_500
 """Estimated bytes one folded event keeps alive (envelope in the history, ledger rows, id)."""
 GAME_BYTES = 2_000
 """Estimated bytes of a folded game's fixed part (players, sums, the cache entry)."""
