@@ -12,10 +12,12 @@ research/anchors.md §2.2; issue #9 (incremental standings).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from types import MappingProxyType
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from contracts.common import Player
 from contracts.games import game_info
 from domain.details import CardLine, player_details
 from domain.fold import GameState
@@ -123,37 +125,35 @@ def standings_json(state: GameState) -> bytes:
 
 def _standings(state: GameState) -> Standings:
     ruleset = state.ruleset
+    cache = state.cache
     totals: dict[str, int] = {p.player_id: state.totals.get(p.player_id, 0) for p in state.players}
     breakdown = state.breakdown
-    provisional = ruleset.provisional(state.rules) if state.status == "in_progress" else {}
+    live = state.status == "in_progress"
+    provisional = ruleset.provisional(state.rules) if live else {}
     ranks, winners, explanation = settle_places(
         ruleset, state.rules, totals, _winners(state, totals)
     )
     order = {pid: i for i, pid in enumerate(winners)}
-    details = {
-        p.player_id: player_details(ruleset, state.rules, p.player_id) for p in state.players
-    }
-    # model_construct: every value is the fold's own, already typed (validation would dominate).
-    lines = [
-        PlayerStanding.model_construct(
-            player_id=p.player_id,
-            name=p.name,
-            seat=p.seat,
-            rank=ranks[p.player_id],
-            total=totals[p.player_id],
-            categories=dict(breakdown.get(p.player_id, {})),
-            provisional=_provisional(totals[p.player_id], provisional.get(p.player_id, {}))
-            if state.status == "in_progress"
-            else None,
-            resources=details[p.player_id][0],
-            card_lines=details[p.player_id][1],
+    lines = []
+    for p in state.players:
+        pid = p.player_id
+        details = player_details(ruleset, state.rules, pid, cache)
+        cats = breakdown.get(pid, _NONE)
+        extra = provisional.get(pid, _NONE) if live else None
+        # A player's line is rebuilt only when one of its inputs changed (domain.memo): an
+        # event usually touches one player, the others keep their line.
+        line = cache.get(
+            ("line", pid),
+            (p, cats, extra, details),
+            lambda: _line(p, ranks[pid], totals[pid], cats, extra, details),  # noqa: B023
+            (ranks[pid], totals[pid]),
         )
-        for p in state.players
-    ]
+        lines.append(line)
     lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
     final = state.status == "final"
     labels = _labels(ruleset)
-    return Standings.model_construct(
+    return _construct(
+        Standings,
         game_id=state.game_id,
         game=state.game,
         status=state.status,
@@ -166,6 +166,44 @@ def _standings(state: GameState) -> Standings:
         categories=list(labels.categories),
         title=labels.title,
         score_unit_label=labels.unit,
+    )
+
+
+_NONE: Mapping[str, int] = MappingProxyType({})
+M = TypeVar("M", bound=BaseModel)
+
+
+def _construct(cls: type[M], **values: object) -> M:
+    """`cls.model_construct(**values)` without its per-call bookkeeping: `values` name every
+    field, each already of its declared type (the fold's own values; validation would
+    dominate the standings' cost)."""
+    model = object.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def _line(
+    player: Player,
+    rank: int,
+    total: int,
+    categories: Mapping[str, int],
+    provisional: Mapping[str, int] | None,
+    details: tuple[dict[str, int], list[CardLine]],
+) -> PlayerStanding:
+    return _construct(
+        PlayerStanding,
+        player_id=player.player_id,
+        name=player.name,
+        seat=player.seat,
+        rank=rank,
+        total=total,
+        categories=dict(categories),
+        provisional=None if provisional is None else _provisional(total, provisional),
+        resources=details[0],
+        card_lines=details[1],
     )
 
 
@@ -225,7 +263,7 @@ def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:
     """During play: the total plus the end-game categories not yet in the ledger (a game whose
     categories are all scored live, like Penumbra, has none: its running total is the answer)."""
     cats = dict(categories)
-    return Provisional.model_construct(categories=cats, total=total + sum(cats.values()))
+    return _construct(Provisional, categories=cats, total=total + sum(cats.values()))
 
 
 def player_ledger(state: GameState, player_id: str) -> list[LedgerEntry]:

@@ -274,10 +274,26 @@ def academy_points(
     return out
 
 
+def end_lines(state: TrickerionState, player_id: str) -> tuple[Holdings, tuple[EndLine, ...]]:
+    """The player's holdings and regular end-game lines (`player_lines`), computed once while
+    what `holdings` reads is unchanged (`state.memo`): the book's Coins, Shards, tricks and
+    hires (not its Fame), the inventory, the options and the declared cards."""
+    book = state.book(player_id)
+    inv = state.inventories.get(player_id)
+    inputs = (book.tricks, book.hires, inv, state.options, state.extra_tricks)
+
+    def compute() -> tuple[Holdings, tuple[EndLine, ...]]:
+        held = holdings(state, player_id)
+        return held, tuple(player_lines(held, state.options))
+
+    return state.memo.get(("end_lines", player_id), inputs, compute, (book.coins, book.shards))
+
+
 def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
     """Every player's end-game lines (regular, then Academy when the module is on)."""
-    held = {pid: holdings(state, pid) for pid in state.books}
-    lines = {pid: player_lines(h, state.options) for pid, h in held.items()}
+    ends = {pid: end_lines(state, pid) for pid in state.books}
+    held = {pid: h for pid, (h, _) in ends.items()}
+    lines = {pid: list(lines) for pid, (_, lines) in ends.items()}
     if state.options.academy:
         academy = academy_points(
             {pid: h.banners for pid, h in held.items()}, len(held), state.options
@@ -290,8 +306,8 @@ def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
 def level3_lines(state: TrickerionState, player_id: str) -> list[tuple[str, str, int, str]]:
     """One (trick id, category, Fame, note) per Level 3 trick of the player, as `score_end`
     scores it (the Shapeshifter resolved the same way), in trick id order."""
-    h = holdings(state, player_id)
-    lines = [x for x in player_lines(h, state.options) if x.category == "level3_tricks"]
+    h, regular = end_lines(state, player_id)
+    lines = [x for x in regular if x.category == "level3_tricks"]
     return [
         (held.trick_id, x.category, x.amount, x.note)
         for held, x in zip(h.level3, lines, strict=True)

@@ -26,7 +26,7 @@ from domain.ledger import Category, LedgerEntry, Resource
 from domain.ruleset import Handler
 from domain.trickerion import categories as r
 from domain.trickerion import play
-from domain.trickerion.endgame import level3_lines, score_end
+from domain.trickerion.endgame import EndLine, academy_points, end_lines, level3_lines, score_end
 from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
@@ -157,13 +157,26 @@ class TrickerionRuleset:
     def provisional(self, state: TrickerionState) -> Mapping[str, Mapping[str, int]]:
         """End-game Fame by category "if the game ended now" (Coins and Shards as they stand;
         hires and tricks until an inventory is declared; see `endgame.holdings`)."""
-        out: dict[str, dict[str, int]] = {}
-        for pid, lines in score_end(state).items():
-            cats: dict[str, int] = {}
-            for line in lines:
-                cats[line.category] = cats.get(line.category, 0) + line.amount
-            out[pid] = cats
-        return out
+        ends = {pid: end_lines(state, pid) for pid in state.books}
+        academy: Mapping[str, EndLine] = {}
+        if state.options.academy:
+            academy = state.memo.get(
+                "academy",
+                tuple(h for h, _ in ends.values()),
+                lambda: academy_points(
+                    {pid: h.banners for pid, (h, _) in ends.items()}, len(ends), state.options
+                ),
+            )
+        # Kept per player while their lines stand (domain.memo): the standings reuse them.
+        return {
+            pid: state.memo.get(
+                ("provisional", pid),
+                (lines,),
+                lambda: _by_category((*lines, academy[pid]) if academy else lines),
+                (academy.get(pid),),
+            )
+            for pid, (_, lines) in ends.items()
+        }
 
     def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
@@ -184,7 +197,13 @@ class TrickerionRuleset:
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
         `endgame.level3_lines`; trickerion-scoring.md 'End of the game' L20-L21)."""
         book = state.book(player_id)
-        return {"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)
+        _, lines = end_lines(state, player_id)
+        return state.memo.get(
+            ("details", player_id),
+            (lines,),
+            lambda: ({"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)),
+            (book.coins, book.shards),
+        )
 
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the
@@ -192,6 +211,13 @@ class TrickerionRuleset:
         if state.options.tie_break_ranks != "ordered":
             return None
         return (state.position(player_id),)
+
+
+def _by_category(lines: tuple[EndLine, ...]) -> dict[str, int]:
+    cats: dict[str, int] = {}
+    for line in lines:
+        cats[line.category] = cats.get(line.category, 0) + line.amount
+    return cats
 
 
 RULESET = TrickerionRuleset()

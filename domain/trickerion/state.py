@@ -15,6 +15,7 @@ from contracts.envelope import Envelope
 from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.memo import Memo
 from domain.trickerion.catalog import Trick, trick
 from domain.values import replace
 
@@ -56,6 +57,9 @@ class TrickerionState:
     inventories: Mapping[str, EndgameInventoryDeclared] = field(default_factory=lambda: _EMPTY)
     extra_tricks: Mapping[str, Trick] = field(default_factory=lambda: _NO_CARDS)
     """Trick cards declared in the game start (domain.trickerion.extra_cards), by id."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False, hash=False)
+    """Derived values kept per player while their book is unchanged (domain.memo); shared by
+    every state of the game (copied along by `replace`), never part of the state's value."""
 
     def card(self, trick_id: str, where: str = "payload.trick_id") -> Trick:
         """The Trick card `trick_id` (catalog or declared). Raises `trickerion.card.unknown_trick`."""

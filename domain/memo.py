@@ -1,0 +1,61 @@
+"""`Memo`: derived values of one game's immutable state, recomputed only when an input changed.
+
+A game's state is a chain of frozen values where an event replaces only what it touches (one
+player's book or tableau), so "if the game ended now", a player's details or a standings line
+can be kept from the last call while their inputs are the very same objects. One slot per key
+(the latest inputs and value), so a memo holds at most one entry per player and part: it is
+shared by every state of one game (a `compare=False` field copied along by `values.replace`)
+and never grows with the game's length. A miss just recomputes: the result is the same either
+way (pure functions of immutable inputs). Source: issue #9 (standings kept incrementally).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+V = TypeVar("V")
+
+
+class Memo:
+    """Key -> (inputs, value); `get` answers the kept value while the inputs are the same.
+
+    `same` inputs are compared by identity (immutable objects: a replaced book is a new object),
+    `equal` inputs by `==` (small values such as totals and ranks). Values handed out are
+    shared: callers must not change them.
+    """
+
+    __slots__ = ("_slots",)
+
+    def __init__(self) -> None:
+        self._slots: dict[Hashable, tuple[tuple[Any, ...], tuple[Any, ...], Any]] = {}
+
+    def get(
+        self,
+        key: Hashable,
+        same: tuple[Any, ...],
+        compute: Callable[[], V],
+        equal: tuple[Any, ...] = (),
+    ) -> V:
+        """The value of `compute()` for these inputs, computed at most once while they last."""
+        hit = self._slots.get(key)
+        if hit is not None and hit[1] == equal:
+            kept = hit[0]
+            if len(kept) == len(same) and all(a is b for a, b in zip(kept, same, strict=True)):
+                value: V = hit[2]
+                return value
+        value = compute()
+        self._slots[key] = (same, equal, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __repr__(self) -> str:
+        return f"Memo({len(self._slots)} slots)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Memo)  # derived data: never part of a state's value
+
+    def __hash__(self) -> int:
+        return 0
