@@ -15,6 +15,8 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 V = TypeVar("V")
+MISS: Any = object()
+"""What `Memo.peek` answers when the inputs are not the kept ones."""
 
 
 class Memo:
@@ -38,15 +40,26 @@ class Memo:
         equal: tuple[Any, ...] = (),
     ) -> V:
         """The value of `compute()` for these inputs, computed at most once while they last."""
+        value = self.peek(key, same, equal)
+        if value is MISS:
+            value = compute()
+            self._slots[key] = (same, equal, value)
+        return value  # type: ignore[no-any-return]
+
+    def peek(self, key: Hashable, same: tuple[Any, ...], equal: tuple[Any, ...] = ()) -> Any:
+        """The kept value for these inputs, or `MISS`."""
         hit = self._slots.get(key)
         if hit is not None and hit[1] == equal:
             kept = hit[0]
             if len(kept) == len(same) and all(a is b for a, b in zip(kept, same, strict=True)):
-                value: V = hit[2]
-                return value
-        value = compute()
+                return hit[2]
+        return MISS
+
+    def put(
+        self, key: Hashable, same: tuple[Any, ...], value: object, equal: tuple[Any, ...] = ()
+    ) -> None:
+        """Keep `value` for these inputs (replacing the key's slot)."""
         self._slots[key] = (same, equal, value)
-        return value
 
     def __len__(self) -> int:
         return len(self._slots)

@@ -12,6 +12,7 @@ research/anchors.md §2.2; issue #9 (incremental standings).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Literal, TypeVar
 
@@ -22,6 +23,7 @@ from contracts.games import game_info
 from domain.details import CardLine, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
+from domain.memo import MISS
 from domain.ranks import settle_places
 from domain.ruleset import Ruleset
 
@@ -125,30 +127,12 @@ def standings_json(state: GameState) -> bytes:
 
 def _standings(state: GameState) -> Standings:
     ruleset = state.ruleset
-    cache = state.cache
     totals: dict[str, int] = {p.player_id: state.totals.get(p.player_id, 0) for p in state.players}
-    breakdown = state.breakdown
-    live = state.status == "in_progress"
-    provisional = ruleset.provisional(state.rules) if live else {}
     ranks, winners, explanation = settle_places(
         ruleset, state.rules, totals, _winners(state, totals)
     )
     order = {pid: i for i, pid in enumerate(winners)}
-    lines = []
-    for p in state.players:
-        pid = p.player_id
-        details = player_details(ruleset, state.rules, pid, cache)
-        cats = breakdown.get(pid, _NONE)
-        extra = provisional.get(pid, _NONE) if live else None
-        # A player's line is rebuilt only when one of its inputs changed (domain.memo): an
-        # event usually touches one player, the others keep their line.
-        line = cache.get(
-            ("line", pid),
-            (p, cats, extra, details),
-            lambda: _line(p, ranks[pid], totals[pid], cats, extra, details),  # noqa: B023
-            (ranks[pid], totals[pid]),
-        )
-        lines.append(line)
+    lines = _lines(state, ranks, totals)
     lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
     final = state.status == "final"
     labels = _labels(ruleset)
@@ -170,6 +154,45 @@ def _standings(state: GameState) -> Standings:
 
 
 _NONE: Mapping[str, int] = MappingProxyType({})
+
+
+def _lines(
+    state: GameState, ranks: Mapping[str, int], totals: Mapping[str, int]
+) -> list[PlayerStanding]:
+    """Every player's line, in seat order. A line is rebuilt only when one of its inputs
+    changed (domain.memo, `state.cache`): an event usually touches one player, the others keep
+    their line. A ruleset offering `player_inputs(rules_state, player_id) -> (same, equal)`
+    (what its provisional part and details of that player read: objects compared by identity,
+    values by `==`) is not even asked for them while those are unchanged."""
+    ruleset, cache, rules = state.ruleset, state.cache, state.rules
+    live = state.status == "in_progress"
+    inputs = getattr(ruleset, "player_inputs", None)
+    provisional: Mapping[str, Mapping[str, int]] | None = None
+    lines = []
+    for p in state.players:
+        pid = p.player_id
+        cats = state.breakdown.get(pid, _NONE)
+        rank, total = ranks[pid], totals[pid]
+        if inputs is not None:
+            same, equal = inputs(rules, pid)
+            hit = cache.peek(("inputs", pid), (p, cats, *same), (rank, total, live, *equal))
+            if hit is not MISS:
+                lines.append(hit)
+                continue
+        if provisional is None:
+            provisional = ruleset.provisional(rules) if live else {}
+        details = player_details(ruleset, rules, pid, cache)
+        extra = provisional.get(pid, _NONE) if live else None
+        line = cache.get(
+            ("line", pid),
+            (p, cats, extra, details),
+            partial(_line, p, rank, total, cats, extra, details),
+            (rank, total),
+        )
+        if inputs is not None:
+            cache.put(("inputs", pid), (p, cats, *same), line, (rank, total, live, *equal))
+        lines.append(line)
+    return lines
 M = TypeVar("M", bound=BaseModel)
 
 

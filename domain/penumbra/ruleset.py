@@ -186,6 +186,13 @@ class PenumbraRuleset:
 
         return state.memo.get(("details", player_id), (t, state.options), compute)
 
+    def player_inputs(
+        self, state: PenumbraState, player_id: str
+    ) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """What `player_details` reads of one player (there is no provisional part): the
+        tableau and the options, by identity (domain.standings keeps the line meanwhile)."""
+        return (state.tableaux[player_id], state.options), ()
+
     def rank_key(self, state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
         """See `domain.penumbra.turns.rank_key` (None: tied places stay shared)."""
         return turns.rank_key(state, player_id)
@@ -225,7 +232,9 @@ def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
     """`category_vp` of the player's tableau, computed once per tableau (`state.memo`: the
     previous event's "after" is this one's "before")."""
     t = state.tableaux[player_id]
-    return state.memo.get(("vp", player_id), (t, state.options), lambda: category_vp(t, state.options))
+    return state.memo.get(
+        ("vp", player_id), (t, state.options), lambda: category_vp(t, state.options)
+    )
 
 
 def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:

@@ -7,6 +7,7 @@ research/trickerion.md for the data and the REC options (contracts.trickerion.Tr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
@@ -172,7 +173,7 @@ class TrickerionRuleset:
             pid: state.memo.get(
                 ("provisional", pid),
                 (lines,),
-                lambda: _by_category((*lines, academy[pid]) if academy else lines),
+                partial(_by_category, lines, academy.get(pid)),
                 (academy.get(pid),),
             )
             for pid, (_, lines) in ends.items()
@@ -205,6 +206,17 @@ class TrickerionRuleset:
             (book.coins, book.shards),
         )
 
+    def player_inputs(
+        self, state: TrickerionState, player_id: str
+    ) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """What `provisional` and `player_details` read of one player (domain.standings keeps
+        the player's line while it is unchanged): by identity the book's tricks and hires,
+        every inventory (Academy ranks the Banners of all), the options and declared cards;
+        by value the Coins and Shards (not the Fame: the standings take it from the ledger)."""
+        book = state.book(player_id)
+        same = (book.tricks, book.hires, state.inventories, state.options, state.extra_tricks)
+        return same, (book.coins, book.shards)
+
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the
         option `tie_break_ranks` is "ordered"; None keeps tied places shared (the REC)."""
@@ -213,9 +225,9 @@ class TrickerionRuleset:
         return (state.position(player_id),)
 
 
-def _by_category(lines: tuple[EndLine, ...]) -> dict[str, int]:
+def _by_category(lines: tuple[EndLine, ...], academy: EndLine | None) -> dict[str, int]:
     cats: dict[str, int] = {}
-    for line in lines:
+    for line in (*lines, academy) if academy is not None else lines:
         cats[line.category] = cats.get(line.category, 0) + line.amount
     return cats
 
