@@ -193,6 +193,8 @@ def _lines(
             cache.put(("inputs", pid), (p, cats, *same), line, (rank, total, live, *equal))
         lines.append(line)
     return lines
+
+
 M = TypeVar("M", bound=BaseModel)
 
 
