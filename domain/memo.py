@@ -12,6 +12,7 @@ way (pure functions of immutable inputs). Source: issue #9 (standings kept incre
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from operator import is_
 from typing import Any, TypeVar
 
 V = TypeVar("V")
@@ -51,7 +52,7 @@ class Memo:
         hit = self._slots.get(key)
         if hit is not None and hit[1] == equal:
             kept = hit[0]
-            if len(kept) == len(same) and all(a is b for a, b in zip(kept, same, strict=True)):
+            if len(kept) == len(same) and all(map(is_, kept, same)):
                 return hit[2]
         return MISS
 
