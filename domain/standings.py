@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import to_json
 
 from contracts.common import Player
 from contracts.games import game_info
@@ -120,9 +121,56 @@ def standings_json(state: GameState) -> bytes:
     cached = state.memo.get("standings_json")
     if isinstance(cached, bytes):
         return cached
-    data = standings(state).model_dump_json().encode()
+    data = _render(standings(state), state)
     state.memo["standings_json"] = data
     return data
+
+
+def _render(result: Standings, state: GameState) -> bytes:
+    """`result.model_dump_json()` as bytes, from parts kept while they stand: each player's
+    line (the same object while its inputs are unchanged, `_lines`) and the game's labels are
+    serialized once; only the few changing fields are serialized per state. The fields are
+    joined in the model's order, so the bytes are exactly pydantic's (a test checks it)."""
+    cache = state.cache
+    lines = b",".join(
+        cache.get(("json", line.player_id), (line,), partial(_LINE_JSON.to_json, line))
+        for line in result.players
+    )
+    head = to_json(
+        {
+            "game_id": result.game_id,
+            "game": result.game,
+            "status": result.status,
+            "seq": result.seq,
+            "score_unit": result.score_unit,
+        }
+    )
+    outcome = to_json(
+        {"winner": result.winner, "winners": result.winners, "tie_break": result.tie_break}
+    )
+    labels = _labels_json(state.ruleset)
+    return b"".join((head[:-1], b',"players":[', lines, b"],", outcome[1:-1], b",", labels, b"}"))
+
+
+_LINE_JSON = PlayerStanding.__pydantic_serializer__
+_LABELS_JSON: dict[int, tuple[Ruleset[object], bytes]] = {}
+
+
+def _labels_json(ruleset: Ruleset[object]) -> bytes:
+    """`"categories":[...],"title":{...},"score_unit_label":{...}` of the game, once per ruleset."""
+    hit = _LABELS_JSON.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    labels = _labels(ruleset)
+    text = to_json(
+        {
+            "categories": list(labels.categories),
+            "title": labels.title,
+            "score_unit_label": labels.unit,
+        }
+    )[1:-1]
+    _LABELS_JSON[id(ruleset)] = (ruleset, text)
+    return text
 
 
 def _standings(state: GameState) -> Standings:

@@ -64,6 +64,7 @@ def test_standings_after_every_event_equal_standings_from_nothing(seed: int, kin
         fresh = cold(state)
         assert standings(state) == standings(fresh), f"seq {state.seq}"
         assert standings_json(state) == standings_json(fresh), f"seq {state.seq}"
+        assert standings_json(state) == standings(fresh).model_dump_json().encode()
     print(f"{kind} seed {seed}: {len(log)} events, standings equal after each")
 
 
@@ -124,4 +125,5 @@ def test_standings_after_voids_and_corrections_equal_standings_from_nothing(
             continue  # e.g. a void that would break a later event: refused, nothing changed
         applied += 1
         assert standings_json(folder.state) == standings_json(cold(folder.state))
+        assert standings_json(folder.state) == standings(folder.state).model_dump_json().encode()
     print(f"{kind} seed {seed}: {applied} of {len(picks)} referee events applied, standings equal")
