@@ -211,10 +211,12 @@ def _lines(
     changed (domain.memo, `state.cache`): an event usually touches one player, the others keep
     their line. A ruleset offering `player_inputs(rules_state, player_id) -> (same, equal)`
     (what its provisional part and details of that player read: objects compared by identity,
-    values by `==`) is not even asked for them while those are unchanged."""
+    values by `==`) is not even asked for them while those are unchanged; one offering
+    `player_provisional(rules_state, player_id)` is asked for that player's part only."""
     ruleset, cache, rules = state.ruleset, state.cache, state.rules
     live = state.status == "in_progress"
     inputs = getattr(ruleset, "player_inputs", None)
+    of_player = getattr(ruleset, "player_provisional", None)
     provisional: Mapping[str, Mapping[str, int]] | None = None
     lines = []
     for p in state.players:
@@ -227,10 +229,14 @@ def _lines(
             if hit is not MISS:
                 lines.append(hit)
                 continue
-        if provisional is None:
-            provisional = ruleset.provisional(rules) if live else {}
+        extra: Mapping[str, int] | None = None
+        if live and of_player is not None:
+            extra = of_player(rules, pid)  # this player only (the others may be unchanged)
+        elif live:
+            if provisional is None:
+                provisional = ruleset.provisional(rules)
+            extra = provisional.get(pid, _NONE)
         details = player_details(ruleset, rules, pid, cache)
-        extra = provisional.get(pid, _NONE) if live else None
         line = cache.get(
             ("line", pid),
             (p, cats, extra, details),

@@ -158,26 +158,16 @@ class TrickerionRuleset:
     def provisional(self, state: TrickerionState) -> Mapping[str, Mapping[str, int]]:
         """End-game Fame by category "if the game ended now" (Coins and Shards as they stand;
         hires and tricks until an inventory is declared; see `endgame.holdings`)."""
-        ends = {pid: end_lines(state, pid) for pid in state.books}
-        academy: Mapping[str, EndLine] = {}
-        if state.options.academy:
-            academy = state.memo.get(
-                "academy",
-                tuple(h for h, _ in ends.values()),
-                lambda: academy_points(
-                    {pid: h.banners for pid, (h, _) in ends.items()}, len(ends), state.options
-                ),
-            )
-        # Kept per player while their lines stand (domain.memo): the standings reuse them.
-        return {
-            pid: state.memo.get(
-                ("provisional", pid),
-                (lines,),
-                partial(_by_category, lines, academy.get(pid)),
-                (academy.get(pid),),
-            )
-            for pid, (_, lines) in ends.items()
-        }
+        return {pid: self.player_provisional(state, pid) for pid in state.books}
+
+    def player_provisional(self, state: TrickerionState, player_id: str) -> Mapping[str, int]:
+        """`provisional(state)[player_id]`, kept while the player's end-game lines and Academy
+        line stand (domain.memo; the standings ask only for players whose inputs changed)."""
+        _, lines = end_lines(state, player_id)
+        academy = _academy(state).get(player_id) if state.options.academy else None
+        return state.memo.get(
+            ("provisional", player_id), (lines,), partial(_by_category, lines, academy), (academy,)
+        )
 
     def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
@@ -223,6 +213,20 @@ class TrickerionRuleset:
         if state.options.tie_break_ranks != "ordered":
             return None
         return (state.position(player_id),)
+
+
+def _academy(state: TrickerionState) -> Mapping[str, EndLine]:
+    """Every player's Academy line, from the declared Banners (none before an inventory, as
+    `endgame.holdings` has it), kept while the inventories stand."""
+
+    def compute() -> Mapping[str, EndLine]:
+        banners = {}
+        for pid in state.books:
+            inv = state.inventories.get(pid)
+            banners[pid] = 0 if inv is None else inv.academy_banners
+        return academy_points(banners, len(banners), state.options)
+
+    return state.memo.get("academy", (state.inventories, state.options), compute)
 
 
 def _by_category(lines: tuple[EndLine, ...], academy: EndLine | None) -> dict[str, int]:
