@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 from types import MappingProxyType
-from typing import Literal, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 from pydantic_core import to_json
 
 from contracts.common import Player
@@ -27,76 +27,12 @@ from domain.ledger import LedgerEntry
 from domain.memo import MISS
 from domain.ranks import settle_places
 from domain.ruleset import Ruleset
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CategoryLabel(Frozen):
-    """A breakdown category: stable key, English and Russian labels, scored at the end or not."""
-
-    key: str
-    en: str
-    ru: str
-    endgame: bool
-
-
-class Label(Frozen):
-    """A text in English and Russian (from the game registry)."""
-
-    en: str
-    ru: str
-
-
-class Provisional(Frozen):
-    """ "If the game ended now" (during play only): `categories` are the end-game categories
-    computed from the current state and not yet in the ledger; `total` is the player's total
-    plus them. Not final: the state can still change."""
-
-    categories: dict[str, int]
-    total: int
-
-
-class PlayerStanding(Frozen):
-    """One player's line: rank (shared places), total in score units, breakdown by category."""
-
-    player_id: str
-    name: str
-    seat: int
-    rank: int
-    total: int
-    categories: dict[str, int]
-    provisional: Provisional | None = None
-    resources: dict[str, int] = {}
-    """Resources held now besides the score (Trickerion: coins, shards; Penumbra: arcana,
-    experience, light, dark), from the ruleset (domain.details)."""
-    card_lines: list[CardLine] = []
-    """One line per scored card (Trickerion: each Level 3 trick), provisional during play."""
-
-
-class Standings(Frozen):
-    """A game's standings at `seq`.
-
-    `winner` is the single winner after the tie-break (None during play or for a shared
-    first place); `winners` lists every player in first place after the tie-break;
-    `tie_break` explains in words how a tie for first was settled, if there was one.
-    """
-
-    game_id: str
-    game: str
-    status: Literal["in_progress", "final"]
-    seq: int
-    score_unit: str
-    players: list[PlayerStanding]
-    winner: str | None
-    winners: list[str]
-    tie_break: str | None
-    categories: list[CategoryLabel]
-    title: Label | None = None
-    """The game's name, EN/RU (registry metadata, so a page needs no game-specific code)."""
-    score_unit_label: Label | None = None
-    """The score unit's display name, EN/RU (`Fame`/`Слава`, `VP`/`ПО`)."""
+from domain.standings_shapes import CategoryLabel as CategoryLabel
+from domain.standings_shapes import Frozen
+from domain.standings_shapes import Label as Label
+from domain.standings_shapes import PlayerStanding as PlayerStanding
+from domain.standings_shapes import Provisional as Provisional
+from domain.standings_shapes import Standings as Standings
 
 
 def score_entries(state: GameState) -> list[LedgerEntry]:
