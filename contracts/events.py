@@ -75,10 +75,19 @@ def _game_changed(game: games.Game, added: bool) -> None:
 
 
 def _build() -> None:
-    global AnyEvent, EVENT_ADAPTER, EVENT_LIST_ADAPTER
+    global AnyEvent, EVENT_ADAPTER
     AnyEvent = _union()
     EVENT_ADAPTER = TypeAdapter(AnyEvent)
-    EVENT_LIST_ADAPTER = TypeAdapter(list[AnyEvent])
+    globals().pop("EVENT_LIST_ADAPTER", None)  # rebuilt on next use (module __getattr__)
+
+
+def __getattr__(name: str) -> Any:
+    # The list adapter costs as much to build as the event adapter and few callers need it.
+    if name == "EVENT_LIST_ADAPTER":
+        adapter = TypeAdapter(list[AnyEvent])
+        globals()[name] = adapter
+        return adapter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 games.on_change(_game_changed)

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from domain.memo import Memo
+
 
 class CardLine(BaseModel):
     """One scored card: its id, breakdown category, points (score units) and the rule in words.
@@ -26,13 +28,25 @@ class CardLine(BaseModel):
 
 
 def player_details(
-    ruleset: Any, rules_state: Any, player_id: str
+    ruleset: Any, rules_state: Any, player_id: str, memo: Memo | None = None
 ) -> tuple[dict[str, int], list[CardLine]]:
-    """(resources, card lines) of one player; empty when the ruleset offers none."""
+    """(resources, card lines) of one player; empty when the ruleset offers none.
+
+    With a `memo` (the game's, `GameState.cache`), the answer is kept while the ruleset answers
+    with the same object (a ruleset that keeps its details per player, see `domain.memo`);
+    the values handed out are then shared and must not be changed.
+    """
     details = getattr(ruleset, "player_details", None)
     if details is None:
         return {}, []
-    resources, lines = details(rules_state, player_id)
+    raw = details(rules_state, player_id)
+    if memo is None:
+        return _typed(raw)
+    return memo.get(("details", player_id), (raw,), lambda: _typed(raw))
+
+
+def _typed(raw: Any) -> tuple[dict[str, int], list[CardLine]]:
+    resources, lines = raw
     return dict(resources), [
         CardLine(card_id=c, category=k, points=p, note=n) for c, k, p, n in lines
     ]

@@ -27,6 +27,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
 from domain.log import Log, own
+from domain.memo import Memo
 from domain.ruleset import Entries, Ruleset
 from domain.rulesets import ruleset_for_game, ruleset_for_started
 
@@ -85,6 +86,9 @@ class GameState(Generic[S]):
     ids: Mapping[UUID, int] = field(default_factory=dict, compare=False, repr=False)
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False, hash=False)
     """Values derived from this (immutable) state, computed once (e.g. its standings)."""
+    cache: Memo = field(default_factory=Memo, compare=False, repr=False, hash=False)
+    """Values derived from parts of the game's states, shared by every state of the game and
+    kept while their inputs are the same objects (e.g. a player's standings line)."""
 
     @property
     def ruleset(self) -> Ruleset[S]:
@@ -137,6 +141,7 @@ class Folder(Generic[S]):
         self._marks, self._marks_n = state.marks.buffer()
         self._ids = state.ids
         self._totals, self._breakdown = state.totals, state.breakdown
+        self._cache = state.cache
         self._shared, self._snap, self.started = True, state, True
 
     @property
@@ -166,6 +171,7 @@ class Folder(Generic[S]):
             marks=Log(self._marks, self._marks_n),
             ids=self._ids,
             memo={},
+            cache=self._cache,
         )
         self._snap, self._shared = snap, True
         return snap

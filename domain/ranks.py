@@ -41,7 +41,7 @@ def ordered_ranks(totals: Mapping[str, int], key: RankKey | None = None) -> dict
             ranks[pid] = ranks[prev]
         else:
             ranks[pid] = index + 1
-    return dict(sorted(ranks.items(), key=lambda item: list(totals).index(item[0])))
+    return {pid: ranks[pid] for pid in totals}  # in the order of `totals`
 
 
 def settle_places(

@@ -12,86 +12,27 @@ research/anchors.md §2.2; issue #9 (incremental standings).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from functools import partial
+from types import MappingProxyType
+from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
+from pydantic_core import to_json
 
+from contracts.common import Player
 from contracts.games import game_info
 from domain.details import CardLine, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
+from domain.memo import MISS
 from domain.ranks import settle_places
 from domain.ruleset import Ruleset
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CategoryLabel(Frozen):
-    """A breakdown category: stable key, English and Russian labels, scored at the end or not."""
-
-    key: str
-    en: str
-    ru: str
-    endgame: bool
-
-
-class Label(Frozen):
-    """A text in English and Russian (from the game registry)."""
-
-    en: str
-    ru: str
-
-
-class Provisional(Frozen):
-    """ "If the game ended now" (during play only): `categories` are the end-game categories
-    computed from the current state and not yet in the ledger; `total` is the player's total
-    plus them. Not final: the state can still change."""
-
-    categories: dict[str, int]
-    total: int
-
-
-class PlayerStanding(Frozen):
-    """One player's line: rank (shared places), total in score units, breakdown by category."""
-
-    player_id: str
-    name: str
-    seat: int
-    rank: int
-    total: int
-    categories: dict[str, int]
-    provisional: Provisional | None = None
-    resources: dict[str, int] = {}
-    """Resources held now besides the score (Trickerion: coins, shards; Penumbra: arcana,
-    experience, light, dark), from the ruleset (domain.details)."""
-    card_lines: list[CardLine] = []
-    """One line per scored card (Trickerion: each Level 3 trick), provisional during play."""
-
-
-class Standings(Frozen):
-    """A game's standings at `seq`.
-
-    `winner` is the single winner after the tie-break (None during play or for a shared
-    first place); `winners` lists every player in first place after the tie-break;
-    `tie_break` explains in words how a tie for first was settled, if there was one.
-    """
-
-    game_id: str
-    game: str
-    status: Literal["in_progress", "final"]
-    seq: int
-    score_unit: str
-    players: list[PlayerStanding]
-    winner: str | None
-    winners: list[str]
-    tie_break: str | None
-    categories: list[CategoryLabel]
-    title: Label | None = None
-    """The game's name, EN/RU (registry metadata, so a page needs no game-specific code)."""
-    score_unit_label: Label | None = None
-    """The score unit's display name, EN/RU (`Fame`/`Слава`, `VP`/`ПО`)."""
+from domain.standings_shapes import CategoryLabel as CategoryLabel
+from domain.standings_shapes import Frozen
+from domain.standings_shapes import Label as Label
+from domain.standings_shapes import PlayerStanding as PlayerStanding
+from domain.standings_shapes import Provisional as Provisional
+from domain.standings_shapes import Standings as Standings
 
 
 def score_entries(state: GameState) -> list[LedgerEntry]:
@@ -116,44 +57,71 @@ def standings_json(state: GameState) -> bytes:
     cached = state.memo.get("standings_json")
     if isinstance(cached, bytes):
         return cached
-    data = standings(state).model_dump_json().encode()
+    data = _render(standings(state), state)
     state.memo["standings_json"] = data
     return data
+
+
+def _render(result: Standings, state: GameState) -> bytes:
+    """`result.model_dump_json()` as bytes, from parts kept while they stand: each player's
+    line (the same object while its inputs are unchanged, `_lines`) and the game's labels are
+    serialized once; only the few changing fields are serialized per state. The fields are
+    joined in the model's order, so the bytes are exactly pydantic's (a test checks it)."""
+    cache = state.cache
+    lines = b",".join(
+        cache.get(("json", line.player_id), (line,), partial(_LINE_JSON.to_json, line))
+        for line in result.players
+    )
+    head = to_json(
+        {
+            "game_id": result.game_id,
+            "game": result.game,
+            "status": result.status,
+            "seq": result.seq,
+            "score_unit": result.score_unit,
+        }
+    )
+    outcome = to_json(
+        {"winner": result.winner, "winners": result.winners, "tie_break": result.tie_break}
+    )
+    labels = _labels_json(state.ruleset)
+    return b"".join((head[:-1], b',"players":[', lines, b"],", outcome[1:-1], b",", labels, b"}"))
+
+
+_LINE_JSON = PlayerStanding.__pydantic_serializer__
+_LABELS_JSON: dict[int, tuple[Ruleset[object], bytes]] = {}
+
+
+def _labels_json(ruleset: Ruleset[object]) -> bytes:
+    """`"categories":[...],"title":{...},"score_unit_label":{...}` of the game, once per ruleset."""
+    hit = _LABELS_JSON.get(id(ruleset))
+    if hit is not None and hit[0] is ruleset:
+        return hit[1]
+    labels = _labels(ruleset)
+    text = to_json(
+        {
+            "categories": list(labels.categories),
+            "title": labels.title,
+            "score_unit_label": labels.unit,
+        }
+    )[1:-1]
+    _LABELS_JSON[id(ruleset)] = (ruleset, text)
+    return text
 
 
 def _standings(state: GameState) -> Standings:
     ruleset = state.ruleset
     totals: dict[str, int] = {p.player_id: state.totals.get(p.player_id, 0) for p in state.players}
-    breakdown = state.breakdown
-    provisional = ruleset.provisional(state.rules) if state.status == "in_progress" else {}
     ranks, winners, explanation = settle_places(
         ruleset, state.rules, totals, _winners(state, totals)
     )
     order = {pid: i for i, pid in enumerate(winners)}
-    details = {
-        p.player_id: player_details(ruleset, state.rules, p.player_id) for p in state.players
-    }
-    # model_construct: every value is the fold's own, already typed (validation would dominate).
-    lines = [
-        PlayerStanding.model_construct(
-            player_id=p.player_id,
-            name=p.name,
-            seat=p.seat,
-            rank=ranks[p.player_id],
-            total=totals[p.player_id],
-            categories=dict(breakdown.get(p.player_id, {})),
-            provisional=_provisional(totals[p.player_id], provisional.get(p.player_id, {}))
-            if state.status == "in_progress"
-            else None,
-            resources=details[p.player_id][0],
-            card_lines=details[p.player_id][1],
-        )
-        for p in state.players
-    ]
+    lines = _lines(state, ranks, totals)
     lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
     final = state.status == "final"
     labels = _labels(ruleset)
-    return Standings.model_construct(
+    return _construct(
+        Standings,
         game_id=state.game_id,
         game=state.game,
         status=state.status,
@@ -166,6 +134,91 @@ def _standings(state: GameState) -> Standings:
         categories=list(labels.categories),
         title=labels.title,
         score_unit_label=labels.unit,
+    )
+
+
+_NONE: Mapping[str, int] = MappingProxyType({})
+
+
+def _lines(
+    state: GameState, ranks: Mapping[str, int], totals: Mapping[str, int]
+) -> list[PlayerStanding]:
+    """Every player's line, in seat order. A line is rebuilt only when one of its inputs
+    changed (domain.memo, `state.cache`): an event usually touches one player, the others keep
+    their line. A ruleset offering `player_inputs(rules_state, player_id) -> (same, equal)`
+    (what its provisional part and details of that player read: objects compared by identity,
+    values by `==`) is not even asked for them while those are unchanged; one offering
+    `player_provisional(rules_state, player_id)` is asked for that player's part only."""
+    ruleset, cache, rules = state.ruleset, state.cache, state.rules
+    live = state.status == "in_progress"
+    inputs = getattr(ruleset, "player_inputs", None)
+    of_player = getattr(ruleset, "player_provisional", None)
+    provisional: Mapping[str, Mapping[str, int]] | None = None
+    lines = []
+    for p in state.players:
+        pid = p.player_id
+        cats = state.breakdown.get(pid, _NONE)
+        rank, total = ranks[pid], totals[pid]
+        if inputs is not None:
+            same, equal = inputs(rules, pid)
+            hit = cache.peek(("inputs", pid), (p, cats, *same), (rank, total, live, *equal))
+            if hit is not MISS:
+                lines.append(hit)
+                continue
+        extra: Mapping[str, int] | None = None
+        if live and of_player is not None:
+            extra = of_player(rules, pid)  # this player only (the others may be unchanged)
+        elif live:
+            if provisional is None:
+                provisional = ruleset.provisional(rules)
+            extra = provisional.get(pid, _NONE)
+        details = player_details(ruleset, rules, pid, cache)
+        line = cache.get(
+            ("line", pid),
+            (p, cats, extra, details),
+            partial(_line, p, rank, total, cats, extra, details),
+            (rank, total),
+        )
+        if inputs is not None:
+            cache.put(("inputs", pid), (p, cats, *same), line, (rank, total, live, *equal))
+        lines.append(line)
+    return lines
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _construct(cls: type[M], **values: object) -> M:
+    """`cls.model_construct(**values)` without its per-call bookkeeping: `values` name every
+    field, each already of its declared type (the fold's own values; validation would
+    dominate the standings' cost)."""
+    model = object.__new__(cls)
+    object.__setattr__(model, "__dict__", values)
+    object.__setattr__(model, "__pydantic_fields_set__", set(values))
+    object.__setattr__(model, "__pydantic_extra__", None)
+    object.__setattr__(model, "__pydantic_private__", None)
+    return model
+
+
+def _line(
+    player: Player,
+    rank: int,
+    total: int,
+    categories: Mapping[str, int],
+    provisional: Mapping[str, int] | None,
+    details: tuple[dict[str, int], list[CardLine]],
+) -> PlayerStanding:
+    return _construct(
+        PlayerStanding,
+        player_id=player.player_id,
+        name=player.name,
+        seat=player.seat,
+        rank=rank,
+        total=total,
+        categories=dict(categories),
+        provisional=None if provisional is None else _provisional(total, provisional),
+        resources=details[0],
+        card_lines=details[1],
     )
 
 
@@ -225,7 +278,7 @@ def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:
     """During play: the total plus the end-game categories not yet in the ledger (a game whose
     categories are all scored live, like Penumbra, has none: its running total is the answer)."""
     cats = dict(categories)
-    return Provisional.model_construct(categories=cats, total=total + sum(cats.values()))
+    return _construct(Provisional, categories=cats, total=total + sum(cats.values()))
 
 
 def player_ledger(state: GameState, player_id: str) -> list[LedgerEntry]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from contracts.penumbra import PenumbraOptions
 from domain.ledger import Category
 from domain.penumbra.experience import experience_vp
-from domain.penumbra.state import NO_XP, Tableau, XpCounts, add_xp
+from domain.penumbra.state import NO_XP, Tableau, XpCounts
 
 RULES = "penumbra-scoring.ru.md"
 
@@ -49,13 +49,14 @@ RESERVED_CONTRACT_VP = -3
 def experience_counts(tableau: Tableau, options: PenumbraOptions) -> XpCounts:
     """Experience symbols on completed Trials, fulfilled Contracts and Tomes (rules line 13),
     plus reserved Contracts when `options.xp_on_unfulfilled` (EC-9; REC: not counted)."""
-    total = NO_XP
     cards = tableau.trials + tableau.contracts
     if options.xp_on_unfulfilled:
         cards += tableau.reserved_contracts
-    for xp in [c.xp for c in cards] + list(tableau.tomes.values()):
-        total = add_xp(total, xp)
-    return total
+    every = [c.xp for c in cards] + list(tableau.tomes.values())
+    if not every:
+        return NO_XP
+    a, b, c, d, e, f = map(sum, zip(*every, strict=True))  # kind-wise sums (`add_xp` of all)
+    return (a, b, c, d, e, f)
 
 
 def contracts_vp(tableau: Tableau, options: PenumbraOptions) -> int:

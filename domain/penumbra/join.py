@@ -11,8 +11,6 @@ cannot be held (S1, research/penumbra.md §12.2).
 
 from __future__ import annotations
 
-import dataclasses
-
 from contracts.envelope import Envelope
 from contracts.penumbra import PenumbraJoinedInProgress
 from domain.errors import RuleViolation
@@ -92,7 +90,7 @@ def joined_entries(
     """`entries` (the category changes from empty tableaux to the joined ones) under the join
     rule, plus one `joined` VP entry per player for the declared VP they do not explain."""
     note = f"joined in round {join.turn}"
-    out = [dataclasses.replace(e, rule=JOIN_RULE, note=f"{note}: {e.note}") for e in entries]
+    out = [e._replace(rule=JOIN_RULE, note=f"{note}: {e.note}") for e in entries]
     for w in join.players:
         explained = sum(
             e.amount for e in entries if e.player_id == w.player_id and e.resource is Resource.VP

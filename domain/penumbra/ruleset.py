@@ -173,14 +173,25 @@ class PenumbraRuleset:
         """Arcana in supply, experience symbols counted (rules line 13), Light and Dark obtained
         on completed Trials and fulfilled Contracts (lines 34-35); no per-card lines."""
         t = state.tableaux[player_id]
-        cards = t.trials + t.contracts
-        resources = {
-            "arcana": t.arcana,
-            "experience": sum(experience_counts(t, state.options)),
-            "light": sum(c.light for c in cards),
-            "dark": sum(c.dark for c in cards),
-        }
-        return resources, []
+
+        def compute() -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
+            cards = t.trials + t.contracts
+            resources = {
+                "arcana": t.arcana,
+                "experience": sum(experience_counts(t, state.options)),
+                "light": sum(c.light for c in cards),
+                "dark": sum(c.dark for c in cards),
+            }
+            return resources, []
+
+        return state.memo.get(("details", player_id), (t, state.options), compute)
+
+    def player_inputs(
+        self, state: PenumbraState, player_id: str
+    ) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """What `player_details` reads of one player (there is no provisional part): the
+        tableau and the options, by identity (domain.standings keeps the line meanwhile)."""
+        return (state.tableaux[player_id], state.options), ()
 
     def rank_key(self, state: PenumbraState, player_id: str) -> tuple[int, ...] | None:
         """See `domain.penumbra.turns.rank_key` (None: tied places stay shared)."""
@@ -198,7 +209,7 @@ def ledger_changes(
         if before is after:
             continue
         entries += _arcana_entry(pid, before, after, event)
-        was, now = category_vp(before, old.options), category_vp(after, new.options)
+        was, now = _category_vp(old, pid), _category_vp(new, pid)
         for key, value in now.items():
             if value != was[key]:
                 note = f"{key} {was[key]} -> {value} VP"
@@ -215,6 +226,15 @@ def ledger_changes(
                     )
                 )
     return tuple(entries)
+
+
+def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
+    """`category_vp` of the player's tableau, computed once per tableau (`state.memo`: the
+    previous event's "after" is this one's "before")."""
+    t = state.tableaux[player_id]
+    return state.memo.get(
+        ("vp", player_id), (t, state.options), lambda: category_vp(t, state.options)
+    )
 
 
 def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
+from domain.memo import Memo
 from domain.values import replace
 
 XpCounts = tuple[int, int, int, int, int, int]
@@ -106,6 +107,9 @@ class PenumbraState:
     turn: int = 0
     prophecy: Prophecy | None = None
     printed_contracts: Mapping[str, Card] = field(default_factory=dict)
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False, hash=False)
+    """Derived values kept per player while their tableau is unchanged (domain.memo); shared by
+    every state of the game (copied along by `replace`), never part of the state's value."""
 
     def with_tableau(self, player_id: str, tableau: Tableau) -> PenumbraState:
         """A copy with one player's tableau replaced."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import NamedTuple
 
 from contracts.trickerion import Level3Holding, TrickerionOptions
 from domain.trickerion import categories as r
@@ -24,10 +26,12 @@ ACADEMY_TIERS: dict[int, tuple[int, ...]] = {2: (8,), 3: (12, 6), 4: (15, 10, 5)
 """Academy Fame by player count, best rank first (trickerion-scoring.md, Dahlgaard's Academy)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Holdings:
+class Holdings(NamedTuple):
     """What one player holds at the end: from the ledger (Coins, loose Shards, tricks owned) and
-    the declared inventory, or, before it is declared, estimated from the hires (see `holdings`)."""
+    the declared inventory, or, before it is declared, estimated from the hires (see `holdings`).
+
+    A named tuple, not a frozen dataclass: built on every change of a player's Coins or Shards
+    (the provisional standings), and a frozen dataclass of 18 fields costs ~5 µs to build."""
 
     coins: int
     shards: int
@@ -46,12 +50,12 @@ class Holdings:
     superior_components: int = 0
     workshop_trick_markers: int = 0
     banners: int = 0
-    extra: Mapping[str, Trick] = field(default_factory=dict)
+    extra: Mapping[str, Trick] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class EndLine:
-    """One end-game ledger line: Fame in `category` under `rule`, with a note in words."""
+class EndLine(NamedTuple):
+    """One end-game ledger line: Fame in `category` under `rule`, with a note in words (a named
+    tuple: several are built per change of a player's holdings, see `Holdings`)."""
 
     category: str
     amount: int
@@ -66,17 +70,17 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
     inv = state.inventories.get(player_id)
     if inv is None:
         hires = book.hires
-        level3 = tuple(
-            Level3Holding(trick_id=t, components_met=True)
-            for t in book.tricks
-            if state.card(t).level == 3
-        )
+        levels = tuple(state.card(t).level for t in book.tricks)
         return Holdings(
             extra=state.extra_tricks,
             coins=book.coins,
             shards=book.shards,
-            owned_levels=tuple(state.card(t).level for t in book.tricks),
-            level3=level3,
+            owned_levels=levels,
+            level3=tuple(
+                _assumed_eligible(t)
+                for t, level in zip(book.tricks, levels, strict=True)
+                if level == 3
+            ),
             apprentices=hired_apprentices(hires),
             specialists=tuple(h for h in ("assistant", "manager", "engineer") if h in hires),
             protege="protege" in hires,
@@ -107,6 +111,13 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
     )
 
 
+@lru_cache(maxsize=1024)
+def _assumed_eligible(trick_id: str) -> Level3Holding:
+    """An owned Level 3 trick before the inventory: eligible, nothing counted (a frozen value,
+    built once per trick id; the id is already a known card's)."""
+    return Level3Holding.model_construct(trick_id=trick_id, components_met=True)
+
+
 def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) -> dict[str, int]:
     """Counter values for Level 3 conditions and the base game's character rows.
 
@@ -115,21 +126,28 @@ def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) 
     them, research/trickerion.md §4 comb. 4). T46's Shards follow `horror_saws_shards`; Coins
     below 0 count as 0 (research/trickerion.md §5.3).
     """
-    shape = dict.fromkeys(SHAPESHIFTER_TYPES, 0)
-    if shapeshifter_as is not None:
-        shape[shapeshifter_as] = h.arcane_workers.count("shapeshifter")
-    arcane = sum(1 for w in h.arcane_workers if w != "shapeshifter")
+    shapes = h.arcane_workers.count("shapeshifter")
+    arcane = len(h.arcane_workers) - shapes
+
+    def shape(kind: str) -> int:
+        return shapes if shapeshifter_as == kind else 0
+
     held = h.shards + h.arcane_shards
     if opts.horror_saws_shards == "all_held":
         held += h.contraption_shards
+    levels, specialists = h.owned_levels, h.specialists
     return {
-        "apprentices": h.apprentices + arcane + shape["apprentice"],
-        **{s: int(s in h.specialists) + shape[s] for s in ("assistant", "manager", "engineer")},
+        "apprentices": h.apprentices + arcane + shape("apprentice"),
+        "assistant": int("assistant" in specialists) + shape("assistant"),
+        "manager": int("manager" in specialists) + shape("manager"),
+        "engineer": int("engineer" in specialists) + shape("engineer"),
         "basic_components": h.basic_components,
         "advanced_components": h.advanced_components,
         "superior_components": h.superior_components,
-        "tricks_owned": len(h.owned_levels),
-        **{f"level{n}_tricks": h.owned_levels.count(n) for n in (1, 2, 3)},
+        "tricks_owned": len(levels),
+        "level1_tricks": levels.count(1),
+        "level2_tricks": levels.count(2),
+        "level3_tricks": levels.count(3),
         "coins": max(0, h.coins),
         "held_shards": held,
         "special_assignments": h.special_assignments,
@@ -274,10 +292,26 @@ def academy_points(
     return out
 
 
+def end_lines(state: TrickerionState, player_id: str) -> tuple[Holdings, tuple[EndLine, ...]]:
+    """The player's holdings and regular end-game lines (`player_lines`), computed once while
+    what `holdings` reads is unchanged (`state.memo`): the book's Coins, Shards, tricks and
+    hires (not its Fame), the inventory, the options and the declared cards."""
+    book = state.book(player_id)
+    inv = state.inventories.get(player_id)
+    inputs = (book.tricks, book.hires, inv, state.options, state.extra_tricks)
+
+    def compute() -> tuple[Holdings, tuple[EndLine, ...]]:
+        held = holdings(state, player_id)
+        return held, tuple(player_lines(held, state.options))
+
+    return state.memo.get(("end_lines", player_id), inputs, compute, (book.coins, book.shards))
+
+
 def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
     """Every player's end-game lines (regular, then Academy when the module is on)."""
-    held = {pid: holdings(state, pid) for pid in state.books}
-    lines = {pid: player_lines(h, state.options) for pid, h in held.items()}
+    ends = {pid: end_lines(state, pid) for pid in state.books}
+    held = {pid: h for pid, (h, _) in ends.items()}
+    lines = {pid: list(lines) for pid, (_, lines) in ends.items()}
     if state.options.academy:
         academy = academy_points(
             {pid: h.banners for pid, h in held.items()}, len(held), state.options
@@ -290,8 +324,8 @@ def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
 def level3_lines(state: TrickerionState, player_id: str) -> list[tuple[str, str, int, str]]:
     """One (trick id, category, Fame, note) per Level 3 trick of the player, as `score_end`
     scores it (the Shapeshifter resolved the same way), in trick id order."""
-    h = holdings(state, player_id)
-    lines = [x for x in player_lines(h, state.options) if x.category == "level3_tricks"]
+    h, regular = end_lines(state, player_id)
+    lines = [x for x in regular if x.category == "level3_tricks"]
     return [
         (held.trick_id, x.category, x.amount, x.note)
         for held, x in zip(h.level3, lines, strict=True)

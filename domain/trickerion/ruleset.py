@@ -7,6 +7,7 @@ research/trickerion.md for the data and the REC options (contracts.trickerion.Tr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
@@ -26,7 +27,7 @@ from domain.ledger import Category, LedgerEntry, Resource
 from domain.ruleset import Handler
 from domain.trickerion import categories as r
 from domain.trickerion import play
-from domain.trickerion.endgame import level3_lines, score_end
+from domain.trickerion.endgame import EndLine, academy_points, end_lines, level3_lines, score_end
 from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
@@ -157,13 +158,16 @@ class TrickerionRuleset:
     def provisional(self, state: TrickerionState) -> Mapping[str, Mapping[str, int]]:
         """End-game Fame by category "if the game ended now" (Coins and Shards as they stand;
         hires and tricks until an inventory is declared; see `endgame.holdings`)."""
-        out: dict[str, dict[str, int]] = {}
-        for pid, lines in score_end(state).items():
-            cats: dict[str, int] = {}
-            for line in lines:
-                cats[line.category] = cats.get(line.category, 0) + line.amount
-            out[pid] = cats
-        return out
+        return {pid: self.player_provisional(state, pid) for pid in state.books}
+
+    def player_provisional(self, state: TrickerionState, player_id: str) -> Mapping[str, int]:
+        """`provisional(state)[player_id]`, kept while the player's end-game lines and Academy
+        line stand (domain.memo; the standings ask only for players whose inputs changed)."""
+        _, lines = end_lines(state, player_id)
+        academy = _academy(state).get(player_id) if state.options.academy else None
+        return state.memo.get(
+            ("provisional", player_id), (lines,), partial(_by_category, lines, academy), (academy,)
+        )
 
     def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
@@ -184,7 +188,24 @@ class TrickerionRuleset:
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
         `endgame.level3_lines`; trickerion-scoring.md 'End of the game' L20-L21)."""
         book = state.book(player_id)
-        return {"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)
+        _, lines = end_lines(state, player_id)
+        return state.memo.get(
+            ("details", player_id),
+            (lines,),
+            lambda: ({"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)),
+            (book.coins, book.shards),
+        )
+
+    def player_inputs(
+        self, state: TrickerionState, player_id: str
+    ) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """What `provisional` and `player_details` read of one player (domain.standings keeps
+        the player's line while it is unchanged): by identity the book's tricks and hires,
+        every inventory (Academy ranks the Banners of all), the options and declared cards;
+        by value the Coins and Shards (not the Fame: the standings take it from the ledger)."""
+        book = state.book(player_id)
+        same = (book.tricks, book.hires, state.inventories, state.options, state.extra_tricks)
+        return same, (book.coins, book.shards)
 
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the
@@ -192,6 +213,27 @@ class TrickerionRuleset:
         if state.options.tie_break_ranks != "ordered":
             return None
         return (state.position(player_id),)
+
+
+def _academy(state: TrickerionState) -> Mapping[str, EndLine]:
+    """Every player's Academy line, from the declared Banners (none before an inventory, as
+    `endgame.holdings` has it), kept while the inventories stand."""
+
+    def compute() -> Mapping[str, EndLine]:
+        banners = {}
+        for pid in state.books:
+            inv = state.inventories.get(pid)
+            banners[pid] = 0 if inv is None else inv.academy_banners
+        return academy_points(banners, len(banners), state.options)
+
+    return state.memo.get("academy", (state.inventories, state.options), compute)
+
+
+def _by_category(lines: tuple[EndLine, ...], academy: EndLine | None) -> dict[str, int]:
+    cats: dict[str, int] = {}
+    for line in (*lines, academy) if academy is not None else lines:
+        cats[line.category] = cats.get(line.category, 0) + line.amount
+    return cats
 
 
 RULESET = TrickerionRuleset()

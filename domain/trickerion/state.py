@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 from contracts.common import Player
 from contracts.envelope import Envelope
 from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.memo import Memo
 from domain.trickerion.catalog import Trick, trick
 from domain.values import replace
 
@@ -56,6 +58,9 @@ class TrickerionState:
     inventories: Mapping[str, EndgameInventoryDeclared] = field(default_factory=lambda: _EMPTY)
     extra_tricks: Mapping[str, Trick] = field(default_factory=lambda: _NO_CARDS)
     """Trick cards declared in the game start (domain.trickerion.extra_cards), by id."""
+    memo: Memo = field(default_factory=Memo, compare=False, repr=False, hash=False)
+    """Derived values kept per player while their book is unchanged (domain.memo); shared by
+    every state of the game (copied along by `replace`), never part of the state's value."""
 
     def card(self, trick_id: str, where: str = "payload.trick_id") -> Trick:
         """The Trick card `trick_id` (catalog or declared). Raises `trickerion.card.unknown_trick`."""
@@ -101,8 +106,7 @@ class TrickerionState:
         return replace(self, inventories=MappingProxyType(merged))
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """An intended change: `amount` of `resource` for `player_id` (signed), its breakdown
     `category`, the `rule` anchor, a `note`, and the event `field` blamed if it cannot be paid."""
 
@@ -129,48 +133,57 @@ def settle(
             naming the change's field.
     """
     entries: list[LedgerEntry] = []
-    books: dict[str, PlayerBook] = {}  # changed books, written back once (the fold's hot path)
+    held: dict[str, list[int]] = {}  # player -> [fame, coins, shards] as the changes run
+    clamp = state.options.fame_floor == "clamp_zero"
+    never_negative = state.options.negative_coins == "never"
     for change in changes:
-        if change.amount == 0:
+        amount = change.amount
+        if amount == 0:
             continue
-        book = books.get(change.player_id) or state.book(change.player_id)
-        amount, note = change.amount, change.note
+        pid = change.player_id
+        now = held.get(pid)
+        if now is None:
+            book = state.book(pid)
+            now = held[pid] = [book.fame, book.coins, book.shards]
+        note = change.note
         if change.resource is Resource.FAME:
-            if state.options.fame_floor == "clamp_zero" and book.fame + amount < 0:
-                amount = -book.fame
+            if clamp and now[0] + amount < 0:
+                amount = -now[0]
                 note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
-            book = replace(book, fame=book.fame + amount)
+            now[0] += amount
         elif change.resource is Resource.COINS:
-            if state.options.negative_coins == "never" and book.coins + amount < 0:
+            if never_negative and now[1] + amount < 0:
                 raise RuleViolation(
                     "trickerion.coins.insufficient",
-                    f"{change.player_id} has {book.coins} Coins, cannot pay {-amount}",
+                    f"{pid} has {now[1]} Coins, cannot pay {-amount}",
                     change.field,
                 )
-            book = replace(book, coins=book.coins + amount)
+            now[1] += amount
         else:
-            if book.shards + amount < 0:
+            if now[2] + amount < 0:
                 raise RuleViolation(
                     "trickerion.shards.insufficient",
-                    f"{change.player_id} has {book.shards} Shards, cannot pay {-amount}",
+                    f"{pid} has {now[2]} Shards, cannot pay {-amount}",
                     change.field,
                 )
-            book = replace(book, shards=book.shards + amount)
-        books[change.player_id] = book
+            now[2] += amount
         entries.append(
             LedgerEntry(
-                event_id=event.event_id,
-                seq=event.seq,
-                player_id=change.player_id,
-                resource=change.resource,
-                category=change.category,
-                amount=amount,
-                rule=change.rule,
-                note=note,
+                event.event_id,
+                event.seq,
+                pid,
+                change.resource,
+                change.category,
+                amount,
+                change.rule,
+                note,
             )
         )
-    if books:
-        state = replace(state, books=MappingProxyType({**state.books, **books}))
+    if held:  # one new book per changed player, written back once (the fold's hot path)
+        books = dict(state.books)
+        for pid, (fame, coins, shards) in held.items():
+            books[pid] = replace(books[pid], fame=fame, coins=coins, shards=shards)
+        state = replace(state, books=MappingProxyType(books))
     return state, tuple(entries)
 
 

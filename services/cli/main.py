@@ -7,7 +7,6 @@ end to end, on a throwaway Redis). Each command is thin; the work lives in sibli
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import time
@@ -18,13 +17,14 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.render import standings_table
 from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
+    from rich.progress import Progress
+
     from services.cli.demo import DemoReport
     from services.cli.startup import StartupFailure
     from services.settings import CommonSettings
@@ -101,6 +101,8 @@ def export(
     from services.cli.remote import GameNotStored, export_game
 
     try:
+        import asyncio  # here, not at the top: `score` and `--help` never load the event loop
+
         text = asyncio.run(export_game(_settings(redis_url), game))
     except GameNotStored as error:
         err.print(escape(str(error)), highlight=False)
@@ -184,6 +186,8 @@ def publish(
 
     start = time.perf_counter()
     try:
+        import asyncio
+
         with _progress() as progress:
             sent = asyncio.run(send(progress))
     except PublishError as error:
@@ -317,6 +321,8 @@ def demo(
             )
             games = load_games(logs, None if redis.throwaway else uuid.uuid4().hex[:6])
             show = functools.partial(_show_demo_report, console=console, as_json=as_json)
+            import asyncio
+
             report = asyncio.run(run_demo(redis.url, games, console, keep_running, show))
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
@@ -357,6 +363,14 @@ def _show_demo_report(report: DemoReport, console: Console, as_json: bool) -> No
 
 
 def _progress() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -6,16 +6,15 @@ alone as `python -m services.simulator.cli`.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from services.simulator.tables import GameKind, simulate_game, simulate_tables
+if TYPE_CHECKING:  # the simulator, asyncio and rich.progress load when the command runs
+    from services.simulator.tables import GameKind
 
 err = Console(stderr=True)
 
@@ -41,8 +40,12 @@ def simulate(
     ] = 1,
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
+    import asyncio
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     from services.simulator.sinks import send_http, send_inbox, write_jsonl  # httpx, redis: lazily
-    from services.simulator.tables import simulated_games
+    from services.simulator.tables import simulate_game, simulate_tables, simulated_games
 
     if game not in (*simulated_games(), "mixed"):
         raise typer.BadParameter(f"{', '.join(simulated_games())} or mixed", param_hint="--game")

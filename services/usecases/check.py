@@ -1,7 +1,7 @@
 """Domain-checked append (the record use case's last step): an event is stored only if the
 pure domain accepts it.
 
-Before the event log's append, each event is folded (`domain.fold.evolve`) onto the game's state kept
+Before the event log's append, each event is folded (one `domain.fold.Folder`) onto the game's state kept
 in a small LRU cache. The cached state is trusted for new events (one round trip per append):
 the event log's expected-version check still guards, and a WRONGVERSION drops the cache and
 answers `VersionConflict` as before. A check that fails on the cached state is decided again on
@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
-from domain.fold import GameState, evolve, fold
+from domain.fold import Folder, GameState, fold
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 from services.usecases.sizedcache import ByteLRU, game_bytes
@@ -136,16 +137,19 @@ def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan
     """
     plan = _Plan(game_id, events, base, base.state if base is not None else None)
     ids = base.ids if base is not None else {}
+    folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
     for event in events:
         if event.event_id in ids or event.event_id in plan.added:
             _check_same_event(plan, event)
             continue
-        current = plan.state.seq if plan.state is not None else 0
+        current = folder.seq if folder.started else 0
         if event.seq - 1 != current:
             raise VersionConflict(event.seq - 1, current)
-        plan.state = evolve(plan.state, event)
+        folder.add(event)
         plan.added[event.event_id] = event.seq
         plan.fresh.append(event)
+    if folder.started:
+        plan.state = folder.state
     return plan
 
 

@@ -1,0 +1,129 @@
+"""Standings kept incrementally (issue #9) equal standings computed from nothing.
+
+The fold shares one `domain.memo.Memo` per game (`GameState.cache`, the rulesets' `memo`) so a
+player's provisional part, details and standings line are recomputed only when their inputs
+changed. A stale memo would show as a line that differs from the same state's standings computed
+with empty memos; these tests compare the two after every event of simulated games, with voids
+and corrections on top (a void refolds from a mark, so states go back in time and fork).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contracts.events import ENVELOPE_BY_TYPE
+from domain.errors import RuleViolation
+from domain.fold import Folder, GameState, evolve
+from domain.memo import MISS, Memo
+from domain.standings import standings, standings_json
+from services.simulator.tables import simulate_game
+
+PROPERTY = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def cold(state: GameState) -> GameState:
+    """The same state with every memo empty (what a state folded from nothing would have)."""
+    rules = state.rules
+    if dataclasses.is_dataclass(rules) and any(f.name == "memo" for f in dataclasses.fields(rules)):
+        rules = dataclasses.replace(rules, memo=Memo())  # type: ignore[type-var]
+    return dataclasses.replace(state, rules=rules, cache=Memo(), memo={})
+
+
+def test_memo_keeps_a_value_while_the_inputs_are_the_same_objects() -> None:
+    memo, calls = Memo(), []
+    a, b = object(), object()
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert memo.get("k", (a,), compute, (1,)) == 1
+    assert memo.get("k", (a,), compute, (1,)) == 1  # same object, equal value: kept
+    assert memo.get("k", (b,), compute, (1,)) == 2  # another object: recomputed
+    assert memo.get("k", (b,), compute, (2,)) == 3  # another value: recomputed
+    assert memo.peek("k", (a,), (1,)) is MISS  # one slot per key: the old inputs are gone
+    assert memo.peek("k", (b,), (2,)) == 3
+    print(f"computed {len(calls)} times for 4 lookups")
+
+
+@PROPERTY
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    kind=st.sampled_from(["trickerion", "penumbra"]),
+)
+def test_standings_after_every_event_equal_standings_from_nothing(seed: int, kind: str) -> None:
+    log = list(simulate_game(kind, seed, 0))
+    state: GameState[Any] | None = None
+    for event in log:
+        state = evolve(state, event)
+        fresh = cold(state)
+        assert standings(state) == standings(fresh), f"seq {state.seq}"
+        assert standings_json(state) == standings_json(fresh), f"seq {state.seq}"
+        assert standings_json(state) == standings(fresh).model_dump_json().encode()
+    print(f"{kind} seed {seed}: {len(log)} events, standings equal after each")
+
+
+def _referee(state: GameState[Any], wire_type: str, payload: dict[str, object]) -> Any:
+    return ENVELOPE_BY_TYPE[wire_type].model_validate(
+        {
+            "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
+            "game_id": state.game_id,
+            "seq": state.seq + 1,
+            "type": wire_type,
+            "schema_version": ENVELOPE_BY_TYPE[wire_type].model_fields["schema_version"].default,
+            "occurred_at": state.history[-1].occurred_at,
+            "actor": "referee",
+            "payload": payload,
+        }
+    )
+
+
+@PROPERTY
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    kind=st.sampled_from(["trickerion", "penumbra"]),
+    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6),
+)
+def test_standings_after_voids_and_corrections_equal_standings_from_nothing(
+    seed: int, kind: str, picks: list[int]
+) -> None:
+    log = list(simulate_game(kind, seed, 0))
+    folder: Folder[Any] = Folder()
+    cut = len(log) * 2 // 3  # voids in the middle of play: later events are refolded
+    for event in log[:cut]:
+        folder.add(event)
+    standings(folder.state)  # fill the memos before the voids
+    applied = 0
+    for pick in picks:
+        state = folder.state
+        if pick % 2:
+            target = state.history[1 + pick % (state.seq - 1)]
+            payload: dict[str, object] = {
+                "voided_event_id": str(target.event_id),
+                "reason": "dispute",
+                "referee": "ref",
+            }
+            event = _referee(state, "game.event_voided", payload)
+        else:
+            player = state.players[pick % len(state.players)].player_id
+            payload = {
+                "player_id": player,
+                "amount": pick % 7 - 3,
+                "category": "correction",
+                "reason": "miscount",
+                "referee": "ref",
+            }
+            event = _referee(state, "game.score_corrected", payload)
+        try:
+            folder.add(event)
+        except RuleViolation:
+            continue  # e.g. a void that would break a later event: refused, nothing changed
+        applied += 1
+        assert standings_json(folder.state) == standings_json(cold(folder.state))
+        assert standings_json(folder.state) == standings(folder.state).model_dump_json().encode()
+    print(f"{kind} seed {seed}: {applied} of {len(picks)} referee events applied, standings equal")
