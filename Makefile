@@ -6,8 +6,9 @@ RUN := $(UV) run --frozen --no-sync
 # A full install (.venv/.synced: dev, test and bench groups) also serves the demo.
 DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
 FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases
+CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/cluster tests/cli tests/simulator/test_sinks.py
 
-.PHONY: demo test test-fast bench lint schemas system-deps clean
+.PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas system-deps clean
 
 .cache/uvtool/bin/uv:
 	python3 -m venv .cache/uvtool
@@ -32,6 +33,11 @@ demo: $(DEMO_ENV)
 	@bash deploy/scripts/system-deps.sh redis
 	$(RUN) scoreledger demo
 
+## demo-cluster: the demo on a throwaway local 3-master Redis Cluster (redis-server itself)
+demo-cluster: $(DEMO_ENV)
+	@bash deploy/scripts/system-deps.sh redis
+	$(RUN) scoreledger demo --cluster
+
 ## axe-core for the browser tests' accessibility checks (npm registry, pinned by the lock file)
 tests/web/axe/node_modules/.installed: tests/web/axe/package.json tests/web/axe/package-lock.json
 	npm ci --prefix tests/web/axe --silent --no-audit --no-fund
@@ -49,6 +55,12 @@ test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/cont
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
 test-fast: .venv/.synced
 	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser and not node" $(PYTEST_ARGS)
+
+## test-cluster: the Redis suites again on a local Redis Cluster (3 primaries + 3 replicas,
+## started once for the session from redis-server, flushed between tests)
+test-cluster: .venv/.synced
+	@bash deploy/scripts/system-deps.sh redis
+	SCORELEDGER_TEST_REDIS=cluster $(RUN) pytest $(CLUSTER_TESTS) -m "not browser" $(PYTEST_ARGS)
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced
