@@ -14,8 +14,12 @@ import json
 import time
 import zlib
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
+
+from services.adapters.redis.connect import parse_target
 
 SHARDS = 16
 LOAD_LUA = """
@@ -61,21 +65,32 @@ def changes(shard: int) -> str:
     return f"sl:changes:{{s{shard}}}"
 
 
+def sync_client(url: str) -> redis.Redis | RedisCluster:
+    """A synchronous client of `url`: `redis.Redis`, or `RedisCluster` for a `redis+cluster://`
+    URL (services/adapters/redis/connect.py parses both the same way)."""
+    target = parse_target(url)
+    if target.cluster:
+        return RedisCluster.from_url(target.url)
+    return redis.Redis.from_url(url)
+
+
 class Loader:
-    """Appends events of generated games into the layout, one Lua call per (game, chunk)."""
+    """Appends events of generated games into the layout, one Lua call per (game, chunk); on
+    a Redis Cluster each call is its own command (redis-py cannot pipeline scripts there)."""
 
     def __init__(self, url: str) -> None:
-        self.client = redis.Redis.from_url(url)
+        self.client: Any = sync_client(url)
+        self.cluster = isinstance(self.client, RedisCluster)
         self.script = self.client.register_script(LOAD_LUA)
 
-    def _call(self, pipe: redis.client.Pipeline, game_id: str, lines: Sequence[str]) -> None:
+    def _call(self, pipe: Any, game_id: str, lines: Sequence[str]) -> None:
         t = tag(game_id)
         argv: list[str | int] = [game_id, int(time.time() * 1000)]
         for line in lines:
             head = json.loads(line)
             argv += [head["event_id"], head["seq"], head["type"], line]
         keys = [game_stream(game_id), f"sl:feed:{t}", f"sl:ids:{t}:{game_id}", f"sl:games:{t}"]
-        self.script(keys=keys, args=argv, client=pipe)
+        self.script(keys=keys, args=argv, client=self.client if self.cluster else pipe)
 
     def load(self, games: Iterable[Sequence[str]], chunk: int = 200, calls: int = 50) -> int:
         """Store every game whole (chunks of `chunk` events, `calls` Lua calls per round trip);
@@ -118,7 +133,10 @@ class Loader:
         )
 
     def flush(self) -> None:
-        self.client.flushall()
+        if self.cluster:
+            self.client.flushall(target_nodes=RedisCluster.PRIMARIES)
+        else:
+            self.client.flushall()
 
     def close(self) -> None:
         self.client.close()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import redis
 
 from services.bench import corpus, proc
-from services.bench.layout import SHARDS, Loader, projection
+from services.bench.layout import SHARDS, Loader, projection, sync_client
 from services.bench.table import Row
 from services.bench.trees import Tree
 
@@ -28,7 +28,7 @@ def projector(tree: Tree, url: str) -> proc.Service:
 
 def reset(url: str) -> None:
     """Delete every derived key, keeping the log: a rebuild starts from checkpoint 0."""
-    client = redis.Redis.from_url(url)
+    client = sync_client(url)
     doomed = [k for k in client.scan_iter(count=5000) if not k.startswith(KEEP)]
     for i in range(0, len(doomed), 5000):
         client.delete(*doomed[i : i + 5000])
@@ -37,7 +37,7 @@ def reset(url: str) -> None:
 
 def applied(url: str, game_ids: list[str]) -> int:
     """Events projected so far: the sum of the projections' `seq` fields."""
-    client = redis.Redis.from_url(url)
+    client = sync_client(url)
     total = 0
     for i in range(0, len(game_ids), 2000):
         pipe = client.pipeline(transaction=False)

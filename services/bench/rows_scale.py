@@ -1,8 +1,8 @@
 """Issue 10's scale rows on the current tree: projector catch-up with 1, 2 and 3 projector
 processes over the same log (with a check that every game ended at its last seq, since the
 landed code has no shard ownership), Redis CPU per event, projector memory per live game, and a
-capacity model written from those figures. 1 vs 3 cluster nodes needs the tree's cluster
-setting; without it the row says NOT MEASURED."""
+capacity model written from those figures; and the same appends and catch-up on one Redis node
+vs a local 3-master Redis Cluster (`rows_cluster.nodes`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from services.bench import corpus
 from services.bench.layout import Loader
 from services.bench.proc import cpu_of
+from services.bench.rows_cluster import nodes
 from services.bench.rows_projector import applied, prefill, projector, reset
 from services.bench.table import Row
 from services.bench.trees import Tree
@@ -97,18 +98,6 @@ def scale(
                 f"{rate / rates[1]:.2f}x one process (2 cores shared with Redis and the harness)",
             )
         )
-    out.append(
-        Row(
-            "1 vs 3 Redis Cluster nodes",
-            "-",
-            None,
-            None,
-            "-",
-            None,
-            note="NOT MEASURED: needs the cluster configuration of issue 10 (not in this tree's "
-            "settings); the single-node Redis CPU per event below is the input to the model",
-        )
-    )
     # memory per live game: one projector's RSS growth over the games it holds
     reset(url)
     loader = Loader(url)
@@ -120,6 +109,7 @@ def scale(
             time.sleep(0.05)
         per_game = max(0, rss_of(svc.proc.pid) - idle) / len(games)
     loader.close()
+    out.extend(nodes(tree, url, games))  # flushes `url`: after every row that needs the log
     catch = next((r for r in rows if r.figure.startswith("projector catch-up")), None)
     per_cpu = catch.new if catch is not None and catch.new else rates[1]
     redis_per_event = write_cpu + redis_project

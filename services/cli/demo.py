@@ -217,10 +217,13 @@ async def run_demo(
     console: Console,
     keep_running: bool = False,
     on_report: Callable[[DemoReport], None] | None = None,
+    cluster: bool = False,
 ) -> DemoReport:
     """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
 
-    With `keep_running`, `on_report` shows the report first, then it serves until Ctrl-C.
+    `cluster`: `redis_url` is a Redis Cluster (the services use the cluster client; a
+    `redis+cluster://` URL says so by itself). With `keep_running`, `on_report` shows the report
+    first, then it serves until Ctrl-C.
 
     Raises:
         PublishError: the ingest refused an event. TimeoutError: projection did not catch up.
@@ -228,7 +231,8 @@ async def run_demo(
     """
     port = free_port()
     roles = Roles()  # every role: the demo publishes over HTTP, and the inbox is there to try
-    server = uvicorn_server(build_app(roles, {"redis_url": redis_url}), "127.0.0.1", port)
+    overrides = {"redis_url": redis_url, "redis_cluster": cluster}
+    server = uvicorn_server(build_app(roles, overrides), "127.0.0.1", port)
     serving = asyncio.create_task(server.serve())
     url = f"http://127.0.0.1:{port}"
     try:

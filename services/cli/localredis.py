@@ -1,10 +1,13 @@
-"""Finding a Redis for `scoreledger demo`: `REDIS_URL` if it answers, else a throwaway local
+"""Finding a Redis for `scoreledger demo`: `REDIS_URL` if it answers (a single node or a
+`redis+cluster://` URL, through the app's own client, `connect`), else a throwaway local
 `redis-server` on a free port (no persistence, its own temp dir, stopped by its own process
-handle), else an explanation of how to get one. Source: research/tech.md §4 (fixture order).
+handle) or, with `--cluster`, a throwaway 3-master Redis Cluster (`services.cli.localcluster`),
+else an explanation of how to get one. Source: research/tech.md §4 (fixture order).
 """
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import subprocess
@@ -16,6 +19,8 @@ from dataclasses import dataclass
 import redis
 from redis.backoff import ConstantBackoff
 from redis.retry import Retry
+
+from services.adapters.redis.connect import connect, parse_target
 
 HOW_TO_GET_REDIS = (
     "scoreledger demo needs Redis 7. Either install it "
@@ -35,17 +40,32 @@ class DemoRedis:
 
     url: str
     throwaway: bool
+    cluster: bool = False
 
 
-def answers(url: str, timeout_s: float = 1.0) -> bool:
-    """True when the Redis at `url` answers PING within `timeout_s`."""
-    client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+def answers(url: str, timeout_s: float = 1.0, *, cluster: bool = False) -> bool:
+    """True when the Redis at `url` (a single node, or a cluster by `redis+cluster://` or
+    `cluster`) answers PING within `timeout_s`, through the services' own client (`connect`).
+    A bad cluster URL counts as no answer."""
+
+    async def ping() -> bool:
+        client = connect(
+            url,
+            cluster=cluster,
+            socket_timeout_s=timeout_s,
+            connect_timeout_s=timeout_s,
+            pool_timeout_s=timeout_s,
+            retries=0,
+        )
+        try:
+            return bool(await client.ping())
+        finally:
+            await client.aclose()
+
     try:
-        return bool(client.ping())
-    except (redis.RedisError, OSError):
+        return asyncio.run(asyncio.wait_for(ping(), timeout_s * 3))
+    except (redis.RedisError, OSError, ValueError, TimeoutError):
         return False
-    finally:
-        client.close()
 
 
 def _free_port() -> int:
@@ -116,14 +136,20 @@ def _wait_until_answers(url: str, proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def demo_redis(configured_url: str | None) -> Iterator[DemoRedis]:
-    """The Redis for the demo, in the order of the module docstring.
+def demo_redis(
+    configured_url: str | None, *, cluster: bool = False, start_cluster: bool = False
+) -> Iterator[DemoRedis]:
+    """The Redis for the demo, in the order of the module docstring: `configured_url` (a cluster
+    when `cluster` or a `redis+cluster://` URL), else a throwaway `redis-server`, or a throwaway
+    3-master cluster with `start_cluster`.
 
     Raises:
-        NoRedis: no way to get one; the message says how (`HOW_TO_GET_REDIS`).
+        NoRedis: no way to get one; the message says how (`HOW_TO_GET_REDIS`), or the throwaway
+            cluster did not form.
     """
-    if configured_url and answers(configured_url):
-        yield DemoRedis(configured_url, throwaway=False)
+    if configured_url and answers(configured_url, cluster=cluster):
+        is_cluster = parse_target(configured_url, cluster).cluster
+        yield DemoRedis(configured_url, throwaway=False, cluster=is_cluster)
         return
     exe = shutil.which("redis-server")
     if exe is None:
@@ -133,5 +159,14 @@ def demo_redis(configured_url: str | None) -> Iterator[DemoRedis]:
             else "REDIS_URL is not set and "
         )
         raise NoRedis(reason + "redis-server is not on the PATH.\n" + HOW_TO_GET_REDIS)
+    if start_cluster:
+        from services.cli.localcluster import ClusterStartError, throwaway_cluster
+
+        try:
+            with throwaway_cluster(exe) as url:
+                yield DemoRedis(url, throwaway=True, cluster=True)
+        except ClusterStartError as error:
+            raise NoRedis(f"the throwaway Redis Cluster did not start: {error}") from None
+        return
     with throwaway_redis(exe) as url:
         yield DemoRedis(url, throwaway=True)

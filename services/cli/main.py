@@ -292,10 +292,17 @@ def demo(
     keep_running: Annotated[
         bool, typer.Option("--keep-running", help="keep serving after the demo (Ctrl-C stops)")
     ] = False,
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster", help="without REDIS_URL: a throwaway 3-master Redis Cluster, not one node"
+        ),
+    ] = False,
 ) -> None:
-    """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server), ingest,
-    projector and query in-process; publish the example games over HTTP with live standings;
-    end with final standings checked against `scoreledger score` and the measured events/s."""
+    """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server, or with
+    `--cluster` a throwaway 3-master Redis Cluster), ingest, projector and query in-process;
+    publish the example games over HTTP with live standings; end with final standings checked
+    against `scoreledger score` and the measured events/s."""
     from services.cli.demo import example_logs, load_games, run_demo
     from services.cli.localredis import NoRedis, demo_redis
     from services.cli.remote import PublishError
@@ -313,8 +320,12 @@ def demo(
         err.print("no example logs (*.jsonl) found; pass --examples DIR")
         raise typer.Exit(1)
     try:
-        with demo_redis(configured) as redis:
-            where = "a throwaway redis-server" if redis.throwaway else "REDIS_URL"
+        with demo_redis(configured, cluster=settings.redis_cluster, start_cluster=cluster) as redis:
+            where = "REDIS_URL"
+            if redis.throwaway:
+                where = (
+                    "a throwaway 3-master Redis Cluster" if cluster else "a throwaway redis-server"
+                )
             console.print(
                 f"Redis: {redis.url} ({where}); {len(logs)} example games from {logs[0].parent}",
                 highlight=False,
@@ -323,7 +334,9 @@ def demo(
             show = functools.partial(_show_demo_report, console=console, as_json=as_json)
             import asyncio
 
-            report = asyncio.run(run_demo(redis.url, games, console, keep_running, show))
+            report = asyncio.run(
+                run_demo(redis.url, games, console, keep_running, show, redis.cluster)
+            )
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None

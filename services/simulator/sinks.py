@@ -14,7 +14,6 @@ from itertools import islice
 from pathlib import Path
 
 import httpx
-import redis.asyncio as aioredis
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
@@ -86,9 +85,17 @@ async def send_inbox(
     keys: Keys | None = None,
     on_sent: OnSent = lambda _: None,
 ) -> int:
-    """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick)."""
+    """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick).
+
+    `redis_url` may be a Redis Cluster (`redis+cluster://h:p,...`, or `SCORELEDGER_REDIS_CLUSTER`
+    with a plain URL): the client is the services' own (`connect_from`), with the environment's
+    ACL user and password. The inbox is one stream, so each pipeline goes to one node.
+    """
+    from services.adapters.redis.connect import connect_from
+    from services.settings import CommonSettings
+
     inbox = (keys or Keys()).inbox
-    client = aioredis.Redis.from_url(redis_url)
+    client = connect_from(CommonSettings(redis_url=redis_url))
     sent = 0
     try:
         async for chunk in paced(events, rate):

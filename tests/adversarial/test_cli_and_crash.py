@@ -161,12 +161,11 @@ async def test_sigkill_of_the_server_mid_stream_then_restart_scores_like_export(
 
 
 async def _version(redis_url: str, game_id: str) -> int:
-    import redis.asyncio as aioredis
-
+    from services.adapters.redis.connect import connect
     from services.adapters.redis.eventlog import RedisEventLog
     from services.keys import Keys
 
-    client = aioredis.Redis.from_url(redis_url)
+    client = connect(redis_url)  # a single node or a cluster (SCORELEDGER_TEST_REDIS)
     try:
         return await RedisEventLog(client, Keys()).version(game_id)
     finally:

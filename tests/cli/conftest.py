@@ -76,3 +76,25 @@ def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
         for proc in procs:
             proc.terminate()
             proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def cluster_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A local Redis Cluster (`redis+cluster://...`): the session's Redis when it is one
+    (`SCORELEDGER_TEST_REDIS=cluster`), else a 3-primary cluster started once for this session."""
+    if redis_url.startswith(("redis+cluster://", "rediss+cluster://")):
+        yield redis_url
+        return
+    from tests.redis_cluster import LocalCluster
+
+    with LocalCluster(tmp_path_factory.mktemp("cli-cluster"), masters=3) as cluster:
+        yield cluster.url
+
+
+@pytest.fixture
+def clean_cluster_url(cluster_url: str) -> str:
+    """`cluster_url`, emptied (FLUSHALL on every primary) before the test."""
+    from tests.redis_fixture import flush_all
+
+    flush_all(cluster_url)
+    return cluster_url

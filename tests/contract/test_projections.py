@@ -9,6 +9,15 @@ from tests.contract.conftest import Backend
 from tests.pipeline.factory import game_log
 
 
+def in_shard(shard: int, count: int) -> list[str]:
+    """`count` game ids whose shard (of 4) is `shard`."""
+    return [g for g in (f"game-{i}" for i in range(100)) if shard_of(g, 4) == shard][:count]
+
+
+G1, G2 = in_shard(0, 2)
+"""Games of shard 0: a batch names its shard's games only (one slot on a Redis Cluster)."""
+
+
 def apply(game_id: str, base: int, seq: int, standings: str = '{"x": 1}') -> ProjectionOp:
     return ProjectionOp("apply", game_id, base, seq, "in_progress", "trickerion", standings)
 
@@ -16,11 +25,11 @@ def apply(game_id: str, base: int, seq: int, standings: str = '{"x": 1}') -> Pro
 async def test_a_batch_moves_projections_and_the_checkpoint_together(backend: Backend) -> None:
     p = backend.projections
     assert await p.checkpoint(0) == START_ID
-    assert await p.get("g1") is None
-    out = await p.write(ProjectionBatch(0, "5-0", [apply("g1", 0, 3)], "T1"), 1000)
+    assert await p.get(G1) is None
+    out = await p.write(ProjectionBatch(0, "5-0", [apply(G1, 0, 3)], "T1"), 1000)
     assert (out.stale, out.skipped) == (False, frozenset())
     assert await p.checkpoint(0) == "5-0"
-    stored = await p.get("g1")
+    stored = await p.get(G1)
     assert stored is not None
     assert (stored.seq, stored.status, stored.game, stored.standings_json, stored.updated_at) == (
         3,
@@ -29,35 +38,30 @@ async def test_a_batch_moves_projections_and_the_checkpoint_together(backend: Ba
         '{"x": 1}',
         "T1",
     )
-    assert await p.heads(["g1", "g2"]) == [ProjectionHead(3, None), ProjectionHead(0, None)]
+    assert await p.heads([G1, G2]) == [ProjectionHead(3, None), ProjectionHead(0, None)]
 
 
 async def test_a_batch_at_or_before_the_checkpoint_changes_nothing(backend: Backend) -> None:
     p = backend.projections
-    await p.write(ProjectionBatch(0, "5-0", [apply("g1", 0, 3)], "T1"), 1000)
+    await p.write(ProjectionBatch(0, "5-0", [apply(G1, 0, 3)], "T1"), 1000)
     for last in ("5-0", "4-9"):
-        out = await p.write(ProjectionBatch(0, last, [apply("g1", 3, 4)], "T2"), 1000)
+        out = await p.write(ProjectionBatch(0, last, [apply(G1, 3, 4)], "T2"), 1000)
         assert out.stale
-    stored = await p.get("g1")
+    stored = await p.get(G1)
     assert stored is not None
     assert (stored.seq, await p.checkpoint(0)) == (3, "5-0")
 
 
 async def test_an_op_on_a_moved_or_held_game_is_skipped(backend: Backend) -> None:
     p = backend.projections
-    await p.write(ProjectionBatch(0, "1-1", [apply("g1", 0, 2), apply("g2", 0, 1)], "T"), 1000)
-    batch = ProjectionBatch(0, "1-2", [apply("g1", 1, 3), ProjectionOp("hold", "g2", 1, 2)], "T")
+    await p.write(ProjectionBatch(0, "1-1", [apply(G1, 0, 2), apply(G2, 0, 1)], "T"), 1000)
+    batch = ProjectionBatch(0, "1-2", [apply(G1, 1, 3), ProjectionOp("hold", G2, 1, 2)], "T")
     out = await p.write(batch, 1000)
-    assert out.skipped == frozenset({"g1"})
-    assert await p.heads(["g1", "g2"]) == [ProjectionHead(2, None), ProjectionHead(1, 2)]
-    held = await p.write(ProjectionBatch(0, "1-3", [apply("g2", 1, 2)], "T"), 1000)
-    assert held.skipped == frozenset({"g2"})
+    assert out.skipped == frozenset({G1})
+    assert await p.heads([G1, G2]) == [ProjectionHead(2, None), ProjectionHead(1, 2)]
+    held = await p.write(ProjectionBatch(0, "1-3", [apply(G2, 1, 2)], "T"), 1000)
+    assert held.skipped == frozenset({G2})
     assert await p.checkpoint(0) == "1-3"  # the checkpoint moves on regardless
-
-
-def in_shard(shard: int, count: int) -> list[str]:
-    """`count` game ids whose shard (of 4) is `shard`."""
-    return [g for g in (f"game-{i}" for i in range(100)) if shard_of(g, 4) == shard][:count]
 
 
 async def test_each_applied_op_leaves_one_notice(backend: Backend) -> None:
@@ -88,8 +92,8 @@ async def test_lag_counts_feed_entries_after_the_checkpoint(backend: Backend) ->
 
 
 async def test_get_many_in_order(backend: Backend) -> None:
-    await backend.projections.write(ProjectionBatch(0, "1-1", [apply("b", 0, 1)], "T"), 1000)
-    got = await backend.projections.get_many(["a", "b"])
+    await backend.projections.write(ProjectionBatch(0, "1-1", [apply(G2, 0, 1)], "T"), 1000)
+    got = await backend.projections.get_many([G1, G2])
     assert got[0] is None
     assert got[1] is not None
     assert got[1].seq == 1

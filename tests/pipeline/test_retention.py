@@ -14,6 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
 
+from services.adapters.redis.connect import RedisClient, connect
 from services.bootstrap import redis_ports, use_cases
 from services.ingest.inbox import GROUP, Inbox, Retention
 from services.keys import Keys
@@ -32,8 +33,8 @@ def trimmed(stream: str) -> float:
 
 
 @pytest.fixture
-async def client(clean_redis_url: str) -> AsyncIterator[aioredis.Redis]:
-    redis = aioredis.Redis.from_url(clean_redis_url)
+async def client(clean_redis_url: str) -> AsyncIterator[RedisClient]:
+    redis = connect(clean_redis_url)  # a single node or a cluster (SCORELEDGER_TEST_REDIS)
     try:
         yield redis
     finally:

@@ -65,6 +65,11 @@ def test_harness_measures_every_row_on_both_columns() -> None:
         "projector catch-up with 1 projector process",
         "projector catch-up with 2 projector processes",
     ]
+    assert [r.figure for r in report.extra if r.figure.startswith("1 vs 3")] == [
+        "1 vs 3 Redis Cluster nodes: appends (RedisEventLog.append)",
+        "1 vs 3 Redis Cluster nodes: projector catch-up (1 process)",
+    ]
+    assert all(r.new for r in report.extra if r.figure.startswith("1 vs 3"))
     text = render(report)
     assert (
         '| figure | issue\'s "now" | today | new | unit | new / today | target | met | note |'

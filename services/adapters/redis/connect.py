@@ -8,6 +8,7 @@
   `BlockingConnectionPool(timeout=pool_timeout_s)`; the cluster client (whose per-node pool
   only raises) through a semaphore of `max_connections` commands in flight, so no node's pool
   can overflow. Past `pool_timeout_s` both raise `redis.ConnectionError` (a 503, not a 500);
+* never swallow a task's cancellation (redis-py on CPython 3.11 can: `cancelsafe.py`);
 * retry connection and timeout errors with exponential backoff and jitter (redis-py `Retry`),
   `retries` times. On the cluster the retry also covers `ClusterDownError`, `TryAgainError` and
   `ClusterError` ("TTL exhausted": a slot still moving, a failover in progress) and each attempt
@@ -32,6 +33,8 @@ from redis import exceptions as rexc
 from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+
+from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
 
 T = TypeVar("T")
 
@@ -138,7 +141,7 @@ class GatedRedisCluster(RedisCluster):
             ) from None
         token = _holding_gate.set(True)
         try:
-            return await call()
+            return await honour_cancel(call)  # a cancel lost in redis-py still stops the task
         finally:
             _holding_gate.reset(token)
             self._gate.release()
@@ -227,7 +230,7 @@ def connect(
             retry=retry_policy(retries),
             **common,
         )
-        return aioredis.Redis(connection_pool=pool)
+        return CancelSafeRedis(connection_pool=pool)
     startup = [ClusterNode(host, port) for host, port in target.nodes[1:]]
     client = cast(
         GatedRedisCluster,

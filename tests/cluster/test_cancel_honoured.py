@@ -1,0 +1,76 @@
+"""A cancelled task stops even when redis-py loses the cancellation (CPython 3.11's
+`asyncio.wait_for` returns instead of raising when a command's send finishes as the cancel
+arrives; services/adapters/redis/cancelsafe.py). Before the fix, on a local cluster, a loop of
+pipelined XREADs went on after `cancel()` in about a third of 300 runs and the change hub's
+`stop()` hung (the query tests' app teardown waited forever)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from services.adapters.redis.connect import RedisClient
+from services.keys import Keys
+from services.push.hub import ChangeHub
+
+pytestmark = pytest.mark.redis
+RUNS = 150
+
+
+async def _lost_cancels(client: RedisClient, command: str) -> int:
+    """Cancel a loop of `command` at random moments `RUNS` times; count loops that went on."""
+    streams = [Keys(16).changes(s) for s in range(16)]
+    rng = random.Random(7)
+    lost = 0
+
+    async def loop() -> None:
+        while True:
+            if command == "pipeline":
+                async with client.pipeline(transaction=False) as pipe:
+                    for stream in streams:
+                        pipe.xread({stream: "0-0"}, count=10)
+                    await pipe.execute()
+            else:
+                await client.xread({streams[0]: "0-0"}, count=10)
+
+    for _ in range(RUNS):
+        task = asyncio.create_task(loop())
+        await asyncio.sleep(rng.uniform(0, 0.02))
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=2)
+        if not done:
+            lost += 1
+            while not task.done():  # cancel again until it stops (or the test times out)
+                task.cancel()
+                await asyncio.wait([task], timeout=0.5)
+    return lost
+
+
+@pytest.mark.parametrize("command", ["pipeline", "command"])
+async def test_a_cancelled_loop_of_redis_calls_stops(client: RedisClient, command: str) -> None:
+    lost = await _lost_cancels(client, command)
+    print(f"{command}: cancels {RUNS}, loops that went on after cancel() {lost}")
+    assert lost == 0
+
+
+async def test_the_change_hub_stops_every_time(client: RedisClient) -> None:
+    rng = random.Random(11)
+    hung = 0
+    for _ in range(40):
+        hub = ChangeHub(client, Keys(16), render=lambda raw: None)  # type: ignore[arg-type,return-value]
+        await hub.start()
+        await asyncio.sleep(rng.uniform(0, 0.1))
+        reader = hub._task
+        assert reader is not None
+        stopping = asyncio.create_task(hub.stop())
+        done, _ = await asyncio.wait([stopping], timeout=3)
+        if not done:
+            hung += 1
+            while not reader.done():  # cancel again until it stops
+                reader.cancel()
+                await asyncio.wait([reader], timeout=0.5)
+            await stopping
+    print(f"change hub: stops 40, hung {hung}")
+    assert hung == 0
