@@ -12,8 +12,9 @@ the process goes through the one client built here.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from faststream import FastStream
@@ -45,6 +46,9 @@ from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
+
+if TYPE_CHECKING:
+    from services.projector.loop import ProjectorLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,21 +183,33 @@ async def running_inbox(
         await service.client.aclose()
 
 
-@asynccontextmanager
-async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]:
-    """Run a projector loop (own `Service`) for the block's duration; yields the service."""
+def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
+    """The projector of `service`: its loop over the shards this process holds, under a lease
+    per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`); entering it starts
+    everything within `projector_start_timeout_s` or raises `StartupFailed`."""
+    from services.adapters.redis.lease import ShardLeases
+    from services.adapters.redis.ownership import ShardOwnership, owner_id
     from services.projector.loop import ProjectorLoop, running
 
-    service = build(settings)
+    settings = service.settings
+    projections = service.ports.projections
+    if not isinstance(projections, RedisProjections):
+        raise TypeError("the projector needs the Redis projections (fenced writes)")
     loop = ProjectorLoop(
-        service.client,
-        service.keys,
-        service.cases.project,
-        service.ports.projections,
-        batch=settings.batch,
+        service.client, service.keys, service.cases.project, projections, batch=settings.batch
     )
+    leases = ShardLeases(service.client, service.keys, owner_id(), settings.lease_ttl_ms)
+    ownership = ShardOwnership(leases, loop.acquire, loop.lose)
+    return running(loop, ownership, settings.projector_start_timeout_s)
+
+
+@asynccontextmanager
+async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]:
+    """Run a projector (own `Service`, `projecting`) for the block's duration; yields the
+    service. Raises `StartupFailed` when it cannot start (the client is closed)."""
+    service = build(settings)
     try:
-        async with running(loop):
+        async with projecting(service):
             yield service
     finally:
         await service.client.aclose()
@@ -203,21 +219,12 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
     is closed at the end."""
-    from services.projector.loop import ProjectorLoop, running
-
     try:
         async with AsyncExitStack() as stack:
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
-                loop = ProjectorLoop(
-                    service.client,
-                    service.keys,
-                    service.cases.project,
-                    service.ports.projections,
-                    batch=service.settings.batch,
-                )
-                await stack.enter_async_context(running(loop))
+                await stack.enter_async_context(projecting(service))
             yield
     finally:
         await service.client.aclose()

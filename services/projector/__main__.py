@@ -1,14 +1,25 @@
-"""`python -m services.projector`: run the projector process until SIGINT / SIGTERM."""
+"""`python -m services.projector`: run the projector process until SIGINT / SIGTERM.
+
+A start-up failure (Redis unreachable, refused credentials, a script Redis would not load,
+no answer within `projector_start_timeout_s`) logs one `projector.start_failed` line and exits
+with status 1 within that time.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
+
+import structlog
 
 from services.bootstrap import running_projector
 from services.gctune import tune_for_long_life
 from services.logging import configure_logging
+from services.projector.loop import StartupFailed
 from services.settings import ServiceSettings
+
+log = structlog.get_logger("projector")
 
 
 async def _run(settings: ServiceSettings) -> None:
@@ -21,8 +32,12 @@ async def _run(settings: ServiceSettings) -> None:
 def main() -> None:
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(settings))
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_run(settings))
+    except (StartupFailed, ValueError) as error:  # ValueError: a malformed Redis URL
+        log.error("projector.start_failed", error=str(error))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

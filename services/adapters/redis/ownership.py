@@ -25,6 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
+import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -48,6 +51,13 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 """
+
+
+def owner_id() -> str:
+    """This process's owner id, `<hostname>-<pid>-<6 hex>` (no `:`): unique among live
+    projectors, and a restarted process (same host, maybe the same pid) is a new owner."""
+    host = socket.gethostname().replace(":", "_") or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
 def _rank(member: str, shard: int) -> bytes:
