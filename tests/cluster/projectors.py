@@ -42,6 +42,7 @@ def start_projector(
         **{f"SCORELEDGER_{k}": v for k, v in env.items()},
     }
     environ.pop("REDIS_URL", None)
+    environ.pop("PYTHONDONTWRITEBYTECODE", None)  # started many times: reuse cached bytecode
     return subprocess.Popen(
         [sys.executable, "-m", "services.projector"],
         cwd=ROOT,
