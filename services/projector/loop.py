@@ -216,10 +216,14 @@ async def running(
             await loop.client.script_load(FENCED_APPLY_LUA)  # refused scripts fail here
             await ownership.start()
     except Exception as error:
-        await _stop(ownership, timeout_s=1.0)  # give back what the first tick took, if it can
-        why = "no answer" if isinstance(error, TimeoutError) else f"{type(error).__name__}"
+        await _stop(ownership, timeout_s=1.0, quiet=True)  # give back what it took, if it can
+        why = (
+            "no answer from Redis"
+            if isinstance(error, TimeoutError)
+            else f"{type(error).__name__}: {error}"
+        )
         raise StartupFailed(
-            f"projector start-up failed within {start_timeout_s:g} s ({why}): {error}"
+            f"projector start-up failed within {start_timeout_s:g} s: {why}"
         ) from error
     task = asyncio.create_task(loop.run(), name="projector")
     try:
@@ -231,9 +235,11 @@ async def running(
         await _stop(ownership, timeout_s=5.0)
 
 
-async def _stop(ownership: ShardOwnership, timeout_s: float) -> None:
+async def _stop(ownership: ShardOwnership, timeout_s: float, quiet: bool = False) -> None:
     try:
         async with asyncio.timeout(timeout_s):
             await ownership.stop()
     except Exception as error:  # Redis gone: the leases expire on their own
-        log.info("projector.release_failed", owner=ownership.leases.owner, error=repr(error))
+        (log.debug if quiet else log.info)(
+            "projector.release_failed", owner=ownership.leases.owner, error=repr(error)
+        )
