@@ -16,9 +16,6 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
-from faststream import FastStream
-
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -47,7 +44,10 @@ from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
+    from fastapi import FastAPI
+    from faststream import FastStream
+
     from services.projector.loop import ProjectorLoop
 
 
@@ -243,6 +243,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
+    from fastapi import FastAPI
+
     from services.http_errors import install_problem_handlers
     from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection

@@ -41,7 +41,7 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
         nonlocal started
         started += 1
         stderr = (tmp_path / f"projector-{started}.log").open("wb")
-        return start_projector(clean_redis_url, SHARDS, stderr, BATCH="10", LEASE_TTL_MS="1000")
+        return start_projector(clean_redis_url, SHARDS, stderr, BATCH="10", LEASE_TTL_MS="600")
 
     procs = [spawn() for _ in range(3)]
 
@@ -55,20 +55,19 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
         return appended
 
     writer = asyncio.create_task(write())
-    waited = 0.0
+    of_holders = 0
     t0 = time.monotonic()
     try:
         for _ in range(KILLS):
-            await asyncio.sleep(rng.uniform(0.3, 0.9))
-            w0 = time.monotonic()
+            await asyncio.sleep(rng.uniform(0.1, 0.5))
             victims: list[int] = []
-            while not victims:  # a live projector holding shards (the others may be starting)
+            wait_until_s = time.monotonic() + 1.5  # bounded: a kill mid start-up is a fault too
+            while not victims and time.monotonic() < wait_until_s:
                 owners = (await holders(redis_client, KEYS)).values()
                 victims = [i for i, p in enumerate(procs) if any(f"-{p.pid}-" in o for o in owners)]
                 await asyncio.sleep(0 if victims else 0.05)
-                assert time.monotonic() - w0 < 20, "no live projector took the shards over"
-            waited += time.monotonic() - w0
-            victim = rng.choice(victims)
+            of_holders += bool(victims)
+            victim = rng.choice(victims or [0, 1, 2])
             procs[victim].send_signal(signal.SIGKILL)
             procs[victim].wait(timeout=10)
             procs[victim] = spawn()
@@ -83,10 +82,11 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
             proc.wait(timeout=10)
     found = await check_invariant(redis_client, clean_redis_url, KEYS, logs)
     print(
-        f"SIGKILLs {KILLS} in {kill_s:.0f} s, each of a projector holding shards "
-        f"({waited:.0f} s waiting for a holder), processes started {started}, "
+        f"SIGKILLs {KILLS} in {kill_s:.0f} s, {of_holders} of a projector holding shards "
+        f"(the others mid start-up), processes started {started}, "
         f"events appended {appended}; {found}"
     )
     assert appended == found.events
     assert alive == 3
+    assert of_holders >= KILLS // 5, "too few kills hit a projector holding shards"
     assert (found.wrong, found.behind, found.twice) == (0, 0, 0)
