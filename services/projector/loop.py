@@ -87,6 +87,8 @@ class ProjectorLoop:
         self._shard_of = {keys.feed(s): s for s in range(keys.shards)}
         self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
         self._changed = asyncio.Event()  # a shard was acquired: stop idling
+        self.stopping = False  # set before cancelling `run`: a cancel a client turned into
+        # an error (redis-py may) must not keep the loop going
 
     async def acquire(self, lease: ShardLease) -> None:
         """Start reading `lease.shard` from its checkpoint, its writes fenced by the lease.
@@ -177,7 +179,7 @@ class ProjectorLoop:
         checkpoints after a short back-off (up to 2 s). A bad event never stops it."""
         delay = 0.05
         ready = True  # `acquire` read the positions
-        while True:
+        while not self.stopping:
             try:
                 if not ready:
                     await self._reload()
@@ -225,13 +227,15 @@ async def running(
         raise StartupFailed(
             f"projector start-up failed within {start_timeout_s:g} s: {why}"
         ) from error
+    loop.stopping = False
     task = asyncio.create_task(loop.run(), name="projector")
     try:
         yield loop
     finally:
+        loop.stopping = True
         task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
+        with suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(task, timeout=5.0)
         await _stop(ownership, timeout_s=5.0)
 
 

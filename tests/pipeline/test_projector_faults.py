@@ -20,9 +20,9 @@ import redis
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
-from tests.cluster.projectors import start_projector
+from tests.cluster.projectors import holders, start_projector
 from tests.pipeline.factory import game_log
-from tests.pipeline.helpers import wait_projected
+from tests.pipeline.helpers import wait_projected, wait_until
 from tests.redis_fixture import RedisServer, free_port
 
 SHARDS = 4
@@ -127,3 +127,35 @@ async def test_a_projector_paused_4_s_during_start_up_comes_up(
         await client.aclose()
     print(f"paused 4 s during start-up: every game projected, exit status on SIGTERM {status}")
     assert status == 0  # SIGTERM: a clean exit, leases released
+
+
+async def test_sigterm_exits_promptly_and_releases_every_lease(clean_redis_url: str) -> None:
+    # A cancel that the Redis client turned into an error kept the loop running (2 of 10
+    # SIGTERMs hung on a cluster before the loop's stop flag).
+    keys = Keys(SHARDS)
+    client = connect(clean_redis_url)
+    exits = []
+    try:
+        for round_ in range(6):
+            proc = start_projector(clean_redis_url, SHARDS)
+
+            async def holding(pid: int = proc.pid) -> bool:
+                owners = (await holders(client, keys)).values()
+                return len(owners) == SHARDS and all(f"-{pid}-" in o for o in owners)
+
+            await wait_until(holding, 30, "the projector to hold every shard")
+            await asyncio.sleep(0.1 * round_)  # at different points of its loop
+            started = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            try:
+                status = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                pytest.fail(f"SIGTERM round {round_}: no exit within 10 s")
+            exits.append(time.monotonic() - started)
+            assert status == 0
+            assert await holders(client, keys) == {}  # released, not left to expire
+    finally:
+        await client.aclose()
+    print(f"SIGTERM exits {len(exits)}, slowest {max(exits):.2f} s, every lease released")
