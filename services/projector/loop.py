@@ -120,8 +120,9 @@ class ProjectorLoop:
 
     def _forget_games(self, shard: int) -> None:
         views = self.project.views
-        for game_id in [g for g in views if shard_of(g, self.keys.shards) == shard]:
-            del views[game_id]
+        for game_id in views.kept_keys():
+            if shard_of(game_id, self.keys.shards) == shard:
+                views.drop(game_id)
 
     async def _reload(self) -> None:
         async with self._applying:
