@@ -224,10 +224,24 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
-                await stack.enter_async_context(projecting(service))
+                await _enter_projector(stack, service)
             yield
     finally:
         await service.client.aclose()
+
+
+async def _enter_projector(stack: AsyncExitStack, service: Service) -> None:
+    """Start the projector of `service` on `stack`; a start-up failure raises its cause, so
+    `serve` classifies it like its own check (exit codes: services/cli/startup.py)."""
+    from services.projector.loop import StartupFailed
+
+    cause: BaseException | None = None
+    try:
+        await stack.enter_async_context(projecting(service))
+    except StartupFailed as failed:
+        cause = failed.__cause__ or failed
+    if cause is not None:  # raised outside the handler: no cycle in the exception chain
+        raise cause
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,7 @@ import redis
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.keys import Keys
-from tests.cluster.projectors import holders, start_projector
+from tests.cluster.projectors import ROOT, holders, start_projector
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_projected, wait_until
 from tests.redis_fixture import RedisServer, free_port
@@ -159,3 +161,39 @@ async def test_sigterm_exits_promptly_and_releases_every_lease(clean_redis_url: 
     finally:
         await client.aclose()
     print(f"SIGTERM exits {len(exits)}, slowest {max(exits):.2f} s, every lease released")
+
+
+def test_serve_with_the_projector_role_reports_a_refused_script(
+    own_redis: RedisServer, tmp_path: Path
+) -> None:
+    # `scoreledger serve --no-ingest --no-inbox --no-query`: the projector's own start-up
+    # failure reaches serve's classifier as its cause (exit 77: a command the ACL refuses)
+    admin = redis.Redis.from_url(own_redis.url)
+    admin.acl_setuser(
+        "noscripts", enabled=True, passwords=["+pw"], keys=["*"], commands=["+@all", "-script"]
+    )
+    admin.close()
+    env = {
+        **os.environ,
+        "SCORELEDGER_REDIS_USERNAME": "noscripts",
+        "SCORELEDGER_REDIS_PASSWORD": "pw",
+        "SCORELEDGER_LOG_FORMAT": "json",
+    }
+    env.pop("REDIS_URL", None)
+    argv = [sys.executable, "-c", "from services.cli.main import app; app()", "serve"]
+    argv += ["--no-ingest", "--no-inbox", "--no-query", "--port", str(free_port())]
+    started = time.monotonic()
+    done = subprocess.run(
+        [*argv, "--redis-url", own_redis.url],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WITHIN_S,
+        check=False,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    print(f"serve exit {done.returncode} after {time.monotonic() - started:.1f} s: {last}")
+    assert done.returncode == 77
+    assert last.startswith("scoreledger serve: a role failed to start")
+    assert "script|load" in last
