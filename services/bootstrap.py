@@ -12,11 +12,9 @@ the process goes through the one client built here.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-
-from fastapi import FastAPI
-from faststream import FastStream
+from typing import TYPE_CHECKING
 
 from services.adapters.memory.store import (
     MemoryBackend,
@@ -45,6 +43,12 @@ from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
+
+if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
+    from fastapi import FastAPI
+    from faststream import FastStream
+
+    from services.projector.loop import ProjectorLoop
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,21 +183,33 @@ async def running_inbox(
         await service.client.aclose()
 
 
-@asynccontextmanager
-async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]:
-    """Run a projector loop (own `Service`) for the block's duration; yields the service."""
+def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
+    """The projector of `service`: its loop over the shards this process holds, under a lease
+    per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`); entering it starts
+    everything within `projector_start_timeout_s` or raises `StartupFailed`."""
+    from services.adapters.redis.lease import ShardLeases
+    from services.adapters.redis.ownership import ShardOwnership, owner_id
     from services.projector.loop import ProjectorLoop, running
 
-    service = build(settings)
+    settings = service.settings
+    projections = service.ports.projections
+    if not isinstance(projections, RedisProjections):
+        raise TypeError("the projector needs the Redis projections (fenced writes)")
     loop = ProjectorLoop(
-        service.client,
-        service.keys,
-        service.cases.project,
-        service.ports.projections,
-        batch=settings.batch,
+        service.client, service.keys, service.cases.project, projections, batch=settings.batch
     )
+    leases = ShardLeases(service.client, service.keys, owner_id(), settings.lease_ttl_ms)
+    ownership = ShardOwnership(leases, loop.acquire, loop.lose)
+    return running(loop, ownership, settings.projector_start_timeout_s)
+
+
+@asynccontextmanager
+async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]:
+    """Run a projector (own `Service`, `projecting`) for the block's duration; yields the
+    service. Raises `StartupFailed` when it cannot start (the client is closed)."""
+    service = build(settings)
     try:
-        async with running(loop):
+        async with projecting(service):
             yield service
     finally:
         await service.client.aclose()
@@ -203,24 +219,29 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
     is closed at the end."""
-    from services.projector.loop import ProjectorLoop, running
-
     try:
         async with AsyncExitStack() as stack:
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
-                loop = ProjectorLoop(
-                    service.client,
-                    service.keys,
-                    service.cases.project,
-                    service.ports.projections,
-                    batch=service.settings.batch,
-                )
-                await stack.enter_async_context(running(loop))
+                await _enter_projector(stack, service)
             yield
     finally:
         await service.client.aclose()
+
+
+async def _enter_projector(stack: AsyncExitStack, service: Service) -> None:
+    """Start the projector of `service` on `stack`; a start-up failure raises its cause, so
+    `serve` classifies it like its own check (exit codes: services/cli/startup.py)."""
+    from services.projector.loop import StartupFailed
+
+    cause: BaseException | None = None
+    try:
+        await stack.enter_async_context(projecting(service))
+    except StartupFailed as failed:
+        cause = failed.__cause__ or failed
+    if cause is not None:  # raised outside the handler: no cycle in the exception chain
+        raise cause
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +257,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
+    from fastapi import FastAPI
+
     from services.http_errors import install_problem_handlers
     from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection

@@ -115,6 +115,21 @@ class ProjectorSettings(CommonSettings):
         description="bound of the projector's folded-game cache (bytes, estimated per game: "
         "services/usecases/sizedcache.py); least recently used games are evicted past it",
     )
+    # Several projectors share the shards through leases (services/adapters/redis/ownership.py).
+    lease_ttl_ms: int = Field(
+        default=10_000,
+        ge=300,
+        le=600_000,
+        description="shard lease time (ms), renewed every third of it: a dead or paused "
+        "projector's shards are taken over about this long after its last renewal",
+    )
+    projector_start_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="the projector's start-up (Redis, scripts, first leases) must finish "
+        "within this many seconds, else it fails (the process exits non-zero)",
+    )
 
 
 class QuerySettings(CommonSettings):

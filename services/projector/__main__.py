@@ -1,28 +1,46 @@
-"""`python -m services.projector`: run the projector process until SIGINT / SIGTERM."""
+"""`python -m services.projector`: run the projector process until SIGINT / SIGTERM (then its
+shard leases are released, so the other projectors take the shards over at once).
+
+A start-up failure (Redis unreachable, refused credentials, a script Redis would not load,
+no answer within `projector_start_timeout_s`) logs one `projector.start_failed` line and exits
+with status 1 within that time.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import signal
+import sys
+
+import structlog
 
 from services.bootstrap import running_projector
 from services.gctune import tune_for_long_life
 from services.logging import configure_logging
+from services.projector.loop import StartupFailed
 from services.settings import ServiceSettings
+
+log = structlog.get_logger("projector")
 
 
 async def _run(settings: ServiceSettings) -> None:
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # leave cleanly: the leases are released
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     async with running_projector(settings):
         await asyncio.sleep(0)  # the loop has started: warm-up done
         tune_for_long_life()
-        await asyncio.Event().wait()  # until cancelled by SIGINT / SIGTERM
+        await stop.wait()
 
 
 def main() -> None:
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
         asyncio.run(_run(settings))
+    except (StartupFailed, ValueError) as error:  # ValueError: a malformed Redis URL
+        log.error("projector.start_failed", error=str(error))
+        sys.exit(1)
 
 
 if __name__ == "__main__":

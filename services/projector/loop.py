@@ -1,11 +1,24 @@
-"""The projector door: a plain batch loop over the shard feeds, calling the project use case.
+"""The projector door: a batch loop over the feeds of the shards this process holds, calling the
+project use case.
 
-One XREAD (BLOCK) reads every shard's feed after its position (the shard checkpoint at
-start); each shard's entries become one `Project.apply` call (one projection write). After a
-storage error the positions are reloaded from the checkpoints and the cached states dropped,
-so the batch is read again: nothing is lost and, the checkpoint moving in the same write,
-nothing is counted twice. No consumer group: a catch-up subscription (research/tech.md §3.4;
-issue 9 asks for this loop instead of FastStream's per-shard subscribers).
+Several projector processes share the shards: `ShardOwnership` (adapters/redis/ownership.py)
+gives each shard to one of them under a lease with a fencing token, and calls `acquire` /
+`lose` here. The loop reads only the held shards' feeds:
+
+* `acquire(lease)`: the shard's position is reloaded from its checkpoint (read after the lease
+  was taken, so it includes every write of the former owner) and its writes are fenced with
+  the lease's token. It waits until no apply is in flight, so an old batch never meets a new
+  token.
+* `lose(shard)` (renewal failed, shard reassigned, or a fenced write refused: `LeaseLost`): the
+  shard's position and its games' cached states are dropped at once. The projections adapter
+  keeps the old token, so a write still in flight is refused by Redis once the lease is gone;
+  the shard is written again only after a new `acquire`.
+
+One XREAD (BLOCK) reads every held feed after its position; each shard's entries become one
+`Project.apply` call (one projection write). After a storage error the positions are
+reloaded from the checkpoints and the cached states dropped, so the batch is read again:
+nothing is lost and, the checkpoint moving in the same write, nothing is counted twice. No
+consumer group: a catch-up subscription (research/tech.md §3.4, §3.5).
 """
 
 from __future__ import annotations
@@ -21,10 +34,13 @@ from redis.exceptions import RedisError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import xread_streams
-from services.keys import Keys
+from services.adapters.redis.lease import LeaseLost, ShardLease
+from services.adapters.redis.ownership import ShardOwnership
+from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
+from services.keys import Keys, shard_of
 from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, PROJECTOR_LAG
 from services.ports.eventlog import FeedEntry
-from services.ports.projections import Projections, feed_id_key
+from services.ports.projections import feed_id_key
 from services.usecases.project import Project
 
 log = structlog.get_logger("projector")
@@ -39,13 +55,13 @@ def feed_entries(game_entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[F
 
 
 class ProjectorLoop:
-    """Reads the feeds of all shards and applies them.
+    """Reads the feeds of the shards it holds and applies them (module docstring).
 
     Args:
         client: the process's Redis client (bytes replies).
-        keys: key layout (its shard count is the feeds read).
-        project: the project use case.
-        projections: the projections port (checkpoints at start and after an error).
+        keys: key layout (its shard count names the feeds).
+        project: the project use case (its state cache is dropped per shard on a loss).
+        projections: the Redis projections adapter (checkpoints; fenced writes per lease).
         batch: most entries per shard per read.
         block_ms: XREAD BLOCK; keep it under the client's socket timeout.
     """
@@ -55,7 +71,7 @@ class ProjectorLoop:
         client: RedisClient,
         keys: Keys,
         project: Project,
-        projections: Projections,
+        projections: RedisProjections,
         batch: int = 500,
         block_ms: int = 1000,
     ) -> None:
@@ -65,59 +81,170 @@ class ProjectorLoop:
         self.projections = projections
         self.batch = batch
         self.block_ms = block_ms
-        self.positions: dict[str, str] = {}
+        self.positions: dict[str, str] = {}  # feed -> last id read, held shards only
+        self.held: dict[int, ShardLease] = {}
+        self._epoch: dict[int, int] = dict.fromkeys(range(keys.shards), 0)
         self._shard_of = {keys.feed(s): s for s in range(keys.shards)}
+        self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
+        self._changed = asyncio.Event()  # a shard was acquired: stop idling
+        self.stopping = False  # set before cancelling `run`: a cancel a client turned into
+        # an error (redis-py may) must not keep the loop going
+
+    async def acquire(self, lease: ShardLease) -> None:
+        """Start reading `lease.shard` from its checkpoint, its writes fenced by the lease.
+
+        Raises: storage errors reading the checkpoint (the caller gives the lease back)."""
+        shard = lease.shard
+        async with self._applying:
+            self._epoch[shard] += 1
+            self._forget_games(shard)
+            self.projections.hold_lease(lease)
+            position = await self.projections.checkpoint(shard)
+            self.positions[self.keys.feed(shard)] = position
+            self.held[shard] = lease
+        self._changed.set()
+        log.info("projector.shard_acquired", shard=shard, fence=lease.fence, position=position)
+
+    async def lose(self, shard: int) -> None:
+        """Stop reading `shard` now: drop its position and its games' cached states (no await:
+        nothing of the shard runs after this returns, except a write already sent, which the
+        old token fences). Idempotent."""
+        self._epoch[shard] += 1
+        lease = self.held.pop(shard, None)
+        self.positions.pop(self.keys.feed(shard), None)
+        self._forget_games(shard)
+        with suppress(KeyError):
+            PROJECTOR_LAG.remove(str(shard))
+        if lease is not None:
+            log.info("projector.shard_lost", shard=shard, fence=lease.fence)
+
+    def _forget_games(self, shard: int) -> None:
+        views = self.project.views
+        for game_id in views.kept_keys():
+            if shard_of(game_id, self.keys.shards) == shard:
+                views.drop(game_id)
 
     async def _reload(self) -> None:
-        for stream, shard in self._shard_of.items():
-            self.positions[stream] = await self.projections.checkpoint(shard)
+        async with self._applying:
+            for shard in list(self.held):
+                epoch = self._epoch[shard]
+                position = await self.projections.checkpoint(shard)
+                if self._epoch[shard] == epoch:  # not lost (or re-taken) meanwhile
+                    self.positions[self.keys.feed(shard)] = position
+
+    async def _idle(self) -> None:
+        self._changed.clear()
+        with suppress(TimeoutError):
+            async with asyncio.timeout(self.block_ms / 1000):
+                await self._changed.wait()
 
     async def step(self) -> int:
-        """One read and its applies; returns the events applied."""
+        """One read of the held feeds and its applies; returns the events applied."""
+        if not self.positions:
+            await self._idle()
+            return 0
+        positions = dict(self.positions)
+        epochs = {s: self._epoch[s] for s in (self._shard_of[f] for f in positions)}
         reply: Any = await xread_streams(
-            self.client, self.positions, count=self.batch, block_ms=self.block_ms
+            self.client, positions, count=self.batch, block_ms=self.block_ms
         )
         applied = 0
         for stream, entries in reply or []:
-            name = stream.decode()
-            shard = self._shard_of[name]
-            started = time.perf_counter()
-            result = await self.project.apply(shard, feed_entries(entries))
-            self.positions[name] = entries[-1][0].decode()
-            applied += result.events
-            EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
-            APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
-            last_ms = feed_id_key(self.positions[name])[0]
-            PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - last_ms / 1000))
+            shard = self._shard_of[stream.decode()]
+            async with self._applying:
+                if self._epoch[shard] == epochs[shard]:  # still held, not re-taken
+                    applied += await self._apply(shard, epochs[shard], entries)
         return applied
 
+    async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
+        started = time.perf_counter()
+        try:
+            result = await self.project.apply(shard, feed_entries(entries))
+        except LeaseLost as lost:
+            log.warning("projector.write_fenced", shard=shard, why=lost.why)
+            await self.lose(shard)
+            return 0
+        if self._epoch[shard] != epoch:  # lost during the apply: drop what it cached
+            self._forget_games(shard)
+            return 0
+        feed = self.keys.feed(shard)
+        self.positions[feed] = entries[-1][0].decode()
+        EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
+        APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
+        last_ms = feed_id_key(self.positions[feed])[0]
+        PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - last_ms / 1000))
+        return result.events
+
     async def run(self) -> None:
-        """Loop until cancelled; a storage error is logged and the loop resumes from the
-        checkpoints after a short back-off (up to 2 s)."""
+        """Loop until cancelled; a failed step is logged and the loop resumes from the
+        checkpoints after a short back-off (up to 2 s). A bad event never stops it."""
         delay = 0.05
-        ready = False
-        while True:
+        ready = True  # `acquire` read the positions
+        while not self.stopping:
             try:
                 if not ready:
                     await self._reload()
                     ready = True
                 await self.step()
                 delay = 0.05
-            except (RedisError, OSError):
-                log.exception("projector.batch_failed")
+            except Exception as error:  # storage down, or a bug: retried from the checkpoints
+                level = log.warning if isinstance(error, RedisError | OSError) else log.exception
+                level("projector.batch_failed", error=f"{type(error).__name__}: {error}")
                 self.project.forget()
                 ready = False
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
 
 
+class StartupFailed(RuntimeError):
+    """The projector could not start (Redis unreachable, refused credentials, a script Redis
+    would not load, or no answer within the start-up time); the message says which."""
+
+
 @asynccontextmanager
-async def running(loop: ProjectorLoop) -> AsyncIterator[ProjectorLoop]:
-    """Run `loop` as a task for the block's duration (cancelled at exit)."""
+async def running(
+    loop: ProjectorLoop, ownership: ShardOwnership, start_timeout_s: float = 10.0
+) -> AsyncIterator[ProjectorLoop]:
+    """Run `loop` over the shards `ownership` gives it for the block's duration.
+
+    Start-up, all within `start_timeout_s`: the projection scripts loaded, this process a
+    member, its first shards' leases taken and their checkpoints read (`ownership.start`).
+    At exit the loop stops and every lease is released, so the others take over at once.
+
+    Raises:
+        StartupFailed: any start-up failure, with its cause; nothing keeps running.
+    """
+    try:
+        async with asyncio.timeout(start_timeout_s):
+            await loop.client.script_load(FENCED_APPLY_LUA)  # refused scripts fail here
+            await ownership.start()
+    except Exception as error:
+        await _stop(ownership, timeout_s=1.0, quiet=True)  # give back what it took, if it can
+        why = (
+            "no answer from Redis"
+            if isinstance(error, TimeoutError)
+            else f"{type(error).__name__}: {error}"
+        )
+        raise StartupFailed(
+            f"projector start-up failed within {start_timeout_s:g} s: {why}"
+        ) from error
+    loop.stopping = False
     task = asyncio.create_task(loop.run(), name="projector")
     try:
         yield loop
     finally:
+        loop.stopping = True
         task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
+        with suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(task, timeout=5.0)
+        await _stop(ownership, timeout_s=5.0)
+
+
+async def _stop(ownership: ShardOwnership, timeout_s: float, quiet: bool = False) -> None:
+    try:
+        async with asyncio.timeout(timeout_s):
+            await ownership.stop()
+    except Exception as error:  # Redis gone: the leases expire on their own
+        (log.debug if quiet else log.info)(
+            "projector.release_failed", owner=ownership.leases.owner, error=repr(error)
+        )

@@ -102,6 +102,10 @@ class ByteLRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self._items) + (self._big is not None)
 
+    def kept_keys(self) -> list[K]:
+        """The keys kept now, a copy (so a caller may drop some while going through them)."""
+        return [*self._items.keys(), *([self._big[0]] if self._big is not None else [])]
+
     @property
     def bytes(self) -> int:
         """The estimated bytes of the entries kept (at most `max_bytes`, unless the one entry

@@ -205,3 +205,26 @@ async def test_a_reader_that_fails_to_start_gives_the_lease_back(client: RedisCl
         await ownership.tick()
     assert ownership.owned == {}
     assert await held(client) == {}
+
+
+async def test_a_joining_owner_takes_released_shards_without_waiting_a_whole_tick(
+    client: RedisClient,
+) -> None:
+    a = Projector(client, "a", ttl_ms=9000)  # ticks every 3 s
+    await a.ownership.tick()
+    b = Projector(client, "b", ttl_ms=9000)
+    await b.ownership.start()  # its share is still leased by "a": it waits, retrying quickly
+    try:
+        assert b.reading == {}
+        assert b.ownership.waiting
+        await a.ownership.tick()  # "a" sees the join and releases the share of "b"
+        released = time.monotonic()
+        while len(b.reading) < 8:
+            assert time.monotonic() - released < 1.5, "b waited for its next whole tick"
+            await asyncio.sleep(0.01)
+        took = time.monotonic() - released
+        assert not b.ownership.waiting
+        assert_consistent([a, b], await held(client))
+        print(f"released shards taken by the joining owner {took * 1000:.0f} ms later (tick 3 s)")
+    finally:
+        await b.ownership.stop()

@@ -14,6 +14,8 @@ import pytest
 import yaml
 from typer.main import get_command
 
+from services.adapters.redis.lease import fence_key, lease_key
+from services.adapters.redis.ownership import MEMBERS_KEY
 from services.bootstrap import Roles, build_app
 from services.cli.main import app as cli_app
 from services.keys import Keys
@@ -165,6 +167,9 @@ SAMPLE_KEYS = [
     Keys(16).write_token("g-1"),
     Keys(16).inbox,
     Keys(16).dead_letter,
+    MEMBERS_KEY,  # shard ownership of several projectors
+    lease_key(Keys(16), 3),
+    fence_key(Keys(16), 3),
 ]
 
 

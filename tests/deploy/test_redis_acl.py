@@ -26,8 +26,15 @@ from redis.exceptions import AuthenticationError, ResponseError
 from contracts.events import parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
+from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
+from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.project_lua import APPLY_LUA
-from services.adapters.redis.projections import _GET_LUA, _LAG_LUA
+from services.adapters.redis.projections import (
+    _GET_LUA,
+    _LAG_LUA,
+    FENCED_APPLY_LUA,
+    RedisProjections,
+)
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
@@ -330,6 +337,38 @@ async def test_each_services_own_code_runs_under_its_user(
     assert b'"seq":' in await reads.standings_body(game_id)
     assert [g.game_id for g in await reads.games()] == [game_id]
     assert await reads.lag(100) == 0
+
+
+async def test_the_projector_holds_shard_leases_and_writes_fenced_under_its_user(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    # Several projectors share the shards (issue 10): membership, leases with fencing tokens
+    # and the fenced apply script, all under the projector's user; nobody else's keys.
+    await _append(role("ingest"))
+    client = role("projector")
+    ports = redis_ports(client, KEYS)
+    projections = ports.projections
+    assert isinstance(projections, RedisProjections)
+    await client.script_load(FENCED_APPLY_LUA)
+    ownership = ShardOwnership(ShardLeases(client, KEYS, "acl-p1", 5000), _held, _dropped)
+    await ownership.tick()
+    assert sorted(ownership.owned) == list(range(KEYS.shards))
+    projections.hold_lease(ownership.owned[SHARD])
+    feed: Any = await client.xread({KEYS.feed(SHARD): "0-0"}, count=10)
+    project = Project(ports.log, projections, ports.letters)
+    assert (await project.apply(SHARD, feed_entries(feed[0][1]))).events == 2
+    await ownership.tick()  # renewals
+    await ownership.stop()  # releases, leaves the members
+    assert await client.get(lease_key(KEYS, SHARD)) is None
+    await refused(client.get(KEYS.write_token(GAME)))
+
+
+async def _held(lease: ShardLease) -> None:
+    return None
+
+
+async def _dropped(shard: int) -> None:
+    return None
 
 
 def test_the_acl_script_refuses_a_missing_or_short_password(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ and a loop that holds exactly the assigned shards' leases (`lease.ShardLeases`).
 * The loop (`ShardOwnership.tick`, every `ttl_ms / 3`): release shards no longer assigned to
   this owner (after `on_lost`), renew the kept ones (a failed renewal is `on_lost`), try to
   acquire newly assigned ones (`on_acquired` with the lease; a shard still leased by its former
-  owner is taken on a later tick, once that owner released it or its lease expired).
+  owner is taken on a later tick, once that owner released it or its lease expired; while such
+  a shard waits the loop ticks every `RETRY_S`).
 
 Takeover: a dead owner's membership and leases expire `ttl_ms` after its last tick; the next
 tick of the owner the shard is reassigned to acquires it, so within `ttl_ms` + one tick.
@@ -25,6 +26,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
+import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -48,6 +52,13 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]) end
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 """
+
+
+def owner_id() -> str:
+    """This process's owner id, `<hostname>-<pid>-<6 hex>` (no `:`): unique among live
+    projectors, and a restarted process (same host, maybe the same pid) is a new owner."""
+    host = socket.gethostname().replace(":", "_") or "host"
+    return f"{host}-{os.getpid()}-{secrets.token_hex(3)}"
 
 
 def _rank(member: str, shard: int) -> bytes:
@@ -92,6 +103,11 @@ class ShardOwnership:
         self._heartbeat = leases.client.register_script(_HEARTBEAT_LUA)
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self.waiting = False  # assigned shards still leased by their former owner
+
+    RETRY_S = 0.1
+    """Seconds to the next tick while `waiting`: a shard the former owner released is taken
+    within this, not a whole `tick_s` later (a join rebalances without a gap)."""
 
     @property
     def tick_s(self) -> float:
@@ -131,6 +147,7 @@ class ShardOwnership:
                         raise
                     self.owned[shard] = lease
                     self._renewed_at[shard] = time.monotonic()
+            self.waiting = bool(wanted - set(self.owned))
         except RedisError:
             await self._lose_stale()
             raise
@@ -152,9 +169,10 @@ class ShardOwnership:
             await self.on_lost(shard)
 
     async def run(self) -> None:
-        """Tick every `tick_s` until cancelled; a failed tick is logged and retried next tick."""
+        """Tick every `tick_s` (every `RETRY_S` while `waiting`) until cancelled; a failed tick
+        is logged and retried next tick."""
         while not self._stopping:  # the flag, too: a cancel that a client turned into an error
-            await asyncio.sleep(self.tick_s)
+            await asyncio.sleep(min(self.tick_s, self.RETRY_S) if self.waiting else self.tick_s)
             try:
                 await self.tick()
             except Exception:  # Redis down, a reader that failed to start: retried next tick
