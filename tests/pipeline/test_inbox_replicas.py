@@ -1,0 +1,146 @@
+"""Issue 10: inbox replicas share the consumer group without losing order or lettering twice.
+
+(c) two replica processes, one SIGKILLed mid-stream: every valid entry stored exactly once and
+in order, every refused entry dead-lettered exactly once, no valid entry dead-lettered; (d) a
+poison entry among good ones of its game, read by two replicas: only the poison is
+dead-lettered (the table's fix of the same seq goes in); a game whose poison is not fixed has
+its later entries refused by version, as HTTP would; (e) a refused entry delivered again (a
+crash before the ack) is dead-lettered once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.adapters.redis.connect import RedisClient
+from services.bootstrap import running_inbox
+from services.ingest.inbox import GROUP
+from services.settings import ServiceSettings
+from tests.pipeline.factory import corrected, game_log
+from tests.pipeline.inbox_support import (
+    KEYS,
+    TOKEN,
+    Load,
+    letter_reasons,
+    produce,
+    settle,
+    xadd_until_sent,
+)
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def replica(url: str) -> subprocess.Popen[str]:
+    """An inbox replica process with the default consumer name (one per process)."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("SCORELEDGER_")},
+        "SCORELEDGER_REDIS_URL": url,
+        "SCORELEDGER_SHARDS": "4",
+        "SCORELEDGER_INBOX_BATCH": "20",
+        "SCORELEDGER_INBOX_CLAIM_IDLE_MS": "2000",
+        "SCORELEDGER_LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.pipeline.inbox_support"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+
+
+@pytest.fixture
+def replicas(redis_url: str, redis_client: RedisClient) -> Iterator[list[subprocess.Popen[str]]]:
+    """Two replicas on the session's Redis, started after `redis_client` emptied it."""
+    procs = [replica(redis_url) for _ in range(2)]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().strip() == "ready"
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+async def test_two_replicas_one_killed_store_once_and_letter_once(
+    replicas: list[subprocess.Popen[str]], redis_client: RedisClient
+) -> None:
+    load = Load.of(30, 40, poison=True, seed=3)
+    producer = asyncio.create_task(produce(redis_client, load, pause_s=0.001))
+    while len(load.sent) < len(load.entries) * 2 // 5:
+        await asyncio.sleep(0.01)
+    replicas[0].kill()  # SIGKILL: its unacked entries stay in its PEL
+    await producer
+    result = await settle(redis_client, load, timeout_s=40)
+    print(f"two replicas, one SIGKILLed; {result.line()}")
+    assert result.games_complete == result.games
+    assert result.stored == result.expected
+    assert result.out_of_order == 0
+    assert result.valid_dead_lettered == 0
+    assert result.lettered_twice == 0
+    assert result.refused_lettered == result.refused == result.dead_letters
+    assert result.pending == 0
+
+
+async def test_only_the_poison_is_dead_lettered(
+    clean_redis_url: str, redis_client: RedisClient
+) -> None:
+    load = Load.of(12, 25, poison=True, seed=4)
+    fixed = "unfixed"  # a game whose poison at seq 6 is not followed by a fix
+    log = game_log(fixed, 10)
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=3)
+    async with (
+        running_inbox(settings.model_copy(update={"inbox_consumer": "a"}), "a"),
+        running_inbox(settings.model_copy(update={"inbox_consumer": "b"}), "b"),
+    ):
+        await produce(redis_client, load, pause_s=0.0)
+        unfixed = []
+        for event in [*log[:5], corrected(fixed, 6, "nobody", 1), *log[5:]]:
+            fields = {"data": event.model_dump_json(), "token": TOKEN}
+            unfixed.append(await xadd_until_sent(redis_client, fields))
+        result = await settle(redis_client, load, timeout_s=30)
+        letters = await redis_client.xrange(KEYS.dead_letter)
+    print(f"poison among good entries, two replicas; {result.line()}")
+    assert result.games_complete == result.games
+    assert result.valid_dead_lettered == 0
+    assert result.lettered_twice == 0
+    # the unfixed game: its poison (a rule) and every later entry (a version gap) are refused
+    reasons = {
+        f[b"inbox_id"]: r for (_, f), r in zip(letters, letter_reasons(letters), strict=True)
+    }
+    assert [reasons[i]["kind"] for i in unfixed[5:]] == ["rule"] + ["conflict"] * 5
+    assert all(i not in reasons for i in unfixed[:5])
+    assert result.dead_letters == result.refused + 6
+
+
+async def test_a_refused_entry_delivered_again_is_dead_lettered_once(
+    clean_redis_url: str, redis_client: RedisClient
+) -> None:
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_consumer="c1")
+    entry = {"data": corrected("g-once", 1, "nobody", 1).model_dump_json(), "token": TOKEN}
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(KEYS.inbox, entry)
+    for _ in range(3):  # a consumer that letters it and dies before its ack, three times
+        await redis_client.xgroup_setid(KEYS.inbox, GROUP, "0")
+        async with running_inbox(settings, "c1"):
+            for _ in range(200):
+                if (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0 and (
+                    await redis_client.xlen(KEYS.dead_letter)
+                ):
+                    break
+                await asyncio.sleep(0.05)
+    letters = await redis_client.xlen(KEYS.dead_letter)
+    print(f"a refused entry delivered 3 times: dead letters {letters}")
+    assert letters == 1
