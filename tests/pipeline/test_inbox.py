@@ -3,6 +3,7 @@ consumer goes on, pending entries of a crashed consumer drained."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -97,6 +98,8 @@ async def test_faststream_publisher_data_field_is_accepted(
 async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
+    """A replica with a stable consumer name (`inbox_consumer`) settles its own PEL at start."""
+    settings = settings.model_copy(update={"inbox_consumer": "ingest-0"})
     await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
     await redis_client.xadd(KEYS.inbox, {"data": started("g3").model_dump_json(), "token": TOKEN})
     # a consumer read it and died before the ack: it sits in ingest-0's PEL
@@ -112,3 +115,26 @@ async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
             )
 
         await wait_until(drained, 15, "the pending entry appended and acked")
+
+
+async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """A replica that died (its name never comes back) leaves entries in its PEL: another
+    replica claims them once idle for `inbox_claim_idle_ms`, and no sooner."""
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 1500})
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(KEYS.inbox, {"data": started("g4").model_dump_json(), "token": TOKEN})
+    await redis_client.xreadgroup(GROUP, "ingest-dead-1", {KEYS.inbox: ">"}, count=10)
+    async with running_inbox(settings):
+        store = RedisEventLog(redis_client, KEYS)
+        await asyncio.sleep(0.5)
+        assert await store.version("g4") == 0  # not idle long enough: its owner may be alive
+
+        async def claimed() -> bool:
+            return (
+                await store.version("g4") == 1
+                and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+            )
+
+        await wait_until(claimed, 15, "the dead consumer's entry claimed, appended and acked")
