@@ -43,111 +43,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import os
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 from faststream import AckPolicy, FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker, RedisStreamMessage, StreamSub
-from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient, parse_target
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
+from services.ingest.inbox_entry import (
+    INBOX_DESCRIPTION,
+    entry_of,
+    game_of_entry,
+    keep_raw_parser,
+    raw_of,
+)
 from services.ingest.inbox_pel import PendingGames, Reclaimer
 from services.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.settings import IngestSettings
-from services.usecases.authorize import WriteProof
-from services.usecases.parse import decode_json, game_of
-from services.usecases.record import Entry, Record, Recorded
+from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("inbox")
 GROUP = "ingest"
-SECRET_FIELDS = {b"token", b"creator_key"}
-"""Entry fields never copied into a dead letter."""
-
-INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
-
-Each entry carries field `data` (FastStream publishers: `__data__`) holding one event envelope
-as JSON, or a JSON array of envelopes of one game (appended all or nothing), and field `token`:
-the game's write token (FastStream publishers: a message header `token`). The entry that creates a game (seq 1) MUST carry the token its creator
-chose (32 to 256 URL-safe characters `A-Z a-z 0-9 _ -`; the inbox has no reply channel to hand
-one back); its SHA-256 digest is stored in the same atomic step as the event. Every later
-entry of the game carries the same token. Where the deployment sets a creator key, a creating
-entry also carries field `creator_key`. The token is checked first (one lookup), then the
-events are validated and appended exactly as `POST /games/{game_id}/events` does (expected
-version `seq - 1`, duplicate `event_id` = no-op). Anything refused (bad JSON, no or a wrong
-token, unknown type, a field, a rule, a version conflict) lands in the dead-letter stream
-`sl:deadletter` with fields `raw` (the data as received), `reason` (JSON: `kind`, `rule`,
-`field`, `message`), `source` = `inbox`, `time`, `inbox_id`; the token is never kept.
-
-Example:
-
-    redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
-"""
-
-
-def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
-    """The entry's body and, for FastStream's `__data__` format, its message headers."""
-    if b"data" in fields:
-        return fields[b"data"], {}
-    if b"__data__" in fields:
-        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
-        return body, headers
-    return None, {}
-
-
-def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
-    return _unpacked(fields)[0]
-
-
-def game_of_entry(fields: dict[bytes, bytes]) -> str | None:
-    """The game an entry names (its first event's `game_id`), None when unreadable."""
-    try:
-        return game_of(decode_json(_body_of(fields), "data"))
-    except Exception:  # garbage names no game
-        return None
 
 
 def default_consumer() -> str:
     """`ingest-<hostname>-<pid>`: the consumer name of a replica that sets none."""
     return f"ingest-{socket.gethostname()}-{os.getpid()}"
-
-
-def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
-    value = fields.get(name.encode())
-    if value is not None:
-        return value.decode(errors="replace")
-    header = headers.get(name)
-    return header if isinstance(header, str) else None
-
-
-def entry_of(fields: dict[bytes, bytes]) -> Entry:
-    """The record use case's view of one inbox entry: its proof (fields `token`,
-    `creator_key`, or FastStream message headers of those names) and its raw data."""
-    body, headers = _unpacked(fields)
-    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
-    return Entry(proof, body)
-
-
-async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:
-    """Hand FastStream empty bodies (its JSON step fails on non-UTF-8 garbage, which would strand
-    the batch in the PEL) and keep the real field maps under `raw_message["entries"]`."""
-    batch = isinstance(raw["data"], list)
-    entries = raw["data"] if batch else [raw["data"]]
-    return await original(
-        {**raw, "data": [{} for _ in entries] if batch else {}, "entries": entries}
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,8 +234,7 @@ class Inbox:
         return await self.pending.before(game, d.ids[i], decided)
 
     async def _letter(self, entry_id: bytes, fields: dict[bytes, bytes], refusal: Refusal) -> None:
-        raw = _body_of(fields)
-        kept = raw if raw is not None else self._fields_json(fields)
+        kept = raw_of(fields)
         inbox_id = entry_id.decode()
         keep_s = (self.retention or Retention()).dead_letter_keep_s
         letter = DeadLetter(kept, refusal.to_dict(), "inbox", {"inbox_id": inbox_id})
@@ -312,15 +243,6 @@ class Inbox:
             return
         count_refused(refusal, "inbox")
         log.warning("inbox.dead_letter", inbox_id=inbox_id, reason=refusal.to_dict())
-
-    @staticmethod
-    def _fields_json(fields: dict[bytes, bytes]) -> bytes:
-        kept = {
-            k.decode(errors="replace"): v.decode(errors="replace")
-            for k, v in fields.items()
-            if k not in SECRET_FIELDS
-        }
-        return json.dumps(kept).encode()
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
         """Settle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
@@ -365,7 +287,7 @@ def build_inbox_app(
         stream=StreamSub(
             keys.inbox, group=GROUP, consumer=name, batch=True, max_records=settings.inbox_batch
         ),
-        parser=_keep_raw_parser,
+        parser=keep_raw_parser,
         ack_policy=AckPolicy.MANUAL,
         title="inbox",
         description=INBOX_DESCRIPTION,
