@@ -319,6 +319,7 @@ def build_inbox_app(
         inbox.closing = False
         await inbox.ensure_group()
         log.info("inbox.consumer", consumer=name, claim_idle_ms=settings.inbox_claim_idle_ms)
+        await reclaimer.drain()
         tasks.append(asyncio.create_task(reclaimer.run(), name=f"inbox-reclaim-{name}"))
 
     async def finish() -> None:

@@ -5,10 +5,10 @@ reclaimer that takes entries no live consumer is working on.
   but not acked by any consumer)? The inbox asks before dead-lettering a refusal, so an entry
   that only conflicts because an earlier one of its game is still being worked on (by another
   replica, or by a consumer that died holding it) waits instead.
-* `Reclaimer`, one task per replica: every `every_s` it settles (1) its own consumer's pending
-  entries that nothing in this process is working on (at start-up: the PEL a previous process of
-  the same consumer name left behind; later: entries whose read reply was lost in a Redis
-  restart), and (2) with XAUTOCLAIM, entries idle for `claim_idle_ms` in any consumer's PEL (a
+* `Reclaimer`: at start-up, before the consumer reads, `drain` settles its own PEL (a previous
+  process of the same consumer name died holding it). Then, one task per replica, every
+  `every_s` it settles (1) its own pending entries that nothing in this process works on, idle
+  `ORPHAN_IDLE_MS` (a read whose reply was lost in a Redis restart), and (2) with XAUTOCLAIM, entries idle for `claim_idle_ms` in any consumer's PEL (a
   dead replica's). It also drops consumers with nothing pending that have been idle ten claim
   periods (names of replicas gone for good). Re-delivery is harmless: appends are idempotent by
   event id, dead letters are written once per entry id.
@@ -131,12 +131,16 @@ class Reclaimer:
                 log.warning("inbox.reclaim_failed", consumer=self.consumer, error=repr(error))
             await asyncio.sleep(self.every_s)
 
+    async def drain(self) -> int:
+        """Settle every entry of this consumer's own PEL (at start-up, before it reads anything
+        new: a previous process of the same name died holding them). Returns how many."""
+        return await self._own_orphans(0)
+
     async def once(self) -> int:
-        """One pass: own orphans (all of them on the first pass), then claimable entries of
-        other consumers, then stale consumers dropped. Returns how many entries were settled."""
-        idle = ORPHAN_IDLE_MS if self._passes else 0
+        """One pass: own orphans, then claimable entries of other consumers, then (every 60th
+        pass) stale consumers dropped. Returns how many entries were settled."""
         self._passes += 1
-        taken = await self._own_orphans(idle)
+        taken = await self._own_orphans(ORPHAN_IDLE_MS)
         start: Any = "0-0"
         while True:
             reply: Any = await self.client.xautoclaim(
@@ -157,27 +161,29 @@ class Reclaimer:
 
     async def _own_orphans(self, idle_ms: int) -> int:
         taken = 0
+        low: Any = "-"
         while True:
             rows: Any = await self.client.xpending_range(
                 self.stream,
                 self.group,
-                min="-",
+                min=low,
                 max="+",
                 count=self.count,
                 consumername=self.consumer,
                 idle=idle_ms or None,
             )
+            if not rows:
+                return taken
+            low = b"(" + bytes(rows[-1]["message_id"])  # the next page: after this one
             ids = [bytes(r["message_id"]) for r in rows]
             ids = [i for i in ids if i not in self.in_flight]
-            if not ids:
-                return taken
-            claimed: Any = await self.client.xclaim(
-                self.stream, self.group, self.consumer, idle_ms, list[Any](ids)
-            )
-            gone = set(ids) - {bytes(i) for i, _ in claimed}
-            if gone:  # trimmed or deleted while pending: nothing to settle
-                await self.client.xack(self.stream, self.group, *gone)
-            taken += await self._settle(claimed)
+            if ids:
+                claimed: Any = await self.client.xclaim(
+                    self.stream, self.group, self.consumer, idle_ms, list[Any](ids)
+                )
+                # not returned: deleted while pending (Redis 7 drops it from the PEL), or no
+                # longer ours (claimed by another replica meanwhile)
+                taken += await self._settle(claimed)
             if len(rows) < self.count:
                 return taken
 
