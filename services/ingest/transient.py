@@ -72,7 +72,9 @@ def _count_and_log(what: str) -> Callable[[RetryCallState], None]:
         error = state.outcome.exception() if state.outcome is not None else None
         reason = "order" if isinstance(error, Blocked) else "redis"
         INBOX_RETRIES.labels(reason=reason).inc()
-        level = log.debug if reason == "order" or state.attempt_number % 10 != 1 else log.warning
+        n = state.attempt_number  # say it early for Redis, and now and then for a long wait
+        loud = n % 10 == 1 if reason == "redis" else n % 30 == 0
+        level = log.warning if loud else log.debug
         level(
             f"{what}.retry",
             reason=reason,

@@ -141,3 +141,22 @@ async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
             )
 
         await wait_until(claimed, 15, "the dead consumer's entry claimed, appended and acked")
+
+
+async def test_consumers_gone_for_good_are_dropped(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """Consumer names of replicas long gone (nothing pending, idle ten claim periods) leave the
+    group; the live replica's own name stays."""
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 100})
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    for name in ("ingest-gone-1", "alive"):  # an empty read creates no consumer: make them
+        await redis_client.xgroup_createconsumer(KEYS.inbox, GROUP, name)
+    await asyncio.sleep(1.2)  # idle > 10 x 100 ms
+    async with running_inbox(settings):
+
+        async def dropped() -> bool:
+            names = [c["name"] for c in await redis_client.xinfo_consumers(KEYS.inbox, GROUP)]
+            return b"ingest-gone-1" not in names and b"alive" in names
+
+        await wait_until(dropped, 10, "the stale consumer dropped, the live one kept")
