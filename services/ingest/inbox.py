@@ -17,9 +17,12 @@ are decided in stream order (issue 10). The design, simplest first:
   handler does not return meanwhile, so this consumer reads nothing newer.
 * **Per game, stream order.** A refused entry whose game still has an older entry in the group's
   PEL (read by some consumer, not yet acked) is not decided: it and the later entries of its
-  game wait (rounds again, backoff) until the older one is settled, then are decided again. So
-  an entry that only conflicts because its predecessor sits with another replica, or with a
-  consumer that died holding it, is never dead-lettered. Entries of other games go on.
+  game wait (rounds again, backoff, up to `ORDER_WAIT_S`; then, or at once when the older entry
+  is one this consumer already left pending, they stay pending for the reclaimer and the
+  consumer reads on). So an entry that only conflicts because its predecessor sits with another
+  replica, or with a consumer that died holding it, is never dead-lettered; entries of other
+  games go on. A refusal with no older entry pending is decided again on a fresh state before
+  it is dead-lettered (the older one may have been applied between the append and the check).
 * **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id: a redelivery letters nothing new) before
   anything waits, so two replicas never wait on each other; waiting entries are re-claimed
@@ -75,6 +78,9 @@ from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("inbox")
 GROUP = "ingest"
+ORDER_WAIT_S = 5.0
+"""Longest a consumer waits, in one delivery, for an older entry of a game that another task
+holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
 
 
 def default_consumer() -> str:
@@ -154,26 +160,27 @@ class Inbox:
         entries: list[dict[bytes, bytes]],
         consumer: str | None = None,
         *,
-        wait: bool = True,
+        wait_s: float = ORDER_WAIT_S,
     ) -> None:
         """Settle a delivery of `consumer` (ids and field maps, stream order) in rounds: each
         round records what is not decided yet, dead-letters refusals that no older pending
         entry of their game may explain, and acks what it decided. Transient Redis faults are
-        retried until Redis answers; with `wait`, so are entries waiting on order, else they
-        stay pending (the reclaimer's next pass). Raises only what is not transient (the
-        undecided entries stay pending)."""
+        retried until Redis answers. An entry whose game has an older entry in flight elsewhere
+        waits up to `wait_s` seconds; one whose older entry this consumer left pending, or that
+        waited long enough, stays pending for the reclaimer. Raises only what is not transient
+        (the undecided entries stay pending)."""
         delivery = _Delivery(ids, entries, list(range(len(ids))))
         self.in_flight.update(ids)
         try:
             while delivery.todo:
                 retrying = until_redis_answers(
-                    "inbox", self.retry_cap_s, lambda: self.closing, blocked=wait
+                    "inbox", self.retry_cap_s, lambda: self.closing, blocked_for_s=wait_s
                 )
                 async for attempt in retrying:
                     with attempt:
                         await self._round(delivery, consumer)
         except Blocked:
-            pass  # not waiting: the rest stays pending
+            pass  # waited long enough: the rest stays pending
         finally:
             self.in_flight.difference_update(ids)
         try:
@@ -188,9 +195,10 @@ class Inbox:
         (a refusal cleared this round is decided by the next round, at once)."""
         outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in d.todo])
         decided = set(d.done)
-        waiting: list[int] = []
+        waiting: list[int] = []  # an older entry of the game is in flight: retry soon
+        parked: list[int] = []  # its older entry is ours, left pending: the reclaimer's
         again: list[int] = []
-        held: set[str] = set()  # games with an entry not decided: their later refusals wait
+        held: dict[str, list[int]] = {}  # game -> where its later refusals go
         refused: list[tuple[int, Refusal]] = []
         recorded: list[Recorded] = []
         for i, outcome in zip(d.todo, outcomes, strict=True):
@@ -200,38 +208,45 @@ class Inbox:
                 continue
             game = game_of_entry(d.entries[i])
             if game is not None and game in held:
-                waiting.append(i)
+                held[game].append(i)
             elif game is None or i in d.clear:
                 refused.append((i, outcome))
                 decided.add(d.ids[i])
-            elif await self._older_pending(game, d, i, decided):
-                held.add(game)
-                waiting.append(i)
-            else:  # refused on a state read before the PEL was: decide again on a fresh one
-                held.add(game)
-                d.clear.add(i)
-                again.append(i)
+            else:
+                state = await self._older_pending(game, d.ids[i], decided, consumer)
+                if state == "none":  # refused on a state read before the PEL: decide again
+                    d.clear.add(i)
+                held[game] = {"none": again, "busy": waiting, "parked": parked}[state]
+                held[game].append(i)
         for i, refusal in refused:
             await self._letter(d.ids[i], d.entries[i], refusal)
-        undecided = {*waiting, *again}
+        undecided = {*waiting, *again, *parked}
         settled = [d.ids[i] for i in d.todo if i not in undecided]
         if settled and self.client is not None:
             await self.client.xack(self.keys.inbox, GROUP, *settled)
         for result in recorded:
             count_appended(result.result, "inbox")
         d.done.update(settled)
-        d.todo = sorted(undecided)
+        d.todo = sorted({*waiting, *again})
         if waiting and not again:
             if consumer is not None:  # a live consumer's entries: not for a reclaimer
                 await self.client.xclaim(
                     self.keys.inbox, GROUP, consumer, 0, [d.ids[i] for i in waiting], justid=True
                 )
-            raise Blocked(f"{len(waiting)} entries wait for older ones of {sorted(held)}")
+            raise Blocked(f"{len(waiting)} entries wait for older ones of their games")
 
-    async def _older_pending(self, game: str, d: _Delivery, i: int, decided: set[bytes]) -> bool:
+    async def _older_pending(
+        self, game: str, entry_id: bytes, decided: set[bytes], consumer: str | None
+    ) -> str:
+        """`none`: no older entry of `game` is pending; `parked`: only ones this consumer left
+        pending (no task works on them); `busy`: one is in flight here or elsewhere."""
         if self.client is None:
-            return False
-        return await self.pending.before(game, d.ids[i], decided)
+            return "none"
+        older = await self.pending.older(game, entry_id, decided)
+        if not older:
+            return "none"
+        mine = all(c == consumer and i not in self.in_flight for i, c in older)
+        return "parked" if mine else "busy"
 
     async def _letter(self, entry_id: bytes, fields: dict[bytes, bytes], refusal: Refusal) -> None:
         kept = raw_of(fields)
@@ -301,7 +316,7 @@ def build_inbox_app(
             raise
 
     async def settle_claimed(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
-        await inbox.process(ids, entries, name, wait=False)
+        await inbox.process(ids, entries, name, wait_s=0)
 
     reclaimer = Reclaimer(
         inbox.client,

@@ -1,8 +1,8 @@
 """The inbox group's pending entries (PEL): which games still have an unsettled entry, and the
 reclaimer that takes entries no live consumer is working on.
 
-* `PendingGames.before(game, id)`: does an entry of `game` older than `id` sit in the PEL (read
-  but not acked by any consumer)? The inbox asks before dead-lettering a refusal, so an entry
+* `PendingGames.older(game, id)`: which entries of `game` older than `id` sit in the PEL (read
+  but not acked), and with which consumer? The inbox asks before dead-lettering a refusal, so an entry
   that only conflicts because an earlier one of its game is still being worked on (by another
   replica, or by a consumer that died holding it) waits instead.
 * `Reclaimer`: at start-up, before the consumer reads, `drain` settles its own PEL (a previous
@@ -33,9 +33,13 @@ ORPHAN_IDLE_MS = 2000
 """An own pending entry idle this long that no task of this process works on is an orphan."""
 
 PEL_SCAN = 10_000
-"""Most PEL rows read to answer `PendingGames.before` (the PEL holds a few batches per replica)."""
+"""Most PEL rows read to answer `PendingGames.older` (the PEL holds a few batches per replica)."""
 
 Settle = Callable[[list[bytes], list[dict[bytes, bytes]]], Awaitable[None]]
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _nogroup(error: ResponseError) -> bool:
@@ -59,21 +63,23 @@ class PendingGames:
         self.game_of = game_of
         self._games: dict[bytes, str | None] = {}
 
-    async def before(self, game: str, entry_id: bytes, settled: Collection[bytes]) -> bool:
-        """True when an entry of `game` with an id below `entry_id`, not in `settled` (decided
-        but not acked yet by the caller), is in the PEL. False without a group."""
+    async def older(
+        self, game: str, entry_id: bytes, settled: Collection[bytes]
+    ) -> list[tuple[bytes, str]]:
+        """The (id, consumer) of each entry of `game` with an id below `entry_id`, not in
+        `settled` (decided but not acked yet by the caller), in the PEL. Empty without a group."""
         try:
             rows: Any = await self.client.xpending_range(
                 self.stream, self.group, min="-", max=b"(" + entry_id, count=PEL_SCAN
             )
         except ResponseError as error:
             if _nogroup(error):
-                return False
+                return []
             raise
-        ids = [bytes(r["message_id"]) for r in rows]
-        ids = [i for i in ids if i not in settled]
-        await self._learn([i for i in ids if i not in self._games])
-        return any(self._games.get(i) == game for i in ids)
+        held = [(bytes(r["message_id"]), r["consumer"]) for r in rows]
+        held = [(i, c) for i, c in held if i not in settled]
+        await self._learn([i for i, _ in held if i not in self._games])
+        return [(i, _text(c)) for i, c in held if self._games.get(i) == game]
 
     async def _learn(self, ids: list[bytes]) -> None:
         if not ids:
@@ -201,6 +207,6 @@ class Reclaimer:
         rows: Any = await self.client.xinfo_consumers(self.stream, self.group)
         stale_ms = 10 * self.claim_idle_ms
         for row in rows:
-            name = row["name"].decode() if isinstance(row["name"], bytes) else str(row["name"])
+            name = _text(row["name"])
             if name != self.consumer and int(row["pending"]) == 0 and int(row["idle"]) > stale_ms:
                 await self.client.xgroup_delconsumer(self.stream, self.group, name)

@@ -17,6 +17,7 @@ Source: issue 10 ("a Redis error is retried, with backoff, from a library"); red
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable
 
 import structlog
@@ -91,19 +92,22 @@ def until_redis_answers(
     cap_s: float,
     stopping: Callable[[], bool] = lambda: False,
     *,
-    blocked: bool = True,
+    blocked_for_s: float = math.inf,
 ) -> AsyncRetrying:
-    """Retry transient faults (and `Blocked` rounds, when `blocked`) forever: 50 ms doubling up
-    to `cap_s` seconds, with jitter; stops (re-raising the last error) only once `stopping()`
-    is true (the consumer is shutting down: its entries stay pending for the next one)."""
+    """Retry transient faults forever and `Blocked` rounds for up to `blocked_for_s` seconds:
+    50 ms doubling up to `cap_s` seconds, with jitter. Stops (re-raising the last error) once
+    `stopping()` is true (the consumer is shutting down: its entries stay pending for the next
+    one), or on a `Blocked` round past `blocked_for_s`."""
 
-    def retryable(error: BaseException) -> bool:
-        return (blocked and isinstance(error, Blocked)) or is_transient(error)
+    def stop(state: RetryCallState) -> bool:
+        error = state.outcome.exception() if state.outcome is not None else None
+        late = isinstance(error, Blocked) and (state.seconds_since_start or 0) >= blocked_for_s
+        return stopping() or late
 
     return AsyncRetrying(
-        retry=retry_if_exception(retryable),
+        retry=retry_if_exception(lambda e: isinstance(e, Blocked) or is_transient(e)),
         wait=wait_exponential_jitter(multiplier=0.05, max=cap_s, jitter=0.05),
-        stop=lambda _state: stopping(),
+        stop=stop,
         before_sleep=_count_and_log(what),
         reraise=True,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 import redis.asyncio as aioredis
@@ -125,13 +126,15 @@ async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
 ) -> None:
     """A replica that died (its name never comes back) leaves entries in its PEL: another
     replica claims them once idle for `inbox_claim_idle_ms`, and no sooner."""
-    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 1500})
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 4000})
     await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
     await redis_client.xadd(KEYS.inbox, {"data": started("g4").model_dump_json(), "token": TOKEN})
     await redis_client.xreadgroup(GROUP, "ingest-dead-1", {KEYS.inbox: ">"}, count=10)
+    read_at = time.monotonic()
     async with running_inbox(settings):
         store = RedisEventLog(redis_client, KEYS)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(max(0.0, 1.5 - (time.monotonic() - read_at)))
+        assert time.monotonic() - read_at < 3.5, "the start took too long to check 'no sooner'"
         assert await store.version("g4") == 0  # not idle long enough: its owner may be alive
 
         async def claimed() -> bool:
