@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,36 +41,40 @@ pytestmark = [pytest.mark.redis, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def replica(url: str) -> subprocess.Popen[str]:
-    """An inbox replica process with the default consumer name (one per process)."""
+def replica(url: str, log: Path) -> subprocess.Popen[bytes]:
+    """An inbox replica process with the default consumer name (one per process); its output
+    goes to `log` (a pipe nobody reads could fill and stall it)."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("SCORELEDGER_")},
         "SCORELEDGER_REDIS_URL": url,
         "SCORELEDGER_SHARDS": "4",
         "SCORELEDGER_INBOX_BATCH": "20",
         "SCORELEDGER_INBOX_CLAIM_IDLE_MS": "2000",
-        "SCORELEDGER_LOG_LEVEL": "WARNING",
     }
     env.pop("REDIS_URL", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.pipeline.inbox_support"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "tests.pipeline.inbox_support"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 @pytest.fixture
-def replicas(redis_url: str, redis_client: RedisClient) -> Iterator[list[subprocess.Popen[str]]]:
+def replicas(
+    redis_url: str, redis_client: RedisClient, tmp_path: Path
+) -> Iterator[list[subprocess.Popen[bytes]]]:
     """Two replicas on the session's Redis, started after `redis_client` emptied it."""
-    procs = [replica(redis_url) for _ in range(2)]
+    logs = [tmp_path / f"replica-{n}.log" for n in range(2)]
+    procs = [replica(redis_url, log) for log in logs]
     try:
-        for proc in procs:
-            assert proc.stdout is not None
-            lines = iter(proc.stdout.readline, "")
-            assert any(line.strip() == "ready" for line in lines), "the replica did not start"
+        deadline = time.monotonic() + 30
+        while not all(b"ready" in log.read_bytes() for log in logs):
+            assert all(p.poll() is None for p in procs), "a replica exited at start"
+            assert time.monotonic() < deadline, "the replicas did not start within 30 s"
+            time.sleep(0.05)
         yield procs
     finally:
         for proc in procs:
@@ -77,16 +83,26 @@ def replicas(redis_url: str, redis_client: RedisClient) -> Iterator[list[subproc
 
 
 async def test_two_replicas_one_killed_store_once_and_letter_once(
-    replicas: list[subprocess.Popen[str]], redis_client: RedisClient
+    replicas: list[subprocess.Popen[bytes]], redis_client: RedisClient
 ) -> None:
     load = Load.of(30, 40, poison=True, seed=3)
     producer = asyncio.create_task(produce(redis_client, load, pause_s=0.001))
     while len(load.sent) < len(load.entries) * 2 // 5:
         await asyncio.sleep(0.01)
+    victim = f"ingest-{socket.gethostname()}-{replicas[0].pid}".encode()  # its default name
+
+    async def victim_holds() -> int:
+        summary = await redis_client.xpending(KEYS.inbox, GROUP)
+        return sum(int(c["pending"]) for c in summary["consumers"] if c["name"] == victim)
+
+    until = time.monotonic() + 10
+    while not await victim_holds() and time.monotonic() < until:
+        await asyncio.sleep(0.001)  # kill it while it holds entries it has not acked
     replicas[0].kill()  # SIGKILL: its unacked entries stay in its PEL
+    held = await victim_holds()
     await producer
     result = await settle(redis_client, load, timeout_s=40)
-    print(f"two replicas, one SIGKILLed; {result.line()}")
+    print(f"two replicas, one SIGKILLed (it held {held} unacked entries); {result.line()}")
     assert result.games_complete == result.games
     assert result.stored == result.expected
     assert result.out_of_order == 0
