@@ -62,7 +62,7 @@ class RedisDeadLetters:
         pairs = [v for kv in self._fields(letter).items() for v in kv]
         ttl_ms = max(1, int(keep_s * 1000))
         entry_id: Any = await self._put_once(
-            keys=[stream, f"{{{stream}}}:once:{once}"], args=[ttl_ms, *pairs]
+            keys=[stream, self.keys.dead_letter_once(once)], args=[ttl_ms, *pairs]
         )
         if entry_id is None:
             return None
