@@ -156,8 +156,9 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
     return assemble(build(settings or ServiceSettings()), roles).app
 
 
-def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
-    """The inbox consumer of `service` as a FastStream app (its broker connects on start)."""
+def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
+    """The inbox consumer of `service` as a FastStream app (its broker connects on start);
+    `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
     from services.ingest.inbox import Inbox, Retention, build_inbox_app
 
     settings = service.settings
@@ -165,14 +166,19 @@ def inbox_app(service: Service, consumer: str = "ingest-0") -> FastStream:
         settings.inbox_keep_s, settings.dead_letter_keep_s, settings.retention_every_s
     )
     inbox = Inbox(
-        service.client, service.keys, service.cases.record, service.ports.letters, retention
+        service.client,
+        service.keys,
+        service.cases.record,
+        service.ports.letters,
+        retention,
+        retry_cap_s=settings.inbox_retry_cap_s,
     )
     return build_inbox_app(service.settings, inbox, consumer)
 
 
 @asynccontextmanager
 async def running_inbox(
-    settings: ServiceSettings, consumer: str = "ingest-0"
+    settings: ServiceSettings, consumer: str | None = None
 ) -> AsyncIterator[None]:
     """Run an inbox consumer (own `Service`) for the block's duration."""
     service = build(settings)

@@ -72,3 +72,8 @@ class Keys:
     # --- global, not in a game's slot ---
     dead_letter: str = f"{PREFIX}:deadletter"
     inbox: str = f"{PREFIX}:inbox"
+
+    def dead_letter_once(self, key: str) -> str:
+        """STRING with a TTL: "`key` (e.g. `inbox:<entry id>`) was dead-lettered"; its hash tag
+        is the dead-letter stream's name, so both share a Redis Cluster slot."""
+        return f"{{{self.dead_letter}}}:once:{key}"

@@ -71,6 +71,29 @@ class IngestSettings(CommonSettings):
     """Ingest: HTTP appends and the Redis inbox."""
 
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
+    # Inbox consumer group (services/ingest/inbox.py, issue 10): one consumer name per replica.
+    inbox_consumer: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="this replica's consumer name in group `ingest`; unique per live process. "
+        "Unset: `ingest-<hostname>-<pid>` (a pod's HOSTNAME; pid 1 in a container, so a "
+        "restarted container drains its own pending entries). A stable name (a StatefulSet "
+        "pod) drains its PEL at start-up; others' entries are claimed after the idle time",
+    )
+    inbox_claim_idle_ms: int = Field(
+        default=30_000,
+        ge=100,
+        description="a pending inbox entry idle this long (its consumer died) is claimed "
+        "and settled by another replica (XAUTOCLAIM)",
+    )
+    inbox_retry_cap_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="longest pause between two retries of an inbox delivery while Redis is "
+        "away (exponential backoff from 50 ms); retried until Redis answers",
+    )
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )

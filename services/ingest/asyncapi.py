@@ -20,7 +20,7 @@ from services.settings import ServiceSettings
 
 def generate() -> str:
     """The inbox's AsyncAPI 3.0.0 document as YAML (deterministic: no host-specific values)."""
-    settings = ServiceSettings(redis_url="redis://localhost:6379/0")
+    settings = ServiceSettings(redis_url="redis://localhost:6379/0", inbox_consumer="ingest-0")
     ports = memory_ports()
     record = use_cases(ports, settings).record
     app = build_inbox_app(settings, Inbox(None, Keys(), record, ports.letters))  # type: ignore[arg-type]

@@ -5,102 +5,87 @@ JSON array of envelopes of one game), `token` (the game's write token; an entry 
 game carries the token its creator chose) and, where the deployment requires one,
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
-the raw body and the refusal's kind/rule/field/message (never a token), and the consumer goes
-on. Acks follow the append (FastStream's default REJECT_ON_ERROR): a batch that fails on a
-Redis error stays pending and is reclaimed (tech.md §1.2-1.3): our own PEL is drained at
-start-up (stable consumer name), and a claim-only subscriber takes entries idle for
-`reclaim_idle_ms` from any consumer. Appends are idempotent by event id, so a redelivery is
-harmless (a refused entry may be dead-lettered twice).
+the raw body and the refusal's kind/rule/field/message (never a token).
+
+Only a refusal (rules, contract, auth) is dead-lettered, once per entry, and a game's entries
+are decided in stream order (issue 10). The design, simplest first:
+
+* **A Redis fault is waited out, not judged.** A delivery is settled in rounds; a round that
+  meets a transient Redis error (`services.ingest.transient`) is retried whole with tenacity's
+  exponential backoff until Redis answers. Retrying is safe: appends are idempotent by event
+  id, and nothing else (letters, acks) is written before the round's appends succeeded. The
+  handler does not return meanwhile, so this consumer reads nothing newer.
+* **Per game, stream order.** A refused entry whose game still has an older entry in the group's
+  PEL (read by some consumer, not yet acked) is not decided: it and the later entries of its
+  game wait (rounds again, backoff, up to `ORDER_WAIT_S`; then, or at once when the older entry
+  is one this consumer already left pending, they stay pending for the reclaimer and the
+  consumer reads on). So an entry that only conflicts because its predecessor sits with another
+  replica, or with a consumer that died holding it, is never dead-lettered; entries of other
+  games go on. A refusal with no older entry pending is decided again on a fresh state before
+  it is dead-lettered (the older one may have been applied between the append and the check).
+* **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
+  with `DeadLetters.put_once` keyed by the inbox id: a redelivery letters nothing new) before
+  anything waits, so two replicas never wait on each other; waiting entries are re-claimed
+  (XCLAIM JUSTID) each round so no reclaimer takes them from a live consumer. Settled entries
+  are trimmed by retention (`trim_inbox`, after `inbox_keep_s`).
+* **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
+  `ingest-<hostname>-<pid>`: unique per process, and stable across container restarts, where
+  the pid is 1). A `Reclaimer` (`services.ingest.inbox_pel`) settles this consumer's own
+  pending entries at start-up and whenever nothing works on them (a read reply lost in a Redis
+  restart), and claims entries idle for `inbox_claim_idle_ms` from any consumer (a dead
+  replica's). It never waits on order: what it cannot decide yet stays pending for its next pass.
+
+A poison entry (refused by a rule) is dead-lettered alone: nothing of it is stored, so the
+table's next entry at the same seq is accepted. If the table sends none, every later entry of
+that game is refused by version (`conflict`, expected > actual), as HTTP answers 409: the
+game's log cannot skip a seq. Anything else raised (a bug, a non-transient Redis error)
+leaves the delivery pending; the reclaimer tries it again.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
 import math
+import os
+import socket
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
-from faststream import FastStream
+from faststream import AckPolicy, FastStream
 from faststream.redis import RedisBroker, RedisClusterBroker, RedisStreamMessage, StreamSub
-from faststream.redis.parser import BinaryMessageFormatV1
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient, parse_target
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
+from services.ingest.inbox_entry import (
+    INBOX_DESCRIPTION,
+    entry_of,
+    game_of_entry,
+    keep_raw_parser,
+    raw_of,
+)
+from services.ingest.inbox_pel import PendingGames, Reclaimer
+from services.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.settings import IngestSettings
-from services.usecases.authorize import WriteProof
-from services.usecases.record import Entry, Record, Recorded
+from services.usecases.record import Record, Recorded
+from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("inbox")
 GROUP = "ingest"
-SECRET_FIELDS = {b"token", b"creator_key"}
-"""Entry fields never copied into a dead letter."""
-
-INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
-
-Each entry carries field `data` (FastStream publishers: `__data__`) holding one event envelope
-as JSON, or a JSON array of envelopes of one game (appended all or nothing), and field `token`:
-the game's write token (FastStream publishers: a message header `token`). The entry that creates a game (seq 1) MUST carry the token its creator
-chose (32 to 256 URL-safe characters `A-Z a-z 0-9 _ -`; the inbox has no reply channel to hand
-one back); its SHA-256 digest is stored in the same atomic step as the event. Every later
-entry of the game carries the same token. Where the deployment sets a creator key, a creating
-entry also carries field `creator_key`. The token is checked first (one lookup), then the
-events are validated and appended exactly as `POST /games/{game_id}/events` does (expected
-version `seq - 1`, duplicate `event_id` = no-op). Anything refused (bad JSON, no or a wrong
-token, unknown type, a field, a rule, a version conflict) lands in the dead-letter stream
-`sl:deadletter` with fields `raw` (the data as received), `reason` (JSON: `kind`, `rule`,
-`field`, `message`), `source` = `inbox`, `time`, `inbox_id`; the token is never kept.
-
-Example:
-
-    redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
-"""
+ORDER_WAIT_S = 5.0
+"""Longest a consumer waits, in one delivery, for an older entry of a game that another task
+holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
 
 
-def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
-    """The entry's body and, for FastStream's `__data__` format, its message headers."""
-    if b"data" in fields:
-        return fields[b"data"], {}
-    if b"__data__" in fields:
-        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
-        return body, headers
-    return None, {}
-
-
-def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
-    return _unpacked(fields)[0]
-
-
-def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
-    value = fields.get(name.encode())
-    if value is not None:
-        return value.decode(errors="replace")
-    header = headers.get(name)
-    return header if isinstance(header, str) else None
-
-
-def entry_of(fields: dict[bytes, bytes]) -> Entry:
-    """The record use case's view of one inbox entry: its proof (fields `token`,
-    `creator_key`, or FastStream message headers of those names) and its raw data."""
-    body, headers = _unpacked(fields)
-    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
-    return Entry(proof, body)
-
-
-async def _keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:
-    """Hand FastStream empty bodies (its JSON step fails on non-UTF-8 garbage, which would strand
-    the batch in the PEL) and keep the real field maps under `raw_message["entries"]`."""
-    batch = isinstance(raw["data"], list)
-    entries = raw["data"] if batch else [raw["data"]]
-    return await original(
-        {**raw, "data": [{} for _ in entries] if batch else {}, "entries": entries}
-    )
+def default_consumer() -> str:
+    """`ingest-<hostname>-<pid>`: the consumer name of a replica that sets none."""
+    return f"ingest-{socket.gethostname()}-{os.getpid()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +99,23 @@ class Retention:
     every_s: float = 10.0
 
 
+@dataclass(slots=True)
+class _Delivery:
+    """Entries being settled: `todo` (indexes, stream order) are not decided yet; `done` holds
+    the ids decided (and acked) so far; `clear` the indexes of refusals for which no older
+    entry of their game was pending (decided for good if refused again in a later round)."""
+
+    ids: list[bytes]
+    entries: list[dict[bytes, bytes]]
+    todo: list[int]
+    done: set[bytes] = field(default_factory=set)
+    clear: set[int] = field(default_factory=set)
+
+
 class Inbox:
-    """Translates inbox entries for the record use case; refusals become dead letters."""
+    """Settles inbox entries: records them, dead-letters refusals once, acks (see the module
+    docstring). `client` None: a door without a stream (no PEL, no acks: memory tests, the
+    AsyncAPI document)."""
 
     def __init__(
         self,
@@ -124,12 +124,18 @@ class Inbox:
         record: Record,
         letters: DeadLetters,
         retention: Retention | None = None,
+        *,
+        retry_cap_s: float = 2.0,
     ) -> None:
         self.client = client
         self.keys = keys
         self.record = record
         self.letters = letters
         self.retention = retention  # None: no trimming (tests that count every entry)
+        self.retry_cap_s = retry_cap_s
+        self.closing = False  # set on shutdown: retries stop, entries stay pending
+        self.in_flight: set[bytes] = set()  # ids a task of this process is settling
+        self.pending = PendingGames(client, keys.inbox, GROUP, game_of_entry)
         self._trimmed_at = -math.inf
 
     async def trim(self) -> tuple[int, int]:
@@ -148,34 +154,113 @@ class Inbox:
         )
         return inbox, letters
 
-    async def process(self, ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
-        """Handle entries in order (see the module docstring). Raises only on Redis errors (the
-        batch is then not acked)."""
-        outcomes = await self.record.record_entries([entry_of(f) for f in entries])
-        for entry_id, fields, outcome in zip(ids, entries, outcomes, strict=True):
-            if isinstance(outcome, Recorded):
-                count_appended(outcome.result, "inbox")
-                continue
-            count_refused(outcome, "inbox")
-            raw = _body_of(fields)
-            kept = raw if raw is not None else self._fields_json(fields)
-            log.warning("inbox.dead_letter", inbox_id=entry_id.decode(), reason=outcome.to_dict())
-            await self.letters.put(
-                DeadLetter(kept, outcome.to_dict(), "inbox", {"inbox_id": entry_id.decode()})
-            )
-        await self.trim()
+    async def process(
+        self,
+        ids: list[bytes],
+        entries: list[dict[bytes, bytes]],
+        consumer: str | None = None,
+        *,
+        wait_s: float = ORDER_WAIT_S,
+    ) -> None:
+        """Settle a delivery of `consumer` (ids and field maps, stream order) in rounds: each
+        round records what is not decided yet, dead-letters refusals that no older pending
+        entry of their game may explain, and acks what it decided. Transient Redis faults are
+        retried until Redis answers. An entry whose game has an older entry in flight elsewhere
+        waits up to `wait_s` seconds; one whose older entry this consumer left pending, or that
+        waited long enough, stays pending for the reclaimer. Raises only what is not transient
+        (the undecided entries stay pending)."""
+        delivery = _Delivery(ids, entries, list(range(len(ids))))
+        self.in_flight.update(ids)
+        try:
+            while delivery.todo:
+                retrying = until_redis_answers(
+                    "inbox", self.retry_cap_s, lambda: self.closing, blocked_for_s=wait_s
+                )
+                async for attempt in retrying:
+                    with attempt:
+                        await self._round(delivery, consumer)
+        except Blocked:
+            pass  # waited long enough: the rest stays pending
+        finally:
+            self.in_flight.difference_update(ids)
+        try:
+            await self.trim()
+        except Exception as error:  # retention is retried at the next delivery
+            if not is_transient(error):
+                raise
+            log.warning("inbox.trim_failed", error=repr(error))
 
-    @staticmethod
-    def _fields_json(fields: dict[bytes, bytes]) -> bytes:
-        kept = {
-            k.decode(errors="replace"): v.decode(errors="replace")
-            for k, v in fields.items()
-            if k not in SECRET_FIELDS
-        }
-        return json.dumps(kept).encode()
+    async def _round(self, d: _Delivery, consumer: str | None) -> None:
+        """Record `d.todo`; settle what is decided; raise `Blocked` if entries wait on order
+        (a refusal cleared this round is decided by the next round, at once)."""
+        outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in d.todo])
+        decided = set(d.done)
+        waiting: list[int] = []  # an older entry of the game is in flight: retry soon
+        parked: list[int] = []  # its older entry is ours, left pending: the reclaimer's
+        again: list[int] = []
+        held: dict[str, list[int]] = {}  # game -> where its later refusals go
+        refused: list[tuple[int, Refusal]] = []
+        recorded: list[Recorded] = []
+        for i, outcome in zip(d.todo, outcomes, strict=True):
+            if isinstance(outcome, Recorded):
+                recorded.append(outcome)
+                decided.add(d.ids[i])
+                continue
+            game = game_of_entry(d.entries[i])
+            if game is not None and game in held:
+                held[game].append(i)
+            elif game is None or i in d.clear:
+                refused.append((i, outcome))
+                decided.add(d.ids[i])
+            else:
+                state = await self._older_pending(game, d.ids[i], decided, consumer)
+                if state == "none":  # refused on a state read before the PEL: decide again
+                    d.clear.add(i)
+                held[game] = {"none": again, "busy": waiting, "parked": parked}[state]
+                held[game].append(i)
+        for i, refusal in refused:
+            await self._letter(d.ids[i], d.entries[i], refusal)
+        undecided = {*waiting, *again, *parked}
+        settled = [d.ids[i] for i in d.todo if i not in undecided]
+        if settled and self.client is not None:
+            await self.client.xack(self.keys.inbox, GROUP, *settled)
+        for result in recorded:
+            count_appended(result.result, "inbox")
+        d.done.update(settled)
+        d.todo = sorted({*waiting, *again})
+        if waiting and not again:
+            if consumer is not None:  # a live consumer's entries: not for a reclaimer
+                await self.client.xclaim(
+                    self.keys.inbox, GROUP, consumer, 0, [d.ids[i] for i in waiting], justid=True
+                )
+            raise Blocked(f"{len(waiting)} entries wait for older ones of their games")
+
+    async def _older_pending(
+        self, game: str, entry_id: bytes, decided: set[bytes], consumer: str | None
+    ) -> str:
+        """`none`: no older entry of `game` is pending; `parked`: only ones this consumer left
+        pending (no task works on them); `busy`: one is in flight here or elsewhere."""
+        if self.client is None:
+            return "none"
+        older = await self.pending.older(game, entry_id, decided)
+        if not older:
+            return "none"
+        mine = all(c == consumer and i not in self.in_flight for i, c in older)
+        return "parked" if mine else "busy"
+
+    async def _letter(self, entry_id: bytes, fields: dict[bytes, bytes], refusal: Refusal) -> None:
+        kept = raw_of(fields)
+        inbox_id = entry_id.decode()
+        keep_s = (self.retention or Retention()).dead_letter_keep_s
+        letter = DeadLetter(kept, refusal.to_dict(), "inbox", {"inbox_id": inbox_id})
+        if await self.letters.put_once(letter, f"inbox:{inbox_id}", keep_s) is None:
+            log.info("inbox.dead_letter_repeat", inbox_id=inbox_id)
+            return
+        count_refused(refusal, "inbox")
+        log.warning("inbox.dead_letter", inbox_id=inbox_id, reason=refusal.to_dict())
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
-        """Handle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
+        """Settle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
         await self.process([entry_id.encode()], [fields])
 
     async def ensure_group(self) -> None:
@@ -185,18 +270,6 @@ class Inbox:
         except ResponseError as error:
             if "BUSYGROUP" not in str(error):
                 raise
-
-    async def drain_pending(self, consumer: str, count: int) -> None:
-        """Process and ack what `consumer` read but never acked (a crash before the ack)."""
-        while True:
-            reply: Any = await self.client.xreadgroup(
-                GROUP, consumer, {self.keys.inbox: "0"}, count=count
-            )
-            entries = [(i, f) for i, f in (reply[0][1] if reply else []) if f]
-            if not entries:
-                return
-            await self.process([i for i, _ in entries], [f for _, f in entries])
-            await self.client.xack(self.keys.inbox, GROUP, *[i for i, _ in entries])
 
 
 def inbox_broker(settings: IngestSettings) -> RedisBroker:
@@ -212,45 +285,64 @@ def inbox_broker(settings: IngestSettings) -> RedisBroker:
 
 
 def build_inbox_app(
-    settings: IngestSettings,
-    inbox: Inbox,
-    consumer: str = "ingest-0",
-    reclaim_idle_ms: int = 60_000,
+    settings: IngestSettings, inbox: Inbox, consumer: str | None = None
 ) -> FastStream:
-    """The inbox consumer as a FastStream app (`consumer` must be stable across restarts).
+    """The inbox consumer as a FastStream app, consumer `consumer` (default: the setting
+    `inbox_consumer`, else `default_consumer()`; one name per replica).
 
-    FastStream's broker reads the inbox over its own connection; appends, lookups and dead
-    letters go through `inbox`'s ports (the process's one client).
+    FastStream's broker reads new entries over its own connection (acks are ours: MANUAL);
+    appends, lookups, dead letters, acks and the `Reclaimer` go through `inbox`'s ports and
+    client (the process's one client, with its own retries).
     """
     keys = inbox.keys
+    name = consumer or settings.inbox_consumer or default_consumer()
     broker = inbox_broker(settings)
 
     @broker.subscriber(
         stream=StreamSub(
-            keys.inbox, group=GROUP, consumer=consumer, batch=True, max_records=settings.inbox_batch
+            keys.inbox, group=GROUP, consumer=name, batch=True, max_records=settings.inbox_batch
         ),
-        parser=_keep_raw_parser,
+        parser=keep_raw_parser,
+        ack_policy=AckPolicy.MANUAL,
         title="inbox",
         description=INBOX_DESCRIPTION,
     )
     async def consume_inbox(msg: RedisStreamMessage) -> None:
         raw: Any = msg.raw_message  # `entries` is added by `_keep_raw_parser`
-        await inbox.process(raw["message_ids"], raw["entries"])
+        try:
+            await inbox.process(raw["message_ids"], raw["entries"], name)
+        except Exception as error:  # FastStream's logger is off: say it here
+            log.error("inbox.delivery_failed", consumer=name, error=repr(error))
+            raise
 
-    @broker.subscriber(
-        stream=StreamSub(
-            keys.inbox, group=GROUP, consumer=f"{consumer}-reclaim", min_idle_time=reclaim_idle_ms
-        ),
-        parser=_keep_raw_parser,
-        title="inbox-reclaim",
-        include_in_schema=False,
+    async def settle_claimed(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
+        await inbox.process(ids, entries, name, wait_s=0)
+
+    reclaimer = Reclaimer(
+        inbox.client,
+        keys.inbox,
+        GROUP,
+        name,
+        settle_claimed,
+        inbox.in_flight,
+        claim_idle_ms=settings.inbox_claim_idle_ms,
+        count=settings.inbox_batch,
     )
-    async def reclaim_inbox(msg: RedisStreamMessage) -> None:
-        raw: Any = msg.raw_message
-        await inbox.process(raw["message_ids"], raw["entries"])
+    tasks: list[asyncio.Task[None]] = []
 
     async def prepare() -> None:
+        inbox.closing = False
         await inbox.ensure_group()
-        await inbox.drain_pending(consumer, settings.inbox_batch)
+        log.info("inbox.consumer", consumer=name, claim_idle_ms=settings.inbox_claim_idle_ms)
+        await reclaimer.drain()
+        tasks.append(asyncio.create_task(reclaimer.run(), name=f"inbox-reclaim-{name}"))
 
-    return FastStream(broker, on_startup=[prepare])
+    async def finish() -> None:
+        inbox.closing = True
+        while tasks:
+            task = tasks.pop()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    return FastStream(broker, on_startup=[prepare], on_shutdown=[finish])

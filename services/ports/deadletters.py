@@ -41,3 +41,9 @@ class DeadLetters(Protocol):
     async def read(self, count: int = 100) -> list[StoredLetter]:
         """The oldest `count` letters, oldest first."""
         ...
+
+    async def put_once(self, letter: DeadLetter, once: str, keep_s: float) -> str | None:
+        """Store `letter` unless a letter with the same `once` key (e.g. `inbox:<entry id>`)
+        was stored in the last `keep_s` seconds, atomically: a redelivered input is lettered
+        exactly once. Returns the new letter's id, or None when it was already lettered."""
+        ...

@@ -114,3 +114,15 @@ async def test_dead_letters_keep_the_raw_input_reason_and_context(backend: Backe
     assert stored[0].letter.context == {"inbox_id": "1-0"}
     assert stored[1].letter.context == {"seq": "3"}  # context comes back as text
     assert stored[0].time.endswith("+00:00")
+
+
+async def test_a_letter_put_once_per_key_is_stored_once(backend: Backend) -> None:
+    letter = DeadLetter(b"x", {"kind": "rule"}, "inbox", {"inbox_id": "7-0"})
+    first = await backend.letters.put_once(letter, "inbox:7-0", 60)
+    again = await backend.letters.put_once(letter, "inbox:7-0", 60)
+    other = await backend.letters.put_once(letter, "inbox:8-0", 60)
+    stored = await backend.letters.read()
+    assert again is None
+    assert None not in (first, other)
+    assert [s.letter_id for s in stored] == [first, other]
+    assert stored[0].letter.raw == b"x"

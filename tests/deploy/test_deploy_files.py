@@ -170,6 +170,7 @@ SAMPLE_KEYS = [
     MEMBERS_KEY,  # shard ownership of several projectors
     lease_key(Keys(16), 3),
     fence_key(Keys(16), 3),
+    Keys(16).dead_letter_once("inbox:1-0"),
 ]
 
 

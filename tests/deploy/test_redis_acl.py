@@ -26,6 +26,7 @@ from redis.exceptions import AuthenticationError, ResponseError
 from contracts.events import parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
+from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
 from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.project_lua import APPLY_LUA
@@ -38,6 +39,7 @@ from services.adapters.redis.projections import (
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
+from services.ports.deadletters import DeadLetter
 from services.projector.loop import feed_entries
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
@@ -236,12 +238,19 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     entry_id = entries[0][1][0][0]
     assert await ingest.xpending(KEYS.inbox, "ingest")
     await ingest.xautoclaim(KEYS.inbox, "ingest", "ingest-0", min_idle_time=0)
+    await ingest.xclaim(KEYS.inbox, "ingest", "ingest-0", 0, [entry_id], justid=True)
+    assert await ingest.xinfo_consumers(KEYS.inbox, "ingest")
     assert await ingest.xack(KEYS.inbox, "ingest", entry_id) == 1
+    assert await ingest.xgroup_delconsumer(KEYS.inbox, "ingest", "ingest-0") == 0
     assert await ingest.xadd(KEYS.dead_letter, {"raw": "x", "reason": "{}", "source": "inbox"})
+    once = DeadLetter(b"x", {"kind": "invalid"}, "inbox", {"inbox_id": entry_id.decode()})
+    letters = RedisDeadLetters(ingest, KEYS)
+    assert await letters.put_once(once, f"inbox:{entry_id.decode()}", 60) is not None
+    assert await letters.put_once(once, f"inbox:{entry_id.decode()}", 60) is None
     await ingest.xtrim(KEYS.inbox, maxlen=1000, approximate=False)
     now_ms = int(time.time() * 1000)  # retention runs under ingest's user
     assert await trim_inbox(ingest, KEYS.inbox, "ingest", 0, now_ms + 1) == 1  # the acked one
-    assert await trim_dead_letters(ingest, KEYS.dead_letter, 0, now_ms + 1) == 1
+    assert await trim_dead_letters(ingest, KEYS.dead_letter, 0, now_ms + 1) == 2
     # not ingest's: projections, checkpoints, change notices, admin commands
     await refused(ingest.hset(KEYS.projection(GAME), "seq", 9))
     await refused(ingest.set(KEYS.checkpoint(SHARD), "9-9"))

@@ -3,7 +3,9 @@ consumer goes on, pending entries of a crashed consumer drained."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 import pytest
 import redis.asyncio as aioredis
@@ -62,7 +64,10 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
         pending = await redis_client.xpending(KEYS.inbox, GROUP)
         assert pending["pending"] == 0
     assert [e.event_id for e in await store.read("g1")] == [e.event_id for e in log]
-    letters = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    # one game's letters are in stream order; letters of different games (or of none) may be
+    # written in another order (a refusal is re-decided once its game has nothing older pending)
+    stored = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    letters = sorted(stored, key=lambda f: tuple(map(int, f[b"inbox_id"].split(b"-"))))
     assert [f[b"raw"] for f in letters[:4]] == [
         g["data"] if isinstance(g["data"], bytes) else g["data"].encode() for g in garbage[:4]
     ]
@@ -97,6 +102,8 @@ async def test_faststream_publisher_data_field_is_accepted(
 async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
+    """A replica with a stable consumer name (`inbox_consumer`) settles its own PEL at start."""
+    settings = settings.model_copy(update={"inbox_consumer": "ingest-0"})
     await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
     await redis_client.xadd(KEYS.inbox, {"data": started("g3").model_dump_json(), "token": TOKEN})
     # a consumer read it and died before the ack: it sits in ingest-0's PEL
@@ -112,3 +119,47 @@ async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
             )
 
         await wait_until(drained, 15, "the pending entry appended and acked")
+
+
+async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """A replica that died (its name never comes back) leaves entries in its PEL: another
+    replica claims them once idle for `inbox_claim_idle_ms`, and no sooner."""
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 4000})
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(KEYS.inbox, {"data": started("g4").model_dump_json(), "token": TOKEN})
+    await redis_client.xreadgroup(GROUP, "ingest-dead-1", {KEYS.inbox: ">"}, count=10)
+    read_at = time.monotonic()
+    async with running_inbox(settings):
+        store = RedisEventLog(redis_client, KEYS)
+        await asyncio.sleep(max(0.0, 1.5 - (time.monotonic() - read_at)))
+        assert time.monotonic() - read_at < 3.5, "the start took too long to check 'no sooner'"
+        assert await store.version("g4") == 0  # not idle long enough: its owner may be alive
+
+        async def claimed() -> bool:
+            return (
+                await store.version("g4") == 1
+                and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+            )
+
+        await wait_until(claimed, 15, "the dead consumer's entry claimed, appended and acked")
+
+
+async def test_consumers_gone_for_good_are_dropped(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """Consumer names of replicas long gone (nothing pending, idle ten claim periods) leave the
+    group; the live replica's own name stays."""
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 100})
+    await redis_client.xgroup_create(KEYS.inbox, GROUP, id="0", mkstream=True)
+    for name in ("ingest-gone-1", "alive"):  # an empty read creates no consumer: make them
+        await redis_client.xgroup_createconsumer(KEYS.inbox, GROUP, name)
+    await asyncio.sleep(1.2)  # idle > 10 x 100 ms
+    async with running_inbox(settings):
+
+        async def dropped() -> bool:
+            names = [c["name"] for c in await redis_client.xinfo_consumers(KEYS.inbox, GROUP)]
+            return b"ingest-gone-1" not in names and b"alive" in names
+
+        await wait_until(dropped, 10, "the stale consumer dropped, the live one kept")

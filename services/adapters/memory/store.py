@@ -48,6 +48,7 @@ class MemoryBackend:
     digests: dict[str, str] = field(default_factory=dict)
     feeds: dict[int, list[FeedEntry]] = field(default_factory=dict)
     letters: list[StoredLetter] = field(default_factory=list)
+    letters_once: set[str] = field(default_factory=set)  # `put_once` keys (kept for good)
     projections: dict[str, dict[str, str]] = field(default_factory=dict)
     checkpoints: dict[int, str] = field(default_factory=dict)
     notices: dict[int, list[Notice]] = field(default_factory=dict)
@@ -182,6 +183,12 @@ class MemoryDeadLetters:
 
     async def read(self, count: int = 100) -> list[StoredLetter]:
         return self.b.letters[:count]
+
+    async def put_once(self, letter: DeadLetter, once: str, keep_s: float) -> str | None:
+        if once in self.b.letters_once:
+            return None
+        self.b.letters_once.add(once)
+        return await self.put(letter)
 
 
 class MemoryProjections:

@@ -2,7 +2,11 @@
 
 Entry fields: `raw` (the input as received), `reason` (JSON), `source` (`http`, `inbox`,
 `projector`), `time` (ISO 8601 UTC), plus the letter's context (`game`, `seq`, `feed_id`,
-`inbox_id`). Never trimmed by us.
+`inbox_id`). Trimmed by age (`services.adapters.redis.retention`).
+
+`put_once` writes a letter at most once per key: a marker `{sl:deadletter}:once:<key>` (hash tag
+= the stream's name, so marker and stream share a Redis Cluster slot) is SET NX with a TTL and
+the letter XADDed in the same Lua call.
 """
 
 from __future__ import annotations
@@ -18,6 +22,13 @@ from services.ports.deadletters import DeadLetter, StoredLetter
 
 _OWN = {"raw", "reason", "source", "time"}
 
+PUT_ONCE_LUA = """
+if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return false end
+return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+"""
+"""KEYS: 1 the dead-letter stream, 2 the once marker. ARGV: 1 the marker's TTL (ms), then the
+letter's field/value pairs. Returns the letter id, or nil when the marker existed."""
+
 
 class RedisDeadLetters:
     """`client`: `redis.asyncio.Redis` without `decode_responses`."""
@@ -25,17 +36,36 @@ class RedisDeadLetters:
     def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client
         self.keys = keys
+        self._put_once = client.register_script(PUT_ONCE_LUA)
 
-    async def put(self, letter: DeadLetter) -> str:
-        """XADD one letter; returns its entry id."""
-        fields: dict[str, bytes | str | int] = {
+    @staticmethod
+    def _fields(letter: DeadLetter) -> dict[str, bytes | str | int]:
+        return {
             "raw": letter.raw,
             "reason": json.dumps(dict(letter.reason), default=str, ensure_ascii=False),
             "source": letter.source,
             "time": datetime.now(UTC).isoformat(),
             **letter.context,
         }
+
+    async def put(self, letter: DeadLetter) -> str:
+        """XADD one letter; returns its entry id."""
+        fields = self._fields(letter)
         entry_id = await self.client.xadd(self.keys.dead_letter, fields)  # type: ignore[arg-type]
+        EVENTS_DEAD_LETTERED.labels(source=letter.source).inc()
+        return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+    async def put_once(self, letter: DeadLetter, once: str, keep_s: float) -> str | None:
+        """XADD `letter` unless `once` was lettered within `keep_s` seconds (one Lua call);
+        returns the letter id, or None for a repeat."""
+        stream = self.keys.dead_letter
+        pairs = [v for kv in self._fields(letter).items() for v in kv]
+        ttl_ms = max(1, int(keep_s * 1000))
+        entry_id: Any = await self._put_once(
+            keys=[stream, self.keys.dead_letter_once(once)], args=[ttl_ms, *pairs]
+        )
+        if entry_id is None:
+            return None
         EVENTS_DEAD_LETTERED.labels(source=letter.source).inc()
         return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
 

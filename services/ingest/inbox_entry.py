@@ -1,0 +1,104 @@
+"""The inbox entry format: fields, FastStream's `__data__` envelope, what a dead letter keeps.
+
+See `INBOX_DESCRIPTION` (the AsyncAPI text) for the contract integrators write to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from faststream.redis.parser import BinaryMessageFormatV1
+
+from services.usecases.authorize import WriteProof
+from services.usecases.parse import decode_json, game_of
+from services.usecases.record import Entry
+
+SECRET_FIELDS = {b"token", b"creator_key"}
+"""Entry fields never copied into a dead letter."""
+
+INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
+
+Each entry carries field `data` (FastStream publishers: `__data__`) holding one event envelope
+as JSON, or a JSON array of envelopes of one game (appended all or nothing), and field `token`:
+the game's write token (FastStream publishers: a message header `token`). The entry that creates a game (seq 1) MUST carry the token its creator
+chose (32 to 256 URL-safe characters `A-Z a-z 0-9 _ -`; the inbox has no reply channel to hand
+one back); its SHA-256 digest is stored in the same atomic step as the event. Every later
+entry of the game carries the same token. Where the deployment sets a creator key, a creating
+entry also carries field `creator_key`. The token is checked first (one lookup), then the
+events are validated and appended exactly as `POST /games/{game_id}/events` does (expected
+version `seq - 1`, duplicate `event_id` = no-op). Anything refused (bad JSON, no or a wrong
+token, unknown type, a field, a rule, a version conflict) lands in the dead-letter stream
+`sl:deadletter` with fields `raw` (the data as received), `reason` (JSON: `kind`, `rule`,
+`field`, `message`), `source` = `inbox`, `time`, `inbox_id`; the token is never kept. An entry
+is dead-lettered once, and only when refused: while Redis is unavailable entries wait and are
+retried. One game's entries are applied in stream order, also across ingest replicas; after a
+refused entry, send its seq again (later entries of the game are refused by version until then).
+
+Example:
+
+    redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
+"""
+
+
+def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
+    """The entry's body and, for FastStream's `__data__` format, its message headers."""
+    if b"data" in fields:
+        return fields[b"data"], {}
+    if b"__data__" in fields:
+        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
+        return body, headers
+    return None, {}
+
+
+def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+    return _unpacked(fields)[0]
+
+
+def game_of_entry(fields: dict[bytes, bytes]) -> str | None:
+    """The game an entry names (its first event's `game_id`), None when unreadable."""
+    try:
+        return game_of(decode_json(_body_of(fields), "data"))
+    except Exception:  # garbage names no game
+        return None
+
+
+def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
+    value = fields.get(name.encode())
+    if value is not None:
+        return value.decode(errors="replace")
+    header = headers.get(name)
+    return header if isinstance(header, str) else None
+
+
+def entry_of(fields: dict[bytes, bytes]) -> Entry:
+    """The record use case's view of one inbox entry: its proof (fields `token`,
+    `creator_key`, or FastStream message headers of those names) and its raw data."""
+    body, headers = _unpacked(fields)
+    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+    return Entry(proof, body)
+
+
+def raw_of(fields: dict[bytes, bytes]) -> bytes:
+    """What a dead letter keeps of an entry: its data as received, else all its fields as JSON
+    (never `SECRET_FIELDS`)."""
+    body = _body_of(fields)
+    if body is not None:
+        return body
+    kept = {
+        k.decode(errors="replace"): v.decode(errors="replace")
+        for k, v in fields.items()
+        if k not in SECRET_FIELDS
+    }
+    return json.dumps(kept).encode()
+
+
+async def keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:
+    """Hand FastStream empty bodies (its JSON step fails on non-UTF-8 garbage, which would strand
+    the batch in the PEL) and keep the real field maps under `raw_message["entries"]`."""
+    batch = isinstance(raw["data"], list)
+    entries = raw["data"] if batch else [raw["data"]]
+    return await original(
+        {**raw, "data": [{} for _ in entries] if batch else {}, "entries": entries}
+    )
