@@ -34,24 +34,33 @@ from redis.exceptions import RedisError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import xread_streams
+from services.adapters.redis.feed import parse_feed_entry
 from services.adapters.redis.lease import LeaseLost, ShardLease
 from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
 from services.keys import Keys, shard_of
-from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, PROJECTOR_LAG
-from services.ports.eventlog import FeedEntry
+from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, FEED_MALFORMED, PROJECTOR_LAG
+from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 from services.ports.projections import feed_id_key
 from services.usecases.project import Project
 
 log = structlog.get_logger("projector")
 
 
-def feed_entries(game_entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[FeedEntry]:
-    """XREAD entries of a shard feed (fields `game`, `seq`, `data`) as `FeedEntry`s."""
-    return [
-        FeedEntry(i.decode(), f[b"game"].decode(), int(f[b"seq"]), f[b"data"])
-        for i, f in game_entries
-    ]
+def feed_entries(
+    game_entries: list[tuple[bytes, dict[bytes, bytes]]], shard: int, shards: int
+) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
+    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`): the `FeedEntry`s,
+    and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
+    good: list[FeedEntry] = []
+    bad: list[MalformedFeedEntry] = []
+    for entry_id, fields in game_entries:
+        entry = parse_feed_entry(entry_id, fields, shard, shards)
+        if isinstance(entry, MalformedFeedEntry):
+            bad.append(entry)
+        else:
+            good.append(entry)
+    return good, bad
 
 
 class ProjectorLoop:
@@ -159,7 +168,8 @@ class ProjectorLoop:
     async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
         started = time.perf_counter()
         try:
-            result = await self.project.apply(shard, feed_entries(entries))
+            good, bad = feed_entries(entries, shard, self.keys.shards)
+            result = await self.project.apply(shard, good, bad)
         except LeaseLost as lost:
             log.warning("projector.write_fenced", shard=shard, why=lost.why)
             await self.lose(shard)
@@ -170,6 +180,8 @@ class ProjectorLoop:
         feed = self.keys.feed(shard)
         self.positions[feed] = entries[-1][0].decode()
         EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
+        for rule in result.malformed:
+            FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
         APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
         last_ms = feed_id_key(self.positions[feed])[0]
         PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - last_ms / 1000))

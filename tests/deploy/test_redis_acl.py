@@ -330,7 +330,7 @@ async def test_each_services_own_code_runs_under_its_user(
     projector = redis_ports(projector_client, KEYS)
     feed: Any = await projector_client.xread({KEYS.feed(shard): "0-0"}, count=1000)
     project = Project(projector.log, projector.projections, projector.letters)
-    applied = await project.apply(shard, feed_entries(feed[0][1]))
+    applied = await project.apply(shard, *feed_entries(feed[0][1], shard, KEYS.shards))
     assert applied.events == len(events)  # the projector's writes were allowed
     query = redis_ports(role("query"), KEYS)
     reads = ReadModels(query.log, query.projections)
@@ -356,7 +356,7 @@ async def test_the_projector_holds_shard_leases_and_writes_fenced_under_its_user
     projections.hold_lease(ownership.owned[SHARD])
     feed: Any = await client.xread({KEYS.feed(SHARD): "0-0"}, count=10)
     project = Project(ports.log, projections, ports.letters)
-    assert (await project.apply(SHARD, feed_entries(feed[0][1]))).events == 2
+    assert (await project.apply(SHARD, *feed_entries(feed[0][1], SHARD, KEYS.shards))).events == 2
     await ownership.tick()  # renewals
     await ownership.stop()  # releases, leaves the members
     assert await client.get(lease_key(KEYS, SHARD)) is None
