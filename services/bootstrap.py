@@ -43,6 +43,7 @@ from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
+from services.usecases.release import Release
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
@@ -82,6 +83,7 @@ class UseCases:
     record: Record
     project: Project
     reads: ReadModels
+    release: Release
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -129,6 +131,7 @@ def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
             cache_bytes=settings.projector_cache_bytes,
         ),
         reads=ReadModels(ports.log, ports.projections, cache_bytes=settings.read_cache_bytes),
+        release=Release(ports.log, ports.projections),
     )
 
 
@@ -311,7 +314,12 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
-            service.client.ping, reads, metrics, service.settings.max_lag_events, lag_check
+            service.client.ping,
+            reads,
+            metrics,
+            service.settings.max_lag_events,
+            lag_check,
+            service.ports.projections.held,
         )
     )
     return Assembled(app, service, hub)

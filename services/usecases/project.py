@@ -11,6 +11,7 @@ Source: research/tech.md §3.4; issue brief (projector); issue 8.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -59,6 +60,7 @@ class _Work:
     base_held: int | None
     held: int | None = None
     events: int = 0
+    reason: dict[str, Any] | None = None
 
     @property
     def seq(self) -> int:
@@ -163,6 +165,7 @@ class Project:
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
+        await self._refresh_held([e.game_id for e in fresh])
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
         try:
@@ -193,6 +196,18 @@ class Project:
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
         return Applied(applied, last, rules)
+
+    async def _refresh_held(self, game_ids: Sequence[str]) -> None:
+        """Drop the cached views of held games whose stored hold changed (`scoreledger
+        release` cleared it), so `_load_views` refolds them from the log. One HMGET per held
+        game in the batch; none when no game of the batch is held."""
+        held = [g for g in dict.fromkeys(game_ids) if g in self.views and self.views[g].held]
+        if not held:
+            return
+        for game_id, head in zip(held, await self.projections.heads(held), strict=True):
+            view = self.views[game_id]
+            if head.held != view.held or head.seq != view.seq:
+                self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(
         self, shard: int, ckpt: tuple[int, int], malformed: Sequence[MalformedFeedEntry]
@@ -256,7 +271,7 @@ class Project:
     async def _hold(self, w: _Work, entry: FeedEntry, data: bytes, reason: dict[str, Any]) -> None:
         """Hold `w`'s game at its next seq and dead-letter the refused event."""
         seq = w.seq + 1
-        w.held = seq
+        w.held, w.reason = seq, reason
         log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
         context: dict[str, str | int] = {
             "game": entry.game_id,
@@ -283,5 +298,6 @@ class Project:
                     )
                 )
             if w.held is not None and w.base_held is None:
-                ops.append(ProjectionOp("hold", game_id, 0, w.held))
+                why = json.dumps({"seq": w.held, **(w.reason or {})}, default=str)
+                ops.append(ProjectionOp("hold", game_id, 0, w.held, reason_json=why))
         return ops
