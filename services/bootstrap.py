@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from fastapi import FastAPI
     from faststream import FastStream
 
+    from services.adapters.redis.retention import FeedRetention
     from services.projector.loop import ProjectorLoop
 
 
@@ -186,6 +187,22 @@ async def running_inbox(
         await service.client.aclose()
 
 
+def feed_retention(service: Service) -> FeedRetention | None:
+    """The projector's feed trimming and its reseed from the game streams (None: off)."""
+    from services.adapters.redis.retention import FeedRetention
+    from services.usecases.reseed import Reseed
+
+    settings, ports = service.settings, service.ports
+    if not settings.feed_trim:
+        return None
+    reseed = Reseed(
+        ports.log, ports.projections, ports.letters, service.keys.shards, settings.changes_maxlen
+    )
+    return FeedRetention(
+        service.client, service.keys, settings.feed_keep_s, settings.feed_trim_every_s, reseed.shard
+    )
+
+
 def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
     """The projector of `service`: its loop over the shards this process holds, under a lease
     per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`); entering it starts
@@ -199,7 +216,12 @@ def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
     if not isinstance(projections, RedisProjections):
         raise TypeError("the projector needs the Redis projections (fenced writes)")
     loop = ProjectorLoop(
-        service.client, service.keys, service.cases.project, projections, batch=settings.batch
+        service.client,
+        service.keys,
+        service.cases.project,
+        projections,
+        batch=settings.batch,
+        retention=feed_retention(service),
     )
     leases = ShardLeases(service.client, service.keys, owner_id(), settings.lease_ttl_ms)
     ownership = ShardOwnership(leases, loop.acquire, loop.lose)

@@ -129,6 +129,8 @@ def release(
     void or correction has been appended: its log is refolded; if it folds, the hold is cleared
     and the projector refolds the game from the log. Exits 1 when it still does not fold
     (the game stays held; the rule is printed)."""
+    import asyncio
+
     from redis.exceptions import RedisError
 
     from services.cli.release import release_game

@@ -75,7 +75,8 @@ def held_game(game_id: str, reason_json: bytes | str) -> HeldGame:
 
 @dataclass(frozen=True, slots=True)
 class ProjectionBatch:
-    """What one feed batch of `shard` changes; `last_feed_id` becomes the checkpoint."""
+    """What one feed batch of `shard` changes; `last_feed_id` becomes the checkpoint (`""`:
+    the checkpoint stays, for a reseed from the game streams after the feed was trimmed)."""
 
     shard: int
     last_feed_id: str

@@ -38,6 +38,7 @@ from services.adapters.redis.feed import parse_feed_entry
 from services.adapters.redis.lease import LeaseLost, ShardLease
 from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
+from services.adapters.redis.retention import FeedRetention
 from services.keys import Keys, shard_of
 from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, FEED_MALFORMED, PROJECTOR_LAG
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
@@ -73,6 +74,8 @@ class ProjectorLoop:
         projections: the Redis projections adapter (checkpoints; fenced writes per lease).
         batch: most entries per shard per read.
         block_ms: XREAD BLOCK; keep it under the client's socket timeout.
+        retention: feed trimming after checkpoint advances, and the resume point of a shard
+            whose feed was trimmed past its checkpoint (None: feeds are never trimmed).
     """
 
     def __init__(
@@ -83,6 +86,7 @@ class ProjectorLoop:
         projections: RedisProjections,
         batch: int = 500,
         block_ms: int = 1000,
+        retention: FeedRetention | None = None,
     ) -> None:
         self.client = client
         self.keys = keys
@@ -90,6 +94,7 @@ class ProjectorLoop:
         self.projections = projections
         self.batch = batch
         self.block_ms = block_ms
+        self.retention = retention
         self.positions: dict[str, str] = {}  # feed -> last id read, held shards only
         self.held: dict[int, ShardLease] = {}
         self._epoch: dict[int, int] = dict.fromkeys(range(keys.shards), 0)
@@ -108,7 +113,7 @@ class ProjectorLoop:
             self._epoch[shard] += 1
             self._forget_games(shard)
             self.projections.hold_lease(lease)
-            position = await self.projections.checkpoint(shard)
+            position = await self._resume(shard, await self.projections.checkpoint(shard))
             self.positions[self.keys.feed(shard)] = position
             self.held[shard] = lease
         self._changed.set()
@@ -137,9 +142,19 @@ class ProjectorLoop:
         async with self._applying:
             for shard in list(self.held):
                 epoch = self._epoch[shard]
-                position = await self.projections.checkpoint(shard)
+                position = await self._resume(shard, await self.projections.checkpoint(shard))
                 if self._epoch[shard] == epoch:  # not lost (or re-taken) meanwhile
                     self.positions[self.keys.feed(shard)] = position
+
+    async def _resume(self, shard: int, checkpoint: str) -> str:
+        """Where to read `shard` from: its checkpoint, unless its feed was trimmed and it has
+        none (a rebuild): then its games are refolded from their streams first."""
+        if self.retention is None:
+            return checkpoint
+        resumed = await self.retention.resume(shard, checkpoint)
+        if resumed != checkpoint:
+            self._forget_games(shard)
+        return resumed
 
     async def _idle(self) -> None:
         self._changed.clear()
@@ -179,6 +194,8 @@ class ProjectorLoop:
             return 0
         feed = self.keys.feed(shard)
         self.positions[feed] = entries[-1][0].decode()
+        if self.retention is not None and result.last_feed_id is not None:
+            await self.retention.advanced(shard)  # at most once per `every_s`
         EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
         for rule in result.malformed:
             FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()

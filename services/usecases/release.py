@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -48,20 +49,31 @@ class ReleaseOutcome:
     reason: dict[str, Any] | None = None
 
 
-def first_refusal(raws: list[bytes]) -> tuple[int, dict[str, Any]] | None:
-    """Fold the stored events `raws` (seq order) from the start; the seq and reason
-    (`kind`, `rule`, `field`, `message`) of the first one that does not fold, None if all do."""
+Refusal = tuple[int, dict[str, Any]]
+"""The seq of an event that does not fold and why (`kind`, `rule`, `field`, `message`)."""
+
+
+def fold_until_refused(raws: Sequence[bytes]) -> tuple[Folder[Any], Refusal | None]:
+    """Fold the stored events `raws` (seq order) from the start up to the first one that does
+    not fold; the folder (at the seq before it) and that event's refusal (None: all fold)."""
     folder: Folder[Any] = Folder()
     for seq, data in enumerate(raws, start=1):
         try:
             folder.add(parse_event_json(data))
         except RuleViolation as error:
-            return seq, {"kind": "rule", **error.to_dict()}
+            return folder, (seq, {"kind": "rule", **error.to_dict()})
         except (ValidationError, ValueError) as error:
-            return seq, {"kind": "invalid", "rule": "schema.field", "message": str(error)[:300]}
+            why = {"kind": "invalid", "rule": "schema.field", "message": str(error)[:300]}
+            return folder, (seq, why)
         except Exception as error:  # a ruleset bug: report it, like the projector does
-            return seq, {"kind": "rule", "rule": "fold.error", "message": f"{error!r}"[:300]}
-    return None
+            why = {"kind": "rule", "rule": "fold.error", "message": f"{error!r}"[:300]}
+            return folder, (seq, why)
+    return folder, None
+
+
+def first_refusal(raws: Sequence[bytes]) -> Refusal | None:
+    """The first event of `raws` that does not fold from the start, None if all do."""
+    return fold_until_refused(raws)[1]
 
 
 class Release:

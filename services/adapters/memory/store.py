@@ -208,7 +208,8 @@ class MemoryProjections:
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         stored = self.b.checkpoints.get(batch.shard)
-        if stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
+        moves = batch.last_feed_id != ""  # "": a reseed, the checkpoint stays
+        if moves and stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
             return WriteOutcome(stale=True)
         skipped = set()
         for op in batch.ops:
@@ -229,7 +230,8 @@ class MemoryProjections:
                 notices = self.b.notices.setdefault(batch.shard, [])
                 notices.append(Notice(batch.shard, self.b.next_id(), op.game_id, op.seq))
                 del notices[: max(0, len(notices) - changes_maxlen)]
-        self.b.checkpoints[batch.shard] = batch.last_feed_id
+        if moves:
+            self.b.checkpoints[batch.shard] = batch.last_feed_id
         return WriteOutcome(False, frozenset(skipped))
 
     def _stored(self, game_id: str, checkpoint: str | None) -> StoredProjection | None:

@@ -7,7 +7,8 @@ ARGV: 1 batch's last feed id, 2 changes MAXLEN (approximate), 3 now (ISO), 4 op 
 per op 7 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, game, standings
 (for `hold`: the hold's reason JSON).
 
-* The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id.
+* The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id;
+  a batch whose last id is '' (a reseed from the game streams) leaves the checkpoint as it is.
 * `apply` writes only when the projection's stored seq equals `base_seq` and the game is not
   held: then seq/status/game/standings/updated_at, and one changes notice.
 * `hold` sets the projection's `held` field to the bad event's seq (later events wait) and
@@ -27,7 +28,8 @@ local function after(a, b)  -- stream id a > b ?
   return am > bm or (am == bm and as > bs)
 end
 local stored = redis.call('GET', KEYS[1])
-if stored and not after(ARGV[1], stored) then return -1 end
+local moves = ARGV[1] ~= ''  -- '' (a reseed from the game streams): the checkpoint stays
+if moves and stored and not after(ARGV[1], stored) then return -1 end
 local skipped = {}
 local cursor = 5
 for op = 1, tonumber(ARGV[4]) do
@@ -51,6 +53,6 @@ for op = 1, tonumber(ARGV[4]) do
   end
   cursor = cursor + 7
 end
-redis.call('SET', KEYS[1], ARGV[1])
+if moves then redis.call('SET', KEYS[1], ARGV[1]) end
 return skipped
 """
