@@ -35,9 +35,10 @@ from services.adapters.redis.projections import (
     FENCED_APPLY_LUA,
     RedisProjections,
 )
-from services.adapters.redis.retention import trim_dead_letters, trim_inbox
+from services.adapters.redis.retention import FeedRetention, trim_dead_letters, trim_inbox
 from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
+from services.ports.projections import START_ID
 from services.projector.loop import feed_entries
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
@@ -270,6 +271,18 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
     assert await projector.get(KEYS.checkpoint(SHARD)) == last_id.encode()
     assert await projector.xlen(KEYS.changes(SHARD)) == 1
     assert await projector.xadd(KEYS.dead_letter, {"raw": "x", "source": "projector"})
+    # feed retention: the trim script (XTRIM below the checkpoint) runs as the projector
+    reseeds: list[tuple[int, str]] = []
+
+    async def reseed(shard: int, point: str) -> None:
+        reseeds.append((shard, point))
+
+    retention = FeedRetention(projector, KEYS, 0, 0, reseed)  # type: ignore[arg-type]
+    assert await retention.advanced(SHARD) == 2
+    assert await projector.xlen(KEYS.feed(SHARD)) == 0
+    assert await retention.resume(SHARD, START_ID) == last_id  # a rebuild after the trim
+    assert reseeds == [(SHARD, last_id)]
+    assert await projector.hlen(KEYS.held(SHARD)) == 0  # /readyz reads the held games
     # read-only on the log, nothing of tokens or the inbox
     await refused(projector.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(projector.xadd(KEYS.feed(SHARD), {"data": "x"}))

@@ -8,6 +8,7 @@ import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.retention import feed_min_id
 from services.bootstrap import running_projector as run_projector
 from services.keys import Keys
 from services.settings import ServiceSettings
@@ -113,3 +114,11 @@ async def test_a_rebuild_from_checkpoint_0_reads_the_game_streams(
         f"{len(GAMES) * EVENTS} events refolded from the game streams, then "
         f"{len(later)} new events from the feeds"
     )
+
+
+def test_the_min_id_keeps_what_the_checkpoint_has_not_passed() -> None:
+    assert feed_min_id(None, 0) is None  # no checkpoint: nothing is applied
+    assert feed_min_id("0-0", 0) is None
+    assert feed_min_id("1700000000000-4", 0) == "1700000000000-5"  # every applied entry
+    assert feed_min_id("1700000000000-4", 60_000) == "1699999940000-0"
+    assert feed_min_id("5000-0", 60_000) is None  # the margin reaches back before any id
