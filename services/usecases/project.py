@@ -4,8 +4,10 @@ The batch is folded in memory into the cached per-game `Folder`s (`domain.fold`:
 event, no state copies; a refused event leaves its folder unchanged), then one
 `Projections.write` changes the projections, the change notices and the shard checkpoint
 together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
-the fold refuses is dead-lettered and its game held at that seq; other games go on. Pure apart
-from the ports: no Redis, no feed reading (the projector door does that).
+the fold refuses is dead-lettered and its game held at that seq; other games go on; `scoreledger
+release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
+feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
+Redis, no feed reading (the projector door does that).
 Source: research/tech.md §3.4; issue brief (projector); issue 8.
 """
 
