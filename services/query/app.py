@@ -104,7 +104,7 @@ def health_router(
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(PING_TIMEOUT_S):
                 metrics.lag.set(await reads.lag(max_lag_events))
-                if held is not None:
+                if held is not None and lag_check:
                     await _held_checks(held)
         body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
