@@ -43,11 +43,13 @@ from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
+from services.usecases.release import Release
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
     from faststream import FastStream
 
+    from services.adapters.redis.retention import FeedRetention
     from services.projector.loop import ProjectorLoop
 
 
@@ -82,6 +84,7 @@ class UseCases:
     record: Record
     project: Project
     reads: ReadModels
+    release: Release
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -129,6 +132,7 @@ def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
             cache_bytes=settings.projector_cache_bytes,
         ),
         reads=ReadModels(ports.log, ports.projections, cache_bytes=settings.read_cache_bytes),
+        release=Release(ports.log, ports.projections),
     )
 
 
@@ -189,6 +193,22 @@ async def running_inbox(
         await service.client.aclose()
 
 
+def feed_retention(service: Service) -> FeedRetention | None:
+    """The projector's feed trimming and its reseed from the game streams (None: off)."""
+    from services.adapters.redis.retention import FeedRetention
+    from services.usecases.reseed import Reseed
+
+    settings, ports = service.settings, service.ports
+    if not settings.feed_trim:
+        return None
+    reseed = Reseed(
+        ports.log, ports.projections, ports.letters, service.keys.shards, settings.changes_maxlen
+    )
+    return FeedRetention(
+        service.client, service.keys, settings.feed_keep_s, settings.feed_trim_every_s, reseed.shard
+    )
+
+
 def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
     """The projector of `service`: its loop over the shards this process holds, under a lease
     per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`); entering it starts
@@ -202,7 +222,12 @@ def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
     if not isinstance(projections, RedisProjections):
         raise TypeError("the projector needs the Redis projections (fenced writes)")
     loop = ProjectorLoop(
-        service.client, service.keys, service.cases.project, projections, batch=settings.batch
+        service.client,
+        service.keys,
+        service.cases.project,
+        projections,
+        batch=settings.batch,
+        retention=feed_retention(service),
     )
     leases = ShardLeases(service.client, service.keys, owner_id(), settings.lease_ttl_ms)
     ownership = ShardOwnership(leases, loop.acquire, loop.lose)
@@ -317,7 +342,12 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
-            service.client.ping, reads, metrics, service.settings.max_lag_events, lag_check
+            service.client.ping,
+            reads,
+            metrics,
+            service.settings.max_lag_events,
+            lag_check,
+            service.ports.projections.held,
         )
     )
     return Assembled(app, service, hub)

@@ -56,6 +56,10 @@ class Keys:
         """The projector's checkpoint: the last feed entry id applied for the shard."""
         return f"{PREFIX}:ckpt:{self.shard_tag(shard)}"
 
+    def held(self, shard: int) -> str:
+        """HASH game_id -> hold JSON (seq, rule, ...): the shard's held games (`/readyz`)."""
+        return f"{PREFIX}:held:{self.shard_tag(shard)}"
+
     def changes(self, shard: int) -> str:
         """Stream of "standings changed" notifications (game, seq) for live push."""
         return f"{PREFIX}:changes:{self.shard_tag(shard)}"

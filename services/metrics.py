@@ -46,6 +46,16 @@ APPLY_LATENCY = Histogram(
     ["shard"],
 )
 
+FEED_MALFORMED = Counter(
+    "scoreledger_feed_entries_malformed_total",
+    "Shard feed entries that are not an event's entry, dead-lettered alone by the projector",
+    ["shard", "rule"],
+)
+HELD_GAMES = Gauge(
+    "scoreledger_held_games",
+    "Games held by the projector (an event its rules refused), as last read from Redis",
+)
+
 
 _REASONS = {
     "invalid": "validation",

@@ -153,6 +153,17 @@ class ProjectorSettings(CommonSettings):
         description="the projector's start-up (Redis, scripts, first leases) must finish "
         "within this many seconds, else it fails (the process exits non-zero)",
     )
+    feed_trim: bool = Field(
+        default=True, description="trim the shard feeds once the checkpoint has passed"
+    )
+    feed_keep_s: float = Field(
+        default=600.0,
+        ge=0,
+        description="applied feed entries kept this long before the checkpoint (feed id time)",
+    )
+    feed_trim_every_s: float = Field(
+        default=5.0, ge=0, description="least time between two trims of one shard feed"
+    )
 
 
 class QuerySettings(CommonSettings):

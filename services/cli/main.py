@@ -1,8 +1,8 @@
 """The `scoreledger` command line (typer + rich); entry point `services.cli.main:app`.
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
-`publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `demo` (everything,
-end to end, on a throwaway Redis). Each command is thin; the work lives in sibling modules.
+`publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
+held game), `demo` (everything, end to end, on a throwaway Redis). Each command is thin; the work lives in sibling modules.
 """
 
 from __future__ import annotations
@@ -115,6 +115,34 @@ def export(
     else:
         out_file.write_text(text, encoding="utf-8")
         err.print(f"wrote {text.count(chr(10))} events to {escape(str(out_file))}", highlight=False)
+
+
+@app.command()
+def release(
+    game: Annotated[str, typer.Argument(help="game id")],
+    wait: Annotated[
+        float, typer.Option("--wait", min=0, help="seconds to wait for the projector")
+    ] = 10.0,
+    redis_url: RedisUrl = None,
+) -> None:
+    """Resume a game the projector holds (a feed entry its rules refused), after a referee's
+    void or correction has been appended: its log is refolded; if it folds, the hold is cleared
+    and the projector refolds the game from the log. Exits 1 when it still does not fold
+    (the game stays held; the rule is printed)."""
+    import asyncio
+
+    from redis.exceptions import RedisError
+
+    from services.cli.release import release_game
+
+    try:
+        report = asyncio.run(release_game(_settings(redis_url), game, wait))
+    except (RedisError, OSError) as error:
+        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
+        raise typer.Exit(1) from None
+    for line in report.lines:
+        (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
+    raise typer.Exit(report.code)
 
 
 @app.command()

@@ -72,6 +72,24 @@ class FeedEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class MalformedFeedEntry:
+    """A shard feed entry that is not a `FeedEntry`: a field missing, a seq that is not a
+    positive integer, bytes that are not UTF-8, a game id that is not a game id of the shard.
+
+    The projector dead-letters it alone (its neighbours are applied) before its checkpoint
+    moves past it. `raw`: the entry's fields as JSON, cut at a bound; `rule` / `field` /
+    `message`: what is wrong; `game_id`: the game when it could be read.
+    """
+
+    feed_id: str
+    raw: bytes
+    rule: str
+    field: str
+    message: str
+    game_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GamesPage:
     """A page of game ids (sorted), and the id to pass as `after` for the next page (None: last)."""
 

@@ -10,9 +10,10 @@ Source: research/tech.md §3.4.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 START_ID = "0-0"
 """The checkpoint of a shard nothing was applied from yet (feed ids are `ms-n`)."""
@@ -26,10 +27,12 @@ def feed_id_key(feed_id: str) -> tuple[int, int]:
 
 @dataclass(frozen=True, slots=True)
 class ProjectionHead:
-    """A game's stored projection seq (0: none) and its held seq (None: not held)."""
+    """A game's stored projection seq (0: none), its held seq (None: not held) and the hold's
+    reason JSON (`ProjectionOp.reason_json`; None when not held or not stored)."""
 
     seq: int
     held: int | None
+    reason_json: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +50,33 @@ class ProjectionOp:
     status: str = ""
     game: str = ""
     standings_json: str = ""
+    reason_json: str = ""
+    """`hold`: why, as JSON `{"seq", "kind", "rule", "field", "message"}` (what `held` lists)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeldGame:
+    """A game the projector holds: the seq of the event its rules refused and why."""
+
+    game_id: str
+    seq: int
+    rule: str
+    message: str = ""
+
+
+def held_game(game_id: str, reason_json: bytes | str) -> HeldGame:
+    """A `HeldGame` from a hold's reason JSON (`ProjectionOp.reason_json`)."""
+    try:
+        reason: Any = json.loads(reason_json)
+        return HeldGame(game_id, int(reason["seq"]), str(reason["rule"]), str(reason["message"]))
+    except (ValueError, KeyError, TypeError):
+        return HeldGame(game_id, 0, "hold.unreadable", "the hold's reason is not JSON")
 
 
 @dataclass(frozen=True, slots=True)
 class ProjectionBatch:
-    """What one feed batch of `shard` changes; `last_feed_id` becomes the checkpoint."""
+    """What one feed batch of `shard` changes; `last_feed_id` becomes the checkpoint (`""`:
+    the checkpoint stays, for a reseed from the game streams after the feed was trimmed)."""
 
     shard: int
     last_feed_id: str
@@ -107,4 +132,15 @@ class Projections(Protocol):
     async def lag(self, cap: int) -> int:
         """Feed entries after the checkpoints, summed over shards, each shard counted to
         `cap + 1` at most."""
+        ...
+
+    async def held(self, limit: int) -> tuple[int, list[HeldGame]]:
+        """How many games are held over all shards, and at most `limit` of them."""
+        ...
+
+    async def release(self, game_id: str, held_seq: int, seq: int, data: bytes) -> bool:
+        """If the game is held at `held_seq`: clear the hold and, in the same step, feed the
+        log's event `seq` (its last, `data`) again so the projector refolds the game from the
+        log (`seq` 0: the log is empty, nothing is fed). False (nothing changed) when the game
+        is not held at `held_seq`."""
         ...

@@ -34,24 +34,34 @@ from redis.exceptions import RedisError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import xread_streams
+from services.adapters.redis.feed import parse_feed_entry
 from services.adapters.redis.lease import LeaseLost, ShardLease
 from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
+from services.adapters.redis.retention import FeedRetention
 from services.keys import Keys, shard_of
-from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, PROJECTOR_LAG
-from services.ports.eventlog import FeedEntry
+from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, FEED_MALFORMED, PROJECTOR_LAG
+from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 from services.ports.projections import feed_id_key
 from services.usecases.project import Project
 
 log = structlog.get_logger("projector")
 
 
-def feed_entries(game_entries: list[tuple[bytes, dict[bytes, bytes]]]) -> list[FeedEntry]:
-    """XREAD entries of a shard feed (fields `game`, `seq`, `data`) as `FeedEntry`s."""
-    return [
-        FeedEntry(i.decode(), f[b"game"].decode(), int(f[b"seq"]), f[b"data"])
-        for i, f in game_entries
-    ]
+def feed_entries(
+    game_entries: list[tuple[bytes, dict[bytes, bytes]]], shard: int, shards: int
+) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
+    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`): the `FeedEntry`s,
+    and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
+    good: list[FeedEntry] = []
+    bad: list[MalformedFeedEntry] = []
+    for entry_id, fields in game_entries:
+        entry = parse_feed_entry(entry_id, fields, shard, shards)
+        if isinstance(entry, MalformedFeedEntry):
+            bad.append(entry)
+        else:
+            good.append(entry)
+    return good, bad
 
 
 class ProjectorLoop:
@@ -64,6 +74,8 @@ class ProjectorLoop:
         projections: the Redis projections adapter (checkpoints; fenced writes per lease).
         batch: most entries per shard per read.
         block_ms: XREAD BLOCK; keep it under the client's socket timeout.
+        retention: feed trimming after checkpoint advances, and the resume point of a shard
+            whose feed was trimmed past its checkpoint (None: feeds are never trimmed).
     """
 
     def __init__(
@@ -74,6 +86,7 @@ class ProjectorLoop:
         projections: RedisProjections,
         batch: int = 500,
         block_ms: int = 1000,
+        retention: FeedRetention | None = None,
     ) -> None:
         self.client = client
         self.keys = keys
@@ -81,6 +94,7 @@ class ProjectorLoop:
         self.projections = projections
         self.batch = batch
         self.block_ms = block_ms
+        self.retention = retention
         self.positions: dict[str, str] = {}  # feed -> last id read, held shards only
         self.held: dict[int, ShardLease] = {}
         self._epoch: dict[int, int] = dict.fromkeys(range(keys.shards), 0)
@@ -99,7 +113,7 @@ class ProjectorLoop:
             self._epoch[shard] += 1
             self._forget_games(shard)
             self.projections.hold_lease(lease)
-            position = await self.projections.checkpoint(shard)
+            position = await self._resume(shard, await self.projections.checkpoint(shard))
             self.positions[self.keys.feed(shard)] = position
             self.held[shard] = lease
         self._changed.set()
@@ -128,9 +142,19 @@ class ProjectorLoop:
         async with self._applying:
             for shard in list(self.held):
                 epoch = self._epoch[shard]
-                position = await self.projections.checkpoint(shard)
+                position = await self._resume(shard, await self.projections.checkpoint(shard))
                 if self._epoch[shard] == epoch:  # not lost (or re-taken) meanwhile
                     self.positions[self.keys.feed(shard)] = position
+
+    async def _resume(self, shard: int, checkpoint: str) -> str:
+        """Where to read `shard` from: its checkpoint, unless its feed was trimmed and it has
+        none (a rebuild): then its games are refolded from their streams first."""
+        if self.retention is None:
+            return checkpoint
+        resumed = await self.retention.resume(shard, checkpoint)
+        if resumed != checkpoint:
+            self._forget_games(shard)
+        return resumed
 
     async def _idle(self) -> None:
         self._changed.clear()
@@ -159,7 +183,8 @@ class ProjectorLoop:
     async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
         started = time.perf_counter()
         try:
-            result = await self.project.apply(shard, feed_entries(entries))
+            good, bad = feed_entries(entries, shard, self.keys.shards)
+            result = await self.project.apply(shard, good, bad)
         except LeaseLost as lost:
             log.warning("projector.write_fenced", shard=shard, why=lost.why)
             await self.lose(shard)
@@ -169,7 +194,11 @@ class ProjectorLoop:
             return 0
         feed = self.keys.feed(shard)
         self.positions[feed] = entries[-1][0].decode()
+        if self.retention is not None and result.last_feed_id is not None:
+            await self.retention.advanced(shard)  # at most once per `every_s`
         EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
+        for rule in result.malformed:
+            FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
         APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
         last_ms = feed_id_key(self.positions[feed])[0]
         PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - last_ms / 1000))

@@ -1,6 +1,6 @@
 """The probes every process serves, whatever its roles: `/healthz` (process only), `/readyz`
-(Redis PING and, where the projector matters, its lag under `max_lag_events`) and `/metrics`
-(Prometheus text). The app itself is assembled in `services.bootstrap`.
+(Redis PING and, where the projector matters, its lag under `max_lag_events` and the games it
+holds) and `/metrics` (Prometheus text). The app itself is assembled in `services.bootstrap`.
 Source: research/anchors.md §4.2 (health, metrics); research/tech.md §1.9 (FastAPI).
 """
 
@@ -16,6 +16,8 @@ from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from redis.exceptions import RedisError
 
+from services.metrics import HELD_GAMES
+from services.ports.projections import HeldGame
 from services.query.metrics import QueryMetrics
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import Health
@@ -26,15 +28,38 @@ PING_TIMEOUT_S = 2.0
 Ping = Callable[[], Awaitable[Any]]
 """Checks the storage answers (raises `RedisError` / `OSError` when it does not)."""
 
+HeldReader = Callable[[int], Awaitable[tuple[int, list[HeldGame]]]]
+"""`Projections.held`: how many games the projector holds, and the first N of them."""
+
+HELD_LISTED = 50
+"""Most held games `/readyz` lists (all are counted)."""
+
+
+async def _held_checks(held: HeldReader) -> dict[str, Any]:
+    """`held_games` (count) and `held` (game id, seq, rule) for `/readyz`; sets the gauge."""
+    count, games = await held(HELD_LISTED)
+    HELD_GAMES.set(count)
+    listed = [{"game_id": h.game_id, "seq": h.seq, "rule": h.rule} for h in games]
+    return {"held_games": count, "held": listed}
+
 
 def health_router(
-    ping: Ping, reads: ReadModels, metrics: QueryMetrics, max_lag_events: int, lag_check: bool
+    ping: Ping,
+    reads: ReadModels,
+    metrics: QueryMetrics,
+    max_lag_events: int,
+    lag_check: bool,
+    held: HeldReader | None = None,
 ) -> APIRouter:
     """`/healthz`, `/readyz` and `/metrics`.
 
     Args:
         lag_check: False makes `/readyz` check Redis only (ingest must not stop taking writes
             because the projector lags).
+        held: where the held games are read (with `lag_check`): `/readyz` stays 200 while
+            games are held (a restart cannot release them; taking the pod out of service would
+            stop every other game) but says `degraded` and lists them; the gauge
+            `scoreledger_held_games` counts them.
     """
     router = APIRouter(tags=["health"])
 
@@ -52,6 +77,7 @@ def health_router(
             if not lag_check:
                 return Health(status="ok", checks={"redis": "ok"})
             lag = await reads.lag(max_lag_events)
+            holds = await _held_checks(held) if held is not None else {}
         except (RedisError, OSError, TimeoutError) as error:
             reason = str(error) or f"no answer in {PING_TIMEOUT_S} s"
             body = Health(status="unavailable", checks={"redis": f"unreachable: {reason}"})
@@ -59,8 +85,13 @@ def health_router(
         metrics.lag.set(lag)
         ok = lag <= max_lag_events
         body = Health(
-            status="ok" if ok else "unavailable",
-            checks={"redis": "ok", "projection_lag_events": lag, "max_lag_events": max_lag_events},
+            status=("degraded" if holds.get("held_games") else "ok") if ok else "unavailable",
+            checks={
+                "redis": "ok",
+                "projection_lag_events": lag,
+                "max_lag_events": max_lag_events,
+                **holds,
+            },
         )
         return JSONResponse(body.model_dump(), status_code=200 if ok else 503)
 
@@ -73,6 +104,8 @@ def health_router(
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(PING_TIMEOUT_S):
                 metrics.lag.set(await reads.lag(max_lag_events))
+                if held is not None and lag_check:
+                    await _held_checks(held)
         body = generate_latest(REGISTRY) + generate_latest(metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 

@@ -4,13 +4,16 @@ The batch is folded in memory into the cached per-game `Folder`s (`domain.fold`:
 event, no state copies; a refused event leaves its folder unchanged), then one
 `Projections.write` changes the projections, the change notices and the shard checkpoint
 together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
-the fold refuses is dead-lettered and its game held at that seq; other games go on. Pure apart
-from the ports: no Redis, no feed reading (the projector door does that).
+the fold refuses is dead-lettered and its game held at that seq; other games go on; `scoreledger
+release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
+feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
+Redis, no feed reading (the projector door does that).
 Source: research/tech.md §3.4; issue brief (projector); issue 8.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,11 +27,14 @@ from domain.errors import RuleViolation
 from domain.fold import Folder
 from domain.standings import standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
-from services.ports.eventlog import EventLog, FeedEntry
+from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
 from services.usecases.sizedcache import ByteLRU, game_bytes
 
 log = structlog.get_logger("projector")
+
+MAX_RAW_BYTES = 1_048_576
+"""Most bytes of a refused event kept in its dead letter (an appended event is far smaller)."""
 
 
 @dataclass(slots=True)
@@ -56,6 +62,7 @@ class _Work:
     base_held: int | None
     held: int | None = None
     events: int = 0
+    reason: dict[str, Any] | None = None
 
     @property
     def seq(self) -> int:
@@ -64,10 +71,12 @@ class _Work:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """What one batch did: events folded, and the batch's last feed id (None: nothing new)."""
+    """What one batch did: events folded, the batch's last feed id (None: nothing new), and
+    the rule of each malformed entry it dead-lettered (the door counts them)."""
 
     events: int
     last_feed_id: str | None
+    malformed: tuple[str, ...] = ()
 
 
 def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
@@ -132,17 +141,33 @@ class Project:
                     folder.add(parse_event_json(data))
             self.views[game_id] = GameView(folder, head.held)
 
-    async def apply(self, shard: int, entries: Sequence[FeedEntry]) -> Applied:
+    async def apply(
+        self,
+        shard: int,
+        entries: Sequence[FeedEntry],
+        malformed: Sequence[MalformedFeedEntry] = (),
+    ) -> Applied:
         """Fold `entries` (feed order) and write the result in one `Projections.write`.
 
         Entries at or before the shard's checkpoint are skipped; an event already applied (a
-        restart) is skipped by seq. Never raises for a bad event. Raises: storage errors (the
-        caller re-reads from the checkpoint and calls `forget`).
+        restart) is skipped by seq. Never raises for a bad event. `malformed`: the batch's
+        entries that are not events' entries; each is dead-lettered alone before the write moves
+        the checkpoint past it. Raises: storage errors (the caller re-reads from the checkpoint
+        and calls `forget`).
         """
         ckpt = feed_id_key(await self.projections.checkpoint(shard))
         fresh = [e for e in entries if feed_id_key(e.feed_id) > ckpt]
-        if not fresh:
+        rules = await self._dead_letter_malformed(shard, ckpt, malformed)
+        last = malformed[-1].feed_id if rules else None
+        if fresh and (last is None or feed_id_key(fresh[-1].feed_id) > feed_id_key(last)):
+            last = fresh[-1].feed_id
+        if last is None:
             return Applied(0, None)
+        if not fresh:  # only malformed entries: move the checkpoint past them
+            batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
+            await self.projections.write(batch, self.changes_maxlen)
+            return Applied(0, last, rules)
+        await self._refresh_held([e.game_id for e in fresh])
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
         try:
@@ -155,7 +180,7 @@ class Project:
                     w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
                 await self._fold_one(w, entry)
             ops = self._ops(work)
-            batch = ProjectionBatch(shard, fresh[-1].feed_id, ops, self.clock().isoformat())
+            batch = ProjectionBatch(shard, last, ops, self.clock().isoformat())
             outcome = await self.projections.write(batch, self.changes_maxlen)
         except BaseException:
             for game_id in work:  # folded in place past what storage holds: rebuild them
@@ -172,7 +197,38 @@ class Project:
             if outcome.stale
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
-        return Applied(applied, fresh[-1].feed_id)
+        return Applied(applied, last, rules)
+
+    async def _refresh_held(self, game_ids: Sequence[str]) -> None:
+        """Drop the cached views of held games whose stored hold changed (`scoreledger
+        release` cleared it), so `_load_views` refolds them from the log. One HMGET per held
+        game in the batch; none when no game of the batch is held."""
+        held = [g for g in dict.fromkeys(game_ids) if g in self.views and self.views[g].held]
+        if not held:
+            return
+        for game_id, head in zip(held, await self.projections.heads(held), strict=True):
+            view = self.views[game_id]
+            if head.held != view.held or head.seq != view.seq:
+                self.views.pop(game_id, None)
+
+    async def _dead_letter_malformed(
+        self, shard: int, ckpt: tuple[int, int], malformed: Sequence[MalformedFeedEntry]
+    ) -> tuple[str, ...]:
+        """Dead-letter (source `projector`) and log each malformed entry after the checkpoint;
+        returns their rules (empty: none, or all at or before the checkpoint)."""
+        rules: list[str] = []
+        for entry in malformed:
+            if feed_id_key(entry.feed_id) <= ckpt:
+                continue  # dead-lettered by the run that moved the checkpoint past it
+            reason = {"kind": "invalid", "rule": entry.rule, "field": entry.field}
+            reason["message"] = entry.message
+            context: dict[str, str | int] = {"feed_id": entry.feed_id, "shard": shard}
+            if entry.game_id is not None:
+                context["game"] = entry.game_id
+            log.error("projector.feed_entry_malformed", **context, reason=reason)
+            await self.letters.put(DeadLetter(entry.raw, reason, "projector", context))
+            rules.append(entry.rule)
+        return tuple(rules)
 
     async def _fold_one(self, w: _Work, entry: FeedEntry) -> None:
         current = w.seq
@@ -182,22 +238,49 @@ class Project:
             for raw in await self.log.read_raw(entry.game_id, current + 1, entry.seq - 1):
                 if not await self._step(w, entry, raw):
                     return
-        await self._step(w, entry, entry.data)
+        await self._step_feed(w, entry)
 
     async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
         reason = _evolve(w, data)
         if reason is None:
             return True
+        await self._hold(w, entry, data, reason)
+        return False
+
+    async def _step_feed(self, w: _Work, entry: FeedEntry) -> None:
+        """Fold the feed entry's event. A feed copy that is not an event while the log's copy
+        of that seq differs is dead-lettered alone and the log's copy is folded instead (the
+        game stream is the record); otherwise a refused event holds its game."""
+        reason = _evolve(w, entry.data)
+        if reason is None:
+            return
+        if reason["kind"] == "invalid":
+            stored = await self.log.read_raw(entry.game_id, entry.seq, entry.seq)
+            if stored and stored[0] != entry.data:
+                why = {"kind": "invalid", "rule": "feed.data_invalid", "field": "data"}
+                why["message"] = (
+                    f"not an event, unlike the log's seq {entry.seq}: {reason['message']}"
+                )
+                context: dict[str, str | int] = {"game": entry.game_id, "seq": entry.seq}
+                context["feed_id"] = entry.feed_id
+                log.error("projector.feed_entry_malformed", **context, reason=why)
+                raw = entry.data[:MAX_RAW_BYTES]
+                await self.letters.put(DeadLetter(raw, why, "projector", context))
+                await self._step(w, entry, stored[0])
+                return
+        await self._hold(w, entry, entry.data, reason)
+
+    async def _hold(self, w: _Work, entry: FeedEntry, data: bytes, reason: dict[str, Any]) -> None:
+        """Hold `w`'s game at its next seq and dead-letter the refused event."""
         seq = w.seq + 1
-        w.held = seq
+        w.held, w.reason = seq, reason
         log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
         context: dict[str, str | int] = {
             "game": entry.game_id,
             "seq": seq,
             "feed_id": entry.feed_id,
         }
-        await self.letters.put(DeadLetter(data, reason, "projector", context))
-        return False
+        await self.letters.put(DeadLetter(data[:MAX_RAW_BYTES], reason, "projector", context))
 
     @staticmethod
     def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
@@ -217,5 +300,6 @@ class Project:
                     )
                 )
             if w.held is not None and w.base_held is None:
-                ops.append(ProjectionOp("hold", game_id, 0, w.held))
+                why = json.dumps({"seq": w.held, **(w.reason or {})}, default=str)
+                ops.append(ProjectionOp("hold", game_id, 0, w.held, reason_json=why))
         return ops

@@ -33,7 +33,7 @@ def projector(client: RedisClient) -> tuple[Project, RedisProjections]:
 
 async def feed_batch(client: RedisClient, shard: int, after: str = "-") -> list[FeedEntry]:
     entries: Any = await client.xrange(KEYS.feed(shard), min=after)
-    return feed_entries(entries)
+    return feed_entries(entries, shard, KEYS.shards)[0]
 
 
 async def test_holder_applies_and_a_former_owner_changes_nothing(client: RedisClient) -> None:

@@ -75,7 +75,7 @@ async def test_append_apply_and_reads_run_on_a_cluster(cluster_url: str) -> None
         project = Project(log, projections, RedisDeadLetters(client, KEYS))  # type: ignore[arg-type]
         for shard in {shard_of(g, KEYS.shards) for g in logs}:
             entries: Any = await client.xrange(KEYS.feed(shard))
-            await project.apply(shard, feed_entries(entries))
+            await project.apply(shard, *feed_entries(entries, shard, KEYS.shards))
         assert await projections.lag(1000) == 0
         reads = ReadModels(log, projections)
         for game_id, events in logs.items():

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from services.keys import shard_of
 from services.ports.deadletters import DeadLetter
-from services.ports.projections import START_ID, ProjectionBatch, ProjectionHead, ProjectionOp
+from services.ports.projections import (
+    START_ID,
+    HeldGame,
+    ProjectionBatch,
+    ProjectionHead,
+    ProjectionOp,
+)
 from tests.contract.conftest import Backend
 from tests.pipeline.factory import game_log
 
@@ -126,3 +132,22 @@ async def test_a_letter_put_once_per_key_is_stored_once(backend: Backend) -> Non
     assert None not in (first, other)
     assert [s.letter_id for s in stored] == [first, other]
     assert stored[0].letter.raw == b"x"
+
+
+async def test_a_hold_is_listed_until_released_once(backend: Backend) -> None:
+    p = backend.projections
+    (game,) = in_shard(2, 1)
+    why = '{"seq": 2, "kind": "rule", "rule": "r.x", "message": "m"}'
+    hold = ProjectionOp("hold", game, 0, 2, reason_json=why)
+    await p.write(ProjectionBatch(2, "1-1", [apply(game, 0, 1), hold], "T"), 1000)
+    assert await p.held(10) == (1, [HeldGame(game, 2, "r.x", "m")])
+    (head,) = await p.heads([game])
+    assert (head.seq, head.held, head.reason_json) == (1, 2, why)
+    assert not await p.release(game, 3, 1, b"{}")  # not held there: nothing changes
+    assert (await p.held(10))[0] == 1
+    before = await p.lag(100)
+    assert await p.release(game, 2, 5, b'{"e": 5}')
+    assert await p.held(10) == (0, [])
+    assert await p.heads([game]) == [ProjectionHead(1, None)]
+    assert await p.lag(100) == before + 1  # the log's last event is fed again
+    assert not await p.release(game, 2, 5, b'{"e": 5}')  # once

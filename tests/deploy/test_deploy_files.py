@@ -163,7 +163,10 @@ SAMPLE_KEYS = [
         getattr(Keys(16), name)("g-1")
         for name in ("game_stream", "event_ids", "projection", "ledger")
     ),
-    *(getattr(Keys(16), name)(3) for name in ("feed", "game_index", "checkpoint", "changes")),
+    *(
+        getattr(Keys(16), name)(3)
+        for name in ("feed", "game_index", "checkpoint", "changes", "held")
+    ),
     Keys(16).write_token("g-1"),
     Keys(16).inbox,
     Keys(16).dead_letter,
@@ -177,7 +180,7 @@ SAMPLE_KEYS = [
 # Commands that change no key (scripts: only what the user may call runs inside them).
 QUERY_READS = {"ping", "evalsha", "eval", "evalsha_ro", "eval_ro", "script", "get", "hget", "hmget"}
 QUERY_READS |= {"hgetall", "lrange", "llen", "xlen", "xrange", "xrevrange", "xread", "zrange"}
-QUERY_READS |= {"zcard", "zscore", "exists"}
+QUERY_READS |= {"zcard", "zscore", "exists", "hlen", "hscan"}
 
 
 def _key_patterns(rules: list[str]) -> list[str]:

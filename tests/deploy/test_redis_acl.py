@@ -36,10 +36,11 @@ from services.adapters.redis.projections import (
     FENCED_APPLY_LUA,
     RedisProjections,
 )
-from services.adapters.redis.retention import trim_dead_letters, trim_inbox
+from services.adapters.redis.retention import FeedRetention, trim_dead_letters, trim_inbox
 from services.bootstrap import redis_ports
 from services.keys import Keys, shard_of
 from services.ports.deadletters import DeadLetter
+from services.ports.projections import START_ID
 from services.projector.loop import feed_entries
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
@@ -178,7 +179,7 @@ async def _append(client: aioredis.Redis) -> Any:
 
 async def _apply(client: aioredis.Redis, feed_id: str) -> Any:
     """The real apply script: one `apply` op for `GAME` up to seq 2."""
-    keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.projection(GAME)]
+    keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.held(SHARD), KEYS.projection(GAME)]
     args: list[Any] = [feed_id, 1000, "2026-12-01T00:00:00Z", 1,
             "apply", GAME, 0, 2, "in_progress", "penumbra", "{}"]  # fmt: skip
     return await client.register_script(APPLY_LUA)(keys=keys, args=args)
@@ -279,6 +280,18 @@ async def test_the_projector_reads_feeds_and_games_and_writes_projections(
     assert await projector.get(KEYS.checkpoint(SHARD)) == last_id.encode()
     assert await projector.xlen(KEYS.changes(SHARD)) == 1
     assert await projector.xadd(KEYS.dead_letter, {"raw": "x", "source": "projector"})
+    # feed retention: the trim script (XTRIM below the checkpoint) runs as the projector
+    reseeds: list[tuple[int, str]] = []
+
+    async def reseed(shard: int, point: str) -> None:
+        reseeds.append((shard, point))
+
+    retention = FeedRetention(projector, KEYS, 0, 0, reseed)  # type: ignore[arg-type]
+    assert await retention.advanced(SHARD) == 2
+    assert await projector.xlen(KEYS.feed(SHARD)) == 0
+    assert await retention.resume(SHARD, START_ID) == last_id  # a rebuild after the trim
+    assert reseeds == [(SHARD, last_id)]
+    assert await projector.hlen(KEYS.held(SHARD)) == 0  # /readyz reads the held games
     # read-only on the log, nothing of tokens or the inbox
     await refused(projector.xadd(KEYS.game_stream(GAME), {"data": "x"}, id="3-1"))
     await refused(projector.xadd(KEYS.feed(SHARD), {"data": "x"}))
@@ -339,7 +352,7 @@ async def test_each_services_own_code_runs_under_its_user(
     projector = redis_ports(projector_client, KEYS)
     feed: Any = await projector_client.xread({KEYS.feed(shard): "0-0"}, count=1000)
     project = Project(projector.log, projector.projections, projector.letters)
-    applied = await project.apply(shard, feed_entries(feed[0][1]))
+    applied = await project.apply(shard, *feed_entries(feed[0][1], shard, KEYS.shards))
     assert applied.events == len(events)  # the projector's writes were allowed
     query = redis_ports(role("query"), KEYS)
     reads = ReadModels(query.log, query.projections)
@@ -365,7 +378,7 @@ async def test_the_projector_holds_shard_leases_and_writes_fenced_under_its_user
     projections.hold_lease(ownership.owned[SHARD])
     feed: Any = await client.xread({KEYS.feed(SHARD): "0-0"}, count=10)
     project = Project(ports.log, projections, ports.letters)
-    assert (await project.apply(SHARD, feed_entries(feed[0][1]))).events == 2
+    assert (await project.apply(SHARD, *feed_entries(feed[0][1], SHARD, KEYS.shards))).events == 2
     await ownership.tick()  # renewals
     await ownership.stop()  # releases, leaves the members
     assert await client.get(lease_key(KEYS, SHARD)) is None

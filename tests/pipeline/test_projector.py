@@ -97,7 +97,7 @@ async def test_reapplying_an_old_batch_changes_nothing(
         project = service.cases.project
         project.projections = _ForgetfulCheckpoint(project.projections)
         project.forget()  # pretend the batch is new: the script must refuse it
-        applied = await project.apply(shard, feed_entries(feed))
+        applied = await project.apply(shard, *feed_entries(feed, shard, SHARDS))
         assert applied.events == 0
     await assert_matches_offline(redis_client, {"g1": events})
     assert await redis_client.xlen(KEYS.changes(shard)) == before  # the replay added no notice

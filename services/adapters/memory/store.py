@@ -30,11 +30,13 @@ from services.ports.eventlog import (
 from services.ports.notices import Notice
 from services.ports.projections import (
     START_ID,
+    HeldGame,
     ProjectionBatch,
     ProjectionHead,
     StoredProjection,
     WriteOutcome,
     feed_id_key,
+    held_game,
 )
 
 
@@ -205,18 +207,23 @@ class MemoryProjections:
         for game_id in game_ids:
             raw = self.b.projections.get(game_id, {})
             held = raw.get("held")
-            out.append(ProjectionHead(int(raw.get("seq", 0)), int(held) if held else None))
+            seq = int(raw.get("seq", 0))
+            out.append(
+                ProjectionHead(seq, int(held) if held else None, raw.get("held_reason") or None)
+            )
         return out
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         stored = self.b.checkpoints.get(batch.shard)
-        if stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
+        moves = batch.last_feed_id != ""  # "": a reseed, the checkpoint stays
+        if moves and stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
             return WriteOutcome(stale=True)
         skipped = set()
         for op in batch.ops:
             proj = self.b.projections.setdefault(op.game_id, {})
             if op.kind == "hold":
-                proj.setdefault("held", str(op.seq))
+                if "held" not in proj:
+                    proj.update(held=str(op.seq), held_reason=op.reason_json)
             elif "held" in proj or int(proj.get("seq", 0)) != op.base_seq:
                 skipped.add(op.game_id)
             else:
@@ -230,7 +237,8 @@ class MemoryProjections:
                 notices = self.b.notices.setdefault(batch.shard, [])
                 notices.append(Notice(batch.shard, self.b.next_id(), op.game_id, op.seq))
                 del notices[: max(0, len(notices) - changes_maxlen)]
-        self.b.checkpoints[batch.shard] = batch.last_feed_id
+        if moves:
+            self.b.checkpoints[batch.shard] = batch.last_feed_id
         return WriteOutcome(False, frozenset(skipped))
 
     def _stored(self, game_id: str, checkpoint: str | None) -> StoredProjection | None:
@@ -259,6 +267,25 @@ class MemoryProjections:
             ckpt = feed_id_key(self.b.checkpoints.get(shard, START_ID))
             total += min(cap + 1, sum(1 for e in feed if feed_id_key(e.feed_id) > ckpt))
         return total
+
+    async def held(self, limit: int) -> tuple[int, list[HeldGame]]:
+        held = [
+            held_game(g, p.get("held_reason", ""))
+            for g, p in sorted(self.b.projections.items())
+            if "held" in p
+        ]
+        return len(held), held[:limit]
+
+    async def release(self, game_id: str, held_seq: int, seq: int, data: bytes) -> bool:
+        proj = self.b.projections.get(game_id, {})
+        if proj.get("held") != str(held_seq):
+            return False
+        proj.pop("held")
+        proj.pop("held_reason", None)
+        if seq > 0:
+            entry = FeedEntry(self.b.next_id(), game_id, seq, data)
+            self.b.feeds.setdefault(shard_of(game_id, self.b.shards), []).append(entry)
+        return True
 
 
 class MemoryChangeNotices:

@@ -1,14 +1,19 @@
 """The projector's apply Lua script: projections, change notices and the checkpoint, in one
 atomic step per feed batch. Source: research/tech.md §3.4 (exactly-once effect).
 
-KEYS: 1 checkpoint, 2 changes stream, then one projection HASH per op (all `{sK}`).
+KEYS: 1 checkpoint, 2 changes stream, 3 held-games HASH, then one projection HASH per op (all
+`{sK}`).
 ARGV: 1 batch's last feed id, 2 changes MAXLEN (approximate), 3 now (ISO), 4 op count, then
-per op 7 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, game, standings.
+per op 7 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, game, standings
+(for `hold`: the hold's reason JSON).
 
-* The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id.
+* The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id;
+  a batch whose last id is '' (a reseed from the game streams) leaves the checkpoint as it is.
 * `apply` writes only when the projection's stored seq equals `base_seq` and the game is not
   held: then seq/status/game/standings/updated_at, and one changes notice.
-* `hold` sets the projection's `held` field to the bad event's seq: later events wait.
+* `hold` sets the projection's `held` field to the bad event's seq (later events wait) and
+  `held_reason`, and lists the game in the shard's held-games HASH (`scoreledger release`
+  clears both).
 Returns the indexes (1-based) of ops that were skipped, or -1.
 
 No ledger list is written: the ledger read model folds the log (it honours voids and never
@@ -23,18 +28,22 @@ local function after(a, b)  -- stream id a > b ?
   return am > bm or (am == bm and as > bs)
 end
 local stored = redis.call('GET', KEYS[1])
-if stored and not after(ARGV[1], stored) then return -1 end
+local moves = ARGV[1] ~= ''  -- '' (a reseed from the game streams): the checkpoint stays
+if moves and stored and not after(ARGV[1], stored) then return -1 end
 local skipped = {}
 local cursor = 5
 for op = 1, tonumber(ARGV[4]) do
   local kind, game_id = ARGV[cursor], ARGV[cursor + 1]
   local base_seq, new_seq = ARGV[cursor + 2], ARGV[cursor + 3]
   local status, game, standings = ARGV[cursor + 4], ARGV[cursor + 5], ARGV[cursor + 6]
-  local proj = KEYS[2 + op]
+  local proj = KEYS[3 + op]
   local held = redis.call('HGET', proj, 'held')
   local seq = tonumber(redis.call('HGET', proj, 'seq') or '0')
   if kind == 'hold' then
-    if not held then redis.call('HSET', proj, 'held', new_seq) end
+    if not held then
+      redis.call('HSET', proj, 'held', new_seq, 'held_reason', standings)
+      redis.call('HSET', KEYS[3], game_id, standings)
+    end
   elseif held or seq ~= tonumber(base_seq) then
     table.insert(skipped, op)
   else
@@ -44,6 +53,6 @@ for op = 1, tonumber(ARGV[4]) do
   end
   cursor = cursor + 7
 end
-redis.call('SET', KEYS[1], ARGV[1])
+if moves then redis.call('SET', KEYS[1], ARGV[1]) end
 return skipped
 """

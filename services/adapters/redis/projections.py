@@ -27,10 +27,12 @@ from services.adapters.redis.project_lua import APPLY_LUA
 from services.keys import Keys, shard_of
 from services.ports.projections import (
     START_ID,
+    HeldGame,
     ProjectionBatch,
     ProjectionHead,
     StoredProjection,
     WriteOutcome,
+    held_game,
 )
 
 # Count the feed entries after the checkpoint, at most ARGV[1]: the lag, computed server-side
@@ -43,6 +45,19 @@ return #redis.call('XRANGE', KEYS[1], '(' .. ckpt, '+', 'COUNT', tonumber(ARGV[1
 # A projection and its shard checkpoint in one command (KEYS share the shard's hash tag).
 _GET_LUA = """
 return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}
+"""
+
+
+# Release a hold (KEYS: 1 projection, 2 held-games HASH, 3 the shard feed; ARGV: 1 game id,
+# 2 the held seq, 3 and 4 the seq and data of the log's last event): only if still held there.
+_RELEASE_LUA = """
+if redis.call('HGET', KEYS[1], 'held') ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], 'held', 'held_reason')
+redis.call('HDEL', KEYS[2], ARGV[1])
+if tonumber(ARGV[3]) > 0 then
+  redis.call('XADD', KEYS[3], '*', 'game', ARGV[1], 'seq', ARGV[3], 'data', ARGV[4])
+end
+return 1
 """
 
 
@@ -79,6 +94,7 @@ class RedisProjections:
         self.leases: dict[int, ShardLease] = {}
         self._lag = client.register_script(_LAG_LUA)
         self._get = client.register_script(_GET_LUA)
+        self._release = client.register_script(_RELEASE_LUA)
 
     def hold_lease(self, lease: ShardLease) -> None:
         """Fence the writes of `lease.shard` with its token from now on."""
@@ -99,11 +115,15 @@ class RedisProjections:
             return []
         async with self.client.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
-                pipe.hmget(self.keys.projection(game_id), ["seq", "held"])
+                pipe.hmget(self.keys.projection(game_id), ["seq", "held", "held_reason"])
             replies = await pipe.execute()
         return [
-            ProjectionHead(int(seq) if seq else 0, int(held) if held else None)
-            for seq, held in replies
+            ProjectionHead(
+                int(seq) if seq else 0,
+                int(held) if held else None,
+                why.decode() or None if why is not None else None,
+            )
+            for seq, held, why in replies
         ]
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
@@ -111,13 +131,14 @@ class RedisProjections:
 
         Raises: `LeaseLost` when the lease is no longer this process's (nothing written).
         """
-        keys = [self.keys.checkpoint(batch.shard), self.keys.changes(batch.shard)]
+        shard = batch.shard
+        keys = [self.keys.checkpoint(shard), self.keys.changes(shard), self.keys.held(shard)]
         args: list[str | int] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
         args.append(len(batch.ops))
         for op in batch.ops:
             keys.append(self.keys.projection(op.game_id))
             args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
-            args.append(op.standings_json)
+            args.append(op.reason_json if op.kind == "hold" else op.standings_json)
         lease = self.leases.get(batch.shard)
         if lease is None:
             out = await self._apply(keys=keys, args=args)
@@ -161,3 +182,24 @@ class RedisProjections:
             if isinstance(count, Exception):
                 raise count
         return sum(int(c) for c in counts)
+
+    async def held(self, limit: int) -> tuple[int, list[HeldGame]]:
+        """Held games over all shards: one pipeline of HLEN, then HSCANs of the shards that
+        hold any until `limit` are listed (a pipeline is split per node on a cluster)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for shard in range(self.keys.shards):
+                pipe.hlen(self.keys.held(shard))
+            counts = [int(n) for n in await pipe.execute()]
+        out: list[HeldGame] = []
+        for shard, count in enumerate(counts):
+            if count and len(out) < limit:
+                reply: Any = await self.client.hscan(self.keys.held(shard), 0, count=limit)
+                fields: dict[bytes, bytes] = reply[1]
+                out += [held_game(k.decode(), v) for k, v in fields.items()]
+        return sum(counts), sorted(out, key=lambda h: h.game_id)[:limit]
+
+    async def release(self, game_id: str, held_seq: int, seq: int, data: bytes) -> bool:
+        """The release script (see `Projections.release`), one slot."""
+        shard = shard_of(game_id, self.keys.shards)
+        keys = [self.keys.projection(game_id), self.keys.held(shard), self.keys.feed(shard)]
+        return bool(await self._release(keys=keys, args=[game_id, held_seq, seq, data]))

@@ -7,22 +7,37 @@
 * The dead-letter stream keeps a letter for `keep_letters_s`: the raw input is kept that long
   for an operator to read, then dropped (`XTRIM MINID`).
 
+* A shard feed (a second copy of every event, for the projector) keeps what its checkpoint has
+  not passed, and the applied entries of the last `keep_s` before the checkpoint (issue 10:
+  "the shard feeds keep a second full copy of every event"); the game streams remain the
+  record. The checkpoint is one per shard, whoever owns it, so an entry it has passed is
+  applied for good. Trimmed by the projector after a checkpoint advance, at most once per
+  `every_s` per shard (`FeedRetention`). A shard without a checkpoint (a rebuild) whose feed
+  was trimmed is resumed by refolding its games from their streams
+  (`services.usecases.reseed`), not from the feed.
+
 Trimmed entries are counted in `scoreledger_stream_trimmed_entries_total{stream}`.
-Source: issue #11 ("retention for the inbox and the dead-letter stream"); Redis XTRIM, XINFO
-GROUPS, XPENDING.
+Source: issue #11 ("retention for the inbox and the dead-letter stream"); issue 10; Redis
+XTRIM, XINFO GROUPS, XPENDING, XINFO STREAM (`entries-added`, Redis >= 7.0).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import structlog
 from prometheus_client import Counter
+from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
+from services.keys import Keys
+from services.ports.projections import START_ID
 
 STREAM_TRIMMED = Counter(
     "scoreledger_stream_trimmed_entries_total",
-    "Settled inbox entries and old dead letters trimmed by retention",
+    "Settled inbox entries, old dead letters and applied feed entries trimmed by retention",
     ["stream"],
 )
 
@@ -77,3 +92,91 @@ async def trim_dead_letters(client: RedisClient, stream: str, keep_s: float, now
     trimmed = int(await client.xtrim(stream, minid=_text((bound, 0)), approximate=False))
     STREAM_TRIMMED.labels(stream="deadletter").inc(trimmed)
     return trimmed
+
+
+def feed_min_id(checkpoint: str | None, keep_ms: int) -> str | None:
+    """The XTRIM MINID that keeps what `checkpoint` has not passed and the applied entries of
+    the last `keep_ms` before it (0: none); None when nothing may be trimmed."""
+    if not checkpoint or checkpoint == START_ID:
+        return None
+    ms, seq = _id(checkpoint)
+    if keep_ms <= 0:
+        return _text((ms, seq + 1))
+    return _text((ms - keep_ms, 0)) if ms - keep_ms > 0 else None
+
+
+log = structlog.get_logger("projector")
+
+
+async def trimmed_resume_point(client: RedisClient, feed: str) -> str | None:
+    """For a shard with no checkpoint: None when nothing was ever trimmed from `feed` (read it
+    from the start), else an id just before its first kept entry (its last id when it is
+    empty), from which the feed is read once the games are refolded from their streams.
+    (`XINFO STREAM`: `entries-added` counts every entry ever added; Redis >= 7.0.)"""
+    try:
+        info: Any = await client.xinfo_stream(feed)
+    except ResponseError:  # no such key: nothing was ever added
+        return None
+    if int(info.get("entries-added") or 0) <= int(info["length"]):
+        return None
+    first = info.get("first-entry")
+    if not first:
+        return _text_of(info["last-generated-id"])
+    ms, seq = _id(first[0])
+    return _text((ms, seq - 1) if seq > 0 else (ms - 1, 0))
+
+
+Reseed = Callable[[int, str], Awaitable[Any]]
+"""`usecases.reseed.Reseed.shard`: refold a shard from the game streams, checkpoint to an id."""
+
+
+class FeedRetention:
+    """The projector's feed retention: trims after checkpoint advances and resumes a shard
+    whose checkpoint is behind its feed's trim point (module docstring).
+
+    Args:
+        keep_s: applied entries kept before the checkpoint (seconds of feed ids).
+        every_s: least time between two trims of one shard.
+        reseed: refolds a shard from the game streams (`Reseed.shard`).
+    """
+
+    def __init__(
+        self, client: RedisClient, keys: Keys, keep_s: float, every_s: float, reseed: Reseed
+    ) -> None:
+        self.client = client
+        self.keys = keys
+        self.keep_ms = int(keep_s * 1000)
+        self.every_s = every_s
+        self.reseed = reseed
+        self._last: dict[int, float] = {}
+
+    async def advanced(self, shard: int) -> int:
+        """After a checkpoint advance of `shard`: trim its feed unless trimmed within `every_s`;
+        returns the entries trimmed."""
+        now = time.monotonic()
+        if now - self._last.get(shard, -self.every_s) < self.every_s:
+            return 0
+        self._last[shard] = now
+        # Two commands, no script: the checkpoint only moves forward, so a MINID read from it
+        # stays safe; and the projector's ACL user may XTRIM the feeds but run no script on them.
+        stored: Any = await self.client.get(self.keys.checkpoint(shard))
+        min_id = feed_min_id(_text_of(stored) if stored else None, self.keep_ms)
+        if min_id is None:
+            return 0
+        feed = self.keys.feed(shard)
+        trimmed = int(await self.client.xtrim(feed, minid=min_id, approximate=False))
+        STREAM_TRIMMED.labels(stream="feed").inc(trimmed)
+        return trimmed
+
+    async def resume(self, shard: int, checkpoint: str) -> str:
+        """The position to read `shard`'s feed from: `checkpoint`; but a shard without one (a
+        rebuild) whose feed was trimmed is first refolded from the game streams, and read from
+        just before the first entry its feed kept."""
+        if checkpoint != START_ID:
+            return checkpoint  # it only moves forward, and the feed is trimmed behind it
+        point = await trimmed_resume_point(self.client, self.keys.feed(shard))
+        if point is None:
+            return checkpoint
+        log.warning("projector.rebuild_from_game_streams", shard=shard, resume_at=point)
+        await self.reseed(shard, point)
+        return point

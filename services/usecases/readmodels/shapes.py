@@ -174,7 +174,8 @@ class ErrorBody(View):
 
 
 class Health(View):
-    """`/healthz` and `/readyz`; `checks` names each dependency's state."""
+    """`/healthz` and `/readyz`; `checks` names each dependency's state (`degraded`: ready,
+    but the projector holds games, listed in `checks.held`)."""
 
-    status: Literal["ok", "unavailable"]
+    status: Literal["ok", "degraded", "unavailable"]
     checks: dict[str, Any] = {}
