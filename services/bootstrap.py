@@ -350,4 +350,15 @@ def assemble(service: Service, roles: Roles) -> Assembled:
             service.ports.projections.held,
         )
     )
+    _install_lean_routes(app, reads, hub)
     return Assembled(app, service, hub)
+
+
+def _install_lean_routes(app: FastAPI, reads: ReadModels, hub: ChangeHub | None) -> None:
+    """The hot reads as raw ASGI routes ahead of their FastAPI declarations (issue 9)."""
+    from services.push.routes import lean_push_routes
+    from services.query.lean import install
+    from services.query.routes import lean_query_routes
+
+    if hub is not None:  # the query role
+        install(app, [*lean_query_routes(reads), *lean_push_routes(hub)])

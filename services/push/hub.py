@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
@@ -52,11 +53,27 @@ class Change:
 @dataclass(frozen=True, slots=True)
 class Delivery:
     """What a subscriber receives: the change, the game's rendered projection (`body`, None if
-    the projection HASH is gone) and `body_json`, the body serialized once for all subscribers."""
+    the projection HASH is gone), `body_json`, the body serialized once for all subscribers,
+    and the wire frames made from it (`frame`), each rendered once for all subscribers."""
 
     change: Change
     body: Any
     body_json: str
+    frames: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+
+    def frame(self, kind: str, render: Callable[[Delivery], bytes]) -> bytes:
+        """The frame `kind` of this delivery: `render(self)` on the first call, then the same
+        bytes for every other subscriber (the fan-out runs on one event loop: no lock)."""
+        made = self.frames.get(kind)
+        if made is None:
+            made = self.frames[kind] = render(self)
+        return made
+
+
+class Signal(enum.Enum):
+    """A queue item that is not a change: `PING`, the keep-alive of an idle subscription."""
+
+    PING = "ping"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +89,18 @@ class Subscription:
     """One subscriber's queue; `game_id` None subscribes to every game."""
 
     game_id: str | None
-    queue: asyncio.Queue[Delivery] = field(default_factory=lambda: asyncio.Queue(maxsize=64))
+    queue: asyncio.Queue[Delivery | Signal] = field(
+        default_factory=lambda: asyncio.Queue(maxsize=64)
+    )
 
-    def offer(self, delivery: Delivery) -> None:
-        """Enqueue without waiting; when full, drop the oldest delivery first."""
+    def offer(self, item: Delivery | Signal) -> None:
+        """Enqueue without waiting; when full, drop the oldest item first."""
         if self.queue.full():
             self.queue.get_nowait()
-        self.queue.put_nowait(delivery)
+        self.queue.put_nowait(item)
 
-    async def get(self) -> Delivery:
-        """The next delivery (waits)."""
+    async def get(self) -> Delivery | Signal:
+        """The next delivery, or `Signal.PING` after `ping_s` without one (waits)."""
         return await self.queue.get()
 
 
@@ -96,6 +115,8 @@ class ChangeHub:
             the client's socket timeout (redis-py 8 defaults to 5 s), or the read times out.
         max_connect_reads: Redis reads made for connecting clients at once (redis-py's pool
             holds 100 connections and fails, rather than waits, beyond them).
+        ping_s: every `ping_s` seconds each subscription with nothing queued gets
+            `Signal.PING` (one timer for all: proxies drop idle streams).
     """
 
     def __init__(
@@ -105,6 +126,7 @@ class ChangeHub:
         render: Render,
         block_ms: int = 2000,
         max_connect_reads: int = 16,
+        ping_s: float = 15.0,
     ) -> None:
         self.client = client
         self.keys = keys
@@ -117,6 +139,8 @@ class ChangeHub:
         self._reads = asyncio.Semaphore(max_connect_reads)
         self._shard_of_stream = {keys.changes(s): s for s in range(keys.shards)}
         self._task: asyncio.Task[None] | None = None
+        self.ping_s = ping_s
+        self._pulse: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
         # A Redis blip must not end live push: retry the read forever, backing off to 2 s.
         self._retry = Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=-1)
@@ -128,6 +152,7 @@ class ChangeHub:
         `wait=False` (it must come up while Redis is down) and each stream awaits `ready`."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="change-hub")
+            self._pulse = asyncio.create_task(self._pings(), name="change-hub-pings")
         if wait:
             await self._ready.wait()
 
@@ -136,12 +161,13 @@ class ChangeHub:
         await self._ready.wait()
 
     async def stop(self) -> None:
-        """Cancel the reader task and wait for it."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Cancel the reader and keep-alive tasks and wait for them."""
+        for task in (self._task, self._pulse):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._pulse = None
 
     @property
     def subscriber_count(self) -> int:
@@ -258,6 +284,14 @@ class ChangeHub:
             raise asyncio.CancelledError
         log.warning("change_hub_read_failed", error=str(error))
 
+    async def _pings(self) -> None:
+        while True:
+            await asyncio.sleep(self.ping_s)
+            for subs in list(self._subs.values()):
+                for sub in subs:
+                    if sub.queue.empty():  # never push a change out for a ping
+                        sub.offer(Signal.PING)
+
     async def _fan_out(self, changes: list[Change]) -> None:
         # Per game, only the newest change of the batch matters (the body is the whole state).
         newest = {c.game_id: c for c in changes}
@@ -271,6 +305,7 @@ class ChangeHub:
                 pipe.hgetall(self.keys.projection(change.game_id))
             raws = await pipe.execute()
         for change, raw in zip(wanted, raws, strict=True):
+            # Rendered once per change; each subscriber gets the same Delivery (and frames).
             rendered = self._rendered(change.game_id, raw) if raw else Rendered(None, "null")
             if change.game_id in self._subs:
                 self._bodies[change.game_id] = rendered

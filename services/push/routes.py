@@ -26,11 +26,15 @@ from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from starlette.types import Receive, Scope, Send
 
 from domain.standings import Standings
-from services.http_errors import ends_cleanly
-from services.push.frames import CompactCache
-from services.push.hub import Change, ChangeHub, Delivery, entry_key
+from services.http_errors import ends_cleanly, log, storage_fault
+from services.problems import RETRY_AFTER_S
+from services.push.frames import compact
+from services.push.hub import Change, ChangeHub, Delivery, Signal, entry_key
+from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
+from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
 from services.usecases.readmodels.views import standings_view
@@ -71,10 +75,74 @@ def _change(change: Change) -> dict[str, Any]:
     }
 
 
+def lean_push_routes(hub: ChangeHub) -> list[LeanRoute]:
+    """`GET /games/{game_id}/live` as raw ASGI (`services.push.stream`): each change's frame is
+    rendered once (`Delivery.frame`) and the same bytes written to every subscriber."""
+
+    async def game_live(scope: Scope, receive: Receive, send: Send) -> None:
+        game_id = scope["path_params"]["game_id"]
+        last_event_id = header(scope, b"last-event-id")
+        await serve_events(
+            receive, send, lambda write: _game_frames(hub, game_id, last_event_id, write)
+        )
+
+    return [LeanRoute("/games/{game_id}/live", game_live)]
+
+
+async def _game_frames(
+    hub: ChangeHub, game_id: str, last_event_id: str | None, write: Write
+) -> None:
+    """The frames of one stream; a storage fault ends it with a comment naming the fault and
+    `retry` (as `ends_cleanly` does for the FastAPI streams), other errors propagate."""
+    try:
+        await _live_frames(hub, game_id, last_event_id, write)
+    except Exception as exc:
+        reason = storage_fault(exc)
+        if reason is None:
+            raise
+        log.warning("sse.storage_unavailable", reason=reason)
+        comment = f"storage unavailable: {reason}"
+        await write(format_sse_event(comment=comment, retry=RETRY_AFTER_S * 1000))
+
+
+async def _live_frames(
+    hub: ChangeHub, game_id: str, last_event_id: str | None, write: Write
+) -> None:
+    await _hub_ready(hub)
+    async with hub.subscribe(game_id) as sub:
+        sent = hub.position(game_id)  # `current` below reflects every change up to it
+        if not await _resumable(hub, game_id, last_event_id, sent):
+            rendered = await hub.current(game_id)
+            if rendered is not None:
+                data = f'{{"change":null,"standings":{rendered.json}}}'
+                await write(
+                    format_sse_event(data_str=data, event="standings", id=sent, retry=RETRY_MS)
+                )
+        else:
+            await write(format_sse_event(comment="resumed", retry=RETRY_MS))
+        while True:
+            item = await sub.get()
+            if item is Signal.PING:
+                await write(KEEPALIVE_COMMENT)
+                continue
+            assert isinstance(item, Delivery)
+            if entry_key(item.change.entry_id) <= entry_key(sent):
+                continue  # already reflected in what this client was sent
+            sent = item.change.entry_id
+            await write(item.frame("standings", _standings_frame))
+
+
+def _standings_frame(delivery: Delivery) -> bytes:
+    """A later frame of `/games/{id}/live`: the change and the compact standings."""
+    change = json.dumps(_change(delivery.change))
+    body = json.dumps(compact(delivery.body), separators=(",", ":")) if delivery.body else "null"
+    data = f'{{"change":{change},"compact":true,"standings":{body}}}'
+    return format_sse_event(data_str=data, event="standings", id=delivery.change.entry_id)
+
+
 def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     """The SSE routes, bound to the process's change hub and the read models."""
     router = APIRouter(tags=["live"])
-    compact = CompactCache()
 
     @router.get("/games/live", response_class=EventSourceResponse)
     @ends_cleanly  # a storage fault ends the stream cleanly (issue #10)
@@ -93,10 +161,10 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
             first = GamesResponse.paged(games, 1, limit)
             yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
             while True:
-                delivery = await sub.get()
-                yield ServerSentEvent(
-                    event="game", id=delivery.change.entry_id, data=_summary(delivery)
-                )
+                item = await sub.get()
+                if isinstance(item, Delivery):  # FastAPI sends its own keep-alives
+                    raw = item.frame("game", _summary_json).decode()
+                    yield ServerSentEvent(event="game", id=item.change.entry_id, raw_data=raw)
 
     @router.get("/games/{game_id}/live", response_class=EventSourceResponse)
     @ends_cleanly
@@ -107,32 +175,17 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
         ] = None,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live standings of one game (see the module docstring for the resume rule)."""
-        await _hub_ready(hub)
-        async with hub.subscribe(game_id) as sub:
-            sent = hub.position(game_id)  # `current` below reflects every change up to it
-            if not await _resumable(hub, game_id, last_event_id, sent):
-                rendered = await hub.current(game_id)
-                if rendered is not None:
-                    yield ServerSentEvent(
-                        event="standings",
-                        id=sent,
-                        retry=RETRY_MS,
-                        raw_data=f'{{"change":null,"standings":{rendered.json}}}',
-                    )
-            else:
-                yield ServerSentEvent(comment="resumed", retry=RETRY_MS)
-            while True:
-                delivery = await sub.get()
-                if entry_key(delivery.change.entry_id) <= entry_key(sent):
-                    continue  # already reflected in what this client was sent
-                sent = delivery.change.entry_id
-                # The compact body is made once per delivery; only the small change part is per event.
-                change = json.dumps(_change(delivery.change))
-                body = compact.json(game_id, sent, delivery.body)
-                raw = f'{{"change":{change},"compact":true,"standings":{body}}}'
-                yield ServerSentEvent(event="standings", id=sent, raw_data=raw)
+        # The OpenAPI declaration of `lean_push_routes`' stream, which takes every GET of
+        # this path ahead of it (tests/web/test_lean_routes.py checks that it does).
+        raise AssertionError("served by lean_push_routes")
+        yield  # an async generator, so FastAPI documents the event stream
 
     return router
+
+
+def _summary_json(delivery: Delivery) -> bytes:
+    """The data of a `/games/live` `game` event, made once per delivery for every client."""
+    return json.dumps(_summary(delivery)).encode()
 
 
 def _summary(delivery: Delivery) -> dict[str, Any]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
+from starlette.types import Receive, Scope, Send
 
 from services.problems import problem_responses
+from services.query.lean import JSON_HEADERS, LeanRoute, send_bytes
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import (
     MAX_GAMES_PAGE,
@@ -24,6 +26,19 @@ from services.usecases.readmodels.shapes import (
 
 NOT_FOUND = problem_responses(404, 422)
 """Unknown game, seq or player (`read.game_not_found`, ...); a bad query parameter."""
+
+
+def lean_query_routes(reads: ReadModels) -> list[LeanRoute]:
+    """`GET /games/{game_id}/standings` without a query string, served as raw ASGI: the body
+    of `ReadModels.standings_body` as it is (bytes rendered once per stored value), with the
+    headers FastAPI sent for it (content-length, content-type). Declared, and served with
+    `?at_seq=`, by `game_standings` in `query_router`."""
+
+    async def standings(scope: Scope, receive: Receive, send: Send) -> None:
+        body = await reads.standings_body(scope["path_params"]["game_id"])
+        await send_bytes(send, body, JSON_HEADERS)
+
+    return [LeanRoute("/games/{game_id}/standings", standings, plain_only=True)]
 
 
 def query_router(reads: ReadModels) -> APIRouter:
@@ -53,6 +68,7 @@ def query_router(reads: ReadModels) -> APIRouter:
         """The game's standings: players ranked (shared places), totals, EN/RU breakdown, the
         provisional "if the game ended now" part, the winner and tie-break in words, and the
         projection's seq and shard checkpoint. With `at_seq`, a replay of the log up to it."""
+        # Reached with a query string only: `lean_query_routes` serves the plain GET.
         if at_seq is not None:
             return await reads.standings_at(game_id, at_seq)
         return Response(await reads.standings_body(game_id), media_type="application/json")
