@@ -105,6 +105,16 @@ class StoredProjection:
     checkpoint: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class StoredStandings:
+    """A game's standings JSON as stored (bytes, not decoded), its `updated_at` and its shard's
+    checkpoint (None: none yet): what the standings GET needs, nothing else."""
+
+    standings: bytes
+    updated_at: str | None
+    checkpoint: str | None
+
+
 class Projections(Protocol):
     """Implementations: `adapters.redis.projections.RedisProjections`, `adapters.memory`."""
 
@@ -127,6 +137,11 @@ class Projections(Protocol):
 
     async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
         """`get` of several games, in order (checkpoint left None)."""
+        ...
+
+    async def standings(self, game_id: str) -> StoredStandings | None:
+        """The game's stored standings bytes, `updated_at` and shard checkpoint (one round
+        trip), or None without standings: the hot read (issue 9), no field decoded."""
         ...
 
     async def lag(self, cap: int) -> int:

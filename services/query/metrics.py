@@ -7,6 +7,7 @@ request counts and latencies labelled by route template (never by raw path: boun
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -45,6 +46,10 @@ class MetricsMiddleware:
     def __init__(self, app: ASGIApp, metrics: QueryMetrics) -> None:
         self.app = app
         self.metrics = metrics
+        # The labelled children, looked up once per (route, status): `labels()` takes a lock
+        # and builds the key on every call (about a tenth of a lean standings GET).
+        self._counts: dict[tuple[str, str], Any] = {}
+        self._times: dict[str, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -63,5 +68,12 @@ class MetricsMiddleware:
             await self.app(scope, receive, send_and_note_status)
         finally:
             template = getattr(scope.get("route"), "path", "unmatched")
-            self.metrics.requests.labels(template, str(status)).inc()
-            self.metrics.latency.labels(template).observe(time.perf_counter() - start)
+            key = (template, str(status))
+            count = self._counts.get(key)
+            if count is None:
+                count = self._counts[key] = self.metrics.requests.labels(*key)
+            timer = self._times.get(template)
+            if timer is None:
+                timer = self._times[template] = self.metrics.latency.labels(template)
+            count.inc()
+            timer.observe(time.perf_counter() - start)

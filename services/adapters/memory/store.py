@@ -34,6 +34,7 @@ from services.ports.projections import (
     ProjectionBatch,
     ProjectionHead,
     StoredProjection,
+    StoredStandings,
     WriteOutcome,
     feed_id_key,
     held_game,
@@ -260,6 +261,12 @@ class MemoryProjections:
 
     async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
         return [self._stored(g, None) for g in game_ids]
+
+    async def standings(self, game_id: str) -> StoredStandings | None:
+        stored = await self.get(game_id)
+        if stored is None:
+            return None
+        return StoredStandings(stored.standings_json.encode(), stored.updated_at, stored.checkpoint)
 
     async def lag(self, cap: int) -> int:
         total = 0

@@ -31,6 +31,7 @@ from services.ports.projections import (
     ProjectionBatch,
     ProjectionHead,
     StoredProjection,
+    StoredStandings,
     WriteOutcome,
     held_game,
 )
@@ -58,6 +59,13 @@ if tonumber(ARGV[3]) > 0 then
   redis.call('XADD', KEYS[3], '*', 'game', ARGV[1], 'seq', ARGV[3], 'data', ARGV[4])
 end
 return 1
+"""
+
+
+# The standings GET's read: two fields and the checkpoint, nothing else decoded (issue 9).
+_STANDINGS_LUA = """
+local got = redis.call('HMGET', KEYS[1], 'standings', 'updated_at')
+return {got[1], got[2], redis.call('GET', KEYS[2])}
 """
 
 
@@ -95,6 +103,7 @@ class RedisProjections:
         self._lag = client.register_script(_LAG_LUA)
         self._get = client.register_script(_GET_LUA)
         self._release = client.register_script(_RELEASE_LUA)
+        self._standings = client.register_script(_STANDINGS_LUA)
 
     def hold_lease(self, lease: ShardLease) -> None:
         """Fence the writes of `lease.shard` with its token from now on."""
@@ -159,6 +168,17 @@ class RedisProjections:
         flat, ckpt = await self._get(keys=[self.keys.projection(game_id), ckpt_key])
         raw = {flat[i].decode(): flat[i + 1].decode() for i in range(0, len(flat), 2)}
         return _stored(raw, ckpt.decode() if ckpt else None)
+
+    async def standings(self, game_id: str) -> StoredStandings | None:
+        """The standings bytes, `updated_at` and shard checkpoint, one command."""
+        ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
+        got = await self._standings(keys=[self.keys.projection(game_id), ckpt_key])
+        data, updated, ckpt = got  # Lua false (a missing field or key) arrives as None
+        if not data:
+            return None
+        return StoredStandings(
+            data, updated.decode() if updated else None, ckpt.decode() if ckpt else None
+        )
 
     async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
         """Projections of several games, one pipeline (checkpoints left None)."""

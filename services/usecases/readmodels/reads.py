@@ -76,8 +76,8 @@ class ReadModels:
         self.cache_games = cache_games
         # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at),
         # bounded by games and bytes (issue #10)
-        self._bodies: ByteLRU[str, tuple[str, bytes]] = ByteLRU(
-            cache_bytes, lambda item: 2 * len(item[0]) + len(item[1]) + 200, cache_games
+        self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
+            cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
         )
         self.replays = Replays(log, max_bytes=cache_bytes)
 
@@ -135,26 +135,25 @@ class ReadModels:
         return summaries
 
     async def standings_body(self, game_id: str) -> bytes:
-        """The `GET /games/{id}/standings` JSON body (source `projection`): one projection read;
-        the body is rendered once per stored standings value, the checkpoint and `updated_at`
-        appended as JSON, so a repeated read validates nothing.
+        """The `GET /games/{id}/standings` JSON body (source `projection`): one read of the
+        stored standings bytes; the body is rendered once per stored value (compared as bytes,
+        nothing decoded), the checkpoint and `updated_at` appended as JSON, so a repeated read
+        validates nothing.
 
         Raises:
             NotFound: no such game. Pending: stored, not projected yet.
         """
-        stored = await self.projections.get(game_id)
+        stored = await self.projections.standings(game_id)
         if stored is None:
             await self.version(game_id)
             raise Pending(f"game {game_id!r} is stored but not projected yet; retry")
         cached = self._bodies.get(game_id)
-        if cached is not None and cached[0] == stored.standings_json:
+        if cached is not None and cached[0] == stored.standings:
             head = cached[1]
         else:
-            view = standings_view(
-                Standings.model_validate_json(stored.standings_json), "projection"
-            )
+            view = standings_view(Standings.model_validate_json(stored.standings), "projection")
             head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
-            self._bodies[game_id] = (stored.standings_json, head)
+            self._bodies[game_id] = (stored.standings, head)
         tail = json.dumps({"checkpoint": stored.checkpoint, "updated_at": stored.updated_at})
         return head[:-1] + b"," + tail[1:].encode()  # the two last fields of StandingsResponse
 
