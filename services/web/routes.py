@@ -107,17 +107,18 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         return await games_board(reads, now, settings.stale_after_s, page, per_page)
 
     # --- replay APIs ---
-    @router.get("/games/{game_id}/series")
-    async def game_series(game_id: str) -> dict[str, Any]:
+    # The replays answer JSON rendered off the loop (O(n) bytes): passed through as they are.
+    @router.get("/games/{game_id}/series", response_model=dict[str, Any])
+    async def game_series(game_id: str) -> Response:
         """Each player's total (Fame / VP) after every event and at the end of every turn
         (`services.usecases.readmodels.replay.series`); point N equals `/standings?at_seq=N`."""
-        return await reads.series(game_id)
+        return Response(await reads.series(game_id), media_type="application/json")
 
-    @router.get("/games/{game_id}/timeline")
-    async def game_timeline(game_id: str) -> dict[str, Any]:
+    @router.get("/games/{game_id}/timeline", response_model=dict[str, Any])
+    async def game_timeline(game_id: str) -> Response:
         """Every event with the points it moved per player, voids and corrections marked
         (`services.usecases.readmodels.replay.timeline`)."""
-        return await reads.timeline(game_id)
+        return Response(await reads.timeline(game_id), media_type="application/json")
 
     @router.get("/games/{game_id}/dispute/{event_id}")
     async def game_dispute(game_id: str, event_id: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
 from services.usecases.readmodels import replay
 from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
-from services.usecases.readmodels.offloop import Replays
+from services.usecases.readmodels.offloop import Replays, json_bytes
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
@@ -177,19 +177,23 @@ class ReadModels:
         )
 
     async def events_page(self, game_id: str, from_seq: int, limit: int) -> EventsPage:
-        """The audit log from `from_seq`, `limit` events; voids found anywhere in the log."""
+        """The audit log from `from_seq`, `limit` events; voids found anywhere in the log (the
+        whole log is parsed and scanned in a worker, once per version and page)."""
         version = await self.version(game_id)
-        log = await self.log.read(game_id)  # voids may come after the page: scan the whole log
-        page = [e for e in log if from_seq <= e.seq < from_seq + limit]
-        last = from_seq + limit - 1
-        return EventsPage(
-            game_id=game_id,
-            version=version,
-            from_seq=from_seq,
-            limit=limit,
-            next_from_seq=last + 1 if last < version else None,
-            events=audit_events(page, voids_by_target(log)),
-        )
+
+        def page_of(log: Sequence[Envelope]) -> EventsPage:
+            page = [e for e in log if from_seq <= e.seq < from_seq + limit]
+            last = from_seq + limit - 1
+            return EventsPage(
+                game_id=game_id,
+                version=version,
+                from_seq=from_seq,
+                limit=limit,
+                next_from_seq=last + 1 if last < version else None,
+                events=audit_events(page, voids_by_target(log)),
+            )
+
+        return await self.replays.run(("events", from_seq, limit), game_id, version, page_of)
 
     async def ledger(self, game_id: str, player_id: str) -> LedgerResponse:
         """Every change of the player's resources with its event (the log folded, so voided
@@ -209,14 +213,19 @@ class ReadModels:
             ("ledger", player_id), game_id, version, lambda es: _ledger(es, player_id), at_seq
         )
 
-    async def series(self, game_id: str) -> dict[str, Any]:
-        """`replay.series` of the game's log."""
-        return await self.replays.run("series", game_id, await self.version(game_id), replay.series)
-
-    async def timeline(self, game_id: str) -> dict[str, Any]:
-        """`replay.timeline` of the game's log."""
+    async def series(self, game_id: str) -> bytes:
+        """`replay.series` of the game's log, as JSON (rendered in the worker: it is O(n))."""
         version = await self.version(game_id)
-        return await self.replays.run("timeline", game_id, version, replay.timeline)
+        return await self.replays.run(
+            "series", game_id, version, lambda events: json_bytes(replay.series(events))
+        )
+
+    async def timeline(self, game_id: str) -> bytes:
+        """`replay.timeline` of the game's log, as JSON (rendered in the worker: it is O(n))."""
+        version = await self.version(game_id)
+        return await self.replays.run(
+            "timeline", game_id, version, lambda events: json_bytes(replay.timeline(events))
+        )
 
     async def dispute(self, game_id: str, event_id: str, now: datetime) -> dict[str, Any]:
         """`replay.compare_without`: the standings with and without one event."""

@@ -15,7 +15,7 @@ Source: issue brief (scoreboard, history, dispute view); research/anchors.md §2
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -23,7 +23,7 @@ from contracts.common import EventVoided, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from domain.fold import GameState, evolve
+from domain.fold import Folder, GameState, evolve, fold
 from domain.standings import Standings, standings
 
 
@@ -36,18 +36,17 @@ def _totals(state: GameState) -> dict[str, int]:
     return totals
 
 
-def _prefix_states(events: Sequence[Envelope]) -> list[GameState]:
-    """The state after each event (state i = fold of events[0..i]).
+def _states(events: Iterable[Envelope]) -> Iterator[tuple[Envelope, GameState]]:
+    """Each event with the state after it, from one `Folder` in one pass (issue 9: each step
+    O(1) amortised, the running sums kept by the folder, no re-derivation per event).
 
     Raises:
         RuleViolation: an event breaks a rule (a stored log never should: appends are checked).
     """
-    states: list[GameState] = []
-    state: GameState | None = None
+    folder: Folder[Any] = Folder()
     for event in events:
-        state = evolve(state, event)
-        states.append(state)
-    return states
+        folder.add(event)
+        yield event, folder.state
 
 
 def series(events: Sequence[Envelope]) -> dict[str, Any]:
@@ -59,23 +58,23 @@ def series(events: Sequence[Envelope]) -> dict[str, Any]:
         score unit (Fame or VP). Events before the first `game.turn_started` belong to turn 0
         (setup). Empty lists for an empty log.
     """
-    states = _prefix_states(events)
-    if not states:
-        return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
-    first = states[0]
-    per_event = [
-        {"seq": e.seq, "type": e.type, "totals": _totals(s)}
-        for e, s in zip(events, states, strict=True)
-    ]
+    per_event: list[dict[str, Any]] = []
     per_turn: list[dict[str, Any]] = []
+    first: GameState | None = None
     turn = 0
-    for event, point in zip(events, per_event, strict=True):
+    for event, state in _states(events):
+        first = first or state
+        point = {"seq": event.seq, "type": event.type, "totals": _totals(state)}
+        per_event.append(point)
         if isinstance(event.payload, TurnStarted):
             turn = event.payload.turn
+        end_of_turn = {"turn": turn, "seq": point["seq"], "totals": point["totals"]}
         if per_turn and per_turn[-1]["turn"] == turn:
-            per_turn[-1] = {"turn": turn, "seq": point["seq"], "totals": point["totals"]}
+            per_turn[-1] = end_of_turn
         else:
-            per_turn.append({"turn": turn, "seq": point["seq"], "totals": point["totals"]})
+            per_turn.append(end_of_turn)
+    if first is None:
+        return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
     return {
         "game_id": first.game_id,
         "score_unit": str(first.ruleset.score_resource),
@@ -100,8 +99,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
         event produced when applied. `disputed_by_seq` lists the corrections whose
         `causation_id` names the event (how the dispute view links a correction to it).
     """
-    states = _prefix_states(events)
-    if not states:
+    if not events:
         return {"game_id": None, "score_unit": None, "players": [], "events": []}
     voided_by = {
         str(e.payload.voided_event_id): e.seq for e in events if isinstance(e.payload, EventVoided)
@@ -111,12 +109,13 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     for e in events:
         if isinstance(e.payload, ScoreCorrected) and e.causation_id in seq_of:
             disputed.setdefault(e.causation_id, []).append(e.seq)
-    unit = states[0].ruleset.score_resource
     rows = []
-    before: dict[str, int] = dict.fromkeys((p.player_id for p in states[0].players), 0)
+    first = fold(events[:1])  # the game start: its players and score unit
+    unit = first.ruleset.score_resource
+    before: dict[str, int] = dict.fromkeys((p.player_id for p in first.players), 0)
     turn = 0
     seen = 0  # ledger length before the event: its own entries are the ones after
-    for event, state in zip(events, states, strict=True):
+    for event, state in _states(events):
         after = _totals(state)
         # A void refolds the ledger and adds no entry of its own; others append theirs.
         own = () if isinstance(event.payload, EventVoided) else state.ledger[seen:]
@@ -161,9 +160,9 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
         )
         before = after
     return {
-        "game_id": states[0].game_id,
+        "game_id": first.game_id,
         "score_unit": str(unit),
-        "players": [{"player_id": p.player_id, "name": p.name} for p in states[0].players],
+        "players": [{"player_id": p.player_id, "name": p.name} for p in first.players],
         "events": rows,
     }
 
@@ -195,8 +194,7 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
     target = next((e for e in events if str(e.event_id) == event_id), None)
     if target is None:
         raise LookupError(f"no event {event_id} in this game")
-    states = _prefix_states(events)
-    current = states[-1]
+    current = fold(events)
     with_side = standings(current)
     hypothetical = parse_event(
         {
