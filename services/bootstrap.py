@@ -307,6 +307,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
             if hub is not None:
                 await hub.start(wait=False)  # the app comes up while Redis is down
                 stack.push_async_callback(hub.stop)
+                reads.replays.warm()  # the replay processes start now, not on the first read
             yield
 
     app = FastAPI(

@@ -1,40 +1,63 @@
 """A long replay does not hold the event loop: `/healthz` answers while `/series` of a
-6,000-event game runs (behaviour only, no timing threshold: the order of completion), and a
-replay is computed once per (game, version). Source: issue 9."""
+6,000-event game runs in the replay worker process (behaviour only, no timing threshold: the
+order of completion), a replay is computed once per (game, version) and once for concurrent
+readers, an exception that cannot cross the process boundary comes back as `ReplayFailed`, and
+a dead worker does not break replays for good. Source: issue 9."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import tempfile
 import threading
-from typing import Any
+import time
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import pytest
 
+from contracts.envelope import Envelope
 from contracts.events import parse_event_json
+from domain.errors import RuleViolation
+from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bench.fold_cost import long_game
-from services.usecases.readmodels import replay
+from services.usecases.readmodels import offloop, work
+from services.usecases.readmodels.offloop import ReplayFailed, Replays
 from tests.query.conftest import Seeder
+
+pytestmark = pytest.mark.redis
+
+FLAGS = Path(tempfile.gettempdir())
+
+
+def held_series(events: Sequence[Envelope]) -> bytes:
+    """In the worker: say it started, wait (at most 10 s) to be released, then the series."""
+    game = events[0].game_id
+    (FLAGS / f"started-{game}").touch()
+    deadline = time.monotonic() + 10
+    while not (FLAGS / f"release-{game}").exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return work.series_json(events)
+
+
+def _game(n: int) -> list[Envelope]:
+    """A long game under a fresh id (the flag files and caches are per game)."""
+    game = f"offloop-{uuid.uuid4().hex[:8]}"
+    return [parse_event_json(json.dumps({**json.loads(x), "game_id": game})) for x in long_game(n)]
 
 
 async def test_healthz_answers_while_a_6000_event_series_runs(
     api: httpx.AsyncClient, seeder: Seeder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    events = [parse_event_json(line) for line in long_game(6_000)]
-    await seeder.append(events)
+    events = _game(6_000)
     game = events[0].game_id
+    await seeder.append(events)
+    monkeypatch.setattr(work, "series_json", held_series)  # sent to the worker by name
     done: list[str] = []
-    started, release = threading.Event(), threading.Event()
-    original = replay.series
-
-    def held_series(log: Any) -> dict[str, Any]:
-        # The replay waits for healthz's answer (at most 10 s: run on the event loop, as
-        # before issue 9, nothing could answer meanwhile and the order below is reversed).
-        started.set()
-        release.wait(10)
-        return original(log)
-
-    monkeypatch.setattr(replay, "series", held_series)
 
     async def series() -> httpx.Response:
         response = await api.get(f"/games/{game}/series")
@@ -42,14 +65,18 @@ async def test_healthz_answers_while_a_6000_event_series_runs(
         return response
 
     async def healthz() -> httpx.Response:
-        while not started.is_set():  # the replay is running
-            await asyncio.sleep(0.001)
+        while not (FLAGS / f"started-{game}").exists():  # the replay is running
+            await asyncio.sleep(0.005)
         response = await api.get("/healthz")
         done.append("healthz")
-        release.set()
+        (FLAGS / f"release-{game}").touch()
         return response
 
-    got_series, got_health = await asyncio.gather(series(), healthz())
+    try:
+        got_series, got_health = await asyncio.wait_for(asyncio.gather(series(), healthz()), 60)
+    finally:
+        for name in (f"started-{game}", f"release-{game}"):
+            (FLAGS / name).unlink(missing_ok=True)
     assert got_health.status_code == 200
     assert got_series.status_code == 200
     assert done == ["healthz", "series"]
@@ -59,7 +86,7 @@ async def test_healthz_answers_while_a_6000_event_series_runs(
 
 
 async def test_a_replay_is_kept_per_game_version(api: httpx.AsyncClient, seeder: Seeder) -> None:
-    events = [parse_event_json(line) for line in long_game(200)]
+    events = _game(200)
     await seeder.append(events[:150])
     game = events[0].game_id
     first = (await api.get(f"/games/{game}/timeline")).json()
@@ -67,3 +94,69 @@ async def test_a_replay_is_kept_per_game_version(api: httpx.AsyncClient, seeder:
     assert (await api.get(f"/games/{game}/timeline")).json() == first
     await seeder.append(events[150:])  # a new version is a new replay, not the cached one
     assert len((await api.get(f"/games/{game}/timeline")).json()["events"]) == 200
+
+
+CALLS: list[int] = []
+_gate = threading.Event()
+
+
+def counted(events: Sequence[Envelope]) -> int:
+    CALLS.append(len(events))
+    _gate.wait(5)
+    return len(events)
+
+
+async def test_concurrent_readers_of_one_version_share_one_replay() -> None:
+    backend = MemoryBackend()
+    log = MemoryEventLog(backend)
+    events = _game(50)
+    await log.append(events[0].game_id, events)
+    replays = Replays(log, executor=ThreadPoolExecutor(2))  # threads: the calls are countable
+    CALLS.clear()
+    _gate.clear()
+    readers = [
+        asyncio.ensure_future(replays.run("n", events[0].game_id, 50, counted)) for _ in range(5)
+    ]
+    await asyncio.sleep(0.2)
+    _gate.set()
+    got = await asyncio.gather(*readers)
+    print(f"readers {len(got)}, replays run {len(CALLS)}")
+    assert got == [50] * 5
+    assert CALLS == [50]
+
+
+def breaks_a_rule(events: Sequence[Envelope]) -> int:
+    raise RuleViolation("log.seq_gap", "seq 7 after 5", "seq")  # not picklable as itself
+
+
+async def test_an_exception_that_cannot_be_pickled_comes_back_as_replay_failed() -> None:
+    backend = MemoryBackend()
+    log = MemoryEventLog(backend)
+    events = _game(5)
+    await log.append(events[0].game_id, events)
+    with pytest.raises(ReplayFailed, match=r"RuleViolation: log\.seq_gap"):
+        await Replays(log).run("broken", events[0].game_id, 5, breaks_a_rule)
+    # the pool still works afterwards
+    assert await Replays(log).run("n", events[0].game_id, 5, offloop_len) == 5
+
+
+def offloop_len(events: Sequence[Envelope]) -> int:
+    return len(events)
+
+
+async def test_a_killed_worker_does_not_break_replays_for_good() -> None:
+    backend = MemoryBackend()
+    log = MemoryEventLog(backend)
+    events = _game(5)
+    game = events[0].game_id
+    await log.append(game, events)
+    assert await Replays(log).run("before", game, 5, offloop_len) == 5
+    pool = offloop.shared_pool()
+    pids = list(pool._processes)  # the test kills the workers
+    for pid in pids:
+        os.kill(pid, 9)
+    await asyncio.sleep(0.2)
+    got = await Replays(log).run("after", game, 5, offloop_len)
+    print(f"workers killed {len(pids)}, replay after the kill returned {got} events")
+    assert got == 5
+    assert offloop.shared_pool() is not pool

@@ -1,14 +1,21 @@
 """Replays off the event loop, cached per (game, version): what a replay read costs once.
 
-A replay (series, timeline, dispute, `?at_seq`, a ledger, an export) parses and folds the
-whole log: O(n) CPU. Run on the event loop it would stall every other request (the liveness
-probe included, issue 9: 16.9 s for `/series` of a 6,000-event game), so the parse and the
-work run in a worker thread (`anyio.to_thread`, a small limiter), and the result is kept per
-(what, game, version, arguments): events are immutable, so a game's version names its log.
-Concurrent readers of one key share one computation. The log is read in pages of `READ_PAGE`
-events, so no single reply (its parse into Python objects runs on the event loop) holds the
-loop for long; a work function may return JSON bytes (`json_bytes`) so that a long answer is
-not serialized on the loop either.
+A replay (series, timeline, dispute, `?at_seq`, a ledger, an export, an audit page) parses and
+folds the whole log: O(n) CPU. Run on the event loop it would stall every other request (the
+liveness probe included, issue 9: 16.9 s for `/series` of a 6,000-event game). A worker
+thread is not enough: it holds the GIL, the loop waits up to the switch interval (5 ms) each
+time it wants it back, and one long C call (a `json.dumps` of the answer, ~10 ms for 6,000
+events) cannot be interrupted at all. So the parse and the work run in a worker process
+(`ProcessPoolExecutor`, spawned once per process and shared, warmed at start-up), and the
+result is kept per (what, game, version, arguments): events are immutable, so a game's
+version names its log. Concurrent readers of one key share one computation. The log is read
+in pages of `READ_PAGE` events, so no single reply (parsed on the loop) holds the loop long;
+a work function may return JSON bytes (`json_bytes`) so that a long answer is not serialized
+on the loop either.
+
+A work function crosses the process boundary by name: it must be a module-level function,
+its arguments and result picklable. An exception that does not survive pickling comes back
+as `ReplayFailed` (its type and message), never as a broken pool.
 Source: issue 9 (replays and exports O(n) per request, off the event loop, cached).
 """
 
@@ -16,12 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
+import os
+import pickle
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
-
-import anyio
-import anyio.to_thread
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
@@ -32,33 +42,55 @@ T = TypeVar("T")
 READ_PAGE = 1000
 """Events per log read of a replay (about 2-3 ms of reply parsing on the loop each)."""
 
-Work = Callable[[Sequence[Envelope]], T]
-"""A replay of a game's events (seq order); pure, may be CPU-heavy."""
+Work = Callable[..., T]
+"""`work(events, *args)`: a replay of a game's events (seq order); pure, may be CPU-heavy; a
+module-level function (it is sent to the worker by name)."""
+
+PROCESSES = max(1, min(2, (os.cpu_count() or 2) - 1))
+"""Worker processes of the shared pool: leave a core to the event loop (and Redis)."""
+
+
+class ReplayFailed(RuntimeError):
+    """A replay raised an exception that could not be sent back as itself."""
 
 
 class Replays:
-    """Runs replays of a game's stored log in worker threads and keeps their results.
+    """Runs replays of a game's stored log in the worker processes and keeps their results.
 
     Args:
         log: the event log (raw reads; the parse happens in the worker).
         capacity: results kept (LRU); a result is shared between readers, never mutated.
-        workers: replays running at once (the rest wait; the event loop never does).
+        executor: where replays run (default: the process-wide pool of `shared_pool`).
     """
 
-    def __init__(self, log: EventLog, capacity: int = 256, workers: int = 2) -> None:
+    def __init__(self, log: EventLog, capacity: int = 256, executor: Executor | None = None):
         self.log = log
         self.capacity = capacity
-        self._limiter = anyio.CapacityLimiter(workers)
+        self._executor = executor
         self._results: OrderedDict[Hashable, Any] = OrderedDict()
         self._running: dict[Hashable, asyncio.Future[Any]] = {}
 
-    async def run(
-        self, what: Hashable, game_id: str, version: int, work: Work[T], upto: int | None = None
-    ) -> T:
-        """`work(events 1..upto)` (the whole log at `version` when `upto` is None), computed
-        once per `(what, game_id, version, upto)`.
+    def warm(self) -> None:
+        """Start the worker processes now (their imports take about a second), so the first
+        replay does not wait for them; returns at once."""
+        self._pool().submit(_ready)
 
-        Raises: what `work` raises (nothing is cached then); storage errors.
+    def _pool(self) -> Executor:
+        return self._executor or shared_pool()
+
+    async def run(
+        self,
+        what: Hashable,
+        game_id: str,
+        version: int,
+        work: Work[T],
+        args: tuple[Any, ...] = (),
+        upto: int | None = None,
+    ) -> T:
+        """`work(events 1..upto, *args)` (the whole log at `version` when `upto` is None),
+        computed once per `(what, game_id, version, upto)`.
+
+        Raises: what `work` raises (nothing is cached then), or `ReplayFailed`; storage errors.
         """
         key = (what, game_id, version, upto)
         if key in self._results:
@@ -66,20 +98,27 @@ class Replays:
             return self._results[key]  # type: ignore[no-any-return]
         running = self._running.get(key)
         if running is None:
-            running = asyncio.ensure_future(self._compute(key, game_id, version, work, upto))
+            running = asyncio.ensure_future(self._compute(key, game_id, version, work, args, upto))
             self._running[key] = running
             running.add_done_callback(lambda _: self._running.pop(key, None))
         return await asyncio.shield(running)
 
     async def _compute(
-        self, key: Hashable, game_id: str, version: int, work: Work[T], upto: int | None
+        self,
+        key: Hashable,
+        game_id: str,
+        version: int,
+        work: Work[T],
+        args: tuple[Any, ...],
+        upto: int | None,
     ) -> T:
         raw = await read_paged(self.log, game_id, upto if upto is not None else version)
-
-        def replay() -> T:
-            return work([parse_event_json(data) for data in raw])
-
-        result = await anyio.to_thread.run_sync(replay, limiter=self._limiter)
+        loop = asyncio.get_running_loop()
+        try:
+            result: T = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
+            _drop_pool()
+            result = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
         self._results[key] = result
         while len(self._results) > self.capacity:
             self._results.popitem(last=False)
@@ -100,3 +139,49 @@ def json_bytes(value: Any) -> bytes:
     return json.dumps(
         value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
     ).encode("utf-8")
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def shared_pool() -> ProcessPoolExecutor:
+    """The process-wide replay pool (`PROCESSES` spawned workers), made on first use. Spawned,
+        not forked: the parent runs an event loop, threads and Redis connections (so a program
+    that starts it from a script must guard its main code, as `multiprocessing` requires)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            context = multiprocessing.get_context("spawn")
+            _pool = ProcessPoolExecutor(PROCESSES, mp_context=context, initializer=_ready)
+        return _pool
+
+
+def _drop_pool() -> None:
+    global _pool
+    with _pool_lock:
+        broken, _pool = _pool, None
+    if broken is not None:
+        broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _ready() -> None:
+    """Import what a replay needs (in a worker: once, before its first replay)."""
+    import services.usecases.readmodels.work  # noqa: F401
+
+
+def _replay(work: Work[T], raw: list[bytes], args: tuple[Any, ...]) -> T:
+    """In the worker: parse the stored envelopes and run `work` on them."""
+    events: list[Envelope] = [parse_event_json(data) for data in raw]
+    try:
+        return work(events, *args)
+    except Exception as error:
+        raise _portable(error) from None
+
+
+def _portable(error: Exception) -> Exception:
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:  # e.g. an __init__ with more arguments than `args` holds
+        return ReplayFailed(f"{type(error).__name__}: {error}")
+    return error

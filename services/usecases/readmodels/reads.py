@@ -7,25 +7,25 @@
 * `series`, `timeline`, `dispute`: replays for the scoreboard (`replay.py`).
 * `score_sheet`, `bgstats`, `events_jsonl`: exports (`exports.py`).
 Errors: `NotFound` (404 at the HTTP door), `Pending` (no projection yet: 503).
+Every O(n) read runs in a worker process (`offloop.Replays`, the work in `work.py`).
 Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from contracts.envelope import Envelope
-from domain.fold import fold
-from domain.standings import Standings, standings
+from domain.standings import Standings
 from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
-from services.usecases.readmodels import replay
-from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
-from services.usecases.readmodels.offloop import Replays, json_bytes
+from services.usecases.readmodels import work
+from services.usecases.readmodels.errors import NotFound, Pending
+from services.usecases.readmodels.offloop import Replays, read_paged
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
@@ -33,26 +33,10 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 from services.usecases.readmodels.views import (
-    audit_events,
-    ledger_view,
     standings_view,
-    voids_by_target,
 )
-from services.usecases.sizedcache import ByteLRU
 
-
-class NotFound(LookupError):
-    """No such game, seq, player or event: `error` code, `message`, the `field` at fault."""
-
-    def __init__(self, error: str, message: str, field: str) -> None:
-        super().__init__(message)
-        self.error = error
-        self.message = message
-        self.field = field
-
-
-class Pending(Exception):
-    """The game is stored but the projector has not written its projection yet."""
+__all__ = ["NotFound", "Pending", "ReadModels"]
 
 
 class ReadModels:
@@ -64,22 +48,13 @@ class ReadModels:
         cache_games: games whose rendered standings body is kept.
     """
 
-    def __init__(
-        self,
-        log: EventLog,
-        projections: Projections,
-        cache_games: int = 10_000,
-        cache_bytes: int = 32 * 1024 * 1024,
-    ) -> None:
+    def __init__(self, log: EventLog, projections: Projections, cache_games: int = 10_000) -> None:
         self.log = log
         self.projections = projections
         self.cache_games = cache_games
-        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at),
-        # bounded by games and bytes (issue #10)
-        self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
-            cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
-        )
-        self.replays = Replays(log, max_bytes=cache_bytes)
+        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
+        self._bodies: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+        self.replays = Replays(log)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
@@ -150,10 +125,13 @@ class ReadModels:
         cached = self._bodies.get(game_id)
         if cached is not None and cached[0] == stored.standings:
             head = cached[1]
+            self._bodies.move_to_end(game_id)
         else:
             view = standings_view(Standings.model_validate_json(stored.standings), "projection")
             head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
             self._bodies[game_id] = (stored.standings, head)
+            if len(self._bodies) > self.cache_games:
+                self._bodies.popitem(last=False)
         tail = json.dumps({"checkpoint": stored.checkpoint, "updated_at": stored.updated_at})
         return head[:-1] + b"," + tail[1:].encode()  # the two last fields of StandingsResponse
 
@@ -169,31 +147,17 @@ class ReadModels:
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
         return await self.replays.run(
-            "standings_at",
-            game_id,
-            version,
-            lambda events: standings_view(standings(fold(events)), "replay"),
-            at_seq,
+            "standings_at", game_id, version, work.standings_replay, upto=at_seq
         )
 
     async def events_page(self, game_id: str, from_seq: int, limit: int) -> EventsPage:
         """The audit log from `from_seq`, `limit` events; voids found anywhere in the log (the
         whole log is parsed and scanned in a worker, once per version and page)."""
         version = await self.version(game_id)
-
-        def page_of(log: Sequence[Envelope]) -> EventsPage:
-            page = [e for e in log if from_seq <= e.seq < from_seq + limit]
-            last = from_seq + limit - 1
-            return EventsPage(
-                game_id=game_id,
-                version=version,
-                from_seq=from_seq,
-                limit=limit,
-                next_from_seq=last + 1 if last < version else None,
-                events=audit_events(page, voids_by_target(log)),
-            )
-
-        return await self.replays.run(("events", from_seq, limit), game_id, version, page_of)
+        args = (game_id, version, from_seq, limit)
+        return await self.replays.run(
+            ("events", from_seq, limit), game_id, version, work.events_page, args
+        )
 
     async def ledger(self, game_id: str, player_id: str) -> LedgerResponse:
         """Every change of the player's resources with its event (the log folded, so voided
@@ -210,32 +174,25 @@ class ReadModels:
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
         return await self.replays.run(
-            ("ledger", player_id), game_id, version, lambda es: _ledger(es, player_id), at_seq
+            ("ledger", player_id), game_id, version, work.ledger, (player_id,), at_seq
         )
 
     async def series(self, game_id: str) -> bytes:
         """`replay.series` of the game's log, as JSON (rendered in the worker: it is O(n))."""
         version = await self.version(game_id)
-        return await self.replays.run(
-            "series", game_id, version, lambda events: json_bytes(replay.series(events))
-        )
+        return await self.replays.run("series", game_id, version, work.series_json)
 
     async def timeline(self, game_id: str) -> bytes:
         """`replay.timeline` of the game's log, as JSON (rendered in the worker: it is O(n))."""
         version = await self.version(game_id)
-        return await self.replays.run(
-            "timeline", game_id, version, lambda events: json_bytes(replay.timeline(events))
-        )
+        return await self.replays.run("timeline", game_id, version, work.timeline_json)
 
     async def dispute(self, game_id: str, event_id: str, now: datetime) -> dict[str, Any]:
         """`replay.compare_without`: the standings with and without one event."""
         version = await self.version(game_id)
         try:  # the hypothetical void's time stamp shows nowhere in the answer: cache it
             return await self.replays.run(
-                ("dispute", event_id),
-                game_id,
-                version,
-                lambda events: replay.compare_without(events, event_id, now),
+                ("dispute", event_id), game_id, version, work.dispute, (event_id, now)
             )
         except LookupError as error:
             raise NotFound("event_not_found", str(error), "event_id") from None
@@ -247,7 +204,8 @@ class ReadModels:
             ("score_sheet", lang, str(tz), bom),
             game_id,
             await self.version(game_id),
-            lambda events: score_sheet_csv(standings(fold(events)), events, lang, tz, bom),
+            work.score_sheet,
+            (lang, tz, bom),
         )
 
     async def bgstats(
@@ -259,37 +217,18 @@ class ReadModels:
         Raises:
             NotFound: no such game. NotAFinishedPlay: in progress and not `in_progress`.
         """
-
-        def export(events: Sequence[Envelope]) -> dict[str, Any]:
-            result = standings(fold(events))
-            play = bgstats_play(result, events, tz, location, in_progress)
-            return {"play": play, "link": bgstats_link(play), "final": result.status == "final"}
-
         key = ("bgstats", str(tz), location, in_progress)
-        return await self.replays.run(key, game_id, await self.version(game_id), export)
+        args = (tz, location, in_progress)
+        return await self.replays.run(key, game_id, await self.version(game_id), work.bgstats, args)
 
     async def events_jsonl(self, game_id: str) -> str:
         """The game's log as JSONL, one stored envelope per line, byte for byte as appended
         (old schema versions are not upcast: this is the evidence for a dispute)."""
-        await self.version(game_id)
-        return "".join(data.decode() + "\n" for data in await self.log.read_raw(game_id))
+        version = await self.version(game_id)
+        return "".join(
+            data.decode() + "\n" for data in await read_paged(self.log, game_id, version)
+        )
 
     async def lag(self, cap: int) -> int:
         """Projector lag in feed entries (see `Projections.lag`)."""
         return await self.projections.lag(cap)
-
-
-def _ledger(events: Sequence[Envelope], player_id: str) -> LedgerResponse:
-    """The player's ledger after `events` (a worker-thread replay).
-
-    Raises:
-        NotFound: `player_not_found`.
-    """
-    state = fold(events)
-    if player_id not in {p.player_id for p in state.players}:
-        raise NotFound(
-            "player_not_found",
-            f"no player {player_id!r} in game {state.game_id!r}",
-            "player_id",
-        )
-    return ledger_view(state, player_id)
