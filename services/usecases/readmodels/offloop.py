@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any, TypeVar
 
 from contracts.envelope import Envelope
@@ -73,7 +74,7 @@ class Replays:
     def warm(self) -> None:
         """Start the worker processes now (their imports take about a second), so the first
         replay does not wait for them; returns at once."""
-        self._pool().submit(_ready)
+        self._pool().submit(int)  # a no-op: the spawn runs `_ready` first
 
     def _pool(self) -> Executor:
         return self._executor or shared_pool()
@@ -165,9 +166,18 @@ def _drop_pool() -> None:
         broken.shutdown(wait=False, cancel_futures=True)
 
 
+EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
+
+
 def _ready() -> None:
-    """Import what a replay needs (in a worker: once, before its first replay)."""
-    import services.usecases.readmodels.work  # noqa: F401
+    """In a worker, once: import the work functions and replay the bundled example games, so
+    the first real replay finds the parsers and rulesets built (a missing example is skipped:
+    it only warms)."""
+    from services.usecases.readmodels import work
+
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        lines = [line for line in path.read_bytes().splitlines() if line.strip()]
+        work.series_json([parse_event_json(line) for line in lines])
 
 
 def _replay(work: Work[T], raw: list[bytes], args: tuple[Any, ...]) -> T:
