@@ -176,7 +176,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     ) -> AsyncIterator[ServerSentEvent]:
         """Live standings of one game (see the module docstring for the resume rule)."""
         # The OpenAPI declaration of `lean_push_routes`' stream, which takes every GET of
-        # this path ahead of it (tests/web/test_lean_routes.py checks that it does).
+        # this path ahead of it (tests/web/test_lean_sse.py checks that it does).
         raise AssertionError("served by lean_push_routes")
         yield  # an async generator, so FastAPI documents the event stream
 
