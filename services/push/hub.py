@@ -139,6 +139,7 @@ class ChangeHub:
         self._reads = asyncio.Semaphore(max_connect_reads)
         self._shard_of_stream = {keys.changes(s): s for s in range(keys.shards)}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
         self.ping_s = ping_s
         self._pulse: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -161,13 +162,18 @@ class ChangeHub:
         await self._ready.wait()
 
     async def stop(self) -> None:
-        """Cancel the reader and keep-alive tasks and wait for them."""
+        """Cancel the reader and keep-alive tasks and wait for them. A cancellation that
+        redis-py swallows mid-read (seen: the reader left `cancelling`, reading on) is
+        repeated until the task ends; the reader also stops at its next turn."""
+        self._stopping = True
         for task in (self._task, self._pulse):
-            if task is not None:
+            while task is not None and not task.done():
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await asyncio.wait({task}, timeout=0.1)
+            if task is not None and not task.cancelled() and task.exception() is not None:
+                log.warning("change_hub_task_failed", error=str(task.exception()))
         self._task = self._pulse = None
+        self._stopping = False
 
     @property
     def subscriber_count(self) -> int:
@@ -248,7 +254,7 @@ class ChangeHub:
         positions = await self._retry.call_with_retry(self._tails, self._on_error)
         self._delivered.update(positions)
         self._ready.set()
-        while True:
+        while not self._stopping:
             reply: Any = await self._retry.call_with_retry(
                 lambda: xread_streams(self.client, positions, block_ms=self.block_ms, count=1000),
                 self._on_error,
