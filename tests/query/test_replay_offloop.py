@@ -160,3 +160,21 @@ async def test_a_killed_worker_does_not_break_replays_for_good() -> None:
     print(f"workers killed {len(pids)}, replay after the kill returned {got} events")
     assert got == 5
     assert offloop.shared_pool() is not pool
+
+
+def sixty_bytes(events: Sequence[Envelope]) -> bytes:
+    CALLS.append(len(events))
+    return b"x" * 60
+
+
+async def test_results_kept_are_bounded_in_bytes() -> None:
+    log = MemoryEventLog(MemoryBackend())
+    events = _game(5)
+    game = events[0].game_id
+    await log.append(game, events)
+    replays = Replays(log, executor=ThreadPoolExecutor(1), max_bytes=100)
+    CALLS.clear()
+    for what in ("a", "b", "a"):  # "a" was dropped for "b" (120 bytes > 100): computed again
+        assert await replays.run(what, game, 5, sixty_bytes) == b"x" * 60
+    print(f"runs {len(CALLS)} for 3 reads of 2 results under a 100-byte bound")
+    assert len(CALLS) == 3

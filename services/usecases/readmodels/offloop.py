@@ -62,13 +62,23 @@ class Replays:
         log: the event log (raw reads; the parse happens in the worker).
         capacity: results kept (LRU); a result is shared between readers, never mutated.
         executor: where replays run (default: the process-wide pool of `shared_pool`).
+        max_bytes: the JSON / text results kept hold at most this many bytes in all (a
+            6,000-event timeline is 2.7 MB); the least recently used go first.
     """
 
-    def __init__(self, log: EventLog, capacity: int = 256, executor: Executor | None = None):
+    def __init__(
+        self,
+        log: EventLog,
+        capacity: int = 256,
+        executor: Executor | None = None,
+        max_bytes: int = 64 << 20,
+    ) -> None:
         self.log = log
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self._executor = executor
         self._results: OrderedDict[Hashable, Any] = OrderedDict()
+        self._bytes = 0
         self._running: dict[Hashable, asyncio.Future[Any]] = {}
 
     def warm(self) -> None:
@@ -121,8 +131,12 @@ class Replays:
             _drop_pool()
             result = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
         self._results[key] = result
-        while len(self._results) > self.capacity:
-            self._results.popitem(last=False)
+        self._bytes += _size(result)
+        while len(self._results) > self.capacity or (
+            self._bytes > self.max_bytes and len(self._results) > 1
+        ):
+            _, dropped = self._results.popitem(last=False)
+            self._bytes -= _size(dropped)
         return result
 
 
@@ -132,6 +146,10 @@ async def read_paged(log: EventLog, game_id: str, upto: int, page: int = READ_PA
     for first in range(1, upto + 1, page):
         raw += await log.read_raw(game_id, first, min(upto, first + page - 1))
     return raw
+
+
+def _size(result: Any) -> int:
+    return len(result) if isinstance(result, bytes | str) else 0
 
 
 def json_bytes(value: Any) -> bytes:
