@@ -124,12 +124,15 @@ async def test_projector_views_stay_within_their_bytes() -> None:
 
 
 async def test_replay_results_stay_within_their_bytes() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     from services.usecases.readmodels.offloop import Replays
 
     log = MemoryEventLog(MemoryBackend(shards=4))
     for g in range(GAMES):
         await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
-    replays = Replays(log, max_bytes=BOUND)
+    # a thread: the folded states (not picklable) stay in this process, where they are traced
+    replays = Replays(log, max_bytes=BOUND, executor=ThreadPoolExecutor(1))
     tracemalloc.start()
     try:
         for g in range(GAMES):

@@ -27,7 +27,6 @@ import multiprocessing
 import os
 import pickle
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -37,6 +36,7 @@ from typing import Any, TypeVar
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from services.ports.eventlog import EventLog
+from services.usecases.sizedcache import ByteLRU, game_bytes
 
 T = TypeVar("T")
 
@@ -62,8 +62,9 @@ class Replays:
         log: the event log (raw reads; the parse happens in the worker).
         capacity: results kept (LRU); a result is shared between readers, never mutated.
         executor: where replays run (default: the process-wide pool of `shared_pool`).
-        max_bytes: the JSON / text results kept hold at most this many bytes in all (a
-            6,000-event timeline is 2.7 MB); the least recently used go first.
+        max_bytes: also at most this many estimated bytes of results (a result is estimated
+            as a folded game of the events it replayed, `sizedcache.game_bytes`, or as its
+            length for JSON / text, a 6,000-event timeline being 2.7 MB).
     """
 
     def __init__(
@@ -71,14 +72,16 @@ class Replays:
         log: EventLog,
         capacity: int = 256,
         executor: Executor | None = None,
-        max_bytes: int = 64 << 20,
+        max_bytes: int = 32 * 1024 * 1024,
     ) -> None:
         self.log = log
         self.capacity = capacity
-        self.max_bytes = max_bytes
         self._executor = executor
-        self._results: OrderedDict[Hashable, Any] = OrderedDict()
-        self._bytes = 0
+        # key -> (result, events replayed), bounded by results and bytes (issue #10): a result
+        # is estimated as a folded game of the events it replayed, or its length if longer
+        self._results: ByteLRU[Hashable, tuple[Any, int]] = ByteLRU(
+            max_bytes, lambda item: max(game_bytes(item[1]), _size(item[0])), capacity
+        )
         self._running: dict[Hashable, asyncio.Future[Any]] = {}
 
     def warm(self) -> None:
@@ -104,9 +107,9 @@ class Replays:
         Raises: what `work` raises (nothing is cached then), or `ReplayFailed`; storage errors.
         """
         key = (what, game_id, version, upto)
-        if key in self._results:
-            self._results.move_to_end(key)
-            return self._results[key]  # type: ignore[no-any-return]
+        hit = self._results.get(key)
+        if hit is not None:
+            return hit[0]  # type: ignore[no-any-return]
         running = self._running.get(key)
         if running is None:
             running = asyncio.ensure_future(self._compute(key, game_id, version, work, args, upto))
@@ -130,13 +133,7 @@ class Replays:
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
             _drop_pool()
             result = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
-        self._results[key] = result
-        self._bytes += _size(result)
-        while len(self._results) > self.capacity or (
-            self._bytes > self.max_bytes and len(self._results) > 1
-        ):
-            _, dropped = self._results.popitem(last=False)
-            self._bytes -= _size(dropped)
+        self._results.put(key, (result, len(raw)))
         return result
 
 

@@ -14,7 +14,6 @@ Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -35,6 +34,7 @@ from services.usecases.readmodels.shapes import (
 from services.usecases.readmodels.views import (
     standings_view,
 )
+from services.usecases.sizedcache import ByteLRU
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
 
@@ -48,13 +48,22 @@ class ReadModels:
         cache_games: games whose rendered standings body is kept.
     """
 
-    def __init__(self, log: EventLog, projections: Projections, cache_games: int = 10_000) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        projections: Projections,
+        cache_games: int = 10_000,
+        cache_bytes: int = 32 * 1024 * 1024,
+    ) -> None:
         self.log = log
         self.projections = projections
         self.cache_games = cache_games
-        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at)
-        self._bodies: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
-        self.replays = Replays(log)
+        # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at),
+        # bounded by games and bytes (issue #10)
+        self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
+            cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
+        )
+        self.replays = Replays(log, max_bytes=cache_bytes)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
@@ -125,13 +134,10 @@ class ReadModels:
         cached = self._bodies.get(game_id)
         if cached is not None and cached[0] == stored.standings:
             head = cached[1]
-            self._bodies.move_to_end(game_id)
         else:
             view = standings_view(Standings.model_validate_json(stored.standings), "projection")
             head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
-            self._bodies[game_id] = (stored.standings, head)
-            if len(self._bodies) > self.cache_games:
-                self._bodies.popitem(last=False)
+            self._bodies.put(game_id, (stored.standings, head))
         tail = json.dumps({"checkpoint": stored.checkpoint, "updated_at": stored.updated_at})
         return head[:-1] + b"," + tail[1:].encode()  # the two last fields of StandingsResponse
 
