@@ -5,7 +5,10 @@ One task runs `XREAD BLOCK` over every `Keys.changes(shard)` stream (fields `gam
 reads each changed game's projection HASH once per batch, and puts a `Delivery` on the queue of
 every subscriber of that game and of every "all games" subscriber. So N browsers cost N
 queues, not N Redis connections. A slow subscriber's queue drops its oldest delivery: a
-delivery carries the whole current state, so only the newest matters.
+delivery carries the whole current state, so only the newest matters. When the reader has
+failed for `down_after_s` (Redis unreachable through its retries), every open subscription is
+told (`Subscription.get` raises `StorageDown`) so its stream ends cleanly and the browser
+reconnects, resuming with `Last-Event-ID` once Redis is back; the reader keeps retrying.
 Source: issue brief (live push); research/anchors.md §3 (SSE id = stream entry id).
 """
 
@@ -23,6 +26,7 @@ from typing import Any
 import structlog
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import xread_streams
@@ -71,9 +75,16 @@ class Delivery:
 
 
 class Signal(enum.Enum):
-    """A queue item that is not a change: `PING`, the keep-alive of an idle subscription."""
+    """A queue item that is not a change: `PING`, the keep-alive of an idle subscription;
+    `DOWN`, the hub's reader has lost Redis (wakes the subscriber: `get` raises)."""
 
     PING = "ping"
+    DOWN = "down"
+
+
+class StorageDown(RedisConnectionError):
+    """The change hub cannot read Redis (a `redis.ConnectionError`, so the SSE routes end
+    the stream with their storage comment); the message is the reader's last error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +103,8 @@ class Subscription:
     queue: asyncio.Queue[Delivery | Signal] = field(
         default_factory=lambda: asyncio.Queue(maxsize=64)
     )
+    fault: str | None = None
+    """Set with `Signal.DOWN`: the hub's reader error that ends this subscription."""
 
     def offer(self, item: Delivery | Signal) -> None:
         """Enqueue without waiting; when full, drop the oldest item first."""
@@ -100,8 +113,13 @@ class Subscription:
         self.queue.put_nowait(item)
 
     async def get(self) -> Delivery | Signal:
-        """The next delivery, or `Signal.PING` after `ping_s` without one (waits)."""
-        return await self.queue.get()
+        """The next delivery, or `Signal.PING` after `ping_s` without one (waits).
+
+        Raises: StorageDown: the hub's reader has lost Redis (`ChangeHub.down_after_s`)."""
+        item = await self.queue.get()
+        if self.fault is not None:
+            raise StorageDown(self.fault)
+        return item
 
 
 class ChangeHub:
@@ -117,6 +135,8 @@ class ChangeHub:
             holds 100 connections and fails, rather than waits, beyond them).
         ping_s: every `ping_s` seconds each subscription with nothing queued gets
             `Signal.PING` (one timer for all: proxies drop idle streams).
+        down_after_s: after the reader has failed for this long (its retries back off to
+            2 s), open subscriptions end (`StorageDown`) and `fault` is set until a read works.
     """
 
     def __init__(
@@ -127,6 +147,7 @@ class ChangeHub:
         block_ms: int = 2000,
         max_connect_reads: int = 16,
         ping_s: float = 15.0,
+        down_after_s: float = 3.0,
     ) -> None:
         self.client = client
         self.keys = keys
@@ -145,6 +166,10 @@ class ChangeHub:
         self._ready = asyncio.Event()
         # A Redis blip must not end live push: retry the read forever, backing off to 2 s.
         self._retry = Retry(ExponentialBackoff(cap=2.0, base=0.05), retries=-1)
+        self.down_after_s = down_after_s
+        self._failing_since: float | None = None  # loop time of the first failed read
+        self.fault: str | None = None
+        """The reader's error once it has failed for `down_after_s` (None: reading)."""
 
     # --- lifecycle ---
     async def start(self, wait: bool = True) -> None:
@@ -259,6 +284,7 @@ class ChangeHub:
                 lambda: xread_streams(self.client, positions, block_ms=self.block_ms, count=1000),
                 self._on_error,
             )
+            self._failing_since = self.fault = None  # Redis answers again
             changes: list[Change] = []
             for stream, entries in reply or []:
                 name = stream.decode()
@@ -289,6 +315,25 @@ class ChangeHub:
             # pipeline does): stop instead of retrying, or `stop` waits forever.
             raise asyncio.CancelledError
         log.warning("change_hub_read_failed", error=str(error))
+        now = asyncio.get_running_loop().time()
+        if self._failing_since is None:
+            self._failing_since = now
+        elif self.fault is None and now - self._failing_since >= self.down_after_s:
+            self._down(f"{type(error).__name__}: {error}")
+
+    def _down(self, reason: str) -> None:
+        """End every open subscription (their streams say so; browsers reconnect later)."""
+        self.fault = reason
+        log.warning("change_hub_down", error=reason, subscribers=self.subscriber_count)
+        for subs in list(self._subs.values()):
+            for sub in subs:
+                sub.fault = reason
+                sub.offer(Signal.DOWN)
+
+    def check(self) -> None:
+        """Raises: StorageDown: the reader has lost Redis (a new stream should not wait)."""
+        if self.fault is not None:
+            raise StorageDown(self.fault)
 
     async def _pings(self) -> None:
         while True:

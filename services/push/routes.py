@@ -47,12 +47,14 @@ READY_WAIT_S = 5.0
 
 async def _hub_ready(hub: ChangeHub) -> None:
     """Wait for the hub's stream positions; Redis down since start-up: `redis.ConnectionError`
-    after `READY_WAIT_S` (`ends_cleanly` ends the stream, the browser retries)."""
+    after `READY_WAIT_S`, lost since: `StorageDown` at once (`ends_cleanly` ends the stream,
+    the browser retries)."""
     try:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
         raise RedisConnectionError("the change hub has not reached Redis") from None
+    hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:

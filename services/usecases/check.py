@@ -27,7 +27,7 @@ from domain.errors import RuleViolation
 from domain.fold import Folder, GameState, fold
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
-from services.usecases.sizedcache import ByteLRU, game_bytes
+from services.usecases.sizedcache import ByteLRU, state_bytes
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """The state cache's default bound (the `state_cache_bytes` setting)."""
@@ -47,12 +47,12 @@ class Known:
 
 class StateCache:
     """LRU map game_id -> `Known` (folded state and event ids): at most `capacity` games and
-    `max_bytes` estimated bytes (`sizedcache.game_bytes` of each game's history length)."""
+    `max_bytes` estimated bytes (`sizedcache.state_bytes` of each game)."""
 
     def __init__(self, capacity: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.capacity = capacity
         self._games: ByteLRU[str, Known] = ByteLRU(
-            max_bytes, lambda known: game_bytes(len(known.state.history)), capacity
+            max_bytes, lambda known: state_bytes(known.state), capacity
         )
 
     def get(self, game_id: str) -> Known | None:

@@ -29,7 +29,7 @@ from domain.standings import standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
-from services.usecases.sizedcache import ByteLRU, game_bytes
+from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")
 
@@ -51,6 +51,11 @@ class GameView:
     @property
     def seq(self) -> int:
         return self.folder.seq if self.folder.started else 0
+
+
+def _view_bytes(view: GameView) -> int:
+    """A view's estimated bytes (`sizedcache.state_bytes` of its fold so far)."""
+    return state_bytes(view.folder.state) if view.folder.started else GAME_BYTES
 
 
 @dataclass(slots=True)
@@ -121,9 +126,7 @@ class Project:
         self.cache_games = cache_games
         self.clock = clock
         # Bounded by games and estimated bytes (issue #10); a view is re-put after its batch.
-        self.views: ByteLRU[str, GameView] = ByteLRU(
-            cache_bytes, lambda view: game_bytes(view.seq), cache_games
-        )
+        self.views: ByteLRU[str, GameView] = ByteLRU(cache_bytes, _view_bytes, cache_games)
 
     def forget(self) -> None:
         """Drop every cached state (after a failed write: the next batch rebuilds from storage)."""

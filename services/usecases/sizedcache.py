@@ -8,15 +8,28 @@ deep size walk per put would cost more than the fold it saves: `game_bytes(n)` i
 bound of what a folded game of `n` events retains (measured with tracemalloc on the example
 games: 2.7-3.3 kB per event for the state with its history and id index; the test
 tests/doors/test_faults_cache_bound.py checks the estimate stays above the measurement).
+Text is the exception: a valid event may carry 500-character fields of 4-byte characters, and
+a ledger note may copy text of an earlier event (a declared card's name on every performance),
+so `state_bytes` adds `TEXT_FACTOR` times the bytes of every string of the events and of the
+ledger entries (each counted once, as they are cached; tests/adversarial/test_break_cache_bytes.py
+measures it).
 Source: issue #10 ("caches bounded by size in bytes with a setting").
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Generic, TypeVar
+from uuid import UUID
 
 from cachetools import LRUCache
+from pydantic import BaseModel
+
+from domain.fold import GameState
+from domain.memo import MISS
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -27,9 +40,51 @@ GAME_BYTES = 2_000
 """Estimated bytes of a folded game's fixed part (players, sums, the cache entry)."""
 
 
+TEXT_FACTOR = 2
+"""Bytes kept per byte counted of the strings of the events and the ledger entries: those
+strings themselves plus headroom for one more derived copy (measured: 10.3 kB kept per event
+of two 500-emoji fields, 8.2 kB of them the envelope's strings and the ledger note)."""
+_TEXT_KEY = "sizedcache.text_bytes"
+_NO_TEXT = frozenset({int, float, bool, type(None), UUID, datetime, date, Decimal})
+"""Types `text_bytes` answers 0 for at once (the fields of most events)."""
+
+
 def game_bytes(events: int) -> int:
-    """The estimated bytes of a folded game of `events` events."""
+    """The estimated bytes of a folded game of `events` events of ordinary (short) text."""
     return GAME_BYTES + EVENT_BYTES * max(events, 0)
+
+
+def text_bytes(value: object) -> int:
+    """The bytes of the strings in `value` (an event: pydantic models, lists, dicts), each by
+    `sys.getsizeof` (O(1) per string: 1, 2 or 4 bytes a character plus the header)."""
+    kind = type(value)
+    if kind is str:  # not enum members: those are shared singletons
+        return sys.getsizeof(value)
+    if kind in _NO_TEXT:
+        return 0
+    if isinstance(value, BaseModel):
+        return sum(map(text_bytes, value.__dict__.values()))
+    if isinstance(value, list | tuple | set | frozenset):
+        return sum(map(text_bytes, value))
+    if isinstance(value, dict):
+        return sum(text_bytes(k) + text_bytes(v) for k, v in value.items())
+    return 0
+
+
+def state_bytes(state: GameState[Any]) -> int:
+    """The estimated bytes of a folded game: `game_bytes` of its events plus `TEXT_FACTOR`
+    times the strings' bytes of its events and ledger entries. The sum is kept in the game's
+    shared `Memo` (one slot: events and entries counted, bytes), so caching the next state
+    counts only what was added since."""
+    items, n = state.history.buffer()
+    entries, m = state.ledger.buffer()
+    kept = state.cache.peek(_TEXT_KEY, (items, entries))
+    if kept is MISS or kept[0] > n or kept[1] > m:
+        kept = (0, 0, 0)  # a fork, or an older state than the one counted: count it all
+    counted, noted, total = (int(x) for x in kept)
+    total += sum(map(text_bytes, items[counted:n])) + sum(map(text_bytes, entries[noted:m]))
+    state.cache.put(_TEXT_KEY, (items, entries), (n, m, total))
+    return game_bytes(n) + TEXT_FACTOR * total
 
 
 class ByteLRU(Generic[K, V]):

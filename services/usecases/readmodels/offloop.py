@@ -35,8 +35,9 @@ from typing import Any, TypeVar
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
+from domain.fold import GameState
 from services.ports.eventlog import EventLog
-from services.usecases.sizedcache import ByteLRU, game_bytes
+from services.usecases.sizedcache import ByteLRU, game_bytes, state_bytes
 
 T = TypeVar("T")
 
@@ -146,6 +147,8 @@ async def read_paged(log: EventLog, game_id: str, upto: int, page: int = READ_PA
 
 
 def _size(result: Any) -> int:
+    if isinstance(result, GameState):
+        return state_bytes(result)  # its text counted too (issue #10: long non-Latin text)
     return len(result) if isinstance(result, bytes | str) else 0
 
 
