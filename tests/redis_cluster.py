@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,21 +25,8 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from tests.redis_fixture import free_port, wait_for_ping
-
-
-def free_cluster_port() -> int:
-    """A free port P <= 55535 whose cluster bus port P + 10000 is free too."""
-    while True:
-        port = free_port()
-        if port > 55535:
-            continue
-        with socket.socket() as bus:
-            try:
-                bus.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        return port
+from services.cli.localcluster import free_cluster_port
+from tests.redis_fixture import wait_for_ping
 
 
 class LocalCluster:
