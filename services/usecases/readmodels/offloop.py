@@ -10,7 +10,7 @@ events) cannot be interrupted at all. So the parse and the work run in a worker 
 result is kept per (what, game, version, arguments): events are immutable, so a game's
 version names its log. Concurrent readers of one key share one computation. The log is read
 in pages of `READ_PAGE` events, so no single reply (parsed on the loop) holds the loop long;
-a work function may return JSON bytes (`json_bytes`) so that a long answer is not serialized
+a work function may return JSON bytes (`work.json_bytes`) so that a long answer is not serialized
 on the loop either.
 
 A work function crosses the process boundary by name: it must be a module-level function,
@@ -22,7 +22,6 @@ Source: issue 9 (replays and exports O(n) per request, off the event loop, cache
 from __future__ import annotations
 
 import asyncio
-import json
 import multiprocessing
 import os
 import pickle
@@ -150,14 +149,6 @@ def _size(result: Any) -> int:
     if isinstance(result, GameState):
         return state_bytes(result)  # its text counted too (issue #10: long non-Latin text)
     return len(result) if isinstance(result, bytes | str) else 0
-
-
-def json_bytes(value: Any) -> bytes:
-    """`value` as JSON the way FastAPI's `JSONResponse` renders it (UTF-8, compact), for a
-    worker to serialize a long answer off the loop."""
-    return json.dumps(
-        value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
-    ).encode("utf-8")
 
 
 _pool: ProcessPoolExecutor | None = None

@@ -5,6 +5,7 @@ The O(n)-sized answers (series, timeline) come back as JSON bytes, serialized he
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -16,7 +17,6 @@ from domain.standings import standings
 from services.usecases.readmodels import replay
 from services.usecases.readmodels.errors import NotFound
 from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
-from services.usecases.readmodels.offloop import json_bytes
 from services.usecases.readmodels.shapes import EventsPage, LedgerResponse, StandingsResponse
 from services.usecases.readmodels.views import (
     audit_events,
@@ -24,6 +24,14 @@ from services.usecases.readmodels.views import (
     standings_view,
     voids_by_target,
 )
+
+
+def json_bytes(value: Any) -> bytes:
+    """`value` as JSON the way FastAPI's `JSONResponse` renders it (UTF-8, compact), for a
+    worker to serialize a long answer off the loop."""
+    return json.dumps(
+        value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")
+    ).encode("utf-8")
 
 
 def standings_replay(events: Sequence[Envelope]) -> StandingsResponse:
