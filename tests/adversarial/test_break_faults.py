@@ -1,7 +1,7 @@
-"""BREAK (reviewer wt/break): failing reproductions against the 503 answers of the "faults"
-merge (services/http_errors.py): Redis faults that reach the app as a plain `ResponseError`
-(not in `STORAGE_FAULTS`) still answer 500 `server.internal`, without `Retry-After`.
-A real redis-server is put in each state. Each test is a minimal reproduction.
+"""Regression tests (issue #10, found by review on wt/break): Redis faults that reach the
+app as a plain `ResponseError` (NOREPLICAS, MISCONF, BUSY; services/http_errors.py
+`STORAGE_FAULT_REPLIES`) answer 503 `service.storage_unavailable` with `Retry-After: 1`, not
+500. A real redis-server is put in each state.
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def _show(what: str, answer: object) -> str:
 def test_break_write_refused_for_missing_replicas_is_a_503_not_a_500(
     http: TestClient, server: RedisServer
 ) -> None:
-    """BREAK: `min-replicas-to-write 1` without a replica: Redis refuses every write with
-    `NOREPLICAS` (a plain ResponseError). The append answers 500 `server.internal`."""
+    """`min-replicas-to-write 1` without a replica: Redis refuses every write with
+    `NOREPLICAS` (a plain ResponseError); the append answers 503 with Retry-After."""
     write = _seed(http)
     admin = sync_client(server.url)
     admin.config_set("min-replicas-to-write", 1)
@@ -87,9 +87,9 @@ def test_break_write_refused_for_missing_replicas_is_a_503_not_a_500(
 def test_break_write_refused_when_redis_cannot_persist_is_a_503_not_a_500(
     http: TestClient, server: RedisServer
 ) -> None:
-    """BREAK: a failed background save with `stop-writes-on-bgsave-error yes` (the default):
-    Redis refuses writes with `MISCONF` (a plain ResponseError). The append answers 500. The failed save is provoked by removing
-    the server's working directory."""
+    """A failed background save with `stop-writes-on-bgsave-error yes` (the default): Redis
+    refuses writes with `MISCONF` (a plain ResponseError); the append answers 503 with
+    Retry-After. The failed save is provoked by removing the server's working directory."""
     write = _seed(http)
     admin = sync_client(server.url)
     # make the next BGSAVE fail: the server's working directory is gone (BGSAVE writes there)
@@ -119,8 +119,9 @@ def test_break_write_refused_when_redis_cannot_persist_is_a_503_not_a_500(
 def test_break_reads_while_a_script_keeps_redis_busy_are_503_not_500(
     http: TestClient, server: RedisServer
 ) -> None:
-    """BREAK: a long Lua script (another client) past `busy-reply-threshold`: Redis answers
-    `BUSY` (a plain ResponseError) to every other command. Reads answer 500."""
+    """A long Lua script (another client) past `busy-reply-threshold`: Redis answers `BUSY`
+    (a plain ResponseError, inside a pipeline's annotated error for /games) to every other
+    command; both reads answer 503 with Retry-After."""
     _seed(http)
     admin = sync_client(server.url)
     admin.config_set("busy-reply-threshold", 100)
