@@ -1,6 +1,6 @@
-"""BREAK (reviewer wt/break): failing reproductions against `scoreledger serve`'s start-up
-line (services/cli/startup.py, "faults" merge): the line must never carry the password.
-Each test is a minimal reproduction; a failure here is a finding.
+"""Regression tests (issue #11, found by review on wt/break): `scoreledger serve`'s start-up
+line (services/cli/startup.py) never carries the password, whatever the URL holds; a wrong
+cluster password exits 77; a taken port is one line on stderr, exit 70.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ SECRET = "hunter2"
 def test_break_startup_line_never_echoes_a_password_with_url_special_characters(
     template: str,
 ) -> None:
-    """BREAK: `masked` only masks `:[^@/]*@`, and a redis-py ValueError quoting the URL's
-    "port" is shown through `masked` too; a password holding '@', '/', '#' or '?' (redis-py
-    accepts the '@' one: it splits at the last '@') is partly or wholly echoed."""
+    """A password holding '@', '/', '#' or '?' (redis-py splits at the last '@'), a cluster
+    URL, a query-string password: the line (the masked URL, and redis-py's ValueError text
+    scrubbed of quoted URL parts) shows no piece of the password."""
     url = template.format(s=SECRET, port=free_port())  # nothing listens on the port
     with pytest.raises(StartupFailure) as failed:
         check_redis(CommonSettings(redis_url=url), timeout_s=1.0)
@@ -52,7 +52,7 @@ def test_break_startup_line_never_echoes_a_password_with_url_special_characters(
 
 
 def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
-    """BREAK: the mask stops at the password's first '@'; the rest is shown."""
+    """`masked` hides the whole password, up to its last '@'."""
     shown = masked("redis://ingest:p@ssw0rd@redis:6379/0")
     print(f"\nmasked -> {shown}")
     assert "ssw0rd" not in shown, shown
@@ -60,9 +60,8 @@ def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
 
 @pytest.mark.redis
 def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
-    """BREAK (low): the README says a start-up failure is one line on stderr; with the port
-    taken, uvicorn's start-up log ("Application startup complete.", the bind error, the
-    shutdown) comes first, then the line; exit 70 as documented."""
+    """The README says a start-up failure is one line on stderr: with the port taken, the
+    port is checked before uvicorn starts (none of its logs), one line, exit 70."""
     server = RedisServer(tmp_path).start()
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))
@@ -87,10 +86,9 @@ def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
 
 @pytest.mark.redis
 def test_break_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> None:
-    """BREAK: a one-node cluster (all slots, `requirepass right`) and a cluster URL with the
-    wrong password: the cluster client raises `RedisClusterException` whose *cause* is the
-    `AuthenticationError`; `classify` looks only at the outer error, so the line says
-    "cannot reach Redis ... (RedisClusterException)" and exits 69 instead of 77."""
+    """A one-node cluster (all slots, `requirepass right`) and a cluster URL with the wrong
+    password: the cluster client raises `RedisClusterException` whose cause is the
+    `AuthenticationError`; `classify` follows the cause chain: exit 77, not 69."""
     port = free_port()
     exe = shutil.which("redis-server")
     assert exe is not None, "redis-server is not on the PATH"
