@@ -94,15 +94,17 @@ def _secrets(url: str) -> list[str]:
 
 
 def scrubbed(text: str, url: str) -> str:
-    """`text` (an error's message) fit for the start-up line: quoted parts removed, URL
-    passwords masked, and nothing at all ("details withheld") when a 4-character piece of a
-    secret part of `url` (see `_secrets`) is still in it (redis-py quotes parts of the URL)."""
-    text = _PASSWORD.sub(r"\1:***@", _QUOTED.sub("'…'", text))
-    for secret in _secrets(url):
-        pieces = {secret[i : i + 4] for i in range(max(1, len(secret) - 3))}
-        if any(piece in text for piece in pieces):
-            return "details withheld: they quote the URL"
-    return text
+    """`text` (an error's message) fit for the start-up line: URL passwords masked, a quoted
+    part holding '@' or a 4-character piece of a secret part of `url` (see `_secrets`;
+    redis-py quotes parts of a bad URL) replaced by `'…'`, and the whole withheld if a piece is left."""
+    pieces = {s[i : i + 4] for s in _secrets(url) for i in range(max(1, len(s) - 3))}
+
+    def hidden(text: str) -> bool:
+        return any(piece in text for piece in pieces)
+
+    text = _QUOTED.sub(lambda m: "'…'" if hidden(m[0]) or "@" in m[0] else m[0], text)
+    text = _PASSWORD.sub(r"\1:***@", text)
+    return f"details withheld (they quote the URL {masked(url)})" if hidden(text) else text
 
 
 def _user(settings: CommonSettings) -> str:
@@ -165,7 +167,7 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
     if isinstance(error, ValueError):
         said = scrubbed(str(error), settings.redis_url)[:200]
-        return StartupFailure(f"bad Redis configuration {where}: {said}", EXIT_CONFIG)
+        return StartupFailure(f"bad Redis configuration: {said}", EXIT_CONFIG)
     return StartupFailure(f"cannot reach Redis at {where} ({_cause(error)})", EXIT_UNAVAILABLE)
 
 
