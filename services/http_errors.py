@@ -9,7 +9,8 @@
   503 `read.projection_pending` with `Retry-After: 1`;
 * Redis unreachable or unable to serve (refused, timeout, LOADING, cluster down, failover,
   out of memory, no pool connection free within `redis_pool_timeout_s`) -> 503
-  `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`);
+  `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`, and the plain
+  `ResponseError` replies of `STORAGE_FAULT_REPLIES`: NOREPLICAS, MISCONF, BUSY, MASTERDOWN);
 * any other exception -> 500 `server.internal` without detail (it is logged).
 
 `refusal_problem` is the ingest door's answer to a use-case `Refusal`: the same rule ids the
@@ -31,6 +32,7 @@ from fastapi.sse import ServerSentEvent
 from redis import exceptions as rexc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.ingest.transient import reply_code
 from services.problems import (
     RETRY_AFTER_S,
     ProblemResponse,
@@ -65,6 +67,15 @@ STORAGE_FAULTS: dict[type[Exception], str] = {
 }
 """Transient storage faults answered 503 (the most specific class first: the order is the
 lookup order), each with the reason the problem names. Any other Redis error stays a 500."""
+
+STORAGE_FAULT_REPLIES: dict[str, str] = {
+    "NOREPLICAS": "Redis has too few replicas to take writes",
+    "MISCONF": "Redis cannot persist its data (a failed background save)",
+    "BUSY": "Redis is busy running a script",
+    "MASTERDOWN": "the Redis primary is down",
+}
+"""Transient faults redis-py raises as a plain `ResponseError`, by the reply's first word
+(issue #10): answered 503 as the `STORAGE_FAULTS`."""
 
 
 def bounded_errors(errors: Any) -> list[dict[str, Any]]:
@@ -163,7 +174,10 @@ def storage_fault(exc: BaseException) -> str | None:
         "No connection available" in text or "no Redis connection free" in text
     ):
         return STORAGE_FAULTS[rexc.MaxConnectionsError]  # the pool waited its timeout
-    return next((why for kind, why in STORAGE_FAULTS.items() if isinstance(exc, kind)), None)
+    found = next((why for kind, why in STORAGE_FAULTS.items() if isinstance(exc, kind)), None)
+    if found is None and isinstance(exc, rexc.ResponseError):
+        found = STORAGE_FAULT_REPLIES.get(reply_code(exc))
+    return found
 
 
 def storage_problem(reason: str) -> ProblemResponse:

@@ -261,6 +261,7 @@ def serve(
         EXIT_SOFTWARE,
         LifespanGuard,
         StartupFailure,
+        check_port,
         check_redis,
         settings_failure,
     )
@@ -282,6 +283,7 @@ def serve(
         server = uvicorn_server(
             guard, host or settings.host, settings.port if port is None else port
         )
+        check_port(server.config.host, server.config.port)  # a taken port: one line, exit 70
     except (StartupFailure, ValidationError) as error:
         _startup_failed(error if isinstance(error, StartupFailure) else settings_failure(error))
     err.print(

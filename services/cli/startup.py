@@ -43,6 +43,9 @@ EXIT_CONFIG = 78
 EXIT_SOFTWARE = 70
 
 _PASSWORD = re.compile(r"(//[^:@/]*):[^@/]*@")
+_USER = re.compile(r"[\w.\-]+")
+_HOSTS = re.compile(r"[\w.\-:\[\],/]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +60,51 @@ class StartupFailure(Exception):
 
 
 def masked(url: str) -> str:
-    """`url` with any password replaced by `***` (`redis://ingest:***@host:6379/0`)."""
-    return _PASSWORD.sub(r"\1:***@", url)
+    """`url` as scheme, user, hosts and db only (`redis://ingest:***@host:6379/0`): the
+    password and any query string (`?password=`) are never shown.
+
+    Parsed without `urllib`, which is not what redis-py does with a password holding '@', '/',
+    '#' or '?': the userinfo ends at the *last* '@' (redis-py's split), a query ('?', '#') after
+    it is shown as `?…`, and if the userinfo holds '?' or '#' (a password, or a query holding
+    '@': undecidable) nothing after the scheme is shown. Cluster URLs (`h1:p1,h2:p2`) keep
+    their host list.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "***"  # not a URL: nothing of it is known to be safe
+    shown = f"{scheme}://"
+    if "@" in rest:
+        userinfo, rest = rest.rsplit("@", 1)
+        if "?" in userinfo or "#" in userinfo:
+            return f"{shown}***"
+        user = userinfo.split(":", 1)[0] if ":" in userinfo else userinfo
+        shown += f"{user}:***@" if _USER.fullmatch(user) else "***@"
+    hosts = re.split(r"[?#]", rest, maxsplit=1)
+    shown += (_HOSTS.match(hosts[0]) or _HOSTS.match("")).group()  # type: ignore[union-attr]
+    return shown + ("?…" if len(hosts) > 1 else "")
+
+
+def _secrets(url: str) -> list[str]:
+    """The parts of `url` that may be secret: everything between the scheme and the last
+    '@', and everything after the first '?' or '#'."""
+    rest = url.partition("://")[2] or url
+    parts = [rest.rsplit("@", 1)[0]] if "@" in rest else []
+    parts += [q for q in re.split(r"[?#]", rest, maxsplit=1)[1:]]
+    return [p for p in parts if p]
+
+
+def scrubbed(text: str, url: str) -> str:
+    """`text` (an error's message) fit for the start-up line: URL passwords masked, a quoted
+    part holding '@' or a 4-character piece of a secret part of `url` (see `_secrets`;
+    redis-py quotes parts of a bad URL) replaced by `'…'`, and the whole withheld if a piece is left."""
+    pieces = {s[i : i + 4] for s in _secrets(url) for i in range(max(1, len(s) - 3))}
+
+    def hidden(text: str) -> bool:
+        return any(piece in text for piece in pieces)
+
+    text = _QUOTED.sub(lambda m: "'…'" if hidden(m[0]) or "@" in m[0] else m[0], text)
+    text = _PASSWORD.sub(r"\1:***@", text)
+    return f"details withheld (they quote the URL {masked(url)})" if hidden(text) else text
 
 
 def _user(settings: CommonSettings) -> str:
@@ -91,15 +137,28 @@ def _cause(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _chain(error: BaseException) -> list[BaseException]:
+    """`error` and its causes/contexts, outermost first (the cluster client wraps the
+    `AuthenticationError` of a node in a `RedisClusterException`)."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    return chain
+
+
 def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
     where = masked(settings.redis_url)
-    if isinstance(error, rexc.AuthenticationError) or "WRONGPASS" in str(error):
+    chain = _chain(error)
+    auth = next((e for e in chain if isinstance(e, rexc.AuthenticationError)), None)
+    if auth is not None or any("WRONGPASS" in str(e) for e in chain):
         return StartupFailure(
             f"Redis at {where} refused the credentials of user {_user(settings)!r}", EXIT_NOPERM
         )
     if isinstance(error, rexc.NoPermissionError | rexc.AuthorizationError):
-        said = masked(str(error))[:160]  # Redis names the command or key, never a secret
+        said = scrubbed(str(error), settings.redis_url)[:160]  # Redis names the command or key
         return StartupFailure(
             f"Redis at {where} refused a command of ACL user {_user(settings)!r} ({said})",
             EXIT_NOPERM,
@@ -107,7 +166,8 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     if isinstance(error, rexc.BusyLoadingError):
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
     if isinstance(error, ValueError):
-        return StartupFailure(f"bad Redis configuration: {masked(str(error))[:200]}", EXIT_CONFIG)
+        said = scrubbed(str(error), settings.redis_url)[:200]
+        return StartupFailure(f"bad Redis configuration: {said}", EXIT_CONFIG)
     return StartupFailure(f"cannot reach Redis at {where} ({_cause(error)})", EXIT_UNAVAILABLE)
 
 
@@ -148,6 +208,24 @@ def check_redis(settings: CommonSettings, timeout_s: float = 3.0) -> None:
         asyncio.run(_ping(settings, timeout_s))
     except Exception as error:  # every failure becomes one line; nothing else is shown
         raise classify(error, settings) from None
+
+
+def check_port(host: str, port: int) -> None:
+    """Bind `host:port` once (as uvicorn will, with SO_REUSEADDR) and let it go, so a taken
+    port is one line before uvicorn starts (its logs would come first otherwise).
+
+    Raises:
+        StartupFailure: the port cannot be bound (`EXIT_SOFTWARE`, 70).
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+        raise StartupFailure(f"cannot listen on {host}:{port} ({why})", EXIT_SOFTWARE) from None
 
 
 class LifespanGuard:
@@ -195,7 +273,7 @@ class LifespanGuard:
         ):
             found = classify(leaf, self.settings)
             return StartupFailure(f"a role failed to start: {found.message}", found.code)
-        text = masked(str(leaf))[:200]
+        text = scrubbed(str(leaf), self.settings.redis_url)[:200]
         return StartupFailure(
             f"a role failed to start: {type(leaf).__name__}: {text}", EXIT_SOFTWARE
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Callable
 
 import structlog
@@ -37,6 +38,7 @@ INBOX_RETRIES = Counter(
 TRANSIENT_REPLIES = frozenset(
     {"BUSY", "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "MOVED", "ASK"}
     | {"NOREPLICAS", "OOM", "UNBLOCKED"}
+    | {"MISCONF"}  # writes refused after a failed background save (issue #10)
 )
 """First words of Redis error replies that say "not now" rather than "not this"."""
 
@@ -58,13 +60,23 @@ class Blocked(Exception):
     """A round left entries waiting for an earlier pending entry of their game (retried)."""
 
 
+_PIPELINE_PREFIX = re.compile(r"^Command # \d+ \(.*\) of pipeline caused error: ", re.S)
+
+
+def reply_code(error: rexc.ResponseError) -> str:
+    """The first word of a Redis error reply (`BUSY`, `NOREPLICAS`, ...), upper-case, also
+    when redis-py prefixed it with "Command # n (...) of pipeline caused error: " (and the
+    reply as a tuple's repr: `('BUSY ...',)`)."""
+    text = _PIPELINE_PREFIX.sub("", str(error), count=1).lstrip("('\"")
+    return text.split(" ", 1)[0].upper()
+
+
 def is_transient(error: BaseException) -> bool:
     """True for a fault of the connection or the server's state (see the module docstring)."""
     if isinstance(error, _TRANSIENT_TYPES):
         return True
     if isinstance(error, rexc.ResponseError):
-        first = str(error).split(" ", 1)[0].upper()
-        return first in TRANSIENT_REPLIES
+        return reply_code(error) in TRANSIENT_REPLIES
     return False
 
 

@@ -28,3 +28,15 @@ class CredentialMismatch(Exception):
     def __init__(self, game_id: str) -> None:
         self.game_id = game_id
         super().__init__(f"the write token does not match game {game_id!r}")
+
+
+class HeadMismatch(VersionConflict):
+    """An append named the event id its writer expects last in the game (`expected_head`) and
+    the stored last event is another one, at the same or another version: the writer's state
+    (a cache) is not the stored log's, though the version may match (Redis back from an older
+    snapshot, then another writer). Nothing was written; the writer re-plans on the stored log.
+    """
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version, version)
+        self.version = version

@@ -53,11 +53,13 @@ class AppendResult:
 class AppendRequest:
     """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
     write-token digest (checked against the game's, stored by the creating append; None: a
-    trusted caller such as a test seeding a log, unchecked)."""
+    trusted caller such as a test seeding a log, unchecked). `expected_head` is the event id
+    the writer expects as the game's stored last event (None: unchecked; see `HeadMismatch`)."""
 
     game_id: str
     events: Sequence[Envelope]
     credential: str | None = None
+    expected_head: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +104,18 @@ class EventLog(Protocol):
     `adapters.memory.store.MemoryEventLog`; `tests/contract/` holds both to one suite."""
 
     async def append(
-        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        credential: str | None = None,
+        expected_head: str | None = None,
     ) -> AppendResult:
         """Append `events` (in order), all or nothing; a known `event_id` is a duplicate
         (original seq, nothing written). Stamps `recorded_at`.
 
         Raises:
+            HeadMismatch: `expected_head` (an event id; None: unchecked) is not the id of the
+                stored last event (or the game has none); nothing written.
             VersionConflict: an event's `seq - 1` is not the version reached; nothing written.
             CredentialMismatch: `credential` is not the game's stored digest, or the game has
                 events but no digest; nothing written.

@@ -3,8 +3,11 @@ pure domain accepts it.
 
 Before the event log's append, each event is folded (one `domain.fold.Folder`) onto the game's state kept
 in a small LRU cache. The cached state is trusted for new events (one round trip per append):
-the event log's expected-version check still guards, and a WRONGVERSION drops the cache and
-answers `VersionConflict` as before. A check that fails on the cached state is decided again on
+the event log's expected-version check still guards, together with the expected head (the event
+id the cached state ends with: a version alone does not identify a log once Redis came back
+from an older snapshot and another writer stored other events up to the same version). A
+WRONGVERSION drops the cache and answers `VersionConflict` as before; a WRONGHEAD
+(`HeadMismatch`) drops it and plans the batch again on the stored log (issue #10). A check that fails on the cached state is decided again on
 the state folded from the stream (the cache may be stale when another process appended).
 A duplicate is never answered from the cache alone: a batch naming an event id the cache knows
 first asks the store for the version and those ids' stored seqs (`EventLog.stored_seqs`, one
@@ -25,7 +28,7 @@ from uuid import UUID
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState, fold
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
 from services.usecases.sizedcache import ByteLRU, state_bytes
 
@@ -89,6 +92,13 @@ class _Plan:
     fresh: list[Envelope] = field(default_factory=list)
     version: int | None = None
     """The stored version read while planning (None: not read)."""
+
+    @property
+    def head(self) -> str | None:
+        """The event id the base state ends with (the append's expected head; None: no base)."""
+        if self.base is None or not self.base.state.history:
+            return None
+        return str(self.base.state.history[-1].event_id)
 
     def seq_of(self, event_id: UUID) -> int:
         if event_id in self.added:
@@ -195,7 +205,8 @@ class CheckedAppend:
             try:
                 plan = _plan(game_id, events, cached)
             except (RuleViolation, VersionConflict):
-                plan = None  # maybe stale: decide on the stored log
+                plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
+                self.cache.drop(game_id)
             if plan is not None:
                 known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
                 if not known:
@@ -205,6 +216,12 @@ class CheckedAppend:
                     plan.version = version
                     return plan
                 self.cache.drop(game_id)  # Redis lost events, or another writer moved on
+        return await self._stored_plan(game_id, events, version)
+
+    async def _stored_plan(
+        self, game_id: str, events: Sequence[Envelope], version: int | None = None
+    ) -> _Plan:
+        """The plan on the stored log's state (`version`: read now when None)."""
         if version is None:
             version = await self.store.version(game_id)
         plan = _plan(game_id, events, await self._load(game_id, version))
@@ -232,7 +249,25 @@ class CheckedAppend:
         if not plan.fresh:  # all duplicates, confirmed against the stored version
             return self._merge(plan, None, await self._version(plan))
         try:
-            stored = await self.store.append(game_id, plan.fresh, credential)
+            stored = await self.store.append(game_id, plan.fresh, credential, plan.head)
+        except HeadMismatch:  # the cache is not the stored log: check again on the stored one
+            self.cache.drop(game_id)
+            return await self._append_stored(game_id, events, credential)
+        except (VersionConflict, CredentialMismatch):
+            self.cache.drop(game_id)
+            raise
+        return self._merge(plan, stored)
+
+    async def _append_stored(
+        self, game_id: str, events: Sequence[Envelope], credential: str | None
+    ) -> AppendResult:
+        """`append` planned on the stored log (after a `HeadMismatch`); a second mismatch
+        (another writer again) is raised as the `VersionConflict` it is."""
+        plan = await self._stored_plan(game_id, events)
+        if not plan.fresh:
+            return self._merge(plan, None, await self._version(plan))
+        try:
+            stored = await self.store.append(game_id, plan.fresh, credential, plan.head)
         except (VersionConflict, CredentialMismatch):
             self.cache.drop(game_id)
             raise
@@ -268,12 +303,18 @@ class CheckedAppend:
                     out[i] = error
             writes = [(i, p) for i, p in plans if p.fresh]
             stored = await self.store.append_many(
-                [AppendRequest(p.game_id, p.fresh, requests[i].credential) for i, p in writes]
+                [
+                    AppendRequest(p.game_id, p.fresh, requests[i].credential, p.head)
+                    for i, p in writes
+                ]
             )
             results = dict(zip((i for i, _ in writes), stored, strict=True))
             for i, plan in plans:
                 result = results.get(i)
-                if isinstance(result, VersionConflict | CredentialMismatch):
+                if isinstance(result, HeadMismatch):  # as in `append`: re-plan on the stored log
+                    self.cache.drop(plan.game_id)
+                    out[i] = await self._outcome(requests[i])
+                elif isinstance(result, VersionConflict | CredentialMismatch):
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates
@@ -281,6 +322,13 @@ class CheckedAppend:
                 else:
                     out[i] = self._merge(plan, result)
         return out  # type: ignore[return-value]  # every slot is filled above
+
+    async def _outcome(self, request: AppendRequest) -> Outcome:
+        """The outcome of one request appended on the stored log (no cache)."""
+        try:
+            return await self._append_stored(request.game_id, request.events, request.credential)
+        except (RuleViolation, VersionConflict, CredentialMismatch) as refused:
+            return refused
 
     async def _version(self, plan: _Plan) -> int:
         """The stored version, as read while planning (else read now)."""

@@ -154,3 +154,32 @@ def test_the_check_passes_on_a_live_redis(redis_url: str) -> None:
     from services.settings import CommonSettings
 
     check_redis(CommonSettings(redis_url=redis_url))  # raises StartupFailure otherwise
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://ingest:p@ss/w#rd@redis:6379/0", "redis://***"),  # '#' in the userinfo
+        ("redis://ingest:p@ss/w@redis:6379/0", "redis://ingest:***@redis:6379/0"),
+        ("redis://redis:6379/0?password=a@b", "redis://***"),  # undecidable: nothing shown
+        ("redis+cluster://u:pw@h1:7000,h2:7001", "redis+cluster://u:***@h1:7000,h2:7001"),
+        ("rediss://:pw@h:6380/2?ssl_cert_reqs=none", "rediss://***@h:6380/2?…"),
+        ("not a url hunter2", "***"),
+    ],
+)
+def test_masked_shows_scheme_user_and_hosts_only(url: str, shown: str) -> None:
+    """Issue #11: whatever the password holds, `masked` shows no piece of it."""
+    print(f"\n{url!r} -> {masked(url)!r}")
+    assert masked(url) == shown
+
+
+def test_scrubbed_withholds_a_message_quoting_the_url() -> None:
+    """Issue #11: redis-py quotes parts of a bad URL in its ValueError; none reaches the line."""
+    from services.cli.startup import scrubbed
+
+    url = "redis://ingest:hunter2/x@h:1/0"
+    said = scrubbed("Port could not be cast to integer value as hunter2/x", url)
+    assert "hunter2" not in said
+    quoted = scrubbed("Port could not be cast to integer value as 'hunter2/x'", url)
+    assert quoted.endswith("'…'")
+    assert scrubbed("no permissions to run the 'xadd' command", url).endswith("'xadd' command")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.ports.credentials import CredentialLookup
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest
 from tests.contract.conftest import Backend
 from tests.pipeline.factory import corrected, game_log, started
@@ -163,3 +163,29 @@ async def test_stored_seqs_answers_the_version_and_each_ids_seq(backend: Backend
     assert await backend.log.stored_seqs("g1", ids) == (3, [3, None, 1])
     assert await backend.log.stored_seqs("nope", ids[:1]) == (0, [None])
     assert await backend.log.stored_seqs("g1", []) == (3, [])
+
+
+async def test_an_append_expecting_another_head_writes_nothing(backend: Backend) -> None:
+    """The expected head (issue #10): at an equal version, a stored last event other than the
+    one named refuses the batch (`HeadMismatch`, a `VersionConflict`), writing nothing."""
+    mine, theirs = game_log("g1", 4), game_log("g1", 4, seed=1)
+    await backend.log.append("g1", theirs[:3])
+    with pytest.raises(HeadMismatch) as refused:
+        await backend.log.append("g1", mine[3:], expected_head=str(mine[2].event_id))
+    assert isinstance(refused.value, VersionConflict)
+    assert refused.value.version == 3
+    with pytest.raises(HeadMismatch):  # a game with no event has no head
+        await backend.log.append("g2", [started("g2")], expected_head=str(mine[0].event_id))
+    outcomes = await backend.log.append_many(
+        [
+            AppendRequest("g1", mine[3:], None, str(mine[2].event_id)),
+            AppendRequest("g1", theirs[3:], None, str(theirs[2].event_id)),
+        ]
+    )
+    assert isinstance(outcomes[0], HeadMismatch)
+    assert not isinstance(outcomes[1], VersionConflict)
+    assert outcomes[1].version == 4
+    stored = [e.event_id for e in await backend.log.read("g1")]
+    print(f"\n{backend.name}: head mismatches refused 3, stored {len(stored)} (theirs)")
+    assert stored == [e.event_id for e in theirs]
+    assert await backend.log.version("g2") == 0

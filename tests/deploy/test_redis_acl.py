@@ -164,7 +164,7 @@ TOKEN = "acl-test-game-write-token-0123456789abc"
 async def _append(client: aioredis.Redis) -> Any:
     """The real append script for the example game's first two events, renamed to `GAME`; the
     creating append stores the write token's digest."""
-    args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN)]
+    args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN), ""]  # "": no head check
     for seq, line in enumerate(EXAMPLE[:2], start=1):
         args += [f"00000000-0000-0000-0000-00000000000{seq}", seq, "t", line]
     keys = [

@@ -29,6 +29,11 @@ FAULTS: list[BaseException] = [
     rexc.TimeoutError("Timeout reading from socket"),
     rexc.BusyLoadingError("Redis is loading the dataset in memory"),
     rexc.ResponseError("BUSY Redis is busy running a script"),
+    rexc.ResponseError("MISCONF Redis is configured to save RDB snapshots, but it's failing"),
+    rexc.ResponseError("NOREPLICAS Not enough good replicas to write."),
+    rexc.ResponseError(  # redis-py's pipeline annotation (issue #10)
+        "Command # 1 (ZRANGE k 0 -1) of pipeline caused error: ('BUSY Redis is busy',)"
+    ),
     rexc.ResponseError("LOADING Redis is loading the dataset in memory"),
     rexc.MovedError("3999 127.0.0.1:7001"),
     rexc.AskError("3999 127.0.0.1:7002"),

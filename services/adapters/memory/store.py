@@ -19,7 +19,7 @@ from contracts.events import dump_event_json, parse_event_json
 from services.keys import shard_of
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import (
     AppendedEvent,
     AppendRequest,
@@ -69,10 +69,15 @@ class MemoryEventLog:
         self.b = backend
 
     async def append(
-        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        credential: str | None = None,
+        expected_head: str | None = None,
     ) -> AppendResult:
         """See `EventLog.append`."""
-        return self._append(AppendRequest(game_id, events, credential), datetime.now(UTC))
+        request = AppendRequest(game_id, events, credential, expected_head)
+        return self._append(request, datetime.now(UTC))
 
     def _append(self, request: AppendRequest, now: datetime) -> AppendResult:
         game_id = request.game_id
@@ -86,6 +91,11 @@ class MemoryEventLog:
             (stored is not None and stored != request.credential) or (stored is None and version)
         ):
             raise CredentialMismatch(game_id)
+        if request.expected_head:  # "" unchecked, as the Redis script
+            log = self.b.logs.get(game_id, [])
+            head = str(json.loads(log[-1])["event_id"]) if log else ""
+            if head != request.expected_head:
+                raise HeadMismatch(version)
         seen: dict[str, int] = {}
         plan: list[tuple[Envelope, int, bool]] = []
         for event in request.events:

@@ -3,7 +3,13 @@
 KEYS: 1 game stream, 2 shard feed, 3 event-id HASH, 4 shard game-index ZSET, 5 the game's
 write-token digest STRING (one slot: `{sK}`).
 ARGV: 1 game_id, 2 now (ms, the game-index score), 3 the write-token digest to store ("" none),
-then per event 4 values: event_id, seq, type, data (the envelope JSON with `recorded_at`).
+4 the expected head: the event id of the game's last stored event ("" unchecked), then per
+event 4 values: event_id, seq, type, data (the envelope JSON with `recorded_at`).
+
+When ARGV[4] is not empty the stored last event (entry `<XLEN>-1`) must carry that event id,
+else `WRONGHEAD`: a version alone does not identify a log (Redis back from an older snapshot,
+then another writer storing other events up to the same version), so a writer that checked
+its batch on a cached state names the head that state ends with.
 
 When ARGV[3] is not empty it is also checked first, atomically with the append: a game with a
 stored digest takes only appends carrying that digest, and a game with events but no digest
@@ -17,11 +23,11 @@ original seq comes back with the dup flag. The game stream's entry id is `<seq>-
 is the version and `XRANGE <from> <to>` reads by seq.
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
-Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`. Source: research/tech.md §3.3.
+Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: research/tech.md §3.3.
 """
 
 APPEND_LUA = """
-local n = (#ARGV - 3) / 4
+local n = (#ARGV - 4) / 4
 local version = redis.call('XLEN', KEYS[1])
 if ARGV[3] ~= '' then
   local stored = redis.call('GET', KEYS[5])
@@ -29,12 +35,23 @@ if ARGV[3] ~= '' then
     return redis.error_reply('WRONGTOKEN the write token does not match the game')
   end
 end
+if ARGV[4] ~= '' then
+  local head = ''
+  if version > 0 then
+    local last = redis.call('XRANGE', KEYS[1], version .. '-1', version .. '-1')
+    local f = last[1] and last[1][2] or {}
+    for j = 1, #f - 1, 2 do if f[j] == 'id' then head = f[j + 1] end end
+  end
+  if head ~= ARGV[4] then
+    return redis.error_reply('WRONGHEAD version ' .. version)
+  end
+end
 local next_version = version
 local seen = {}
 local plan = {}
 for i = 0, n - 1 do
-  local eid = ARGV[4 + i * 4]
-  local seq = tonumber(ARGV[5 + i * 4])
+  local eid = ARGV[5 + i * 4]
+  local seq = tonumber(ARGV[6 + i * 4])
   local original = seen[eid] or redis.call('HGET', KEYS[3], eid)
   if original then
     plan[i + 1] = {dup = true, seq = tonumber(original)}
@@ -53,7 +70,7 @@ for i = 0, n - 1 do
   if p.dup then
     table.insert(out, p.seq); table.insert(out, ''); table.insert(out, 1)
   else
-    local eid, etype, data = ARGV[4 + i * 4], ARGV[6 + i * 4], ARGV[7 + i * 4]
+    local eid, etype, data = ARGV[5 + i * 4], ARGV[7 + i * 4], ARGV[8 + i * 4]
     local sseq = tostring(p.seq)
     redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
     local fid = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)

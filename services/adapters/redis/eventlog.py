@@ -22,17 +22,21 @@ from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
 from services.keys import Keys, shard_of
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
+_WRONGHEAD = re.compile(r"WRONGHEAD version (\d+)")
 
 
 def _conflict(error: ResponseError, game_id: str) -> VersionConflict | CredentialMismatch:
-    """The `VersionConflict` of a WRONGVERSION reply, the `CredentialMismatch` of a WRONGTOKEN
-    one; any other error is raised as is."""
+    """The `VersionConflict` of a WRONGVERSION reply, the `HeadMismatch` of a WRONGHEAD one,
+    the `CredentialMismatch` of a WRONGTOKEN one; any other error is raised as is."""
     if "WRONGTOKEN" in str(error):
         return CredentialMismatch(game_id)
+    head = _WRONGHEAD.search(str(error))
+    if head is not None:
+        return HeadMismatch(int(head[1]))
     match = _WRONGVERSION.search(str(error))
     if match is None:
         raise error
@@ -65,22 +69,29 @@ class RedisEventLog:
         self._append = client.register_script(APPEND_LUA)
 
     async def append(
-        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        credential: str | None = None,
+        expected_head: str | None = None,
     ) -> AppendResult:
         """Append `events` (in order) to `game_id`, all or nothing, in one Lua call.
 
         Each event's expected version is `event.seq - 1`; a duplicate `event_id` returns its
         original seq and writes nothing. `recorded_at` is stamped now (UTC). `credential` (a
         write-token digest; None: a trusted caller, unchecked) must be the game's stored one,
-        and is stored in the same call when it writes seq 1.
+        and is stored in the same call when it writes seq 1. `expected_head` (an event id;
+        None: unchecked) must be the id of the stored last event.
 
         Raises:
+            HeadMismatch: the stored last event is not `expected_head`; nothing written.
             VersionConflict: an event's expected version is not the game's version; nothing
                 of the batch was written.
             CredentialMismatch: `credential` is not the game's digest; nothing written.
             ValueError: an event's `game_id` is not `game_id`.
         """
-        keys, args = self._call(AppendRequest(game_id, events, credential), datetime.now(UTC))
+        request = AppendRequest(game_id, events, credential, expected_head)
+        keys, args = self._call(request, datetime.now(UTC))
         try:
             out = await self._append(keys=keys, args=args)
         except ResponseError as error:
@@ -119,7 +130,12 @@ class RedisEventLog:
                 raise ValueError(
                     f"game_id: event {event.event_id} is for {event.game_id}, not {game_id}"
                 )
-        args: list[str | int] = [game_id, int(now.timestamp() * 1000), request.credential or ""]
+        args: list[str | int] = [
+            game_id,
+            int(now.timestamp() * 1000),
+            request.credential or "",
+            request.expected_head or "",
+        ]
         for event in events:
             args += [
                 str(event.event_id),
