@@ -281,7 +281,10 @@ def serve(
         roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
-            guard, host or settings.host, settings.port if port is None else port
+            guard,
+            host or settings.host,
+            settings.port if port is None else port,
+            access_log=settings.access_log,
         )
         check_port(server.config.host, server.config.port)  # a taken port: one line, exit 70
     except (StartupFailure, ValidationError) as error:

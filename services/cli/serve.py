@@ -27,7 +27,11 @@ def build_app(roles: Roles, overrides: dict[str, Any] | None = None) -> FastAPI:
     return bootstrap.build_app(roles, ServiceSettings(**(overrides or {})))
 
 
-def uvicorn_server(app: Any, host: str, port: int) -> uvicorn.Server:
+def uvicorn_server(app: Any, host: str, port: int, access_log: bool = False) -> uvicorn.Server:
     """A uvicorn server for `app` (an ASGI app: the FastAPI app, or it wrapped by
-    `services.cli.startup.LifespanGuard`) whose logs go through the structlog set-up."""
-    return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_config=None, lifespan="on"))
+    `services.cli.startup.LifespanGuard`) whose logs go through the structlog set-up;
+    `access_log`: one log line per request (the `access_log` setting)."""
+    config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, lifespan="on", access_log=access_log
+    )
+    return uvicorn.Server(config)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +17,8 @@ from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.cli.remote import read_log
 from services.keys import Keys
+from tests.cli.conftest import ROOT
+from tests.redis_fixture import free_port
 
 pytestmark = pytest.mark.redis
 LOG = Path(__file__).parent / "data" / "penumbra-demo.jsonl"
@@ -45,3 +50,35 @@ def test_serve_projects_and_answers_queries(
             404,
             405,
         )  # no ingest role
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_access_log_lines_only_when_asked(
+    clean_redis_url: str, tmp_path: Path, enabled: bool
+) -> None:
+    """`SCORELEDGER_ACCESS_LOG`: off by default (requests are counted in /metrics), one uvicorn
+    access line per request when set."""
+    port = free_port()
+    env = {**os.environ, "SCORELEDGER_ACCESS_LOG": "true" if enabled else "false"}
+    out = tmp_path / "serve.log"
+    roles = ["--query", "--no-ingest", "--no-inbox", "--no-projector"]
+    where = ["--port", str(port), "--redis-url", clean_redis_url]
+    with out.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.cli.main", "serve", *roles, *where],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            transport = httpx.HTTPTransport(retries=7)
+            with httpx.Client(transport=transport, base_url=f"http://127.0.0.1:{port}") as http:
+                for _ in range(3):
+                    assert http.get("/healthz").status_code == 200
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    lines = [line for line in out.read_text().splitlines() if "GET /healthz" in line]
+    print(f"\naccess log {enabled}: {len(lines)} lines for 3 requests")
+    assert len(lines) == (3 if enabled else 0)
