@@ -111,15 +111,16 @@ class Loader:
             pipe.execute()
         return n
 
-    def append(self, batch: Sequence[str]) -> None:
-        """Append a batch of events (any games, each game's in seq order) in one round trip."""
+    def append(self, batch: Sequence[str]) -> dict[str, bytes]:
+        """Append a batch of events (any games, each game's in seq order) in one round trip;
+        returns each game's last feed entry id (its ms part is Redis's clock at the XADD)."""
         by_game: dict[str, list[str]] = {}
         for line in batch:
             by_game.setdefault(json.loads(line)["game_id"], []).append(line)
         pipe = self.client.pipeline(transaction=False)
         for game_id, lines in by_game.items():
             self._call(pipe, game_id, lines)
-        pipe.execute()
+        return dict(zip(by_game, pipe.execute(), strict=True))
 
     def behind(self) -> int:
         """Shards whose checkpoint is not yet at their feed's last entry."""

@@ -3,7 +3,10 @@ an offered rate, the tree's projector in its own process. Appends are paced on a
 written in the stream layout (one round trip per tick, as the ingest's append script writes
 them); a watcher process reads the projector's change notices. Visible = the notice of the
 game at that seq or later has been read (the projector writes projection and notice in one
-script). Latency = notice read - append sent."""
+script). Latency = notice read - append sent. Its stages, from the ids' ms parts (Redis's wall
+clock at the feed XADD and at the apply's notice XADD): append (sent -> in the feed), project
+(in the feed -> applied: the projector's read wait, queue and write), read (applied -> the
+watcher read the notice)."""
 
 from __future__ import annotations
 
@@ -60,12 +63,15 @@ class Live:
     projector_cpu: float
     load_before: str
     load_after: str
+    stages: dict[str, list[float]]
 
 
 def run(tree: Tree, url: str, games: list[corpus.Game], rate: float, seconds: float) -> Live:
     loader = Loader(url)
     loader.flush()
     sent: dict[tuple[str, int], float] = {}
+    fed: dict[tuple[str, int], float] = {}  # wall ms of the feed XADD
+    wall = time.time() - time.monotonic()  # monotonic -> wall seconds (Redis ids are wall ms)
     where = Path(tempfile.mkdtemp(prefix="bench-live-"))
     stop, out = where / "stop", where / "seen.json"
     watcher_argv = [
@@ -96,11 +102,13 @@ def run(tree: Tree, url: str, games: list[corpus.Game], rate: float, seconds: fl
             if due > 0:
                 batch = [next(source) for _ in range(due)]
                 stamp = time.monotonic()
+                ids = loader.append(batch)
                 if stamp >= warm:
                     for line in batch:
                         head = json.loads(line)
-                        sent[(head["game_id"], head["seq"])] = stamp
-                loader.append(batch)
+                        key = (head["game_id"], head["seq"])
+                        sent[key] = stamp
+                        fed[key] = float(ids[key[0]].split(b"-")[0])
                 done += due
             time.sleep(max(0.0, 0.01 - (time.monotonic() - now)))
         elapsed = time.monotonic() - warm
@@ -117,15 +125,31 @@ def run(tree: Tree, url: str, games: list[corpus.Game], rate: float, seconds: fl
     os.rmdir(where)
     latest: dict[str, int] = {}
     latencies = []
-    for game, seq, t in seen:
+    stages: dict[str, list[float]] = {"append": [], "project": [], "read": []}
+    for game, seq, t, notice in seen:
+        applied_ms = float(notice.split("-")[0])
         for s in range(latest.get(game, 0) + 1, seq + 1):
             started_at = sent.get((game, s))
             if started_at is not None:
                 latencies.append((t - started_at) * 1000)
+                stages["append"].append(fed[(game, s)] - (started_at + wall) * 1000)
+                stages["project"].append(applied_ms - fed[(game, s)])
+                stages["read"].append((t + wall) * 1000 - applied_ms)
         latest[game] = max(latest.get(game, 0), seq)
     return Live(
-        latencies, len(sent), len(sent) / elapsed, cpu / (elapsed + WARMUP_S), before, load()
+        latencies,
+        len(sent),
+        len(sent) / elapsed,
+        cpu / (elapsed + WARMUP_S),
+        before,
+        load(),
+        stages,
     )
+
+
+def stage_text(stages: dict[str, list[float]]) -> str:
+    """`append p50/p99 ..., project ..., read ...` in ms (ids have ms resolution)."""
+    return ", ".join(f"{name} {p(v, 50):.0f}/{p(v, 99):.0f}" for name, v in stages.items() if v)
 
 
 def p(values: list[float], q: float) -> float:
@@ -148,7 +172,8 @@ def live_rows(
         detail = "; ".join(
             f"{t.label}: {r.achieved:,.0f} events/s reached, {len(r.latencies)}/{r.sent} seen, "
             f"p50 {p(r.latencies, 50) if r.latencies else float('nan'):.1f} ms, projector "
-            f"{r.projector_cpu:.0%} of a core, load {r.load_before.split(' (')[0]} -> "
+            f"{r.projector_cpu:.0%} of a core, stages p50/p99 ms {stage_text(r.stages)}, "
+            f"load {r.load_before.split(' (')[0]} -> "
             f"{r.load_after.split(' (')[0]}"
             for t, r in zip(trees, runs, strict=True)
         )

@@ -15,7 +15,7 @@ gives each shard to one of them under a lease with a fencing token, and calls `a
   the shard is written again only after a new `acquire`.
 
 One XREAD (BLOCK) reads every held feed after its position; each shard's entries become one
-`Project.apply` call (one projection write). After a storage error the positions are
+`Project.apply` call (one projection write), the shards' calls running concurrently. After a storage error the positions are
 reloaded from the checkpoints and the cached states dropped, so the batch is read again:
 nothing is lost and, the checkpoint moving in the same write, nothing is counted twice. No
 consumer group: a catch-up subscription (research/tech.md §3.4, §3.5).
@@ -172,13 +172,25 @@ class ProjectorLoop:
         reply: Any = await xread_streams(
             self.client, positions, count=self.batch, block_ms=self.block_ms
         )
-        applied = 0
-        for stream, entries in reply or []:
-            shard = self._shard_of[stream.decode()]
-            async with self._applying:
-                if self._epoch[shard] == epochs[shard]:  # still held, not re-taken
-                    applied += await self._apply(shard, epochs[shard], entries)
-        return applied
+        batches = [(self._shard_of[stream.decode()], entries) for stream, entries in reply or []]
+        if not batches:
+            return 0
+        async with self._applying:
+            # The shards' applies run together (their games are disjoint): their round trips
+            # overlap instead of queueing one after another; under CPU contention each waits
+            # for Redis to be scheduled (issue 9: p99 860 ms at 1,000 events/s, projector 34%).
+            done = await asyncio.gather(
+                *(
+                    self._apply(shard, epochs[shard], entries)
+                    for shard, entries in batches
+                    if self._epoch[shard] == epochs[shard]  # still held, not re-taken
+                ),
+                return_exceptions=True,
+            )
+        for outcome in done:  # every apply ended: the first failure is the step's
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return sum(n for n in done if isinstance(n, int))
 
     async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
         started = time.perf_counter()

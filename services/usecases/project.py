@@ -210,8 +210,8 @@ class Project:
         if not held:
             return
         for game_id, head in zip(held, await self.projections.heads(held), strict=True):
-            view = self.views[game_id]
-            if head.held != view.held or head.seq != view.seq:
+            view = self.views.get(game_id)  # another shard's apply may have evicted it
+            if view is not None and (head.held != view.held or head.seq != view.seq):
                 self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(

@@ -100,6 +100,10 @@ class RedisProjections:
         self._apply = client.register_script(APPLY_LUA)
         self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
         self.leases: dict[int, ShardLease] = {}
+        # Checkpoints this process wrote under a held lease: no other writer can move them, so
+        # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
+        # apply). Dropped with the lease, before each write, and on a stale batch.
+        self._written: dict[int, str] = {}
         self._lag = client.register_script(_LAG_LUA)
         self._get = client.register_script(_GET_LUA)
         self._release = client.register_script(_RELEASE_LUA)
@@ -107,14 +111,19 @@ class RedisProjections:
 
     def hold_lease(self, lease: ShardLease) -> None:
         """Fence the writes of `lease.shard` with its token from now on."""
+        self._written.pop(lease.shard, None)
         self.leases[lease.shard] = lease
 
     def drop_lease(self, shard: int) -> None:
         """Forget the shard's lease (its writes are unfenced again; the loop stops reading it)."""
+        self._written.pop(shard, None)
         self.leases.pop(shard, None)
 
     async def checkpoint(self, shard: int) -> str:
-        """The shard's stored checkpoint, `START_ID` when none."""
+        """The shard's stored checkpoint, `START_ID` when none (the one this process last wrote
+        under the shard's held lease, without a round trip)."""
+        if shard in self._written:
+            return self._written[shard]
         stored: Any = await self.client.get(self.keys.checkpoint(shard))
         return stored.decode() if stored else START_ID
 
@@ -149,6 +158,7 @@ class RedisProjections:
             args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
             args.append(op.reason_json if op.kind == "hold" else op.standings_json)
         lease = self.leases.get(batch.shard)
+        self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
         if lease is None:
             out = await self._apply(keys=keys, args=args)
         else:
@@ -160,6 +170,8 @@ class RedisProjections:
                 raise
         if out == -1:
             return WriteOutcome(stale=True)
+        if batch.last_feed_id and lease is not None and self.leases.get(shard) is lease:
+            self._written[shard] = batch.last_feed_id
         return WriteOutcome(False, frozenset(batch.ops[i - 1].game_id for i in out))
 
     async def get(self, game_id: str) -> StoredProjection | None:

@@ -1,7 +1,7 @@
 """`python watch_changes.py REDIS_URL SHARDS STOP_FILE OUT.json`: XREAD every shard's
 `sl:changes:{sK}` notice stream (game, seq) and record when each notice was read
 (time.monotonic, shared by the machine's processes) until STOP_FILE exists and the streams are
-quiet; writes [[game, seq, t], ...]. Its own process, so the appender never delays it."""
+quiet; writes [[game, seq, t, notice id], ...] (the id's ms part: Redis's clock at the apply). Its own process, so the appender never delays it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def main() -> None:
     cursors: dict[str, str] = {
         f"sl:changes:{{s{s}}}": "0-0" for s in range(shards)
     }  # flushed before
-    seen: list[tuple[str, int, float]] = []
+    seen: list[tuple[str, int, float, str]] = []
     print("ready", flush=True)
     while True:
         replies: list[Any] = client.xread(cursors, block=100, count=5000)  # type: ignore[arg-type,assignment]
@@ -29,8 +29,8 @@ def main() -> None:
             break
         for stream, entries in replies:
             cursors[stream.decode()] = entries[-1][0].decode()
-            for _, fields in entries:
-                seen.append((fields[b"game"].decode(), int(fields[b"seq"]), now))
+            for notice, fields in entries:
+                seen.append((fields[b"game"].decode(), int(fields[b"seq"]), now, notice.decode()))
     with open(out, "w", encoding="utf-8") as fh:
         json.dump(seen, fh)
 
