@@ -85,14 +85,18 @@ async def test_written_checkpoint_is_not_read_back(
     monkeypatch.setattr(redis_client, "get", counting_get)
     seen = [await projections.checkpoint(1) for _ in range(3)]
     print(f"checkpoint reads 3, round trips {gets}")
-    assert seen == ["5-1"] * 3 and gets == 0
+    assert seen == ["5-1"] * 3
+    assert gets == 0
     # Not cached: an empty id (the checkpoint stays), a shard without a lease, a new lease.
     await projections.write(ProjectionBatch(1, "", (), "now"), 100)
-    assert await projections.checkpoint(1) == "5-1" and gets == 1
+    assert await projections.checkpoint(1) == "5-1"
+    assert gets == 1
     await redis_client.set(KEYS.checkpoint(1), "7-1")  # as a former owner would have left it
     await projections.write(ProjectionBatch(1, "8-1", (), "now"), 100)
     projections.hold_lease(lease)  # (re)taken: read the stored one again
-    assert await projections.checkpoint(1) == "8-1" and gets == 2
+    assert await projections.checkpoint(1) == "8-1"
+    assert gets == 2
     unleased = RedisProjections(redis_client, KEYS)
     await unleased.write(ProjectionBatch(2, "3-1", (), "now"), 100)
-    assert await unleased.checkpoint(2) == "3-1" and gets == 3
+    assert await unleased.checkpoint(2) == "3-1"
+    assert gets == 3
