@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from services.cli.localcluster import free_cluster_port
 from services.cli.startup import StartupFailure, check_redis, masked
 from services.settings import CommonSettings
 from tests.cli.conftest import ROOT
@@ -89,7 +90,7 @@ def test_break_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> 
     """A one-node cluster (all slots, `requirepass right`) and a cluster URL with the wrong
     password: the cluster client raises `RedisClusterException` whose cause is the
     `AuthenticationError`; `classify` follows the cause chain: exit 77, not 69."""
-    port = free_port()
+    port = free_cluster_port()  # its cluster bus port (+10000) must be free and <= 65535
     exe = shutil.which("redis-server")
     assert exe is not None, "redis-server is not on the PATH"
     args = [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)]
@@ -105,6 +106,7 @@ def test_break_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> 
                 admin.ping()
                 break
             except redis.ConnectionError:
+                assert node.poll() is None, "the cluster node exited at start-up"
                 time.sleep(0.05)
         admin.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)  # type: ignore[no-untyped-call]
         for _ in range(100):

@@ -46,7 +46,9 @@ def _settings(url: str, keep_s: float) -> ServiceSettings:
 async def _project_all(
     settings: ServiceSettings, client: aioredis.Redis, logs: dict[str, list]
 ) -> int:
-    """Append the logs in 5 rounds while the projector runs; the largest feed total seen."""
+    """Append the logs in 5 rounds while the projector runs, each round projected before the
+    next is appended (so the trims in between do not depend on timing); the largest feed
+    total seen."""
     store = RedisEventLog(client, KEYS)
     most = 0
     async with run_projector(settings):
@@ -55,7 +57,7 @@ async def _project_all(
             for game_id, events in logs.items():
                 await store.append(game_id, events[start : start + step])
             most = max(most, await _feed_lengths(client))
-        await wait_projected(client, KEYS, {g: EVENTS for g in logs})
+            await wait_projected(client, KEYS, {g: start + step for g in logs})
 
         async def trimmed_to_nothing() -> bool:
             return await _feed_lengths(client) == 0
