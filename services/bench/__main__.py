@@ -107,8 +107,11 @@ QUICK = Sizes(
 )
 
 
-def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
-    """Every row, in the issue's order; a row that fails is noted, the others still run."""
+def measure(
+    sizes: Sizes, trees: list[Tree], report: Report, only: frozenset[str] = frozenset()
+) -> None:
+    """Every row (or the steps named in `only`), in the issue's order; a row that fails is
+    noted, the others still run."""
     games, made = corpus.common(trees, sizes.tables, seed=2026)
     report.notes.append(f"{made}; {len(games)} games, {corpus.count(games)} events")
     err.print(report.notes[-1])
@@ -116,6 +119,8 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
         raise RuntimeError("no Trickerion game accepted by every tree (the long games pad one)")
 
     def step(name: str, work: object) -> None:
+        if only and name not in only:
+            return
         started = time.perf_counter()
         try:
             got = work() if callable(work) else work
@@ -132,7 +137,11 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
     step("fold by length", lambda: rows_fold.fold_by_length(trees, games, sizes.long_game))
     started = time.perf_counter()
     try:
+        if only and "fold_cost" not in only:
+            raise _Skipped
         report.extra.extend(rows_kernel.kernel_rows(sizes.kernel_lengths))
+    except _Skipped:
+        pass
     except Exception as error:  # the kernel's script, against internals of the new tree
         report.notes.append(f"fold_cost rows: NOT MEASURED, {type(error).__name__}: {error}"[:600])
     err.print(f"fold_cost: {time.perf_counter() - started:.0f} s")
@@ -169,18 +178,32 @@ def measure(sizes: Sizes, trees: list[Tree], report: Report) -> None:
         scale_games = games[: sizes.scale_games]
         started = time.perf_counter()
         try:
+            if only and "scale" not in only:
+                raise _Skipped
             extra, notes = rows_scale.scale(
                 trees[-1], url, scale_games, report.rows, sizes.scale_processes
             )
             report.extra.extend(extra)
             report.notes.extend(notes)
+        except _Skipped:
+            pass
         except Exception as error:
             report.notes.append(f"scale rows: NOT MEASURED, {type(error).__name__}: {error}"[:600])
         err.print(f"scale: {time.perf_counter() - started:.0f} s")
-        if sizes.profiles:
+        if sizes.profiles and (not only or "profiles" in only):
             from services.bench import profiles
 
             report.notes.extend(profiles.take(trees[-1], url, games))
+
+
+class _Skipped(Exception):
+    """A step left out by `--only`."""
+
+
+STEPS = (
+    "offline fold, fold by length, fold_cost, standings, projector, live, standings GET, SSE, "
+    "rebuild, series, score, peer, scale, profiles"
+)
 
 
 def main(
@@ -191,6 +214,9 @@ def main(
     commit: Annotated[
         str, typer.Option("--baseline", help="the landed code to compare")
     ] = BASELINE,
+    only: Annotated[
+        str, typer.Option("--only", help=f"comma-separated steps to run (of: {STEPS})")
+    ] = "",
 ) -> None:
     """Run the benchmarks on both trees and write the report."""
     sizes = QUICK if quick else FULL
@@ -206,7 +232,11 @@ def main(
             "Commits": f"today = {today.commit} (baseline), new = {new.commit}",
             "Load average at start": load_start,
         }
-        measure(sizes, [today, new], report)
+        steps = frozenset(s.strip() for s in only.split(",") if s.strip())
+        unknown = steps - {s.strip() for s in STEPS.split(",")}
+        if unknown:
+            raise typer.BadParameter(f"unknown steps {sorted(unknown)}; known: {STEPS}")
+        measure(sizes, [today, new], report, steps)
     report.head["Load average at end"] = load()
     report.head["Run time"] = f"{(time.perf_counter() - started) / 60:.1f} min"
     report.head["Redis"] = _redis_version()
