@@ -1,0 +1,116 @@
+"""`scoreledger demo`: the main job, end to end, on a throwaway Redis (or REDIS_URL)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from services.cli.offline import LogLineError, standings_summary
+from services.cli.render import standings_table
+from services.cli.terminal import err, out
+
+if TYPE_CHECKING:  # the network stack loads when the command runs
+    from services.cli.demo import DemoReport
+
+
+def demo(
+    examples: Annotated[
+        Path | None,
+        typer.Option(
+            "--examples", file_okay=False, exists=True, help="a directory of *.jsonl logs"
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="final standings as JSON lines (the score --json shape)")
+    ] = False,
+    keep_running: Annotated[
+        bool, typer.Option("--keep-running", help="keep serving after the demo (Ctrl-C stops)")
+    ] = False,
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            "--cluster", help="without REDIS_URL: a throwaway 3-master Redis Cluster, not one node"
+        ),
+    ] = False,
+) -> None:
+    """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server, or with
+    `--cluster` a throwaway 3-master Redis Cluster), ingest, projector and query in-process;
+    publish the example games over HTTP with live standings; end with final standings checked
+    against `scoreledger score` and the measured events/s."""
+    from services.cli.demo import example_logs, load_games, run_demo
+    from services.cli.localredis import NoRedis, demo_redis
+    from services.cli.remote import PublishError
+    from services.logging import configure_logging
+    from services.settings import CommonSettings
+
+    console = err if as_json else out
+    settings = CommonSettings()
+    configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
+    configured = (
+        settings.redis_url if "redis_url" in settings.model_fields_set else None
+    )  # set in the env
+    logs = example_logs(examples)
+    if not logs:
+        err.print("no example logs (*.jsonl) found; pass --examples DIR")
+        raise typer.Exit(1)
+    try:
+        with demo_redis(configured, cluster=settings.redis_cluster, start_cluster=cluster) as redis:
+            where = "REDIS_URL"
+            if redis.throwaway:
+                where = (
+                    "a throwaway 3-master Redis Cluster" if cluster else "a throwaway redis-server"
+                )
+            console.print(
+                f"Redis: {redis.url} ({where}); {len(logs)} example games from {logs[0].parent}",
+                highlight=False,
+            )
+            games = load_games(logs, None if redis.throwaway else uuid.uuid4().hex[:6])
+            show = functools.partial(_show_demo_report, console=console, as_json=as_json)
+            import asyncio
+
+            report = asyncio.run(
+                run_demo(redis.url, games, console, keep_running, show, redis.cluster)
+            )
+    except NoRedis as error:
+        err.print(escape(str(error)), highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except (LogLineError, PublishError, TimeoutError, RuntimeError) as error:
+        err.print(f"demo failed: {escape(str(error))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    if not keep_running:
+        _show_demo_report(report, console, as_json)
+        console.print(
+            "To watch the scoreboard: run `scoreledger demo --keep-running` and open the URL it "
+            "prints, or `scoreledger serve` and browse http://127.0.0.1:8000/ (scoreboard), "
+            "/docs (the API), /games/<id>/standings, /metrics",
+            highlight=False,
+        )
+    if report.mismatches:
+        err.print(f"standings differ from the offline fold for: {', '.join(report.mismatches)}")
+        raise typer.Exit(1)
+
+
+def _show_demo_report(report: DemoReport, console: Console, as_json: bool) -> None:
+    """The demo's final standings (each checked against the offline fold) and its events/s."""
+    console.print("\n[bold]Final standings[/bold] (read from the query API)")
+    for game in report.games:
+        assert game.final is not None
+        console.print(standings_table(game.final))
+        verdict = "[green]equals[/green]" if game.matches() else "[red]DIFFERS from[/red]"
+        console.print(f"{verdict} `scoreledger score {escape(str(game.path))}`\n", highlight=False)
+        if as_json:
+            typer.echo(json.dumps(standings_summary(game.final), ensure_ascii=False))
+    console.print(
+        f"{report.events} events published one by one over HTTP in {report.publish_s:.2f} s "
+        f"({report.events / report.publish_s:.0f} events/s); "
+        f"all projected after {report.projected_s:.2f} s "
+        f"({report.events / report.projected_s:.0f} events/s end to end)",
+        highlight=False,
+    )
