@@ -16,9 +16,9 @@ from contracts.envelope import Envelope
 from contracts.events import parse_event, parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import fold
-from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.ports.errors import VersionConflict
 from services.usecases.check import CheckedAppend
+from tests.doors.fault_support import rolled_back_and_rewritten
 from tests.pipeline.factory import game_log
 
 GAME = "tr-break-cache-1"
@@ -45,15 +45,7 @@ async def test_break_new_event_after_rollback_and_other_writer_is_checked_on_the
     the same seqs (the version equals the cache's again). A new event (seq 11) voiding an
     event Redis no longer holds is refused (the expected head differs, the batch is checked
     on the stored log), and the stored log still folds."""
-    backend = MemoryBackend(shards=4)
-    store = MemoryEventLog(backend)
-    checked = CheckedAppend(store)
-    log = game_log(GAME, 10)
-    await checked.append(GAME, log)
-    del backend.logs[GAME][5:]
-    for event in log[5:]:
-        del backend.ids[GAME][str(event.event_id)]
-    await store.append(GAME, game_log(GAME, 10, seed=1)[5:])  # another writer, other events
+    _, store, checked, log = await rolled_back_and_rewritten(GAME)
 
     lost = log[7].event_id  # only in the cache's history now
     outcome = "stored"

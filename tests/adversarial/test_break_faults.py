@@ -16,9 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
-from tests.pipeline.factory import game_log
+from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
 
 pytestmark = pytest.mark.redis
@@ -27,34 +25,18 @@ GAME = "tr-break-faults-1"
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RedisServer]:
-    redis_server = RedisServer(tmp_path).start()
-    try:
+    with dedicated_server(tmp_path) as redis_server:
         yield redis_server
-    finally:
-        redis_server.stop()
 
 
 @pytest.fixture
 def http(server: RedisServer) -> Iterator[TestClient]:
-    settings = ServiceSettings(
-        redis_url=server.url,
-        shards=4,
-        redis_retries=1,
-        redis_socket_timeout_s=2.0,
-        redis_connect_timeout_s=0.5,
-        redis_pool_timeout_s=1.0,
-    )
-    app = build_app(Roles(inbox=False, projector=False), settings)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with short_timeout_client(server.url, socket_timeout_s=2.0) as client:
         yield client
 
 
 def _seed(http: TestClient) -> dict[str, object]:
-    log = game_log(GAME, 6)
-    created = http.post(f"/games/{GAME}/events", json=[e.to_wire() for e in log[:5]])
-    assert created.status_code == 201, created.text
-    http.headers["Authorization"] = f"Bearer {created.json()['write_token']}"
-    return log[5].to_wire()
+    return seed_game(http, GAME)
 
 
 def _show(what: str, answer: object) -> str:

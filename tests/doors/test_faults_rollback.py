@@ -109,19 +109,10 @@ async def test_a_lost_event_whose_seq_was_taken_is_a_conflict_not_a_duplicate() 
     """Rollback of 5 events, then another writer stores 5 different events at the same seqs:
     the stored version equals the cache's again. A re-sent lost event is refused as a version
     conflict (its seq is taken), never acknowledged as a duplicate: the ids are checked too."""
-    from services.adapters.memory.store import MemoryBackend, MemoryEventLog
     from services.ports.errors import VersionConflict
-    from services.usecases.check import CheckedAppend
+    from tests.doors.fault_support import rolled_back_and_rewritten
 
-    backend = MemoryBackend(shards=4)
-    store = MemoryEventLog(backend)
-    checked = CheckedAppend(store)
-    log = game_log(GAME, 10)
-    await checked.append(GAME, log)
-    del backend.logs[GAME][5:]
-    for event in log[5:]:
-        del backend.ids[GAME][str(event.event_id)]
-    await store.append(GAME, game_log(GAME, 10, seed=1)[5:])  # another writer, other events
+    _, _, checked, log = await rolled_back_and_rewritten(GAME)
 
     outcomes: list[str] = []
     for event in log[5:]:

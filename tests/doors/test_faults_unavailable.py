@@ -22,7 +22,7 @@ from redis import exceptions as rexc
 from services.bootstrap import Roles, build_app
 from services.http_errors import STORAGE_FAULTS, install_problem_handlers
 from services.settings import ServiceSettings
-from tests.pipeline.factory import game_log
+from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
 
 pytestmark = pytest.mark.redis
@@ -38,40 +38,23 @@ READS = (
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server (its data survives a restart through an explicit SAVE)."""
-    redis_server = RedisServer(tmp_path).start()
-    try:
+    with dedicated_server(tmp_path) as redis_server:
         yield redis_server
-    finally:
-        if redis_server.proc is not None:
-            os.kill(redis_server.proc.pid, signal.SIGCONT)
-        redis_server.stop()
 
 
 @pytest.fixture
 def http(server: RedisServer) -> Iterator[TestClient]:
     """Ingest + query on `server`, with short timeouts and one retry so a fault shows fast."""
-    settings = ServiceSettings(
-        redis_url=server.url,
-        shards=4,
-        redis_retries=1,
-        redis_socket_timeout_s=0.5,
-        redis_connect_timeout_s=0.5,
-        redis_pool_timeout_s=1.0,
-    )
-    app = build_app(Roles(inbox=False, projector=False), settings)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with short_timeout_client(server.url, socket_timeout_s=0.5) as client:
         yield client
 
 
 def _seed(http: TestClient, server: RedisServer) -> list[dict[str, object]]:
-    log = game_log(GAME, 6)
-    created = http.post(f"/games/{GAME}/events", json=[e.to_wire() for e in log[:5]])
-    assert created.status_code == 201, created.text
-    http.headers["Authorization"] = f"Bearer {created.json()['write_token']}"
+    write = seed_game(http, GAME)
     admin = sync_client(server.url)
     admin.save()  # the restart below comes back with the game
     admin.close()
-    return [log[5].to_wire()]
+    return [write]
 
 
 def _answers(http: TestClient, write: list[dict[str, object]]) -> list[httpx.Response]:

@@ -1,0 +1,87 @@
+"""What the fault tests share: a dedicated redis-server to stop or freeze, an app on it with
+short timeouts (one retry) so a fault shows fast, a seeded game, and a log rolled back with
+another writer's events at the same seqs (issue 10)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from fastapi.testclient import TestClient
+
+from contracts.envelope import Envelope
+from services.adapters.memory.store import MemoryBackend, MemoryEventLog
+from services.bootstrap import Roles, build_app
+from services.settings import ServiceSettings
+from services.usecases.check import CheckedAppend
+from tests.pipeline.factory import game_log
+from tests.redis_fixture import RedisServer
+
+
+@contextlib.contextmanager
+def dedicated_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server of the test's own, thawed (SIGCONT) and stopped at the end."""
+    server = RedisServer(tmp_path).start()
+    try:
+        yield server
+    finally:
+        if server.proc is not None:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        server.stop()
+
+
+@contextlib.contextmanager
+def short_timeout_client(url: str, socket_timeout_s: float) -> Iterator[TestClient]:
+    """Ingest + query (no inbox, no projector) on `url`, 4 shards, one retry, connect 0.5 s,
+    pool 1 s, socket `socket_timeout_s`; server errors come back as responses."""
+    settings = ServiceSettings(
+        redis_url=url,
+        shards=4,
+        redis_retries=1,
+        redis_socket_timeout_s=socket_timeout_s,
+        redis_connect_timeout_s=0.5,
+        redis_pool_timeout_s=1.0,
+    )
+    app = build_app(Roles(inbox=False, projector=False), settings)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
+def seed_game(http: TestClient, game_id: str) -> dict[str, object]:
+    """Create `game_id` with the first 5 events of a 6-event log; `http` then carries the
+    game's write token. Returns the 6th event's wire form (a valid next write)."""
+    log = game_log(game_id, 6)
+    created = http.post(f"/games/{game_id}/events", json=[e.to_wire() for e in log[:5]])
+    assert created.status_code == 201, created.text
+    http.headers["Authorization"] = f"Bearer {created.json()['write_token']}"
+    return log[5].to_wire()
+
+
+class RolledBack(NamedTuple):
+    """A rolled-back store: its backend, the event log on it, the checked append whose cache
+    still holds the lost events, and the original 10-event log."""
+
+    backend: MemoryBackend
+    store: MemoryEventLog
+    checked: CheckedAppend
+    log: list[Envelope]
+
+
+async def rolled_back_and_rewritten(game_id: str) -> RolledBack:
+    """10 events appended through a `CheckedAppend`, then the store rolled back to 5 (as Redis
+    back from an older RDB) and 5 other events stored at seqs 6-10 by another writer, so the
+    stored version equals the cache's again."""
+    backend = MemoryBackend(shards=4)
+    store = MemoryEventLog(backend)
+    checked = CheckedAppend(store)
+    log = game_log(game_id, 10)
+    await checked.append(game_id, log)
+    del backend.logs[game_id][5:]
+    for event in log[5:]:
+        del backend.ids[game_id][str(event.event_id)]
+    await store.append(game_id, game_log(game_id, 10, seed=1)[5:])  # another writer
+    return RolledBack(backend, store, checked, log)
