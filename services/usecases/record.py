@@ -21,7 +21,7 @@ from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult
 from services.usecases.authorize import Authorizer, Grant, WriteProof
 from services.usecases.check import CheckedAppend, Outcome
-from services.usecases.parse import decode_json, game_of, parse_events
+from services.usecases.parse import decode_json, game_of, parse_body, parse_events
 from services.usecases.refusal import Refusal
 
 BodySource = Callable[[], Awaitable[bytes]]
@@ -91,7 +91,7 @@ class Record:
         grant = self.authorizer.check(
             game_id, found, proof, generate=True, token_field="authorization"
         )
-        events = parse_events(decode_json(await body(), "body"))
+        events = parse_body(await body(), "body")
         try:
             outcome: Outcome = await self.checked.append(game_id, events, grant.credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
