@@ -21,147 +21,16 @@ research/tech.md §3.3.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
-from uuid import UUID
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
-from domain.fold import Folder, GameState, fold
+from domain.fold import GameState, fold
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
-from services.usecases.sizedcache import ByteLRU, state_bytes
+from services.usecases.plan import Plan, check_game_ids, plan_append
+from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache
 
-DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
-"""The state cache's default bound (the `state_cache_bytes` setting)."""
-
-
-@dataclass(slots=True)
-class Known:
-    """A folded game and its event ids (`event_id -> seq`, every event of `state.history`)."""
-
-    state: GameState
-    ids: dict[UUID, int]
-
-    @classmethod
-    def of(cls, state: GameState) -> Known:
-        return cls(state, {e.event_id: e.seq for e in state.history})
-
-
-class StateCache:
-    """LRU map game_id -> `Known` (folded state and event ids): at most `capacity` games and
-    `max_bytes` estimated bytes (`sizedcache.state_bytes` of each game)."""
-
-    def __init__(self, capacity: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
-        self.capacity = capacity
-        self._games: ByteLRU[str, Known] = ByteLRU(
-            max_bytes, lambda known: state_bytes(known.state), capacity
-        )
-
-    def get(self, game_id: str) -> Known | None:
-        return self._games.get(game_id)
-
-    def put(self, known: Known) -> None:
-        self._games.put(known.state.game_id, known)
-
-    def drop(self, game_id: str) -> None:
-        self._games.drop(game_id)
-
-    def clear(self) -> None:
-        """Forget every game."""
-        self._games.clear()
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    @property
-    def bytes(self) -> int:
-        """Estimated bytes kept (at most `max_bytes`)."""
-        return self._games.bytes
-
-
-@dataclass(slots=True)
-class _Plan:
-    """One append, checked: the state after it, the new ids and the events to write."""
-
-    game_id: str
-    events: Sequence[Envelope]
-    base: Known | None
-    state: GameState | None
-    added: dict[UUID, int] = field(default_factory=dict)
-    fresh: list[Envelope] = field(default_factory=list)
-    version: int | None = None
-    """The stored version read while planning (None: not read)."""
-
-    @property
-    def head(self) -> str | None:
-        """The event id the base state ends with (the append's expected head; None: no base)."""
-        if self.base is None or not self.base.state.history:
-            return None
-        return str(self.base.state.history[-1].event_id)
-
-    def seq_of(self, event_id: UUID) -> int:
-        if event_id in self.added:
-            return self.added[event_id]
-        assert self.base is not None  # a duplicate is known either here or in the base
-        return self.base.ids[event_id]
-
-
-def _check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
-    for event in events:
-        if event.game_id != game_id:
-            raise RuleViolation(
-                "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
-            )
-
-
-def _same_fact(a: Envelope, b: Envelope) -> bool:
-    """Two envelopes state the same fact: equal but for the store's `recorded_at`."""
-    return a.model_copy(update={"recorded_at": None}) == b.model_copy(update={"recorded_at": None})
-
-
-def _check_same_event(plan: _Plan, event: Envelope) -> None:
-    """A repeated `event_id` is an idempotent retry only if it carries the same event.
-
-    Raises:
-        RuleViolation: `log.event_id_reused` when the id is known with a different body (a
-            client bug or an id collision: the sender must not believe it was recorded).
-    """
-    original = next((e for e in plan.fresh if e.event_id == event.event_id), None)
-    if original is None and plan.base is not None:
-        original = plan.base.state.history[plan.base.ids[event.event_id] - 1]
-    if original is not None and not _same_fact(original, event):
-        raise RuleViolation(
-            "log.event_id_reused",
-            f"event_id {event.event_id} is already seq {original.seq} with a different body",
-            "event_id",
-        )
-
-
-def _plan(game_id: str, events: Sequence[Envelope], base: Known | None) -> _Plan:
-    """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
-
-    Raises:
-        RuleViolation: an event breaks a rule. VersionConflict: an event's `seq - 1` is not the
-            version reached so far.
-    """
-    plan = _Plan(game_id, events, base, base.state if base is not None else None)
-    ids = base.ids if base is not None else {}
-    folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
-    for event in events:
-        if event.event_id in ids or event.event_id in plan.added:
-            _check_same_event(plan, event)
-            continue
-        current = folder.seq if folder.started else 0
-        if event.seq - 1 != current:
-            raise VersionConflict(event.seq - 1, current)
-        folder.add(event)
-        plan.added[event.event_id] = event.seq
-        plan.fresh.append(event)
-    if folder.started:
-        plan.state = folder.state
-    return plan
-
+__all__ = ["DEFAULT_CACHE_BYTES", "CheckedAppend", "Known", "Outcome", "StateCache"]
 
 Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 """What one append of `CheckedAppend.append_many` came to."""
@@ -196,14 +65,17 @@ class CheckedAppend:
         self.cache.put(known)
         return known
 
-    async def _checked(self, game_id: str, events: Sequence[Envelope]) -> _Plan:
+    async def _checked(
+        self, game_id: str, events: Sequence[Envelope], known_version: int | None = None
+    ) -> Plan:
         """The plan on the cached state, else (no cache, it refused, or it answers a duplicate
-        at a version Redis does not hold) on the stream's."""
+        at a version Redis does not hold) on the stream's (at `known_version` when no state is
+        cached and the caller just read it)."""
         cached = self.cache.get(game_id)
-        version: int | None = None
+        version: int | None = known_version if cached is None else None
         if cached is not None:
             try:
-                plan = _plan(game_id, events, cached)
+                plan = plan_append(game_id, events, cached)
             except (RuleViolation, VersionConflict):
                 plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
                 self.cache.drop(game_id)
@@ -220,19 +92,27 @@ class CheckedAppend:
 
     async def _stored_plan(
         self, game_id: str, events: Sequence[Envelope], version: int | None = None
-    ) -> _Plan:
+    ) -> Plan:
         """The plan on the stored log's state (`version`: read now when None)."""
         if version is None:
             version = await self.store.version(game_id)
-        plan = _plan(game_id, events, await self._load(game_id, version))
+        plan = plan_append(game_id, events, await self._load(game_id, version))
         plan.version = version
         return plan
 
     async def append(
-        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        credential: str | None = None,
+        known_version: int | None = None,
     ) -> AppendResult:
         """Validate `events` against the game's rules, then append them atomically (with the
         write-token digest `credential` when the append creates the game).
+
+        `known_version`: the game's version as the caller read it just before (the write's
+        credential lookup), planned on instead of reading it again when no state is cached
+        (the append's expected-version check guards it as it guards any read).
 
         An event whose `event_id` is already in the game's history is a duplicate: its
         original seq is returned and it is not validated again.
@@ -244,8 +124,8 @@ class CheckedAppend:
                 was first); nothing is written.
             CredentialMismatch: `credential` is not the game's (see `EventLog.append`).
         """
-        _check_game_ids(game_id, events)
-        plan = await self._checked(game_id, events)
+        check_game_ids(game_id, events)
+        plan = await self._checked(game_id, events, known_version)
         if not plan.fresh:  # all duplicates, confirmed against the stored version
             return self._merge(plan, None, await self._version(plan))
         try:
@@ -293,11 +173,11 @@ class CheckedAppend:
                 rounds.append([])
             rounds[k].append(i)
         for members in rounds:
-            plans: list[tuple[int, _Plan]] = []
+            plans: list[tuple[int, Plan]] = []
             for i in members:
                 game_id, events = requests[i].game_id, requests[i].events
                 try:
-                    _check_game_ids(game_id, events)
+                    check_game_ids(game_id, events)
                     plans.append((i, await self._checked(game_id, events)))
                 except (RuleViolation, VersionConflict) as error:
                     out[i] = error
@@ -330,15 +210,37 @@ class CheckedAppend:
         except (RuleViolation, VersionConflict, CredentialMismatch) as refused:
             return refused
 
-    async def _version(self, plan: _Plan) -> int:
+    async def _version(self, plan: Plan) -> int:
         """The stored version, as read while planning (else read now)."""
         if plan.version is not None:
             return plan.version
         return await self.store.version(plan.game_id)
 
     def _merge(
-        self, plan: _Plan, stored: AppendResult | None, version: int | None = None
+        self, plan: Plan, stored: AppendResult | None, version: int | None = None
     ) -> AppendResult:
+        raced = stored is not None and any(e.duplicate for e in stored.events)
+        if stored is not None and not raced and len(plan.fresh) == len(plan.events):
+            out: Sequence[AppendedEvent] = stored.events  # every event stored, in order
+        else:
+            out = self._positions(plan, stored)
+        state = plan.state
+        if stored is None:  # all duplicates: nothing written, the cached state stands
+            assert version is not None
+            return AppendResult(events=tuple(out), version=version)
+        # A race (another process stored one of "our" ids first) leaves the cache unsure: drop it.
+        if state is not None and stored.version == state.seq and not raced:
+            ids = plan.base.ids if plan.base is not None else {}
+            ids.update(plan.added)  # the base entry is replaced below: extend its ids in place
+            self.cache.put(Known(state, ids))
+        else:
+            self.cache.drop(plan.game_id)
+        return AppendResult(events=tuple(out), version=stored.version)
+
+    @staticmethod
+    def _positions(plan: Plan, stored: AppendResult | None) -> list[AppendedEvent]:
+        """Each batch event's position: as stored, else (a duplicate, in the batch, the base
+        or found by the append script) its original seq with `duplicate: true`."""
         by_id = {e.event_id: e for e in stored.events} if stored is not None else {}
         out: list[AppendedEvent] = []
         fresh_ids: set[str] = set()
@@ -351,19 +253,4 @@ class CheckedAppend:
             else:
                 seq = hit.seq if hit else plan.seq_of(event.event_id)
                 out.append(AppendedEvent(key, seq, None, True))
-        state = plan.state
-        if stored is None:  # all duplicates: nothing written, the cached state stands
-            assert version is not None
-            return AppendResult(events=tuple(out), version=version)
-        # A race (another process stored one of "our" ids first) leaves the cache unsure: drop it.
-        if (
-            state is not None
-            and stored.version == state.seq
-            and not any(e.duplicate for e in stored.events)
-        ):
-            ids = plan.base.ids if plan.base is not None else {}
-            ids.update(plan.added)  # the base entry is replaced below: extend its ids in place
-            self.cache.put(Known(state, ids))
-        else:
-            self.cache.drop(plan.game_id)
-        return AppendResult(events=tuple(out), version=stored.version)
+        return out

@@ -93,7 +93,9 @@ class Record:
         )
         events = parse_body(await body(), "body")
         try:
-            outcome: Outcome = await self.checked.append(game_id, events, grant.credential)
+            outcome: Outcome = await self.checked.append(
+                game_id, events, grant.credential, found.version
+            )
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
         return _recorded(grant, outcome)

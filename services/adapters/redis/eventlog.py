@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import TypeAdapter
 from redis.exceptions import ResponseError
 
 from contracts.envelope import Envelope
@@ -27,6 +28,26 @@ from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, 
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 _WRONGHEAD = re.compile(r"WRONGHEAD version (\d+)")
+_UNSTAMPED = '"recorded_at":null'
+_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
+
+
+def stamped_json(events: Sequence[Envelope], now: datetime) -> list[str]:
+    """The stored JSON of each event: `dump_event_json(event.with_recorded_at(now))`, made
+    without copying the model. An unstamped event is dumped once and its `"recorded_at":null`
+    replaced: the first one in the text is the envelope's (only scalar fields come before it,
+    and inside a JSON string its quotes would be escaped). An event sent with a `recorded_at`
+    (the store overwrites it) is copied as before."""
+    stamp = '"recorded_at":' + _DATETIME.dump_json(now).decode()
+    out = []
+    for event in events:
+        text = dump_event_json(event) if event.recorded_at is None else ""
+        at = text.find(_UNSTAMPED)
+        if at >= 0:
+            out.append(text[:at] + stamp + text[at + len(_UNSTAMPED) :])
+        else:
+            out.append(dump_event_json(event.with_recorded_at(now)))
+    return out
 
 
 def _conflict(error: ResponseError, game_id: str) -> VersionConflict | CredentialMismatch:
@@ -43,16 +64,17 @@ def _conflict(error: ResponseError, game_id: str) -> VersionConflict | Credentia
     return VersionConflict(int(match[1]), int(match[2]))
 
 
-def _result(events: Sequence[Envelope], out: list[Any]) -> AppendResult:
-    """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)."""
+def _result(args: list[str | int], out: list[Any]) -> AppendResult:
+    """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)
+    to the call of ARGV `args` (its event ids: every 4th value from the 5th)."""
     positions = tuple(
         AppendedEvent(
-            event_id=str(event.event_id),
+            event_id=str(event_id),
             seq=int(out[1 + 3 * i]),
             feed_id=out[2 + 3 * i].decode() or None,
             duplicate=bool(out[3 + 3 * i]),
         )
-        for i, event in enumerate(events)
+        for i, event_id in enumerate(args[4::4])
     )
     return AppendResult(events=positions, version=int(out[0]))
 
@@ -96,7 +118,7 @@ class RedisEventLog:
             out = await self._append(keys=keys, args=args)
         except ResponseError as error:
             raise _conflict(error, game_id) from None
-        return _result(events, out)
+        return _result(args, out)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
@@ -115,11 +137,11 @@ class RedisEventLog:
         calls = [self._call(request, now) for request in requests]
         replies = await script_calls(self.client, self._append, calls)
         outcomes: list[AppendResult | VersionConflict | CredentialMismatch] = []
-        for request, reply in zip(requests, replies, strict=True):
+        for request, (_, args), reply in zip(requests, calls, replies, strict=True):
             if isinstance(reply, ResponseError):
                 outcomes.append(_conflict(reply, request.game_id))
             else:
-                outcomes.append(_result(request.events, reply))
+                outcomes.append(_result(args, reply))
         return outcomes
 
     def _call(self, request: AppendRequest, now: datetime) -> tuple[list[str], list[str | int]]:
@@ -136,13 +158,8 @@ class RedisEventLog:
             request.credential or "",
             request.expected_head or "",
         ]
-        for event in events:
-            args += [
-                str(event.event_id),
-                event.seq,
-                event.type,
-                dump_event_json(event.with_recorded_at(now)),
-            ]
+        for event, data in zip(events, stamped_json(events, now), strict=True):
+            args += [str(event.event_id), event.seq, event.type, data]
         shard = shard_of(game_id, self.keys.shards)
         keys = [
             self.keys.game_stream(game_id),

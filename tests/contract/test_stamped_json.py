@@ -1,0 +1,35 @@
+"""`eventlog.stamped_json` writes exactly what `dump_event_json(event.with_recorded_at(now))`
+writes, for unstamped events (whatever their text holds) and for events sent stamped.
+Source: issue 9 (ingest profile: the model copy per stored event)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from contracts.events import dump_event_json, parse_event_json
+from services.adapters.redis.eventlog import stamped_json
+
+EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
+
+
+def _events() -> list[str]:
+    lines = []
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        lines += [line for line in path.read_text().splitlines() if line.strip()]
+    return lines
+
+
+def test_stamped_json_equals_the_copy_then_dump() -> None:
+    events = [parse_event_json(line) for line in _events()]
+    hostile = json.loads(_events()[0])
+    hostile["actor"] = 'x","recorded_at":null,"y":"'
+    hostile["recorded_at"] = None
+    stamped = json.loads(_events()[1])
+    stamped["recorded_at"] = "2020-01-01T00:00:00Z"
+    events += [parse_event_json(json.dumps(hostile)), parse_event_json(json.dumps(stamped))]
+    for now in (datetime(2026, 12, 1, 14, 0, tzinfo=UTC), datetime.now(UTC)):
+        want = [dump_event_json(e.with_recorded_at(now)) for e in events]
+        assert stamped_json(events, now) == want
+        assert all(json.loads(w)["recorded_at"] is not None for w in want)
