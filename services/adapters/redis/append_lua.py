@@ -75,10 +75,10 @@ for i = 0, n - 1 do
     redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
     local fid = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
     redis.call('HSET', KEYS[3], eid, sseq)
-    redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
     if p.seq == 1 and ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
     table.insert(out, p.seq); table.insert(out, fid); table.insert(out, 0)
   end
 end
+if next_version > version then redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
 return out
 """
