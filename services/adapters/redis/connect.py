@@ -35,6 +35,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 
 from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
+from services.adapters.redis.packing import hiredis_packing
 
 T = TypeVar("T")
 
@@ -230,6 +231,7 @@ def connect(
             retry=retry_policy(retries),
             **common,
         )
+        pool.connection_class = hiredis_packing(pool.connection_class)  # C packing (issue 9)
         return CancelSafeRedis(connection_pool=pool)
     startup = [ClusterNode(host, port) for host, port in target.nodes[1:]]
     client = cast(

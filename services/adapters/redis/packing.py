@@ -1,0 +1,38 @@
+"""Commands packed by hiredis (C) on the asyncio client, as redis-py's sync client already does.
+
+redis-py's sync `Connection` packs with `HiredisRespSerializer` whenever hiredis is installed;
+its asyncio `Connection` always packs in Python, argument by argument. The append call of a
+50-event batch has 212 arguments: 184 µs to pack in Python, 32 µs with hiredis (issue 9,
+ingest profile; the projector's writes are as large). `hiredis_packing(cls)` is `cls` with
+the sync client's packer; without hiredis it is `cls` itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio.connection import AbstractConnection
+from redis.connection import HiredisRespSerializer
+from redis.utils import HIREDIS_AVAILABLE
+
+_PACKER = HiredisRespSerializer() if HIREDIS_AVAILABLE else None
+_MADE: dict[str, type[AbstractConnection]] = {}
+
+
+def hiredis_packing(cls: type[AbstractConnection]) -> type[AbstractConnection]:
+    """`cls` packing its commands with hiredis (one class per `cls`; `cls` without hiredis).
+
+    The packed bytes are the same RESP; an argument hiredis cannot pack (not str, bytes, int
+    or float) raises `redis.exceptions.DataError`, as in the Python packer."""
+    if _PACKER is None or cls.__module__ == __name__:
+        return cls
+    key = f"{cls.__module__}.{cls.__qualname__}"
+    if key not in _MADE:
+        packer = _PACKER
+
+        def pack_command(self: AbstractConnection, *args: Any) -> list[bytes]:
+            packed: list[bytes] = packer.pack(*args)
+            return packed
+
+        _MADE[key] = type(cls.__name__, (cls,), {"pack_command": pack_command})
+    return _MADE[key]
