@@ -1,8 +1,11 @@
 """`python peer_es.py OUT.json FILE...`: the peer, the `eventsourcing` library on PostgreSQL
 (127.0.0.1:5432, trust auth, a fresh table dropped afterwards), doing our work: append every
-game's events in batches of 50 (one library event per game event, the envelope JSON), read each
-game back and fold it with the tree's own pure fold to final standings. Writes {"events",
-"wall_s", "cpu_s"}. Source: research/anchors.md §1.2 (eventsourcing)."""
+game's events in batches of 50 (one library event per game event, the envelope JSON), each
+event first validated and checked against the game's rules as our ingest does (parsed, then
+folded onto the game's state with the tree's own fold: `Folder.add`, or `evolve` in a tree
+without it), then read each game back and fold it to final standings. `PEER_WORK=store`
+leaves out the check at the write (the peer as first written: it stored what it was sent).
+Writes {"events", "wall_s", "cpu_s"}. Source: research/anchors.md §1.2 (eventsourcing)."""
 
 from __future__ import annotations
 
@@ -36,6 +39,23 @@ class GameLog(Aggregate):
         self.lines.append(line)
 
 
+def checker() -> Any:
+    """`check(state, line) -> state`: the line parsed and folded onto the game's state (raises
+    on a schema or rule violation), with this tree's fold."""
+    from contracts.events import parse_event_json
+    from domain import fold as folds
+
+    if hasattr(folds, "Folder"):
+
+        def check(folder: Any, line: str) -> Any:
+            folder = folder if folder is not None else folds.Folder()
+            folder.add(parse_event_json(line))
+            return folder
+
+        return check
+    return lambda state, line: folds.evolve(state, parse_event_json(line))
+
+
 def main() -> None:
     from contracts.events import parse_event_json
     from domain.fold import fold
@@ -57,9 +77,13 @@ def main() -> None:
     try:
         wall0, cpu0 = time.perf_counter(), time.process_time()
         ids = []
+        check = checker() if os.environ.get("PEER_WORK", "checked") == "checked" else None
         for game in games:
             log = GameLog(game_id=json.loads(game[0])["game_id"])
+            state = None
             for i, line in enumerate(game):
+                if check is not None:
+                    state = check(state, line)  # refused events would not be recorded
                 log.record(line=line)
                 if (i + 1) % BATCH == 0:
                     app.save(log)
