@@ -14,6 +14,8 @@ first asks the store for the version and those ids' stored seqs (`EventLog.store
 round trip); unless they equal the cached ones (Redis came back from an older snapshot, or
 another process appended) the batch is planned on the stored log, so an event Redis lost is
 stored again instead of being acknowledged as a duplicate.
+Planning a batch on a state lives in `services.usecases.plan`, the cache of folded games in
+`services.usecases.statecache` (split out of this module, issue 9).
 Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
 research/tech.md §3.3.
 """
