@@ -36,12 +36,14 @@ from contracts.penumbra import (
 )
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.memo import MISS
 from domain.penumbra import cards, join, play, turns
 from domain.penumbra.categories import (
     CATEGORIES,
     RULE_LINE,
     RULES,
     category_vp,
+    category_vp_since,
     experience_counts,
 )
 from domain.penumbra.state import PenumbraState, Tableau
@@ -230,11 +232,19 @@ def ledger_changes(
 
 def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
     """`category_vp` of the player's tableau, computed once per tableau (`state.memo`: the
-    previous event's "after" is this one's "before")."""
+    previous event's "after" is this one's "before"), and then only for the categories whose
+    inputs changed since the player's last tableau computed (`category_vp_since`)."""
     t = state.tableaux[player_id]
-    return state.memo.get(
-        ("vp", player_id), (t, state.options), lambda: category_vp(t, state.options)
-    )
+    options = state.options
+    memo = state.memo
+
+    def compute() -> dict[str, int]:
+        last = memo.peek(("vp.last", player_id), (options,))
+        vp = category_vp(t, options) if last is MISS else category_vp_since(t, options, last)
+        memo.put(("vp.last", player_id), (options,), (t, vp))
+        return vp
+
+    return memo.get(("vp", player_id), (t, options), compute)
 
 
 def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:

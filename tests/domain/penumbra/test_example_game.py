@@ -16,7 +16,7 @@ import pytest
 from contracts.events import parse_event_json
 from domain.fold import GameState, fold
 from domain.ledger import Resource
-from domain.penumbra.categories import CATEGORIES, category_vp
+from domain.penumbra.categories import CATEGORIES, category_vp, category_vp_since
 from domain.standings import standings
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
@@ -75,3 +75,21 @@ def test_after_every_event_the_ledger_is_the_if_ended_now_score(events: list) ->
         for pid, tableau in st.rules.tableaux.items():
             for key, value in category_vp(tableau, st.rules.options).items():
                 assert vp[(pid, key)] == value, (upto, pid, key)
+
+
+def test_category_vp_since_any_earlier_tableau_is_category_vp(events: list) -> None:
+    """The incremental tally (`category_vp_since`, used by the fold) reuses a category only
+    when its inputs are the very same objects: from ANY earlier tableau of the player it gives
+    the full `category_vp` (issue 9)."""
+    states = [fold(events, upto_seq=upto) for upto in range(1, len(events) + 1)]
+    options = states[0].rules.options
+    checked = 0
+    for later in states[1:]:
+        for pid, tableau in later.rules.tableaux.items():
+            want = category_vp(tableau, options)
+            for earlier in states[:: max(1, len(states) // 12)]:
+                old = earlier.rules.tableaux[pid]
+                got = category_vp_since(tableau, options, (old, category_vp(old, options)))
+                assert got == want
+                checked += 1
+    assert checked > 100
