@@ -20,13 +20,18 @@ def replace(obj: T, /, **changes: Any) -> T:
     Raises:
         TypeError: a name in `changes` is not a field of `obj`.
     """
-    fields = obj.__dataclass_fields__  # type: ignore[attr-defined]
-    for name in changes:
-        if name not in fields:
-            raise TypeError(f"{type(obj).__name__} has no field {name!r}")
-    if not hasattr(obj, "__dict__"):  # a slots dataclass: the generic path
+    if not changes.keys() <= obj.__dataclass_fields__.keys():  # type: ignore[attr-defined]
+        name = next(n for n in changes if n not in obj.__dataclass_fields__)  # type: ignore[attr-defined]
+        raise TypeError(f"{type(obj).__name__} has no field {name!r}")
+    try:
+        old = obj.__dict__
+    except AttributeError:  # a slots dataclass: the generic path
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
+    new = _new(type(obj))
+    fields = new.__dict__
+    fields.update(old)
+    fields.update(changes)
     return new
+
+
+_new = object.__new__

@@ -182,9 +182,22 @@ def settle(
     if held:  # one new book per changed player, written back once (the fold's hot path)
         books = dict(state.books)
         for pid, (fame, coins, shards) in held.items():
-            books[pid] = replace(books[pid], fame=fame, coins=coins, shards=shards)
+            books[pid] = _with_amounts(books[pid], fame, coins, shards)
         state = replace(state, books=MappingProxyType(books))
     return state, tuple(entries)
+
+
+_new = object.__new__
+
+
+def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
+    """`replace(book, fame=fame, coins=coins, shards=shards)` without the keyword dict and the
+    field check (settle's write-back, once per changed player and event; issue 9)."""
+    new: PlayerBook = _new(PlayerBook)
+    fields = new.__dict__
+    fields.update(book.__dict__)
+    fields["fame"], fields["coins"], fields["shards"] = fame, coins, shards
+    return new
 
 
 def start_state(options: TrickerionOptions, players: tuple[Player, ...]) -> TrickerionState:
