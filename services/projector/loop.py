@@ -39,6 +39,7 @@ from services.adapters.redis.lease import LeaseLost, ShardLease
 from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
 from services.adapters.redis.retention import FeedRetention
+from services.gctune import CATCH_UP
 from services.keys import Keys, shard_of
 from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, FEED_MALFORMED, PROJECTOR_LAG
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
@@ -173,6 +174,7 @@ class ProjectorLoop:
             self.client, positions, count=self.batch, block_ms=self.block_ms
         )
         batches = [(self._shard_of[stream.decode()], entries) for stream, entries in reply or []]
+        CATCH_UP.read(any(len(entries) >= self.batch for _, entries in batches))
         if not batches:
             return 0
         async with self._applying:

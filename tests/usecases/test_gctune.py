@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import gc
 
-from services.gctune import THRESHOLDS, tune_for_long_life
+from services.gctune import (
+    CATCH_UP,
+    FULL_READS_TO_PAUSE,
+    THRESHOLDS,
+    CatchUpPause,
+    tune_for_long_life,
+)
 
 
 def test_tune_freezes_the_warm_up_objects_and_sets_the_thresholds() -> None:
@@ -14,6 +20,38 @@ def test_tune_freezes_the_warm_up_objects_and_sets_the_thresholds() -> None:
         tune_for_long_life()
         assert gc.get_threshold() == THRESHOLDS
         assert gc.get_freeze_count() > 0
+        assert CATCH_UP.enabled
     finally:  # the test process must go on collecting as before
         gc.unfreeze()
         gc.set_threshold(*before)
+        CATCH_UP.enabled = False
+
+
+def test_the_collector_pauses_while_reads_come_back_full_and_resumes_frozen() -> None:
+    pause = CatchUpPause()
+    pause.read(True)
+    assert gc.isenabled()
+    assert not pause.paused
+    pause.enabled = True
+    try:
+        gc.unfreeze()
+        for _ in range(FULL_READS_TO_PAUSE - 1):
+            pause.read(True)
+        pause.read(False)  # a burst shorter than FULL_READS_TO_PAUSE keeps the collector on
+        for _ in range(FULL_READS_TO_PAUSE - 1):
+            pause.read(True)
+        assert gc.isenabled()
+        assert not pause.paused
+        pause.read(True)
+        assert not gc.isenabled()
+        assert pause.paused
+        kept = [[i] for i in range(1000)]  # what a catch-up leaves alive
+        pause.read(True)
+        assert not gc.isenabled()
+        pause.read(False)
+        assert gc.isenabled()
+        assert not pause.paused
+        assert gc.get_freeze_count() >= len(kept)
+    finally:
+        gc.enable()
+        gc.unfreeze()
