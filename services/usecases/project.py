@@ -159,7 +159,12 @@ class Project:
         and calls `forget`).
         """
         ckpt = feed_id_key(await self.projections.checkpoint(shard))
-        fresh = [e for e in entries if feed_id_key(e.feed_id) > ckpt]
+        # Feed ids only grow along a feed: past the checkpoint at the first entry, all are.
+        fresh = (
+            list(entries)
+            if entries and feed_id_key(entries[0].feed_id) > ckpt
+            else [e for e in entries if feed_id_key(e.feed_id) > ckpt]
+        )
         rules = await self._dead_letter_malformed(shard, ckpt, malformed)
         last = malformed[-1].feed_id if rules else None
         if fresh and (last is None or feed_id_key(fresh[-1].feed_id) > feed_id_key(last)):
@@ -181,7 +186,12 @@ class Project:
                         await self._load_views([entry.game_id])
                     view = self.views[entry.game_id]
                     w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
-                await self._fold_one(w, entry)
+                if w.held is None and entry.seq == w.seq + 1:  # the usual case, no await
+                    reason = _evolve(w, entry.data)
+                    if reason is not None:
+                        await self._refused_feed(w, entry, reason)
+                else:
+                    await self._fold_one(w, entry)
             ops = self._ops(work)
             batch = ProjectionBatch(shard, last, ops, self.clock().isoformat())
             outcome = await self.projections.write(batch, self.changes_maxlen)
@@ -255,8 +265,11 @@ class Project:
         of that seq differs is dead-lettered alone and the log's copy is folded instead (the
         game stream is the record); otherwise a refused event holds its game."""
         reason = _evolve(w, entry.data)
-        if reason is None:
-            return
+        if reason is not None:
+            await self._refused_feed(w, entry, reason)
+
+    async def _refused_feed(self, w: _Work, entry: FeedEntry, reason: dict[str, Any]) -> None:
+        """The feed entry's event was refused for `reason` (see `_step_feed`)."""
         if reason["kind"] == "invalid":
             stored = await self.log.read_raw(entry.game_id, entry.seq, entry.seq)
             if stored and stored[0] != entry.data:
