@@ -22,6 +22,7 @@ from domain.values import replace
 
 _EMPTY: Mapping[str, EndgameInventoryDeclared] = MappingProxyType({})
 _NO_CARDS: Mapping[str, Trick] = MappingProxyType({})
+_FAME, _COINS = Resource.FAME, Resource.COINS  # an enum member read costs ~65 ns, a global ~6
 
 
 @dataclass(frozen=True)
@@ -146,12 +147,12 @@ def settle(
             book = state.book(pid)
             now = held[pid] = [book.fame, book.coins, book.shards]
         note = change.note
-        if change.resource is Resource.FAME:
+        if change.resource is _FAME:
             if clamp and now[0] + amount < 0:
                 amount = -now[0]
                 note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
             now[0] += amount
-        elif change.resource is Resource.COINS:
+        elif change.resource is _COINS:
             if never_negative and now[1] + amount < 0:
                 raise RuleViolation(
                     "trickerion.coins.insufficient",
