@@ -34,14 +34,16 @@ shards, and the catch-up bench row reads each shard's feed only 6 times."""
 class CatchUpPause:
     """The cyclic collector paused while a batch loop catches up, once `tune_for_long_life` ran.
 
-    While every read comes back full the process only folds what it reads into states it keeps:
-    the collections find almost nothing (with the collector off for a 250,000-event rebuild, a
-    full collection at its end found 728 unreachable objects) but walk every young object and,
-    from gen1 on, a heap the size of the state cache: 15.6 s of a 1,000,000-event rebuild's
-    44 s CPU, growing with the heap (issue 9). After `FULL_READS_TO_PAUSE` full reads the collector is off; at the first read that is
-    not full what the catch-up left alive is frozen (O(1); the catch-up was the warm-up, and a
-    young collection over all of it would be the long pause this avoids) and the collector is
-    on again. Cyclic garbage made during the catch-up stays (a few hundred objects).
+    While reads come back full the process only folds what it reads into states it keeps: the
+    collections find almost nothing (with the collector off for a 250,000-event and for a
+    1,000,000-event rebuild, a collection at the end found 728 and 724 unreachable objects:
+    start-up's and shutdown's, not the catch-up's) but walk every young object and, from gen1
+    on, a heap the size of the state cache: 15.6 s of a 1,000,000-event rebuild's 44 s CPU,
+    growing with the heap (issue 9; docs/profiles/projector-after-gc-pause.txt). After
+    `FULL_READS_TO_PAUSE` full reads the collector is off; at the first read that is not full
+    what the catch-up left alive is frozen (O(1); the catch-up was the warm-up, and a young
+    collection over all of it would be the long pause this avoids) and the collector is on
+    again. Cyclic garbage made during the catch-up stays (none measured beyond those).
     """
 
     def __init__(self) -> None:
