@@ -137,6 +137,7 @@ def settle(
     held: dict[str, list[int]] = {}  # player -> [fame, coins, shards] as the changes run
     clamp = state.options.fame_floor == "clamp_zero"
     never_negative = state.options.negative_coins == "never"
+    event_id, seq = event.event_id, event.seq
     for change in changes:
         amount = change.amount
         if amount == 0:
@@ -169,15 +170,9 @@ def settle(
                 )
             now[2] += amount
         entries.append(
-            LedgerEntry(
-                event.event_id,
-                event.seq,
-                pid,
-                change.resource,
-                change.category,
-                amount,
-                change.rule,
-                note,
+            _tuple_new(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
+                LedgerEntry,
+                (event_id, seq, pid, change.resource, change.category, amount, change.rule, note),
             )
         )
     if held:  # one new book per changed player, written back once (the fold's hot path)
@@ -189,6 +184,7 @@ def settle(
 
 
 _new = object.__new__
+_tuple_new = tuple.__new__
 
 
 def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
