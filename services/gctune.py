@@ -31,6 +31,13 @@ entries of one shard's feed by default) is a backlog of seconds even at 1,000 ev
 shards, and the catch-up bench row reads each shard's feed only 6 times."""
 
 
+MAX_PAUSED_READS = 2_000
+"""Full reads one pause lasts at most (about 1,000,000 events at the default 500 per read):
+then one full collection runs and the pause starts again. It bounds what a projector that
+never catches up (always behind) leaves uncollected; a full collection per million events is
+about 1 % of their fold."""
+
+
 class CatchUpPause:
     """The cyclic collector paused while a batch loop catches up, once `tune_for_long_life` ran.
 
@@ -43,13 +50,16 @@ class CatchUpPause:
     `FULL_READS_TO_PAUSE` full reads the collector is off; at the first read that is not full
     what the catch-up left alive is frozen (O(1); the catch-up was the warm-up, and a young
     collection over all of it would be the long pause this avoids) and the collector is on
-    again. Cyclic garbage made during the catch-up stays (none measured beyond those).
+    again. Cyclic garbage made during the catch-up stays (none measured beyond those); a pause
+    longer than `MAX_PAUSED_READS` full reads runs one full collection and pauses again, so a
+    loop that stays behind still collects now and then.
     """
 
     def __init__(self) -> None:
         self.enabled = False  # set by tune_for_long_life: long-lived processes only
         self.paused = False
         self._full = 0
+        self.collections = 0  # the full collections a long pause ran (read by tests, metrics)
 
     def read(self, full: bool) -> None:
         """Note one read of the loop: `full` when it returned as many entries as it asked for."""
@@ -60,6 +70,10 @@ class CatchUpPause:
             if self._full >= FULL_READS_TO_PAUSE and not self.paused and gc.isenabled():
                 gc.disable()
                 self.paused = True
+            elif self.paused and self._full >= FULL_READS_TO_PAUSE + MAX_PAUSED_READS:
+                gc.collect()  # still behind: collect once, then pause again
+                self.collections += 1
+                self._full = FULL_READS_TO_PAUSE
             return
         self._full = 0
         if self.paused:

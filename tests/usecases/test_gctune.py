@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 from services.gctune import (
     CATCH_UP,
     FULL_READS_TO_PAUSE,
+    MAX_PAUSED_READS,
     THRESHOLDS,
     CatchUpPause,
     tune_for_long_life,
@@ -55,3 +57,38 @@ def test_the_collector_pauses_while_reads_come_back_full_and_resumes_frozen() ->
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_a_pause_that_never_ends_still_collects_now_and_then() -> None:
+    """A loop that stays behind (every read full) runs one full collection every
+    MAX_PAUSED_READS full reads and pauses again: cyclic garbage is bounded."""
+    pause = CatchUpPause()
+    pause.enabled = True
+    try:
+        for _ in range(FULL_READS_TO_PAUSE):
+            pause.read(True)
+        assert pause.paused
+        for _ in range(MAX_PAUSED_READS - 1):
+            pause.read(True)
+        assert pause.collections == 0
+        cycle = _Node()
+        cycle.me = cycle
+        alive = weakref.ref(cycle)
+        del cycle  # garbage only a collection frees
+        pause.read(True)
+        assert alive() is None
+        assert pause.collections == 1
+        assert pause.paused
+        assert not gc.isenabled()
+        for _ in range(MAX_PAUSED_READS):
+            pause.read(True)
+        assert pause.collections == 2
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+class _Node:
+    """An object that can sit in a reference cycle and be watched by a weak reference."""
+
+    me: object = None
