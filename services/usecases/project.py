@@ -98,6 +98,12 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
     return None
 
 
+LETTER_KEEP_S = 30 * 86_400.0
+"""How long a projector letter's once-marker is kept (as the inbox's `dead_letter_keep_s`): a
+refused or malformed feed entry met again within it (another projector, a restart) is not
+lettered twice."""
+
+
 class Project:
     """Applies feed batches of any shard; keeps a per-game state cache (at most `cache_games`).
 
@@ -239,7 +245,8 @@ class Project:
             if entry.game_id is not None:
                 context["game"] = entry.game_id
             log.error("projector.feed_entry_malformed", **context, reason=reason)
-            await self.letters.put(DeadLetter(entry.raw, reason, "projector", context))
+            letter = DeadLetter(entry.raw, reason, "projector", context)
+            await self.letters.put_once(letter, f"projector:{shard}:{entry.feed_id}", LETTER_KEEP_S)
             rules.append(entry.rule)
         return tuple(rules)
 
@@ -280,8 +287,9 @@ class Project:
                 context: dict[str, str | int] = {"game": entry.game_id, "seq": entry.seq}
                 context["feed_id"] = entry.feed_id
                 log.error("projector.feed_entry_malformed", **context, reason=why)
-                raw = entry.data[:MAX_RAW_BYTES]
-                await self.letters.put(DeadLetter(raw, why, "projector", context))
+                letter = DeadLetter(entry.data[:MAX_RAW_BYTES], why, "projector", context)
+                once = f"projector:feed:{entry.game_id}:{entry.feed_id}"
+                await self.letters.put_once(letter, once, LETTER_KEEP_S)
                 await self._step(w, entry, stored[0])
                 return
         await self._hold(w, entry, entry.data, reason)
@@ -296,7 +304,11 @@ class Project:
             "seq": seq,
             "feed_id": entry.feed_id,
         }
-        await self.letters.put(DeadLetter(data[:MAX_RAW_BYTES], reason, "projector", context))
+        letter = DeadLetter(data[:MAX_RAW_BYTES], reason, "projector", context)
+        # once per (game, seq, feed entry): a projector fenced off after it lettered, and the
+        # owner that takes the shard over and holds the game again, write one letter
+        once = f"projector:held:{entry.game_id}:{seq}:{entry.feed_id}"
+        await self.letters.put_once(letter, once, LETTER_KEEP_S)
 
     @staticmethod
     def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:

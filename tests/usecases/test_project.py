@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from services.adapters.memory.store import MemoryBackend
 from services.bootstrap import memory_ports, use_cases
 from services.keys import shard_of
@@ -80,3 +82,41 @@ async def test_a_bad_event_holds_its_game_and_is_dead_lettered() -> None:
     assert letters[0].letter.source == "projector"
     assert letters[0].letter.reason["rule"] == "correction.unknown_player"
     assert letters[0].letter.context["seq"] == "4"
+
+
+class _FencedOnce:
+    """Projections whose first write is refused (the projector was fenced off after it
+    lettered the refused event); every other call goes to the real projections."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.refused = 0
+
+    async def write(self, batch: object, changes_maxlen: int) -> object:
+        if self.refused == 0:
+            self.refused += 1
+            raise RuntimeError("fenced: the shard has a newer owner")
+        return await self.inner.write(batch, changes_maxlen)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+async def test_a_refused_event_is_lettered_once_across_a_takeover() -> None:
+    """Issue 10 leftover: a projector letters the refused event, its write is fenced off, the
+    new owner holds the game again: one dead letter, not two."""
+    ports, _, backend = setup()
+    log = game_log("g1", 3)
+    await ports.log.append("g1", log)
+    await ports.log.append("g1", [corrected("g1", 4, "nobody", 5)])  # refused by the fold
+    shard, entries = feed(backend, "g1")
+    fenced = _FencedOnce(ports.projections)
+    old_owner = Project(ports.log, fenced, ports.letters)  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="fenced"):
+        await old_owner.apply(shard, entries)
+    assert fenced.refused == 1
+    new_owner = Project(ports.log, ports.projections, ports.letters)
+    await new_owner.apply(shard, entries)
+    assert (await ports.projections.heads(["g1"]))[0].held == 4
+    letters = await ports.letters.read()
+    assert [(x.letter.source, x.letter.context["seq"]) for x in letters] == [("projector", "4")]
