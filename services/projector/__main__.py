@@ -15,7 +15,7 @@ import sys
 import structlog
 
 from services.bootstrap import running_projector
-from services.gctune import tune_for_long_life
+from services.gctune import full_collections, tune_for_long_life
 from services.logging import configure_logging
 from services.projector.loop import StartupFailed
 from services.settings import ServiceSettings
@@ -29,8 +29,12 @@ async def _run(settings: ServiceSettings) -> None:
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
     async with running_projector(settings):
         await asyncio.sleep(0)  # the loop has started: warm-up done
-        tune_for_long_life()
-        await stop.wait()
+        tune_for_long_life(survivors=True)  # young collections only, each object walked once
+        collector = asyncio.create_task(full_collections(), name="full-collections")
+        try:
+            await stop.wait()
+        finally:
+            collector.cancel()
 
 
 def main() -> None:

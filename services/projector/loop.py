@@ -27,6 +27,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -63,6 +64,24 @@ def feed_entries(
         else:
             good.append(entry)
     return good, bad
+
+
+@dataclass(frozen=True, slots=True)
+class _Meters:
+    """One shard's metric children (`labels()` costs a lock and a dict lookup per call)."""
+
+    applied: Any
+    latency: Any
+    lag: Any
+
+    @classmethod
+    def of(cls, shard: int) -> _Meters:
+        label = str(shard)
+        return cls(
+            EVENTS_APPLIED.labels(shard=label),
+            APPLY_LATENCY.labels(shard=label),
+            PROJECTOR_LAG.labels(shard=label),
+        )
 
 
 class ProjectorLoop:
@@ -102,6 +121,7 @@ class ProjectorLoop:
         self._shard_of = {keys.feed(s): s for s in range(keys.shards)}
         self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
         self._changed = asyncio.Event()  # a shard was acquired: stop idling
+        self._meters: dict[int, _Meters] = {}  # per held shard: labels() looked up once
         self.stopping = False  # set before cancelling `run`: a cancel a client turned into
         # an error (redis-py may) must not keep the loop going
 
@@ -128,6 +148,7 @@ class ProjectorLoop:
         lease = self.held.pop(shard, None)
         self.positions.pop(self.keys.feed(shard), None)
         self._forget_games(shard)
+        self._meters.pop(shard, None)
         with suppress(KeyError):
             PROJECTOR_LAG.remove(str(shard))
         if lease is not None:
@@ -210,12 +231,13 @@ class ProjectorLoop:
         self.positions[feed] = entries[-1][0].decode()
         if self.retention is not None and result.last_feed_id is not None:
             await self.retention.advanced(shard)  # at most once per `every_s`
-        EVENTS_APPLIED.labels(shard=str(shard)).inc(result.events)
+        meters = self._meters.get(shard) or self._meters.setdefault(shard, _Meters.of(shard))
+        meters.applied.inc(result.events)
         for rule in result.malformed:
             FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
-        APPLY_LATENCY.labels(shard=str(shard)).observe(time.perf_counter() - started)
+        meters.latency.observe(time.perf_counter() - started)
         last_ms = feed_id_key(self.positions[feed])[0]
-        PROJECTOR_LAG.labels(shard=str(shard)).set(max(0.0, time.time() - last_ms / 1000))
+        meters.lag.set(max(0.0, time.time() - last_ms / 1000))
         return result.events
 
     async def run(self) -> None:

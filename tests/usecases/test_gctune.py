@@ -1,32 +1,84 @@
-"""The long-lived process GC settings: warm-up objects frozen, the thresholds set. Source: issue 9."""
+"""The long-lived process GC settings: warm-up objects frozen, the thresholds set; in the
+projector every survivor of a collection frozen too, and the full collection that still finds
+cycles among the frozen. Source: issue 9."""
 
 from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Iterator
+
+import pytest
 
 from services.gctune import (
     CATCH_UP,
     FULL_READS_TO_PAUSE,
     MAX_PAUSED_READS,
+    SURVIVOR_THRESHOLDS,
     THRESHOLDS,
     CatchUpPause,
+    collect_everything,
+    freeze_survivors,
     tune_for_long_life,
 )
 
 
-def test_tune_freezes_the_warm_up_objects_and_sets_the_thresholds() -> None:
+@pytest.fixture
+def restored_gc() -> Iterator[None]:
+    """The test process goes on collecting as before, whatever the test set."""
     before = gc.get_threshold()
+    gc.unfreeze()
     try:
-        gc.unfreeze()
-        tune_for_long_life()
-        assert gc.get_threshold() == THRESHOLDS
-        assert gc.get_freeze_count() > 0
-        assert CATCH_UP.enabled
-    finally:  # the test process must go on collecting as before
+        yield
+    finally:
+        while freeze_survivors in gc.callbacks:
+            gc.callbacks.remove(freeze_survivors)
         gc.unfreeze()
         gc.set_threshold(*before)
+        gc.enable()
         CATCH_UP.enabled = False
+
+
+class Node:
+    """A container that can sit in a reference cycle."""
+
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def test_tune_freezes_the_warm_up_objects_and_sets_the_thresholds(restored_gc: None) -> None:
+    tune_for_long_life()
+    assert gc.get_threshold() == THRESHOLDS
+    assert gc.get_freeze_count() > 0
+    assert freeze_survivors not in gc.callbacks  # the query process: plain generations
+    assert CATCH_UP.enabled
+
+
+def test_survivors_of_a_young_collection_are_frozen(restored_gc: None) -> None:
+    tune_for_long_life(survivors=True)
+    tune_for_long_life(survivors=True)  # registered once
+    assert gc.get_threshold() == SURVIVOR_THRESHOLDS
+    assert gc.callbacks.count(freeze_survivors) == 1
+    kept = [Node() for _ in range(100)]
+    frozen = gc.get_freeze_count()
+    gc.collect(0)
+    print(f"frozen before {frozen}, after a young collection {gc.get_freeze_count()}")
+    assert gc.get_freeze_count() >= frozen + len(kept)
+    assert not gc.get_objects(1)
+    assert not gc.get_objects(2)
+
+
+def test_a_cycle_dropped_after_it_was_frozen_is_found_by_the_full_collection(
+    restored_gc: None,
+) -> None:
+    tune_for_long_life(survivors=True)
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gc.collect(0)  # survived: frozen
+    del a, b  # now garbage, but only a collection of the frozen objects can see it
+    assert gc.collect() == 0
+    assert collect_everything() >= 2
+    assert gc.get_freeze_count() > 0  # the survivors frozen again
 
 
 def test_the_collector_pauses_while_reads_come_back_full_and_resumes_frozen() -> None:

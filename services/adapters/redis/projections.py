@@ -14,6 +14,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
 from services.adapters.redis.lease import (
@@ -99,6 +100,7 @@ class RedisProjections:
         self.keys = keys
         self._apply = client.register_script(APPLY_LUA)
         self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
+        self._writes = ScriptCoalescer(client)  # the shards' writes of one read: one round trip
         self.leases: dict[int, ShardLease] = {}
         # Checkpoints this process wrote under a held lease: no other writer can move them, so
         # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
@@ -145,7 +147,8 @@ class RedisProjections:
         ]
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
-        """One `APPLY_LUA` call for the whole batch (fenced when the shard's lease is held).
+        """One `APPLY_LUA` call for the whole batch (fenced when the shard's lease is held),
+        sent with the other writes of this event-loop turn (`coalesce.ScriptCoalescer`).
 
         Raises: `LeaseLost` when the lease is no longer this process's (nothing written).
         """
@@ -160,11 +163,11 @@ class RedisProjections:
         lease = self.leases.get(batch.shard)
         self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
         if lease is None:
-            out = await self._apply(keys=keys, args=args)
+            out = await self._writes.call(self._apply, keys, args)
         else:
             keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
             try:
-                out = await self._fenced_apply(keys=keys, args=[*args, lease.token])
+                out = await self._writes.call(self._fenced_apply, keys, [*args, lease.token])
             except ResponseError as error:
                 raise_if_fenced(error, lease.shard)
                 raise

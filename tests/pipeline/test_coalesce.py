@@ -1,0 +1,108 @@
+"""Script calls of one event-loop turn share one pipeline (issue 9: the shards' projection writes
+of one read were one send and one reply wake-up each). Behaviour only; speed is in `make bench`."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from services.adapters.redis.coalesce import ScriptCoalescer
+from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.lease import LeaseLost, ShardLeases, lease_key
+from services.adapters.redis.projections import RedisProjections
+from services.keys import Keys
+from services.ports.projections import ProjectionBatch
+
+ECHO = "if ARGV[1] == 'refuse' then return redis.error_reply('NOPE ' .. KEYS[1]) end " + (
+    "redis.call('SET', KEYS[1], ARGV[1]) return ARGV[1]"
+)
+KEYS = Keys(4)
+
+
+@pytest.fixture
+def single_node(redis_client: RedisClient) -> RedisClient:
+    if is_cluster(redis_client):
+        pytest.skip("a cluster sends script calls one by one")
+    return redis_client
+
+
+async def test_calls_of_one_turn_share_one_pipeline(single_node: RedisClient) -> None:
+    script = single_node.register_script(ECHO)
+    batcher = ScriptCoalescer(single_node)
+    got = await asyncio.gather(*(batcher.call(script, [f"k{i}"], [f"v{i}"]) for i in range(3)))
+    print(f"calls 3, pipelines {batcher.pipelines}, replies {got}")
+    assert got == [b"v0", b"v1", b"v2"]
+    assert batcher.pipelines == 1
+    assert await single_node.get("k2") == b"v2"
+    assert await batcher.call(script, ["k3"], ["v3"]) == b"v3"  # a later turn: its own
+    assert batcher.pipelines == 2
+
+
+async def test_a_refused_call_fails_alone(single_node: RedisClient) -> None:
+    script = single_node.register_script(ECHO)
+    batcher = ScriptCoalescer(single_node)
+    got = await asyncio.gather(
+        batcher.call(script, ["a"], ["ok"]),
+        batcher.call(script, ["b"], ["refuse"]),
+        batcher.call(script, ["c"], ["ok"]),
+        return_exceptions=True,
+    )
+    assert got[0] == b"ok"
+    assert got[2] == b"ok"
+    assert isinstance(got[1], ResponseError)
+    assert "NOPE b" in str(got[1])
+    assert batcher.pipelines == 1
+
+
+async def test_a_flushed_script_is_loaded_again(single_node: RedisClient) -> None:
+    script = single_node.register_script(ECHO)
+    batcher = ScriptCoalescer(single_node)
+    assert await batcher.call(script, ["k"], ["one"]) == b"one"
+    await single_node.script_flush()  # as after a Redis restart
+    got = await asyncio.gather(*(batcher.call(script, [f"k{i}"], ["two"]) for i in range(2)))
+    assert got == [b"two", b"two"]
+    assert await single_node.get("k1") == b"two"
+
+
+async def test_a_connection_error_reaches_every_caller(
+    single_node: RedisClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = single_node.register_script(ECHO)
+    batcher = ScriptCoalescer(single_node)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RedisConnectionError("gone")
+
+    monkeypatch.setattr(single_node, "pipeline", broken)
+    got = await asyncio.gather(
+        *(batcher.call(script, [f"k{i}"], ["v"]) for i in range(2)), return_exceptions=True
+    )
+    assert all(isinstance(g, RedisConnectionError) for g in got)
+
+
+async def test_projection_writes_of_one_turn_are_one_round_trip_and_fenced_apart(
+    single_node: RedisClient,
+) -> None:
+    leases = ShardLeases(single_node, KEYS, "coalesce-test")
+    held = [await leases.acquire(shard) for shard in range(3)]
+    assert all(held)
+    projections = RedisProjections(single_node, KEYS)
+    for lease in held:
+        assert lease is not None
+        projections.hold_lease(lease)
+    await single_node.delete(lease_key(KEYS, 1))  # shard 1's lease expired meanwhile
+    got = await asyncio.gather(
+        *(projections.write(ProjectionBatch(s, f"{s + 5}-1", (), "now"), 100) for s in range(3)),
+        return_exceptions=True,
+    )
+    print(f"writes 3, pipelines {projections._writes.pipelines}, outcomes {got}")
+    assert projections._writes.pipelines == 1
+    assert isinstance(got[1], LeaseLost)
+    assert not isinstance(got[0], BaseException)
+    assert not isinstance(got[2], BaseException)
+    assert await single_node.get(KEYS.checkpoint(0)) == b"5-1"
+    assert await single_node.get(KEYS.checkpoint(1)) is None  # refused: nothing written
+    assert await single_node.get(KEYS.checkpoint(2)) == b"7-1"
