@@ -6,7 +6,11 @@ game at that seq or later has been read (the projector writes projection and not
 script). Latency = notice read - append sent. Its stages, from the ids' ms parts (Redis's wall
 clock at the feed XADD and at the apply's notice XADD): append (sent -> in the feed), project
 (in the feed -> applied: the projector's read wait, queue and write), read (applied -> the
-watcher read the notice)."""
+watcher read the notice).
+
+Fairness: the trees are measured in rounds A B B A (`ROUNDS` runs of each, `seconds / ROUNDS`
+measured each, every run its own fresh projector and warm-up), pooled per tree, so a burst of
+load from the rest of the machine falls on both trees alike instead of on whichever ran then."""
 
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ from services.bench.table import Row, load
 from services.bench.trees import ROOT, Tree, current
 
 PROBES = Path(__file__).parent / "probes"
+ROUNDS = 2
+"""Runs per tree per rate, in the order A B B A (pooled per tree)."""
 WARMUP_S = 2.0
 """Appends at the offered rate before the measured window (the projector's first sight of 100
 games, its caches filling); their latencies are not counted."""
@@ -147,6 +153,33 @@ def run(tree: Tree, url: str, games: list[corpus.Game], rate: float, seconds: fl
     )
 
 
+def pooled(runs: list[Live]) -> Live:
+    """One tree's runs as one: latencies and stages joined, events sent over the runs' measured
+    time, CPU share weighted by that time, the first run's load before and the last one's
+    after."""
+    sent = sum(r.sent for r in runs)
+    spans = [r.sent / r.achieved if r.achieved else 0.0 for r in runs]  # measured seconds
+    span = sum(spans)
+    return Live(
+        [v for r in runs for v in r.latencies],
+        sent,
+        sent / span if span else 0.0,
+        sum(r.projector_cpu * t for r, t in zip(runs, spans, strict=True)) / span if span else 0.0,
+        runs[0].load_before,
+        runs[-1].load_after,
+        {k: [v for r in runs for v in r.stages[k]] for k in runs[0].stages},
+    )
+
+
+def abba(trees: list[Tree], rounds: int) -> list[int]:
+    """Indexes of `trees` in run order: forward, then backward, `rounds` times in all
+    (two trees, two rounds: A B B A)."""
+    order: list[int] = []
+    for r in range(rounds):
+        order += list(range(len(trees)))[:: 1 if r % 2 == 0 else -1]
+    return order
+
+
 def stage_text(stages: dict[str, list[float]]) -> str:
     """`append p50/p99 ..., project ..., read ...` in ms (ids have ms resolution)."""
     return ", ".join(f"{name} {p(v, 50):.0f}/{p(v, 99):.0f}" for name, v in stages.items() if v)
@@ -167,7 +200,10 @@ def live_rows(
     """One row per (offered rate, p99 target ms, issue's figure)."""
     rows = []
     for rate, target, now in rates:
-        runs = [run(tree, url, games, rate, seconds) for tree in trees]
+        taken: list[list[Live]] = [[] for _ in trees]
+        for i in abba(trees, ROUNDS):
+            taken[i].append(run(trees[i], url, games, rate, seconds / ROUNDS))
+        runs = [pooled(r) for r in taken]
         p99 = [p(r.latencies, 99) if r.latencies else None for r in runs]
         detail = "; ".join(
             f"{t.label}: {r.achieved:,.0f} events/s reached, {len(r.latencies)}/{r.sent} seen, "
@@ -188,8 +224,9 @@ def live_rows(
                 f"<= {target:g} ms" + (", all reached" if rate >= 1000 else ""),
                 p99[-1] is not None and p99[-1] <= target and (reached or rate < 1000),
                 now=now,
-                note=f"{seconds:g} s measured after {WARMUP_S:g} s of warm-up at the same rate, "
-                f"projector in its own process; {detail}",
+                note=f"{seconds:g} s measured per tree ({ROUNDS} runs of {seconds / ROUNDS:g} s in "
+                f"the order A B B A, each after {WARMUP_S:g} s of warm-up at the same rate, "
+                f"pooled), projector in its own process; {detail}",
             )
         )
     return rows
