@@ -1,6 +1,6 @@
 """The live projector's round trips (issue 9: append -> visible p99 at 1,000 events/s): the
-shards of one read are applied together, and a checkpoint this process wrote under its lease
-is not read back before every batch. Behaviour only; the speed is measured in `make bench`."""
+shards of one read are applied together, a checkpoint this process wrote under its lease
+is not read back before every batch, and what arrived during a batch is read with its writes. Behaviour only; the speed is measured in `make bench`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.lease import ShardLeases
 from services.adapters.redis.projections import RedisProjections
 from services.keys import Keys, shard_of
 from services.ports.projections import START_ID, ProjectionBatch
+from services.projector import loop as loop_module
 from services.projector.loop import ProjectorLoop
 from services.usecases.project import Applied
 
@@ -100,3 +102,67 @@ async def test_written_checkpoint_is_not_read_back(
     await unleased.write(ProjectionBatch(2, "3-1", (), "now"), 100)
     assert await unleased.checkpoint(2) == "3-1"
     assert gets == 3
+
+
+class Recording:
+    """A project use case that records the feed ids it was given."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.views: dict[str, Any] = {}
+
+    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+        self.seen += [e.feed_id for e in entries]
+        return Applied(len(entries), entries[-1].feed_id)
+
+
+async def looping_over_one_feed(
+    client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch, entries: int
+) -> tuple[ProjectorLoop, Recording, list[bytes], list[int]]:
+    """A loop reading one entry per read from a feed holding `entries`; the blocking reads it
+    makes are counted in the returned list."""
+    game = games_on_distinct_shards(1)[0]
+    feed = KEYS.feed(shard_of(game, SHARDS))
+    ids = [
+        await client.xadd(feed, {"game": game, "seq": i + 1, "data": "{}"}) for i in range(entries)
+    ]
+    project = Recording()
+    loop = ProjectorLoop(client, KEYS, project, RedisProjections(client, KEYS), batch=1)  # type: ignore[arg-type]
+    loop.positions[feed] = START_ID
+    reads = [0]
+    real = loop_module.xread_streams
+
+    async def counting(*args: Any, **kwargs: Any) -> Any:
+        reads[0] += 1
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(loop_module, "xread_streams", counting)
+    return loop, project, ids, reads
+
+
+async def test_what_arrived_during_a_batch_is_read_with_its_writes(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if is_cluster(redis_client):
+        pytest.skip("a cluster reads each shard feed on its own")
+    loop, project, ids, reads = await looping_over_one_feed(redis_client, monkeypatch, 3)
+    for _ in range(3):
+        assert await loop.step() == 1
+    print(f"entries 3, reads of their own {reads[0]}")
+    assert project.seen == [i.decode() for i in ids]  # each once, in feed order
+    assert reads[0] == 1  # the 2nd and 3rd came with the writes before them
+
+
+async def test_a_read_ahead_of_other_positions_is_not_used(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if is_cluster(redis_client):
+        pytest.skip("a cluster reads each shard feed on its own")
+    loop, project, ids, reads = await looping_over_one_feed(redis_client, monkeypatch, 3)
+    assert await loop.step() == 1
+    feed = next(iter(loop.positions))
+    loop.positions[feed] = START_ID  # reloaded from a checkpoint meanwhile (a failed write)
+    assert await loop.step() == 1
+    assert await loop.step() == 1
+    assert project.seen == [i.decode() for i in (ids[0], ids[0], ids[1])]
+    assert reads[0] == 2

@@ -16,6 +16,9 @@ own reply or its own error, as if it had called the script alone.
   cluster pipeline; the shards' slots differ anyway).
 * Order: calls are sent in the order they were made; calls of one turn share a round trip, so a
   caller never waits for a later turn's calls.
+* `command`: a plain command rides along the same way (the projector's read-ahead `XREAD`
+  goes out with the writes of the batch before it).
+* One coalescer per client (`ScriptCoalescer.of`), so every caller of one client shares it.
 
 Source: issue 9 (live p99); redis-py 8.1 `redis/asyncio/client.py` (`Pipeline.load_scripts`).
 """
@@ -23,15 +26,17 @@ Source: issue 9 (live p99); redis-py 8.1 `redis/asyncio/client.py` (`Pipeline.lo
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
 
-_Call = tuple[AsyncScript, Sequence[Any], Sequence[Any], "asyncio.Future[Any]"]
+_Call = tuple[AsyncScript | None, Sequence[Any], Sequence[Any], "asyncio.Future[Any]"]
+"""(script, keys, args, reply): a script call; with no script, `args` is a plain command."""
 
 
 class ScriptCoalescer:
@@ -48,6 +53,16 @@ class ScriptCoalescer:
         self._flushes: set[asyncio.Task[None]] = set()  # referenced until done
         self.pipelines = 0  # pipelines sent (tests and metrics read it)
 
+    _shared: ClassVar[weakref.WeakKeyDictionary[Any, ScriptCoalescer]] = weakref.WeakKeyDictionary()
+
+    @classmethod
+    def of(cls, client: RedisClient) -> ScriptCoalescer:
+        """The coalescer of `client` (one per client, made on first use)."""
+        found = cls._shared.get(client)
+        if found is None:
+            found = cls._shared[client] = cls(client)
+        return found
+
     async def call(self, script: AsyncScript, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """`script(keys, args)`'s reply, sent with the other calls of this turn.
 
@@ -55,12 +70,24 @@ class ScriptCoalescer:
         """
         if is_cluster(self.client):
             return await script(keys=list(keys), args=list(args))
+        return await self._queue(script, keys, args)
+
+    def command(self, *args: Any) -> asyncio.Future[Any]:
+        """Queue the command `args` (single node only) with this turn's calls; its reply
+        (parsed as `client.execute_command` would) or error in the returned future."""
+        if is_cluster(self.client):
+            raise TypeError("commands ride along on a single node only")
+        return self._queue(None, (), args)
+
+    def _queue(
+        self, script: AsyncScript | None, keys: Sequence[Any], args: Sequence[Any]
+    ) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[Any] = loop.create_future()
         if not self._queued:  # the first call of this turn: send after the others queued
             loop.call_soon(self._flush)
         self._queued.append((script, keys, args, done))
-        return await done
+        return done
 
     def _flush(self) -> None:
         calls, self._queued = self._queued, []
@@ -72,7 +99,10 @@ class ScriptCoalescer:
         try:
             async with self.client.pipeline(transaction=False) as pipe:
                 for script, keys, args, _ in calls:
-                    pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+                    if script is None:
+                        pipe.execute_command(*args)
+                    else:
+                        pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
                 replies = await pipe.execute(raise_on_error=False)
             self.pipelines += 1
         except asyncio.CancelledError:  # the loop is closing: so are the callers
@@ -85,7 +115,7 @@ class ScriptCoalescer:
                     done.set_exception(error)
             return
         for (script, keys, args, done), reply in zip(calls, replies, strict=True):
-            if isinstance(reply, NoScriptError):
+            if script is not None and isinstance(reply, NoScriptError):
                 try:
                     reply = await script(keys=list(keys), args=list(args))  # loads it, once
                 except Exception as error:

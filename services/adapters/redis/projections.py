@@ -100,7 +100,7 @@ class RedisProjections:
         self.keys = keys
         self._apply = client.register_script(APPLY_LUA)
         self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
-        self._writes = ScriptCoalescer(client)  # the shards' writes of one read: one round trip
+        self._writes = ScriptCoalescer.of(client)  # the shards' writes of one read: one round trip
         self.leases: dict[int, ShardLease] = {}
         # Checkpoints this process wrote under a held lease: no other writer can move them, so
         # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
