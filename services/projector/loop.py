@@ -15,7 +15,8 @@ gives each shard to one of them under a lease with a fencing token, and calls `a
   the shard is written again only after a new `acquire`.
 
 One XREAD (BLOCK) reads every held feed after its position; each shard's entries become one
-`Project.apply` call (one projection write), the shards' calls running concurrently. After a storage error the positions are
+`Project.apply` call (one projection write), the shards' calls running concurrently and their
+writes sent as one pipeline, with the next read riding along (`readahead.ReadAhead`). After a storage error the positions are
 reloaded from the checkpoints and the cached states dropped, so the batch is read again:
 nothing is lost and, the checkpoint moving in the same write, nothing is counted twice. No
 consumer group: a catch-up subscription (research/tech.md §3.4, §3.5).
@@ -27,14 +28,12 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 from redis.exceptions import RedisError
 
-from services.adapters.redis.coalesce import ScriptCoalescer
-from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import xread_streams
 from services.adapters.redis.feed import parse_feed_entry
 from services.adapters.redis.lease import LeaseLost, ShardLease
@@ -43,17 +42,14 @@ from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjectio
 from services.adapters.redis.retention import FeedRetention
 from services.gctune import CATCH_UP
 from services.keys import Keys, shard_of
-from services.metrics import APPLY_LATENCY, EVENTS_APPLIED, FEED_MALFORMED, PROJECTOR_LAG
+from services.metrics import FEED_MALFORMED, PROJECTOR_LAG
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 from services.ports.projections import feed_id_key
+from services.projector.meters import ShardMeters
+from services.projector.readahead import ReadAhead
 from services.usecases.project import Project
 
 log = structlog.get_logger("projector")
-
-
-def _retrieved(reply: asyncio.Future[Any]) -> None:
-    if not reply.cancelled():
-        reply.exception()  # marks it retrieved: no "never retrieved" warning when unused
 
 
 def feed_entries(
@@ -70,24 +66,6 @@ def feed_entries(
         else:
             good.append(entry)
     return good, bad
-
-
-@dataclass(frozen=True, slots=True)
-class _Meters:
-    """One shard's metric children (`labels()` costs a lock and a dict lookup per call)."""
-
-    applied: Any
-    latency: Any
-    lag: Any
-
-    @classmethod
-    def of(cls, shard: int) -> _Meters:
-        label = str(shard)
-        return cls(
-            EVENTS_APPLIED.labels(shard=label),
-            APPLY_LATENCY.labels(shard=label),
-            PROJECTOR_LAG.labels(shard=label),
-        )
 
 
 class ProjectorLoop:
@@ -127,8 +105,8 @@ class ProjectorLoop:
         self._shard_of = {keys.feed(s): s for s in range(keys.shards)}
         self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
         self._changed = asyncio.Event()  # a shard was acquired: stop idling
-        self._meters: dict[int, _Meters] = {}  # per held shard: labels() looked up once
-        self._ahead: tuple[dict[str, str], asyncio.Future[Any]] | None = None  # (read after, reply)
+        self._meters: dict[int, ShardMeters] = {}  # per held shard: labels() looked up once
+        self._ahead = ReadAhead(client, batch)
         self.stopping = False  # set before cancelling `run`: a cancel a client turned into
         # an error (redis-py may) must not keep the loop going
 
@@ -198,7 +176,7 @@ class ProjectorLoop:
             return 0
         positions = dict(self.positions)
         epochs = {s: self._epoch[s] for s in (self._shard_of[f] for f in positions)}
-        reply: Any = await self._read_ahead_reply(positions)
+        reply: Any = await self._ahead.reply(positions)
         if not reply:
             reply = await xread_streams(
                 self.client, positions, count=self.batch, block_ms=self.block_ms
@@ -221,32 +199,12 @@ class ProjectorLoop:
                 return_exceptions=True,
             )
             after = {**positions, **{self.keys.feed(s): e[-1][0].decode() for s, e in batches}}
-            self._read_ahead(after)  # rides in the pipeline of these writes
+            self._ahead.queue(after)  # rides in the pipeline of these writes
             done = await applies
         for outcome in done:  # every apply ended: the first failure is the step's
             if isinstance(outcome, BaseException):
                 raise outcome
         return sum(n for n in done if isinstance(n, int))
-
-    def _read_ahead(self, after: dict[str, str]) -> None:
-        """Queue a non-blocking XREAD of the feeds after this batch with its writes (single
-        node): what arrived while the batch was folded is then read without a round trip of
-        its own (issue 9: two round trips per read, each a wake-up under load)."""
-        if is_cluster(self.client):
-            return
-        ahead = ScriptCoalescer.of(self.client).command(
-            "XREAD", "COUNT", self.batch, "STREAMS", *after, *after.values()
-        )
-        ahead.add_done_callback(_retrieved)  # an unused failed read is not an error
-        self._ahead = (after, ahead)
-
-    async def _read_ahead_reply(self, positions: dict[str, str]) -> Any:
-        """The read-ahead's reply if it read exactly `positions` (nothing acquired, lost or
-        reloaded since), else None; its error is the step's."""
-        queued, self._ahead = self._ahead, None
-        if queued is None or queued[0] != positions:
-            return None
-        return await queued[1]
 
     async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
         started = time.perf_counter()
@@ -264,7 +222,7 @@ class ProjectorLoop:
         self.positions[feed] = entries[-1][0].decode()
         if self.retention is not None and result.last_feed_id is not None:
             await self.retention.advanced(shard)  # at most once per `every_s`
-        meters = self._meters.get(shard) or self._meters.setdefault(shard, _Meters.of(shard))
+        meters = self._meters.get(shard) or self._meters.setdefault(shard, ShardMeters.of(shard))
         meters.applied.inc(result.events)
         for rule in result.malformed:
             FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
@@ -289,7 +247,7 @@ class ProjectorLoop:
                 level = log.warning if isinstance(error, RedisError | OSError) else log.exception
                 level("projector.batch_failed", error=f"{type(error).__name__}: {error}")
                 self.project.forget()
-                self._ahead = None  # read before the failure: read again from the checkpoints
+                self._ahead.drop()  # read before the failure: read again from the checkpoints
                 ready = False
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
