@@ -51,6 +51,8 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
 
     from services.adapters.redis.retention import FeedRetention
     from services.projector.loop import ProjectorLoop
+    from services.query.front import FrontedFastAPI
+    from services.query.metrics import QueryMetrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,13 +290,12 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
-    from fastapi import FastAPI
-
     from services.http_errors import install_problem_handlers
     from services.limits import BodySizeLimit
     from services.push.routes import push_router, render_projection
     from services.query.app import health_router
     from services.query.docs import install_docs
+    from services.query.front import FrontedFastAPI
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
@@ -310,7 +311,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
                 reads.replays.warm()  # the replay processes start now, not on the first read
             yield
 
-    app = FastAPI(
+    app = FrontedFastAPI(
         title="scoreledger",
         version="0.1.0",
         lifespan=lifespan,
@@ -351,15 +352,21 @@ def assemble(service: Service, roles: Roles) -> Assembled:
             service.ports.projections.held,
         )
     )
-    _install_lean_routes(app, reads, hub)
+    _install_lean_routes(app, reads, hub, metrics)
     return Assembled(app, service, hub)
 
 
-def _install_lean_routes(app: FastAPI, reads: ReadModels, hub: ChangeHub | None) -> None:
-    """The hot reads as raw ASGI routes ahead of their FastAPI declarations (issue 9)."""
+def _install_lean_routes(
+    app: FrontedFastAPI, reads: ReadModels, hub: ChangeHub | None, metrics: QueryMetrics
+) -> None:
+    """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
+    app's front door ahead of its middleware (issue 9)."""
     from services.push.routes import lean_push_routes
+    from services.query.front import FrontDoor
     from services.query.lean import install
     from services.query.routes import lean_query_routes
 
     if hub is not None:  # the query role
-        install(app, [*lean_query_routes(reads), *lean_push_routes(hub)])
+        routes = [*lean_query_routes(reads), *lean_push_routes(hub)]
+        install(app, routes)
+        app.front = FrontDoor(app, routes, metrics)

@@ -1,8 +1,9 @@
 """The projections port: per-game projections and per-shard checkpoints, changed atomically.
 
 A projection is what the projector last wrote for a game: its seq, status, game, the standings
-JSON (`domain.standings.Standings`), `updated_at`, and `held` (the seq of an event the fold
-refused; later events of the game wait). One `write` per feed batch changes every projection
+JSON (`domain.standings.Standings`), the API view rendered from it (with the seq it is of),
+`updated_at`, and `held` (the seq of an event the fold refused; later events of the game
+wait). One `write` per feed batch changes every projection
 of the batch, adds one change notice per changed game, and moves the shard checkpoint, all or
 nothing; a batch at or before the stored checkpoint is skipped whole (exactly-once effect).
 Source: research/tech.md §3.4.
@@ -52,6 +53,10 @@ class ProjectionOp:
     standings_json: str = ""
     reason_json: str = ""
     """`hold`: why, as JSON `{"seq", "kind", "rule", "field", "message"}` (what `held` lists)."""
+    view_json: bytes = b""
+    """`apply`: the API view of the standings, rendered once by the projector (the
+    `StandingsResponse` JSON without `checkpoint` and `updated_at`, `source` "projection"),
+    stored with the seq it is of; b"": none (the stored view is removed, the readers render)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +112,15 @@ class StoredProjection:
 
 @dataclass(frozen=True, slots=True)
 class StoredStandings:
-    """A game's standings JSON as stored (bytes, not decoded), its `updated_at` and its shard's
-    checkpoint (None: none yet): what the standings GET needs, nothing else."""
+    """What the standings GET needs, nothing else, as stored (bytes, not decoded): the API
+    view the projector rendered (`ProjectionOp.view_json`, None when there is none of the
+    stored seq: an older projector wrote it) or else the standings JSON (None when the view
+    stands for it: not read), its `updated_at` and its shard's checkpoint (None: none yet)."""
 
-    standings: bytes
+    standings: bytes | None
     updated_at: str | None
     checkpoint: str | None
+    view: bytes | None = None
 
 
 class Projections(Protocol):
@@ -140,8 +148,9 @@ class Projections(Protocol):
         ...
 
     async def standings(self, game_id: str) -> StoredStandings | None:
-        """The game's stored standings bytes, `updated_at` and shard checkpoint (one round
-        trip), or None without standings: the hot read (issue 9), no field decoded."""
+        """The game's stored view (else standings) bytes, `updated_at` and shard checkpoint
+        (one round trip), or None without standings: the hot read (issue 9), no field
+        decoded."""
         ...
 
     async def lag(self, cap: int) -> int:

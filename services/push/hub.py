@@ -35,7 +35,8 @@ from services.keys import Keys, shard_of
 log = structlog.get_logger(__name__)
 
 Render = Callable[[str, dict[str, str]], Any]
-"""(game_id, projection HASH as str -> str) -> the JSON-ready body pushed for that game."""
+"""(game_id, projection HASH as str -> str) -> the game's `Rendered` body and its JSON text
+(or only the JSON-ready body, serialized by the hub)."""
 
 
 def entry_key(entry_id: str) -> tuple[int, int]:
@@ -272,6 +273,8 @@ class ChangeHub:
 
     def _rendered(self, game_id: str, raw: dict[bytes, bytes]) -> Rendered:
         body = self.render(game_id, _decode(raw))
+        if isinstance(body, Rendered):  # its text made by the render (passed through)
+            return body
         return Rendered(body, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
     # --- the reader ---

@@ -32,7 +32,7 @@ from domain.standings import Standings
 from services.http_errors import ends_cleanly, log, storage_fault
 from services.problems import RETRY_AFTER_S
 from services.push.frames import compact
-from services.push.hub import Change, ChangeHub, Delivery, Signal, entry_key
+from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
 from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import ReadModels
@@ -57,15 +57,23 @@ async def _hub_ready(hub: ChangeHub) -> None:
     hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
 
-def render_projection(game_id: str, fields: dict[str, str]) -> dict[str, Any] | None:
-    """The `GET /games/{id}/standings` body built from a projection HASH (None without
-    standings)."""
+def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
+    """The `GET /games/{id}/standings` body (checkpoint null) of a projection HASH: the view
+    the projector rendered of the stored seq, its text passed through (decoded once, for the
+    compact frames); else, an older projector's HASH, rendered from the standings here. The
+    body None (`null`) without standings."""
+    view = fields.get("view")
+    updated = json.dumps(fields.get("updated_at"))
+    if view and fields.get("view_seq") == fields.get("seq"):
+        text = f'{view[:-1]},"checkpoint":null,"updated_at":{updated}}}'
+        return Rendered(json.loads(text), text)
     if not fields.get("standings"):
-        return None
+        return Rendered(None, "null")
     result = Standings.model_validate_json(fields["standings"])
-    return standings_view(result, "projection", None, fields.get("updated_at")).model_dump(
+    body = standings_view(result, "projection", None, fields.get("updated_at")).model_dump(
         mode="json"
     )
+    return Rendered(body, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
 
 def _change(change: Change) -> dict[str, Any]:

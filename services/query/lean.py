@@ -37,11 +37,14 @@ class LeanRoute(Route):
         endpoint: the ASGI callable (not wrapped in a `Request`).
         plain_only: take only requests without a query string (others fall through).
     Matches nothing else (other methods fall through too). Sets `scope["route"]` to itself so
-    the metrics middleware labels the request by `path` as for any FastAPI route.
+    the metrics middleware labels the request by `path` as for any FastAPI route. The app's
+    front door (`services.query.front`) serves the same requests with `lean_endpoint` before
+    they reach the router; the route serves those the front door leaves to FastAPI.
     """
 
     def __init__(self, path: str, endpoint: LeanEndpoint, plain_only: bool = False) -> None:
         super().__init__(path, _AsAsgi(endpoint), include_in_schema=False)
+        self.lean_endpoint = endpoint
         self.plain_only = plain_only
         self.methods = {"GET"}
 

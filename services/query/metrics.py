@@ -35,6 +35,22 @@ class QueryMetrics:
             "feed entries not yet projected, all shards (each counted up to max_lag_events + 1)",
             registry=self.registry,
         )
+        # The labelled children, looked up once per (route, status): `labels()` takes a lock
+        # and builds the key on every call (about a tenth of a lean standings GET).
+        self._counts: dict[tuple[str, int], Any] = {}
+        self._times: dict[str, Any] = {}
+
+    def observe(self, template: str, status: int, seconds: float) -> None:
+        """Count one request of the route `template` answered `status`, and time it
+        (`seconds`, wall clock)."""
+        count = self._counts.get((template, status))
+        if count is None:
+            count = self._counts[template, status] = self.requests.labels(template, str(status))
+        timer = self._times.get(template)
+        if timer is None:
+            timer = self._times[template] = self.latency.labels(template)
+        count.inc()
+        timer.observe(seconds)
 
 
 class MetricsMiddleware:
@@ -46,10 +62,6 @@ class MetricsMiddleware:
     def __init__(self, app: ASGIApp, metrics: QueryMetrics) -> None:
         self.app = app
         self.metrics = metrics
-        # The labelled children, looked up once per (route, status): `labels()` takes a lock
-        # and builds the key on every call (about a tenth of a lean standings GET).
-        self._counts: dict[tuple[str, str], Any] = {}
-        self._times: dict[str, Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -68,12 +80,4 @@ class MetricsMiddleware:
             await self.app(scope, receive, send_and_note_status)
         finally:
             template = getattr(scope.get("route"), "path", "unmatched")
-            key = (template, str(status))
-            count = self._counts.get(key)
-            if count is None:
-                count = self._counts[key] = self.metrics.requests.labels(*key)
-            timer = self._times.get(template)
-            if timer is None:
-                timer = self._times[template] = self.metrics.latency.labels(template)
-            count.inc()
-            timer.observe(time.perf_counter() - start)
+            self.metrics.observe(template, status, time.perf_counter() - start)

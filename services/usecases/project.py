@@ -25,10 +25,11 @@ from pydantic import ValidationError
 from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import Folder
-from domain.standings import standings_json
+from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
+from services.usecases.readmodels.views import projection_view_json
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")
@@ -325,6 +326,7 @@ class Project:
                         state.status,
                         state.game,
                         standings_json(state).decode(),
+                        view_json=projection_view_json(standings(state), state.cache),
                     )
                 )
             if w.held is not None and w.base_held is None:

@@ -181,7 +181,7 @@ async def _apply(client: aioredis.Redis, feed_id: str) -> Any:
     """The real apply script: one `apply` op for `GAME` up to seq 2."""
     keys = [KEYS.checkpoint(SHARD), KEYS.changes(SHARD), KEYS.held(SHARD), KEYS.projection(GAME)]
     args: list[Any] = [feed_id, 1000, "2026-12-01T00:00:00Z", 1,
-            "apply", GAME, 0, 2, "in_progress", "penumbra", "{}"]  # fmt: skip
+            "apply", GAME, 0, 2, "in_progress", "penumbra", "{}", ""]  # fmt: skip
     return await client.register_script(APPLY_LUA)(keys=keys, args=args)
 
 

@@ -244,6 +244,8 @@ class MemoryProjections:
                     game=op.game,
                     standings=op.standings_json,
                     updated_at=batch.updated_at,
+                    view=op.view_json.decode(),
+                    view_seq=str(op.seq) if op.view_json else "",
                 )
                 notices = self.b.notices.setdefault(batch.shard, [])
                 notices.append(Notice(batch.shard, self.b.next_id(), op.game_id, op.seq))
@@ -276,7 +278,10 @@ class MemoryProjections:
         stored = await self.get(game_id)
         if stored is None:
             return None
-        return StoredStandings(stored.standings_json.encode(), stored.updated_at, stored.checkpoint)
+        raw = self.b.projections[game_id]  # the view of the stored seq, as the Redis script
+        view = raw["view"].encode() if raw.get("view") and raw["view_seq"] == raw["seq"] else None
+        standings = None if view else stored.standings_json.encode()
+        return StoredStandings(standings, stored.updated_at, stored.checkpoint, view)
 
     async def lag(self, cap: int) -> int:
         total = 0

@@ -4,13 +4,15 @@ atomic step per feed batch. Source: research/tech.md §3.4 (exactly-once effect)
 KEYS: 1 checkpoint, 2 changes stream, 3 held-games HASH, then one projection HASH per op (all
 `{sK}`).
 ARGV: 1 batch's last feed id, 2 changes MAXLEN (approximate), 3 now (ISO), 4 op count, then
-per op 7 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, game, standings
-(for `hold`: the hold's reason JSON).
+per op 8 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, game, standings
+(for `hold`: the hold's reason JSON), view (the rendered API view; '' for none).
 
 * The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id;
   a batch whose last id is '' (a reseed from the game streams) leaves the checkpoint as it is.
 * `apply` writes only when the projection's stored seq equals `base_seq` and the game is not
-  held: then seq/status/game/standings/updated_at, and one changes notice.
+  held: then seq/status/game/standings/updated_at, the view with `view_seq` = new seq (an empty
+  view leaves `view_seq` empty: no reader serves a view of another seq), and one changes
+  notice.
 * `hold` sets the projection's `held` field to the bad event's seq (later events wait) and
   `held_reason`, and lists the game in the shard's held-games HASH (`scoreledger release`
   clears both).
@@ -36,6 +38,7 @@ for op = 1, tonumber(ARGV[4]) do
   local kind, game_id = ARGV[cursor], ARGV[cursor + 1]
   local base_seq, new_seq = ARGV[cursor + 2], ARGV[cursor + 3]
   local status, game, standings = ARGV[cursor + 4], ARGV[cursor + 5], ARGV[cursor + 6]
+  local view = ARGV[cursor + 7]
   local proj = KEYS[3 + op]
   local held = redis.call('HGET', proj, 'held')
   local seq = tonumber(redis.call('HGET', proj, 'seq') or '0')
@@ -48,10 +51,11 @@ for op = 1, tonumber(ARGV[4]) do
     table.insert(skipped, op)
   else
     redis.call('HSET', proj, 'seq', new_seq, 'status', status, 'game', game,
-      'standings', standings, 'updated_at', ARGV[3])
+      'standings', standings, 'updated_at', ARGV[3], 'view', view,
+      'view_seq', view == '' and '' or new_seq)
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'game', game_id, 'seq', new_seq)
   end
-  cursor = cursor + 7
+  cursor = cursor + 8
 end
 if moves then redis.call('SET', KEYS[1], ARGV[1]) end
 return skipped

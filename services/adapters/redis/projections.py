@@ -1,9 +1,10 @@
 """Projections and checkpoints on Redis (`services.ports.projections.Projections`).
 
-Per game: the projection HASH `Keys.projection` (seq, status, game, standings JSON,
-updated_at, held); per shard: the checkpoint STRING and the changes stream. A batch is one
-call of `project_lua.APPLY_LUA`; for a shard whose lease this process holds (`hold_lease`) the
-call goes through `lease.fenced_script`, so a former owner writes nothing (`LeaseLost`).
+Per game: the projection HASH `Keys.projection` (seq, status, game, standings JSON, the
+rendered view and its view_seq, updated_at, held); per shard: the checkpoint STRING and the
+changes stream. A batch is one call of `project_lua.APPLY_LUA`; for a shard whose lease this
+process holds (`hold_lease`) the call goes through `lease.fenced_script`, so a former owner
+writes nothing (`LeaseLost`).
 Source: research/tech.md §3.4, §3.5, §3.9.
 """
 
@@ -63,10 +64,14 @@ return 1
 """
 
 
-# The standings GET's read: two fields and the checkpoint, nothing else decoded (issue 9).
+# The standings GET's read (issue 9): the rendered view if it is of the stored seq (an older
+# projector writes seq and standings, not the view), else the standings to render; updated_at
+# and the checkpoint. Nothing else crosses the wire, nothing is decoded.
 _STANDINGS_LUA = """
-local got = redis.call('HMGET', KEYS[1], 'standings', 'updated_at')
-return {got[1], got[2], redis.call('GET', KEYS[2])}
+local got = redis.call('HMGET', KEYS[1], 'view', 'view_seq', 'seq', 'updated_at')
+local ckpt = redis.call('GET', KEYS[2])
+if got[1] and got[2] == got[3] then return {got[1], got[4], ckpt} end
+return {false, got[4], ckpt, redis.call('HGET', KEYS[1], 'standings')}
 """
 
 
@@ -100,7 +105,8 @@ class RedisProjections:
         self.keys = keys
         self._apply = client.register_script(APPLY_LUA)
         self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
-        self._writes = ScriptCoalescer.of(client)  # the shards' writes of one read: one round trip
+        # The shards' writes of one read, and the standings reads of one turn: one round trip.
+        self._writes = ScriptCoalescer.of(client)
         self.leases: dict[int, ShardLease] = {}
         # Checkpoints this process wrote under a held lease: no other writer can move them, so
         # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
@@ -154,12 +160,13 @@ class RedisProjections:
         """
         shard = batch.shard
         keys = [self.keys.checkpoint(shard), self.keys.changes(shard), self.keys.held(shard)]
-        args: list[str | int] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
+        args: list[str | int | bytes] = [batch.last_feed_id, changes_maxlen, batch.updated_at]
         args.append(len(batch.ops))
         for op in batch.ops:
             keys.append(self.keys.projection(op.game_id))
             args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
             args.append(op.reason_json if op.kind == "hold" else op.standings_json)
+            args.append(op.view_json)
         lease = self.leases.get(batch.shard)
         self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
         if lease is None:
@@ -185,14 +192,18 @@ class RedisProjections:
         return _stored(raw, ckpt.decode() if ckpt else None)
 
     async def standings(self, game_id: str) -> StoredStandings | None:
-        """The standings bytes, `updated_at` and shard checkpoint, one command."""
+        """The view (else the standings) bytes, `updated_at` and shard checkpoint, one
+        command, sent with the other calls of this event-loop turn (`coalesce.ScriptCoalescer`:
+        a query process starts many standings GETs in one turn, issue 9)."""
         ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
-        got = await self._standings(keys=[self.keys.projection(game_id), ckpt_key])
-        data, updated, ckpt = got  # Lua false (a missing field or key) arrives as None
-        if not data:
+        keys = [self.keys.projection(game_id), ckpt_key]
+        got = await self._writes.call(self._standings, keys, ())
+        view, updated, ckpt = got[0], got[1], got[2]  # Lua false arrives as None
+        data = got[3] if len(got) > 3 else None
+        if not (view or data):
             return None
         return StoredStandings(
-            data, updated.decode() if updated else None, ckpt.decode() if ckpt else None
+            data, updated.decode() if updated else None, ckpt.decode() if ckpt else None, view
         )
 
     async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:

@@ -1,8 +1,8 @@
 """The read models over the ports: every read route calls one method here, none folds a log.
 
 * `games`: every game with its projection's status; live first.
-* `standings_body`: the live standings (`StandingsResponse` JSON) from the projection,
-  rendered once per stored value; `standings_at`: a replay of the first N events.
+* `standings_body`: the live standings (`StandingsResponse` JSON): the view the projector
+  rendered, passed through; `standings_at`: a replay of the first N events.
 * `events_page`: the audit log, paged, voids marked; `ledger`: one player's every point.
 * `series`, `timeline`, `dispute`: replays for the scoreboard (`replay.py`).
 * `score_sheet`, `bgstats`, `events_jsonl`: exports (`exports.py`).
@@ -37,6 +37,11 @@ from services.usecases.readmodels.views import (
 from services.usecases.sizedcache import ByteLRU
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
+
+
+def _json_text(value: str | None) -> bytes:
+    """`value` as a JSON string (null for None)."""
+    return b"null" if value is None else json.dumps(value).encode()
 
 
 class ReadModels:
@@ -120,9 +125,10 @@ class ReadModels:
 
     async def standings_body(self, game_id: str) -> bytes:
         """The `GET /games/{id}/standings` JSON body (source `projection`): one read of the
-        stored standings bytes; the body is rendered once per stored value (compared as bytes,
-        nothing decoded), the checkpoint and `updated_at` appended as JSON, so a repeated read
-        validates nothing.
+        stored view, rendered once per change by the projector (`ProjectionOp.view_json`), its
+        bytes passed through; the checkpoint and `updated_at` appended as JSON. Without a view
+        of the stored seq (an older projector wrote it) the stored standings are rendered here,
+        once per stored value (compared as bytes, nothing decoded), to the same bytes.
 
         Raises:
             NotFound: no such game. Pending: stored, not projected yet.
@@ -131,15 +137,29 @@ class ReadModels:
         if stored is None:
             await self.version(game_id)
             raise Pending(f"game {game_id!r} is stored but not projected yet; retry")
+        head = stored.view or self._rendered(game_id, stored.standings or b"")
+        # the two last fields of StandingsResponse, as `json.dumps` of them wrote them
+        return b"".join(
+            (
+                head[:-1],
+                b',"checkpoint": ',
+                _json_text(stored.checkpoint),
+                b', "updated_at": ',
+                _json_text(stored.updated_at),
+                b"}",
+            )
+        )
+
+    def _rendered(self, game_id: str, standings: bytes) -> bytes:
+        """The view of the stored `standings` JSON (`standings_view`, without checkpoint and
+        `updated_at`), rendered once per stored value."""
         cached = self._bodies.get(game_id)
-        if cached is not None and cached[0] == stored.standings:
-            head = cached[1]
-        else:
-            view = standings_view(Standings.model_validate_json(stored.standings), "projection")
-            head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
-            self._bodies.put(game_id, (stored.standings, head))
-        tail = json.dumps({"checkpoint": stored.checkpoint, "updated_at": stored.updated_at})
-        return head[:-1] + b"," + tail[1:].encode()  # the two last fields of StandingsResponse
+        if cached is not None and cached[0] == standings:
+            return cached[1]
+        view = standings_view(Standings.model_validate_json(standings), "projection")
+        head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
+        self._bodies.put(game_id, (standings, head))
+        return head
 
     async def standings_at(self, game_id: str, at_seq: int) -> StandingsResponse:
         """The standings after event `at_seq`, by replaying the log (source `replay`).

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Literal
+
+from pydantic_core import to_json
 
 from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import GameState
-from domain.standings import PlayerStanding, Standings, player_ledger
+from domain.memo import Memo
+from domain.standings import CategoryLabel, PlayerStanding, Standings, player_ledger
 from services.usecases.readmodels.labels import category_labels, outcome_text
 from services.usecases.readmodels.shapes import (
     AuditEvent,
@@ -31,45 +35,6 @@ def standings_view(
     """The HTTP body of `result`: each player's breakdown labelled EN/RU (every category shown,
     0 where none), the provisional part during play, and the outcome in words."""
     labels = category_labels(result)
-
-    def line(player: PlayerStanding) -> PlayerLine:
-        provisional = None
-        if player.provisional is not None:
-            provisional = ProvisionalView(
-                categories=[
-                    CategoryPoints(
-                        key=c.key,
-                        en=c.en,
-                        ru=c.ru,
-                        endgame=c.endgame,
-                        points=player.provisional.categories[c.key],
-                    )
-                    for c in labels
-                    if c.key in player.provisional.categories
-                ],
-                total=player.provisional.total,
-            )
-        return PlayerLine(
-            player_id=player.player_id,
-            name=player.name,
-            seat=player.seat,
-            rank=player.rank,
-            total=player.total,
-            breakdown=[
-                CategoryPoints(
-                    key=c.key,
-                    en=c.en,
-                    ru=c.ru,
-                    endgame=c.endgame,
-                    points=player.categories.get(c.key, 0),
-                )
-                for c in labels
-            ],
-            provisional=provisional,
-            resources=player.resources,
-            card_lines=player.card_lines,
-        )
-
     return StandingsResponse(
         title=result.title,
         score_unit_label=result.score_unit_label,
@@ -78,7 +43,7 @@ def standings_view(
         status=result.status,
         seq=result.seq,
         score_unit=result.score_unit,
-        players=[line(p) for p in result.players],
+        players=[_player_line(p, labels) for p in result.players],
         winner=result.winner,
         winners=result.winners,
         tie_break=result.tie_break,
@@ -87,6 +52,95 @@ def standings_view(
         checkpoint=checkpoint,
         updated_at=updated_at,
     )
+
+
+def _player_line(player: PlayerStanding, labels: Sequence[CategoryLabel]) -> PlayerLine:
+    """One player's line of `standings_view`, with every category of `labels`."""
+    provisional = None
+    if player.provisional is not None:
+        provisional = ProvisionalView(
+            categories=[
+                CategoryPoints(
+                    key=c.key,
+                    en=c.en,
+                    ru=c.ru,
+                    endgame=c.endgame,
+                    points=player.provisional.categories[c.key],
+                )
+                for c in labels
+                if c.key in player.provisional.categories
+            ],
+            total=player.provisional.total,
+        )
+    return PlayerLine(
+        player_id=player.player_id,
+        name=player.name,
+        seat=player.seat,
+        rank=player.rank,
+        total=player.total,
+        breakdown=[
+            CategoryPoints(
+                key=c.key,
+                en=c.en,
+                ru=c.ru,
+                endgame=c.endgame,
+                points=player.categories.get(c.key, 0),
+            )
+            for c in labels
+        ],
+        provisional=provisional,
+        resources=player.resources,
+        card_lines=player.card_lines,
+    )
+
+
+_LINE_JSON = PlayerLine.__pydantic_serializer__
+
+
+def projection_view_json(result: Standings, memo: Memo) -> bytes:
+    """`standings_view(result, "projection").model_dump_json(exclude={"checkpoint",
+    "updated_at"})`, byte for byte (a test checks it), rendered from parts: each player's line
+    is serialized once while its `PlayerStanding` is the same object (the standings keep a
+    player's line while its inputs are unchanged: `domain.standings._lines`) and the labels'
+    keys are the same; `memo` is the game's (`GameState.cache`), so it holds one line per
+    player. What the projector stores beside the standings (`ProjectionOp.view_json`), so the
+    query service and the SSE hub pass bytes through (issue 9)."""
+    labels = category_labels(result)
+    keys = tuple(c.key for c in labels)
+    lines = b",".join(
+        memo.get(
+            ("readmodels.view_line", p.player_id),
+            (p,),
+            partial(_line_json, p, labels),
+            (keys,),
+        )
+        for p in result.players
+    )
+    head = to_json(
+        {
+            "game_id": result.game_id,
+            "game": result.game,
+            "status": result.status,
+            "seq": result.seq,
+            "score_unit": result.score_unit,
+        }
+    )
+    tail = to_json(
+        {
+            "winner": result.winner,
+            "winners": result.winners,
+            "tie_break": result.tie_break,
+            "result": outcome_text(result) or None,
+            "source": "projection",
+            "title": result.title,
+            "score_unit_label": result.score_unit_label,
+        }
+    )
+    return b"".join((head[:-1], b',"players":[', lines, b"],", tail[1:]))
+
+
+def _line_json(player: PlayerStanding, labels: Sequence[CategoryLabel]) -> bytes:
+    return _LINE_JSON.to_json(_player_line(player, labels))
 
 
 def voids_by_target(events: Iterable[Envelope]) -> dict[str, int]:
