@@ -151,3 +151,26 @@ async def test_a_hold_is_listed_until_released_once(backend: Backend) -> None:
     assert await p.heads([game]) == [ProjectionHead(1, None)]
     assert await p.lag(100) == before + 1  # the log's last event is fed again
     assert not await p.release(game, 2, 5, b'{"e": 5}')  # once
+
+
+async def test_the_view_of_the_stored_seq_is_read_in_place_of_the_standings(
+    backend: Backend,
+) -> None:
+    p = backend.projections
+    view = '{"game_id":"g","source":"projection","é":"ü"}'.encode()
+    with_view = ProjectionOp("apply", G1, 0, 3, "in_progress", "trickerion", '{"x": 1}', "", view)
+    await p.write(ProjectionBatch(0, "5-0", [with_view], "T1"), 1000)
+    stored = await p.standings(G1)
+    assert stored is not None
+    assert (stored.view, stored.standings, stored.updated_at, stored.checkpoint) == (
+        view,
+        None,
+        "T1",
+        "5-0",
+    )
+    # A writer without a view (a reseed, an older op) leaves none to serve: the standings are.
+    await p.write(ProjectionBatch(0, "6-0", [apply(G1, 3, 4, '{"x": 2}')], "T2"), 1000)
+    stored = await p.standings(G1)
+    assert stored is not None
+    assert (stored.view, stored.standings, stored.updated_at) == (None, b'{"x": 2}', "T2")
+    assert await p.standings(G2) is None

@@ -1,8 +1,9 @@
 """Fixtures for the query service tests: the app on a clean real Redis, and seeded games.
 
 Games are appended through the real event store; the projection HASH is written the way the
-projector's contract says (`Keys.projection`: seq, status, game, standings JSON, updated_at),
-from the pure fold, so the read side is tested against that contract.
+projector's contract says (`Keys.projection`: seq, status, game, standings JSON, updated_at,
+and with `view=True` the rendered view and its seq), from the pure fold, so the read side is
+tested against that contract.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
 from services.settings import ServiceSettings
+from services.usecases.readmodels.views import projection_view_json
 
 DATA = Path(__file__).parent.parent / "cli" / "data"
 
@@ -44,20 +46,27 @@ class Seeder:
         await RedisEventLog(self.client, self.keys).append(events[0].game_id, events)
 
     async def project(
-        self, events: list[Envelope], updated_at: str = "2026-11-30T10:00:00+00:00"
+        self,
+        events: list[Envelope],
+        updated_at: str = "2026-11-30T10:00:00+00:00",
+        view: bool = False,
     ) -> None:
-        result = standings(fold(events))
+        """Write the projection of `events`; with `view`, the rendered view too (the current
+        projector's HASH), else none (an older projector's)."""
+        state = fold(events)
+        result = standings(state)
         game_id = result.game_id
-        await self.client.hset(
-            self.keys.projection(game_id),
-            mapping={
-                "seq": result.seq,
-                "status": result.status,
-                "game": result.game,
-                "standings": result.model_dump_json(),
-                "updated_at": updated_at,
-            },
-        )
+        fields: dict[str, str | int | bytes] = {
+            "seq": result.seq,
+            "status": result.status,
+            "game": result.game,
+            "standings": result.model_dump_json(),
+            "updated_at": updated_at,
+        }
+        if view:
+            fields["view"] = projection_view_json(result, state.cache)
+            fields["view_seq"] = result.seq
+        await self.client.hset(self.keys.projection(game_id), mapping=fields)  # type: ignore[arg-type]
         await self.client.set(
             self.keys.checkpoint(shard_of(game_id, self.keys.shards)), "1700000000000-5"
         )
