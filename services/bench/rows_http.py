@@ -99,13 +99,15 @@ def standings_row(trees: list[Tree], url: str, games: list[corpus.Game], seconds
         raw_svc, raw_base = raw(url)
         with raw_svc:
             _wait(raw_base)
+            raw_cpu0 = raw_svc.cpu()
             raw_rate, raw_p99, _ = wrk(raw_base, paths, seconds)
+            raw_cpu = raw_svc.cpu() - raw_cpu0
         ratios.append(rate / raw_rate)
         served.append(rate)
         details.append(
             f"{tree.label} {rate:,.0f} req/s (p99 {p99:.1f} ms, {server_cpu / (rate * seconds) * 1e6:.0f} "
-            f"µs server CPU/req) vs raw {raw_rate:,.0f} (p99 {raw_p99:.1f} ms); wrk used "
-            f"{wrk_cpu / seconds:.0%} of a core"
+            f"µs server CPU/req) vs raw {raw_rate:,.0f} (p99 {raw_p99:.1f} ms, "
+            f"{raw_cpu / (raw_rate * seconds) * 1e6:.0f} µs); wrk used {wrk_cpu / seconds:.0%} of a core"
         )
     return Row(
         "standings GET, one query process, wrk",

@@ -29,7 +29,7 @@ from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
-from services.usecases.readmodels.views import projection_view_json
+from services.usecases.readmodels.viewjson import projection_view_json
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")

@@ -24,7 +24,7 @@ from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
 from services.settings import ServiceSettings
-from services.usecases.readmodels.views import projection_view_json
+from services.usecases.readmodels.viewjson import projection_view_json
 
 DATA = Path(__file__).parent.parent / "cli" / "data"
 

@@ -18,8 +18,9 @@ from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import PlayerStanding, standings
 from services.simulator.tables import simulate_game
-from services.usecases.readmodels import views
-from services.usecases.readmodels.views import projection_view_json, standings_view
+from services.usecases.readmodels import viewjson
+from services.usecases.readmodels.viewjson import projection_view_json
+from services.usecases.readmodels.views import standings_view
 from tests.query.conftest import load
 
 PROPERTY = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,13 +45,13 @@ def test_the_demo_games_view_after_every_event_is_fastapis_render() -> None:
 
 def test_an_unchanged_players_line_is_not_rendered_again(monkeypatch: pytest.MonkeyPatch) -> None:
     rendered: list[str] = []
-    real = views._line_json
+    real = viewjson._line_json
 
-    def counted(player: PlayerStanding, labels: Any) -> bytes:
+    def counted(player: PlayerStanding, *args: Any) -> bytes:
         rendered.append(player.player_id)
-        return real(player, labels)
+        return real(player, *args)
 
-    monkeypatch.setattr(views, "_line_json", counted)
+    monkeypatch.setattr(viewjson, "_line_json", counted)
     folder: Folder[Any] = Folder()
     kept_lines = 0
     for event in load("trickerion-demo.jsonl"):

@@ -15,7 +15,7 @@ from domain.standings import standings
 from services.push import routes
 from services.push.hub import Rendered
 from services.push.routes import render_projection
-from services.usecases.readmodels.views import projection_view_json
+from services.usecases.readmodels.viewjson import projection_view_json
 from tests.query.conftest import load
 
 UPDATED = "2026-12-01T10:00:00+00:00"

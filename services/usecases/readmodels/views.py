@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from functools import partial
 from typing import Literal
-
-from pydantic_core import to_json
 
 from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import GameState
-from domain.memo import Memo
 from domain.standings import CategoryLabel, PlayerStanding, Standings, player_ledger
 from services.usecases.readmodels.labels import category_labels, outcome_text
 from services.usecases.readmodels.shapes import (
@@ -92,55 +88,6 @@ def _player_line(player: PlayerStanding, labels: Sequence[CategoryLabel]) -> Pla
         resources=player.resources,
         card_lines=player.card_lines,
     )
-
-
-_LINE_JSON = PlayerLine.__pydantic_serializer__
-
-
-def projection_view_json(result: Standings, memo: Memo) -> bytes:
-    """`standings_view(result, "projection").model_dump_json(exclude={"checkpoint",
-    "updated_at"})`, byte for byte (a test checks it), rendered from parts: each player's line
-    is serialized once while its `PlayerStanding` is the same object (the standings keep a
-    player's line while its inputs are unchanged: `domain.standings._lines`) and the labels'
-    keys are the same; `memo` is the game's (`GameState.cache`), so it holds one line per
-    player. What the projector stores beside the standings (`ProjectionOp.view_json`), so the
-    query service and the SSE hub pass bytes through (issue 9)."""
-    labels = category_labels(result)
-    keys = tuple(c.key for c in labels)
-    lines = b",".join(
-        memo.get(
-            ("readmodels.view_line", p.player_id),
-            (p,),
-            partial(_line_json, p, labels),
-            (keys,),
-        )
-        for p in result.players
-    )
-    head = to_json(
-        {
-            "game_id": result.game_id,
-            "game": result.game,
-            "status": result.status,
-            "seq": result.seq,
-            "score_unit": result.score_unit,
-        }
-    )
-    tail = to_json(
-        {
-            "winner": result.winner,
-            "winners": result.winners,
-            "tie_break": result.tie_break,
-            "result": outcome_text(result) or None,
-            "source": "projection",
-            "title": result.title,
-            "score_unit_label": result.score_unit_label,
-        }
-    )
-    return b"".join((head[:-1], b',"players":[', lines, b"],", tail[1:]))
-
-
-def _line_json(player: PlayerStanding, labels: Sequence[CategoryLabel]) -> bytes:
-    return _LINE_JSON.to_json(_player_line(player, labels))
 
 
 def voids_by_target(events: Iterable[Envelope]) -> dict[str, int]:
