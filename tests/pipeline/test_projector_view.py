@@ -1,6 +1,7 @@
 """The projector stores the API view beside the standings (issue 9): after every batch, the
 projection HASH's `view` is byte for byte the query service's render of the offline fold's
-standings (`standings_view`, without checkpoint and updated_at), and `view_seq` is its seq."""
+standings (`standings_view`, without checkpoint and updated_at), and `view_seq` is its seq; a
+reseed (a rebuild over a trimmed feed) stores it too."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import redis.asyncio as aioredis
 from domain.fold import fold
 from domain.standings import standings
 from services.adapters.redis.eventlog import RedisEventLog
-from services.bootstrap import running_projector
-from services.keys import Keys
+from services.bootstrap import memory_ports, running_projector
+from services.keys import Keys, shard_of
 from services.settings import ServiceSettings
 from services.usecases.readmodels.views import standings_view
+from services.usecases.reseed import Reseed
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_projected
 
@@ -43,3 +45,15 @@ async def test_the_stored_view_is_the_render_of_the_offline_fold(
         expected = standings_view(standings(fold(events)), "projection")
         assert view == expected.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
         assert view_seq == seq == str(len(events)).encode()
+
+
+async def test_a_reseed_stores_the_view_too() -> None:
+    ports = memory_ports(SHARDS)
+    game = next(g for g in (f"r{i}" for i in range(80)) if shard_of(g, SHARDS) == 1)
+    events = game_log(game, 12, seed=5)
+    await ports.log.append(game, events)
+    await Reseed(ports.log, ports.projections, ports.letters, SHARDS).shard(1, "9-0")
+    stored = await ports.projections.standings(game)
+    assert stored is not None
+    expected = standings_view(standings(fold(events)), "projection")
+    assert stored.view == expected.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
