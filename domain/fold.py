@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Generic, Literal
 from uuid import UUID
 
@@ -177,6 +178,12 @@ class Folder(Generic[S]):
         )
         self._snap, self._shared = snap, True
         return snap
+
+    @property
+    def totals(self) -> Mapping[str, int]:
+        """Each player's running total in the score unit, O(1) without handing out a state
+        (a read-only view, valid until the next `add`; issue 9: `/series` reads it per event)."""
+        return MappingProxyType(self._totals)
 
     def add(self, event: Envelope) -> None:
         """Apply one event; O(1) amortised, a void O(events since the mark before the voided

@@ -41,6 +41,19 @@ def test_series_per_turn_takes_the_last_event_of_each_turn(penumbra: list[Envelo
     assert result["score_unit"] == "vp"
 
 
+def test_series_counts_a_voided_event_until_its_void(penumbra: list[Envelope]) -> None:
+    log = list(penumbra[:20])
+    log.append(referee(log, {"player_id": "mira", "amount": 5}))  # seq 21
+    log.append(referee(log, {"voided_event_id": str(log[20].event_id)}))  # seq 22 voids 21
+    log += [e.model_copy(update={"seq": 23 + i}) for i, e in enumerate(penumbra[20:30])]
+    points = replay.series(log)["per_event"]
+    assert points[20]["totals"]["mira"] == points[19]["totals"]["mira"] + 5
+    assert points[21]["totals"] == points[19]["totals"]
+    for n in (20, 21, 22, len(log)):  # the folder's running sums, read per event, as a replay
+        at_n = standings(fold(log, upto_seq=n))
+        assert points[n - 1]["totals"] == {p.player_id: p.total for p in at_n.players}
+
+
 def test_timeline_deltas_add_up_to_the_totals(penumbra: list[Envelope]) -> None:
     rows = replay.timeline(penumbra)["events"]
     sums: dict[str, int] = {}

@@ -52,29 +52,41 @@ def _states(events: Iterable[Envelope]) -> Iterator[tuple[Envelope, GameState]]:
 def series(events: Sequence[Envelope]) -> dict[str, Any]:
     """Each player's total after every event and after the last event of every turn.
 
+    One `Folder` in one pass, its running sums read per event (`Folder.totals`): no state is
+    handed out per event, so the folder never copies its sums (issue 9: 6,000 events cost
+    the fold plus about 1 µs each).
+
     Returns:
         `{"game_id", "score_unit", "players": [{player_id, name}], "per_event": [{seq, type,
         totals: {pid: points}}], "per_turn": [{turn, seq, totals}]}`; points in the game's
         score unit (Fame or VP). Events before the first `game.turn_started` belong to turn 0
         (setup). Empty lists for an empty log.
+
+    Raises:
+        RuleViolation: an event breaks a rule (a stored log never should: appends are checked).
     """
+    if not events:
+        return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
+    folder: Folder[Any] = Folder()
+    folder.add(events[0])
+    first = folder.state
+    pids = [p.player_id for p in first.players]
     per_event: list[dict[str, Any]] = []
     per_turn: list[dict[str, Any]] = []
-    first: GameState | None = None
     turn = 0
-    for event, state in _states(events):
-        first = first or state
-        point = {"seq": event.seq, "type": event.type, "totals": _totals(state)}
-        per_event.append(point)
+    for i, event in enumerate(events):
+        if i:
+            folder.add(event)
+        sums = folder.totals
+        totals = {pid: sums.get(pid, 0) for pid in pids}
+        per_event.append({"seq": event.seq, "type": event.type, "totals": totals})
         if isinstance(event.payload, TurnStarted):
             turn = event.payload.turn
-        end_of_turn = {"turn": turn, "seq": point["seq"], "totals": point["totals"]}
+        end_of_turn = {"turn": turn, "seq": event.seq, "totals": totals}
         if per_turn and per_turn[-1]["turn"] == turn:
             per_turn[-1] = end_of_turn
         else:
             per_turn.append(end_of_turn)
-    if first is None:
-        return {"game_id": None, "score_unit": None, "players": [], "per_event": [], "per_turn": []}
     return {
         "game_id": first.game_id,
         "score_unit": str(first.ruleset.score_resource),
