@@ -1,7 +1,8 @@
 """The one composition root: settings -> one Redis client (one retry policy) -> adapters ->
 use cases -> the app and the processes for the roles asked.
 
-Nothing else builds a client, an adapter or a use case. The app's mounting order (it is also
+Nothing else builds a client, an adapter or a use case (but the replay worker processes, which
+build their own event log in `services.replaylog`). The app's mounting order (it is also
 `contracts/openapi.json`'s order): query, ingest, live push, web scoreboard (after push, so
 `/games/live` is not taken for a game id), probes. Handlers receive typed dependencies
 (router factories taking the use cases); no `app.state` look-ups. FastStream's inbox broker
@@ -37,10 +38,12 @@ from services.ports.eventlog import EventLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.push.hub import ChangeHub
+from services.replaylog import replay_log
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
+from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 from services.usecases.release import Release
@@ -119,8 +122,11 @@ def memory_ports(shards: int = 16) -> Ports:
     )
 
 
-def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
-    """The use cases on `ports`, configured by `settings`."""
+def use_cases(
+    ports: Ports, settings: ServiceSettings, replay_source: LogSource | None = None
+) -> UseCases:
+    """The use cases on `ports`, configured by `settings` (`replay_source`: where the replay
+    workers read the log, None for ports they cannot open, such as the in-memory ones)."""
     key = settings.creator_key
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
     checked = CheckedAppend(ports.log, settings.state_cache_games, settings.state_cache_bytes)
@@ -133,7 +139,12 @@ def use_cases(ports: Ports, settings: ServiceSettings) -> UseCases:
             changes_maxlen=settings.changes_maxlen,
             cache_bytes=settings.projector_cache_bytes,
         ),
-        reads=ReadModels(ports.log, ports.projections, cache_bytes=settings.read_cache_bytes),
+        reads=ReadModels(
+            ports.log,
+            ports.projections,
+            cache_bytes=settings.read_cache_bytes,
+            replay_source=replay_source,
+        ),
         release=Release(ports.log, ports.projections),
     )
 
@@ -154,7 +165,8 @@ def build(settings: ServiceSettings) -> Service:
     client = _redis_client(settings)
     keys = Keys(settings.shards)
     ports = redis_ports(client, keys)
-    return Service(settings, client, keys, ports, use_cases(ports, settings))
+    source = LogSource(replay_log, (settings,))
+    return Service(settings, client, keys, ports, use_cases(ports, settings, source))
 
 
 def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:

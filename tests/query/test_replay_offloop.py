@@ -2,13 +2,15 @@
 6,000-event game runs in the replay worker process (behaviour only, no timing threshold: the
 order of completion), a replay is computed once per (game, version) and once for concurrent
 readers, an exception that cannot cross the process boundary comes back as `ReplayFailed`, and
-a dead worker does not break replays for good. Source: issue 9."""
+a dead worker does not break replays for good; given a `LogSource` the worker reads the log
+itself (a storage error there comes back as itself). Source: issue 9."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import socket
 import tempfile
 import threading
 import time
@@ -19,14 +21,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bench.fold_cost import long_game
+from services.replaylog import replay_log
+from services.settings import ServiceSettings
 from services.usecases.readmodels import offloop, work
-from services.usecases.readmodels.offloop import ReplayFailed, Replays
+from services.usecases.readmodels.offloop import LogSource, ReplayFailed, Replays
 from tests.query.conftest import Seeder
 
 pytestmark = pytest.mark.redis
@@ -178,3 +183,25 @@ async def test_results_kept_are_bounded_in_bytes() -> None:
         assert await replays.run(what, game, 5, sixty_bytes) == b"x" * 60
     print(f"runs {len(CALLS)} for 3 reads of 2 results under a 100-byte bound")
     assert len(CALLS) == 3
+
+
+async def test_the_worker_reads_the_log_itself(redis_url: str, seeder: Seeder) -> None:
+    events = _game(300)
+    game = events[0].game_id
+    await seeder.append(events)
+    empty = MemoryEventLog(MemoryBackend())  # what the parent would read: nothing
+    source = LogSource(replay_log, (ServiceSettings(redis_url=redis_url, shards=16),))
+    replays = Replays(empty, source=source)
+    assert await replays.run("n", game, 300, offloop_len) == 300
+    assert await replays.run("n", game, 200, offloop_len, upto=120) == 120
+    assert await replays.run("series", game, 300, work.series_json) == work.series_json(events)
+
+
+async def test_a_storage_error_in_the_worker_comes_back_as_itself() -> None:
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    settings = ServiceSettings(redis_url=f"redis://127.0.0.1:{port}/0", redis_retries=0)
+    replays = Replays(MemoryEventLog(MemoryBackend()), source=LogSource(replay_log, (settings,)))
+    with pytest.raises(RedisConnectionError):
+        await replays.run("n", "no-redis", 5, offloop_len)

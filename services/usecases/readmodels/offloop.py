@@ -8,10 +8,13 @@ time it wants it back, and one long C call (a `json.dumps` of the answer, ~10 ms
 events) cannot be interrupted at all. So the parse and the work run in a worker process
 (`ProcessPoolExecutor`, spawned once per process and shared, warmed at start-up), and the
 result is kept per (what, game, version, arguments): events are immutable, so a game's
-version names its log. Concurrent readers of one key share one computation. The log is read
-in pages of `READ_PAGE` events, so no single reply (parsed on the loop) holds the loop long;
-a work function may return JSON bytes (`work.json_bytes`) so that a long answer is not serialized
-on the loop either.
+version names its log. Concurrent readers of one key share one computation. Given a
+`LogSource`, the worker reads the log itself (its own client, opened once per worker), so the
+parent ships a game id and a seq, not 2 MB of stored events through a pipe, and its loop does
+nothing O(n) for a replay; without one (an in-memory log) the parent reads it, in pages of
+`READ_PAGE` events so that no single reply (parsed on the loop) holds the loop long. A work
+function may return JSON bytes (`work.json_bytes`) so that a long answer is not serialized on
+the loop either.
 
 A work function crosses the process boundary by name: it must be a module-level function,
 its arguments and result picklable. An exception that does not survive pickling comes back
@@ -22,6 +25,7 @@ Source: issue 9 (replays and exports O(n) per request, off the event loop, cache
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -29,6 +33,7 @@ import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -55,6 +60,16 @@ class ReplayFailed(RuntimeError):
     """A replay raised an exception that could not be sent back as itself."""
 
 
+@dataclass(frozen=True)
+class LogSource:
+    """How a worker process opens the event log itself: `open(*args)`, a module-level function
+    (sent by name) returning an `EventLog` whose client is made in the worker; called once per
+    worker process and kept (sources compare by value). Picklable arguments only."""
+
+    open: Callable[..., EventLog]
+    args: tuple[Any, ...] = ()
+
+
 class Replays:
     """Runs replays of a game's stored log in the worker processes and keeps their results.
 
@@ -65,6 +80,8 @@ class Replays:
         max_bytes: also at most this many estimated bytes of results (a result is estimated
             as a folded game of the events it replayed, `sizedcache.game_bytes`, or as its
             length for JSON / text, a 6,000-event timeline being 2.7 MB).
+        source: how the workers open the same log themselves (None: the parent reads it and
+            sends the stored events; the only way for an in-memory log).
     """
 
     def __init__(
@@ -73,8 +90,10 @@ class Replays:
         capacity: int = 256,
         executor: Executor | None = None,
         max_bytes: int = 32 * 1024 * 1024,
+        source: LogSource | None = None,
     ) -> None:
         self.log = log
+        self.source = source
         self.capacity = capacity
         self._executor = executor
         # key -> (result, events replayed), bounded by results and bytes (issue #10): a result
@@ -85,12 +104,12 @@ class Replays:
         self._running: dict[Hashable, asyncio.Future[Any]] = {}
 
     def warm(self) -> None:
-        """Start the worker processes now (their imports take about a second), so the first
-        replay does not wait for them; returns at once."""
+        """Start the worker processes now (their imports take about a second, opening the
+        `source` too), so the first replay does not wait for them; returns at once."""
         self._pool().submit(int)  # a no-op: the spawn runs `_ready` first
 
     def _pool(self) -> Executor:
-        return self._executor or shared_pool()
+        return self._executor or shared_pool(self.source)
 
     async def run(
         self,
@@ -126,14 +145,19 @@ class Replays:
         args: tuple[Any, ...],
         upto: int | None,
     ) -> T:
-        raw = await read_paged(self.log, game_id, upto if upto is not None else version)
+        last = upto if upto is not None else version
+        call: tuple[Any, ...]
+        if self.source is not None:
+            call = (_replay_stored, self.source, game_id, last, work, args)
+        else:
+            call = (_replay, work, await read_paged(self.log, game_id, last), args)
         loop = asyncio.get_running_loop()
         try:
-            result: T = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
+            result: T = await loop.run_in_executor(self._pool(), *call)
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
             _drop_pool()
-            result = await loop.run_in_executor(self._pool(), _replay, work, raw, args)
-        self._results.put(key, (result, len(raw)))
+            result = await loop.run_in_executor(self._pool(), *call)
+        self._results.put(key, (result, last))
         return result
 
 
@@ -155,15 +179,19 @@ _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def shared_pool() -> ProcessPoolExecutor:
-    """The process-wide replay pool (`PROCESSES` spawned workers), made on first use. Spawned,
-        not forked: the parent runs an event loop, threads and Redis connections (so a program
-    that starts it from a script must guard its main code, as `multiprocessing` requires)."""
+def shared_pool(source: LogSource | None = None) -> ProcessPoolExecutor:
+    """The process-wide replay pool (`PROCESSES` spawned workers), made on first use, each
+    worker opening `source` as it starts (the first caller's; another source is opened at its
+    first replay). Spawned, not forked: the parent runs an event loop, threads and Redis
+    connections (so a program that starts it from a script must guard its main code, as
+    `multiprocessing` requires)."""
     global _pool
     with _pool_lock:
         if _pool is None:
             context = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(PROCESSES, mp_context=context, initializer=_ready)
+            _pool = ProcessPoolExecutor(
+                PROCESSES, mp_context=context, initializer=_ready, initargs=(source,)
+            )
         return _pool
 
 
@@ -178,15 +206,45 @@ def _drop_pool() -> None:
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
 
 
-def _ready() -> None:
-    """In a worker, once: import the work functions and replay the bundled example games, so
-    the first real replay finds the parsers and rulesets built (a missing example is skipped:
-    it only warms)."""
+def _ready(source: LogSource | None = None) -> None:
+    """In a worker, once: import the work functions, open `source`'s log and replay the bundled
+    example games, so the first real replay finds the parsers, rulesets and client built (a
+    missing example is skipped: it only warms)."""
     from services.usecases.readmodels import work
 
+    if source is not None:  # a failure here would break the pool: the first replay reports it
+        with contextlib.suppress(Exception):
+            _open(source)
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         lines = [line for line in path.read_bytes().splitlines() if line.strip()]
         work.series_json([parse_event_json(line) for line in lines])
+
+
+_opened: tuple[LogSource, EventLog, asyncio.AbstractEventLoop] | None = None
+"""In a worker: the log of the last `LogSource` and the event loop its client lives on."""
+
+
+def _open(source: LogSource) -> tuple[EventLog, asyncio.AbstractEventLoop]:
+    """In a worker: `source`'s log and the loop its client runs on, made once per source."""
+    global _opened
+    if _opened is None or _opened[0] != source:
+        if _opened is not None:
+            _opened[2].close()
+        _opened = (source, source.open(*source.args), asyncio.new_event_loop())
+    return _opened[1], _opened[2]
+
+
+def _replay_stored(
+    source: LogSource, game_id: str, upto: int, work: Work[T], args: tuple[Any, ...]
+) -> T:
+    """In the worker: read seqs 1..`upto` of the game from `source` (opened once), then
+    `_replay`. Storage errors come back as themselves (or as `ReplayFailed`)."""
+    log, loop = _open(source)
+    try:
+        raw = loop.run_until_complete(read_paged(log, game_id, upto))
+    except Exception as error:
+        raise _portable(error) from None
+    return _replay(work, raw, args)
 
 
 def _replay(work: Work[T], raw: list[bytes], args: tuple[Any, ...]) -> T:

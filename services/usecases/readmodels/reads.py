@@ -24,7 +24,7 @@ from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
 from services.usecases.readmodels import work
 from services.usecases.readmodels.errors import NotFound, Pending
-from services.usecases.readmodels.offloop import Replays, read_paged
+from services.usecases.readmodels.offloop import LogSource, Replays, read_paged
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
@@ -51,6 +51,7 @@ class ReadModels:
         log: the event log (replays, audit log, ledger, exports).
         projections: the projector's output (live standings, games list, lag).
         cache_games: games whose rendered standings body is kept.
+        replay_source: how the replay workers open the log themselves (`offloop.LogSource`).
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class ReadModels:
         projections: Projections,
         cache_games: int = 10_000,
         cache_bytes: int = 32 * 1024 * 1024,
+        replay_source: LogSource | None = None,
     ) -> None:
         self.log = log
         self.projections = projections
@@ -68,7 +70,7 @@ class ReadModels:
         self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
             cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
         )
-        self.replays = Replays(log, max_bytes=cache_bytes)
+        self.replays = Replays(log, max_bytes=cache_bytes, source=replay_source)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
