@@ -205,3 +205,17 @@ async def test_a_storage_error_in_the_worker_comes_back_as_itself() -> None:
     replays = Replays(MemoryEventLog(MemoryBackend()), source=LogSource(replay_log, (settings,)))
     with pytest.raises(RedisConnectionError):
         await replays.run("n", "no-redis", 5, offloop_len)
+
+
+async def test_json_results_are_kept_by_their_own_length() -> None:
+    log = MemoryEventLog(MemoryBackend())
+    events = _game(300)
+    game = events[0].game_id
+    await log.append(game, events)
+    # 300 events folded would be estimated at 1 MB; two 60-byte answers fit in 300 bytes
+    replays = Replays(log, executor=ThreadPoolExecutor(1), max_bytes=300)
+    CALLS.clear()
+    for what in ("a", "b", "a", "b"):
+        assert await replays.run(what, game, 300, sixty_bytes) == b"x" * 60
+    print(f"runs {len(CALLS)} for 4 reads of 2 results of 60 bytes under a 300-byte bound")
+    assert len(CALLS) == 2

@@ -29,6 +29,7 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import sys
 import threading
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -77,9 +78,10 @@ class Replays:
         log: the event log (raw reads; the parse happens in the worker).
         capacity: results kept (LRU); a result is shared between readers, never mutated.
         executor: where replays run (default: the process-wide pool of `shared_pool`).
-        max_bytes: also at most this many estimated bytes of results (a result is estimated
-            as a folded game of the events it replayed, `sizedcache.game_bytes`, or as its
-            length for JSON / text, a 6,000-event timeline being 2.7 MB).
+        max_bytes: also at most this many estimated bytes of results: JSON / text by its
+            length (a 6,000-event series is 0.5 MB, a timeline 2.7 MB: nothing else of the
+            replay is kept), any other result as a folded game of the events it replayed
+            (`sizedcache.game_bytes`, 21 MB for 6,000 events) or its own size if larger.
         source: how the workers open the same log themselves (None: the parent reads it and
             sends the stored events; the only way for an in-memory log).
     """
@@ -96,10 +98,9 @@ class Replays:
         self.source = source
         self.capacity = capacity
         self._executor = executor
-        # key -> (result, events replayed), bounded by results and bytes (issue #10): a result
-        # is estimated as a folded game of the events it replayed, or its length if longer
+        # key -> (result, events replayed), bounded by results and bytes (issue #10)
         self._results: ByteLRU[Hashable, tuple[Any, int]] = ByteLRU(
-            max_bytes, lambda item: max(game_bytes(item[1]), _size(item[0])), capacity
+            max_bytes, lambda item: _estimate(*item), capacity
         )
         self._running: dict[Hashable, asyncio.Future[Any]] = {}
 
@@ -169,10 +170,15 @@ async def read_paged(log: EventLog, game_id: str, upto: int, page: int = READ_PA
     return raw
 
 
-def _size(result: Any) -> int:
-    if isinstance(result, GameState):
-        return state_bytes(result)  # its text counted too (issue #10: long non-Latin text)
-    return len(result) if isinstance(result, bytes | str) else 0
+def _estimate(result: Any, events: int) -> int:
+    """The bytes a kept result holds: JSON / text its own (issue 9: a long game's series is
+    0.5 MB, estimated as a folded game it was 21 MB and a 32 MB cache kept one), anything else
+    at least a folded game of the `events` it replayed (issue #10)."""
+    if isinstance(result, bytes | str):
+        return sys.getsizeof(result)
+    if isinstance(result, GameState):  # its text counted too (issue #10: long non-Latin text)
+        return max(game_bytes(events), state_bytes(result))
+    return game_bytes(events)
 
 
 _pool: ProcessPoolExecutor | None = None
