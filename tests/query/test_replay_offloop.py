@@ -3,11 +3,13 @@
 order of completion), a replay is computed once per (game, version) and once for concurrent
 readers, an exception that cannot cross the process boundary comes back as `ReplayFailed`, and
 a dead worker does not break replays for good; given a `LogSource` the worker reads the log
-itself (a storage error there comes back as itself). Source: issue 9."""
+itself (a storage error there comes back as itself); a worker pauses the collector during a
+replay only. Source: issue 9."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import socket
@@ -219,3 +221,23 @@ async def test_json_results_are_kept_by_their_own_length() -> None:
         assert await replays.run(what, game, 300, sixty_bytes) == b"x" * 60
     print(f"runs {len(CALLS)} for 4 reads of 2 results of 60 bytes under a 300-byte bound")
     assert len(CALLS) == 2
+
+
+def collector_on(events: Sequence[Envelope]) -> bool:
+    return gc.isenabled()
+
+
+async def test_a_worker_pauses_the_collector_during_a_replay_only() -> None:
+    log = MemoryEventLog(MemoryBackend())
+    events = _game(5)
+    game = events[0].game_id
+    await log.append(game, events)
+    assert await Replays(log).run("gc", game, 5, collector_on) is False  # in the worker
+    pool = offloop.shared_pool()
+    after = pool.submit(gc.isenabled).result(30)  # a call outside a replay, same worker
+    frozen = pool.submit(gc.get_freeze_count).result(30)
+    print(f"collector on after the replay: {after}; objects frozen at warm-up: {frozen}")
+    assert after is True
+    assert frozen > 0
+    in_thread = Replays(log, executor=ThreadPoolExecutor(1))  # not a worker: left alone
+    assert await in_thread.run("gc", game, 5, collector_on) is True
