@@ -11,6 +11,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -127,13 +129,40 @@ SERIES_FIRSTS = 5
 """Uncached `/series` requests per tree (one per clone of the long game): the row is their
 median, one request alone swings 2-3x on a shared 2-core machine."""
 
+IDLE_POLL_S = 2.0
+"""How long `/healthz` is also polled with no request running (the machine's own tail)."""
+
+
+@contextmanager
+def _polled(base: str) -> Iterator[list[float]]:
+    """`with _polled(base) as ms:` `/healthz` latencies (ms, sorted) of a stdlib poller in its
+    own process, one request every 10 ms, over the block (filled in when it ends)."""
+    latencies: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench-health-") as where:
+        stop, out = Path(where) / "stop", Path(where) / "health.json"
+        poller = subprocess.Popen(
+            [sys.executable, str(PROBES / "poll_healthz.py"), base, str(stop), str(out)],
+            env=current().env(), cwd=ROOT,
+        )  # fmt: skip
+        time.sleep(0.5)
+        try:
+            yield latencies
+        finally:
+            stop.touch()
+            poller.wait(timeout=60)
+        latencies += sorted(json.loads(out.read_text()))
+
+
+def _p99(ms: list[float]) -> float:
+    return ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+
 
 def series_row(
     trees: list[Tree], url: str, games: list[corpus.Game], length: int
 ) -> tuple[Row, Row]:
     """`GET /games/{id}/series` of a `length`-event game, first request (uncached): the median
     over `SERIES_FIRSTS` clones of it, then one repeated (cached) request; `/healthz` polled
-    every 10 ms from another process meanwhile."""
+    every 10 ms from another process meanwhile, and for `IDLE_POLL_S` with nothing running."""
     game = corpus.pad(corpus.trickerion(games)[0], length)
     clones = [corpus.clone(game, f"bench-series-{k}") for k in range(SERIES_FIRSTS)]
     warm = corpus.clone(corpus.trickerion(games)[0], "bench-series-warm")
@@ -145,34 +174,27 @@ def series_row(
     health_notes: list[str] = []
     for tree in trees:
         svc, base = query(tree, url)
-        with svc, tempfile.TemporaryDirectory(prefix="bench-health-") as where:
-            stop, out = Path(where) / "stop", Path(where) / "health.json"
-            poller = subprocess.Popen(
-                [sys.executable, str(PROBES / "poll_healthz.py"), base, str(stop), str(out)],
-                env=current().env(), cwd=ROOT,
-            )  # fmt: skip
-            time.sleep(0.5)
-            times = []
-            with httpx.Client(base_url=base, timeout=120) as http:
-                # A warmed process: one replay of a short game first (a worker pool's start-up
-                # is the process's cost, not the long game's replay).
-                http.get("/games/bench-series-warm/series").raise_for_status()
+        times = []
+        with svc, httpx.Client(base_url=base, timeout=120) as http:
+            # A warmed process: one replay of a short game first (a worker pool's start-up
+            # is the process's cost, not the long game's replay).
+            http.get("/games/bench-series-warm/series").raise_for_status()
+            with _polled(base) as idle:
+                time.sleep(IDLE_POLL_S)
+            with _polled(base) as health:
                 for k in [*range(SERIES_FIRSTS), 0]:  # each clone once, then one again
                     t0 = time.perf_counter()
                     reply = http.get(f"/games/bench-series-{k}/series")
                     times.append(time.perf_counter() - t0)
                     if reply.status_code != 200:
                         raise RuntimeError(f"/series: {reply.status_code} {reply.text[:200]}")
-            stop.touch()
-            poller.wait(timeout=60)
-            health = sorted(json.loads(out.read_text()))
-        p99 = health[min(len(health) - 1, int(len(health) * 0.99))]
         first = sorted(times[:-1])
         firsts.append(statistics.median(first))
-        p99s.append(p99)
+        p99s.append(_p99(health))
         health_notes.append(
             f"{tree.label} p50 {health[len(health) // 2]:.1f} ms, max {health[-1]:.0f} ms over "
-            f"{len(health)} polls"
+            f"{len(health)} polls (with nothing running: p99 {_p99(idle):.1f} ms, max "
+            f"{idle[-1]:.0f} ms over {len(idle)})"
         )
         details.append(
             f"{tree.label} first {firsts[-1]:.2f} s (median; {first[0]:.2f}-{first[-1]:.2f}), "
