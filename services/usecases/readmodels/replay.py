@@ -135,6 +135,7 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
         eid = str(event.event_id)
         if isinstance(event.payload, TurnStarted):
             turn = event.payload.turn
+        payload = event.payload.model_dump(mode="json")  # once: the row and its summary
         rows.append(
             {
                 "seq": event.seq,
@@ -143,8 +144,8 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
                 "occurred_at": event.occurred_at.isoformat(),
                 "actor": event.actor,
                 "turn": turn,
-                "summary": _summary(event),
-                "payload": event.payload.model_dump(mode="json"),
+                "summary": _summary(payload),
+                "payload": payload,
                 "delta": {
                     pid: after[pid] - before.get(pid, 0)
                     for pid in after
@@ -179,9 +180,8 @@ def timeline(events: Sequence[Envelope]) -> dict[str, Any]:
     }
 
 
-def _summary(event: Envelope) -> str:
-    """A one-line description of the payload: its fields other than long lists."""
-    data = event.payload.model_dump(mode="json")
+def _summary(data: dict[str, Any]) -> str:
+    """A one-line description of a payload (its JSON data): its fields other than long lists."""
     parts = [
         f"{k}={v}" for k, v in data.items() if not isinstance(v, list | dict) and v is not None
     ]
