@@ -270,9 +270,9 @@ def _replay_stored(
 ) -> T:
     """In the worker: read seqs 1..`upto` of the game from `source` (opened once), then
     `_replay`. Storage errors come back as themselves (or as `ReplayFailed`)."""
-    log, loop = _open(source)
     with _collector_paused():
         try:
+            log, loop = _open(source)
             raw = loop.run_until_complete(read_paged(log, game_id, upto))
         except Exception as error:
             raise _portable(error) from None
