@@ -7,12 +7,13 @@ RUN := $(UV) run --frozen --no-sync
 DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
 FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases
 # The suites on the session's Redis (`redis_url`). Not here: tests/cluster and
-# tests/cli/test_cluster_commands.py run on a cluster in `make test` already; tests/web's SSE
-# tests race the change hub's polling on a cluster (issue 10 notes).
+# tests/cli/test_cluster_commands.py run on a cluster in `make test` already; the rest of
+# tests/web drives a browser.
 CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tests/thirdgame \
 	tests/usecases/test_both_doors.py tests/simulator/test_sinks.py \
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \
-	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py
+	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py \
+	tests/web/test_push.py
 
 .PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas system-deps clean
 
