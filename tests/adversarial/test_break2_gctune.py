@@ -1,0 +1,154 @@
+"""Breaker, round 2: the catch-up pause of the cyclic collector (`services.gctune.CATCH_UP`).
+
+The pause ends only at a read of the projector loop that is not full. A loop that stops
+reading while paused (it lost every shard, or its reads fail while Redis is down) left the
+collector off for as long as that lasted, in the projector and in `scoreledger serve` (whose
+HTTP requests go on making garbage). And in `scoreledger serve` (`tune_for_long_life()`
+without survivors: the deployed projector, deploy/compose.yaml `serve --projector`), the
+cyclic garbage a pause leaves is frozen at its end and no collection of that process ever
+sees it again (only `python -m services.projector` runs `full_collections`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from services import gctune
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.projections import RedisProjections
+from services.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
+from services.keys import Keys, shard_of
+from services.ports.projections import START_ID
+from services.projector import loop as loop_module
+from services.projector.loop import ProjectorLoop
+from services.usecases.project import Applied
+
+SHARDS = 4
+KEYS = Keys(SHARDS)
+GAME = "g0"
+FEED = KEYS.feed(shard_of(GAME, SHARDS))
+
+
+class NoViews:
+    """The cached game states of `Instant`: none."""
+
+    def kept_keys(self) -> list[str]:
+        return []
+
+    def drop(self, game_id: str) -> None:
+        pass
+
+
+class Instant:
+    """A project use case that applies every entry at once."""
+
+    def __init__(self) -> None:
+        self.views = NoViews()
+
+    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+        return Applied(len(entries), (entries or malformed)[-1].feed_id)
+
+    def forget(self) -> None:
+        pass
+
+
+@pytest.fixture
+def catch_up(monkeypatch: pytest.MonkeyPatch) -> Iterator[CatchUpPause]:
+    """A fresh pause, on as after `tune_for_long_life`, as the process's and the loop's; the
+    test process collects as before afterwards."""
+    pause = CatchUpPause()
+    pause.enabled = True
+    monkeypatch.setattr(gctune, "CATCH_UP", pause)
+    monkeypatch.setattr(loop_module, "CATCH_UP", pause)
+    before = gc.get_threshold()
+    try:
+        yield pause
+    finally:
+        while freeze_survivors in gc.callbacks:
+            gc.callbacks.remove(freeze_survivors)
+        gc.set_threshold(*before)
+        gc.enable()
+        gc.unfreeze()
+
+
+async def paused_loop(client: RedisClient, pause: CatchUpPause) -> ProjectorLoop:
+    """A loop over one shard whose first read came back full (batch 1): the collector is off."""
+    for seq in (1, 2):
+        await client.xadd(FEED, {"game": GAME, "seq": seq, "data": "{}"})
+    projections = RedisProjections(client, KEYS)
+    loop = ProjectorLoop(client, KEYS, Instant(), projections, batch=1, block_ms=10)  # type: ignore[arg-type]
+    loop.positions[FEED] = START_ID
+    assert await loop.step() == 1
+    assert pause.paused
+    assert not gc.isenabled()
+    return loop
+
+
+@pytest.mark.redis
+async def test_a_loop_that_lost_every_shard_while_paused_collects_again(
+    redis_client: RedisClient, catch_up: CatchUpPause
+) -> None:
+    loop = await paused_loop(redis_client, catch_up)
+    await loop.lose(shard_of(GAME, SHARDS))  # reassigned: nothing left to read
+    for _ in range(3):
+        assert await loop.step() == 0
+    print(f"after 3 idle steps: collector enabled {gc.isenabled()}, paused {catch_up.paused}")
+    assert gc.isenabled()
+    assert not catch_up.paused
+
+
+@pytest.mark.redis
+async def test_a_loop_whose_reads_fail_while_paused_collects_again(
+    redis_client: RedisClient, catch_up: CatchUpPause, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    loop = await paused_loop(redis_client, catch_up)
+    failures = 0
+
+    async def down(*args: Any, **kwargs: Any) -> Any:
+        nonlocal failures
+        failures += 1
+        if failures >= 3:
+            loop.stopping = True
+        raise RedisConnectionError("Redis went away")
+
+    monkeypatch.setattr(loop_module, "xread_streams", down)
+    loop._ahead.drop()  # the read-ahead of the full read: use the failing read
+    await asyncio.wait_for(loop.run(), timeout=10)
+    print(f"after {failures} failed reads: collector enabled {gc.isenabled()}")
+    assert failures == 3
+    assert gc.isenabled()
+
+
+class _Node:
+    """An object that can sit in a reference cycle and be watched by a weak reference."""
+
+    me: object = None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="serve (no survivors) freezes a pause's cyclic garbage and never collects it",
+)
+def test_serve_collects_a_cycle_dropped_during_a_catch_up_pause(
+    catch_up: CatchUpPause,
+) -> None:
+    tune_for_long_life()  # what `scoreledger serve` runs (the deployed projector included)
+    assert catch_up.enabled
+    catch_up.read(True)  # a projector role in the process is catching up
+    assert not gc.isenabled()
+    cycle = _Node()
+    cycle.me = cycle
+    alive = weakref.ref(cycle)
+    del cycle  # garbage only a collection frees
+    catch_up.read(False)  # caught up: what the pause left is frozen
+    for generation in (0, 1, 2):  # every collection serve's collector ever runs
+        gc.collect(generation)
+    print(f"the cycle after every collection: {'alive' if alive() else 'freed'}")
+    assert alive() is None
