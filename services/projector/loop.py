@@ -172,6 +172,7 @@ class ProjectorLoop:
     async def step(self) -> int:
         """One read of the held feeds and its applies; returns the events applied."""
         if not self.positions:
+            CATCH_UP.read(False)  # nothing held: nothing to catch up on, the collector runs
             await self._idle()
             return 0
         positions = dict(self.positions)
@@ -248,6 +249,7 @@ class ProjectorLoop:
                 level("projector.batch_failed", error=f"{type(error).__name__}: {error}")
                 self.project.forget()
                 self._ahead.drop()  # read before the failure: read again from the checkpoints
+                CATCH_UP.read(False)  # a failed read catches nothing up: the collector runs
                 ready = False
                 await asyncio.sleep(delay)
                 delay = min(2.0, delay * 2)
