@@ -74,7 +74,9 @@ class CheckedAppend:
         at a version Redis does not hold) on the stream's (at `known_version` when no state is
         cached and the caller just read it)."""
         cached = self.cache.get(game_id)
-        version: int | None = known_version if cached is None else None
+        # a game the lookup saw empty may have been created since (a creation sent twice at
+        # once): its version is read again, so an exact retry is answered as duplicates
+        version: int | None = known_version if cached is None and known_version else None
         if cached is not None:
             try:
                 plan = plan_append(game_id, events, cached)
@@ -98,8 +100,11 @@ class CheckedAppend:
         """The plan on the stored log's state (`version`: read now when None)."""
         if version is None:
             version = await self.store.version(game_id)
-        plan = plan_append(game_id, events, await self._load(game_id, version))
-        plan.version = version
+        known = await self._load(game_id, version)
+        plan = plan_append(game_id, events, known)
+        # `_load` folds the stream as it is now: a version read before (the write's credential
+        # lookup, before its body was read) may be behind it
+        plan.version = known.state.seq if known is not None else version
         return plan
 
     async def append(
