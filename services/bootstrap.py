@@ -31,6 +31,7 @@ from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.gctune import collecting_frozen
 from services.keys import Keys
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
@@ -270,6 +271,7 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
                 await _enter_projector(stack, service)
+                await stack.enter_async_context(collecting_frozen())  # serve --projector
             yield
     finally:
         await service.client.aclose()

@@ -29,7 +29,9 @@ docs/profiles/live-1000.txt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+from collections.abc import AsyncIterator
 from typing import Any
 
 THRESHOLDS = (10_000, 50, 1_000)
@@ -55,14 +57,29 @@ def tune_for_long_life(
     """Collect once, freeze what is alive (warm-up objects) and set `thresholds` (default
     `THRESHOLDS`, or `SURVIVOR_THRESHOLDS` with `survivors`). With `survivors`, also freeze
     the survivors of every later collection (`freeze_survivors`, registered once); run
-    `full_collections` beside it. From then on the collector pauses while a batch loop
-    catches up (`CATCH_UP`)."""
+    `full_collections` beside it (`collecting_frozen`). With `survivors` the collector also
+    pauses while a batch loop catches up (`CATCH_UP`)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*(thresholds or (SURVIVOR_THRESHOLDS if survivors else THRESHOLDS)))
     if survivors and freeze_survivors not in gc.callbacks:
         gc.callbacks.append(freeze_survivors)
-    CATCH_UP.enabled = True
+    # the pause freezes what it leaves: only where `full_collections` collects the frozen
+    CATCH_UP.enabled = survivors
+
+
+@contextlib.asynccontextmanager
+async def collecting_frozen() -> AsyncIterator[None]:
+    """`full_collections` running while inside when survivors are frozen (after
+    `tune_for_long_life(survivors=True)`); nothing otherwise."""
+    if freeze_survivors not in gc.callbacks:
+        yield
+        return
+    task = asyncio.create_task(full_collections(), name="full-collections")
+    try:
+        yield
+    finally:
+        task.cancel()
 
 
 def collect_everything() -> int:

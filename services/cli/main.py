@@ -200,7 +200,9 @@ def serve(
     )
     from services.gctune import tune_for_long_life
 
-    tune_for_long_life()  # after the app is built: its objects are frozen
+    # after the app is built: its objects are frozen; a projector alone (as deployed) also
+    # freezes survivors and pauses while catching up, with full collections beside it
+    tune_for_long_life(survivors=roles.names() == ["projector"])
     try:
         server.run()
     except SystemExit as stop:  # uvicorn exits 3 when the lifespan or the bind fails

@@ -15,7 +15,7 @@ import sys
 import structlog
 
 from services.bootstrap import running_projector
-from services.gctune import full_collections, tune_for_long_life
+from services.gctune import collecting_frozen, tune_for_long_life
 from services.logging import configure_logging
 from services.projector.loop import StartupFailed
 from services.settings import ServiceSettings
@@ -30,11 +30,8 @@ async def _run(settings: ServiceSettings) -> None:
     async with running_projector(settings):
         await asyncio.sleep(0)  # the loop has started: warm-up done
         tune_for_long_life(survivors=True)  # young collections only, each object walked once
-        collector = asyncio.create_task(full_collections(), name="full-collections")
-        try:
+        async with collecting_frozen():
             await stop.wait()
-        finally:
-            collector.cancel()
 
 
 def main() -> None:

@@ -115,8 +115,11 @@ class FrontDoor:
         try:
             await route.lean_endpoint(scope, receive, noted)
         except Exception as exc:
-            if started:
-                raise  # as Starlette does: the status line is out, the server closes
+            if started:  # as ServerErrorMiddleware: the 500 handler logs, nothing is sent
+                response = self._server_error()(Request(scope, receive), exc)
+                if inspect.isawaitable(response):
+                    await response
+                raise
             handler = self._handler(exc)
             if handler is None:
                 await self._answer(self._server_error(), scope, receive, noted, exc)

@@ -12,6 +12,8 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from services.http_errors import storage_fault
+
 
 class QueryMetrics:
     """The query service's collectors, registered in `self.registry`."""
@@ -68,7 +70,7 @@ class MetricsMiddleware:
             await self.app(scope, receive, send)
             return
         start = time.perf_counter()
-        status = 500
+        status = 0  # no response started yet
 
         async def send_and_note_status(message: Message) -> None:
             nonlocal status
@@ -78,6 +80,11 @@ class MetricsMiddleware:
 
         try:
             await self.app(scope, receive, send_and_note_status)
+        except Exception as exc:
+            if not status:  # answered outside this middleware: as `internal_handler` does
+                status = 503 if storage_fault(exc) is not None else 500
+            raise
         finally:
+            status = status or 500
             template = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.observe(template, status, time.perf_counter() - start)

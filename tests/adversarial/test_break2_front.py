@@ -21,9 +21,6 @@ pytestmark = pytest.mark.redis
 MASTERDOWN = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 
 
-@pytest.mark.xfail(
-    strict=True, reason="MetricsMiddleware counts 500 for what ServerErrorMiddleware answers"
-)
 async def test_a_storage_fault_reply_is_counted_alike_through_either_door(
     door: Door,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -48,9 +45,6 @@ async def test_a_storage_fault_reply_is_counted_alike_through_either_door(
     ]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the front door re-raises a failure after the start unlogged"
-)
 async def test_a_live_stream_that_fails_after_its_start_is_logged_alike(
     door: Door,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,

@@ -132,23 +132,44 @@ class _Node:
     me: object = None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="serve (no survivors) freezes a pause's cyclic garbage and never collects it",
-)
-def test_serve_collects_a_cycle_dropped_during_a_catch_up_pause(
+def test_serve_with_other_roles_never_pauses_so_a_dropped_cycle_is_collected(
     catch_up: CatchUpPause,
 ) -> None:
-    tune_for_long_life()  # what `scoreledger serve` runs (the deployed projector included)
-    assert catch_up.enabled
+    """`scoreledger serve` with a projector beside other roles: no pause (nothing there
+    collects what a pause would freeze), so the cycle is garbage for the usual collector."""
+    tune_for_long_life()  # what `scoreledger serve` runs unless it is a projector alone
+    assert not catch_up.enabled
     catch_up.read(True)  # a projector role in the process is catching up
-    assert not gc.isenabled()
+    assert gc.isenabled()
     cycle = _Node()
     cycle.me = cycle
     alive = weakref.ref(cycle)
-    del cycle  # garbage only a collection frees
-    catch_up.read(False)  # caught up: what the pause left is frozen
-    for generation in (0, 1, 2):  # every collection serve's collector ever runs
-        gc.collect(generation)
-    print(f"the cycle after every collection: {'alive' if alive() else 'freed'}")
+    del cycle
+    gc.collect()
+    assert alive() is None
+
+
+async def test_a_projector_alone_pauses_and_collects_the_frozen_beside_it(
+    catch_up: CatchUpPause, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve --projector` alone (as deployed) and `python -m services.projector`: survivors
+    frozen, the pause on, and `full_collections` running beside the loop (the roles'
+    lifespan enters `collecting_frozen`), which frees a cycle frozen by the pause."""
+    monkeypatch.setattr(gctune, "FULL_EVERY_S", 0.05)
+    monkeypatch.setattr(gctune.full_collections, "__defaults__", (0.05,))
+    tune_for_long_life(survivors=True)
+    assert catch_up.enabled
+    catch_up.read(True)
+    cycle = _Node()
+    cycle.me = cycle
+    alive = weakref.ref(cycle)
+    del cycle
+    catch_up.read(False)  # caught up: frozen
+    gc.collect()
+    assert alive() is not None  # frozen: the usual collector no longer sees it
+    async with gctune.collecting_frozen():
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if alive() is None:
+                break
     assert alive() is None

@@ -51,7 +51,7 @@ def test_tune_freezes_the_warm_up_objects_and_sets_the_thresholds(restored_gc: N
     assert gc.get_threshold() == THRESHOLDS
     assert gc.get_freeze_count() > 0
     assert freeze_survivors not in gc.callbacks  # the query process: plain generations
-    assert CATCH_UP.enabled
+    assert not CATCH_UP.enabled  # no pause where nothing collects what it would freeze
 
 
 def test_survivors_of_a_young_collection_are_frozen(restored_gc: None) -> None:
@@ -59,6 +59,7 @@ def test_survivors_of_a_young_collection_are_frozen(restored_gc: None) -> None:
     tune_for_long_life(survivors=True)  # registered once
     assert gc.get_threshold() == SURVIVOR_THRESHOLDS
     assert gc.callbacks.count(freeze_survivors) == 1
+    assert CATCH_UP.enabled  # the projector alone: the catch-up pause too
     kept = [Node() for _ in range(100)]
     frozen = gc.get_freeze_count()
     gc.collect(0)
