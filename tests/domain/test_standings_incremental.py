@@ -10,18 +10,17 @@ and corrections on top (a void refolds from a mark, so states go back in time an
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contracts.events import ENVELOPE_BY_TYPE
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState, evolve
 from domain.memo import MISS, Memo
 from domain.standings import standings, standings_json
 from services.simulator.tables import simulate_game
+from tests.domain.referee import correction_of, void_of
 
 PROPERTY = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -68,21 +67,6 @@ def test_standings_after_every_event_equal_standings_from_nothing(seed: int, kin
     print(f"{kind} seed {seed}: {len(log)} events, standings equal after each")
 
 
-def _referee(state: GameState[Any], wire_type: str, payload: dict[str, object]) -> Any:
-    return ENVELOPE_BY_TYPE[wire_type].model_validate(
-        {
-            "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
-            "game_id": state.game_id,
-            "seq": state.seq + 1,
-            "type": wire_type,
-            "schema_version": ENVELOPE_BY_TYPE[wire_type].model_fields["schema_version"].default,
-            "occurred_at": state.history[-1].occurred_at,
-            "actor": "referee",
-            "payload": payload,
-        }
-    )
-
-
 @PROPERTY
 @given(
     seed=st.integers(min_value=0, max_value=10_000),
@@ -102,23 +86,9 @@ def test_standings_after_voids_and_corrections_equal_standings_from_nothing(
     for pick in picks:
         state = folder.state
         if pick % 2:
-            target = state.history[1 + pick % (state.seq - 1)]
-            payload: dict[str, object] = {
-                "voided_event_id": str(target.event_id),
-                "reason": "dispute",
-                "referee": "ref",
-            }
-            event = _referee(state, "game.event_voided", payload)
+            event = void_of(state, pick)
         else:
-            player = state.players[pick % len(state.players)].player_id
-            payload = {
-                "player_id": player,
-                "amount": pick % 7 - 3,
-                "category": "correction",
-                "reason": "miscount",
-                "referee": "ref",
-            }
-            event = _referee(state, "game.score_corrected", payload)
+            event = correction_of(state, pick, pick % 7 - 3, "correction")
         try:
             folder.add(event)
         except RuleViolation:

@@ -6,14 +6,12 @@ labels (a new label changes every player's breakdown)."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from contracts.events import ENVELOPE_BY_TYPE
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import PlayerStanding, standings
@@ -21,6 +19,7 @@ from services.simulator.tables import simulate_game
 from services.usecases.readmodels import viewjson
 from services.usecases.readmodels.viewjson import projection_view_json
 from services.usecases.readmodels.views import standings_view
+from tests.domain.referee import correction_of, void_of
 from tests.query.conftest import load
 
 PROPERTY = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -68,21 +67,6 @@ def test_an_unchanged_players_line_is_not_rendered_again(monkeypatch: pytest.Mon
     assert kept_lines > 0  # the demo has events that leave some players' lines as they were
 
 
-def _referee(state: GameState[Any], wire_type: str, payload: dict[str, object]) -> Any:
-    return ENVELOPE_BY_TYPE[wire_type].model_validate(
-        {
-            "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
-            "game_id": state.game_id,
-            "seq": state.seq + 1,
-            "type": wire_type,
-            "schema_version": ENVELOPE_BY_TYPE[wire_type].model_fields["schema_version"].default,
-            "occurred_at": state.history[-1].occurred_at,
-            "actor": "referee",
-            "payload": payload,
-        }
-    )
-
-
 @PROPERTY
 @given(
     seed=st.integers(min_value=0, max_value=10_000),
@@ -102,23 +86,10 @@ def test_the_view_through_play_voids_and_new_categories_is_fastapis_render(
     for pick in picks:
         state = folder.state
         if pick % 3 == 0:
-            target = state.history[1 + pick % (state.seq - 1)]
-            payload: dict[str, object] = {
-                "voided_event_id": str(target.event_id),
-                "reason": "dispute",
-                "referee": "ref",
-            }
-            event = _referee(state, "game.event_voided", payload)
+            event = void_of(state, pick)
         else:
-            player = state.players[pick % len(state.players)].player_id
-            payload = {
-                "player_id": player,
-                "amount": pick % 7 - 3 or 1,
-                "category": "correction" if pick % 3 == 1 else "house_bonus",  # unlabelled
-                "reason": "miscount",
-                "referee": "ref",
-            }
-            event = _referee(state, "game.score_corrected", payload)
+            category = "correction" if pick % 3 == 1 else "house_bonus"  # unlabelled
+            event = correction_of(state, pick, pick % 7 - 3 or 1, category)
         try:
             folder.add(event)
         except RuleViolation:

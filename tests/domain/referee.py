@@ -1,0 +1,49 @@
+"""Referee events built on a folded state, for the properties that void and correct in the
+middle of play (the standings kept incrementally, the projector's stored view)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from contracts.events import ENVELOPE_BY_TYPE
+from domain.fold import GameState
+
+
+def referee_event(state: GameState[Any], wire_type: str, payload: dict[str, object]) -> Any:
+    """The next event of `state`'s game (seq + 1, a stable id), by the referee."""
+    return ENVELOPE_BY_TYPE[wire_type].model_validate(
+        {
+            "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
+            "game_id": state.game_id,
+            "seq": state.seq + 1,
+            "type": wire_type,
+            "schema_version": ENVELOPE_BY_TYPE[wire_type].model_fields["schema_version"].default,
+            "occurred_at": state.history[-1].occurred_at,
+            "actor": "referee",
+            "payload": payload,
+        }
+    )
+
+
+def void_of(state: GameState[Any], pick: int) -> Any:
+    """A void of one of `state`'s events after the first, chosen by `pick`."""
+    target = state.history[1 + pick % (state.seq - 1)]
+    payload: dict[str, object] = {
+        "voided_event_id": str(target.event_id),
+        "reason": "dispute",
+        "referee": "ref",
+    }
+    return referee_event(state, "game.event_voided", payload)
+
+
+def correction_of(state: GameState[Any], pick: int, amount: int, category: str) -> Any:
+    """A score correction of `amount` in `category` for the player chosen by `pick`."""
+    payload: dict[str, object] = {
+        "player_id": state.players[pick % len(state.players)].player_id,
+        "amount": amount,
+        "category": category,
+        "reason": "miscount",
+        "referee": "ref",
+    }
+    return referee_event(state, "game.score_corrected", payload)
