@@ -48,7 +48,7 @@ async def test_one_owner_per_shard_and_a_growing_fence(client: RedisClient) -> N
 
 
 async def test_a_paused_owner_past_its_ttl_is_fenced_off(client: RedisClient) -> None:
-    a, b = ShardLeases(client, KEYS, "a", ttl_ms=200), ShardLeases(client, KEYS, "b", ttl_ms=200)
+    a, b = ShardLeases(client, KEYS, "a", ttl_ms=800), ShardLeases(client, KEYS, "b", ttl_ms=800)
     lease_a = await a.acquire(5)
     assert lease_a is not None
     await fenced_write(client, lease_a, "from a")
@@ -65,7 +65,7 @@ async def test_a_paused_owner_past_its_ttl_is_fenced_off(client: RedisClient) ->
 
 
 async def test_an_expired_lease_nobody_took_still_refuses_the_write(client: RedisClient) -> None:
-    a = ShardLeases(client, KEYS, "a", ttl_ms=150)
+    a = ShardLeases(client, KEYS, "a", ttl_ms=500)
     lease = await a.acquire(6)
     assert lease is not None
     await wait_expired(a, 6)
