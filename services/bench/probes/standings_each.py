@@ -1,8 +1,7 @@
 """`python standings_each.py OUT.json FILE...`: standings after every event, the way a live
 projection needs them, minus the fold alone, per event (CPU µs), against `json.loads` of one
 envelope. Uses the tree's `domain.fold.evolve` and `domain.standings.standings`, the public
-contract both trees keep; a tree may offer an incremental path (`domain.standings.Tracker`-like)
-that this probe then uses instead (reported as `api`).
+contract both trees keep (reported as `api`), so both trees are timed on the same calls.
 """
 
 from __future__ import annotations
