@@ -31,7 +31,7 @@ CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tes
 	$(UV) sync --frozen --quiet --inexact --no-default-groups
 	@touch $@
 
-## system-deps: redis-server (and chromium for the browser tests) from the OS packages, if missing
+## system-deps: redis-server, and for the tests chromium and wrk, from the OS packages, if missing
 system-deps:
 	@bash deploy/scripts/system-deps.sh
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs the OS packages the project needs when they are missing: redis-server (always),
-# chromium for the browser tests (`system-deps.sh`, the default), wrk for the benchmarks
-# (`system-deps.sh bench`); `system-deps.sh redis` installs Redis only. Needs root or sudo for
-# apt-get; otherwise it says what to install and fails.
+# Installs the OS packages the project needs when they are missing: redis-server (always);
+# for the tests (`system-deps.sh`, the default) chromium for the browser tests and wrk, the
+# load generator the benchmark harness's smoke test drives; `system-deps.sh bench` installs
+# Redis and wrk, `system-deps.sh redis` Redis only. Needs root or sudo for apt-get; otherwise
+# it says what to install and fails.
 set -euo pipefail
 want_browser=1
-want_wrk=0
-[[ "${1:-}" == "redis" ]] && want_browser=0
-[[ "${1:-}" == "bench" ]] && want_browser=0 && want_wrk=1
+want_wrk=1
+[[ "${1:-}" == "redis" ]] && want_browser=0 && want_wrk=0
+[[ "${1:-}" == "bench" ]] && want_browser=0
 
 missing=()
 if [[ -z "${REDIS_URL:-}" ]] && ! command -v redis-server >/dev/null 2>&1; then

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -146,10 +146,46 @@ def test_dockerfile_multistage_frozen_nonroot_cli_entrypoint() -> None:
         assert (DEPLOY.parent / path).exists(), path
 
 
-def test_system_deps_script_is_kept() -> None:
+def _system_deps(tmp_path: Path, mode: str, present: tuple[str, ...] = ()) -> tuple[int, str]:
+    """Run deploy/scripts/system-deps.sh with a PATH of stubs only: `id` (not root), `sudo`
+    (runs its command), `apt-get` (records its arguments), and `present` as installed
+    binaries. Returns (exit code, the recorded apt-get calls)."""
+    stubs, calls = tmp_path / f"bin-{mode or 'default'}", tmp_path / f"apt-{mode or 'default'}"
+    stubs.mkdir()
+    scripts = {
+        "id": "echo 1000",
+        "sudo": 'exec "$@"',
+        "apt-get": f'echo "$@" >> {calls}',
+        **{name: "exit 0" for name in present},
+    }
+    for name, body in scripts.items():
+        (stubs / name).write_text(f"#!/bin/bash\n{body}\n")
+        (stubs / name).chmod(0o755)
+    env = {"PATH": str(stubs), "HOME": str(tmp_path)}
     script = DEPLOY / "scripts" / "system-deps.sh"
-    assert "redis-server" in script.read_text()
-    assert shlex.split("bash " + str(script))
+    done = subprocess.run(
+        ["/bin/bash", str(script), *([mode] if mode else [])], env=env, check=False
+    )
+    return done.returncode, calls.read_text() if calls.exists() else ""
+
+
+@pytest.mark.parametrize(
+    ("mode", "wanted"),
+    [
+        ("", "redis-server chromium fonts-dejavu-core wrk"),  # make test, .ci/run
+        ("bench", "redis-server wrk"),
+        ("redis", "redis-server"),
+    ],
+)
+def test_system_deps_installs_what_its_mode_needs(tmp_path: Path, mode: str, wanted: str) -> None:
+    code, calls = _system_deps(tmp_path, mode)
+    assert code == 0
+    assert calls.splitlines() == ["update -qq", f"install -y -qq {wanted}"]
+
+
+def test_system_deps_installs_nothing_that_is_there(tmp_path: Path) -> None:
+    code, calls = _system_deps(tmp_path, "", present=("redis-server", "chromium", "wrk"))
+    assert (code, calls) == (0, "")
 
 
 # --- issue #11: least-privilege Redis, checked statically (the live check: test_redis_acl.py) ---
