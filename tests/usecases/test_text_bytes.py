@@ -48,6 +48,8 @@ def test_counts_each_string_of_nested_models_tuples_and_dicts() -> None:
     )
     keys = ["n", "b"]
     assert text_bytes(value) == sum(map(sys.getsizeof, texts + keys))
+    # again, with the types found empty (Colour, float) now skipped where they are met
+    assert text_bytes(value) == sum(map(sys.getsizeof, texts + keys))
 
 
 def test_counts_nothing_but_strings() -> None:
