@@ -1,8 +1,9 @@
 """The pure fold: `Folder.add(event)`, `evolve(state, event) -> state`, `fold(events) -> state`.
 
-Game-independent duties live here: the log's order (`seq`), one game per log, nothing after
-the end but corrections and voids, corrections as ledger entries, voids as a refold without the
-voided event. Everything else is delegated to the game's `Ruleset`. No I/O, clock or
+Game-independent duties live here: the log's rules are checked (`domain.logrules`: order, one
+game per log, nothing after the end but corrections and voids), corrections become ledger
+entries, voids a refold without the voided event. Everything else is delegated to the game's
+`Ruleset`. No I/O, clock or
 randomness. Source: issue #2 (domain/), research/anchors.md §1.6 lessons 1 and 6.
 
 Cost (issue #9): a `Folder` is the mutable working state of one game. `add` costs O(1)
@@ -28,6 +29,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
 from domain.log import Log, own
+from domain.logrules import check_log_order, correction_entry, void_target
 from domain.memo import Memo
 from domain.ruleset import Entries, Ruleset
 from domain.rulesets import ruleset_for_game, ruleset_for_started
@@ -195,7 +197,7 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        _check_log_order(self, event)
+        check_log_order(self.game_id, self.seq, self.status == "final", event)
         if isinstance(event.payload, EventVoided):
             self._void(event, event.payload)
         else:
@@ -246,7 +248,9 @@ class Folder(Generic[S]):
 
     def _void(self, event: Envelope, payload: EventVoided) -> None:
         state = self.state
-        target = _void_target(state, payload)
+        seq = state.seq_of(payload.voided_event_id)
+        logged = None if seq is None else state.history[seq - 1]
+        target = void_target(logged, state.voided, payload)
         # Marks after the voided event counted it: refold from the last one before it.
         marks = state.marks[:]
         keep = bisect_left([m.seq for m in marks], target.seq)
@@ -354,26 +358,6 @@ def fold(events: Iterable[Envelope], upto_seq: int | None = None) -> GameState:
     return folder.state
 
 
-def _check_log_order(state: Folder[S], event: Envelope) -> None:
-    if event.game_id != state.game_id:
-        raise RuleViolation(
-            "log.game_id",
-            f"event is for game {event.game_id}, this log is {state.game_id}",
-            "game_id",
-        )
-    if event.seq != state.seq + 1:
-        kind = "log.seq_gap" if event.seq > state.seq + 1 else "log.seq_order"
-        raise RuleViolation(kind, f"expected seq {state.seq + 1}, got {event.seq}", "seq")
-    if isinstance(event.payload, GameStartedBase):
-        raise RuleViolation("log.started_twice", "the game has already started", "type")
-    if state.status == "final" and not isinstance(event.payload, ScoreCorrected | EventVoided):
-        raise RuleViolation(
-            "log.after_game_ended",
-            f"the game has ended; only corrections and voids may follow, got {event.type}",
-            "type",
-        )
-
-
 def _step(state: Folder[S], event: Envelope) -> tuple[S, Entries, Status]:
     """The ruleset's answer to one non-void event: new rules state, entries, status.
 
@@ -382,85 +366,20 @@ def _step(state: Folder[S], event: Envelope) -> tuple[S, Entries, Status]:
     """
     payload = event.payload
     if isinstance(payload, ScoreCorrected):
-        return state.rules, (_correction_entry(state, event, payload),), state.status
+        ruleset = state.ruleset
+        entry = correction_entry(
+            event,
+            payload,
+            (p.player_id for p in state.players),
+            (c.key for c in ruleset.categories),
+            ruleset.score_resource,
+        )
+        return state.rules, (entry,), state.status
     if isinstance(payload, GameEnded):
         rules, entries = state.ruleset.end(state.rules, event)
         return rules, entries, "final"
     rules, entries = state.ruleset.apply(state.rules, event)
     return rules, entries, state.status
-
-
-def _correction_entry(state: Folder[S], event: Envelope, payload: ScoreCorrected) -> LedgerEntry:
-    if payload.player_id not in {p.player_id for p in state.players}:
-        raise RuleViolation(
-            "correction.unknown_player",
-            f"no player {payload.player_id!r} in this game",
-            "payload.player_id",
-        )
-    known = {c.key for c in state.ruleset.categories} | {"correction"}
-    if payload.category not in known:
-        raise RuleViolation(
-            "correction.unknown_category",
-            f"category {payload.category!r} is not one of {sorted(known)}",
-            "payload.category",
-        )
-    return LedgerEntry(
-        event_id=event.event_id,
-        seq=event.seq,
-        player_id=payload.player_id,
-        resource=state.ruleset.score_resource,
-        category=payload.category,
-        amount=payload.amount,
-        rule="correction",
-        note=f"{payload.referee}: {payload.reason}",
-    )
-
-
-def _void_target(state: GameState[S], payload: EventVoided) -> Envelope:
-    """The event `payload` voids, if it may be voided.
-
-    Raises:
-        RuleViolation: `void.unknown_event`, `void.game_started`, `void.of_void`,
-            `void.already_void`, `void.game_ended_needs_reopen`, `void.reopen_not_game_ended`.
-    """
-    seq = state.seq_of(payload.voided_event_id)
-    if seq is None:
-        raise RuleViolation(
-            "void.unknown_event",
-            f"no event {payload.voided_event_id} in this game",
-            "payload.voided_event_id",
-        )
-    target = state.history[seq - 1]
-    if target.seq == 1:
-        raise RuleViolation(
-            "void.game_started", "the game start cannot be voided", "payload.voided_event_id"
-        )
-    if isinstance(target.payload, EventVoided):
-        raise RuleViolation(
-            "void.of_void",
-            "a void cannot be voided; correct the score instead",
-            "payload.voided_event_id",
-        )
-    if target.event_id in state.voided:
-        raise RuleViolation(
-            "void.already_void",
-            f"event seq {target.seq} is already void",
-            "payload.voided_event_id",
-        )
-    ends = isinstance(target.payload, GameEnded)  # voiding it makes a final game live again
-    if ends and not payload.reopens_game:
-        raise RuleViolation(
-            "void.game_ended_needs_reopen",
-            "voiding game.ended reopens the game: send reopens_game: true",
-            "payload.reopens_game",
-        )
-    if payload.reopens_game and not ends:
-        raise RuleViolation(
-            "void.reopen_not_game_ended",
-            f"reopens_game is only for voiding game.ended, not {target.type}",
-            "payload.reopens_game",
-        )
-    return target
 
 
 def _refold(history: Iterable[Envelope], voided: frozenset[UUID]) -> GameState:
