@@ -3,8 +3,8 @@
 Game-independent duties live here: the log's rules are checked (`domain.logrules`: order, one
 game per log, nothing after the end but corrections and voids), corrections become ledger
 entries, voids a refold without the voided event. Everything else is delegated to the game's
-`Ruleset`. No I/O, clock or
-randomness. Source: issue #2 (domain/), research/anchors.md §1.6 lessons 1 and 6.
+`Ruleset`. No I/O, clock or randomness. Source: issue #2 (domain/), research/anchors.md §1.6
+lessons 1 and 6.
 
 Cost (issue #9): a `Folder` is the mutable working state of one game. `add` costs O(1)
 amortised whatever the game's length: the ledger and history are append-only lists, the score
