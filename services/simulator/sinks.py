@@ -8,6 +8,7 @@ bursting (the offered rate is a ceiling). A game's events are always sent in seq
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from itertools import islice
@@ -67,14 +68,17 @@ async def paced(events: Iterator[Envelope], rate: float) -> AsyncIterator[list[E
             next_tick = time.perf_counter()  # behind: do not burst to catch up
 
 
-def inbox_fields(event: Envelope) -> dict[str, str]:
+def inbox_fields(event: Envelope, token: str) -> dict[str, str]:
     """The inbox entry of one event: explicit fields readable by any tool (research/tech.md
-    §1.5 decision): `game`, `type`, `id`, and `data` = the envelope JSON."""
+    §1.5 decision): `game`, `type`, `id`, `data` = the envelope JSON, and `token`, the game's
+    write token (the inbox has no reply channel, so the entry creating a game carries the token
+    its creator chose, and every later entry the same; README "Authorization")."""
     return {
         "game": event.game_id,
         "type": event.type,
         "id": str(event.event_id),
         "data": dump_event_json(event),
+        "token": token,
     }
 
 
@@ -85,7 +89,9 @@ async def send_inbox(
     keys: Keys | None = None,
     on_sent: OnSent = lambda _: None,
 ) -> int:
-    """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick).
+    """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick), each
+    game's entries with a write token chosen for it here (`secrets.token_urlsafe`, 43
+    characters; simulated games are nobody's, so the token is not kept).
 
     `redis_url` may be a Redis Cluster (`redis+cluster://h:p,...`, or `SCORELEDGER_REDIS_CLUSTER`
     with a plain URL): the client is the services' own (`connect_from`), with the environment's
@@ -96,12 +102,16 @@ async def send_inbox(
 
     inbox = (keys or Keys()).inbox
     client = connect_from(CommonSettings(redis_url=redis_url))
+    tokens: dict[str, str] = {}
     sent = 0
     try:
         async for chunk in paced(events, rate):
             async with client.pipeline(transaction=False) as pipe:
                 for event in chunk:
-                    pipe.xadd(inbox, inbox_fields(event))  # type: ignore[arg-type]
+                    token = tokens.get(event.game_id)
+                    if token is None:
+                        token = tokens[event.game_id] = secrets.token_urlsafe(32)
+                    pipe.xadd(inbox, inbox_fields(event, token))  # type: ignore[arg-type]
                 await pipe.execute()
             sent += len(chunk)
             on_sent(len(chunk))

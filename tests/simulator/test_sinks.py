@@ -11,7 +11,11 @@ import redis.asyncio as aioredis
 
 from contracts.events import parse_event_json
 from domain.fold import fold
+from services.adapters.redis.connect import RedisClient
+from services.bootstrap import redis_ports, use_cases
+from services.ingest.inbox import Inbox
 from services.keys import Keys
+from services.settings import ServiceSettings
 from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
 from services.simulator.tables import simulate_game, simulate_tables
 
@@ -56,3 +60,26 @@ async def test_http_posts_keep_seq_order_and_send_the_token() -> None:
         assert [s for s, _ in posts] == list(range(1, len(posts) + 1))
         assert posts[0][1] is None
         assert all(auth == "Bearer t0k" for _, auth in posts[1:])
+
+
+async def test_inbox_entries_create_their_games_and_fill_them(
+    redis_client: RedisClient, redis_url: str
+) -> None:
+    """The entries `simulate --inbox` sends are accepted by the real inbox handler: each game
+    is created by its first entry (with the token the simulator chose) and holds every event."""
+    expected = list(simulate_tables("mixed", 4, 3))
+    await send_inbox(iter(expected), redis_url, rate=50_000)
+    ports = redis_ports(redis_client, Keys())
+    record = use_cases(ports, ServiceSettings()).record
+    inbox = Inbox(redis_client, Keys(), record, ports.letters)
+    await inbox.ensure_group()
+    stream = await redis_client.xrange(Keys().inbox)
+    ids, entries = [i for i, _ in stream], [f for _, f in stream]
+    tokens = {f[b"game"]: f[b"token"] for f in entries}
+    assert len(set(tokens.values())) == len(tokens) == 3  # one token per game
+    assert all(f[b"token"] == tokens[f[b"game"]] for f in entries)
+    await inbox.process(ids, entries, "test")
+    assert await ports.letters.read() == []
+    for game in {e.game_id for e in expected}:
+        events = sum(e.game_id == game for e in expected)
+        assert await ports.log.version(game) == events
