@@ -13,7 +13,8 @@ import yaml
 from faststream.specification import AsyncAPI
 
 from services.bootstrap import memory_ports, use_cases
-from services.ingest.inbox import Inbox, build_inbox_app
+from services.ingest.inbox import Inbox
+from services.ingest.inbox_app import build_inbox_app
 from services.keys import Keys
 from services.settings import ServiceSettings
 
