@@ -178,7 +178,8 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start);
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
-    from services.ingest.inbox import Inbox, Retention, build_inbox_app
+    from services.ingest.inbox import Inbox, Retention
+    from services.ingest.inbox_app import build_inbox_app
 
     settings = service.settings
     retention = Retention(

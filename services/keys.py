@@ -77,6 +77,13 @@ class Keys:
     dead_letter: str = f"{PREFIX}:deadletter"
     inbox: str = f"{PREFIX}:inbox"
 
+    def integration_inbox(self, name: str) -> str:
+        """`sl:inbox:<name>`: the inbox stream of one integration (issue 11 (hostile
+        integrations): only its own ACL user `integration-<name>` may XADD there, so its
+        `XADD ... MAXLEN 0` trims nobody else's entries). A key of its own, so a Redis Cluster
+        slot of its own; `name` is checked by `IngestSettings.inbox_integrations`."""
+        return f"{self.inbox}:{name}"
+
     def dead_letter_once(self, key: str) -> str:
         """STRING with a TTL: "`key` (e.g. `inbox:<entry id>`) was dead-lettered"; its hash tag
         is the dead-letter stream's name, so both share a Redis Cluster slot."""

@@ -7,10 +7,41 @@ Environment variables use the `SCORELEDGER_` prefix (e.g. `SCORELEDGER_REDIS_URL
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+INTEGRATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
+"""An integration's name (`IngestSettings.inbox_integrations`): it becomes a key suffix
+(`sl:inbox:<name>`) and an ACL user name (`integration-<name>`), so no `:`, `*`, space or
+upper case (deploy/scripts/redis-acl.sh checks the same)."""
+
+MAX_INTEGRATIONS = 64
+"""Most integrations with a stream of their own: each costs ingest one subscriber (a blocking
+read) and one reclaimer per replica."""
+
+
+def integration_names(value: Any) -> tuple[str, ...]:
+    """The integration names of `value`: text split at commas and white space (the
+    environment's `a,b c`), or a sequence of names, in their order.
+
+    Raises:
+        ValueError: a name that is not `INTEGRATION_NAME`, a name listed twice, or more than
+            `MAX_INTEGRATIONS` names (issue 11 (hostile integrations)).
+    """
+    names = tuple(n for n in re.split(r"[\s,]+", value) if n) if isinstance(value, str) else value
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError("a list of integration names (comma- or space-separated)")
+    if len(names) > MAX_INTEGRATIONS:
+        raise ValueError(f"{len(names)} integrations listed, at most {MAX_INTEGRATIONS}")
+    for name in names:
+        if not INTEGRATION_NAME.fullmatch(name):
+            raise ValueError(f"integration name {name[:40]!r} is not [a-z0-9][a-z0-9-]{{0,31}}")
+        if names.count(name) > 1:
+            raise ValueError(f"integration name {name!r} is listed twice")
+    return tuple(names)
 
 
 class CommonSettings(BaseSettings):
@@ -121,6 +152,19 @@ class IngestSettings(CommonSettings):
         description="when set, creating a game needs this integration key (HTTP header "
         "`X-Creator-Key`, inbox field `creator_key`); off by default",
     )
+    # Issue 11 (hostile integrations): one inbox stream per integration, only its ACL user may
+    # XADD there (services/ingest/inbox_app.py, deploy/users.acl.template). Text in the env.
+    inbox_integrations: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="integrations with an inbox stream of their own, `sl:inbox:<name>` "
+        "(comma- or space-separated names `[a-z0-9][a-z0-9-]{0,31}`, at most 64); the "
+        "shared `sl:inbox` is read as well",
+    )
+
+    @field_validator("inbox_integrations", mode="before")
+    @classmethod
+    def _integration_names(cls, value: Any) -> tuple[str, ...]:
+        return integration_names(value)
 
 
 class ProjectorSettings(CommonSettings):

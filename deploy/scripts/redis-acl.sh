@@ -3,29 +3,61 @@
 #   usage: redis-acl.sh TEMPLATE OUT
 # Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INTEGRATION, INGEST,
 # PROJECTOR, QUERY, ADMIN), several separated by spaces while a rotation is under way.
+# Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
+# lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
+# same list as ingest's SCORELEDGER_INBOX_INTEGRATIONS); name N's passwords come from
+# REDIS_ACL_INTEGRATION_<N upper-cased, - as _> (table-7: REDIS_ACL_INTEGRATION_TABLE_7), rotated
+# the same way, and the template's `user integration-${NAME}` line is written once per name.
 # Only SHA-256 digests reach the file; comment lines are dropped (ACL files have none).
-set -eu
+set -euf  # -f: a password or a name is never taken as a file pattern
 template=$1
 out=$2
 tmp="$out.tmp.$$"
 umask 077
-grep -v -e '^#' -e '^[[:space:]]*$' "$template" > "$tmp"
-for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
-  eval "passwords=\${REDIS_ACL_$role:-}"
+trap 'rm -f "$tmp"' EXIT
+
+fail() {
+  echo "redis-acl: $*" >&2
+  exit 2
+}
+
+# digests VAR: `#<sha256>` of each password in variable VAR, space-separated.
+digests() {
+  eval "passwords=\${$1:-}"
   hashes=""
   for password in $passwords; do
-    if [ "${#password}" -lt 24 ]; then
-      echo "redis-acl: a REDIS_ACL_$role password is shorter than 24 characters" >&2
-      rm -f "$tmp"
-      exit 2
-    fi
+    [ "${#password}" -ge 24 ] || fail "a $1 password is shorter than 24 characters"
     hashes="$hashes #$(printf '%s' "$password" | sha256sum | cut -d' ' -f1)"
   done
-  if [ -z "$hashes" ]; then
-    echo "redis-acl: REDIS_ACL_$role is not set" >&2
-    rm -f "$tmp"
-    exit 2
-  fi
-  sed -i "s|\${$role}|${hashes# }|" "$tmp"
+  [ -n "$hashes" ] || fail "$1 is not set"
+  printf '%s' "${hashes# }"
+}
+
+each='^user integration-\${NAME} '
+grep -v -e '^#' -e '^[[:space:]]*$' -e "$each" "$template" > "$tmp"
+for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
+  hashes=$(digests "REDIS_ACL_$role")
+  sed -i "s|\${$role}|$hashes|" "$tmp"
+done
+
+line=$(grep -e "$each" "$template" || true)
+names=$(printf '%s' "${REDIS_ACL_INTEGRATIONS:-}" | tr ',' ' ')
+seen=" "
+count=0
+for name in $names; do
+  count=$((count + 1))
+  [ "$count" -le 64 ] || fail "REDIS_ACL_INTEGRATIONS lists more than 64 integrations"
+  # the name becomes a key suffix and a user name: the character set is spelt out, so no
+  # locale can widen it
+  case $name in
+    [!abcdefghijklmnopqrstuvwxyz0123456789]* | *[!abcdefghijklmnopqrstuvwxyz0123456789-]*)
+      fail "REDIS_ACL_INTEGRATIONS: '$name' is not [a-z0-9][a-z0-9-]{0,31}" ;;
+  esac
+  [ "${#name}" -le 32 ] || fail "REDIS_ACL_INTEGRATIONS: '$name' is longer than 32 characters"
+  case $seen in *" $name "*) fail "REDIS_ACL_INTEGRATIONS lists '$name' twice" ;; esac
+  seen="$seen$name "
+  [ -n "$line" ] || fail "$template has no 'user integration-\${NAME}' line"
+  hashes=$(digests "REDIS_ACL_INTEGRATION_$(printf '%s' "$name" | tr 'a-z-' 'A-Z_')")
+  printf '%s\n' "$line" | sed -e "s|\${NAME}|$name|g" -e "s|\${INTEGRATION_NAME}|$hashes|" >> "$tmp"
 done
 mv "$tmp" "$out"

@@ -2,7 +2,9 @@
 
 `generate()` is what `contracts/asyncapi.yaml` holds; a test fails when the committed file
 drifts. Regenerate with `python -m services.ingest.asyncapi > contracts/asyncapi.yaml`.
-Source: research/tech.md §1.7.
+The app is built with one integration, `EXAMPLE_INTEGRATION`; its subscriber's channel becomes
+the channel of every integration's own stream, `sl:inbox:{integration}` (issue 11 (hostile
+integrations)). Source: research/tech.md §1.7.
 """
 
 from __future__ import annotations
@@ -13,14 +15,25 @@ import yaml
 from faststream.specification import AsyncAPI
 
 from services.bootstrap import memory_ports, use_cases
-from services.ingest.inbox import Inbox, build_inbox_app
+from services.ingest.inbox import Inbox
+from services.ingest.inbox_app import build_inbox_app
 from services.keys import Keys
 from services.settings import ServiceSettings
+
+EXAMPLE_INTEGRATION = "table-7"
+"""The integration the document's app is built with (named only in the channel's examples)."""
+
+INTEGRATION_CHANNEL = "integration-inbox"
+"""The channel (and operation) name of the integrations' own streams."""
 
 
 def generate() -> str:
     """The inbox's AsyncAPI 3.0.0 document as YAML (deterministic: no host-specific values)."""
-    settings = ServiceSettings(redis_url="redis://localhost:6379/0", inbox_consumer="ingest-0")
+    settings = ServiceSettings(
+        redis_url="redis://localhost:6379/0",
+        inbox_consumer="ingest-0",
+        inbox_integrations=(EXAMPLE_INTEGRATION,),
+    )
     ports = memory_ports()
     record = use_cases(ports, settings).record
     app = build_inbox_app(settings, Inbox(None, Keys(), record, ports.letters))  # type: ignore[arg-type]
@@ -42,6 +55,7 @@ DEAD_LETTER_FIELDS = {
     "source": "`inbox` or `projector`",
     "time": "when it was dead-lettered (RFC 3339)",
     "inbox_id": "the inbox entry id (inbox only)",
+    "inbox": "the key of the integration's own stream the entry came from (absent: `sl:inbox`)",
 }
 
 
@@ -60,11 +74,42 @@ def _discriminators_as_names(schema: Any) -> None:
             _discriminators_as_names(value)
 
 
+def _integration_channel(document: dict[str, Any], example: str) -> None:
+    """Rename, in place, FastStream's channel, operation and message of `example`'s stream
+    (`inbox-<example>`, address `sl:inbox:<example>`) as those of any integration:
+    `INTEGRATION_CHANNEL`, address `sl:inbox:{integration}` with the parameter `integration`."""
+    old, new = f"inbox-{example}", INTEGRATION_CHANNEL
+    channel = document["channels"].pop(old)
+    channel["address"] = "sl:inbox:{integration}"
+    channel["bindings"]["redis"]["channel"] = channel["address"]
+    channel["parameters"] = {
+        "integration": {
+            "description": "a name of ingest's `SCORELEDGER_INBOX_INTEGRATIONS`, "
+            "`[a-z0-9][a-z0-9-]{0,31}`; only Redis user `integration-<name>` may XADD here",
+            "examples": [example],
+        }
+    }
+    messages = document["components"]["messages"]
+    messages[f"{new}:SubscribeMessage"] = {
+        **messages.pop(f"{old}:SubscribeMessage"),
+        "title": f"{new}:SubscribeMessage",
+    }
+    channel["messages"] = {
+        "SubscribeMessage": {"$ref": f"#/components/messages/{new}:SubscribeMessage"}
+    }
+    document["channels"][new] = channel
+    operation = document["operations"].pop(old)
+    operation["channel"] = {"$ref": f"#/channels/{new}"}
+    operation["messages"] = [{"$ref": f"#/channels/{new}/messages/SubscribeMessage"}]
+    document["operations"][new] = operation
+
+
 def publishable(document: dict[str, Any]) -> dict[str, Any]:
     """Make FastStream's document valid AsyncAPI 3.0 and say what travels (issue #11):
 
     * every `discriminator` is a property name (the AsyncAPI Schema Object's form);
-    * the inbox message's payload is the event union or a batch of one game's events (what
+    * the example integration's channel is every integration's (`_integration_channel`);
+    * each inbox message's payload is the event union or a batch of one game's events (what
       the `data` field holds), not FastStream's `EmptyPayload`;
     * no `correlationId` (it pointed at a header no entry has);
     * the Redis channel binding must be empty in AsyncAPI's bindings: its consumer details move
@@ -79,14 +124,19 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     components = document["components"]
     components["schemas"] = {**union.pop("$defs"), "Event": {"title": "Event", **union}}
     event = {"$ref": "#/components/schemas/Event"}
-    (message,) = components["messages"].values()
-    message.pop("correlationId", None)
-    message["payload"] = {
-        "description": "field `data`: one event as JSON, or a JSON array of one game's events",
-        "oneOf": [event, {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}],
-    }
+    _integration_channel(document, EXAMPLE_INTEGRATION)
+    for message in components["messages"].values():
+        message.pop("correlationId", None)
+        message["payload"] = {
+            "description": "field `data`: one event as JSON, or a JSON array of one game's events",
+            "oneOf": [
+                event,
+                {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH},
+            ],
+        }
+    for channel in document["channels"].values():
+        channel["x-redis"] = channel.pop("bindings")["redis"]
     inbox = document["channels"]["inbox"]
-    inbox["x-redis"] = inbox.pop("bindings")["redis"]
     components["messages"]["DeadLetter"] = {
         "title": "DeadLetter",
         "summary": "an input refused by the inbox or the projector, kept with its reason",

@@ -1,4 +1,11 @@
-"""Redis-native door of ingest: the inbox stream `Keys.inbox`, read by a FastStream consumer group.
+"""Redis-native door of ingest: the inbox streams, read by a FastStream consumer group.
+
+One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`, any integration may XADD
+there) or an integration's own `Keys.integration_inbox(name)` (`sl:inbox:<name>`, only its ACL
+user may: issue 11 (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
+stream has its own group `ingest`, PEL, order check, reclaimer and retention
+(`services.ingest.inbox_app` wires one subscriber per stream); order is kept per stream, so one
+game's entries should come through one stream.
 
 An entry is one XADD with fields `data` (or FastStream's `__data__`: one envelope JSON, or a
 JSON array of envelopes of one game), `token` (the game's write token; an entry creating a
@@ -24,8 +31,9 @@ are decided in stream order (issue 10). The design, simplest first:
   games go on. A refusal with no older entry pending is decided again on a fresh state before
   it is dead-lettered (the older one may have been applied between the append and the check).
 * **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
-  with `DeadLetters.put_once` keyed by the inbox id: a redelivery letters nothing new) before
-  anything waits, so two replicas never wait on each other; waiting entries are re-claimed
+  with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
+  `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
+  before anything waits, so two replicas never wait on each other; waiting entries are re-claimed
   (XCLAIM JUSTID) each round so no reclaimer takes them from a live consumer. Settled entries
   are trimmed by retention (`trim_inbox`, after `inbox_keep_s`).
 * **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
@@ -44,35 +52,21 @@ leaves the delivery pending; the reclaimer tries it again.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import math
-import os
-import socket
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
-from faststream import AckPolicy, FastStream
-from faststream.redis import RedisBroker, RedisClusterBroker, RedisStreamMessage, StreamSub
 from redis.exceptions import ResponseError
 
-from services.adapters.redis.connect import RedisClient, parse_target
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.retention import trim_dead_letters, trim_inbox
-from services.ingest.inbox_entry import (
-    INBOX_DESCRIPTION,
-    entry_of,
-    game_of_entry,
-    keep_raw_parser,
-    raw_of,
-)
-from services.ingest.inbox_pel import PendingGames, Reclaimer
+from services.ingest.inbox_entry import entry_of, game_of_entry, raw_of
+from services.ingest.inbox_pel import PendingGames
 from services.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
-from services.settings import IngestSettings
 from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
 
@@ -81,11 +75,6 @@ GROUP = "ingest"
 ORDER_WAIT_S = 5.0
 """Longest a consumer waits, in one delivery, for an older entry of a game that another task
 holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
-
-
-def default_consumer() -> str:
-    """`ingest-<hostname>-<pid>`: the consumer name of a replica that sets none."""
-    return f"ingest-{socket.gethostname()}-{os.getpid()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +86,22 @@ class Retention:
     inbox_keep_s: float = 86_400.0
     dead_letter_keep_s: float = 30 * 86_400.0
     every_s: float = 10.0
+
+
+@dataclass(slots=True)
+class _Clock:
+    """When a retention trim last ran (`time.monotonic()` seconds); one per trimmed stream, so
+    the doors of a process share the dead-letter stream's."""
+
+    at: float = -math.inf
+
+    def due(self, every_s: float) -> bool:
+        """True (and now is the last run) when `every_s` seconds have passed since it."""
+        now = time.monotonic()
+        if now - self.at < every_s:
+            return False
+        self.at = now
+        return True
 
 
 @dataclass(slots=True)
@@ -113,9 +118,9 @@ class _Delivery:
 
 
 class Inbox:
-    """Settles inbox entries: records them, dead-letters refusals once, acks (see the module
-    docstring). `client` None: a door without a stream (no PEL, no acks: memory tests, the
-    AsyncAPI document)."""
+    """Settles the entries of one inbox stream, `stream` (default the shared `keys.inbox`):
+    records them, dead-letters refusals once, acks (see the module docstring). `client` None:
+    a door without a stream (no PEL, no acks: memory tests, the AsyncAPI document)."""
 
     def __init__(
         self,
@@ -126,32 +131,52 @@ class Inbox:
         retention: Retention | None = None,
         *,
         retry_cap_s: float = 2.0,
+        stream: str | None = None,
     ) -> None:
         self.client = client
         self.keys = keys
+        self.stream = stream or keys.inbox
         self.record = record
         self.letters = letters
         self.retention = retention  # None: no trimming (tests that count every entry)
         self.retry_cap_s = retry_cap_s
         self.closing = False  # set on shutdown: retries stop, entries stay pending
         self.in_flight: set[bytes] = set()  # ids a task of this process is settling
-        self.pending = PendingGames(client, keys.inbox, GROUP, game_of_entry)
-        self._trimmed_at = -math.inf
+        self.pending = PendingGames(client, self.stream, GROUP, game_of_entry)
+        self._trimmed = _Clock()
+        self._letters_trimmed = _Clock()
+
+    def sibling(self, stream: str) -> Inbox:
+        """The door of another inbox stream (an integration's): the same ports, retention and
+        retries; its own PEL, in-flight ids and trim clock; the dead-letter stream's trim clock
+        shared, so the letters are trimmed at most once per `every_s` by all doors together."""
+        other = Inbox(
+            self.client,
+            self.keys,
+            self.record,
+            self.letters,
+            self.retention,
+            retry_cap_s=self.retry_cap_s,
+            stream=stream,
+        )
+        other._letters_trimmed = self._letters_trimmed
+        return other
 
     async def trim(self) -> tuple[int, int]:
-        """Retention (`services.adapters.redis.retention`), at most once per
-        `retention.every_s`: (inbox entries, dead letters) trimmed."""
-        now = time.monotonic()
-        if self.retention is None or now - self._trimmed_at < self.retention.every_s:
+        """Retention (`services.adapters.redis.retention`), each at most once per
+        `retention.every_s`: (entries of this stream, dead letters) trimmed."""
+        if self.retention is None:
             return (0, 0)
-        self._trimmed_at = now
-        now_ms = int(time.time() * 1000)
-        inbox = await trim_inbox(
-            self.client, self.keys.inbox, GROUP, self.retention.inbox_keep_s, now_ms
-        )
-        letters = await trim_dead_letters(
-            self.client, self.keys.dead_letter, self.retention.dead_letter_keep_s, now_ms
-        )
+        every_s, now_ms = self.retention.every_s, int(time.time() * 1000)
+        inbox = letters = 0
+        if self._trimmed.due(every_s):
+            inbox = await trim_inbox(
+                self.client, self.stream, GROUP, self.retention.inbox_keep_s, now_ms
+            )
+        if self._letters_trimmed.due(every_s):
+            letters = await trim_dead_letters(
+                self.client, self.keys.dead_letter, self.retention.dead_letter_keep_s, now_ms
+            )
         return inbox, letters
 
     async def process(
@@ -223,7 +248,7 @@ class Inbox:
         undecided = {*waiting, *again, *parked}
         settled = [d.ids[i] for i in d.todo if i not in undecided]
         if settled and self.client is not None:
-            await self.client.xack(self.keys.inbox, GROUP, *settled)
+            await self.client.xack(self.stream, GROUP, *settled)
         for result in recorded:
             count_appended(result.result, "inbox")
         d.done.update(settled)
@@ -231,7 +256,7 @@ class Inbox:
         if waiting and not again:
             if consumer is not None:  # a live consumer's entries: not for a reclaimer
                 await self.client.xclaim(
-                    self.keys.inbox, GROUP, consumer, 0, [d.ids[i] for i in waiting], justid=True
+                    self.stream, GROUP, consumer, 0, [d.ids[i] for i in waiting], justid=True
                 )
             raise Blocked(f"{len(waiting)} entries wait for older ones of their games")
 
@@ -249,15 +274,20 @@ class Inbox:
         return "parked" if mine else "busy"
 
     async def _letter(self, entry_id: bytes, fields: dict[bytes, bytes], refusal: Refusal) -> None:
+        """Dead-letter a refusal once per entry: context `inbox_id` (and `inbox`, the stream,
+        for an integration's stream), once-key `inbox:<id>` (`inbox:<stream>:<id>`)."""
         kept = raw_of(fields)
         inbox_id = entry_id.decode()
         keep_s = (self.retention or Retention()).dead_letter_keep_s
-        letter = DeadLetter(kept, refusal.to_dict(), "inbox", {"inbox_id": inbox_id})
-        if await self.letters.put_once(letter, f"inbox:{inbox_id}", keep_s) is None:
-            log.info("inbox.dead_letter_repeat", inbox_id=inbox_id)
+        context, once = {"inbox_id": inbox_id}, f"inbox:{inbox_id}"
+        if self.stream != self.keys.inbox:  # the shared stream's letters stay as they were
+            context, once = {**context, "inbox": self.stream}, f"inbox:{self.stream}:{inbox_id}"
+        letter = DeadLetter(kept, refusal.to_dict(), "inbox", context)
+        if await self.letters.put_once(letter, once, keep_s) is None:
+            log.info("inbox.dead_letter_repeat", **context)
             return
         count_refused(refusal, "inbox")
-        log.warning("inbox.dead_letter", inbox_id=inbox_id, reason=refusal.to_dict())
+        log.warning("inbox.dead_letter", **context, reason=refusal.to_dict())
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
         """Settle one entry (validate, append, or dead-letter). Raises only on Redis errors."""
@@ -266,83 +296,7 @@ class Inbox:
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
         try:
-            await self.client.xgroup_create(self.keys.inbox, GROUP, id="0", mkstream=True)
+            await self.client.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
         except ResponseError as error:
             if "BUSYGROUP" not in str(error):
                 raise
-
-
-def inbox_broker(settings: IngestSettings) -> RedisBroker:
-    """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
-    cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
-    target = parse_target(settings.redis_url, settings.redis_cluster)
-    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
-    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
-    if target.cluster:
-        options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
-        return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
-    return RedisBroker(target.url, **options)
-
-
-def build_inbox_app(
-    settings: IngestSettings, inbox: Inbox, consumer: str | None = None
-) -> FastStream:
-    """The inbox consumer as a FastStream app, consumer `consumer` (default: the setting
-    `inbox_consumer`, else `default_consumer()`; one name per replica).
-
-    FastStream's broker reads new entries over its own connection (acks are ours: MANUAL);
-    appends, lookups, dead letters, acks and the `Reclaimer` go through `inbox`'s ports and
-    client (the process's one client, with its own retries).
-    """
-    keys = inbox.keys
-    name = consumer or settings.inbox_consumer or default_consumer()
-    broker = inbox_broker(settings)
-
-    @broker.subscriber(
-        stream=StreamSub(
-            keys.inbox, group=GROUP, consumer=name, batch=True, max_records=settings.inbox_batch
-        ),
-        parser=keep_raw_parser,
-        ack_policy=AckPolicy.MANUAL,
-        title="inbox",
-        description=INBOX_DESCRIPTION,
-    )
-    async def consume_inbox(msg: RedisStreamMessage) -> None:
-        raw: Any = msg.raw_message  # `entries` is added by `_keep_raw_parser`
-        try:
-            await inbox.process(raw["message_ids"], raw["entries"], name)
-        except Exception as error:  # FastStream's logger is off: say it here
-            log.error("inbox.delivery_failed", consumer=name, error=repr(error))
-            raise
-
-    async def settle_claimed(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
-        await inbox.process(ids, entries, name, wait_s=0)
-
-    reclaimer = Reclaimer(
-        inbox.client,
-        keys.inbox,
-        GROUP,
-        name,
-        settle_claimed,
-        inbox.in_flight,
-        claim_idle_ms=settings.inbox_claim_idle_ms,
-        count=settings.inbox_batch,
-    )
-    tasks: list[asyncio.Task[None]] = []
-
-    async def prepare() -> None:
-        inbox.closing = False
-        await inbox.ensure_group()
-        log.info("inbox.consumer", consumer=name, claim_idle_ms=settings.inbox_claim_idle_ms)
-        await reclaimer.drain()
-        tasks.append(asyncio.create_task(reclaimer.run(), name=f"inbox-reclaim-{name}"))
-
-    async def finish() -> None:
-        inbox.closing = True
-        while tasks:
-            task = tasks.pop()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-
-    return FastStream(broker, on_startup=[prepare], on_shutdown=[finish])

@@ -41,6 +41,23 @@ Example:
     redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'
 """
 
+INTEGRATION_INBOX_DESCRIPTION = """One integration's own inbox, `sl:inbox:<integration>`.
+
+Entries exactly as on the shared `sl:inbox` (fields `data`, `token`, `creator_key`), settled
+the same way.
+
+Only the integration's own Redis user, `integration-<integration>`, may XADD here, and it may
+XADD nowhere else: so an `XADD ... MAXLEN 0` (which an ACL cannot forbid) trims no other
+integration's entries (issue 11, hostile integrations). An operator lists the integrations
+in ingest's `SCORELEDGER_INBOX_INTEGRATIONS` and renders their ACL users with
+`deploy/scripts/redis-acl.sh`. A refused entry's dead letter also carries `inbox`, the stream's
+key. Order is kept per stream: send all of one game's entries through one stream.
+
+Example:
+
+    redis-cli --user integration-table-7 XADD sl:inbox:table-7 '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id": ...}'
+"""
+
 
 def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
     """The entry's body and, for FastStream's `__data__` format, its message headers."""

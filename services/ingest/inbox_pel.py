@@ -1,5 +1,6 @@
 """The inbox group's pending entries (PEL): which games still have an unsettled entry, and the
-reclaimer that takes entries no live consumer is working on.
+reclaimer that takes entries no live consumer is working on. Both are per stream: the shared
+inbox and each integration's own (`services.ingest.inbox_app`) have one each.
 
 * `PendingGames.older(game, id)`: which entries of `game` older than `id` sit in the PEL (read
   but not acked), and with which consumer? The inbox asks before dead-lettering a refusal, so an entry
@@ -134,7 +135,12 @@ class Reclaimer:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("inbox.reclaim_failed", consumer=self.consumer, error=repr(error))
+                log.warning(
+                    "inbox.reclaim_failed",
+                    consumer=self.consumer,
+                    inbox=self.stream,
+                    error=repr(error),
+                )
             await asyncio.sleep(self.every_s)
 
     async def drain(self) -> int:
@@ -199,7 +205,9 @@ class Reclaimer:
         if empty:
             await self.client.xack(self.stream, self.group, *empty)
         if entries:
-            log.info("inbox.reclaimed", consumer=self.consumer, entries=len(entries))
+            log.info(
+                "inbox.reclaimed", consumer=self.consumer, inbox=self.stream, entries=len(entries)
+            )
             await self.settle([i for i, _ in entries], [f for _, f in entries])
         return len(entries)
 

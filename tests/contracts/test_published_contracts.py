@@ -106,13 +106,16 @@ def test_asyncapi_schemas_are_json_schemas() -> None:
 
 
 def test_asyncapi_inbox_message_is_the_event_union() -> None:
-    (message,) = [m for k, m in ASYNCAPI["components"]["messages"].items() if k != "DeadLetter"]
-    assert "correlationId" not in message  # it pointed at a header no entry carries
-    validator = _validator(message["payload"], ASYNCAPI)
-    for event in EVENTS:
-        validator.validate(event)
-    validator.validate(EVENTS[:2])
-    assert not validator.is_valid({"type": "game.ended"})
+    # the shared inbox's message and the integrations' own streams' (issue 11)
+    messages = [m for k, m in ASYNCAPI["components"]["messages"].items() if k != "DeadLetter"]
+    assert len(messages) == 2
+    for message in messages:
+        assert "correlationId" not in message  # it pointed at a header no entry carries
+        validator = _validator(message["payload"], ASYNCAPI)
+        for event in EVENTS:
+            validator.validate(event)
+        validator.validate(EVENTS[:2])
+        assert not validator.is_valid({"type": "game.ended"})
 
 
 def test_asyncapi_has_the_dead_letter_channel() -> None:

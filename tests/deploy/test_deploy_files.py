@@ -189,9 +189,12 @@ def test_system_deps_installs_nothing_that_is_there(tmp_path: Path) -> None:
 
 
 # --- issue #11: least-privilege Redis, checked statically (the live check: test_redis_acl.py) ---
+TEMPLATE = (DEPLOY / "users.acl.template").read_text()
+EACH_INTEGRATION = "user integration-${NAME} "
+"""The template line redis-acl.sh writes once per integration; read here for `table-7`."""
 ACL_USERS = {
     line.split()[1]: line.split()[2:]
-    for line in (DEPLOY / "users.acl.template").read_text().splitlines()
+    for line in TEMPLATE.replace("${NAME}", "table-7").splitlines()
     if line.startswith("user ")
 }
 SAMPLE_KEYS = [
@@ -205,6 +208,7 @@ SAMPLE_KEYS = [
     ),
     Keys(16).write_token("g-1"),
     Keys(16).inbox,
+    Keys(16).integration_inbox("table-7"),
     Keys(16).dead_letter,
     MEMBERS_KEY,  # shard ownership of several projectors
     lease_key(Keys(16), 3),
@@ -236,7 +240,9 @@ def test_acl_has_one_user_per_role_and_no_default_access() -> None:
     assert "off" in ACL_USERS["default"]
     assert "-@all" in ACL_USERS["default"]
     for user, rules in ACL_USERS.items():
-        if user not in {"default", "health"}:
+        if user == "integration-table-7":  # one line per integration, its digests rendered
+            assert rules[1] == "${INTEGRATION_NAME}"
+        elif user not in {"default", "health"}:
             assert rules[1] == "${" + user.upper() + "}", (
                 user
             )  # a digest, rendered, never a password
@@ -246,6 +252,17 @@ def test_an_integration_may_only_xadd_the_inbox_key() -> None:
     rules = ACL_USERS["integration"]
     assert [r for r in rules if r.startswith("+")] == ["+ping", "+xadd"]
     assert _key_patterns(rules) == [Keys(16).inbox]
+
+
+def test_an_integration_user_may_only_xadd_its_own_stream() -> None:
+    # issue 11 (hostile integrations): the line redis-acl.sh repeats per integration
+    (line,) = [x for x in TEMPLATE.splitlines() if x.startswith(EACH_INTEGRATION)]
+    rules = ACL_USERS["integration-table-7"]
+    assert rules[0] == "on"
+    assert [r for r in rules if r.startswith(("+", "-", "&", "%"))] == ["-@all", "+ping", "+xadd"]
+    assert _key_patterns(rules) == ["sl:inbox:table-7"] == [Keys(16).integration_inbox("table-7")]
+    assert line.endswith(" ~sl:inbox:${NAME}")
+    assert "sl:inbox:*" in _key_patterns(ACL_USERS["ingest"])  # ingest reads every stream
 
 
 def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> None:
@@ -285,6 +302,15 @@ def test_compose_publishes_no_redis_port_and_each_service_has_its_acl_user() -> 
         "./users.acl.template:/usr/local/etc/redis/users.acl.template:ro"
         in services["redis"]["volumes"]
     )
+
+
+def test_compose_gives_the_acl_and_ingest_one_integration_list() -> None:
+    # a name in one list only is a user without a reader, or a stream nobody may write
+    services = COMPOSE["services"]
+    acl = services["redis"]["environment"]["REDIS_ACL_INTEGRATIONS"]
+    assert acl == services["ingest"]["environment"]["SCORELEDGER_INBOX_INTEGRATIONS"]
+    assert acl == "${INBOX_INTEGRATIONS:-}"
+    assert services["redis"]["env_file"] == [{"path": ".env", "required": False}]
 
 
 def test_k8s_credentials_come_from_a_secret_never_the_configmap() -> None:

@@ -50,15 +50,31 @@ from tests.redis_fixture import free_port, wait_for_ping
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 ROLES = ("integration", "ingest", "projector", "query", "admin")
+INTEGRATIONS = ("table-7", "app-2")  # each its own user `integration-<name>` and stream
 KEYS = Keys(16)
 GAME = "tr-acl-1"
 SHARD = shard_of(GAME, KEYS.shards)
 EXAMPLE = (DEPLOY.parent / "contracts" / "examples" / "penumbra-3p.jsonl").read_text().splitlines()
 
 
-def render_acl(out: Path, passwords: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run the deploy script with `REDIS_ACL_<ROLE>` set from `passwords`."""
-    env = {"PATH": os.environ["PATH"]}
+def integration_env(passwords: dict[str, str]) -> dict[str, str]:
+    """The script's variables for integrations with a stream of their own: the list
+    `REDIS_ACL_INTEGRATIONS` and `REDIS_ACL_INTEGRATION_<NAME>` per name (`passwords`: name ->
+    its passwords, space-separated)."""
+    env = {"REDIS_ACL_INTEGRATIONS": ",".join(passwords)}
+    return env | {acl_variable(name): value for name, value in passwords.items()}
+
+
+def acl_variable(name: str) -> str:
+    """`table-7` -> `REDIS_ACL_INTEGRATION_TABLE_7` (the script's convention)."""
+    return "REDIS_ACL_INTEGRATION_" + name.upper().replace("-", "_")
+
+
+def render_acl(
+    out: Path, passwords: dict[str, str], extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the deploy script with `REDIS_ACL_<ROLE>` set from `passwords`, and `extra`."""
+    env = {"PATH": os.environ["PATH"], **(extra or {})}
     env |= {f"REDIS_ACL_{role.upper()}": value for role, value in passwords.items()}
     return subprocess.run(
         [
@@ -80,13 +96,18 @@ class AclServer:
     def __init__(self, work: Path) -> None:
         self.work = work
         self.port = free_port()
-        self.passwords = {role: secrets.token_urlsafe(24) for role in ROLES}
+        users = [*ROLES, *(f"integration-{name}" for name in INTEGRATIONS)]
+        self.passwords = {user: secrets.token_urlsafe(24) for user in users}
         self.old_ingest = secrets.token_urlsafe(24)  # a rotation in progress: two passwords
+        self.old_table = secrets.token_urlsafe(24)  # and one of integration-table-7's
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> AclServer:
-        passwords = {**self.passwords, "ingest": f"{self.old_ingest} {self.passwords['ingest']}"}
-        rendered = render_acl(self.work / "users.acl", passwords)
+        passwords = {r: self.passwords[r] for r in ROLES}
+        passwords["ingest"] = f"{self.old_ingest} {self.passwords['ingest']}"
+        own = {name: self.passwords[f"integration-{name}"] for name in INTEGRATIONS}
+        own["table-7"] = f"{self.old_table} {own['table-7']}"
+        rendered = render_acl(self.work / "users.acl", passwords, integration_env(own))
         assert rendered.returncode == 0, rendered.stderr
         # The committed redis.conf, but with its data dir here (`dir` is applied as it is read).
         conf = (DEPLOY / "redis.conf").read_text().replace("dir /data", f"dir {self.work}")

@@ -3,7 +3,8 @@
 
 * The inbox keeps a settled entry (delivered to the consumer group and acked) for
   `keep_inbox_s`; an entry not yet delivered or still pending is never trimmed, whatever its
-  age (`XTRIM MINID` below the oldest unsettled id).
+  age (`XTRIM MINID` below the oldest unsettled id). Each inbox stream (the shared one, each
+  integration's own) is trimmed alone, below its own group's oldest unsettled id.
 * The dead-letter stream keeps a letter for `keep_letters_s`: the raw input is kept that long
   for an operator to read, then dropped (`XTRIM MINID`).
 

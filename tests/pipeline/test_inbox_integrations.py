@@ -1,0 +1,147 @@
+"""Integrations with an inbox stream of their own (issue 11 (hostile integrations)) against a
+real Redis, a single node or a cluster (`SCORELEDGER_TEST_REDIS=cluster`: each stream is a key,
+and a slot, of its own): entries of `sl:inbox:<name>` are appended to their game beside the
+shared `sl:inbox`'s; a refused one is dead-lettered once, naming its stream; the reclaimer and
+retention act on each stream alone.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.adapters.redis.eventlog import RedisEventLog
+from services.bootstrap import redis_ports, running_inbox, use_cases
+from services.ingest.inbox import GROUP, Inbox, Retention
+from services.keys import Keys
+from services.settings import ServiceSettings
+from tests.pipeline.factory import game_log, started
+from tests.pipeline.helpers import wait_until
+
+pytestmark = pytest.mark.redis
+KEYS = Keys(4)
+TOKEN = "inbox-test-token-chosen-by-the-table-0007"
+TABLE, APP = KEYS.integration_inbox("table-7"), KEYS.integration_inbox("app-2")
+STREAMS = (TABLE, APP, KEYS.inbox)
+DAY_MS = 86_400_000
+
+
+@pytest.fixture
+def settings(clean_redis_url: str) -> ServiceSettings:
+    return ServiceSettings(
+        redis_url=clean_redis_url, shards=4, inbox_batch=3, inbox_integrations=("table-7", "app-2")
+    )
+
+
+def entry(data: str | bytes) -> dict[str, str | bytes]:
+    return {"data": data, "token": TOKEN}
+
+
+async def test_each_streams_entries_are_appended_to_their_game(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    logs = {stream: game_log(f"it-{i}", 4, seed=i) for i, stream in enumerate((TABLE, APP))}
+    shared = game_log("it-shared", 4, seed=7)
+    await redis_client.xadd(TABLE, entry(logs[TABLE][0].model_dump_json()))  # before the start
+    async with running_inbox(settings):
+        await redis_client.xadd(APP, entry(logs[APP][0].model_dump_json()))
+        for seq in range(1, 4):
+            for stream, log in logs.items():
+                await redis_client.xadd(stream, entry(log[seq].model_dump_json()))
+        for event in shared:
+            await redis_client.xadd(KEYS.inbox, entry(event.model_dump_json()))
+        store = RedisEventLog(redis_client, KEYS)
+
+        async def all_in() -> bool:
+            versions = [await store.version(g) for g in ("it-0", "it-1", "it-shared")]
+            pending = [(await redis_client.xpending(s, GROUP))["pending"] for s in STREAMS]
+            return versions == [4, 4, 4] and pending == [0, 0, 0]
+
+        await wait_until(all_in, 15, "4 events of each stream's game appended and acked")
+    for game, log in (("it-0", logs[TABLE]), ("it-1", logs[APP]), ("it-shared", shared)):
+        assert [e.event_id for e in await store.read(game)] == [e.event_id for e in log]
+    assert await redis_client.xlen(KEYS.dead_letter) == 0
+
+
+async def test_a_refused_entry_is_dead_lettered_once_naming_its_stream(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    garbage = b'{"event_id": '  # bad JSON: refused, naming no game
+    for stream in STREAMS:  # the same entry id in three streams
+        await redis_client.xadd(stream, entry(garbage), id="5-1")
+    async with running_inbox(settings):
+
+        async def lettered() -> bool:
+            return int(await redis_client.xlen(KEYS.dead_letter)) == 3
+
+        await wait_until(lettered, 15, "one dead letter per stream")
+    letters = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    by_stream = {f.get(b"inbox", b"").decode(): f for f in letters}
+    assert sorted(by_stream) == sorted(["", TABLE, APP])  # the shared stream's names none
+    assert {f[b"inbox_id"] for f in letters} == {b"5-1"}
+    assert {f[b"raw"] for f in letters} == {garbage}
+    assert set(by_stream[""]) == {b"raw", b"reason", b"source", b"time", b"inbox_id"}
+    assert json.loads(by_stream[TABLE][b"reason"])["field"] == "data"
+    for once in ("inbox:5-1", f"inbox:{TABLE}:5-1", f"inbox:{APP}:5-1"):
+        assert await redis_client.exists(KEYS.dead_letter_once(once)) == 1, once
+    # a redelivery (a reclaimed copy of the same entry) letters nothing new
+    ports = redis_ports(redis_client, KEYS)
+    door = Inbox(redis_client, KEYS, use_cases(ports, settings).record, ports.letters)
+    await door.sibling(TABLE).process([b"5-1"], [{b"data": garbage, b"token": TOKEN.encode()}])
+    assert await redis_client.xlen(KEYS.dead_letter) == 3
+
+
+async def test_the_reclaimer_settles_each_streams_pending_entries(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """A dead replica's entry on one integration's stream is claimed after the idle time; this
+    replica's own pending entry on another is drained at start. FastStream reads only new
+    entries: only the per-stream reclaimers can settle these."""
+    settings = settings.model_copy(update={"inbox_consumer": "alive", "inbox_claim_idle_ms": 300})
+    for stream, game, consumer in ((TABLE, "it-dead", "ingest-dead-1"), (APP, "it-own", "alive")):
+        await redis_client.xgroup_create(stream, GROUP, id="0", mkstream=True)
+        await redis_client.xadd(stream, entry(started(game).model_dump_json()))
+        await redis_client.xreadgroup(GROUP, consumer, {stream: ">"}, count=10)
+        assert (await redis_client.xpending(stream, GROUP))["pending"] == 1
+    async with running_inbox(settings):
+        store = RedisEventLog(redis_client, KEYS)
+
+        async def settled() -> bool:
+            versions = [await store.version(g) for g in ("it-dead", "it-own")]
+            pending = [(await redis_client.xpending(s, GROUP))["pending"] for s in (TABLE, APP)]
+            return versions == [1, 1] and pending == [0, 0]
+
+        await wait_until(settled, 15, "both pending entries appended and acked")
+    assert await redis_client.xlen(KEYS.dead_letter) == 0
+
+
+def door_of(client: aioredis.Redis, every_s: float) -> Inbox:
+    ports = redis_ports(client, KEYS)
+    record = use_cases(ports, ServiceSettings(shards=4)).record
+    return Inbox(client, KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=every_s))
+
+
+async def test_retention_trims_each_stream_alone_and_the_letters_once(
+    redis_client: aioredis.Redis,
+) -> None:
+    old = int(time.time() * 1000) - 2 * DAY_MS
+    for stream in (KEYS.inbox, TABLE):
+        for i in range(3):
+            await redis_client.xadd(stream, {"data": "{}"}, id=f"{old + i}-0")
+        await redis_client.xgroup_create(stream, GROUP, id="0")
+        await redis_client.xreadgroup(GROUP, "c", {stream: ">"}, count=10)
+    await redis_client.xack(TABLE, GROUP, f"{old}-0", f"{old + 1}-0")  # the third stays pending
+    await redis_client.xack(KEYS.inbox, GROUP, f"{old}-0", f"{old + 1}-0", f"{old + 2}-0")
+    await redis_client.xadd(KEYS.dead_letter, {"raw": "old"}, id=f"{old}-0")
+    shared = door_of(redis_client, every_s=3600)
+    table = shared.sibling(TABLE)
+    assert await table.trim() == (2, 1)  # its two settled entries; the old letter
+    assert [i.decode() for i, _ in await redis_client.xrange(TABLE)] == [f"{old + 2}-0"]
+    assert await redis_client.xlen(KEYS.inbox) == 3  # another stream's: untouched
+    await redis_client.xadd(KEYS.dead_letter, {"raw": "old"}, id=f"{old}-1")
+    assert await shared.trim() == (3, 0)  # its own stream; the letters' clock is shared
+    assert await redis_client.xlen(KEYS.dead_letter) == 1
+    assert await table.trim() == (0, 0)  # within the interval: nothing at all
