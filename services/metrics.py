@@ -36,8 +36,9 @@ EVENTS_APPLIED = Counter(
     "scoreledger_events_applied_total", "Feed events applied to projections", ["shard"]
 )
 PROJECTOR_LAG = Gauge(
-    "scoreledger_projector_lag_events",
-    "Feed entries after the shard's checkpoint, at the last batch",
+    "scoreledger_projector_lag_seconds",
+    "Age of the newest feed entry the shard's last batch applied (now minus its feed id's "
+    "time), seconds; it stays at its last value while the shard is idle",
     ["shard"],
 )
 APPLY_LATENCY = Histogram(

@@ -87,9 +87,9 @@ def demo(
     if not keep_running:
         _show_demo_report(report, console, as_json)
         console.print(
-            "To watch the scoreboard: run `scoreledger demo --keep-running` and open the URL it "
-            "prints, or `scoreledger serve` and browse http://127.0.0.1:8000/ (scoreboard), "
-            "/docs (the API), /games/<id>/standings, /metrics",
+            "To watch the scoreboard: run `.venv/bin/scoreledger demo --keep-running` and open "
+            "the URL it prints: / (scoreboard), /tv, /docs (the API), /games/<id>/standings, "
+            "/metrics",
             highlight=False,
         )
     if report.mismatches:

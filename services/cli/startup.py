@@ -167,6 +167,8 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
     if isinstance(error, ValueError):
         said = scrubbed(str(error), settings.redis_url)[:200]
+        if "schemes" in said:  # redis-py lists its own schemes, not the cluster ones we add
+            said += "; for a Redis Cluster redis+cluster:// or rediss+cluster://"
         return StartupFailure(f"bad Redis configuration: {said}", EXIT_CONFIG)
     return StartupFailure(f"cannot reach Redis at {where} ({_cause(error)})", EXIT_UNAVAILABLE)
 

@@ -36,7 +36,8 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
     assert demo.returncode == 0, demo.stderr[-3000:]
     assert "a throwaway redis-server" in demo.stderr
     assert "events/s" in demo.stderr
-    assert "http://127.0.0.1:8000/ (scoreboard)" in demo.stderr  # how to open the scoreboard
+    # how to open the scoreboard: the kept-running demo, whose Redis holds the games
+    assert "`.venv/bin/scoreledger demo --keep-running`" in " ".join(demo.stderr.split())
     finals = [json.loads(line) for line in demo.stdout.splitlines()]
     logs = example_logs()
     assert len(finals) == len(logs) >= 2

@@ -115,6 +115,13 @@ def test_refused_credentials_name_the_user_and_never_the_password(tmp_path: Path
     [
         ({}, "redis+cluster://127.0.0.1:1/3", "bad Redis configuration: redis_url: a cluster"),
         ({"SCORELEDGER_SHARDS": "0"}, "redis://127.0.0.1:1/0", "invalid settings: shards:"),
+        (
+            {},
+            "notaurl",
+            "bad Redis configuration: Redis URL must specify one of the following schemes "
+            "(redis://, rediss://, unix://); for a Redis Cluster redis+cluster:// or "
+            "rediss+cluster://",
+        ),
     ],
 )
 def test_bad_settings_exit_78(env: dict[str, str], url: str, expected: str) -> None:
