@@ -70,7 +70,9 @@ def publish(
         save_tokens(path, tokens)
         for game_id, game_token in fresh.items():
             err.print(
-                f"write token of {game_id}: {game_token}  (saved to {escape(str(path))})",
+                f"write token chosen for {game_id}: {game_token}  (saved to "
+                f"{escape(str(path))}; it is the game's if this log creates it, a game that "
+                "exists already needs its own: --token)",
                 highlight=False,
             )
 

@@ -27,10 +27,10 @@ def test_publish_export_score_round_trip(
     assert "published 106 events" in published.stderr
     saved = json.loads(Path(f"{trickerion_log}.tokens.json").read_text())
     assert set(saved) == {"tr-demo-1"}
-    assert f"write token of tr-demo-1: {saved['tr-demo-1']}" in published.stderr
+    assert f"write token chosen for tr-demo-1: {saved['tr-demo-1']}" in published.stderr
     again = runner.invoke(app, ["publish", str(trickerion_log), "--url", url])
     assert again.exit_code == 0, again.output  # the saved token: every event a duplicate
-    assert "write token of" not in again.stderr
+    assert "write token chosen" not in again.stderr
     out = tmp_path / "back.jsonl"
     exported = runner.invoke(
         app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url]
@@ -91,5 +91,5 @@ def test_publish_saves_the_token_before_sending_anything(
     assert len(saved) == 1
     ((game_id, token),) = saved.items()
     assert len(token) >= 43
-    assert f"write token of {game_id}: {token}" in result.stderr
+    assert f"write token chosen for {game_id}: {token}" in result.stderr
     assert tokens.stat().st_mode & 0o077 == 0  # owner-only
