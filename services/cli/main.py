@@ -43,14 +43,19 @@ def main() -> None:
 def score(
     file: LogFile,
     as_json: Annotated[bool, typer.Option("--json", help="print the standings as JSON")] = False,
+    at_seq: Annotated[
+        int | None,
+        typer.Option("--at-seq", min=1, help="replay: the standings just after this seq"),
+    ] = None,
 ) -> None:
-    """Fold a JSONL event log offline (pure domain) and print the standings.
+    """Fold a JSONL event log offline (pure domain) and print the standings (with `--at-seq`,
+    as they stood after that event: later corrections and voids not yet counted).
 
     Exits 1 at the first bad line, naming its line number, rule and field (with `--json`: the
-    object `{"line", "rule", "field", "message"}` on stdout).
+    object `{"line", "rule", "field", "message"}` on stdout), or for a seq the log lacks.
     """
     try:
-        result = score_file(file)
+        result = score_file(file, at_seq)
     except LogLineError as error:
         if as_json:
             typer.echo(json.dumps(error.to_dict(), ensure_ascii=False))

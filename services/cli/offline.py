@@ -99,15 +99,25 @@ def fold_lines(events: list[tuple[int, Envelope]]) -> GameState:
     return folder.state
 
 
-def score_file(path: Path) -> Standings:
-    """The standings of the JSONL log at `path` (final if it ends with `game.ended`).
+def score_file(path: Path, at_seq: int | None = None) -> Standings:
+    """The standings of the JSONL log at `path` (final if it ends with `game.ended`), or, with
+    `at_seq`, as they stood just after the event of that seq: the replay a referee settles a
+    dispute with, as `GET /games/{id}/standings?at_seq=` answers it (later events, voids and
+    corrections included, do not count yet). Every line is still parsed.
 
     Raises:
-        LogLineError: a bad line (see `parse_lines`, `fold_lines`).
+        LogLineError: a bad line (see `parse_lines`, `fold_lines`); `read.seq_not_found`
+            (field `at_seq`, line 0) when the log holds no event of seq `at_seq`.
         OSError: the file cannot be read.
     """
     with path.open(encoding="utf-8-sig") as handle:  # a BOM from Windows editors is not data
         events = parse_lines(handle)
+    if at_seq is not None:
+        last = max((event.seq for _, event in events), default=0)
+        if not 1 <= at_seq <= last:
+            message = f"no event of seq {at_seq}: the log runs from seq 1 to {last}"
+            raise LogLineError(0, "read.seq_not_found", "at_seq", message)
+        events = [(number, event) for number, event in events if event.seq <= at_seq]
     return standings(fold_lines(events))
 
 

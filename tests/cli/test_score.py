@@ -172,3 +172,40 @@ def test_score_json_errors_are_a_json_object(tmp_path: Path, trickerion_log: Pat
     error = json.loads(result.stdout)
     assert set(error) == {"line", "rule", "field", "message"}
     assert (error["line"], error["rule"], error["field"]) == (4, "log.seq_gap", "seq")
+
+
+def test_score_at_seq_replays_the_referee_tail_step_by_step(trickerion_log: Path) -> None:
+    """The fixture's tail, by hand (see `test_score_applies_the_referee_tail`): at seq 103
+    (`game.ended`) Alma and Farid tie 55-55; at 105 Alma has +2 (57) and Farid -1 (54); at 106
+    the +2 is voided. Each point is what `--at-seq` shows, later events not counted yet."""
+
+    def totals(seq: int) -> dict[str, int]:
+        result = runner.invoke(app, ["score", str(trickerion_log), "--json", "--at-seq", str(seq)])
+        assert result.exit_code == 0, result.output
+        body = json.loads(result.stdout)
+        assert body["status"] == "final"
+        return {p["player_id"]: p["total"] for p in body["players"] if p["player_id"] in PAIR}
+
+    PAIR = ("alma", "farid")
+    assert totals(103) == {"alma": 55, "farid": 55}
+    assert totals(104) == {"alma": 57, "farid": 55}
+    assert totals(105) == {"alma": 57, "farid": 54}
+    assert totals(106) == {"alma": 55, "farid": 54}
+    assert totals(106) == {
+        p["player_id"]: p["total"]
+        for p in _score_json(trickerion_log)["players"]
+        if p["player_id"] in PAIR
+    }
+
+
+def test_score_at_a_seq_the_log_lacks_names_it(trickerion_log: Path) -> None:
+    result = runner.invoke(app, ["score", str(trickerion_log), "--json", "--at-seq", "107"])
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {
+        "line": 0,
+        "rule": "read.seq_not_found",
+        "field": "at_seq",
+        "message": "no event of seq 107: the log runs from seq 1 to 106",
+    }
+    refused = runner.invoke(app, ["score", str(trickerion_log), "--at-seq", "0"])
+    assert refused.exit_code == 2  # typer: below the option's minimum
