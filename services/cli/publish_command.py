@@ -76,7 +76,7 @@ def publish(
                 highlight=False,
             )
 
-    async def send(progress: Progress) -> int:
+    async def send(progress: Progress) -> tuple[int, int]:
         task = progress.add_task("publishing", total=len(events))
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             publisher = Publisher(client, dict(tokens))
@@ -89,7 +89,7 @@ def publish(
         import asyncio
 
         with _progress() as progress:
-            sent = asyncio.run(send(progress))
+            sent, duplicates = asyncio.run(send(progress))
     except PublishError as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
@@ -97,8 +97,10 @@ def publish(
         err.print(f"cannot reach {escape(url)}: {escape(str(error))}", highlight=False)
         raise typer.Exit(1) from None
     elapsed = time.perf_counter() - start
+    stored = f", {duplicates} of them already stored (duplicates, not appended again)"
     err.print(
-        f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)",
+        f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)"
+        + (stored if duplicates else ""),
         highlight=False,
     )
 

@@ -146,17 +146,19 @@ async def publish_events(
     events: Sequence[Envelope],
     batch_size: int,
     on_batch: Callable[[list[Envelope]], None] = lambda _: None,
-) -> int:
+) -> tuple[int, int]:
     """POST `events` in order, in batches of at most `batch_size` events of one game; returns
-    the number of events sent.
+    (events sent, of them already stored: the service answered `duplicate`, so a re-run adds
+    nothing).
 
     Raises:
         PublishError: a batch was refused (nothing after it is sent).
         httpx.HTTPError: the service is unreachable.
     """
-    sent = 0
+    sent = duplicates = 0
     for batch in batches(events, batch_size):
-        await publisher.post(batch)
+        body = await publisher.post(batch)
         sent += len(batch)
+        duplicates += sum(1 for item in body.get("appended", ()) if item.get("duplicate"))
         on_batch(batch)
-    return sent
+    return sent, duplicates

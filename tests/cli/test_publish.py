@@ -25,12 +25,16 @@ def test_publish_export_score_round_trip(
     published = runner.invoke(app, ["publish", str(trickerion_log), "--url", url, "--batch", "25"])
     assert published.exit_code == 0, published.output
     assert "published 106 events" in published.stderr
+    assert "already stored" not in published.stderr
     saved = json.loads(Path(f"{trickerion_log}.tokens.json").read_text())
     assert set(saved) == {"tr-demo-1"}
     assert f"write token chosen for tr-demo-1: {saved['tr-demo-1']}" in published.stderr
     again = runner.invoke(app, ["publish", str(trickerion_log), "--url", url])
     assert again.exit_code == 0, again.output  # the saved token: every event a duplicate
     assert "write token chosen" not in again.stderr
+    assert "published 106 events" in again.stderr
+    said = " ".join(again.stderr.split())  # the console wraps at its width
+    assert "106 of them already stored (duplicates, not appended again)" in said
     out = tmp_path / "back.jsonl"
     exported = runner.invoke(
         app, ["export", "tr-demo-1", "--out", str(out), "--redis-url", clean_redis_url]
