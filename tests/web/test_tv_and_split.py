@@ -50,7 +50,11 @@ async def test_tv_view_big_totals_live_update_and_ticker(
         "els => els.map(e => getComputedStyle(e).borderLeftColor)"
     )
     assert len(set(colors)) == 3  # a colour per player
-    fix = referee(example()[:40], {"player_id": "oren", "amount": 30})
+    # worded as a referee would: this view is the README's TV screenshot
+    fix = referee(
+        example()[:40],
+        {"player_id": "oren", "amount": 30, "referee": "Olga", "reason": "Trials not counted"},
+    )
     assert (await stack.post([fix])).status_code == 201
     oren = page.locator('.tv-player[data-player="oren"]')
     await expect(oren.locator(".tv-total")).to_have_text(str(before["oren"] + 30))
