@@ -176,14 +176,14 @@ def serve(
         settings_failure,
     )
     from services.logging import configure_logging
-    from services.settings import QuerySettings
+    from services.settings import ServiceSettings
 
     if not (ingest or inbox or projector or query):
         err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     try:
-        settings = QuerySettings(**overrides)
+        settings = ServiceSettings(**overrides)  # every role's, so a bad one exits 78 first
         configure_logging(settings.log_format, settings.log_level)
         check_redis(settings)  # before the web stack is imported: a failure shows sooner
         from services.cli.serve import Roles, build_app, uvicorn_server

@@ -115,6 +115,13 @@ def test_refused_credentials_name_the_user_and_never_the_password(tmp_path: Path
     [
         ({}, "redis+cluster://127.0.0.1:1/3", "bad Redis configuration: redis_url: a cluster"),
         ({"SCORELEDGER_SHARDS": "0"}, "redis://127.0.0.1:1/0", "invalid settings: shards:"),
+        # another role's setting, with Redis unreachable: still 78, not 69 (checked first)
+        (
+            {"SCORELEDGER_INBOX_INTEGRATIONS": "Table_8"},
+            "redis://127.0.0.1:1/0",
+            "invalid settings: inbox_integrations:",
+        ),
+        ({"SCORELEDGER_BATCH": "0"}, "redis://127.0.0.1:1/0", "invalid settings: batch:"),
         (
             {},
             "notaurl",
