@@ -145,3 +145,22 @@ async def test_retention_trims_each_stream_alone_and_the_letters_once(
     assert await shared.trim() == (3, 0)  # its own stream; the letters' clock is shared
     assert await redis_client.xlen(KEYS.dead_letter) == 1
     assert await table.trim() == (0, 0)  # within the interval: nothing at all
+
+
+async def test_an_entry_with_the_largest_sequence_number_does_not_break_retention(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A hostile integration's first XADD on its fresh stream (last id `0-0`, so any id is
+    accepted) may name `1-18446744073709551615`: once settled, the bound after it is `2-0`,
+    not the invalid `1-18446744073709551616` (XTRIM refused it, so the delivery failed and the
+    stream was never trimmed)."""
+    last = f"1-{2**64 - 1}"
+    await redis_client.xgroup_create(TABLE, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(TABLE, entry(b'{"event_id": '), id=last)  # garbage: lettered
+    read = await redis_client.xreadgroup(GROUP, "c", {TABLE: ">"}, count=10)
+    ids, fields = [i for i, _ in read[0][1]], [f for _, f in read[0][1]]
+    table = door_of(redis_client, every_s=0).sibling(TABLE)
+    await table.process(ids, fields, "c")  # settles it, then trims: raised ResponseError
+    assert (await redis_client.xpending(TABLE, GROUP))["pending"] == 0
+    assert await redis_client.xlen(KEYS.dead_letter) == 1
+    assert await redis_client.xlen(TABLE) == 0  # settled and older than a day: trimmed
