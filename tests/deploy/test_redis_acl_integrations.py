@@ -204,3 +204,34 @@ def test_the_script_and_the_settings_accept_the_same_names(tmp_path: Path, name:
         accepted = False
     assert (code == 0) == accepted
     assert accepted == (name in {"t", "table-7", "0", "a" * 32, "7-"})
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "a b",
+        "a,b",
+        " a , b ",
+        "a\tb",
+        "a\nb",
+        "a\rb",
+        "a\vb",
+        "a\fb",
+        "a\x1fb",
+        "a\xa0b",
+        "a\u2003b",
+    ],
+)
+def test_the_script_and_the_settings_split_a_list_alike(tmp_path: Path, names: str) -> None:
+    # compose hands both the same INBOX_INTEGRATIONS: a list one of them splits and the other
+    # refuses (a CRLF .env's "table-7\r") starts ingest but not Redis, or the other way round
+    passwords = {n: secrets.token_urlsafe(24) for n in ("a", "b")}
+    code, _, text = _render(tmp_path, names, passwords)
+    try:
+        parsed: tuple[str, ...] | None = integration_names(names)
+    except ValueError:
+        parsed = None
+    users = [line.split()[1] for line in text.splitlines() if line.startswith("user integration-")]
+    assert (code == 0) == (parsed is not None)
+    if parsed is not None:
+        assert users == [f"integration-{n}" for n in parsed] == ["integration-a", "integration-b"]
