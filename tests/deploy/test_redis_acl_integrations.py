@@ -170,6 +170,8 @@ def test_the_script_writes_one_user_per_integration(tmp_path: Path) -> None:
         ("-table", "'-table' is not"),
         ("table:7", "'table:7' is not"),
         ("tab*", "'tab*' is not"),
+        ("tab\\c7", "'tab\\c7' is not [a-z0-9]"),  # dash's echo ended the message at `\c`
+        ("a\\bc", "'a\\bc' is not"),  # and printed a backspace for `\b`
         ("x" * 33, "longer than 32 characters"),
         ("t1,t1", "lists 't1' twice"),
         (",".join(f"t{i}" for i in range(65)), "more than 64 integrations"),
