@@ -190,3 +190,31 @@ async def test_a_deleted_integration_stream_is_read_again(
         await wait_until(lambda: appended("it-del-shared"), 15, "the shared stream goes on")
         await redis_client.xadd(TABLE, entry(started("it-del-2").model_dump_json()))
         await wait_until(lambda: appended("it-del-2"), 10, "the deleted stream read again")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the inbox has no size bound: an entry over SCORELEDGER_MAX_BODY_BYTES is read, "
+    "parsed and appended (HTTP answers 413), and a refused one is copied whole into a letter",
+)
+async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """A hostile integration's stream is its own, but ingest's memory is everyone's: one 64 MiB
+    entry on one stream raised the reading process's peak RSS by about 670 MiB (the k8s ingest
+    pod's limit is 512Mi, and the entry stays pending for the restarted replica's drain) and
+    left a 64 MiB dead letter for 30 days. Shown small: `max_body_bytes` 4096, an 8 KiB entry."""
+    settings = settings.model_copy(update={"max_body_bytes": 4096})
+    padded = started("it-big").model_dump_json().encode() + b" " * 8192  # valid JSON, 8 KiB+
+    await redis_client.xadd(TABLE, entry(padded))
+    async with running_inbox(settings):
+
+        async def settled() -> bool:
+            return (await redis_client.xpending(TABLE, GROUP))["pending"] == 0 and bool(
+                (await redis_client.xinfo_groups(TABLE))[0]["entries-read"]
+            )
+
+        await wait_until(settled, 15, "the entry read and settled")
+    assert await RedisEventLog(redis_client, KEYS).version("it-big") == 0
+    (letter,) = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    assert len(letter[b"raw"]) <= 4096
