@@ -24,14 +24,18 @@ read) and one reclaimer per replica."""
 
 
 def integration_names(value: Any) -> tuple[str, ...]:
-    """The integration names of `value`: text split at commas and white space (the
-    environment's `a,b c`), or a sequence of names, in their order.
+    """The integration names of `value`: text split at commas, spaces, tabs and newlines (the
+    environment's `a,b c`; the separators of deploy/scripts/redis-acl.sh, so a list that one
+    refuses, e.g. with a CRLF line's carriage return, the other refuses too), or a sequence of
+    names, in their order.
 
     Raises:
         ValueError: a name that is not `INTEGRATION_NAME`, a name listed twice, or more than
             `MAX_INTEGRATIONS` names (issue 11 (hostile integrations)).
     """
-    names = tuple(n for n in re.split(r"[\s,]+", value) if n) if isinstance(value, str) else value
+    names = (
+        tuple(n for n in re.split(r"[ \t\n,]+", value) if n) if isinstance(value, str) else value
+    )
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
         raise ValueError("a list of integration names (comma- or space-separated)")
     if len(names) > MAX_INTEGRATIONS:

@@ -17,7 +17,8 @@ umask 077
 trap 'rm -f "$tmp"' EXIT
 
 fail() {
-  echo "redis-acl: $*" >&2
+  # printf, not echo: dash's echo reads backslashes in a name (`\c` ends the line)
+  printf 'redis-acl: %s\n' "$*" >&2
   exit 2
 }
 

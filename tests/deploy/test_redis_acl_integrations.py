@@ -170,6 +170,8 @@ def test_the_script_writes_one_user_per_integration(tmp_path: Path) -> None:
         ("-table", "'-table' is not"),
         ("table:7", "'table:7' is not"),
         ("tab*", "'tab*' is not"),
+        ("tab\\c7", "'tab\\c7' is not [a-z0-9]"),  # dash's echo ended the message at `\c`
+        ("a\\bc", "'a\\bc' is not"),  # and printed a backspace for `\b`
         ("x" * 33, "longer than 32 characters"),
         ("t1,t1", "lists 't1' twice"),
         (",".join(f"t{i}" for i in range(65)), "more than 64 integrations"),
@@ -204,3 +206,34 @@ def test_the_script_and_the_settings_accept_the_same_names(tmp_path: Path, name:
         accepted = False
     assert (code == 0) == accepted
     assert accepted == (name in {"t", "table-7", "0", "a" * 32, "7-"})
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "a b",
+        "a,b",
+        " a , b ",
+        "a\tb",
+        "a\nb",
+        "a\rb",
+        "a\vb",
+        "a\fb",
+        "a\x1fb",
+        "a\xa0b",
+        "a\u2003b",
+    ],
+)
+def test_the_script_and_the_settings_split_a_list_alike(tmp_path: Path, names: str) -> None:
+    # compose hands both the same INBOX_INTEGRATIONS: a list one of them splits and the other
+    # refuses (a CRLF .env's "table-7\r") starts ingest but not Redis, or the other way round
+    passwords = {n: secrets.token_urlsafe(24) for n in ("a", "b")}
+    code, _, text = _render(tmp_path, names, passwords)
+    try:
+        parsed: tuple[str, ...] | None = integration_names(names)
+    except ValueError:
+        parsed = None
+    users = [line.split()[1] for line in text.splitlines() if line.startswith("user integration-")]
+    assert (code == 0) == (parsed is not None)
+    if parsed is not None:
+        assert users == [f"integration-{n}" for n in parsed] == ["integration-a", "integration-b"]

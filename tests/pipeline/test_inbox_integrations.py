@@ -145,3 +145,76 @@ async def test_retention_trims_each_stream_alone_and_the_letters_once(
     assert await shared.trim() == (3, 0)  # its own stream; the letters' clock is shared
     assert await redis_client.xlen(KEYS.dead_letter) == 1
     assert await table.trim() == (0, 0)  # within the interval: nothing at all
+
+
+async def test_an_entry_with_the_largest_sequence_number_does_not_break_retention(
+    redis_client: aioredis.Redis,
+) -> None:
+    """A hostile integration's first XADD on its fresh stream (last id `0-0`, so any id is
+    accepted) may name `1-18446744073709551615`: once settled, the bound after it is `2-0`,
+    not the invalid `1-18446744073709551616` (XTRIM refused it, so the delivery failed and the
+    stream was never trimmed)."""
+    last = f"1-{2**64 - 1}"
+    await redis_client.xgroup_create(TABLE, GROUP, id="0", mkstream=True)
+    await redis_client.xadd(TABLE, entry(b'{"event_id": '), id=last)  # garbage: lettered
+    read = await redis_client.xreadgroup(GROUP, "c", {TABLE: ">"}, count=10)
+    ids, fields = [i for i, _ in read[0][1]], [f for _, f in read[0][1]]
+    table = door_of(redis_client, every_s=0).sibling(TABLE)
+    await table.process(ids, fields, "c")  # settles it, then trims: raised ResponseError
+    assert (await redis_client.xpending(TABLE, GROUP))["pending"] == 0
+    assert await redis_client.xlen(KEYS.dead_letter) == 1
+    assert await redis_client.xlen(TABLE) == 0  # settled and older than a day: trimmed
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a deleted stream's subscriber stops for good (FastStream: NOGROUP is terminal, and "
+    "app.exit() does nothing inside `serve`); nothing re-creates its group",
+)
+async def test_a_deleted_integration_stream_is_read_again(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """An operator DELs one integration's stream (a reset, or an off-boarding undone) while
+    ingest runs: the other streams go on (held up), and entries XADDed to the stream again
+    should be read again, not strand un-read (no group) while the process looks healthy."""
+    store = RedisEventLog(redis_client, KEYS)
+    async with running_inbox(settings):
+        await redis_client.xadd(TABLE, entry(started("it-del-1").model_dump_json()))
+
+        async def appended(game: str) -> bool:
+            return await store.version(game) == 1
+
+        await wait_until(lambda: appended("it-del-1"), 15, "the first entry appended")
+        await redis_client.delete(TABLE)
+        await redis_client.xadd(KEYS.inbox, entry(started("it-del-shared").model_dump_json()))
+        await wait_until(lambda: appended("it-del-shared"), 15, "the shared stream goes on")
+        await redis_client.xadd(TABLE, entry(started("it-del-2").model_dump_json()))
+        await wait_until(lambda: appended("it-del-2"), 10, "the deleted stream read again")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the inbox has no size bound: an entry over SCORELEDGER_MAX_BODY_BYTES is read, "
+    "parsed and appended (HTTP answers 413), and a refused one is copied whole into a letter",
+)
+async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """A hostile integration's stream is its own, but ingest's memory is everyone's: one 64 MiB
+    entry on one stream raised the reading process's peak RSS by about 670 MiB (the k8s ingest
+    pod's limit is 512Mi, and the entry stays pending for the restarted replica's drain) and
+    left a 64 MiB dead letter for 30 days. Shown small: `max_body_bytes` 4096, an 8 KiB entry."""
+    settings = settings.model_copy(update={"max_body_bytes": 4096})
+    padded = started("it-big").model_dump_json().encode() + b" " * 8192  # valid JSON, 8 KiB+
+    await redis_client.xadd(TABLE, entry(padded))
+    async with running_inbox(settings):
+
+        async def settled() -> bool:
+            return (await redis_client.xpending(TABLE, GROUP))["pending"] == 0 and bool(
+                (await redis_client.xinfo_groups(TABLE))[0]["entries-read"]
+            )
+
+        await wait_until(settled, 15, "the entry read and settled")
+    assert await RedisEventLog(redis_client, KEYS).version("it-big") == 0
+    (letter,) = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
+    assert len(letter[b"raw"]) <= 4096

@@ -53,6 +53,20 @@ def _text(entry_id: tuple[int, int]) -> str:
     return f"{entry_id[0]}-{entry_id[1]}"
 
 
+MAX_ID_PART = 2**64 - 1
+"""The largest millisecond time and sequence number of a stream id (unsigned 64-bit)."""
+
+
+def _after(entry_id: tuple[int, int]) -> tuple[int, int]:
+    """The smallest valid stream id above `entry_id`; `entry_id` itself for the largest id
+    (nothing is above it, so its entry is kept). An XADD may name `<ms>-18446744073709551615`,
+    and `<ms>-18446744073709551616` is refused by XTRIM ("Invalid stream ID")."""
+    ms, seq = entry_id
+    if seq < MAX_ID_PART:
+        return (ms, seq + 1)
+    return (ms + 1, 0) if ms < MAX_ID_PART else entry_id
+
+
 async def oldest_unsettled(client: RedisClient, stream: str, group: str) -> tuple[int, int]:
     """The smallest id `group` has not settled: its oldest pending entry, else the one after
     its last delivered id. `(0, 0)` when the group does not exist (nothing is settled)."""
@@ -60,8 +74,7 @@ async def oldest_unsettled(client: RedisClient, stream: str, group: str) -> tupl
     info = next((g for g in groups if _text_of(g.get("name")) == group), None)
     if info is None:
         return (0, 0)
-    ms, seq = _id(info["last-delivered-id"])
-    bound = (ms, seq + 1)
+    bound = _after(_id(info["last-delivered-id"]))
     if int(info.get("pending") or 0) > 0:
         summary: Any = await client.xpending(stream, group)
         if summary.get("min") is not None:
