@@ -192,6 +192,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         service.ports.letters,
         retention,
         retry_cap_s=settings.inbox_retry_cap_s,
+        max_entry_bytes=settings.max_body_bytes,
     )
     return build_inbox_app(service.settings, inbox, consumer)
 

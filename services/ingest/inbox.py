@@ -132,8 +132,10 @@ class Inbox:
         *,
         retry_cap_s: float = 2.0,
         stream: str | None = None,
+        max_entry_bytes: int | None = None,
     ) -> None:
         self.client = client
+        self.max_entry_bytes = max_entry_bytes  # None: unbounded (tests); as HTTP's body limit
         self.keys = keys
         self.stream = stream or keys.inbox
         self.record = record
@@ -158,6 +160,7 @@ class Inbox:
             self.retention,
             retry_cap_s=self.retry_cap_s,
             stream=stream,
+            max_entry_bytes=self.max_entry_bytes,
         )
         other._letters_trimmed = self._letters_trimmed
         return other
@@ -217,8 +220,11 @@ class Inbox:
 
     async def _round(self, d: _Delivery, consumer: str | None) -> None:
         """Record `d.todo`; settle what is decided; raise `Blocked` if entries wait on order
-        (a refusal cleared this round is decided by the next round, at once)."""
-        outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in d.todo])
+        (a refusal cleared this round is decided by the next round, at once). An entry over
+        `max_entry_bytes` is refused unread, as HTTP answers 413: its size never changes."""
+        big = self._oversized(d)
+        todo = [i for i in d.todo if i not in big]
+        outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in todo])
         decided = set(d.done)
         waiting: list[int] = []  # an older entry of the game is in flight: retry soon
         parked: list[int] = []  # its older entry is ours, left pending: the reclaimer's
@@ -226,7 +232,10 @@ class Inbox:
         held: dict[str, list[int]] = {}  # game -> where its later refusals go
         refused: list[tuple[int, Refusal]] = []
         recorded: list[Recorded] = []
-        for i, outcome in zip(d.todo, outcomes, strict=True):
+        for i, refusal in big.items():
+            refused.append((i, refusal))
+            decided.add(d.ids[i])
+        for i, outcome in zip(todo, outcomes, strict=True):
             if isinstance(outcome, Recorded):
                 recorded.append(outcome)
                 decided.add(d.ids[i])
@@ -273,10 +282,26 @@ class Inbox:
         mine = all(c == consumer and i not in self.in_flight for i, c in older)
         return "parked" if mine else "busy"
 
+    def _oversized(self, d: _Delivery) -> dict[int, Refusal]:
+        """The undecided entries of `d` whose fields (names and values) hold more than
+        `max_entry_bytes`, each with its refusal `body.too_large` (HTTP's rule and field)."""
+        limit = self.max_entry_bytes
+        if limit is None:
+            return {}
+        message = f"an inbox entry is limited to {limit} bytes, as a request body"
+        return {
+            i: Refusal("invalid", "body.too_large", "body", message)
+            for i in d.todo
+            if sum(len(k) + len(v) for k, v in d.entries[i].items()) > limit
+        }
+
     async def _letter(self, entry_id: bytes, fields: dict[bytes, bytes], refusal: Refusal) -> None:
         """Dead-letter a refusal once per entry: context `inbox_id` (and `inbox`, the stream,
-        for an integration's stream), once-key `inbox:<id>` (`inbox:<stream>:<id>`)."""
+        for an integration's stream), once-key `inbox:<id>` (`inbox:<stream>:<id>`). The raw
+        kept is cut to `max_entry_bytes` (an oversized entry's first bytes)."""
         kept = raw_of(fields)
+        if self.max_entry_bytes is not None:
+            kept = kept[: self.max_entry_bytes]
         inbox_id = entry_id.decode()
         keep_s = (self.retention or Retention()).dead_letter_keep_s
         context, once = {"inbox_id": inbox_id}, f"inbox:{inbox_id}"

@@ -192,11 +192,6 @@ async def test_a_deleted_integration_stream_is_read_again(
         await wait_until(lambda: appended("it-del-2"), 10, "the deleted stream read again")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the inbox has no size bound: an entry over SCORELEDGER_MAX_BODY_BYTES is read, "
-    "parsed and appended (HTTP answers 413), and a refused one is copied whole into a letter",
-)
 async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
@@ -217,4 +212,5 @@ async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
         await wait_until(settled, 15, "the entry read and settled")
     assert await RedisEventLog(redis_client, KEYS).version("it-big") == 0
     (letter,) = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
-    assert len(letter[b"raw"]) <= 4096
+    assert len(letter[b"raw"]) == 4096  # its first 4096 bytes
+    assert json.loads(letter[b"reason"])["rule"] == "body.too_large"
