@@ -28,8 +28,10 @@ are decided in stream order (issue 10). The design, simplest first:
   is one this consumer already left pending, they stay pending for the reclaimer and the
   consumer reads on). So an entry that only conflicts because its predecessor sits with another
   replica, or with a consumer that died holding it, is never dead-lettered; entries of other
-  games go on. A refusal with no older entry pending is decided again on a fresh state before
-  it is dead-lettered (the older one may have been applied between the append and the check).
+  games go on. A conflict or an authorization refusal with no older entry pending is
+  decided again on a fresh state before it is dead-lettered (the older one may have been
+  applied between the append and the check); a rule or contract refusal stands
+  (`STANDING_KINDS`).
 * **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
   `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
@@ -75,6 +77,13 @@ GROUP = "ingest"
 ORDER_WAIT_S = 5.0
 """Longest a consumer waits, in one delivery, for an older entry of a game that another task
 holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
+
+
+STANDING_KINDS = frozenset({"rule", "invalid"})
+"""Refusals that stand once no older entry of their game is pending: a contract refusal does
+not depend on the log, and a rule refusal was decided on the stored state at the event's own
+version (`services.usecases.plan`), so deciding again on a newer state could only turn it into
+a version conflict (a later entry of the game taking its seq) and hide the rule it broke."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +257,10 @@ class Inbox:
                 decided.add(d.ids[i])
             else:
                 state = await self._older_pending(game, d.ids[i], decided, consumer)
+                if state == "none" and outcome.kind in STANDING_KINDS:
+                    refused.append((i, outcome))
+                    decided.add(d.ids[i])
+                    continue
                 if state == "none":  # refused on a state read before the PEL: decide again
                     d.clear.add(i)
                 held[game] = {"none": again, "busy": waiting, "parked": parked}[state]

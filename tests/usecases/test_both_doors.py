@@ -114,3 +114,26 @@ async def test_two_creators_in_one_inbox_batch_cannot_share_a_game(doors: Doors)
     assert await doors.ports.log.version("g3") == 1
     letters = await doors.ports.letters.read()
     assert [x.letter.reason["rule"] for x in letters] == ["auth.token_rejected"]
+
+
+async def test_a_rule_refusal_stands_when_a_later_entry_takes_its_seq(doors: Doors) -> None:
+    """One delivery: a correction for a player the game lacks (seq 2), then a valid event with
+    the same seq. The first broke a rule on the state at its own version; the second taking
+    seq 2 must not turn its letter into a version conflict (it did on a cluster run of CI)."""
+    created = await doors.http.post(
+        "/games/g1/events",
+        json=started("g1").to_wire(),
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert created.status_code == 201, created.text
+    breaker = json.dumps(corrected("g1", 2, "nobody", 1).to_wire()).encode()
+    valid = json.dumps(corrected("g1", 2, "ann", 1).to_wire()).encode()
+    await doors.inbox.process(
+        [b"1-1", b"1-2"],
+        [{b"data": breaker, b"token": TOKEN.encode()}, {b"data": valid, b"token": TOKEN.encode()}],
+    )
+    letters = await doors.ports.letters.read()
+    assert [(x.letter.reason["kind"], x.letter.reason["rule"]) for x in letters] == [
+        ("rule", "correction.unknown_player")
+    ]
+    assert await doors.ports.log.version("g1") == 2
