@@ -61,7 +61,9 @@ async def test_a_paused_owners_write_is_refused_and_the_successor_resumes(
     for game_id, events in logs.items():
         await store.append(game_id, events[:10])
     assert {shard_of(g, SHARDS) for g in logs} == set(range(SHARDS))
-    a, b = Stepped(clean_redis_url, "a", 300), Stepped(clean_redis_url, "b", 300)
+    # 2 s leases: every step that is not the pause must end within one, on a loaded machine too
+    # (with 300 ms, CI's first step outlived its leases and its own write was fenced off)
+    a, b = Stepped(clean_redis_url, "a", 2000), Stepped(clean_redis_url, "b", 2000)
     try:
         await a.ownership.tick()
         assert sorted(a.loop.held) == list(range(SHARDS))
