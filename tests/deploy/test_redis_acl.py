@@ -14,7 +14,7 @@ import secrets
 import shutil
 import subprocess
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,32 +145,6 @@ class AclServer:
         if self.proc is not None:
             self.proc.terminate()
             self.proc.wait(timeout=10)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
-    acl = AclServer(tmp_path_factory.mktemp("acl")).start()
-    try:
-        yield acl
-    finally:
-        acl.stop()
-
-
-@pytest.fixture
-async def role(server: AclServer) -> AsyncIterator[Callable[[str], aioredis.Redis]]:
-    """`role(name)` -> a client logged in as that ACL user; the data is flushed first."""
-    opened: list[aioredis.Redis] = []
-    admin = server.client("admin")
-    await admin.flushall()
-    opened.append(admin)
-
-    def open_client(name: str) -> aioredis.Redis:
-        opened.append(server.client(name))
-        return opened[-1]
-
-    yield open_client
-    for client in opened:
-        await client.aclose()
 
 
 async def refused(call: Awaitable[Any]) -> None:

@@ -11,7 +11,7 @@ import hashlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,30 +34,6 @@ from tests.deploy.test_redis_acl import (
 )
 
 TABLE, APP = KEYS.integration_inbox("table-7"), KEYS.integration_inbox("app-2")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclServer]:
-    acl = AclServer(tmp_path_factory.mktemp("acl-integrations")).start()
-    try:
-        yield acl
-    finally:
-        acl.stop()
-
-
-@pytest.fixture
-async def role(server: AclServer) -> AsyncIterator[Callable[[str], aioredis.Redis]]:
-    """`role(user)` -> a client logged in as that ACL user; the data is flushed first."""
-    opened = [server.client("admin")]
-    await opened[0].flushall()
-
-    def open_client(user: str) -> aioredis.Redis:
-        opened.append(server.client(user))
-        return opened[-1]
-
-    yield open_client
-    for client in opened:
-        await client.aclose()
 
 
 async def test_an_integration_user_may_only_xadd_its_own_stream(
