@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.connect import RedisClient, connect
 from services.keys import Keys
 from services.push.hub import ChangeHub
 
@@ -46,6 +46,41 @@ async def _lost_cancels(client: RedisClient, command: str) -> int:
                 task.cancel()
                 await asyncio.wait([task], timeout=0.5)
     return lost
+
+
+async def _lost_first_cancels(url: str) -> int:
+    """Cancel the first pipelined XREAD of a fresh client (the cluster's slot discovery runs
+    inside `async with client.pipeline()`) at random moments `RUNS // 3` times."""
+    streams = [Keys(16).changes(s) for s in range(16)]
+    rng = random.Random(13)
+    lost = 0
+    for _ in range(RUNS // 3):
+        fresh = connect(url)
+
+        async def loop(client: RedisClient = fresh) -> None:
+            while True:
+                async with client.pipeline(transaction=False) as pipe:
+                    for stream in streams:
+                        pipe.xread({stream: "0-0"}, count=10)
+                    await pipe.execute()
+
+        task = asyncio.create_task(loop())
+        await asyncio.sleep(rng.uniform(0, 0.01))
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=2)
+        if not done:
+            lost += 1
+            while not task.done():
+                task.cancel()
+                await asyncio.wait([task], timeout=0.5)
+        await fresh.aclose()
+    return lost
+
+
+async def test_a_cancel_during_a_fresh_clients_discovery_stops(any_url: str) -> None:
+    lost = await _lost_first_cancels(any_url)
+    print(f"fresh clients: cancels {RUNS // 3}, loops that went on after cancel() {lost}")
+    assert lost == 0
 
 
 @pytest.mark.parametrize("command", ["pipeline", "command"])

@@ -154,7 +154,8 @@ class GatedRedisCluster(RedisCluster):
         runs of 16 concurrent GETs; 0 of 30 with this)."""
         if self._initialize:
             async with self._init_lock:
-                await self.initialize()
+                # discovery sends commands: a cancel lost there must still stop the task
+                await honour_cancel(self.initialize)
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         """`RedisCluster.execute_command` behind the gate, retried with backoff on
@@ -175,6 +176,12 @@ class GatedRedisCluster(RedisCluster):
 
 
 class _GatedPipeline(ClusterPipeline):
+    async def initialize(self) -> ClusterPipeline:
+        # `async with client.pipeline()` discovers the slots of a fresh client here, outside
+        # `execute`: through `ready` (one task, the lock, a lost cancel re-raised).
+        await cast(GatedRedisCluster, self.cluster_client).ready()
+        return await ClusterPipeline.initialize(self)
+
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
         client = cast(GatedRedisCluster, self.cluster_client)
 
