@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from contracts import events
+from contracts import events, tournament
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 SCHEMA_ID_BASE = "https://scoreledger.invalid/contracts/schemas/"
@@ -24,7 +24,8 @@ def _dump(schema: dict[str, object]) -> str:
 
 def generate_json_schemas() -> dict[str, str]:
     """File name -> JSON Schema text: `event.json` (any event, discriminated on `type`) and
-    one `<wire type>.json` per event type of the registered games (`contracts.games`)."""
+    one `<wire type>.json` per event type of the registered games (`contracts.games`); the
+    same for tournament streams (`tournament.event.json`, `tournament.*.json`)."""
     files: dict[str, str] = {}
     union = TypeAdapter(events.AnyEvent).json_schema(mode="validation")
     union["$id"] = SCHEMA_ID_BASE + "event.json"
@@ -32,6 +33,14 @@ def generate_json_schemas() -> dict[str, str]:
     files["event.json"] = _dump(union)
     for wire_type, envelope in sorted(events.ENVELOPE_BY_TYPE.items()):
         schema = envelope.model_json_schema(mode="validation")
+        schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
+        files[f"{wire_type}.json"] = _dump(schema)
+    tournaments = TypeAdapter(tournament.AnyTournamentEvent).json_schema(mode="validation")
+    tournaments["$id"] = SCHEMA_ID_BASE + "tournament.event.json"
+    tournaments["title"] = "scoreledger tournament event (any type)"
+    files["tournament.event.json"] = _dump(tournaments)
+    for wire_type, kind in sorted(tournament.TOURNAMENT_ENVELOPES.items()):
+        schema = kind.model_json_schema(mode="validation")
         schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
         files[f"{wire_type}.json"] = _dump(schema)
     return files

@@ -1,0 +1,308 @@
+"""Tournament events: a tournament is an event stream of its own, in the game events' envelope
+style (`tournament_id` in place of `game_id`), appended with expected version and idempotent
+event ids and folded by the pure `domain.tournament` package.
+
+Wire shape (one JSON object per event)::
+
+    {"event_id": "<uuid>", "tournament_id": "con-2026", "seq": 1, "type": "tournament.created",
+     "schema_version": 1, "occurred_at": "2026-11-30T10:00:00Z", "recorded_at": null,
+     "actor": "organiser", "correlation_id": null, "causation_id": null, "payload": {...}}
+
+Types: `tournament.created`, `tournament.player_registered`, `tournament.player_joined_late`,
+`tournament.player_dropped`, `tournament.round_seated`, `tournament.table_result_reported`,
+`tournament.table_result_confirmed`, `tournament.table_result_disputed`,
+`tournament.table_result_approved`, `tournament.round_closed`.
+Source: research/tournaments-and-integrations.md Q1 (Match Play Events: placement points,
+results suggested by players and approved by the organiser; BGA's standings columns).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from itertools import pairwise
+from typing import Annotated, Any, ClassVar, Literal, Union
+from uuid import UUID
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from contracts.envelope import GameId, NonEmptyText, Payload, PlayerId, TypeName
+
+TournamentId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
+"""A tournament id: 1-64 characters, letters, digits, `_ . -` (it becomes part of keys)."""
+
+TieBreak = Literal[
+    "opponents_points",
+    "opponents_average",
+    "buchholz",
+    "median_buchholz",
+    "score_difference",
+    "head_to_head",
+]
+"""A tie-break after points (`domain.tournament.standings` defines each); the seed always
+decides last."""
+
+DEFAULT_TIE_BREAKS: tuple[TieBreak, ...] = (
+    "opponents_points",
+    "opponents_average",
+    "buchholz",
+    "median_buchholz",
+    "score_difference",
+    "head_to_head",
+)
+
+Points = Annotated[int, Field(ge=0, le=1000, strict=True)]
+Round = Annotated[int, Field(ge=1, le=50, strict=True)]
+TableNumber = Annotated[int, Field(ge=1, le=500, strict=True)]
+
+
+def _descending(points: tuple[int, ...] | None, name: str) -> None:
+    if points is not None and any(a < b for a, b in pairwise(points)):
+        raise ValueError(f"{name}: placement points must not grow with the place")
+
+
+class TournamentCreated(Payload):
+    """A tournament is set up (the stream's first event).
+
+    `scoring`: `placement` (points by place at the table) or `game_score` (the game's own
+    score, Fame or VP, summed). `points_4`: placement points at a 4-player table (default
+    7/5/3/1); `points_3` / `points_5`: at 3- and 5-player tables (default: scaled from
+    `points_4`, see `domain.tournament.points`). `bye_points`: what a bye earns.
+    `tie_breaks`: applied in order after points; the seed decides last. Seating: `pairing`,
+    `first_round`, `remainder` (see `domain.tournament.seating`), `seating_seed`.
+    `auto_approve_after_s`: a reported table result is approved after this many seconds
+    without a dispute (None: a judge approves every table).
+    """
+
+    TYPE: ClassVar[str] = "tournament.created"
+    title: NonEmptyText
+    game: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")
+    rounds: Round
+    scoring: Literal["placement", "game_score"] = "placement"
+    points_4: tuple[Points, Points, Points, Points] = (7, 5, 3, 1)
+    points_3: tuple[Points, Points, Points] | None = None
+    points_5: tuple[Points, Points, Points, Points, Points] | None = None
+    bye_points: Points = 4
+    tie_breaks: tuple[TieBreak, ...] = Field(default=DEFAULT_TIE_BREAKS, max_length=6)
+    pairing: Literal["swiss", "balanced"] = "swiss"
+    first_round: Literal["random", "seeded"] = "random"
+    remainder: Literal["threes", "fives", "byes"] = "threes"
+    seating_seed: int = Field(default=0, ge=0, le=2**63 - 1, strict=True)
+    auto_approve_after_s: int | None = Field(default=None, ge=0, le=7 * 86400, strict=True)
+
+    @model_validator(mode="after")
+    def _valid(self) -> TournamentCreated:
+        if len(set(self.tie_breaks)) != len(self.tie_breaks):
+            raise ValueError("tie_breaks: each tie-break at most once")
+        _descending(self.points_4, "points_4")
+        _descending(self.points_3, "points_3")
+        _descending(self.points_5, "points_5")
+        return self
+
+
+class PlayerRegistered(Payload):
+    """A player registers before round 1 is seated. `seed`: 1 = top (None: registration order)."""
+
+    TYPE: ClassVar[str] = "tournament.player_registered"
+    player_id: PlayerId
+    name: NonEmptyText
+    seed: int | None = Field(default=None, ge=1, le=10_000, strict=True)
+
+
+class PlayerJoinedLate(Payload):
+    """A player joins after round 1 was seated; they are seated from the next round and score
+    nothing for the rounds they missed."""
+
+    TYPE: ClassVar[str] = "tournament.player_joined_late"
+    player_id: PlayerId
+    name: NonEmptyText
+
+
+class PlayerDropped(Payload):
+    """A player leaves: never seated again; their results so far stay (opponents keep them)."""
+
+    TYPE: ClassVar[str] = "tournament.player_dropped"
+    player_id: PlayerId
+    reason: NonEmptyText
+
+
+class SeatedTablePayload(BaseModel):
+    """One table of a seated round: its number, players in seat order (seat 1 first), why,
+    and the scoreledger game that plays it (None: results are reported by hand)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    number: TableNumber
+    players: tuple[PlayerId, ...] = Field(min_length=3, max_length=5)
+    reason: str = Field(max_length=2000)
+    game_id: GameId | None = None
+
+
+class RoundSeated(Payload):
+    """A round is seated: every active player at exactly one table or given a bye."""
+
+    TYPE: ClassVar[str] = "tournament.round_seated"
+    round: Round
+    tables: tuple[SeatedTablePayload, ...] = Field(min_length=1, max_length=500)
+    byes: tuple[PlayerId, ...] = Field(default=(), max_length=10)
+    reason: str = Field(max_length=2000)
+
+
+class ResultLine(BaseModel):
+    """One player's result at a table: place (1 = best; tied players share a place) and the
+    game score (Fame or VP)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    player_id: PlayerId
+    place: int = Field(ge=1, le=5, strict=True)
+    score: int = Field(ge=-1000, le=100_000, strict=True)
+
+
+class TableResultReported(Payload):
+    """A table's result is reported (by a player, the table's game, or a judge); it counts once
+    approved. A new report before approval replaces the earlier one."""
+
+    TYPE: ClassVar[str] = "tournament.table_result_reported"
+    round: Round
+    table: TableNumber
+    results: tuple[ResultLine, ...] = Field(min_length=3, max_length=5)
+    reported_by: NonEmptyText
+
+
+class TableResultConfirmed(Payload):
+    """A tablemate confirms the reported result."""
+
+    TYPE: ClassVar[str] = "tournament.table_result_confirmed"
+    round: Round
+    table: TableNumber
+    player_id: PlayerId
+
+
+class TableResultDisputed(Payload):
+    """A tablemate (or a judge) disputes the table's result: the table is held out of the
+    standings until a judge approves a result."""
+
+    TYPE: ClassVar[str] = "tournament.table_result_disputed"
+    round: Round
+    table: TableNumber
+    by: NonEmptyText
+    reason: NonEmptyText
+
+
+class TableResultApproved(Payload):
+    """A judge approves the table's result (or it was auto-approved, `judge: "auto"`):
+    `results` given here replace the reported ones (the judge's ruling on a dispute)."""
+
+    TYPE: ClassVar[str] = "tournament.table_result_approved"
+    round: Round
+    table: TableNumber
+    judge: NonEmptyText
+    results: tuple[ResultLine, ...] | None = Field(default=None, min_length=3, max_length=5)
+
+
+class RoundClosed(Payload):
+    """Every table of the round has an approved result; the next round may be seated."""
+
+    TYPE: ClassVar[str] = "tournament.round_closed"
+    round: Round
+
+
+TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
+    TournamentCreated,
+    PlayerRegistered,
+    PlayerJoinedLate,
+    PlayerDropped,
+    RoundSeated,
+    TableResultReported,
+    TableResultConfirmed,
+    TableResultDisputed,
+    TableResultApproved,
+    RoundClosed,
+)
+
+
+class TournamentEnvelope(BaseModel):
+    """The metadata of a tournament event: as `contracts.envelope.Envelope`, with
+    `tournament_id` naming the stream (`seq` = the 1-based position in it; an append with
+    `seq = n` expects version `n - 1`; `event_id` the idempotency key)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_id: UUID
+    tournament_id: TournamentId
+    seq: int = Field(ge=1, strict=True)
+    type: TypeName
+    schema_version: int = Field(ge=1)
+    occurred_at: AwareDatetime
+    recorded_at: AwareDatetime | None = None
+    actor: NonEmptyText
+    correlation_id: str | None = Field(default=None, max_length=128)
+    causation_id: str | None = Field(default=None, max_length=128)
+    payload: Payload
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
+        return value
+
+    @field_validator("occurred_at", "recorded_at", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+        return value
+
+    def with_recorded_at(self, when: datetime) -> TournamentEnvelope:
+        """A copy stamped with the store's `recorded_at`."""
+        return self.model_copy(update={"recorded_at": when})
+
+
+def _envelope_for(payload_cls: type[Payload]) -> type[TournamentEnvelope]:
+    name = payload_cls.__name__ + "Event"
+    fields: dict[str, Any] = {
+        "type": (Literal[payload_cls.TYPE], ...),
+        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
+        "payload": (payload_cls, ...),
+    }
+    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
+    return create_model(
+        name, __base__=TournamentEnvelope, __doc__=doc + (payload_cls.__doc__ or ""), **fields
+    )
+
+
+TOURNAMENT_ENVELOPES: dict[str, type[TournamentEnvelope]] = {
+    p.TYPE: _envelope_for(p) for p in TOURNAMENT_PAYLOADS
+}
+AnyTournamentEvent: Any = Annotated[
+    Union[tuple(TOURNAMENT_ENVELOPES.values())],  # noqa: UP007
+    Field(discriminator="type"),
+]
+TOURNAMENT_EVENT_ADAPTER: TypeAdapter[TournamentEnvelope] = TypeAdapter(AnyTournamentEvent)
+
+
+def parse_tournament_event(raw: dict[str, Any]) -> TournamentEnvelope:
+    """Validate one tournament event given as a dict.
+
+    Raises:
+        pydantic.ValidationError: a field is missing or wrong (the error names it).
+    """
+    return TOURNAMENT_EVENT_ADAPTER.validate_python(raw)
+
+
+def parse_tournament_event_json(data: str | bytes) -> TournamentEnvelope:
+    """Validate one tournament event from its JSON text.
+
+    Raises:
+        pydantic.ValidationError: invalid JSON or a missing / wrong field.
+    """
+    return TOURNAMENT_EVENT_ADAPTER.validate_json(data)

@@ -1,0 +1,286 @@
+"""The pure fold of a tournament stream: `evolve(state, event) -> state`, `fold(events)`.
+
+Each event is checked against the tournament's rules before it counts; a breach raises
+`RuleViolation` (rule ids `tournament.*`, `log.*`) and leaves the state unchanged. Rules:
+the stream starts with `tournament.created` (once); players register before round 1 is seated
+and join late after; a round is seated only after the previous one closed, with every active
+player (not dropped, joined by then) at exactly one table or given a bye, and no other; a
+result names exactly the table's players with places 1..size consistent with scores not
+required (places are the game's, tie-break included); a dispute holds the table out until a
+judge approves; a round closes only when every table is approved.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from contracts.tournament import (
+    PlayerDropped,
+    PlayerJoinedLate,
+    PlayerRegistered,
+    ResultLine,
+    RoundClosed,
+    RoundSeated,
+    TableResultApproved,
+    TableResultConfirmed,
+    TableResultDisputed,
+    TableResultReported,
+    TournamentCreated,
+    TournamentEnvelope,
+)
+from domain.errors import RuleViolation
+from domain.tournament.state import Registrant, RoundState, TableState, TournamentState
+
+
+def fold(events: Iterable[TournamentEnvelope], upto_seq: int | None = None) -> TournamentState:
+    """Fold a tournament's events from the first; stop after `upto_seq` when given.
+
+    Raises:
+        RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
+    """
+    state: TournamentState | None = None
+    for event in events:
+        if upto_seq is not None and event.seq > upto_seq:
+            break
+        state = _apply(state, event)
+    if state is None:
+        raise RuleViolation("log.empty", "a tournament needs at least its created event")
+    return state
+
+
+def evolve(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
+    """The state after `event` (a new object; `state` is unchanged).
+
+    Raises:
+        RuleViolation: the event breaks a rule (see the module doc).
+    """
+    return _apply(copy.deepcopy(state), event)
+
+
+def _apply(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
+    payload = event.payload
+    if state is None:
+        if not isinstance(payload, TournamentCreated):
+            raise RuleViolation(
+                "tournament.not_created", "the first event must be tournament.created", "type"
+            )
+        if event.seq != 1:
+            raise RuleViolation("log.seq_gap", f"expected seq 1, got {event.seq}", "seq")
+        return TournamentState(event.tournament_id, payload, 1)
+    if event.seq != state.seq + 1:
+        raise RuleViolation("log.seq_gap", f"expected seq {state.seq + 1}, got {event.seq}", "seq")
+    if event.tournament_id != state.tournament_id:
+        raise RuleViolation(
+            "log.wrong_stream", "the event names another tournament", "tournament_id"
+        )
+    handler = _HANDLERS.get(type(payload))
+    if handler is None:
+        raise RuleViolation("tournament.already_created", "the tournament exists", "type")
+    handler(state, payload, event.seq)
+    state.seq = event.seq
+    return state
+
+
+def _register(state: TournamentState, p: PlayerRegistered, seq: int) -> None:
+    if state.rounds:
+        raise RuleViolation(
+            "tournament.registration_closed",
+            "round 1 is seated: a new player joins late (tournament.player_joined_late)",
+            "type",
+        )
+    _new_player(state, p.player_id, p.name, p.seed, 1)
+
+
+def _join_late(state: TournamentState, p: PlayerJoinedLate, seq: int) -> None:
+    if not state.rounds:
+        raise RuleViolation(
+            "tournament.not_started",
+            "no round is seated yet: register the player (tournament.player_registered)",
+            "type",
+        )
+    _new_player(state, p.player_id, p.name, None, len(state.rounds) + 1)
+
+
+def _new_player(state: TournamentState, pid: str, name: str, seed: int | None, start: int) -> None:
+    if pid in state.players:
+        raise RuleViolation("tournament.player_exists", f"{pid} is registered", "payload.player_id")
+    if len(state.players) >= 1000:
+        raise RuleViolation("tournament.too_many_players", "at most 1000 players", "payload")
+    state.players[pid] = Registrant(pid, name, seed, len(state.players), start)
+
+
+def _drop(state: TournamentState, p: PlayerDropped, seq: int) -> None:
+    player = _player(state, p.player_id)
+    if player.dropped:
+        raise RuleViolation(
+            "tournament.player_dropped", f"{p.player_id} dropped already", "payload.player_id"
+        )
+    player.dropped_after = len(state.rounds)
+
+
+def _player(state: TournamentState, pid: str) -> Registrant:
+    if pid not in state.players:
+        raise RuleViolation(
+            "tournament.unknown_player", f"{pid} is not registered", "payload.player_id"
+        )
+    return state.players[pid]
+
+
+def _seat(state: TournamentState, p: RoundSeated, seq: int) -> None:
+    expected = len(state.rounds) + 1
+    if p.round != expected:
+        raise RuleViolation(
+            "tournament.round_order", f"the next round is {expected}", "payload.round"
+        )
+    if state.rounds and not state.rounds[-1].closed:
+        raise RuleViolation(
+            "tournament.round_open",
+            f"round {state.rounds[-1].number} is not closed",
+            "payload.round",
+        )
+    if p.round > state.settings.rounds:
+        raise RuleViolation(
+            "tournament.rounds_done",
+            f"the tournament has {state.settings.rounds} rounds",
+            "payload.round",
+        )
+    numbers = [t.number for t in p.tables]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise RuleViolation(
+            "tournament.table_numbers", "tables are numbered 1..N in order", "payload.tables"
+        )
+    seated = [pid for t in p.tables for pid in t.players] + list(p.byes)
+    active = {r.player_id for r in state.active(p.round)}
+    if len(seated) != len(set(seated)) or set(seated) != active:
+        missing, extra = sorted(active - set(seated)), sorted(set(seated) - active)
+        raise RuleViolation(
+            "tournament.seating_players",
+            "every active player sits exactly once and nobody else "
+            f"(missing {missing}, not active {extra}, or someone twice)",
+            "payload.tables",
+        )
+    if any(len(t.players) == 5 for t in p.tables) and state.settings.remainder != "fives":
+        raise RuleViolation(
+            "tournament.five_table", "5-player tables are not configured", "payload.tables"
+        )
+    if p.byes and state.settings.remainder != "byes":
+        raise RuleViolation("tournament.bye", "byes are not configured", "payload.byes")
+    tables = {
+        t.number: TableState(p.round, t.number, t.players, t.reason, t.game_id) for t in p.tables
+    }
+    state.rounds.append(RoundState(p.round, tables, p.byes, p.reason))
+
+
+def _table(state: TournamentState, round_number: int, number: int) -> TableState:
+    if not 1 <= round_number <= len(state.rounds):
+        raise RuleViolation(
+            "tournament.unknown_round", f"round {round_number} is not seated", "payload.round"
+        )
+    rnd = state.rounds[round_number - 1]
+    if number not in rnd.tables:
+        raise RuleViolation(
+            "tournament.unknown_table",
+            f"round {round_number} has no table {number}",
+            "payload.table",
+        )
+    if rnd.closed:
+        raise RuleViolation(
+            "tournament.round_closed", f"round {round_number} is closed", "payload.round"
+        )
+    return rnd.tables[number]
+
+
+def _check_results(table: TableState, results: tuple[ResultLine, ...], field: str) -> None:
+    ids = [r.player_id for r in results]
+    if sorted(ids) != sorted(table.players):
+        raise RuleViolation(
+            "tournament.result_players",
+            f"the result must name the table's players {list(table.players)}",
+            field,
+        )
+    places = sorted(r.place for r in results)
+    # Competition places: tied players share a place and the next place skips (1, 1, 3, 4).
+    for i, place in enumerate(places):
+        if place != (places[i - 1] if i and places[i - 1] == place else i + 1):
+            raise RuleViolation(
+                "tournament.result_places",
+                f"places {places} are not 1..{len(places)} with shared places",
+                field,
+            )
+
+
+def _report(state: TournamentState, p: TableResultReported, seq: int) -> None:
+    table = _table(state, p.round, p.table)
+    if table.status == "approved":
+        raise RuleViolation(
+            "tournament.result_approved", "the table's result is approved already", "payload.table"
+        )
+    _check_results(table, p.results, "payload.results")
+    table.reported, table.reported_seq = p.results, seq
+    table.confirmed = []
+    if table.status == "seated":
+        table.status = "reported"
+
+
+def _confirm(state: TournamentState, p: TableResultConfirmed, seq: int) -> None:
+    table = _table(state, p.round, p.table)
+    if table.reported is None:
+        raise RuleViolation(
+            "tournament.no_result", "nothing is reported for the table", "payload.table"
+        )
+    if p.player_id not in table.players:
+        raise RuleViolation(
+            "tournament.not_at_table", f"{p.player_id} is not at the table", "payload.player_id"
+        )
+    if p.player_id not in table.confirmed:
+        table.confirmed.append(p.player_id)
+
+
+def _dispute(state: TournamentState, p: TableResultDisputed, seq: int) -> None:
+    table = _table(state, p.round, p.table)
+    table.status = "disputed"
+    table.approved = table.approved_seq = None
+    table.disputes.append(f"{p.by}: {p.reason}")
+
+
+def _approve(state: TournamentState, p: TableResultApproved, seq: int) -> None:
+    table = _table(state, p.round, p.table)
+    results = p.results or table.reported
+    if results is None:
+        raise RuleViolation(
+            "tournament.no_result",
+            "nothing is reported: the judge gives the results",
+            "payload.results",
+        )
+    _check_results(table, results, "payload.results")
+    table.approved, table.approved_seq, table.status = results, seq, "approved"
+
+
+def _close(state: TournamentState, p: RoundClosed, seq: int) -> None:
+    if not state.rounds or p.round != state.rounds[-1].number or state.rounds[-1].closed:
+        raise RuleViolation(
+            "tournament.round_order", "only the current round closes, once", "payload.round"
+        )
+    pending = [n for n, t in state.rounds[-1].tables.items() if t.status != "approved"]
+    if pending:
+        raise RuleViolation(
+            "tournament.tables_unapproved",
+            f"tables {pending} have no approved result",
+            "payload.round",
+        )
+    state.rounds[-1].closed = True
+
+
+_HANDLERS: dict[type, Callable[[TournamentState, Any, int], None]] = {
+    PlayerRegistered: _register,
+    PlayerJoinedLate: _join_late,
+    PlayerDropped: _drop,
+    RoundSeated: _seat,
+    TableResultReported: _report,
+    TableResultConfirmed: _confirm,
+    TableResultDisputed: _dispute,
+    TableResultApproved: _approve,
+    RoundClosed: _close,
+}

@@ -1,0 +1,94 @@
+"""The folded state of a tournament stream: its settings, players, rounds and tables.
+
+Built by `domain.tournament.fold`; read by standings, seating (who is active, what happened
+before) and the use cases. Plain dataclasses: the fold copies the state before each event, so a
+state once returned is never changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from contracts.tournament import ResultLine, TournamentCreated
+
+TableStatus = Literal["seated", "reported", "disputed", "approved"]
+
+
+@dataclass(slots=True)
+class Registrant:
+    """A player of the tournament. `seed`: as registered (None: unseeded); `order`: the
+    registration order (0-based); `from_round`: the first round they can be seated in;
+    `dropped_after`: the last round seated before they dropped (None: still in)."""
+
+    player_id: str
+    name: str
+    seed: int | None
+    order: int
+    from_round: int = 1
+    dropped_after: int | None = None
+
+    @property
+    def dropped(self) -> bool:
+        """True once the player dropped."""
+        return self.dropped_after is not None
+
+
+@dataclass(slots=True)
+class TableState:
+    """One table of a round: players in seat order; its result as reported and as approved
+    (what counts); who confirmed; the disputes raised (`status == "disputed"` holds it out)."""
+
+    round: int
+    number: int
+    players: tuple[str, ...]
+    reason: str
+    game_id: str | None
+    status: TableStatus = "seated"
+    reported: tuple[ResultLine, ...] | None = None
+    reported_seq: int | None = None
+    approved: tuple[ResultLine, ...] | None = None
+    approved_seq: int | None = None
+    confirmed: list[str] = field(default_factory=list)
+    disputes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RoundState:
+    """A seated round: its tables by number, the byes, the seating's reason, closed or not."""
+
+    number: int
+    tables: dict[int, TableState]
+    byes: tuple[str, ...]
+    reason: str
+    closed: bool = False
+
+
+@dataclass(slots=True)
+class TournamentState:
+    """A tournament after `seq` events: its settings (the created event's payload), players
+    in registration order, rounds in order."""
+
+    tournament_id: str
+    settings: TournamentCreated
+    seq: int
+    players: dict[str, Registrant] = field(default_factory=dict)
+    rounds: list[RoundState] = field(default_factory=list)
+
+    @property
+    def current_round(self) -> RoundState | None:
+        """The last seated round (None before round 1)."""
+        return self.rounds[-1] if self.rounds else None
+
+    def active(self, for_round: int) -> list[Registrant]:
+        """Players who may be seated in `for_round`: not dropped, joined by then."""
+        return [p for p in self.players.values() if not p.dropped and p.from_round <= for_round]
+
+    def seed_rank(self) -> dict[str, int]:
+        """Each player's effective seed, 1 = top: explicit seeds first (ascending), then the
+        unseeded in registration order."""
+        ranked = sorted(
+            self.players.values(),
+            key=lambda p: (p.seed is None, p.seed or 0, p.order),
+        )
+        return {p.player_id: i for i, p in enumerate(ranked, start=1)}

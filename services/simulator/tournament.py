@@ -1,0 +1,147 @@
+"""A whole simulated tournament (`scoreledger tournament simulate`): players registered, each
+round seated by the engine (and, for comparison, a second run seated by the greedy method),
+every table played by the game simulator and folded by the real domain, its final standings
+reported and approved as the table's result, the round closed; then the tournament's
+standings and the seating measures.
+
+A table's result: each simulated player's place and score from the game's final standings
+(`domain.standings`), mapped seat for seat to the tournament players seated there. Places are
+the game's ranks; a shared first place that the game's tie-break settles (Trickerion: the
+player ahead in initiative) gives the winner 1st and the others 2nd.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from contracts.tournament import (
+    PlayerRegistered,
+    ResultLine,
+    RoundClosed,
+    TableResultApproved,
+    TableResultReported,
+    TournamentCreated,
+)
+from domain.fold import fold as fold_game
+from domain.standings import standings as game_standings
+from domain.tournament.measures import (
+    repeat_lower_bound,
+    repeats,
+    seat_spread,
+    sum_of_squares,
+    worst_repeats,
+)
+from domain.tournament.seating import greedy_round, seat_round
+from domain.tournament.standings import Standings
+from services.adapters.memory.tournaments import MemoryTournamentLog
+from services.simulator.tables import simulate_game
+from services.usecases.tournaments import SeatMethod, Tournaments, history_of
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulated tournament: rounds (tables of player ids in seat order, byes), final
+    standings, the seating measures, and the CPU seconds spent seating."""
+
+    rounds: list[dict[str, Any]]
+    standings: Standings
+    measures: dict[str, int]
+    seating_seconds: float
+
+
+def table_result(
+    game: str, seed: int, key: int, players: tuple[str, ...]
+) -> tuple[ResultLine, ...]:
+    """Play one table with the game simulator and read its final places and scores.
+
+    `players` are in seat order; the simulated game's seat k is `players[k - 1]`.
+    """
+    events = list(simulate_game(game, seed, key, players=len(players)))
+    final = game_standings(fold_game(events))
+    lines = []
+    for line in final.players:
+        place = line.rank
+        if place == 1 and final.winner is not None and line.player_id != final.winner:
+            place = 2
+        lines.append(ResultLine(player_id=players[line.seat - 1], place=place, score=line.total))
+    return tuple(lines)
+
+
+async def run_tournament(
+    players: int, rounds: int, seed: int, game: str = "penumbra", method: SeatMethod = seat_round
+) -> Run:
+    """Simulate a whole tournament on an in-memory stream (see the module doc).
+
+    Raises:
+        domain.tournament.tables.SeatingError: the players cannot be seated (fewer than 3, 5).
+    """
+    log = MemoryTournamentLog()
+    cases = Tournaments(log)
+    tid = f"sim-{seed}"
+    settings = TournamentCreated(
+        title=f"simulated {game} tournament", game=game, rounds=rounds, seating_seed=seed
+    )
+    registrations = [
+        PlayerRegistered(player_id=f"p{i:02d}", name=f"Player {i:02d}")
+        for i in range(1, players + 1)
+    ]
+    await cases.record(tid, [settings, *registrations], "simulator")
+    seated: list[dict[str, Any]] = []
+    seating_seconds = 0.0
+    for number in range(1, rounds + 1):
+        started = time.process_time()
+        seating = await cases.seat_next_round(tid, "simulator", method=method)
+        seating_seconds += time.process_time() - started
+        seated.append(
+            {
+                "round": number,
+                "tables": [list(t.players) for t in seating.tables],
+                "byes": list(seating.byes),
+                "reasons": [t.reason for t in seating.tables],
+            }
+        )
+        for table in seating.tables:
+            results = table_result(game, seed, number * 1000 + table.number, table.players)
+            await cases.record(
+                tid,
+                [
+                    TableResultReported(
+                        round=number, table=table.number, results=results, reported_by="simulator"
+                    ),
+                    TableResultApproved(round=number, table=table.number, judge="simulator"),
+                ],
+                "simulator",
+            )
+        await cases.record(tid, [RoundClosed(round=number)], "simulator")
+    state = await cases.state(tid)
+    history = history_of(state)
+    measures = {
+        "repeats": repeats(history),
+        "worst_repeats": worst_repeats(history),
+        "seat_spread": seat_spread(history),
+        "lower_bound": repeat_lower_bound(tuple(r["tables"]) for r in seated),
+        "sum_of_squares": sum_of_squares(history),
+    }
+    return Run(seated, await cases.standings(tid), measures, seating_seconds)
+
+
+def simulate(players: int, rounds: int, seed: int, game: str = "penumbra") -> dict[str, Any]:
+    """The `tournament simulate --json` document: the engine's rounds and standings, and for
+    `engine` and `greedy` the measures (`repeats`: extra meetings of the same pair;
+    `seat_spread`: the largest difference in one player's seat counts; `worst_repeats`,
+    `lower_bound`, `sum_of_squares`, `seating_seconds`)."""
+    engine = asyncio.run(run_tournament(players, rounds, seed, game, seat_round))
+    greedy = asyncio.run(run_tournament(players, rounds, seed, game, greedy_round))
+    return {
+        "players": players,
+        "rounds_played": rounds,
+        "seed": seed,
+        "game": game,
+        "rounds": engine.rounds,
+        "standings": engine.standings.to_dict()["players"],
+        "engine": {**engine.measures, "seating_seconds": round(engine.seating_seconds, 4)},
+        "greedy": {**greedy.measures, "seating_seconds": round(greedy.seating_seconds, 4)},
+    }
