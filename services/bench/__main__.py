@@ -26,6 +26,7 @@ from services.bench import (
     rows_peer,
     rows_projector,
     rows_scale,
+    rows_seating,
     rows_sse,
 )
 from services.bench.redis_server import RedisServer
@@ -60,6 +61,7 @@ class Sizes:
     scale_processes: tuple[int, ...] = (1, 2, 3)
     projector_repeats: int = 2
     kernel_lengths: tuple[int, ...] = (200, 2_000, 10_000)
+    seating_players: tuple[int, ...] = (12, 13, 24, 30, 60)
 
 
 FULL = Sizes(
@@ -147,6 +149,17 @@ def measure(
     err.print(f"fold_cost: {time.perf_counter() - started:.0f} s")
     standings_games = games[: sizes.standings_games]
     step("standings", lambda: rows_fold.standings_each(trees, standings_games))
+    if not only or "seating" in only:  # new tree only: report.extra, like the kernel rows
+        started = time.perf_counter()
+        try:
+            new = trees[-1]
+            got = rows_seating.measure(new.root, new.env(), players=sizes.seating_players)
+            report.extra.extend(rows_seating.rows(got))
+        except Exception as error:
+            report.notes.append(
+                f"seating rows: NOT MEASURED, {type(error).__name__}: {error}"[:600]
+            )
+        err.print(f"seating: {time.perf_counter() - started:.0f} s")
     with RedisServer() as redis_srv:
         url = redis_srv.url
         proj_games = games[: sizes.projector_games]
@@ -201,7 +214,8 @@ class _Skipped(Exception):
 
 
 STEPS = (
-    "offline fold, fold by length, fold_cost, standings, projector, live, standings GET, SSE, "
+    "offline fold, fold by length, fold_cost, standings, seating, projector, live, standings GET, "
+    "SSE, "
     "rebuild, series, score, peer, scale, profiles"
 )
 

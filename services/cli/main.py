@@ -2,7 +2,8 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `demo` (everything, end to end, on a throwaway Redis), `simulate`. Each command is
+held game), `demo` (everything, end to end, on a throwaway Redis), `simulate`, `tournament
+simulate`. Each command is
 thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
 """
@@ -225,6 +226,9 @@ def _startup_failed(failure: StartupFailure) -> NoReturn:
 
 app.command()(publish)
 app.command()(demo)
+app.add_typer(
+    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app, name="tournament"
+)
 app.command("simulate")(
     __import__("services.simulator.cli", fromlist=["simulate"]).simulate
 )  # simulator owner

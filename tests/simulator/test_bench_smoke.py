@@ -31,6 +31,7 @@ TINY = replace(
     scale_games=4,
     scale_processes=(1, 2),
     kernel_lengths=(200,),
+    seating_players=(12,),
 )
 
 
@@ -70,6 +71,11 @@ def test_harness_measures_every_row_on_both_columns() -> None:
         "1 vs 3 Redis Cluster nodes: projector catch-up (1 process)",
     ]
     assert all(r.new for r in report.extra if r.figure.startswith("1 vs 3"))
+    seating = [r for r in report.extra if r.figure.startswith("repeat meetings, 12 players")]
+    assert [r.figure for r in seating] == [
+        f"repeat meetings, 12 players x {n} rounds" for n in (5, 6, 7)
+    ]
+    assert all(r.met for r in seating)
     text = render(report)
     assert (
         '| figure | issue\'s "now" | today | new | unit | new / today | target | met | note |'
