@@ -7,7 +7,9 @@ and join late after; a round is seated only after the previous one closed, with 
 player (not dropped, joined by then) at exactly one table or given a bye, and no other; a
 result names exactly the table's players with places 1..size consistent with scores not
 required (places are the game's, tie-break included); a dispute holds the table out until a
-judge approves; a round closes only when every table is approved.
+judge approves; a round closes only when every table is approved. After a round closed, a
+judge may still approve a new result for a table or dispute it (a referee's void or correction
+in the table's game changes its result after the round).
 """
 
 from __future__ import annotations
@@ -78,12 +80,12 @@ def _apply(state: TournamentState | None, event: TournamentEnvelope) -> Tourname
     handler = _HANDLERS.get(type(payload))
     if handler is None:
         raise RuleViolation("tournament.already_created", "the tournament exists", "type")
-    handler(state, payload, event.seq)
+    handler(state, payload, event)
     state.seq = event.seq
     return state
 
 
-def _register(state: TournamentState, p: PlayerRegistered, seq: int) -> None:
+def _register(state: TournamentState, p: PlayerRegistered, event: TournamentEnvelope) -> None:
     if state.rounds:
         raise RuleViolation(
             "tournament.registration_closed",
@@ -93,7 +95,7 @@ def _register(state: TournamentState, p: PlayerRegistered, seq: int) -> None:
     _new_player(state, p.player_id, p.name, p.seed, 1)
 
 
-def _join_late(state: TournamentState, p: PlayerJoinedLate, seq: int) -> None:
+def _join_late(state: TournamentState, p: PlayerJoinedLate, event: TournamentEnvelope) -> None:
     if not state.rounds:
         raise RuleViolation(
             "tournament.not_started",
@@ -111,7 +113,7 @@ def _new_player(state: TournamentState, pid: str, name: str, seed: int | None, s
     state.players[pid] = Registrant(pid, name, seed, len(state.players), start)
 
 
-def _drop(state: TournamentState, p: PlayerDropped, seq: int) -> None:
+def _drop(state: TournamentState, p: PlayerDropped, event: TournamentEnvelope) -> None:
     player = _player(state, p.player_id)
     if player.dropped:
         raise RuleViolation(
@@ -128,7 +130,7 @@ def _player(state: TournamentState, pid: str) -> Registrant:
     return state.players[pid]
 
 
-def _seat(state: TournamentState, p: RoundSeated, seq: int) -> None:
+def _seat(state: TournamentState, p: RoundSeated, event: TournamentEnvelope) -> None:
     expected = len(state.rounds) + 1
     if p.round != expected:
         raise RuleViolation(
@@ -173,7 +175,9 @@ def _seat(state: TournamentState, p: RoundSeated, seq: int) -> None:
     state.rounds.append(RoundState(p.round, tables, p.byes, p.reason))
 
 
-def _table(state: TournamentState, round_number: int, number: int) -> TableState:
+def _table(
+    state: TournamentState, round_number: int, number: int, closed_ok: bool = False
+) -> TableState:
     if not 1 <= round_number <= len(state.rounds):
         raise RuleViolation(
             "tournament.unknown_round", f"round {round_number} is not seated", "payload.round"
@@ -185,7 +189,7 @@ def _table(state: TournamentState, round_number: int, number: int) -> TableState
             f"round {round_number} has no table {number}",
             "payload.table",
         )
-    if rnd.closed:
+    if rnd.closed and not closed_ok:
         raise RuleViolation(
             "tournament.round_closed", f"round {round_number} is closed", "payload.round"
         )
@@ -211,20 +215,21 @@ def _check_results(table: TableState, results: tuple[ResultLine, ...], field: st
             )
 
 
-def _report(state: TournamentState, p: TableResultReported, seq: int) -> None:
+def _report(state: TournamentState, p: TableResultReported, event: TournamentEnvelope) -> None:
     table = _table(state, p.round, p.table)
     if table.status == "approved":
         raise RuleViolation(
             "tournament.result_approved", "the table's result is approved already", "payload.table"
         )
     _check_results(table, p.results, "payload.results")
-    table.reported, table.reported_seq = p.results, seq
+    table.reported, table.reported_seq = p.results, event.seq
+    table.reported_at = event.occurred_at
     table.confirmed = []
     if table.status == "seated":
         table.status = "reported"
 
 
-def _confirm(state: TournamentState, p: TableResultConfirmed, seq: int) -> None:
+def _confirm(state: TournamentState, p: TableResultConfirmed, event: TournamentEnvelope) -> None:
     table = _table(state, p.round, p.table)
     if table.reported is None:
         raise RuleViolation(
@@ -238,15 +243,17 @@ def _confirm(state: TournamentState, p: TableResultConfirmed, seq: int) -> None:
         table.confirmed.append(p.player_id)
 
 
-def _dispute(state: TournamentState, p: TableResultDisputed, seq: int) -> None:
-    table = _table(state, p.round, p.table)
+def _dispute(state: TournamentState, p: TableResultDisputed, event: TournamentEnvelope) -> None:
+    # After the round closed too: a referee reopening the table's game holds it out again.
+    table = _table(state, p.round, p.table, closed_ok=True)
     table.status = "disputed"
     table.approved = table.approved_seq = None
     table.disputes.append(f"{p.by}: {p.reason}")
 
 
-def _approve(state: TournamentState, p: TableResultApproved, seq: int) -> None:
-    table = _table(state, p.round, p.table)
+def _approve(state: TournamentState, p: TableResultApproved, event: TournamentEnvelope) -> None:
+    # After the round closed too: a judge's ruling (e.g. after a void in the table's game).
+    table = _table(state, p.round, p.table, closed_ok=True)
     results = p.results or table.reported
     if results is None:
         raise RuleViolation(
@@ -255,10 +262,10 @@ def _approve(state: TournamentState, p: TableResultApproved, seq: int) -> None:
             "payload.results",
         )
     _check_results(table, results, "payload.results")
-    table.approved, table.approved_seq, table.status = results, seq, "approved"
+    table.approved, table.approved_seq, table.status = results, event.seq, "approved"
 
 
-def _close(state: TournamentState, p: RoundClosed, seq: int) -> None:
+def _close(state: TournamentState, p: RoundClosed, event: TournamentEnvelope) -> None:
     if not state.rounds or p.round != state.rounds[-1].number or state.rounds[-1].closed:
         raise RuleViolation(
             "tournament.round_order", "only the current round closes, once", "payload.round"
@@ -273,7 +280,7 @@ def _close(state: TournamentState, p: RoundClosed, seq: int) -> None:
     state.rounds[-1].closed = True
 
 
-_HANDLERS: dict[type, Callable[[TournamentState, Any, int], None]] = {
+_HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]] = {
     PlayerRegistered: _register,
     PlayerJoinedLate: _join_late,
     PlayerDropped: _drop,

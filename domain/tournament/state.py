@@ -8,6 +8,7 @@ state once returned is never changed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Literal
 
 from contracts.tournament import ResultLine, TournamentCreated
@@ -47,6 +48,7 @@ class TableState:
     status: TableStatus = "seated"
     reported: tuple[ResultLine, ...] | None = None
     reported_seq: int | None = None
+    reported_at: datetime | None = None
     approved: tuple[ResultLine, ...] | None = None
     approved_seq: int | None = None
     confirmed: list[str] = field(default_factory=list)

@@ -5,9 +5,7 @@ reported and approved as the table's result, the round closed; then the tourname
 standings and the seating measures.
 
 A table's result: each simulated player's place and score from the game's final standings
-(`domain.standings`), mapped seat for seat to the tournament players seated there. Places are
-the game's ranks; a shared first place that the game's tie-break settles (Trickerion: the
-player ahead in initiative) gives the winner 1st and the others 2nd.
+(`domain.tournament.results`), mapped seat for seat to the tournament players seated there.
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ from domain.tournament.measures import (
     sum_of_squares,
     worst_repeats,
 )
+from domain.tournament.results import results_from_game
 from domain.tournament.seating import greedy_round, seat_round
 from domain.tournament.standings import Standings
 from services.adapters.memory.tournaments import MemoryTournamentLog
@@ -60,14 +59,7 @@ def table_result(
     `players` are in seat order; the simulated game's seat k is `players[k - 1]`.
     """
     events = list(simulate_game(game, seed, key, players=len(players)))
-    final = game_standings(fold_game(events))
-    lines = []
-    for line in final.players:
-        place = line.rank
-        if place == 1 and final.winner is not None and line.player_id != final.winner:
-            place = 2
-        lines.append(ResultLine(player_id=players[line.seat - 1], place=place, score=line.total))
-    return tuple(lines)
+    return results_from_game(game_standings(fold_game(events)), players)
 
 
 async def run_tournament(

@@ -13,20 +13,26 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
-from contracts.envelope import Payload
+from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
     RoundSeated,
     SeatedTablePayload,
+    TableResultApproved,
+    TableResultDisputed,
+    TableResultReported,
     TournamentCreated,
     TournamentEnvelope,
     parse_tournament_event,
 )
 from domain.errors import RuleViolation
+from domain.fold import fold as fold_game
+from domain.standings import standings as game_standings
 from domain.tournament.fold import evolve, fold
 from domain.tournament.history import History
+from domain.tournament.results import results_from_game
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
 from domain.tournament.standings import Standings, standings
-from domain.tournament.state import TournamentState
+from domain.tournament.state import TableState, TournamentState
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
 from services.ports.tournaments import TournamentLog
@@ -186,3 +192,108 @@ class Tournaments:
         )
         await self.record(tournament_id, [payload], actor, credential)
         return seating
+
+    async def result_from_game(
+        self,
+        tournament_id: str,
+        round_number: int,
+        table_number: int,
+        game_events: Sequence[Envelope],
+        credential: str | None = None,
+    ) -> str:
+        """Bring a table's result in line with its game's log (call it after the game ends and
+        after any later referee's void or correction in it). Returns what was appended:
+
+        - `reported`: the first result from the final game (also approved at once when
+          `auto_approve_after_s` is 0: `approved`);
+        - `approved`: the table was approved and the game's standings changed since (a void
+          or correction, itself a referee's act): the new result is approved, by the game;
+        - `held`: the game is no longer final (its `game.ended` voided): the table is
+          disputed, held out of the standings until a judge rules;
+        - `unchanged` / `waiting`: nothing to append (same result; game not final yet, or the
+          table is disputed and waits for a judge).
+
+        Raises:
+            UnknownTournament, RuleViolation (unknown round or table; another game than the
+            table's, `tournament.wrong_game`; the game's players are not the table's,
+            `tournament.game_players`); the game's own `RuleViolation`.
+        """
+        state = await self.state(tournament_id)
+        table = _table_of(state, round_number, table_number)
+        game = game_standings(fold_game(game_events))
+        if table.game_id is not None and game.game_id != table.game_id:
+            raise RuleViolation(
+                "tournament.wrong_game",
+                f"round {round_number} table {table_number} is played as game {table.game_id}",
+                "game_id",
+            )
+        r, t = round_number, table_number
+        actor = f"game {game.game_id}"
+        if game.status != "final":
+            if table.status in ("reported", "approved"):
+                reason = "the table's game is not final any more (a referee reopened it)"
+                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
+                await self.record(tournament_id, [dispute], actor, credential)
+                return "held"
+            return "waiting"
+        results = results_from_game(game, table.players)
+        if table.status == "disputed":
+            return "waiting"
+        if table.status == "approved":
+            if _same(results, table.approved):
+                return "unchanged"
+            ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
+            await self.record(tournament_id, [ruling], actor, credential)
+            return "approved"
+        if table.status == "reported" and _same(results, table.reported):
+            return "unchanged"
+        batch: list[Payload] = [
+            TableResultReported(round=r, table=t, results=results, reported_by=actor)
+        ]
+        if state.settings.auto_approve_after_s == 0:
+            batch.append(TableResultApproved(round=r, table=t, judge="auto"))
+        await self.record(tournament_id, batch, actor, credential)
+        return "approved" if len(batch) == 2 else "reported"
+
+    async def approve_due(
+        self, tournament_id: str, credential: str | None = None
+    ) -> list[tuple[int, int]]:
+        """Approve (judge `auto`) every reported, undisputed table whose report is at least
+        `auto_approve_after_s` old (none when the tournament has no auto-approval); the
+        `(round, table)` pairs approved, in one append."""
+        state = await self.state(tournament_id)
+        wait = state.settings.auto_approve_after_s
+        if wait is None:
+            return []
+        now = self.now()
+        due = [
+            (r.number, t.number)
+            for r in state.rounds
+            for t in r.tables.values()
+            if t.status == "reported"
+            and t.reported_at is not None
+            and (now - t.reported_at).total_seconds() >= wait
+        ]
+        if due:
+            approvals: list[Payload] = [
+                TableResultApproved(round=rn, table=tn, judge="auto") for rn, tn in due
+            ]
+            await self.record(tournament_id, approvals, "auto-approval", credential)
+        return due
+
+
+def _table_of(state: TournamentState, round_number: int, table_number: int) -> TableState:
+    if not 1 <= round_number <= len(state.rounds):
+        raise RuleViolation(
+            "tournament.unknown_round", f"round {round_number} is not seated", "round"
+        )
+    tables = state.rounds[round_number - 1].tables
+    if table_number not in tables:
+        raise RuleViolation(
+            "tournament.unknown_table", f"round {round_number} has no table {table_number}", "table"
+        )
+    return tables[table_number]
+
+
+def _same(a: Sequence[object], b: Sequence[object] | None) -> bool:
+    return b is not None and sorted(map(repr, a)) == sorted(map(repr, b))
