@@ -43,6 +43,19 @@ class Keys:
         """STRING: the SHA-256 hex digest of the game's write token (set by the creating append)."""
         return f"{PREFIX}:wtoken:{self.tag(game_id)}:{game_id}"
 
+    # --- per tournament (its own stream kind; the id is the hash tag: one slot) ---
+    def tournament_stream(self, tournament_id: str) -> str:
+        """A tournament's append-only event stream (entry id `<seq>-1`; length = version)."""
+        return f"{PREFIX}:tournament:{{{tournament_id}}}"
+
+    def tournament_ids(self, tournament_id: str) -> str:
+        """HASH event_id -> seq: idempotency of a tournament's appends."""
+        return f"{PREFIX}:tournament-ids:{{{tournament_id}}}"
+
+    def tournament_token(self, tournament_id: str) -> str:
+        """STRING: the organiser token's SHA-256 digest (set by the creating append)."""
+        return f"{PREFIX}:tournament-token:{{{tournament_id}}}"
+
     # --- per shard ---
     def feed(self, shard: int) -> str:
         """The shard's feed stream: every appended event of the shard's games, in order."""

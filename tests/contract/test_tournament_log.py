@@ -1,0 +1,65 @@
+"""Both `TournamentLog` adapters held to one suite: expected version, all or nothing,
+idempotent event ids, the organiser's digest stored by the creating append, reads by seq."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from services.adapters.memory.tournaments import MemoryTournamentLog
+from services.adapters.redis.connect import connect
+from services.keys import Keys
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.tournaments import TournamentLog
+from services.usecases.tournaments import Tournaments
+from tests.domain.tournament.stream import Stream
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def log(request: pytest.FixtureRequest) -> AsyncIterator[TournamentLog]:
+    if request.param == "memory":
+        yield MemoryTournamentLog()
+        return
+    from services.adapters.redis.tournaments import RedisTournamentLog
+
+    client = connect(request.getfixturevalue("redis_url"))
+    await client.flushdb()
+    yield RedisTournamentLog(client, Keys(4))
+    await client.aclose()
+
+
+async def test_appends_check_the_expected_version_all_or_nothing(log: TournamentLog) -> None:
+    s = Stream("cup").create().register("a", "b", "c")
+    assert (await log.append("cup", s.events[:2])).version == 2
+    bad = [s.events[2], s.events[3].model_copy(update={"seq": 9})]
+    with pytest.raises(VersionConflict) as conflict:
+        await log.append("cup", bad)
+    assert (conflict.value.expected, conflict.value.actual) == (8, 3)
+    assert await log.version("cup") == 2  # nothing of the batch written
+    result = await log.append("cup", s.events)
+    assert [(e.seq, e.duplicate) for e in result.events] == [
+        (1, True), (2, True), (3, False), (4, False),
+    ]  # fmt: skip
+    read = await log.read("cup", 2, 3)
+    assert [e.seq for e in read] == [2, 3]
+    assert all(e.recorded_at is not None for e in read)
+    assert read[0] == s.events[1].model_copy(update={"recorded_at": read[0].recorded_at})
+
+
+async def test_the_creating_append_stores_the_organisers_digest(log: TournamentLog) -> None:
+    s = Stream("cup").create().register("a")
+    await log.append("cup", s.events[:1], credential="d1")
+    with pytest.raises(CredentialMismatch):
+        await log.append("cup", s.events[1:], credential="d2")
+    assert (await log.append("cup", s.events[1:], credential="d1")).version == 2
+
+
+async def test_the_use_cases_run_on_the_adapter(log: TournamentLog) -> None:
+    s = Stream("cup").create().register(*[f"p{i}" for i in range(7)])
+    await log.append("cup", s.events)
+    cases = Tournaments(log)
+    seating = await cases.seat_next_round("cup", "organiser")
+    assert sorted(len(t) for t in seating.table_players) == [3, 4]
+    assert len((await cases.state("cup")).rounds) == 1
+    assert await log.read("other") == []
