@@ -39,7 +39,7 @@ class ReadOnlyScript(AsyncScript):
         keys, args = list(keys or []), list(args or [])
         client = self.registered_client if client is None else client
         if isinstance(client, Pipeline):
-            client.scripts.add(self)  # the pipeline checks (and loads) it before it sends
+            client.scripts.add(self)  # type: ignore[arg-type]  # the pipeline checks (and loads) it before it sends
         try:
             return await self._send(client, keys, args)
         except NoScriptError:
