@@ -32,6 +32,9 @@ are decided in stream order (issue 10). The design, simplest first:
   decided again on a fresh state before it is dead-lettered (the older one may have been
   applied between the append and the check); a rule or contract refusal stands
   (`STANDING_KINDS`).
+* **Oversized entries deleted at once.** An entry over `max_entry_bytes` is lettered (its first
+  `max_entry_bytes` kept), acked and XDELed in the same round, so a hostile integration's
+  40 MB entries do not stay in Redis for the inbox retention (a day).
 * **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
   `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
@@ -271,6 +274,8 @@ class Inbox:
         settled = [d.ids[i] for i in d.todo if i not in undecided]
         if settled and self.client is not None:
             await self.client.xack(self.stream, GROUP, *settled)
+            if big:  # lettered (bounded copy) and acked: its bytes go now, not after retention
+                await self.client.xdel(self.stream, *[d.ids[i] for i in big])
         for result in recorded:
             count_appended(result.result, "inbox")
         d.done.update(settled)

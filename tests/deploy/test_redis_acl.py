@@ -239,6 +239,8 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     await ingest.xclaim(KEYS.inbox, "ingest", "ingest-0", 0, [entry_id], justid=True)
     assert await ingest.xinfo_consumers(KEYS.inbox, "ingest")
     assert await ingest.xack(KEYS.inbox, "ingest", entry_id) == 1
+    big = await ingest.xadd(KEYS.inbox, {"data": "x" * 100})  # an oversized entry, lettered:
+    assert await ingest.xdel(KEYS.inbox, big) == 1  # deleted at once
     assert await ingest.xgroup_delconsumer(KEYS.inbox, "ingest", "ingest-0") == 0
     assert await ingest.xadd(KEYS.dead_letter, {"raw": "x", "reason": "{}", "source": "inbox"})
     once = DeadLetter(b"x", {"kind": "invalid"}, "inbox", {"inbox_id": entry_id.decode()})
@@ -438,3 +440,21 @@ async def test_each_roles_readyz_answers_200_under_its_user(
     await service.client.aclose()
     assert ready.status_code == 200, ready.text
     assert metrics.status_code == 200, metrics.text[:300]
+
+
+def test_the_shared_integration_user_is_left_out_unless_its_password_is_set(
+    tmp_path: Path,
+) -> None:
+    """Redis ACLs cannot restrict XADD's arguments (commands, subcommands, keys and channels
+    only), so a holder of the shared `integration` user could `XADD sl:inbox
+    18446744073709551615-18446744073709551615 ...` and make every later `XADD sl:inbox *` of
+    every holder fail. The default render has no such user."""
+    others = {r: secrets.token_urlsafe(24) for r in ROLES if r != "integration"}
+    default = render_acl(tmp_path / "default.acl", others)
+    assert default.returncode == 0, default.stderr
+    users = [line.split()[1] for line in (tmp_path / "default.acl").read_text().splitlines()]
+    assert "integration" not in users
+    assert {"ingest", "projector", "query", "admin"} <= set(users)
+    kept = render_acl(tmp_path / "kept.acl", {**others, "integration": secrets.token_urlsafe(24)})
+    assert kept.returncode == 0, kept.stderr
+    assert "user integration on #" in (tmp_path / "kept.acl").read_text()

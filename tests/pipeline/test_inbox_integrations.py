@@ -214,3 +214,6 @@ async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
     (letter,) = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
     assert len(letter[b"raw"]) == 4096  # its first 4096 bytes
     assert json.loads(letter[b"reason"])["rule"] == "body.too_large"
+    # Deleted from its stream once lettered (the letter keeps the bounded copy): Redis held a
+    # hostile integration's 40 MB entries for the whole inbox retention (a day).
+    assert await redis_client.xlen(TABLE) == 0
