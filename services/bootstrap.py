@@ -183,7 +183,10 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
 
     settings = service.settings
     retention = Retention(
-        settings.inbox_keep_s, settings.dead_letter_keep_s, settings.retention_every_s
+        settings.inbox_keep_s,
+        settings.dead_letter_keep_s,
+        settings.retention_every_s,
+        settings.inbox_max_len,
     )
     inbox = Inbox(
         service.client,

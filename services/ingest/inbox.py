@@ -91,13 +91,15 @@ a version conflict (a later entry of the game taking its seq) and hide the rule 
 
 @dataclass(frozen=True, slots=True)
 class Retention:
-    """How long settled inbox entries and dead letters are kept (seconds), and the least time
-    between two trims (`IngestSettings.inbox_keep_s`, `dead_letter_keep_s`,
-    `retention_every_s`)."""
+    """How long settled inbox entries and dead letters are kept (seconds), the least time
+    between two trims, and the per-stream cap past which settled entries go at once
+    (`IngestSettings.inbox_keep_s`, `dead_letter_keep_s`, `retention_every_s`,
+    `inbox_max_len`)."""
 
     inbox_keep_s: float = 86_400.0
     dead_letter_keep_s: float = 30 * 86_400.0
     every_s: float = 10.0
+    inbox_max_len: int | None = None  # entries per inbox stream past which settled ones go
 
 
 @dataclass(slots=True)
@@ -186,7 +188,12 @@ class Inbox:
         inbox = letters = 0
         if self._trimmed.due(every_s):
             inbox = await trim_inbox(
-                self.client, self.stream, GROUP, self.retention.inbox_keep_s, now_ms
+                self.client,
+                self.stream,
+                GROUP,
+                self.retention.inbox_keep_s,
+                now_ms,
+                self.retention.inbox_max_len,
             )
         if self._letters_trimmed.due(every_s):
             letters = await trim_dead_letters(
