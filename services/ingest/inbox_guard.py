@@ -14,6 +14,12 @@ entries are gone with it (the delete did that), and every entry added after it i
 
 Logged `inbox.stream_lost` (warning) and counted in
 `scoreledger_inbox_stream_recovered_total{inbox, why="deleted"}`.
+
+The same pass renews an *exhausted* stream (its last id the largest possible, so every
+`XADD *` fails: `services.adapters.redis.exhausted`): once the group has settled all its
+entries, the stream is deleted and re-created with the group at 0 in one script, and the
+subscriber goes on reading it. Logged `inbox.stream_exhausted` when found (warning: its writers'
+XADDs fail until it is drained) and `inbox.stream_renewed`; counted with `why="exhausted"`.
 Source: Redis XINFO GROUPS, XGROUP CREATE MKSTREAM; FastStream
 `redis/subscriber/usecases/stream_subscriber.py` (`_stop_on_terminal_error`).
 """
@@ -26,6 +32,7 @@ from typing import Any, Protocol
 import structlog
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.exhausted import ExhaustedStreams
 from services.ingest.inbox import GROUP, Inbox
 from services.metrics import INBOX_STREAM_RECOVERED
 
@@ -56,6 +63,8 @@ class StreamGuard:
         self.door = door
         self.subscriber = subscriber
         self.every_s = every_s
+        self.exhausted = ExhaustedStreams(door.client)
+        self._waiting = False  # found exhausted, entries not all settled yet (logged once)
 
     async def run(self) -> None:
         """Check forever; a failed check (Redis away) is tried again `every_s` later."""
@@ -69,9 +78,10 @@ class StreamGuard:
             await asyncio.sleep(self.every_s)
 
     async def check(self) -> bool:
-        """One check; True when the stream was found lost and has been recovered."""
+        """One check; True when the stream was found lost or exhausted and has been
+        recovered."""
         if await self._group_exists() and self.subscriber.running:
-            return False
+            return await self._renew_if_exhausted()
         if self.door.closing:
             return False
         log.warning(
@@ -84,6 +94,22 @@ class StreamGuard:
         await self.door.ensure_group()
         if not self.subscriber.running:
             await self.subscriber.start()
+        return True
+
+    async def _renew_if_exhausted(self) -> bool:
+        state = await self.exhausted.renew_if_exhausted(self.door.stream, GROUP)
+        if state == -1 and not self._waiting:
+            self._waiting = True
+            log.warning(
+                "inbox.stream_exhausted",
+                inbox=self.door.stream,
+                action="renewed once its entries are settled; XADD fails until then",
+            )
+        if state != 1:
+            return False
+        self._waiting = False
+        log.warning("inbox.stream_renewed", inbox=self.door.stream, why="exhausted")
+        INBOX_STREAM_RECOVERED.labels(inbox=self.door.stream, why="exhausted").inc()
         return True
 
     async def _group_exists(self) -> bool:

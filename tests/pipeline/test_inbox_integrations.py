@@ -13,6 +13,7 @@ import time
 import pytest
 import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
+from redis.exceptions import ResponseError
 
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import redis_ports, running_inbox, use_cases
@@ -221,3 +222,43 @@ async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
     # Deleted from its stream once lettered (the letter keeps the bounded copy): Redis held a
     # hostile integration's 40 MB entries for the whole inbox retention (a day).
     assert await redis_client.xlen(TABLE) == 0
+
+
+async def test_an_exhausted_integration_stream_is_renewed_once_its_entries_are_settled(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """Finding: one `XADD <stream> 18446744073709551615-18446744073709551615 ...` makes every
+    later `XADD <stream> *` fail ("The stream has exhausted the last possible ID") until an
+    operator deletes the stream, unnoticed. Now ingest settles what the stream holds (the
+    entries before it, and it), then deletes and re-creates it with its group: the writers'
+    next XADDs work and are read, with no restart."""
+    store = RedisEventLog(redis_client, KEYS)
+    last = f"{2**64 - 1}-{2**64 - 1}"
+
+    def renewed() -> float:
+        labels = {"inbox": TABLE, "why": "exhausted"}
+        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+        return found or 0.0
+
+    before = renewed()
+    await redis_client.xadd(TABLE, entry(started("it-ex-1").model_dump_json()))
+    await redis_client.xadd(TABLE, entry(started("it-ex-2").model_dump_json()), id=last)
+    with pytest.raises(ResponseError, match="exhausted the last possible ID"):
+        await redis_client.xadd(TABLE, entry(started("it-ex-3").model_dump_json()))
+    async with running_inbox(settings):
+
+        async def xadd_works() -> bool:
+            try:
+                await redis_client.xadd(TABLE, entry(started("it-ex-3").model_dump_json()))
+            except ResponseError:
+                return False
+            return True
+
+        await wait_until(xadd_works, 30, "the stream taking XADD * again")
+
+        async def all_appended() -> bool:
+            versions = [await store.version(g) for g in ("it-ex-1", "it-ex-2", "it-ex-3")]
+            return versions == [1, 1, 1]
+
+        await wait_until(all_appended, 30, "the entries before, at and after the renewal")
+    assert renewed() == before + 1
