@@ -63,7 +63,7 @@ class StreamGuard:
         self.door = door
         self.subscriber = subscriber
         self.every_s = every_s
-        self.exhausted = ExhaustedStreams(door.client)
+        self._exhausted: ExhaustedStreams | None = None  # made on first use (with a client)
         self._waiting = False  # found exhausted, entries not all settled yet (logged once)
 
     async def run(self) -> None:
@@ -97,7 +97,9 @@ class StreamGuard:
         return True
 
     async def _renew_if_exhausted(self) -> bool:
-        state = await self.exhausted.renew_if_exhausted(self.door.stream, GROUP)
+        if self._exhausted is None:
+            self._exhausted = ExhaustedStreams(self.door.client)
+        state = await self._exhausted.renew_if_exhausted(self.door.stream, GROUP)
         if state == -1 and not self._waiting:
             self._waiting = True
             log.warning(
