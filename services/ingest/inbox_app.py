@@ -141,11 +141,16 @@ def build_inbox_app(
         )
         for reclaimer in reclaimers:
             await reclaimer.drain()
-        for reclaimer, guard in parts:
+        for reclaimer in reclaimers:
             task_name = f"inbox-reclaim-{name}-{reclaimer.stream}"
             tasks.append(asyncio.create_task(reclaimer.run(), name=task_name))
+
+    async def guard() -> None:
+        # after the broker started the subscribers: a guard started before would take a
+        # subscriber not started yet for one FastStream stopped, and start it twice
+        for reclaimer, stream_guard in parts:
             task_name = f"inbox-guard-{name}-{reclaimer.stream}"
-            tasks.append(asyncio.create_task(guard.run(), name=task_name))
+            tasks.append(asyncio.create_task(stream_guard.run(), name=task_name))
 
     async def finish() -> None:
         for _, door in doors:
@@ -156,4 +161,4 @@ def build_inbox_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    return FastStream(broker, on_startup=[prepare], on_shutdown=[finish])
+    return FastStream(broker, on_startup=[prepare], after_startup=[guard], on_shutdown=[finish])

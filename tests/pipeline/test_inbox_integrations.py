@@ -7,6 +7,7 @@ retention act on each stream alone.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -262,3 +263,33 @@ async def test_an_exhausted_integration_stream_is_renewed_once_its_entries_are_s
 
         await wait_until(all_appended, 30, "the entries before, at and after the renewal")
     assert renewed() == before + 1
+
+
+async def test_a_destroyed_group_is_re_created_and_its_stopped_subscriber_restarted(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """`XGROUP DESTROY` under a reading subscriber: its blocked XREADGROUP gets NOGROUP and
+    FastStream stops it for good; the guard re-creates the group at 0 and starts it again."""
+    store = RedisEventLog(redis_client, KEYS)
+
+    def recovered() -> float:
+        labels = {"inbox": TABLE, "why": "deleted"}
+        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+        return found or 0.0
+
+    before = recovered()
+    async with running_inbox(settings):
+        await redis_client.xadd(TABLE, entry(started("it-grp-1").model_dump_json()))
+
+        async def appended(game: str) -> bool:
+            return await store.version(game) == 1
+
+        await wait_until(lambda: appended("it-grp-1"), 30, "the first entry appended")
+        await asyncio.sleep(1.5)  # a guard pass or more: a healthy start is not a recovery
+        assert recovered() == before
+        await redis_client.xgroup_destroy(TABLE, GROUP)
+        await redis_client.xadd(TABLE, entry(started("it-grp-2").model_dump_json()))
+        await wait_until(lambda: appended("it-grp-2"), 30, "the stream read again")
+        await redis_client.xadd(TABLE, entry(started("it-grp-3").model_dump_json()))
+        await wait_until(lambda: appended("it-grp-3"), 30, "and read on")
+    assert recovered() > before
