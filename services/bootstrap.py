@@ -183,7 +183,10 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
 
     settings = service.settings
     retention = Retention(
-        settings.inbox_keep_s, settings.dead_letter_keep_s, settings.retention_every_s
+        settings.inbox_keep_s,
+        settings.dead_letter_keep_s,
+        settings.retention_every_s,
+        settings.inbox_max_len,
     )
     inbox = Inbox(
         service.client,
@@ -337,8 +340,11 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     )
     install_docs(app)
     metrics = QueryMetrics()
+    app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)
+    # Metrics outermost: it sees the 413 the body limit sends itself (a chunked body passing the
+    # limit mid-read: the app then fails on the disconnect it is given, which an inner metrics
+    # layer counted as a 500, so anyone could raise the 5xx rate), and counts every refusal.
     app.add_middleware(MetricsMiddleware, metrics=metrics)
-    app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost
     install_problem_handlers(app)
     if roles.query:
         from services.query.routes import query_router

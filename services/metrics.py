@@ -77,3 +77,10 @@ def count_appended(result: AppendResult, source: str) -> None:
 def count_refused(refusal: Refusal, source: str) -> None:
     """Count a refused write by its kind (`validation`, `rule`, `version_conflict`, `auth`)."""
     EVENTS_REJECTED.labels(source=source, reason=_REASONS[refusal.kind]).inc()
+
+
+INBOX_STREAM_RECOVERED = Counter(
+    "scoreledger_inbox_stream_recovered_total",
+    "Inbox streams found deleted (or without their group) or exhausted, and recovered in place",
+    ["inbox", "why"],
+)

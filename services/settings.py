@@ -148,6 +148,12 @@ class IngestSettings(CommonSettings):
         ge=60,
         description="how long a dead letter (with its raw input) is kept",
     )
+    inbox_max_len: int = Field(
+        default=10_000,
+        ge=1,
+        description="entries per inbox stream (the shared one, each integration's) past which "
+        "every settled entry is trimmed at once, whatever its age; unsettled ones always stay",
+    )
     retention_every_s: float = Field(
         default=10.0, ge=0, description="least time between two retention trims of the inbox"
     )

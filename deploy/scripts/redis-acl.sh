@@ -1,8 +1,9 @@
 #!/bin/sh
 # Render the Redis ACL file of scoreledger from deploy/users.acl.template.
 #   usage: redis-acl.sh TEMPLATE OUT
-# Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INTEGRATION, INGEST,
-# PROJECTOR, QUERY, ADMIN), several separated by spaces while a rotation is under way.
+# Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INGEST, PROJECTOR, QUERY,
+# ADMIN; INTEGRATION only for the shared inbox user, which is left out unless it is set),
+# several separated by spaces while a rotation is under way.
 # Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
 # lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
 # same list as ingest's SCORELEDGER_INBOX_INTEGRATIONS); name N's passwords come from
@@ -36,7 +37,16 @@ digests() {
 
 each='^user integration-\${NAME} '
 grep -v -e '^#' -e '^[[:space:]]*$' -e "$each" "$template" > "$tmp"
+# The shared `integration` user only when REDIS_ACL_INTEGRATION is set (a deployment that still
+# has integrations on sl:inbox): Redis ACLs cannot restrict XADD's arguments, so any holder can
+# send `XADD sl:inbox MAXLEN 0` (the others' unread entries gone) or an explicit id
+# 18446744073709551615-18446744073709551615 (every later `XADD sl:inbox *` refused: "The stream
+# has exhausted the last possible ID"). Off by default; integrations get streams of their own.
+if [ -z "${REDIS_ACL_INTEGRATION:-}" ]; then
+  sed -i '/^user integration /d' "$tmp"
+fi
 for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
+  [ "$role" != INTEGRATION ] || [ -n "${REDIS_ACL_INTEGRATION:-}" ] || continue
   hashes=$(digests "REDIS_ACL_$role")
   sed -i "s|\${$role}|$hashes|" "$tmp"
 done

@@ -22,6 +22,18 @@ TABLE_EVENTS_PER_S = 0.1
 events over one to two hours, 0.02-0.03/s; the assumption leaves 3-5x headroom)."""
 
 
+REDIS_MEMORY_NOTE = (
+    "Redis memory (how `maxmemory` is sized in deploy/redis.conf and "
+    "deploy/cluster/redis-cluster.conf): a stored event costs Redis about 1 KiB (game stream, "
+    "event id, shard feed until trimmed; 1,009 B as `used_memory` growth over 3,000 events, "
+    "tests/pipeline/test_redis_memory.py, which fails above 1.5 KiB), so the shipped "
+    "`maxmemory 2gb` (`noeviction`) holds about 1.5 million events beside projections, the "
+    "capped inbox and the dead letters; size it as events kept x 1 KiB x 1.3, and the host "
+    '1.5 x `maxmemory` for the AOF rewrite\'s fork (README, "Redis memory").'
+)
+"""The capacity model's Redis memory line (a fixed figure: the benchmark does not measure it)."""
+
+
 def rss_of(pid: int) -> int:
     """Resident bytes of a live process (VmRSS), 0 if gone."""
     try:
@@ -128,5 +140,6 @@ def scale(
         f"utilisation, {need / redis_rate / 0.5:.1f} Redis nodes (primaries) at 50%, and "
         f"{tables * per_game / 2**30:.1f} GiB of projector memory in all (split over the "
         "projectors by shard). Ingest and query processes are sized by request rates, not here.",
+        REDIS_MEMORY_NOTE,
     ]
     return out, notes

@@ -32,6 +32,9 @@ are decided in stream order (issue 10). The design, simplest first:
   decided again on a fresh state before it is dead-lettered (the older one may have been
   applied between the append and the check); a rule or contract refusal stands
   (`STANDING_KINDS`).
+* **Oversized entries deleted at once.** An entry over `max_entry_bytes` is lettered (its first
+  `max_entry_bytes` kept), acked and XDELed in the same round, so a hostile integration's
+  40 MB entries do not stay in Redis for the inbox retention (a day).
 * **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
   `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
@@ -88,13 +91,15 @@ a version conflict (a later entry of the game taking its seq) and hide the rule 
 
 @dataclass(frozen=True, slots=True)
 class Retention:
-    """How long settled inbox entries and dead letters are kept (seconds), and the least time
-    between two trims (`IngestSettings.inbox_keep_s`, `dead_letter_keep_s`,
-    `retention_every_s`)."""
+    """How long settled inbox entries and dead letters are kept (seconds), the least time
+    between two trims, and the per-stream cap past which settled entries go at once
+    (`IngestSettings.inbox_keep_s`, `dead_letter_keep_s`, `retention_every_s`,
+    `inbox_max_len`)."""
 
     inbox_keep_s: float = 86_400.0
     dead_letter_keep_s: float = 30 * 86_400.0
     every_s: float = 10.0
+    inbox_max_len: int | None = None  # entries per inbox stream past which settled ones go
 
 
 @dataclass(slots=True)
@@ -183,7 +188,12 @@ class Inbox:
         inbox = letters = 0
         if self._trimmed.due(every_s):
             inbox = await trim_inbox(
-                self.client, self.stream, GROUP, self.retention.inbox_keep_s, now_ms
+                self.client,
+                self.stream,
+                GROUP,
+                self.retention.inbox_keep_s,
+                now_ms,
+                self.retention.inbox_max_len,
             )
         if self._letters_trimmed.due(every_s):
             letters = await trim_dead_letters(
@@ -271,6 +281,8 @@ class Inbox:
         settled = [d.ids[i] for i in d.todo if i not in undecided]
         if settled and self.client is not None:
             await self.client.xack(self.stream, GROUP, *settled)
+            if big:  # lettered (bounded copy) and acked: its bytes go now, not after retention
+                await self.client.xdel(self.stream, *[d.ids[i] for i in big])
         for result in recorded:
             count_appended(result.result, "inbox")
         d.done.update(settled)

@@ -28,6 +28,7 @@ from services.ingest.inbox_entry import (
     INTEGRATION_INBOX_DESCRIPTION,
     keep_raw_parser,
 )
+from services.ingest.inbox_guard import StreamGuard
 from services.ingest.inbox_pel import Reclaimer
 from services.settings import IngestSettings
 
@@ -62,12 +63,12 @@ def inbox_doors(settings: IngestSettings, inbox: Inbox) -> list[tuple[str, Inbox
 
 def _subscribe(
     broker: RedisBroker, settings: IngestSettings, door: Inbox, title: str, consumer: str
-) -> Reclaimer:
+) -> tuple[Reclaimer, StreamGuard]:
     """Register `door`'s stream with `broker` (batches of `inbox_batch`, acks ours: MANUAL)
-    and return its reclaimer (not started)."""
+    and return its reclaimer and its guard (neither started)."""
     shared = door.stream == door.keys.inbox
 
-    @broker.subscriber(
+    subscriber = broker.subscriber(
         stream=StreamSub(
             door.stream,
             group=GROUP,
@@ -80,6 +81,8 @@ def _subscribe(
         title=title,
         description=INBOX_DESCRIPTION if shared else INTEGRATION_INBOX_DESCRIPTION,
     )
+
+    @subscriber
     async def consume_inbox(msg: RedisStreamMessage) -> None:
         raw: Any = msg.raw_message  # `entries` is added by `keep_raw_parser`
         try:
@@ -93,7 +96,7 @@ def _subscribe(
     async def settle_claimed(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
         await door.process(ids, entries, consumer, wait_s=0)
 
-    return Reclaimer(
+    reclaimer = Reclaimer(
         door.client,
         door.stream,
         GROUP,
@@ -103,6 +106,7 @@ def _subscribe(
         claim_idle_ms=settings.inbox_claim_idle_ms,
         count=settings.inbox_batch,
     )
+    return reclaimer, StreamGuard(door, subscriber)
 
 
 def build_inbox_app(
@@ -121,7 +125,8 @@ def build_inbox_app(
     name = consumer or settings.inbox_consumer or default_consumer()
     broker = inbox_broker(settings)
     doors = inbox_doors(settings, inbox)
-    reclaimers = [_subscribe(broker, settings, door, title, name) for title, door in doors]
+    parts = [_subscribe(broker, settings, door, title, name) for title, door in doors]
+    reclaimers = [reclaimer for reclaimer, _ in parts]
     tasks: list[asyncio.Task[None]] = []
 
     async def prepare() -> None:
@@ -140,6 +145,13 @@ def build_inbox_app(
             task_name = f"inbox-reclaim-{name}-{reclaimer.stream}"
             tasks.append(asyncio.create_task(reclaimer.run(), name=task_name))
 
+    async def guard() -> None:
+        # after the broker started the subscribers: a guard started before would take a
+        # subscriber not started yet for one FastStream stopped, and start it twice
+        for reclaimer, stream_guard in parts:
+            task_name = f"inbox-guard-{name}-{reclaimer.stream}"
+            tasks.append(asyncio.create_task(stream_guard.run(), name=task_name))
+
     async def finish() -> None:
         for _, door in doors:
             door.closing = True
@@ -149,4 +161,4 @@ def build_inbox_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    return FastStream(broker, on_startup=[prepare], on_shutdown=[finish])
+    return FastStream(broker, on_startup=[prepare], after_startup=[guard], on_shutdown=[finish])

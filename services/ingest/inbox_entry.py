@@ -36,6 +36,12 @@ is dead-lettered once, and only when refused: while Redis is unavailable entries
 retried. One game's entries are applied in stream order, also across ingest replicas; after a
 refused entry, send its seq again (later entries of the game are refused by version until then).
 
+An entry larger than the request body limit (`SCORELEDGER_MAX_BODY_BYTES`, 1 MiB) is refused
+unread (`body.too_large`, its first bytes kept in the dead letter) and deleted from the stream.
+Add entries with the id `*`: an explicit id blocks later `XADD *` calls while it is the
+stream's newest, and the largest possible one (`18446744073709551615-18446744073709551615`)
+blocks them until ingest has settled the stream's entries and renewed the stream.
+
 Example:
 
     redis-cli XADD sl:inbox '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id":"0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10","game_id":"g-1","seq":2,"type":"game.score_corrected","schema_version":2,"occurred_at":"2026-11-30T10:00:00Z","actor":"referee","payload":{"player_id":"ann","amount":2,"reason":"missed Advertise","referee":"Olga"}}'

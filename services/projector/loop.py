@@ -219,16 +219,18 @@ class ProjectorLoop:
         if self._epoch[shard] != epoch:  # lost during the apply: drop what it cached
             self._forget_games(shard)
             return 0
-        feed = self.keys.feed(shard)
-        self.positions[feed] = entries[-1][0].decode()
+        feed, last_id = self.keys.feed(shard), entries[-1][0].decode()
+        self.positions[feed] = last_id
         if self.retention is not None and result.last_feed_id is not None:
             await self.retention.advanced(shard)  # at most once per `every_s`
+            if self._epoch[shard] != epoch:  # lost during the trim: `lose` dropped the rest
+                return result.events
         meters = self._meters.get(shard) or self._meters.setdefault(shard, ShardMeters.of(shard))
         meters.applied.inc(result.events)
         for rule in result.malformed:
             FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
         meters.latency.observe(time.perf_counter() - started)
-        last_ms = feed_id_key(self.positions[feed])[0]
+        last_ms = feed_id_key(last_id)[0]
         meters.lag.set(max(0.0, time.time() - last_ms / 1000))
         return result.events
 

@@ -38,13 +38,27 @@ def simulate(
     batch: Annotated[
         int, typer.Option("--batch", min=1, max=1000, help="events per HTTP request")
     ] = 1,
+    retry_for: Annotated[
+        float,
+        typer.Option(
+            "--retry-for",
+            min=0.0,
+            help="HTTP: seconds to retry transient errors (dropped connections, 503...) per "
+            "request before giving up with one line and exit 1",
+        ),
+    ] = 60.0,
 ) -> None:
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
     import asyncio
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from services.simulator.sinks import send_http, send_inbox, write_jsonl  # httpx, redis: lazily
+    from services.simulator.sinks import (  # httpx, redis: lazily
+        TargetDown,
+        send_http,
+        send_inbox,
+        write_jsonl,
+    )
     from services.simulator.tables import simulate_game, simulate_tables, simulated_games
 
     if game not in (*simulated_games(), "mixed"):
@@ -71,7 +85,14 @@ def simulate(
 
         events = simulate_tables(kind, seed, tables)
         if http is not None:
-            sent, errors = asyncio.run(send_http(events, http, rate, batch, advance))
+            try:
+                sent, errors = asyncio.run(
+                    send_http(events, http, rate, batch, advance, retry_for_s=retry_for)
+                )
+            except TargetDown as down:
+                progress.stop()
+                err.print(f"scoreledger simulate: stopped: {down}", highlight=False, soft_wrap=True)
+                raise typer.Exit(1) from None
         else:
             assert inbox is not None
             sent, errors = asyncio.run(send_inbox(events, inbox, rate, on_sent=advance)), []

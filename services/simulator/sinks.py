@@ -15,6 +15,7 @@ from itertools import islice
 from pathlib import Path
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_delay
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
@@ -120,32 +121,93 @@ async def send_inbox(
     return sent
 
 
+TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
+"""Answers that say "later": retried (after `Retry-After` when given), never counted refused."""
+
+
+class TargetDown(Exception):
+    """The ingest answered nothing but transient errors for `retry_for_s` seconds."""
+
+    def __init__(self, url: str, retry_for_s: float, last: str) -> None:
+        super().__init__(f"{url} gave only transient errors for {retry_for_s:.0f} s (last: {last})")
+        self.last = last
+
+
+class _Later(Exception):
+    """A transient answer (`TRANSIENT_STATUS`), with the server's `Retry-After` seconds."""
+
+    def __init__(self, status: int, retry_after_s: float) -> None:
+        super().__init__(f"HTTP {status}")
+        self.retry_after_s = retry_after_s
+
+
+def _retry_after(response: httpx.Response) -> float:
+    value = response.headers.get("retry-after", "")
+    return min(float(value), 30.0) if value.isdigit() else 0.0
+
+
+def _wait(state: RetryCallState) -> float:
+    """Exponential backoff from 50 ms to 2 s, at least the server's `Retry-After`."""
+    backoff: float = min(2.0, 0.05 * 2 ** (state.attempt_number - 1))
+    error = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(error, _Later):
+        return max(backoff, error.retry_after_s)
+    return backoff
+
+
 class HttpSender:
     """POSTs events to `/games/{game_id}/events` (a JSON array body), one game's posts chained
-    so they arrive in seq order; keeps each game's write token from its first 201."""
+    so they arrive in seq order. Each game's write token is chosen here before its first post
+    (as `scoreledger publish` does), so a retried creating post is answered as a duplicate.
 
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    Transient failures (a dropped or refused connection, a timeout, 429/502/503/504) are retried
+    with exponential backoff (50 ms to 2 s, at least `Retry-After`) for up to `retry_for_s`
+    seconds per post, then `TargetDown` is raised. Retrying is safe: appends are idempotent by
+    event id. Source: issue (simulate died on one `httpx.ReadError` at 5,000 events/s)."""
+
+    def __init__(self, client: httpx.AsyncClient, retry_for_s: float = 60.0) -> None:
         self.client = client
+        self.retry_for_s = retry_for_s
         self.tokens: dict[str, str] = {}
         self.last: dict[str, asyncio.Task[None]] = {}
         self.errors: list[str] = []
+        self.retries = 0  # transient failures retried
+        self.acknowledged = 0  # events in posts answered 2xx
 
     async def post(self, batch: list[Envelope]) -> None:
-        """POST one batch of one game; a refusal is recorded in `errors` (the run goes on)."""
+        """POST one batch of one game; a refusal is recorded in `errors` (the run goes on).
+
+        Raises: `TargetDown` when only transient errors came for `retry_for_s` seconds."""
         game_id = batch[0].game_id
-        headers = {"content-type": "application/json"}
-        if game_id in self.tokens:
-            headers["authorization"] = f"Bearer {self.tokens[game_id]}"
+        token = self.tokens.setdefault(game_id, secrets.token_urlsafe(32))
+        headers = {"content-type": "application/json", "authorization": f"Bearer {token}"}
         body = "[" + ",".join(dump_event_json(e) for e in batch) + "]"
-        response = await self.client.post(f"/games/{game_id}/events", content=body, headers=headers)
+        path = f"/games/{game_id}/events"
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type((httpx.TransportError, _Later)),
+            wait=_wait,
+            stop=stop_after_delay(self.retry_for_s),
+            before_sleep=self._count,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    response = await self.client.post(path, content=body, headers=headers)
+                    if response.status_code in TRANSIENT_STATUS:
+                        raise _Later(response.status_code, _retry_after(response))
+        except (httpx.TransportError, _Later) as error:
+            last = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+            raise TargetDown(str(self.client.base_url), self.retry_for_s, last) from None
         if response.status_code >= 300:
             self.errors.append(
                 f"{game_id} seq {batch[0].seq}: {response.status_code} {response.text[:200]}"
             )
-            return
-        token = _token_in(response)
-        if token:
-            self.tokens[game_id] = token
+        else:
+            self.acknowledged += len(batch)
+
+    def _count(self, _: RetryCallState) -> None:
+        self.retries += 1
 
     def submit(self, batch: list[Envelope]) -> asyncio.Task[None]:
         """Schedule `batch` after the game's previous post."""
@@ -180,24 +242,46 @@ async def send_http(
     rate: float,
     batch: int = 1,
     on_sent: OnSent = lambda _: None,
+    retry_for_s: float = 60.0,
 ) -> tuple[int, list[str]]:
     """POST events at `rate` events/s, grouping up to `batch` consecutive events of a game per
-    request. Returns (events sent, refusals)."""
+    request; transient errors retried for up to `retry_for_s` per post (`HttpSender`). Returns
+    (events sent, refusals).
+
+    Raises: `TargetDown` (the posts still in flight cancelled) when the target stays down."""
     sent = 0
     limits = httpx.Limits(max_connections=64)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as client:
-        sender = HttpSender(client)
-        async for chunk in paced(events, rate):
-            groups: dict[str, list[Envelope]] = {}
-            for event in chunk:
-                group = groups.setdefault(event.game_id, [])
-                if len(group) >= batch:
-                    sender.submit(group)
-                    group = groups[event.game_id] = []
-                group.append(event)
-            for group in groups.values():
-                sender.submit(group)
-            sent += len(chunk)
-            on_sent(len(chunk))
-        await asyncio.gather(*sender.last.values())
+        sender = HttpSender(client, retry_for_s)
+        try:
+            sent = await _send_paced(sender, events, rate, batch, on_sent)
+        finally:
+            for task in sender.last.values():
+                task.cancel()
+            await asyncio.gather(*sender.last.values(), return_exceptions=True)
     return sent, sender.errors
+
+
+async def _send_paced(
+    sender: HttpSender, events: Iterator[Envelope], rate: float, batch: int, on_sent: OnSent
+) -> int:
+    """Submit the paced events in per-game batches and wait for every post; returns the events
+    submitted. Raises the first `TargetDown` as soon as a post gives up."""
+    sent = 0
+    async for chunk in paced(events, rate):
+        groups: dict[str, list[Envelope]] = {}
+        for event in chunk:
+            group = groups.setdefault(event.game_id, [])
+            if len(group) >= batch:
+                sender.submit(group)
+                group = groups[event.game_id] = []
+            group.append(event)
+        for group in groups.values():
+            sender.submit(group)
+        sent += len(chunk)
+        on_sent(len(chunk))
+        for task in sender.last.values():
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+    await asyncio.gather(*sender.last.values())
+    return sent

@@ -356,3 +356,63 @@ def test_k8s_network_policies_deny_by_default_and_open_only_the_doors_and_redis(
     assert {p["port"] for rule in egress for p in rule["ports"]} == {6379, 53}
     (redis_in,) = policies["redis-clients"]["ingress"]
     assert [p["port"] for p in redis_in["ports"]] == [6379]
+
+
+def _conf_settings(path: Path) -> dict[str, str]:
+    """A redis.conf's directives (last one wins, as Redis reads them), names lower-cased."""
+    out: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        words = line.split()
+        if words and not words[0].startswith("#"):
+            out[words[0].lower()] = " ".join(words[1:])
+    return out
+
+
+def _bytes(size: str) -> int:
+    """Redis's memory units (`2gb`, `512mb`, `100k`...) in bytes."""
+    number, unit = re.fullmatch(r"(\d+)([a-z]*)", size.lower()).groups()  # type: ignore[union-attr]
+    scale = {"": 1, "k": 1000, "kb": 1024, "m": 10**6, "mb": 2**20, "g": 10**9, "gb": 2**30}
+    return int(number) * scale[unit]
+
+
+def _shipped_redis_confs() -> list[Path]:
+    """Every Redis config the deploy files start a redis-server with: each compose service of a
+    redis image mounts one (its command names the mount point), checked to exist here."""
+    confs: set[Path] = set()
+    for compose in sorted(DEPLOY.rglob("compose.yaml")):
+        for name, service in yaml.safe_load(compose.read_text())["services"].items():
+            command = " ".join(map(str, service.get("command") or []))
+            if "redis-server" not in command:
+                continue
+            mounts = [str(v).split(":") for v in service.get("volumes", [])]
+            conf = [src for src, dst, *_ in mounts if dst in command and src.endswith(".conf")]
+            assert conf, f"{compose}: {name} starts redis-server without a shipped config"
+            confs |= {(compose.parent / c).resolve() for c in conf}
+    return sorted(confs | set(DEPLOY.rglob("*.conf")))
+
+
+def test_every_shipped_redis_config_bounds_memory_and_never_evicts() -> None:
+    """A Redis without `maxmemory` grows until the kernel kills it (an integration's 40 MB
+    entries grew one by 243 MB in 8.5 s); with it and `noeviction` a full Redis refuses writes
+    (503, retried) and drops nothing of the log. One argument is bounded too."""
+    confs = _shipped_redis_confs()
+    assert {c.name for c in confs} >= {"redis.conf", "redis-cluster.conf"}
+    for conf in confs:
+        settings = _conf_settings(conf)
+        assert settings.get("maxmemory-policy") == "noeviction", conf
+        assert _bytes(settings.get("maxmemory", "0")) >= 256 * 2**20, conf
+        assert _bytes(settings.get("proto-max-bulk-len", "512mb")) <= 8 * 2**20, conf
+
+
+def test_compose_gives_redis_room_above_its_maxmemory() -> None:
+    """The container's limit is 1.5 x maxmemory (the AOF rewrite's fork copies changed pages):
+    a limit at maxmemory would have the kernel kill Redis before Redis refuses a write."""
+    for compose in sorted(DEPLOY.rglob("compose.yaml")):
+        for name, service in yaml.safe_load(compose.read_text())["services"].items():
+            if "redis-server" in " ".join(map(str, service.get("command") or [])):
+                conf = compose.parent / (
+                    "redis.conf" if compose.parent == DEPLOY else "redis-cluster.conf"
+                )
+                maxmemory = _bytes(_conf_settings(conf)["maxmemory"])
+                limit = str(service["mem_limit"]).lower().removesuffix("b")  # compose: 1024-based
+                assert _bytes(limit + "b") >= 1.5 * maxmemory, (compose, name)

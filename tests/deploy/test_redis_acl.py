@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import redis
 import redis.asyncio as aioredis
@@ -37,11 +38,12 @@ from services.adapters.redis.projections import (
     RedisProjections,
 )
 from services.adapters.redis.retention import FeedRetention, trim_dead_letters, trim_inbox
-from services.bootstrap import redis_ports
+from services.bootstrap import Roles, assemble, build, redis_ports
 from services.keys import Keys, shard_of
 from services.ports.deadletters import DeadLetter
 from services.ports.projections import START_ID
 from services.projector.loop import feed_entries
+from services.settings import ServiceSettings
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
@@ -237,6 +239,8 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     await ingest.xclaim(KEYS.inbox, "ingest", "ingest-0", 0, [entry_id], justid=True)
     assert await ingest.xinfo_consumers(KEYS.inbox, "ingest")
     assert await ingest.xack(KEYS.inbox, "ingest", entry_id) == 1
+    big = await ingest.xadd(KEYS.inbox, {"data": "x" * 100})  # an oversized entry, lettered:
+    assert await ingest.xdel(KEYS.inbox, big) == 1  # deleted at once
     assert await ingest.xgroup_delconsumer(KEYS.inbox, "ingest", "ingest-0") == 0
     assert await ingest.xadd(KEYS.dead_letter, {"raw": "x", "reason": "{}", "source": "inbox"})
     once = DeadLetter(b"x", {"kind": "invalid"}, "inbox", {"inbox_id": entry_id.decode()})
@@ -402,3 +406,55 @@ def test_the_acl_script_refuses_a_missing_or_short_password(tmp_path: Path) -> N
     assert rendered.returncode == 0
     assert all(p not in text for p in good.values())  # digests only
     assert "${" not in text
+
+
+@pytest.mark.parametrize(
+    "roles",
+    [
+        pytest.param(Roles(ingest=False, inbox=False, query=False), id="projector"),
+        pytest.param(Roles(ingest=False, inbox=False, projector=False), id="query"),
+        pytest.param(Roles(projector=False, query=False), id="ingest"),
+    ],
+)
+async def test_each_roles_readyz_answers_200_under_its_user(
+    server: AclServer, role: Callable[[str], aioredis.Redis], roles: Roles
+) -> None:
+    """Finding: a projector-only process under the shipped ACL answered `/readyz` 503 ("no
+    permissions to access one of the keys"): its lag check ran a script with EVALSHA, which
+    declares its keys writable, on the feeds the projector may only read. Each role's
+    readiness touches only keys its user may touch, the way it may."""
+    await _append(role("ingest"))
+    user = "projector" if roles.projector else ("query" if roles.query else "ingest")
+    settings = ServiceSettings(
+        redis_url=f"redis://127.0.0.1:{server.port}/0",
+        redis_username=user,
+        redis_password=server.passwords[user],
+        shards=KEYS.shards,
+    )
+    service = build(settings)
+    app = assemble(service, roles).app  # no lifespan: the probe alone
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        ready = await client.get("/readyz")
+        metrics = await client.get("/metrics")
+    await service.client.aclose()
+    assert ready.status_code == 200, ready.text
+    assert metrics.status_code == 200, metrics.text[:300]
+
+
+def test_the_shared_integration_user_is_left_out_unless_its_password_is_set(
+    tmp_path: Path,
+) -> None:
+    """Redis ACLs cannot restrict XADD's arguments (commands, subcommands, keys and channels
+    only), so a holder of the shared `integration` user could `XADD sl:inbox
+    18446744073709551615-18446744073709551615 ...` and make every later `XADD sl:inbox *` of
+    every holder fail. The default render has no such user."""
+    others = {r: secrets.token_urlsafe(24) for r in ROLES if r != "integration"}
+    default = render_acl(tmp_path / "default.acl", others)
+    assert default.returncode == 0, default.stderr
+    users = [line.split()[1] for line in (tmp_path / "default.acl").read_text().splitlines()]
+    assert "integration" not in users
+    assert {"ingest", "projector", "query", "admin"} <= set(users)
+    kept = render_acl(tmp_path / "kept.acl", {**others, "integration": secrets.token_urlsafe(24)})
+    assert kept.returncode == 0, kept.stderr
+    assert "user integration on #" in (tmp_path / "kept.acl").read_text()

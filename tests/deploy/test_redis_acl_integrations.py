@@ -13,10 +13,13 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
 
+from services.adapters.redis.exhausted import LAST_POSSIBLE_ID, ExhaustedStreams
 from services.adapters.redis.retention import trim_inbox
 from services.ingest.inbox_entry import game_of_entry
 from services.ingest.inbox_pel import PendingGames, Reclaimer
@@ -106,6 +109,26 @@ async def test_ingest_consumes_reclaims_and_trims_an_integrations_stream(
     assert b"ingest-dead" not in names
     now_ms = int(time.time() * 1000)
     assert await trim_inbox(ingest, TABLE, "ingest", 0, now_ms + 1) == 1  # the settled entry
+
+
+async def test_ingest_renews_an_exhausted_integration_stream_and_may_delete_nothing_else(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    """The renewal (XINFO STREAM, XINFO GROUPS, DEL, XGROUP CREATE in one script) runs under
+    ingest's user; its DEL is granted on the inbox keys only (a selector)."""
+    table, ingest = role("integration-table-7"), role("ingest")
+    await ingest.xgroup_create(TABLE, "ingest", id="0", mkstream=True)
+    await table.xadd(TABLE, {"data": "x"}, id=LAST_POSSIBLE_ID)  # its own stream, exhausted
+    streams = ExhaustedStreams(ingest)
+    assert await streams.renew_if_exhausted(TABLE, "ingest") == -1  # not read yet
+    read: Any = await ingest.xreadgroup("ingest", "ingest-0", {TABLE: ">"}, count=10)
+    await ingest.xack(TABLE, "ingest", read[0][1][0][0])
+    assert await streams.renew_if_exhausted(TABLE, "ingest") == 1
+    assert await streams.renew_if_exhausted(TABLE, "ingest") == 0
+    assert await table.xadd(TABLE, {"data": "y"})  # XADD * works again
+    for key in (KEYS.game_stream("g1"), KEYS.feed(0), KEYS.dead_letter, KEYS.write_token("g1")):
+        with pytest.raises(ResponseError, match="no permissions"):
+            await ingest.delete(key)
 
 
 def _render(tmp_path: Path, names: str, passwords: dict[str, str]) -> tuple[int, str, str]:

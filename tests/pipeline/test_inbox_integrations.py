@@ -7,11 +7,14 @@ retention act on each stream alone.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
 import pytest
 import redis.asyncio as aioredis
+from prometheus_client import REGISTRY
+from redis.exceptions import ResponseError
 
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import redis_ports, running_inbox, use_cases
@@ -166,11 +169,6 @@ async def test_an_entry_with_the_largest_sequence_number_does_not_break_retentio
     assert await redis_client.xlen(TABLE) == 0  # settled and older than a day: trimmed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a deleted stream's subscriber stops for good (FastStream: NOGROUP is terminal, and "
-    "app.exit() does nothing inside `serve`); nothing re-creates its group",
-)
 async def test_a_deleted_integration_stream_is_read_again(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
@@ -178,18 +176,26 @@ async def test_a_deleted_integration_stream_is_read_again(
     ingest runs: the other streams go on (held up), and entries XADDed to the stream again
     should be read again, not strand un-read (no group) while the process looks healthy."""
     store = RedisEventLog(redis_client, KEYS)
+
+    def recovered() -> float:
+        labels = {"inbox": TABLE, "why": "deleted"}
+        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+        return found or 0.0
+
+    before = recovered()
     async with running_inbox(settings):
         await redis_client.xadd(TABLE, entry(started("it-del-1").model_dump_json()))
 
         async def appended(game: str) -> bool:
             return await store.version(game) == 1
 
-        await wait_until(lambda: appended("it-del-1"), 15, "the first entry appended")
+        await wait_until(lambda: appended("it-del-1"), 30, "the first entry appended")
         await redis_client.delete(TABLE)
         await redis_client.xadd(KEYS.inbox, entry(started("it-del-shared").model_dump_json()))
-        await wait_until(lambda: appended("it-del-shared"), 15, "the shared stream goes on")
+        await wait_until(lambda: appended("it-del-shared"), 30, "the shared stream goes on")
         await redis_client.xadd(TABLE, entry(started("it-del-2").model_dump_json()))
-        await wait_until(lambda: appended("it-del-2"), 10, "the deleted stream read again")
+        await wait_until(lambda: appended("it-del-2"), 30, "the deleted stream read again")
+    assert recovered() >= before + 1  # detected and counted (and logged: inbox.stream_lost)
 
 
 async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
@@ -214,3 +220,76 @@ async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
     (letter,) = [f for _, f in await redis_client.xrange(KEYS.dead_letter)]
     assert len(letter[b"raw"]) == 4096  # its first 4096 bytes
     assert json.loads(letter[b"reason"])["rule"] == "body.too_large"
+    # Deleted from its stream once lettered (the letter keeps the bounded copy): Redis held a
+    # hostile integration's 40 MB entries for the whole inbox retention (a day).
+    assert await redis_client.xlen(TABLE) == 0
+
+
+async def test_an_exhausted_integration_stream_is_renewed_once_its_entries_are_settled(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """Finding: one `XADD <stream> 18446744073709551615-18446744073709551615 ...` makes every
+    later `XADD <stream> *` fail ("The stream has exhausted the last possible ID") until an
+    operator deletes the stream, unnoticed. Now ingest settles what the stream holds (the
+    entries before it, and it), then deletes and re-creates it with its group: the writers'
+    next XADDs work and are read, with no restart."""
+    store = RedisEventLog(redis_client, KEYS)
+    last = f"{2**64 - 1}-{2**64 - 1}"
+
+    def renewed() -> float:
+        labels = {"inbox": TABLE, "why": "exhausted"}
+        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+        return found or 0.0
+
+    before = renewed()
+    await redis_client.xadd(TABLE, entry(started("it-ex-1").model_dump_json()))
+    await redis_client.xadd(TABLE, entry(started("it-ex-2").model_dump_json()), id=last)
+    with pytest.raises(ResponseError, match="exhausted the last possible ID"):
+        await redis_client.xadd(TABLE, entry(started("it-ex-3").model_dump_json()))
+    async with running_inbox(settings):
+
+        async def xadd_works() -> bool:
+            try:
+                await redis_client.xadd(TABLE, entry(started("it-ex-3").model_dump_json()))
+            except ResponseError:
+                return False
+            return True
+
+        await wait_until(xadd_works, 30, "the stream taking XADD * again")
+
+        async def all_appended() -> bool:
+            versions = [await store.version(g) for g in ("it-ex-1", "it-ex-2", "it-ex-3")]
+            return versions == [1, 1, 1]
+
+        await wait_until(all_appended, 30, "the entries before, at and after the renewal")
+    assert renewed() == before + 1
+
+
+async def test_a_destroyed_group_is_re_created_and_its_stopped_subscriber_restarted(
+    settings: ServiceSettings, redis_client: aioredis.Redis
+) -> None:
+    """`XGROUP DESTROY` under a reading subscriber: its blocked XREADGROUP gets NOGROUP and
+    FastStream stops it for good; the guard re-creates the group at 0 and starts it again."""
+    store = RedisEventLog(redis_client, KEYS)
+
+    def recovered() -> float:
+        labels = {"inbox": TABLE, "why": "deleted"}
+        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+        return found or 0.0
+
+    before = recovered()
+    async with running_inbox(settings):
+        await redis_client.xadd(TABLE, entry(started("it-grp-1").model_dump_json()))
+
+        async def appended(game: str) -> bool:
+            return await store.version(game) == 1
+
+        await wait_until(lambda: appended("it-grp-1"), 30, "the first entry appended")
+        await asyncio.sleep(1.5)  # a guard pass or more: a healthy start is not a recovery
+        assert recovered() == before
+        await redis_client.xgroup_destroy(TABLE, GROUP)
+        await redis_client.xadd(TABLE, entry(started("it-grp-2").model_dump_json()))
+        await wait_until(lambda: appended("it-grp-2"), 30, "the stream read again")
+        await redis_client.xadd(TABLE, entry(started("it-grp-3").model_dump_json()))
+        await wait_until(lambda: appended("it-grp-3"), 30, "and read on")
+    assert recovered() > before

@@ -163,3 +163,47 @@ async def test_a_read_ahead_of_other_positions_is_not_used(
     assert await loop.step() == 1
     assert project.seen == [i.decode() for i in (ids[0], ids[0], ids[1])]
     assert reads[0] == (3 if is_cluster(redis_client) else 2)
+
+
+class Views(dict[str, Any]):
+    """The cached states a loss drops (none here)."""
+
+    def kept_keys(self) -> list[str]:
+        return list(self)
+
+
+class LosingRetention:
+    """Feed retention whose trim awaits while the shard's lease is lost (a renewal that failed
+    meanwhile): `loop.lose(shard)` runs inside `advanced`."""
+
+    def __init__(self) -> None:
+        self.loop: ProjectorLoop | None = None
+
+    async def advanced(self, shard: int) -> int:
+        assert self.loop is not None
+        await self.loop.lose(shard)
+        return 0
+
+
+async def test_a_shard_lost_during_the_feed_trim_ends_its_apply_quietly(
+    redis_client: aioredis.Redis,
+) -> None:
+    """Finding: `KeyError: 'sl:feed:{s2}'` (a logged `projector.batch_failed`, every cache
+    dropped) when the shard was lost between the trim and the position read after it."""
+    game = games_on_distinct_shards(1)[0]
+    feed = KEYS.feed(shard_of(game, SHARDS))
+    await redis_client.xadd(feed, {"game": game, "seq": 1, "data": "{}"})
+    retention = LosingRetention()
+    project = Recording()
+    project.views = Views()
+    loop = ProjectorLoop(
+        redis_client,
+        KEYS,
+        project,  # type: ignore[arg-type]
+        RedisProjections(redis_client, KEYS),
+        retention=retention,  # type: ignore[arg-type]
+    )
+    retention.loop = loop
+    loop.positions[feed] = START_ID
+    assert await loop.step() == 1  # raised KeyError
+    assert feed not in loop.positions  # lost: not read again until re-acquired

@@ -108,3 +108,28 @@ async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> No
     await client.xadd(KEYS.dead_letter, {"raw": "old"}, id=f"{old}-0")
     assert await inbox.trim() == (0, 0)  # within the interval: no Redis call at all
     assert await client.xlen(KEYS.dead_letter) == 1
+
+
+async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_stay(
+    client: aioredis.Redis,
+) -> None:
+    """A per-stream cap (`inbox_max_len`): an integration that XADDs fast fills its stream with
+    settled entries kept a day; over the cap they go at once, whatever their age. Entries not
+    yet delivered, or pending, never go: the cap cannot drop an event not yet processed."""
+    ids = [(await client.xadd(KEYS.inbox, {"data": "{}"})).decode() for _ in range(8)]
+    await client.xgroup_create(KEYS.inbox, GROUP, id="0")
+    await client.xreadgroup(GROUP, "c", {KEYS.inbox: ">"}, count=6)  # 6 delivered
+    await client.xack(KEYS.inbox, GROUP, *ids[:2], *ids[3:6])  # ids[2] stays pending
+    ports = redis_ports(client, KEYS)
+    record = use_cases(ports, ServiceSettings(shards=4)).record
+    capped = Retention(86_400, 86_400, every_s=0, inbox_max_len=3)
+    inbox = Inbox(client, KEYS, record, ports.letters, capped)
+    assert (await inbox.trim())[0] == 2  # ids[0], ids[1]: recent, but over the cap
+    assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[2:]
+    await client.xack(KEYS.inbox, GROUP, ids[2])
+    assert (await inbox.trim())[0] == 4  # ids[2..5]; ids[6], ids[7] never delivered: kept
+    assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[6:]
+    assert (await inbox.trim())[0] == 0  # 2 left, under the cap
+    uncapped = Inbox(client, KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=0))
+    await client.xadd(KEYS.inbox, {"data": "{}"})
+    assert (await uncapped.trim())[0] == 0

@@ -23,7 +23,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 from redis.crc import key_slot
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.keys import Keys
@@ -46,7 +46,19 @@ async def script_calls(
         async with client.pipeline(transaction=False) as pipe:
             for keys, args in calls:
                 await script(keys=list(keys), args=list(args), client=pipe)  # type: ignore[arg-type]
-            return list(await pipe.execute(raise_on_error=False))
+            replies = list(await pipe.execute(raise_on_error=False))
+        # The pipeline checks SCRIPT EXISTS before it sends; a Redis restarted after that check
+        # (the pipeline's retry reaches the new server) answers NOSCRIPT. That call wrote
+        # nothing: send it again alone (the script loads itself), in call order, so calls of
+        # one game keep their order (every later call of the pipeline got NOSCRIPT too).
+        for i, reply in enumerate(replies):
+            if isinstance(reply, NoScriptError):
+                keys, args = calls[i]
+                try:
+                    replies[i] = await script(keys=list(keys), args=list(args))
+                except ResponseError as error:
+                    replies[i] = error
+        return replies
     by_slot: dict[int, list[int]] = {}
     for i, (keys, _) in enumerate(calls):
         by_slot.setdefault(key_slot(str(keys[0]).encode()), []).append(i)

@@ -26,6 +26,7 @@ from services.adapters.redis.lease import (
     raise_if_fenced,
 )
 from services.adapters.redis.project_lua import APPLY_LUA
+from services.adapters.redis.readonly import ReadOnlyScript
 from services.keys import Keys, shard_of
 from services.ports.projections import (
     START_ID,
@@ -112,7 +113,8 @@ class RedisProjections:
         # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
         # apply). Dropped with the lease, before each write, and on a stale batch.
         self._written: dict[int, str] = {}
-        self._lag = client.register_script(_LAG_LUA)
+        # read-only: the projector's user may only read the feeds (`readonly` module)
+        self._lag = ReadOnlyScript(client, _LAG_LUA)
         self._get = client.register_script(_GET_LUA)
         self._release = client.register_script(_RELEASE_LUA)
         self._standings = client.register_script(_STANDINGS_LUA)

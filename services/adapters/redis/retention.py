@@ -2,8 +2,10 @@
 `sl:deadletter` were never trimmed under `noeviction`, so anyone who could XADD filled Redis).
 
 * The inbox keeps a settled entry (delivered to the consumer group and acked) for
-  `keep_inbox_s`; an entry not yet delivered or still pending is never trimmed, whatever its
-  age (`XTRIM MINID` below the oldest unsettled id). Each inbox stream (the shared one, each
+  `keep_inbox_s`, and while the stream holds more than `max_len` entries (the per-stream cap,
+  `IngestSettings.inbox_max_len`) no settled entry at all; an entry not yet delivered or still
+  pending is never trimmed, whatever its age or the stream's length (`XTRIM MINID` below the
+  oldest unsettled id). Each inbox stream (the shared one, each
   integration's own) is trimmed alone, below its own group's oldest unsettled id.
 * The dead-letter stream keeps a letter for `keep_letters_s`: the raw input is kept that long
   for an operator to read, then dropped (`XTRIM MINID`).
@@ -87,10 +89,21 @@ def _text_of(value: Any) -> str:
 
 
 async def trim_inbox(
-    client: RedisClient, stream: str, group: str, keep_s: float, now_ms: int
+    client: RedisClient,
+    stream: str,
+    group: str,
+    keep_s: float,
+    now_ms: int,
+    max_len: int | None = None,
 ) -> int:
-    """Trim settled inbox entries older than `keep_s`; returns how many were trimmed."""
-    bound = min(await oldest_unsettled(client, stream, group), (now_ms - int(keep_s * 1000), 0))
+    """Trim settled inbox entries older than `keep_s`, and every settled entry while the stream
+    holds more than `max_len` (None: no cap); returns how many were trimmed. An unsettled entry
+    (undelivered or pending) is never trimmed, so the cap bounds what is kept after settling,
+    not a backlog (which `maxmemory` bounds: deploy/redis.conf)."""
+    unsettled = await oldest_unsettled(client, stream, group)
+    bound = min(unsettled, (now_ms - int(keep_s * 1000), 0))
+    if max_len is not None and int(await client.xlen(stream)) > max_len:
+        bound = unsettled  # over the cap: every settled entry goes, whatever its age
     if bound <= (0, 0):
         return 0
     trimmed = int(await client.xtrim(stream, minid=_text(bound), approximate=False))

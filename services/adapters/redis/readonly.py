@@ -1,0 +1,53 @@
+"""A read-only Lua script, run with `EVALSHA_RO` (Redis >= 7.0).
+
+`EVALSHA` declares every key it is given as written (Redis's key specs: RW), so a user whose
+pattern for a key is read-only (`%R~`, the projector's for the shard feeds and game streams:
+`deploy/users.acl.template`) is refused ("no permissions to access one of the keys") even for a
+script that only reads. `EVALSHA_RO` declares them read, and Redis refuses any write the script
+attempts. Source: Redis docs, EVALSHA_RO and "ACL key permissions" (`%R~`).
+
+* `NOSCRIPT` (a restarted Redis, `SCRIPT FLUSH`) loads the script and sends the call again, as
+  redis-py's `AsyncScript` does; in a pipeline the script joins the pipeline's script check.
+* On a Redis Cluster the call is sent to the node of its first key: redis-py routes `EVALSHA`
+  by its keys itself, but `EVALSHA_RO` only through `COMMAND GETKEYS`, which no role may run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from redis.asyncio.client import Pipeline
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError
+
+from services.adapters.redis.connect import is_cluster
+
+
+class ReadOnlyScript(AsyncScript):
+    """`AsyncScript` with `EVALSHA_RO`: `await script(keys, args, client=None)` -> its reply.
+
+    Raises: the script's `ResponseError` (a write attempted, a key refused), connection errors.
+    """
+
+    async def __call__(
+        self,
+        keys: Sequence[Any] | None = None,
+        args: Iterable[Any] | None = None,
+        client: Any = None,
+    ) -> Any:
+        keys, args = list(keys or []), list(args or [])
+        client = self.registered_client if client is None else client
+        if isinstance(client, Pipeline):
+            client.scripts.add(self)  # type: ignore[arg-type]  # the pipeline checks (and loads) it before it sends
+        try:
+            return await self._send(client, keys, args)
+        except NoScriptError:
+            self.sha = await client.script_load(self.script)
+            return await self._send(client, keys, args)
+
+    def _send(self, client: Any, keys: list[Any], args: list[Any]) -> Any:
+        command = ("EVALSHA_RO", self.sha, len(keys), *keys, *args)
+        if keys and is_cluster(client):
+            return client.execute_command(*command, target_nodes=client.get_node_from_key(keys[0]))
+        return client.execute_command(*command)
