@@ -61,7 +61,7 @@ test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/cont
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
 test-fast: .venv/.synced
-	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser and not node" $(PYTEST_ARGS)
+	$(RUN) pytest $(FAST_TESTS) -m "not redis and not postgres and not browser and not node" $(PYTEST_ARGS)
 
 ## test-cluster: the Redis suites again on a local Redis Cluster (3 primaries + 3 replicas,
 ## started once for the session from redis-server, flushed between tests)

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 from services.adapters.memory.store import (
     MemoryBackend,
@@ -33,6 +35,7 @@ from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.gctune import collecting_frozen
 from services.keys import Keys
+from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
@@ -57,6 +60,24 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
     from services.query.metrics import QueryMetrics
+
+
+async def open_archive(settings: ServiceSettings) -> Archive | None:
+    """The archive of `settings.archive_url` (None when unset): a directory for `file:///dir`,
+    PostgreSQL (pooled, schema migrated now) for `postgresql://`.
+
+    Raises: psycopg errors, psycopg_pool.PoolTimeout (PostgreSQL unreachable or refusing).
+    """
+    if settings.archive_url is None:
+        return None
+    url = settings.archive_url.get_secret_value()
+    if url.startswith("file://"):
+        from services.adapters.directory.archive import DirectoryArchive
+
+        return DirectoryArchive(Path(unquote(urlsplit(url).path)))
+    from services.adapters.postgres.archive import PostgresArchive
+
+    return await PostgresArchive.open(url)
 
 
 @dataclass(frozen=True, slots=True)
