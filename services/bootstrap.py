@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
 
+from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -31,6 +30,7 @@ from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.gctune import collecting_frozen
@@ -39,10 +39,11 @@ from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
+from services.ports.hotgames import HotGames
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.push.hub import ChangeHub
-from services.replaylog import replay_log
+from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
@@ -51,6 +52,13 @@ from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 from services.usecases.release import Release
+from services.usecases.seal import Seal
+from services.usecases.tiered import (
+    ArchiveReader,
+    TieredCredentials,
+    TieredEventLog,
+    TieredProjections,
+)
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
@@ -63,21 +71,13 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
 
 
 async def open_archive(settings: ServiceSettings) -> Archive | None:
-    """The archive of `settings.archive_url` (None when unset): a directory for `file:///dir`,
-    PostgreSQL (pooled, schema migrated now) for `postgresql://`.
+    """The archive of `settings.archive_url`, opened now (None when unset): a directory for
+    `file:///dir`, PostgreSQL (pooled, schema migrated) for `postgresql://`.
 
     Raises: psycopg errors, psycopg_pool.PoolTimeout (PostgreSQL unreachable or refusing).
     """
-    if settings.archive_url is None:
-        return None
-    url = settings.archive_url.get_secret_value()
-    if url.startswith("file://"):
-        from services.adapters.directory.archive import DirectoryArchive
-
-        return DirectoryArchive(Path(unquote(urlsplit(url).path)))
-    from services.adapters.postgres.archive import PostgresArchive
-
-    return await PostgresArchive.open(url)
+    archive = archive_of(settings)
+    return None if archive is None else await archive.open()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +88,12 @@ class Roles:
     inbox: bool = True
     projector: bool = True
     query: bool = True
+    archiver: bool = False
+    """Seal final, quiet games into the archive (only when `archive_url` is set)."""
 
     def names(self) -> list[str]:
-        return [name for name in ("ingest", "inbox", "projector", "query") if getattr(self, name)]
+        names = ("ingest", "inbox", "projector", "query", "archiver")
+        return [name for name in names if getattr(self, name)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,9 @@ class Ports:
     letters: DeadLetters
     projections: Projections
     notices: ChangeNotices
+    hot_games: HotGames | None = None
+    archive: Archive | None = None
+    """The archive of sealed games (None: no archiving; every game stays in Redis)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +118,8 @@ class UseCases:
     project: Project
     reads: ReadModels
     release: Release
+    seal: Seal | None = None
+    """Sealing into the archive (None: no archive)."""
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -121,19 +129,22 @@ def _redis_client(settings: ServiceSettings) -> RedisClient:
     return connect_from(settings)
 
 
-def redis_ports(client: RedisClient, keys: Keys) -> Ports:
-    """The Redis adapters of every port on `client`."""
+def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None) -> Ports:
+    """The Redis adapters of every port on `client`, and `archive` (None: none)."""
     return Ports(
         RedisEventLog(client, keys),
         RedisCredentials(client, keys),
         RedisDeadLetters(client, keys),
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
+        RedisHotGames(client, keys),
+        archive,
     )
 
 
-def memory_ports(shards: int = 16) -> Ports:
-    """The in-memory adapters of every port, on one fresh backend (tests, specs)."""
+def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
+    """The in-memory adapters of every port, on one fresh backend (tests, specs), and
+    `archive` (None: none)."""
     backend = MemoryBackend(shards=shards)
     return Ports(
         MemoryEventLog(backend),
@@ -141,6 +152,8 @@ def memory_ports(shards: int = 16) -> Ports:
         MemoryDeadLetters(backend),
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
+        MemoryHotGames(backend),
+        archive,
     )
 
 
@@ -151,9 +164,21 @@ def use_cases(
     workers read the log, None for ports they cannot open, such as the in-memory ones)."""
     key = settings.creator_key
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
-    checked = CheckedAppend(ports.log, settings.state_cache_games, settings.state_cache_bytes)
+    # With an archive, the doors' log, credentials and projections fall through to it; the
+    # projector, release and sealing work on Redis alone.
+    log, credentials, projections = ports.log, ports.credentials, ports.projections
+    seal = None
+    if ports.archive is not None and ports.hot_games is not None:
+        reader = ArchiveReader(ports.archive)
+        log = TieredEventLog(ports.log, ports.hot_games, reader)
+        credentials = TieredCredentials(ports.credentials, reader)
+        projections = TieredProjections(ports.projections, reader, settings.shards)
+        seal = Seal(
+            ports.log, ports.projections, ports.hot_games, ports.archive, settings.archive_after_s
+        )
+    checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     return UseCases(
-        record=Record(ports.credentials, checked, authorizer),
+        record=Record(credentials, checked, authorizer),
         project=Project(
             ports.log,
             ports.projections,
@@ -162,12 +187,13 @@ def use_cases(
             cache_bytes=settings.projector_cache_bytes,
         ),
         reads=ReadModels(
-            ports.log,
-            ports.projections,
+            log,
+            projections,
             cache_bytes=settings.read_cache_bytes,
             replay_source=replay_source,
         ),
         release=Release(ports.log, ports.projections),
+        seal=seal,
     )
 
 
@@ -186,7 +212,7 @@ def build(settings: ServiceSettings) -> Service:
     """Client, adapters and use cases for `settings` (no connection is opened yet)."""
     client = _redis_client(settings)
     keys = Keys(settings.shards)
-    ports = redis_ports(client, keys)
+    ports = redis_ports(client, keys, archive_of(settings))
     source = LogSource(replay_log, (settings,))
     return Service(settings, client, keys, ports, use_cases(ports, settings, source))
 
@@ -288,15 +314,24 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
     is closed at the end."""
+    archive = service.ports.archive
     try:
         async with AsyncExitStack() as stack:
+            if isinstance(archive, OpeningArchive):
+                await archive.open()  # an unreachable archive fails the start, not a read
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
+            if roles.archiver and service.cases.seal is not None:
+                from services.archiver import sealing
+
+                await stack.enter_async_context(sealing(service.cases.seal, service.settings))
             yield
     finally:
+        if archive is not None:
+            await archive.close()
         await service.client.aclose()
 
 

@@ -153,6 +153,14 @@ def serve(
     query: Annotated[
         bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")
     ] = True,
+    archiver: Annotated[
+        bool,
+        typer.Option(
+            "--archiver/--no-archiver",
+            help="seal final games quiet for SCORELEDGER_ARCHIVE_AFTER_S into "
+            "SCORELEDGER_ARCHIVE_URL (off by default: run one)",
+        ),
+    ] = False,
     host: Annotated[
         str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")
     ] = None,
@@ -178,8 +186,11 @@ def serve(
     from services.logging import configure_logging
     from services.settings import ServiceSettings
 
-    if not (ingest or inbox or projector or query):
-        err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
+    if not (ingest or inbox or projector or query or archiver):
+        err.print(
+            "nothing to run: enable at least one of --ingest, --inbox, --projector, --query,"
+            " --archiver"
+        )
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     try:
@@ -188,7 +199,12 @@ def serve(
         check_redis(settings)  # before the web stack is imported: a failure shows sooner
         from services.cli.serve import Roles, build_app, uvicorn_server
 
-        roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
+        if archiver and settings.archive_url is None:
+            err.print("--archiver needs SCORELEDGER_ARCHIVE_URL (postgresql://... or file:///dir)")
+            raise typer.Exit(78)
+        roles = Roles(
+            ingest=ingest, inbox=inbox, projector=projector, query=query, archiver=archiver
+        )
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
             guard,
