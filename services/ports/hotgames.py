@@ -51,8 +51,9 @@ class HotGames(Protocol):
 
     async def restore(self, game: SealedGame) -> bool:
         """Write an archived game back (its log with the same entry ids, event ids, digest,
-        index score, projection) if the hot tier has no event of it; False (nothing written)
-        when it has. Writes no feed entry: the projection comes back as archived.
+        index score) if the hot tier has no event of it, and feed its last event again so the
+        projector refolds the game from its log (until then reads fall through to the
+        archived projection); False (nothing written) when it has events.
 
         Raises: ValueError (an event that is not an envelope's JSON)."""
         ...

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 from services.adapters.memory.store import MemoryBackend
+from services.keys import shard_of
 from services.ports.archive import ArchivedProjection, SealedGame
+from services.ports.eventlog import FeedEntry
 from services.ports.hotgames import HotGame
 
 
@@ -37,7 +39,7 @@ class MemoryHotGames:
                 standings_json=raw["standings"],
                 view_json=view.encode(),
                 updated_at=raw.get("updated_at"),
-                checkpoint=None,
+                checkpoint=self.b.checkpoints.get(shard_of(game_id, self.b.shards)),
             )
         return HotGame(
             events=tuple(log),
@@ -67,15 +69,7 @@ class MemoryHotGames:
         self.b.ids[game_id] = ids
         if game.token_digest is not None:
             self.b.digests[game_id] = game.token_digest
-        p = game.projection
-        if p is not None and game_id not in self.b.projections:
-            self.b.projections[game_id] = {
-                "seq": str(p.seq),
-                "status": p.status,
-                "game": p.game,
-                "standings": p.standings_json,
-                "view": p.view_json.decode(),
-                "view_seq": str(p.seq) if p.view_json else "",
-                **({"updated_at": p.updated_at} if p.updated_at is not None else {}),
-            }
+        shard = shard_of(game_id, self.b.shards)
+        entry = FeedEntry(self.b.next_id(), game_id, len(game.events), game.events[-1])
+        self.b.feeds.setdefault(shard, []).append(entry)
         return True

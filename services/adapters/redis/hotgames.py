@@ -43,28 +43,22 @@ redis.call('HDEL', KEYS[6], ARGV[1])
 return 1
 """
 
-# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 projection; ARGV: 1 game id, 2 digest ('' none),
-# 3 index score, 4 n projection field/value pairs, then those pairs, then per event: id, seq,
-# type, data. Only if the stream is empty; the projection only if none is stored.
+# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 shard feed; ARGV: 1 game id, 2 digest ('' none),
+# 3 index score, then per event: id, seq, type, data. Only if the stream is empty. The last
+# event is fed again, so the projector refolds the game from its log (as `release` does):
+# ingest, which restores, writes no projection (its ACL user has no projection key).
 _RESTORE_LUA = """
 if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
-redis.call('DEL', KEYS[2])
-if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2]) else redis.call('DEL', KEYS[3]) end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2]) end
 redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[1])
-local pairs_n = tonumber(ARGV[4])
-local at = 5
-if pairs_n > 0 and redis.call('EXISTS', KEYS[5]) == 0 then
-  for i = 0, pairs_n - 1 do
-    redis.call('HSET', KEYS[5], ARGV[at + 2 * i], ARGV[at + 2 * i + 1])
-  end
-end
-at = at + 2 * pairs_n
-for i = at, #ARGV - 3, 4 do
+local last = #ARGV - 3
+for i = 4, last, 4 do
   local seq = ARGV[i + 1]
   redis.call('XADD', KEYS[1], seq .. '-1', 'seq', seq, 'id', ARGV[i], 'type', ARGV[i + 2],
     'data', ARGV[i + 3])
   redis.call('HSET', KEYS[2], ARGV[i], seq)
 end
+redis.call('XADD', KEYS[5], '*', 'game', ARGV[1], 'seq', ARGV[last + 1], 'data', ARGV[last + 3])
 return 1
 """
 
@@ -85,27 +79,6 @@ def _projection(raw: dict[bytes, bytes]) -> ArchivedProjection | None:
         updated_at=text.get("updated_at"),
         checkpoint=None,
     )
-
-
-def projection_fields(projection: ArchivedProjection) -> list[str | bytes]:
-    """The projection HASH's field/value pairs of an archived projection, flat."""
-    out: list[str | bytes] = [
-        "seq",
-        str(projection.seq),
-        "status",
-        projection.status,
-        "game",
-        projection.game,
-        "standings",
-        projection.standings_json,
-        "view",
-        projection.view_json,
-        "view_seq",
-        str(projection.seq) if projection.view_json else "",
-    ]
-    if projection.updated_at is not None:
-        out += ["updated_at", projection.updated_at]
-    return out
 
 
 class RedisHotGames:
@@ -161,17 +134,11 @@ class RedisHotGames:
         return bool(await self._remove(keys=keys, args=[game_id, version, head_event_id]))
 
     async def restore(self, game: SealedGame) -> bool:
-        """See `HotGames.restore` (one Lua call with the whole log)."""
+        """See `HotGames.restore` (one Lua call with the whole log and a feed entry of its
+        last event)."""
         game_id = game.entry.game_id
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
-        pairs = [] if game.projection is None else projection_fields(game.projection)
-        args: list[str | bytes | int] = [
-            game_id,
-            game.token_digest or "",
-            game.index_score,
-            len(pairs) // 2,
-            *pairs,
-        ]
+        args: list[str | bytes | int] = [game_id, game.token_digest or "", game.index_score]
         for seq, data in enumerate(game.events, start=1):
             event = json.loads(data)
             if not isinstance(event, dict) or "event_id" not in event or "type" not in event:
@@ -182,6 +149,6 @@ class RedisHotGames:
             k.event_ids(game_id),
             k.write_token(game_id),
             k.game_index(shard),
-            k.projection(game_id),
+            k.feed(shard),
         ]
         return bool(await self._restore(keys=keys, args=args))
