@@ -2,7 +2,8 @@
 # Render the Redis ACL file of scoreledger from deploy/users.acl.template.
 #   usage: redis-acl.sh TEMPLATE OUT
 # Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INTEGRATION, INGEST,
-# PROJECTOR, QUERY, ADMIN), several separated by spaces while a rotation is under way.
+# PROJECTOR, QUERY, ADMIN, and ARCHIVER when an archive is used: without it the archiver's
+# user is left out), several separated by spaces while a rotation is under way.
 # Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
 # lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
 # same list as ingest's SCORELEDGER_INBOX_INTEGRATIONS); name N's passwords come from
@@ -40,6 +41,13 @@ for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
   hashes=$(digests "REDIS_ACL_$role")
   sed -i "s|\${$role}|$hashes|" "$tmp"
 done
+# the archiver's user only where an archive is used
+if [ -n "${REDIS_ACL_ARCHIVER:-}" ]; then
+  hashes=$(digests REDIS_ACL_ARCHIVER)
+  sed -i "s|\${ARCHIVER}|$hashes|" "$tmp"
+else
+  sed -i '/^user archiver /d' "$tmp"
+fi
 
 line=$(grep -e "$each" "$template" || true)
 names=$(printf '%s' "${REDIS_ACL_INTEGRATIONS:-}" | tr ',' ' ')
