@@ -32,6 +32,11 @@ class ArchiveCorrupt(RuntimeError):
         self.game_id = game_id
 
 
+class ArchiveUnavailable(ConnectionError):
+    """The archive cannot serve right now (unreachable, no pooled connection in time): a
+    transient fault, answered 503 like Redis's and retried by the inbox (an `OSError`)."""
+
+
 def events_jsonl(events: Sequence[bytes]) -> bytes:
     """The JSONL of stored events: each one's bytes and a newline (the export's body)."""
     return b"".join(event + b"\n" for event in events)

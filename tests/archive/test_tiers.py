@@ -14,7 +14,7 @@ from domain.fold import fold
 from domain.standings import standings
 from services.cli.remote import export_game
 from services.settings import CommonSettings
-from tests.archive.conftest import TOKEN, Stack, example_logs, new_event_id
+from tests.archive.conftest import TOKEN, Stack, example_logs, new_event_id, start_stack
 from tests.archive.reads import list_routes, read_routes
 
 pytestmark = pytest.mark.redis
@@ -103,3 +103,24 @@ async def test_a_reopened_archived_game_comes_back_and_scores_as_its_log(stack: 
 
 def auth() -> dict[str, str]:
     return {"Authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.mark.postgres
+async def test_an_unreachable_archive_is_a_503_not_a_500(
+    clean_redis_url: str, postgres_server_url: str
+) -> None:
+    import psycopg
+
+    from tests.postgres_fixture import fresh_database
+
+    with fresh_database(postgres_server_url) as url:
+        stack = await start_stack(clean_redis_url, url, archive_every_s=3600)
+        app = stack.assembled.app
+        async with app.router.lifespan_context(app), stack.http:
+            name = url.rpartition("/")[2]
+            with psycopg.connect(postgres_server_url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+            answer = await stack.http.get("/games/not-in-redis/standings")
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["rule"] == "service.storage_unavailable"
+            assert answer.headers["Retry-After"] == "1"

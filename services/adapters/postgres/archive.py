@@ -9,8 +9,11 @@ a statement timeout, so a slow database makes callers wait, not pile up.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
+import psycopg
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
@@ -21,10 +24,31 @@ from services.ports.archive import (
     ArchivedProjection,
     ArchiveEntry,
     ArchivePage,
+    ArchiveUnavailable,
     SealedGame,
     check_sealable,
     events_jsonl,
 )
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _unavailable(
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """`method` with PostgreSQL's connection faults (unreachable, a dropped connection, no
+    pooled connection within the timeout) raised as `ArchiveUnavailable`."""
+
+    @functools.wraps(method)
+    async def guarded(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await method(*args, **kwargs)
+        except psycopg.OperationalError as error:  # PoolTimeout is one too
+            raise ArchiveUnavailable(f"PostgreSQL archive: {str(error)[:200]}") from error
+
+    return guarded
+
 
 _ENTRY = "game_id, ruleset, players, ended_at, event_count, checksum, archived_at"
 
@@ -73,6 +97,7 @@ class PostgresArchive:
             raise
         return cls(pool)
 
+    @_unavailable
     async def put(self, game: SealedGame) -> None:
         """See `Archive.put`: one upsert."""
         check_sealable(game)
@@ -117,6 +142,7 @@ class PostgresArchive:
                 ),
             )
 
+    @_unavailable
     async def get(self, game_id: str) -> SealedGame | None:
         """See `Archive.get` (the checksum verified)."""
         async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -155,6 +181,7 @@ class PostgresArchive:
         game.verify()
         return game
 
+    @_unavailable
     async def exists(self, game_id: str) -> bool:
         """See `Archive.exists`."""
         async with self.pool.connection() as conn:
@@ -163,6 +190,7 @@ class PostgresArchive:
             )
             return await cursor.fetchone() is not None
 
+    @_unavailable
     async def entry(self, game_id: str) -> ArchiveEntry | None:
         """See `Archive.entry` (the events column is not read)."""
         async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -170,6 +198,7 @@ class PostgresArchive:
             row = await cur.fetchone()
         return None if row is None else _entry(row)
 
+    @_unavailable
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:
         """See `Archive.list_games`: one range scan of the primary key (collation "C": byte
         order, as the other adapters sort)."""
@@ -184,6 +213,7 @@ class PostgresArchive:
         page = tuple(ids[:limit])
         return ArchivePage(page, page[-1] if len(ids) > limit else None)
 
+    @_unavailable
     async def delete(self, game_id: str) -> bool:
         """See `Archive.delete`."""
         async with self.pool.connection() as conn:
