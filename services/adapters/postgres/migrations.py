@@ -40,12 +40,29 @@ compressed by PostgreSQL's TOAST; `projection` the final projection's fields but
 which is `projection_view` (bytes, as stored)."""
 
 
+async def applied_versions(conn: AsyncConnection[Any]) -> set[int] | None:
+    """The versions recorded (None: no migrations table yet). Needs only SELECT, so a role
+    without CREATE (the archiver's, the reader's) can tell the schema is current."""
+    cursor = await conn.execute("SELECT to_regclass('scoreledger_migrations') IS NOT NULL")
+    row = await cursor.fetchone()
+    if not row or not row[0]:
+        return None
+    cursor = await conn.execute("SELECT version FROM scoreledger_migrations")
+    return {int(r[0]) for r in await cursor.fetchall()}
+
+
 async def migrate(conn: AsyncConnection[Any]) -> list[int]:
-    """Apply the steps not yet recorded, in one transaction under the advisory lock.
+    """Apply the steps not yet recorded, in one transaction under the advisory lock; nothing
+    (no DDL, no lock) when every step is recorded, so least-privilege roles start once the
+    owner has migrated (`deploy/postgres/roles.sql`).
 
     Returns the versions applied now (empty: the schema was current).
-    Raises: psycopg errors (the transaction is rolled back; nothing half-applied).
+    Raises: psycopg errors (the transaction is rolled back; nothing half-applied), e.g.
+        InsufficientPrivilege for a role without CREATE on a schema not yet migrated.
     """
+    done = await applied_versions(conn)
+    if done is not None and all(version in done for version, _ in MIGRATIONS):
+        return []
     applied: list[int] = []
     async with conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_ID,))
@@ -53,8 +70,7 @@ async def migrate(conn: AsyncConnection[Any]) -> list[int]:
             "CREATE TABLE IF NOT EXISTS scoreledger_migrations ("
             " version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
         )
-        cursor = await conn.execute("SELECT version FROM scoreledger_migrations")
-        done = {int(row[0]) for row in await cursor.fetchall()}
+        done = await applied_versions(conn) or set()
         for version, sql in MIGRATIONS:
             if version in done:
                 continue
