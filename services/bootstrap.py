@@ -120,6 +120,8 @@ class UseCases:
     release: Release
     seal: Seal | None = None
     """Sealing into the archive (None: no archive)."""
+    archived: ArchiveReader | None = None
+    """Archived games as the doors read them (None: no archive)."""
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -167,7 +169,7 @@ def use_cases(
     # With an archive, the doors' log, credentials and projections fall through to it; the
     # projector, release and sealing work on Redis alone.
     log, credentials, projections = ports.log, ports.credentials, ports.projections
-    seal = None
+    seal = reader = None
     if ports.archive is not None and ports.hot_games is not None:
         reader = ArchiveReader(ports.archive)
         log = TieredEventLog(ports.log, ports.hot_games, reader)
@@ -194,6 +196,7 @@ def use_cases(
         ),
         release=Release(ports.log, ports.projections),
         seal=seal,
+        archived=reader,
     )
 
 
@@ -371,7 +374,17 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
-    hub = ChangeHub(service.client, service.keys, render_projection) if roles.query else None
+    archived = service.cases.archived
+    hub = (
+        ChangeHub(
+            service.client,
+            service.keys,
+            render_projection,
+            archived=archived.projection_fields if archived is not None else None,
+        )
+        if roles.query
+        else None
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

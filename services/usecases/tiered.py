@@ -67,6 +67,21 @@ class ArchiveReader:
             self._games.put(game_id, game)
         return game
 
+    async def projection_fields(self, game_id: str) -> dict[str, str] | None:
+        """The archived game's final projection as the projection HASH's fields (what live
+        push renders), or None (not archived, or no projection)."""
+        game = await self.game(game_id)
+        p = None if game is None else game.projection
+        if p is None:
+            return None
+        fields = {"seq": str(p.seq), "status": p.status, "game": p.game}
+        fields["standings"] = p.standings_json
+        if p.view_json:
+            fields |= {"view": p.view_json.decode(), "view_seq": str(p.seq)}
+        if p.updated_at is not None:
+            fields["updated_at"] = p.updated_at
+        return fields
+
     async def version(self, game_id: str) -> int:
         """The archived event count (0: not archived), from the metadata alone."""
         entry = await self.archive.entry(game_id)

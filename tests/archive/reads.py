@@ -6,6 +6,8 @@ import json
 
 import httpx
 
+from services.push.hub import ChangeHub
+
 
 async def read_routes(http: httpx.AsyncClient, game_id: str) -> dict[str, tuple[int, bytes]]:
     """The answer of every read route of `game_id`: standings (live and replayed at several
@@ -42,6 +44,13 @@ async def read_routes(http: httpx.AsyncClient, game_id: str) -> dict[str, tuple[
         answer = await http.get(path)
         out[path] = (answer.status_code, answer.content)
     return out
+
+
+async def live_first_frame(hub: ChangeHub | None, game_id: str) -> str | None:
+    """The standings `/games/{id}/live` sends first (the hub's rendered projection)."""
+    assert hub is not None
+    rendered = await hub.current(game_id)
+    return None if rendered is None else rendered.json
 
 
 async def list_routes(http: httpx.AsyncClient) -> dict[str, tuple[int, bytes]]:

@@ -15,7 +15,7 @@ from domain.standings import standings
 from services.cli.remote import export_game
 from services.settings import CommonSettings
 from tests.archive.conftest import TOKEN, Stack, example_logs, new_event_id, start_stack
-from tests.archive.reads import list_routes, read_routes
+from tests.archive.reads import list_routes, live_first_frame, read_routes
 
 pytestmark = pytest.mark.redis
 
@@ -24,6 +24,8 @@ async def test_every_read_answers_the_same_after_sealing(stack: Stack, archive_u
     games = example_logs()
     before = {g: await read_routes(stack.http, g) for g in games}
     lists_before = await list_routes(stack.http)
+    live_before = {g: await live_first_frame(stack.assembled.hub, g) for g in games}
+    assert all(live_before.values())
     exports_before = {
         g: await export_game(CommonSettings(redis_url=stack.redis_url), g) for g in games
     }
@@ -41,6 +43,8 @@ async def test_every_read_answers_the_same_after_sealing(stack: Stack, archive_u
         for path, answer in before[game_id].items():
             assert after[game_id][path] == answer, path
     assert await list_routes(stack.http) == lists_before
+    for game_id, frame in live_before.items():
+        assert await live_first_frame(stack.assembled.hub, game_id) == frame
     settings = CommonSettings(redis_url=stack.redis_url, archive_url=archive_url)  # type: ignore[arg-type]
     for game_id, text in exports_before.items():
         assert await export_game(settings, game_id) == text
