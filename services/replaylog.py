@@ -11,7 +11,7 @@ so that a worker imports the storage adapters only, not the web stack. Source: i
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -54,6 +54,9 @@ class OpeningArchive:
 
     async def entry(self, game_id: str) -> ArchiveEntry | None:
         return await (await self.open()).entry(game_id)
+
+    async def entries(self, game_ids: Sequence[str]) -> list[ArchiveEntry | None]:
+        return await (await self.open()).entries(game_ids)
 
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:
         return await (await self.open()).list_games(after, limit)

@@ -65,8 +65,9 @@ class ArchivedProjection:
 @dataclass(frozen=True, slots=True)
 class ArchiveEntry:
     """An archived game's metadata: id, ruleset (the game's registered name), player ids,
-    when its last `game.ended` was recorded (ISO 8601), event count, checksum, and when it
-    was archived (ISO 8601)."""
+    when its last `game.ended` was recorded (ISO 8601), event count, checksum, when it was
+    archived (ISO 8601), and its final projection's `updated_at` (what the games list shows
+    and sorts by; None: none)."""
 
     game_id: str
     ruleset: str
@@ -75,6 +76,7 @@ class ArchiveEntry:
     event_count: int
     checksum: str
     archived_at: str
+    updated_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +144,10 @@ class Archive(Protocol):
 
     async def entry(self, game_id: str) -> ArchiveEntry | None:
         """The archived game's metadata only (no events read), or None."""
+        ...
+
+    async def entries(self, game_ids: Sequence[str]) -> list[ArchiveEntry | None]:
+        """`entry` of several games, in order (one query where the backend can)."""
         ...
 
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:

@@ -162,5 +162,6 @@ class Seal:
             event_count=snap.version,
             checksum=checksum_of(snap.events),
             archived_at=now.astimezone(UTC).isoformat(),
+            updated_at=snap.projection.updated_at,
         )
         return SealedGame(entry, snap.events, snap.token_digest, snap.projection, snap.index_score)

@@ -161,9 +161,17 @@ class TieredEventLog:
         return await self.hot.version(game_id) or await self.archive.version(game_id)
 
     async def versions(self, game_ids: Sequence[str]) -> list[int]:
-        """See `EventLog.versions` (the archive asked only for games Redis has not)."""
+        """See `EventLog.versions` (the archive asked, in one call, only for games Redis has
+        not)."""
         out = await self.hot.versions(game_ids)
-        return [v or await self.archive.version(g) for g, v in zip(game_ids, out, strict=True)]
+        cold = [g for g, v in zip(game_ids, out, strict=True) if not v]
+        if not cold:
+            return out
+        counts = {
+            g: 0 if e is None else e.event_count
+            for g, e in zip(cold, await self.archive.archive.entries(cold), strict=True)
+        }
+        return [v or counts[g] for g, v in zip(game_ids, out, strict=True)]
 
     async def stored_seqs(
         self, game_id: str, event_ids: Sequence[str]
@@ -271,12 +279,22 @@ class TieredProjections:
         return await self.hot.get(game_id) or await self._archived(game_id, True)
 
     async def get_many(self, game_ids: Sequence[str]) -> list[StoredProjection | None]:
-        """See `Projections.get_many`."""
+        """See `Projections.get_many`. An archived game is answered from its metadata alone,
+        in one archive call for all of them (the games list reads every game): status
+        `final`, seq, game and `updated_at` as its final projection had them, and empty
+        standings (`get` and `standings` give those)."""
         found = await self.hot.get_many(game_ids)
-        return [
-            p if p is not None else await self._archived(g, False)
-            for g, p in zip(game_ids, found, strict=True)
-        ]
+        cold = [g for g, p in zip(game_ids, found, strict=True) if p is None]
+        if not cold:
+            return found
+        entries = dict(zip(cold, await self.archive.archive.entries(cold), strict=True))
+        out: list[StoredProjection | None] = []
+        for game_id, p in zip(game_ids, found, strict=True):
+            e = entries.get(game_id) if p is None else None
+            if e is not None:
+                p = StoredProjection(e.event_count, "final", e.ruleset, "", e.updated_at)
+            out.append(p)
+        return out
 
     async def standings(self, game_id: str) -> StoredStandings | None:
         """See `Projections.standings`: the archived view (else standings) when Redis has no

@@ -91,6 +91,7 @@ def sealed(game_id: str, n: int = 5, digest: str | None = "ab" * 32) -> SealedGa
         event_count=n,
         checksum=checksum_of(events),
         archived_at="2026-12-01T00:00:00+00:00",
+        updated_at="2026-11-30T10:00:01+00:00",
     )
     projection = ArchivedProjection(
         seq=n,
@@ -117,6 +118,15 @@ async def test_a_put_game_comes_back_byte_for_byte(subject: Subject) -> None:
     bare = dataclasses.replace(sealed("g-2", 1, digest=None), projection=None)
     await archive.put(bare)
     assert await archive.get("g-2") == bare
+
+
+async def test_entries_answer_several_games_in_order(subject: Subject) -> None:
+    one, two = sealed("g-1"), dataclasses.replace(sealed("g-2", 2), projection=None)
+    two = dataclasses.replace(two, entry=dataclasses.replace(two.entry, updated_at=None))
+    await subject.archive.put(one)
+    await subject.archive.put(two)
+    assert await subject.archive.entries(["g-2", "nope", "g-1"]) == [two.entry, None, one.entry]
+    assert await subject.archive.entries([]) == []
 
 
 async def test_a_second_put_replaces_the_copy(subject: Subject) -> None:

@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ def _header(game: SealedGame) -> bytes:
             "event_count": game.entry.event_count,
             "checksum": game.entry.checksum,
             "archived_at": game.entry.archived_at,
+            "updated_at": game.entry.updated_at,
         },
         "token_digest": game.token_digest,
         "index_score": game.index_score,
@@ -76,6 +78,7 @@ def _entry(raw: dict[str, Any]) -> ArchiveEntry:
         event_count=int(raw["event_count"]),
         checksum=str(raw["checksum"]),
         archived_at=str(raw["archived_at"]),
+        updated_at=raw.get("updated_at"),
     )
 
 
@@ -178,6 +181,10 @@ class DirectoryArchive:
             return None
         except (OSError, EOFError, zlib.error, ValueError, KeyError, TypeError) as error:
             raise ArchiveCorrupt(game_id, f"unreadable header ({error})") from None
+
+    async def entries(self, game_ids: Sequence[str]) -> list[ArchiveEntry | None]:
+        """See `Archive.entries`: the header lines, in one worker thread."""
+        return await asyncio.to_thread(lambda: [self._entry(g) for g in game_ids])
 
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:
         """See `Archive.list_games` (the directory read; temporary files skipped)."""

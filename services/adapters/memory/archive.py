@@ -3,6 +3,7 @@ read as the durable adapters do, so a corrupted copy is refused the same way."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from services.ports.archive import (
@@ -39,6 +40,10 @@ class MemoryArchive:
         """See `Archive.entry`."""
         game = self.games.get(game_id)
         return None if game is None else game.entry
+
+    async def entries(self, game_ids: Sequence[str]) -> list[ArchiveEntry | None]:
+        """See `Archive.entries`."""
+        return [await self.entry(g) for g in game_ids]
 
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:
         """See `Archive.list_games`."""

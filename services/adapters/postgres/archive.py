@@ -10,7 +10,7 @@ a statement timeout, so a slow database makes callers wait, not pile up.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, ParamSpec, TypeVar
 
 import psycopg
@@ -50,7 +50,7 @@ def _unavailable(
     return guarded
 
 
-_ENTRY = "game_id, ruleset, players, ended_at, event_count, checksum, archived_at"
+_ENTRY = "game_id, ruleset, players, ended_at, event_count, checksum, archived_at, updated_at"
 
 
 def _entry(row: dict[str, Any]) -> ArchiveEntry:
@@ -62,6 +62,7 @@ def _entry(row: dict[str, Any]) -> ArchiveEntry:
         event_count=int(row["event_count"]),
         checksum=row["checksum"],
         archived_at=row["archived_at"],
+        updated_at=row["updated_at"],
     )
 
 
@@ -120,10 +121,11 @@ class PostgresArchive:
             await conn.execute(
                 f"INSERT INTO archived_games ({_ENTRY}, token_digest, index_score, projection,"
                 " projection_view, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s) ON CONFLICT (game_id) DO UPDATE SET ruleset = EXCLUDED.ruleset,"
+                " %s, %s) ON CONFLICT (game_id) DO UPDATE SET ruleset = EXCLUDED.ruleset,"
                 " players = EXCLUDED.players, ended_at = EXCLUDED.ended_at,"
                 " event_count = EXCLUDED.event_count, checksum = EXCLUDED.checksum,"
-                " archived_at = EXCLUDED.archived_at, token_digest = EXCLUDED.token_digest,"
+                " archived_at = EXCLUDED.archived_at, updated_at = EXCLUDED.updated_at,"
+                " token_digest = EXCLUDED.token_digest,"
                 " index_score = EXCLUDED.index_score, projection = EXCLUDED.projection,"
                 " projection_view = EXCLUDED.projection_view, events = EXCLUDED.events",
                 (
@@ -134,6 +136,7 @@ class PostgresArchive:
                     e.event_count,
                     e.checksum,
                     e.archived_at,
+                    e.updated_at,
                     game.token_digest,
                     game.index_score,
                     projection,
@@ -197,6 +200,16 @@ class PostgresArchive:
             await cur.execute(f"SELECT {_ENTRY} FROM archived_games WHERE game_id = %s", (game_id,))
             row = await cur.fetchone()
         return None if row is None else _entry(row)
+
+    @_unavailable
+    async def entries(self, game_ids: Sequence[str]) -> list[ArchiveEntry | None]:
+        """See `Archive.entries`: one query."""
+        async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            await cur.execute(
+                f"SELECT {_ENTRY} FROM archived_games WHERE game_id = ANY(%s)", (list(game_ids),)
+            )
+            found = {row["game_id"]: _entry(row) for row in await cur.fetchall()}
+        return [found.get(g) for g in game_ids]
 
     @_unavailable
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:

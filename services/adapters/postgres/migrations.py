@@ -25,6 +25,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             event_count    integer NOT NULL CHECK (event_count > 0),
             checksum       text NOT NULL,
             archived_at    text NOT NULL,
+            updated_at     text,
             token_digest   text,
             index_score    bigint NOT NULL,
             projection     jsonb,
