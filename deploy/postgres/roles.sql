@@ -1,6 +1,6 @@
 -- PostgreSQL roles of the scoreledger archive (SCORELEDGER_ARCHIVE_URL), least privilege.
 -- Run once per database as a superuser or the database owner, e.g.
---   psql "$ADMIN_URL" -v owner_pw="'...'" -v archiver_pw="'...'" -v reader_pw="'...'" -f roles.sql
+--   psql "$ADMIN_URL" -v owner_pw=... -v archiver_pw=... -v reader_pw=... -f roles.sql
 -- Passwords come from a Secret (k8s) or deploy/.env (compose), never from this file.
 --
 --   scoreledger_owner     owns the schema: runs the migrations (scoreledger serve does them at
@@ -10,9 +10,9 @@
 --   scoreledger_reader    query: read archived games; nothing else
 -- Tested against a real server: tests/deploy/test_postgres_roles.py.
 
-CREATE ROLE scoreledger_owner LOGIN PASSWORD :owner_pw;
-CREATE ROLE scoreledger_archiver LOGIN PASSWORD :archiver_pw;
-CREATE ROLE scoreledger_reader LOGIN PASSWORD :reader_pw;
+CREATE ROLE scoreledger_owner LOGIN PASSWORD :'owner_pw';
+CREATE ROLE scoreledger_archiver LOGIN PASSWORD :'archiver_pw';
+CREATE ROLE scoreledger_reader LOGIN PASSWORD :'reader_pw';
 
 CREATE SCHEMA scoreledger AUTHORIZATION scoreledger_owner;
 ALTER ROLE scoreledger_owner SET search_path = scoreledger;

@@ -113,6 +113,34 @@ def export(
         err.print(f"wrote {text.count(chr(10))} events to {escape(str(out_file))}", highlight=False)
 
 
+@app.command("migrate-archive")
+def migrate_archive() -> None:
+    """Bring the archive's schema up to date (SCORELEDGER_ARCHIVE_URL, as the schema's owner)
+    and exit: a deployment's one-shot step before the archiver and the readers, whose roles
+    may not run DDL. Exits 78 without an archive URL, 1 when it cannot be opened."""
+    import asyncio
+
+    from services.bootstrap import open_archive
+    from services.settings import ServiceSettings
+
+    settings = ServiceSettings()
+    if settings.archive_url is None:
+        err.print("migrate-archive needs SCORELEDGER_ARCHIVE_URL (postgresql://... or file:///dir)")
+        raise typer.Exit(78)
+
+    async def migrate() -> None:
+        archive = await open_archive(settings)
+        if archive is not None:
+            await archive.close()
+
+    try:
+        asyncio.run(migrate())
+    except Exception as error:  # unreachable, refused, a failed step: one line, exit 1
+        err.print(f"migrate-archive: {escape(str(error)[:300])}", highlight=False)
+        raise typer.Exit(1) from None
+    err.print("the archive's schema is current", highlight=False)
+
+
 @app.command()
 def release(
     game: Annotated[str, typer.Argument(help="game id")],

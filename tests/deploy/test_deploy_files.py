@@ -359,3 +359,37 @@ def test_k8s_network_policies_deny_by_default_and_open_only_the_doors_and_redis(
     assert {p["port"] for rule in egress for p in rule["ports"]} == {6379, 53}
     (redis_in,) = policies["redis-clients"]["ingress"]
     assert [p["port"] for p in redis_in["ports"]] == [6379]
+
+
+def test_compose_archive_profile_is_opt_in_with_least_privilege_roles() -> None:
+    services = COMPOSE["services"]
+    archive = {n for n, s in services.items() if "archive" in s.get("profiles", [])}
+    assert archive == {"postgres", "archive-migrate", "archiver"}
+    for name in ("ingest", "projector", "query"):
+        assert "profiles" not in services[name]
+    text = (DEPLOY / "compose.yaml").read_text()
+    for name in archive:  # a deployment without the profile needs none of its variables
+        assert ":?" not in yaml.safe_dump(services[name]), name
+    archiver = services["archiver"]
+    _check_command(archiver["command"])
+    assert "--archiver" in archiver["command"]
+    assert archiver["environment"]["SCORELEDGER_REDIS_USERNAME"] == "archiver" in ACL_USERS
+    assert "scoreledger_archiver:" in archiver["environment"]["SCORELEDGER_ARCHIVE_URL"]
+    migrate = services["archive-migrate"]
+    _check_command(migrate["command"])
+    assert "scoreledger_owner:" in migrate["environment"]["SCORELEDGER_ARCHIVE_URL"]
+    assert (
+        archiver["depends_on"]["archive-migrate"]["condition"] == "service_completed_successfully"
+    )
+    for name in ("ingest", "query", "archiver", "archive-migrate"):
+        unknown = set(services[name]["environment"]) - _env_names()
+        assert not unknown, (name, unknown)
+    assert "ports" not in services["postgres"]
+    assert services["postgres"]["networks"] == ["backend"]
+    mounts = " ".join(services["postgres"]["volumes"])
+    assert "./postgres/roles.sql:/usr/local/share/scoreledger/roles.sql" in mounts
+    assert (
+        "/usr/local/share/scoreledger/roles.sql" in (DEPLOY / "postgres/init-roles.sh").read_text()
+    )
+    assert "REDIS_ACL_ARCHIVER" in services["redis"]["environment"]
+    assert "SCORELEDGER_ARCHIVE_READER_URL" in text

@@ -30,7 +30,8 @@ def role_urls(postgres_server_url: str) -> Iterator[dict[str, str]]:
         sql = sql.replace(name, f"{name}_{suffix}")
     passwords = {p: f"'pw-{uuid.uuid4().hex}'" for p in ("owner_pw", "archiver_pw", "reader_pw")}
     for variable, literal in passwords.items():
-        sql = sql.replace(f":{variable}", literal)
+        sql = sql.replace(f":'{variable}'", literal)  # what psql -v does with :'name'
+
     with fresh_database(postgres_server_url) as url:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(sql)
