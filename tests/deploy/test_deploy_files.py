@@ -107,7 +107,12 @@ def test_k8s_configmap_names_are_settings() -> None:
 
 def test_k8s_deployment_per_service_with_probes_and_cli_args() -> None:
     deployments = {d["metadata"]["name"]: d for d in _deployments()}
-    assert set(deployments) == {"scoreledger-ingest", "scoreledger-projector", "scoreledger-query"}
+    assert set(deployments) == {
+        "scoreledger-ingest",
+        "scoreledger-projector",
+        "scoreledger-query",
+        "scoreledger-archiver",
+    }
     paths = _app_paths()
     for deployment in deployments.values():
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
@@ -393,3 +398,30 @@ def test_compose_archive_profile_is_opt_in_with_least_privilege_roles() -> None:
     )
     assert "REDIS_ACL_ARCHIVER" in services["redis"]["environment"]
     assert "SCORELEDGER_ARCHIVE_READER_URL" in text
+
+
+def test_k8s_archiver_job_and_archive_secret_roles() -> None:
+    def env_of(container: dict[str, Any]) -> dict[str, Any]:
+        return {e["name"]: e for e in container.get("env", [])}
+
+    deployments = {d["metadata"]["name"]: d for d in _deployments()}
+    (archiver,) = deployments["scoreledger-archiver"]["spec"]["template"]["spec"]["containers"]
+    assert "--archiver" in archiver["args"]
+    ref = env_of(archiver)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "scoreledger-archive", "key": "archiver-url"}
+    for name in ("scoreledger-ingest", "scoreledger-query"):  # readers; the archive optional
+        (container,) = deployments[name]["spec"]["template"]["spec"]["containers"]
+        ref = env_of(container)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+        assert ref == {"name": "scoreledger-archive", "key": "reader-url", "optional": True}
+    (job,) = [d for d in K8S if d["kind"] == "Job"]
+    (migrate,) = job["spec"]["template"]["spec"]["containers"]
+    _check_command(migrate["args"])
+    assert migrate["args"] == ["migrate-archive"]
+    ref = env_of(migrate)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "scoreledger-archive", "key": "owner-url"}
+    assert job["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    policies = {d["metadata"]["name"]: d["spec"] for d in K8S if d["kind"] == "NetworkPolicy"}
+    archive = policies["scoreledger-egress-archive"]
+    assert [p["port"] for rule in archive["egress"] for p in rule["ports"]] == [5432]
+    (selected,) = archive["podSelector"]["matchExpressions"]
+    assert "scoreledger-projector" not in selected["values"]  # the projector never reads it
