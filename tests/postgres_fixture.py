@@ -45,10 +45,22 @@ def _wait(url: str, timeout_s: float) -> None:
         time.sleep(0.2)
 
 
+def _binary(name: str) -> str | None:
+    """`name` on the PATH, else in Debian's /usr/lib/postgresql/<version>/bin (newest)."""
+    found = shutil.which(name)
+    if found is not None:
+        return found
+    candidates = sorted(
+        Path("/usr/lib/postgresql").glob(f"*/bin/{name}"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
+    return str(candidates[-1]) if candidates else None
+
+
 @contextlib.contextmanager
 def _binaries(tmp_dir: Path) -> Iterator[str]:
     """A server started from `initdb` and `postgres` in `tmp_dir`, stopped after."""
-    initdb, postgres = shutil.which("initdb"), shutil.which("postgres")
+    initdb, postgres = _binary("initdb"), _binary("postgres")
     if initdb is None or postgres is None:
         raise RuntimeError(f"no PostgreSQL: set {ENV}, start Docker, or install postgresql")
     data = tmp_dir / "pgdata"

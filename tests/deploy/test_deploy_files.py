@@ -177,7 +177,7 @@ def _system_deps(tmp_path: Path, mode: str, present: tuple[str, ...] = ()) -> tu
 @pytest.mark.parametrize(
     ("mode", "wanted"),
     [
-        ("", "redis-server chromium fonts-dejavu-core wrk"),  # make test, .ci/run
+        ("", "redis-server chromium fonts-dejavu-core wrk postgresql"),  # make test, .ci/run
         ("bench", "redis-server wrk"),
         ("redis", "redis-server"),
     ],
@@ -189,7 +189,8 @@ def test_system_deps_installs_what_its_mode_needs(tmp_path: Path, mode: str, wan
 
 
 def test_system_deps_installs_nothing_that_is_there(tmp_path: Path) -> None:
-    code, calls = _system_deps(tmp_path, "", present=("redis-server", "chromium", "wrk"))
+    present = ("redis-server", "chromium", "wrk", "pg_ctlcluster")
+    code, calls = _system_deps(tmp_path, "", present=present)
     assert (code, calls) == (0, "")
 
 
