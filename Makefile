@@ -13,7 +13,7 @@ CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tes
 	tests/usecases/test_both_doors.py tests/simulator/test_sinks.py \
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \
 	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py \
-	tests/web/test_push.py
+	tests/web/test_push.py tests/archive
 
 .PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas system-deps clean
 
@@ -61,7 +61,7 @@ test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/cont
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
 test-fast: .venv/.synced
-	$(RUN) pytest $(FAST_TESTS) -m "not redis and not browser and not node" $(PYTEST_ARGS)
+	$(RUN) pytest $(FAST_TESTS) -m "not redis and not postgres and not browser and not node" $(PYTEST_ARGS)
 
 ## test-cluster: the Redis suites again on a local Redis Cluster (3 primaries + 3 replicas,
 ## started once for the session from redis-server, flushed between tests)

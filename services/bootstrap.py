@@ -17,6 +17,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -29,17 +30,20 @@ from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.gctune import collecting_frozen
 from services.keys import Keys
+from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
+from services.ports.hotgames import HotGames
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.push.hub import ChangeHub
-from services.replaylog import replay_log
+from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
@@ -48,6 +52,13 @@ from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 from services.usecases.release import Release
+from services.usecases.seal import Seal
+from services.usecases.tiered import (
+    ArchiveReader,
+    TieredCredentials,
+    TieredEventLog,
+    TieredProjections,
+)
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
@@ -59,6 +70,16 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.query.metrics import QueryMetrics
 
 
+async def open_archive(settings: ServiceSettings) -> Archive | None:
+    """The archive of `settings.archive_url`, opened now (None when unset): a directory for
+    `file:///dir`, PostgreSQL (pooled, schema migrated) for `postgresql://`.
+
+    Raises: psycopg errors, psycopg_pool.PoolTimeout (PostgreSQL unreachable or refusing).
+    """
+    archive = archive_of(settings)
+    return None if archive is None else await archive.open()
+
+
 @dataclass(frozen=True, slots=True)
 class Roles:
     """Which services this process runs."""
@@ -67,9 +88,12 @@ class Roles:
     inbox: bool = True
     projector: bool = True
     query: bool = True
+    archiver: bool = False
+    """Seal final, quiet games into the archive (only when `archive_url` is set)."""
 
     def names(self) -> list[str]:
-        return [name for name in ("ingest", "inbox", "projector", "query") if getattr(self, name)]
+        names = ("ingest", "inbox", "projector", "query", "archiver")
+        return [name for name in names if getattr(self, name)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +105,9 @@ class Ports:
     letters: DeadLetters
     projections: Projections
     notices: ChangeNotices
+    hot_games: HotGames | None = None
+    archive: Archive | None = None
+    """The archive of sealed games (None: no archiving; every game stays in Redis)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +118,10 @@ class UseCases:
     project: Project
     reads: ReadModels
     release: Release
+    seal: Seal | None = None
+    """Sealing into the archive (None: no archive)."""
+    archived: ArchiveReader | None = None
+    """Archived games as the doors read them (None: no archive)."""
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -100,19 +131,22 @@ def _redis_client(settings: ServiceSettings) -> RedisClient:
     return connect_from(settings)
 
 
-def redis_ports(client: RedisClient, keys: Keys) -> Ports:
-    """The Redis adapters of every port on `client`."""
+def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None) -> Ports:
+    """The Redis adapters of every port on `client`, and `archive` (None: none)."""
     return Ports(
         RedisEventLog(client, keys),
         RedisCredentials(client, keys),
         RedisDeadLetters(client, keys),
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
+        RedisHotGames(client, keys),
+        archive,
     )
 
 
-def memory_ports(shards: int = 16) -> Ports:
-    """The in-memory adapters of every port, on one fresh backend (tests, specs)."""
+def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
+    """The in-memory adapters of every port, on one fresh backend (tests, specs), and
+    `archive` (None: none)."""
     backend = MemoryBackend(shards=shards)
     return Ports(
         MemoryEventLog(backend),
@@ -120,6 +154,8 @@ def memory_ports(shards: int = 16) -> Ports:
         MemoryDeadLetters(backend),
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
+        MemoryHotGames(backend),
+        archive,
     )
 
 
@@ -130,9 +166,21 @@ def use_cases(
     workers read the log, None for ports they cannot open, such as the in-memory ones)."""
     key = settings.creator_key
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
-    checked = CheckedAppend(ports.log, settings.state_cache_games, settings.state_cache_bytes)
+    # With an archive, the doors' log, credentials and projections fall through to it; the
+    # projector, release and sealing work on Redis alone.
+    log, credentials, projections = ports.log, ports.credentials, ports.projections
+    seal = reader = None
+    if ports.archive is not None and ports.hot_games is not None:
+        reader = ArchiveReader(ports.archive)
+        log = TieredEventLog(ports.log, ports.hot_games, reader)
+        credentials = TieredCredentials(ports.credentials, reader)
+        projections = TieredProjections(ports.projections, reader, settings.shards)
+        seal = Seal(
+            ports.log, ports.projections, ports.hot_games, ports.archive, settings.archive_after_s
+        )
+    checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     return UseCases(
-        record=Record(ports.credentials, checked, authorizer),
+        record=Record(credentials, checked, authorizer),
         project=Project(
             ports.log,
             ports.projections,
@@ -141,12 +189,14 @@ def use_cases(
             cache_bytes=settings.projector_cache_bytes,
         ),
         reads=ReadModels(
-            ports.log,
-            ports.projections,
+            log,
+            projections,
             cache_bytes=settings.read_cache_bytes,
             replay_source=replay_source,
         ),
         release=Release(ports.log, ports.projections),
+        seal=seal,
+        archived=reader,
     )
 
 
@@ -165,7 +215,7 @@ def build(settings: ServiceSettings) -> Service:
     """Client, adapters and use cases for `settings` (no connection is opened yet)."""
     client = _redis_client(settings)
     keys = Keys(settings.shards)
-    ports = redis_ports(client, keys)
+    ports = redis_ports(client, keys, archive_of(settings))
     source = LogSource(replay_log, (settings,))
     return Service(settings, client, keys, ports, use_cases(ports, settings, source))
 
@@ -270,15 +320,24 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
     is closed at the end."""
+    archive = service.ports.archive
     try:
         async with AsyncExitStack() as stack:
+            if isinstance(archive, OpeningArchive):
+                await archive.open()  # an unreachable archive fails the start, not a read
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.projector:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
+            if roles.archiver and service.cases.seal is not None:
+                from services.archiver import sealing
+
+                await stack.enter_async_context(sealing(service.cases.seal, service.settings))
             yield
     finally:
+        if archive is not None:
+            await archive.close()
         await service.client.aclose()
 
 
@@ -318,7 +377,17 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.metrics import MetricsMiddleware, QueryMetrics
 
     reads = service.cases.reads
-    hub = ChangeHub(service.client, service.keys, render_projection) if roles.query else None
+    archived = service.cases.archived
+    hub = (
+        ChangeHub(
+            service.client,
+            service.keys,
+            render_projection,
+            archived=archived.projection_fields if archived is not None else None,
+        )
+        if roles.query
+        else None
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

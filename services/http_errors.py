@@ -33,6 +33,7 @@ from redis import exceptions as rexc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.transient import reply_code
+from services.ports.archive import ArchiveUnavailable
 from services.problems import (
     RETRY_AFTER_S,
     ProblemResponse,
@@ -53,6 +54,7 @@ MAX_ERRORS = 10
 MAX_MSG_CHARS = 120
 
 STORAGE_FAULTS: dict[type[Exception], str] = {
+    ArchiveUnavailable: "the archive is unreachable",
     rexc.BusyLoadingError: "Redis is loading its data",
     rexc.AuthenticationError: "Redis refused the credentials",
     rexc.MaxConnectionsError: "no Redis connection free",

@@ -88,6 +88,37 @@ class CommonSettings(BaseSettings):
         default=5, ge=0, le=50, description="retries (exponential backoff) on connection errors"
     )
 
+    # The archive of sealed games (services/ports/archive.py): unset, nothing is archived.
+    archive_url: SecretStr | None = Field(
+        default=None,
+        description="where sealed games go: `postgresql://user:pass@host/db` or "
+        "`file:///absolute/dir`; unset: no archiving (every game stays in Redis)",
+    )
+    archive_after_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        le=365 * 86400,
+        description="a final game with no event for this long is sealed into the archive",
+    )
+    archive_every_s: float = Field(
+        default=30.0, gt=0, le=86400, description="least time between two sealing passes"
+    )
+    archive_batch: int = Field(
+        default=100, ge=1, le=10_000, description="games sealed at most per sealing pass"
+    )
+
+    @field_validator("archive_url")
+    @classmethod
+    def _archive_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value().strip():
+            return None
+        url = value.get_secret_value()
+        if url.startswith(("postgresql://", "postgres://")):
+            return value
+        if url.startswith("file:///"):
+            return value
+        raise ValueError("archive_url: expected postgresql://... or file:///absolute/dir")
+
     def redis_options(self) -> dict[str, Any]:
         """Keyword arguments for `Redis.from_url(redis_url, **...)` and FastStream's
         `RedisBroker(redis_url, **...)`: the ACL user and password (over any in the URL) and

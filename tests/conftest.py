@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
+from tests.postgres_fixture import fresh_database, provide_postgres_url
 from tests.redis_fixture import RedisServer, flush_all, provide_redis_url
 
 
@@ -49,3 +50,21 @@ def aof_redis(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of the session's PostgreSQL server (tests/postgres_fixture.py: the env URL, the local
+    server, a container, or the binaries; a failure fails the test, never skips it)."""
+    try:
+        with provide_postgres_url(tmp_path_factory.mktemp("postgres")) as url:
+            yield url
+    except (RuntimeError, TimeoutError, OSError) as error:
+        pytest.fail(str(error))
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A database of this test's own on the session's server, created before it, dropped after."""
+    with fresh_database(postgres_server_url) as url:
+        yield url

@@ -2,8 +2,9 @@
 # Render the Redis ACL file of scoreledger from deploy/users.acl.template.
 #   usage: redis-acl.sh TEMPLATE OUT
 # Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INGEST, PROJECTOR, QUERY,
-# ADMIN; INTEGRATION only for the shared inbox user, which is left out unless it is set),
-# several separated by spaces while a rotation is under way.
+# ADMIN; INTEGRATION only for the shared inbox user and ARCHIVER only when an archive is used:
+# each of those users is left out unless its variable is set), several separated by spaces
+# while a rotation is under way.
 # Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
 # lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
 # same list as ingest's SCORELEDGER_INBOX_INTEGRATIONS); name N's passwords come from
@@ -50,6 +51,13 @@ for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
   hashes=$(digests "REDIS_ACL_$role")
   sed -i "s|\${$role}|$hashes|" "$tmp"
 done
+# the archiver's user only where an archive is used
+if [ -n "${REDIS_ACL_ARCHIVER:-}" ]; then
+  hashes=$(digests REDIS_ACL_ARCHIVER)
+  sed -i "s|\${ARCHIVER}|$hashes|" "$tmp"
+else
+  sed -i '/^user archiver /d' "$tmp"
+fi
 
 line=$(grep -e "$each" "$template" || true)
 names=$(printf '%s' "${REDIS_ACL_INTEGRATIONS:-}" | tr ',' ' ')

@@ -94,6 +94,8 @@ class DemoReport:
     mismatches: list[str] = field(default_factory=list)
     tokens: dict[str, str] = field(default_factory=dict)
     """Each demo game's write token (so a newcomer can try the dispute form)."""
+    archived: dict[str, int] = field(default_factory=dict)
+    """Each game sealed into the demo's directory archive: its file's bytes."""
 
 
 def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
@@ -211,6 +213,39 @@ async def wait_projected(
                     await asyncio.sleep(0.05)
 
 
+ARCHIVE_AFTER_S = 2.0
+"""The demo's SCORELEDGER_ARCHIVE_AFTER_S: a final game is sealed this soon after its end."""
+
+
+async def wait_archived(
+    client: httpx.AsyncClient, games: Sequence[DemoGame], archive_dir: Path, timeout_s: float = 60
+) -> tuple[dict[str, int], list[str]]:
+    """Wait until each game's file is in `archive_dir` (the directory archive's
+    `<game_id>.jsonl.gz`) and Redis no longer answers for it alone, then read its standings
+    again (now from the archive). Returns each file's bytes and the games whose standings
+    read from the archive differ from the final ones.
+
+    Raises: TimeoutError: a game is not archived within `timeout_s`.
+    """
+    sizes: dict[str, int] = {}
+    differ: list[str] = []
+    async with asyncio.timeout(timeout_s):
+        for game in games:
+            path = archive_dir / f"{game.game_id}.jsonl.gz"
+            while True:  # the archiver is a task in the served app: nothing to wait on
+                if path.exists():
+                    break
+                await asyncio.sleep(0.1)
+            sizes[game.game_id] = path.stat().st_size
+            again = await fetch_standings(client, game.game_id)
+            same = again is not None and game.final is not None
+            if not same or again.model_dump(include=set(COMPARED)) != game.final.model_dump(  # type: ignore[union-attr]
+                include=set(COMPARED)
+            ):
+                differ.append(game.game_id)
+    return sizes, differ
+
+
 async def run_demo(
     redis_url: str,
     games: list[DemoGame],
@@ -218,11 +253,14 @@ async def run_demo(
     keep_running: bool = False,
     on_report: Callable[[DemoReport], None] | None = None,
     cluster: bool = False,
+    archive_dir: Path | None = None,
 ) -> DemoReport:
     """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
 
     `cluster`: `redis_url` is a Redis Cluster (the services use the cluster client; a
-    `redis+cluster://` URL says so by itself). With `keep_running`, `on_report` shows the report
+    `redis+cluster://` URL says so by itself). `archive_dir`: a directory archive the games
+    are sealed into `ARCHIVE_AFTER_S` after they end (the demo waits for it and reads them
+    back from there); None: `SCORELEDGER_ARCHIVE_URL` as set (or none). With `keep_running`, `on_report` shows the report
     first, then it serves until Ctrl-C.
 
     Raises:
@@ -230,8 +268,15 @@ async def run_demo(
         RuntimeError: the server did not start.
     """
     port = free_port()
-    roles = Roles()  # every role: the demo publishes over HTTP, and the inbox is there to try
-    overrides = {"redis_url": redis_url, "redis_cluster": cluster}
+    # every role: the demo publishes over HTTP, and the inbox is there to try
+    roles = Roles(archiver=archive_dir is not None)
+    overrides: dict[str, object] = {"redis_url": redis_url, "redis_cluster": cluster}
+    if archive_dir is not None:
+        overrides |= {
+            "archive_url": archive_dir.as_uri(),  # absolute: a temporary directory
+            "archive_after_s": ARCHIVE_AFTER_S,
+            "archive_every_s": 0.5,
+        }
     server = uvicorn_server(build_app(roles, overrides), "127.0.0.1", port)
     serving = asyncio.create_task(server.serve())
     url = f"http://127.0.0.1:{port}"
@@ -245,6 +290,10 @@ async def run_demo(
             highlight=False,
         )
         report = await _publish_and_watch(url, games, console)
+        if archive_dir is not None:
+            async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+                report.archived, differ = await wait_archived(client, games, archive_dir)
+            report.mismatches += differ
         if keep_running:
             if on_report is not None:
                 on_report(report)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
+import tempfile
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -44,7 +46,7 @@ def demo(
     `--cluster` a throwaway 3-master Redis Cluster), ingest, projector and query in-process;
     publish the example games over HTTP with live standings; end with final standings checked
     against `scoreledger score` and the measured events/s."""
-    from services.cli.demo import example_logs, load_games, run_demo
+    from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
     from services.cli.localredis import NoRedis, demo_redis
     from services.cli.remote import PublishError
     from services.logging import configure_logging
@@ -75,9 +77,22 @@ def demo(
             show = functools.partial(_show_demo_report, console=console, as_json=as_json)
             import asyncio
 
-            report = asyncio.run(
-                run_demo(redis.url, games, console, keep_running, show, redis.cluster)
-            )
+            with contextlib.ExitStack() as stack:
+                archive_dir = None
+                if settings.archive_url is None:  # the embedded default: a throwaway directory
+                    archive_dir = Path(
+                        stack.enter_context(tempfile.TemporaryDirectory(prefix="sl-archive-"))
+                    )
+                    console.print(
+                        f"Archive: {archive_dir} (a throwaway directory; games are sealed "
+                        f"there {ARCHIVE_AFTER_S:g} s after they end)",
+                        highlight=False,
+                    )
+                report = asyncio.run(
+                    run_demo(
+                        redis.url, games, console, keep_running, show, redis.cluster, archive_dir
+                    )
+                )
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
@@ -107,6 +122,12 @@ def _show_demo_report(report: DemoReport, console: Console, as_json: bool) -> No
         console.print(f"{verdict} `scoreledger score {escape(str(game.path))}`\n", highlight=False)
         if as_json:
             typer.echo(json.dumps(standings_summary(game.final), ensure_ascii=False))
+    for game_id, size in report.archived.items():
+        console.print(
+            f"archived: {game_id} left Redis for the archive ({size:,} bytes, gzip JSONL); its "
+            "standings, read again from there, are the same",
+            highlight=False,
+        )
     console.print(
         f"{report.events} events published one by one over HTTP in {report.publish_s:.2f} s "
         f"({report.events / report.publish_s:.0f} events/s); "

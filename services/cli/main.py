@@ -114,6 +114,34 @@ def export(
         err.print(f"wrote {text.count(chr(10))} events to {escape(str(out_file))}", highlight=False)
 
 
+@app.command("migrate-archive")
+def migrate_archive() -> None:
+    """Bring the archive's schema up to date (SCORELEDGER_ARCHIVE_URL, as the schema's owner)
+    and exit: a deployment's one-shot step before the archiver and the readers, whose roles
+    may not run DDL. Exits 78 without an archive URL, 1 when it cannot be opened."""
+    import asyncio
+
+    from services.bootstrap import open_archive
+    from services.settings import ServiceSettings
+
+    settings = ServiceSettings()
+    if settings.archive_url is None:
+        err.print("migrate-archive needs SCORELEDGER_ARCHIVE_URL (postgresql://... or file:///dir)")
+        raise typer.Exit(78)
+
+    async def migrate() -> None:
+        archive = await open_archive(settings)
+        if archive is not None:
+            await archive.close()
+
+    try:
+        asyncio.run(migrate())
+    except Exception as error:  # unreachable, refused, a failed step: one line, exit 1
+        err.print(f"migrate-archive: {escape(str(error)[:300])}", highlight=False)
+        raise typer.Exit(1) from None
+    err.print("the archive's schema is current", highlight=False)
+
+
 @app.command()
 def release(
     game: Annotated[str, typer.Argument(help="game id")],
@@ -154,6 +182,14 @@ def serve(
     query: Annotated[
         bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")
     ] = True,
+    archiver: Annotated[
+        bool,
+        typer.Option(
+            "--archiver/--no-archiver",
+            help="seal final games quiet for SCORELEDGER_ARCHIVE_AFTER_S into "
+            "SCORELEDGER_ARCHIVE_URL (off by default: run one)",
+        ),
+    ] = False,
     host: Annotated[
         str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")
     ] = None,
@@ -179,8 +215,11 @@ def serve(
     from services.logging import configure_logging
     from services.settings import ServiceSettings
 
-    if not (ingest or inbox or projector or query):
-        err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
+    if not (ingest or inbox or projector or query or archiver):
+        err.print(
+            "nothing to run: enable at least one of --ingest, --inbox, --projector, --query,"
+            " --archiver"
+        )
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     try:
@@ -189,7 +228,12 @@ def serve(
         check_redis(settings)  # before the web stack is imported: a failure shows sooner
         from services.cli.serve import Roles, build_app, uvicorn_server
 
-        roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
+        if archiver and settings.archive_url is None:
+            err.print("--archiver needs SCORELEDGER_ARCHIVE_URL (postgresql://... or file:///dir)")
+            raise typer.Exit(78)
+        roles = Roles(
+            ingest=ingest, inbox=inbox, projector=projector, query=query, archiver=archiver
+        )
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
             guard,

@@ -23,7 +23,8 @@ class GameNotStored(LookupError):
 
 
 async def export_game(settings: CommonSettings, game_id: str) -> str:
-    """The game's log as JSONL, byte for byte as stored (the `events_jsonl` read model).
+    """The game's log as JSONL, byte for byte as stored (the `events_jsonl` read model; from
+    the archive `settings.archive_url` when Redis no longer holds the game).
 
     Raises:
         GameNotStored: the game has no events.
@@ -33,12 +34,18 @@ async def export_game(settings: CommonSettings, game_id: str) -> str:
     from services.settings import ServiceSettings
     from services.usecases.readmodels.reads import NotFound
 
-    service = build(ServiceSettings(redis_url=settings.redis_url, shards=settings.shards))
+    service = build(
+        ServiceSettings(
+            redis_url=settings.redis_url, shards=settings.shards, archive_url=settings.archive_url
+        )
+    )
     try:
         return await service.cases.reads.events_jsonl(game_id)
     except NotFound:
         raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}") from None
     finally:
+        if service.ports.archive is not None:
+            await service.ports.archive.close()
         await service.client.aclose()
 
 

@@ -19,7 +19,7 @@ import contextlib
 import enum
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,8 +149,11 @@ class ChangeHub:
         max_connect_reads: int = 16,
         ping_s: float = 15.0,
         down_after_s: float = 3.0,
+        archived: Callable[[str], Awaitable[dict[str, str] | None]] | None = None,
     ) -> None:
         self.client = client
+        # an archived game's projection fields (None: no archive), read when Redis has none
+        self.archived = archived
         self.keys = keys
         self.render = render
         self.block_ms = block_ms
@@ -264,6 +267,10 @@ class ChangeHub:
     async def _load(self, game_id: str) -> Rendered | None:
         async with self.limited():
             raw: Any = await self.client.hgetall(self.keys.projection(game_id))
+        if not raw and self.archived is not None:
+            fields = await self.archived(game_id)
+            if fields is not None:  # archived: its final projection, never changed by fan-out
+                raw = {k.encode(): v.encode() for k, v in fields.items()}
         if not raw:
             return None
         rendered = self._rendered(game_id, raw)

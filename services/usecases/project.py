@@ -183,6 +183,7 @@ class Project:
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
         await self._refresh_held([e.game_id for e in fresh])
+        await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
         try:
@@ -229,6 +230,22 @@ class Project:
         for game_id, head in zip(held, await self.projections.heads(held), strict=True):
             view = self.views.get(game_id)  # another shard's apply may have evicted it
             if view is not None and (head.held != view.held or head.seq != view.seq):
+                self.views.pop(game_id, None)
+
+    async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
+        """Drop the cached views of games whose first entry in the batch is not after the
+        view (a restart re-reading, or a game fed again: restored from the archive, where its
+        projection left Redis with it) and whose stored projection is not the view's seq, so
+        `_load_views` refolds them from storage. One HMGET per such game; none usually."""
+        first: dict[str, int] = {}
+        for entry in fresh:
+            first.setdefault(entry.game_id, entry.seq)
+        suspects = [g for g, seq in first.items() if g in self.views and seq <= self.views[g].seq]
+        if not suspects:
+            return
+        for game_id, head in zip(suspects, await self.projections.heads(suspects), strict=True):
+            view = self.views.get(game_id)
+            if view is not None and head.seq != view.seq:
                 self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(

@@ -36,6 +36,9 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
     assert demo.returncode == 0, demo.stderr[-3000:]
     assert "a throwaway redis-server" in demo.stderr
     assert "events/s" in demo.stderr
+    # the embedded archive: a throwaway directory, each game sealed there and read back
+    assert "(a throwaway directory;" in demo.stderr
+    assert demo.stderr.count("left Redis for the archive") == len(example_logs())
     # how to open the scoreboard: the kept-running demo, whose Redis holds the games
     assert "`.venv/bin/scoreledger demo --keep-running`" in " ".join(demo.stderr.split())
     finals = [json.loads(line) for line in demo.stdout.splitlines()]

@@ -107,7 +107,12 @@ def test_k8s_configmap_names_are_settings() -> None:
 
 def test_k8s_deployment_per_service_with_probes_and_cli_args() -> None:
     deployments = {d["metadata"]["name"]: d for d in _deployments()}
-    assert set(deployments) == {"scoreledger-ingest", "scoreledger-projector", "scoreledger-query"}
+    assert set(deployments) == {
+        "scoreledger-ingest",
+        "scoreledger-projector",
+        "scoreledger-query",
+        "scoreledger-archiver",
+    }
     paths = _app_paths()
     for deployment in deployments.values():
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
@@ -172,7 +177,7 @@ def _system_deps(tmp_path: Path, mode: str, present: tuple[str, ...] = ()) -> tu
 @pytest.mark.parametrize(
     ("mode", "wanted"),
     [
-        ("", "redis-server chromium fonts-dejavu-core wrk"),  # make test, .ci/run
+        ("", "redis-server chromium fonts-dejavu-core wrk postgresql"),  # make test, .ci/run
         ("bench", "redis-server wrk"),
         ("redis", "redis-server"),
     ],
@@ -184,7 +189,8 @@ def test_system_deps_installs_what_its_mode_needs(tmp_path: Path, mode: str, wan
 
 
 def test_system_deps_installs_nothing_that_is_there(tmp_path: Path) -> None:
-    code, calls = _system_deps(tmp_path, "", present=("redis-server", "chromium", "wrk"))
+    present = ("redis-server", "chromium", "wrk", "pg_ctlcluster")
+    code, calls = _system_deps(tmp_path, "", present=present)
     assert (code, calls) == (0, "")
 
 
@@ -276,7 +282,10 @@ def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> N
         for u, rules in ACL_USERS.items()
         if any(fnmatch.fnmatchcase(token, p) for p in _key_patterns(rules))
     }
-    assert readers == {"ingest", "admin"}
+    # the archiver carries a sealed game's digest into the archive and deletes it; it has no
+    # SET, so it cannot write one (tests/deploy/test_redis_acl_archive.py)
+    assert readers == {"ingest", "admin", "archiver"}
+    assert not any(r in ("+set", "+@write", "+@all") for r in ACL_USERS["archiver"])
     query = {r[1:].split("|")[0] for r in ACL_USERS["query"] if r.startswith("+")}
     assert query <= QUERY_READS  # query reads: no write command at all
 
@@ -416,3 +425,64 @@ def test_compose_gives_redis_room_above_its_maxmemory() -> None:
                 maxmemory = _bytes(_conf_settings(conf)["maxmemory"])
                 limit = str(service["mem_limit"]).lower().removesuffix("b")  # compose: 1024-based
                 assert _bytes(limit + "b") >= 1.5 * maxmemory, (compose, name)
+
+
+def test_compose_archive_profile_is_opt_in_with_least_privilege_roles() -> None:
+    services = COMPOSE["services"]
+    archive = {n for n, s in services.items() if "archive" in s.get("profiles", [])}
+    assert archive == {"postgres", "archive-migrate", "archiver"}
+    for name in ("ingest", "projector", "query"):
+        assert "profiles" not in services[name]
+    text = (DEPLOY / "compose.yaml").read_text()
+    for name in archive:  # a deployment without the profile needs none of its variables
+        assert ":?" not in yaml.safe_dump(services[name]), name
+    archiver = services["archiver"]
+    _check_command(archiver["command"])
+    assert "--archiver" in archiver["command"]
+    assert archiver["environment"]["SCORELEDGER_REDIS_USERNAME"] == "archiver" in ACL_USERS
+    assert "scoreledger_archiver:" in archiver["environment"]["SCORELEDGER_ARCHIVE_URL"]
+    migrate = services["archive-migrate"]
+    _check_command(migrate["command"])
+    assert "scoreledger_owner:" in migrate["environment"]["SCORELEDGER_ARCHIVE_URL"]
+    assert (
+        archiver["depends_on"]["archive-migrate"]["condition"] == "service_completed_successfully"
+    )
+    for name in ("ingest", "query", "archiver", "archive-migrate"):
+        unknown = set(services[name]["environment"]) - _env_names()
+        assert not unknown, (name, unknown)
+    assert "ports" not in services["postgres"]
+    assert services["postgres"]["networks"] == ["backend"]
+    mounts = " ".join(services["postgres"]["volumes"])
+    assert "./postgres/roles.sql:/usr/local/share/scoreledger/roles.sql" in mounts
+    assert (
+        "/usr/local/share/scoreledger/roles.sql" in (DEPLOY / "postgres/init-roles.sh").read_text()
+    )
+    assert "REDIS_ACL_ARCHIVER" in services["redis"]["environment"]
+    assert "SCORELEDGER_ARCHIVE_READER_URL" in text
+
+
+def test_k8s_archiver_job_and_archive_secret_roles() -> None:
+    def env_of(container: dict[str, Any]) -> dict[str, Any]:
+        return {e["name"]: e for e in container.get("env", [])}
+
+    deployments = {d["metadata"]["name"]: d for d in _deployments()}
+    (archiver,) = deployments["scoreledger-archiver"]["spec"]["template"]["spec"]["containers"]
+    assert "--archiver" in archiver["args"]
+    ref = env_of(archiver)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "scoreledger-archive", "key": "archiver-url"}
+    for name in ("scoreledger-ingest", "scoreledger-query"):  # readers; the archive optional
+        (container,) = deployments[name]["spec"]["template"]["spec"]["containers"]
+        ref = env_of(container)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+        assert ref == {"name": "scoreledger-archive", "key": "reader-url", "optional": True}
+    (job,) = [d for d in K8S if d["kind"] == "Job"]
+    (migrate,) = job["spec"]["template"]["spec"]["containers"]
+    _check_command(migrate["args"])
+    assert migrate["args"] == ["migrate-archive"]
+    ref = env_of(migrate)["SCORELEDGER_ARCHIVE_URL"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": "scoreledger-archive", "key": "owner-url"}
+    assert job["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    policies = {d["metadata"]["name"]: d["spec"] for d in K8S if d["kind"] == "NetworkPolicy"}
+    archive = policies["scoreledger-egress-archive"]
+    assert [p["port"] for rule in archive["egress"] for p in rule["ports"]] == [5432]
+    (selected,) = archive["podSelector"]["matchExpressions"]
+    assert "scoreledger-projector" not in selected["values"]  # the projector never reads it

@@ -1,0 +1,75 @@
+"""`HotGames` on a `MemoryBackend` (tests): the same snapshot, conditional removal and restore
+as the Redis adapter, on the in-memory adapters' state (no game index: score 0)."""
+
+from __future__ import annotations
+
+import json
+
+from services.adapters.memory.store import MemoryBackend
+from services.keys import shard_of
+from services.ports.archive import ArchivedProjection, SealedGame
+from services.ports.eventlog import FeedEntry
+from services.ports.hotgames import HotGame
+
+
+def _head(data: bytes) -> str:
+    return str(json.loads(data)["event_id"])
+
+
+class MemoryHotGames:
+    """`ports.hotgames.HotGames` in memory."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def snapshot(self, game_id: str) -> HotGame | None:
+        """See `HotGames.snapshot`."""
+        log = self.b.logs.get(game_id)
+        if not log:
+            return None
+        raw = self.b.projections.get(game_id, {})
+        projection = None
+        if raw.get("standings"):
+            seq = raw.get("seq", "0")
+            view = raw.get("view", "") if raw.get("view_seq") == seq else ""
+            projection = ArchivedProjection(
+                seq=int(seq),
+                status=raw.get("status", "in_progress"),
+                game=raw.get("game", ""),
+                standings_json=raw["standings"],
+                view_json=view.encode(),
+                updated_at=raw.get("updated_at"),
+                checkpoint=self.b.checkpoints.get(shard_of(game_id, self.b.shards)),
+            )
+        return HotGame(
+            events=tuple(log),
+            head_event_id=_head(log[-1]),
+            token_digest=self.b.digests.get(game_id),
+            index_score=0,
+            projection=projection,
+            held="held" in raw,
+        )
+
+    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+        """See `HotGames.remove`."""
+        log = self.b.logs.get(game_id, [])
+        if not log or len(log) != version or _head(log[-1]) != head_event_id:
+            return False
+        for table in (self.b.logs, self.b.ids, self.b.digests, self.b.projections):
+            table.pop(game_id, None)
+        return True
+
+    async def restore(self, game: SealedGame) -> bool:
+        """See `HotGames.restore`."""
+        game_id = game.entry.game_id
+        if self.b.logs.get(game_id):
+            return False
+        ids = {_head(data): seq for seq, data in enumerate(game.events, start=1)}
+        self.b.logs[game_id] = list(game.events)
+        self.b.ids[game_id] = ids
+        if game.token_digest is not None:
+            self.b.digests[game_id] = game.token_digest
+        shard = shard_of(game_id, self.b.shards)
+        entry = FeedEntry(self.b.next_id(), game_id, len(game.events), game.events[-1])
+        self.b.feeds.setdefault(shard, []).append(entry)
+        return True

@@ -1,0 +1,155 @@
+"""`HotGames` on Redis: one Lua call per snapshot, removal or restore of a game's keys (all in
+its shard's slot `{sK}`, so one atomic step on a single node and on Redis Cluster).
+
+Keys (`services.keys`): the game stream, the event-id HASH, the token digest, the shard's game
+index ZSET (the game's member), the projection HASH, the shard's held-games HASH (the game's
+field) and the legacy ledger LIST. The shard feed is not touched: its entries of the game are
+trimmed by the projector like any other (`SCORELEDGER_FEED_KEEP_S`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from services.adapters.redis.connect import RedisClient
+from services.keys import Keys, shard_of
+from services.ports.archive import ArchivedProjection, SealedGame
+from services.ports.hotgames import HotGame
+
+# KEYS: 1 stream, 2 digest, 3 index, 4 projection, 5 held HASH; ARGV: 1 game id.
+_SNAPSHOT_LUA = """
+local entries = redis.call('XRANGE', KEYS[1], '-', '+')
+if #entries == 0 then return false end
+return {entries, redis.call('GET', KEYS[2]), redis.call('ZSCORE', KEYS[3], ARGV[1]) or '0',
+        redis.call('HGETALL', KEYS[4]), redis.call('HEXISTS', KEYS[5], ARGV[1])}
+"""
+
+# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 projection, 6 held HASH, 7 ledger;
+# ARGV: 1 game id, 2 version, 3 the last event's id. Only if the game is unchanged.
+_REMOVE_LUA = """
+local version = redis.call('XLEN', KEYS[1])
+if version ~= tonumber(ARGV[2]) or version == 0 then return 0 end
+local last = redis.call('XRANGE', KEYS[1], version .. '-1', version .. '-1')
+local f = last[1] and last[1][2] or {}
+local head = ''
+for j = 1, #f - 1, 2 do if f[j] == 'id' then head = f[j + 1] end end
+if head ~= ARGV[3] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[7])
+redis.call('ZREM', KEYS[4], ARGV[1])
+redis.call('HDEL', KEYS[6], ARGV[1])
+return 1
+"""
+
+# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 shard feed; ARGV: 1 game id, 2 digest ('' none),
+# 3 index score, then per event: id, seq, type, data. Only if the stream is empty. The last
+# event is fed again, so the projector refolds the game from its log (as `release` does):
+# ingest, which restores, writes no projection (its ACL user has no projection key).
+_RESTORE_LUA = """
+if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
+if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2]) end
+redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[1])
+local last = #ARGV - 3
+for i = 4, last, 4 do
+  local seq = ARGV[i + 1]
+  redis.call('XADD', KEYS[1], seq .. '-1', 'seq', seq, 'id', ARGV[i], 'type', ARGV[i + 2],
+    'data', ARGV[i + 3])
+  redis.call('HSET', KEYS[2], ARGV[i], seq)
+end
+redis.call('XADD', KEYS[5], '*', 'game', ARGV[1], 'seq', ARGV[last + 1], 'data', ARGV[last + 3])
+return 1
+"""
+
+
+def _projection(raw: dict[bytes, bytes]) -> ArchivedProjection | None:
+    """The archived form of a projection HASH (None: no standings stored)."""
+    fields = {k.decode(): v for k, v in raw.items()}
+    if not fields.get("standings"):
+        return None
+    text = {k: v.decode() for k, v in fields.items() if k != "view"}
+    view = fields.get("view", b"") if text.get("view_seq") == text.get("seq") else b""
+    return ArchivedProjection(
+        seq=int(text.get("seq", "0")),
+        status=text.get("status", "in_progress"),
+        game=text.get("game", ""),
+        standings_json=text["standings"],
+        view_json=view,
+        updated_at=text.get("updated_at"),
+        checkpoint=None,
+    )
+
+
+class RedisHotGames:
+    """`ports.hotgames.HotGames` on `client` (no `decode_responses`)."""
+
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+        self._snapshot = client.register_script(_SNAPSHOT_LUA)
+        self._remove = client.register_script(_REMOVE_LUA)
+        self._restore = client.register_script(_RESTORE_LUA)
+
+    async def snapshot(self, game_id: str) -> HotGame | None:
+        """See `HotGames.snapshot` (one Lua call; the projection's checkpoint is the shard's,
+        read after it by a plain GET: the archiver's ACL user may only read checkpoints, and a
+        script's keys count as written)."""
+        k, shard = self.keys, shard_of(game_id, self.keys.shards)
+        keys = [
+            k.game_stream(game_id),
+            k.write_token(game_id),
+            k.game_index(shard),
+            k.projection(game_id),
+            k.held(shard),
+        ]
+        reply: Any = await self._snapshot(keys=keys, args=[game_id])
+        if not reply:
+            return None
+        entries, digest, score, proj_raw, held = reply
+        checkpoint: Any = await self.client.get(k.checkpoint(shard))
+        fields = [dict(zip(f[::2], f[1::2], strict=True)) for _, f in entries]
+        projection = _projection(dict(zip(proj_raw[::2], proj_raw[1::2], strict=True)))
+        if projection is not None and checkpoint is not None:
+            projection = dataclasses.replace(projection, checkpoint=checkpoint.decode())
+        return HotGame(
+            events=tuple(f[b"data"] for f in fields),
+            head_event_id=fields[-1][b"id"].decode(),
+            token_digest=digest.decode() if digest else None,
+            index_score=int(float(score)),
+            projection=projection,
+            held=bool(held),
+        )
+
+    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+        """See `HotGames.remove` (one Lua call)."""
+        k, shard = self.keys, shard_of(game_id, self.keys.shards)
+        keys = [
+            k.game_stream(game_id),
+            k.event_ids(game_id),
+            k.write_token(game_id),
+            k.game_index(shard),
+            k.projection(game_id),
+            k.held(shard),
+            k.ledger(game_id),
+        ]
+        return bool(await self._remove(keys=keys, args=[game_id, version, head_event_id]))
+
+    async def restore(self, game: SealedGame) -> bool:
+        """See `HotGames.restore` (one Lua call with the whole log and a feed entry of its
+        last event)."""
+        game_id = game.entry.game_id
+        k, shard = self.keys, shard_of(game_id, self.keys.shards)
+        args: list[str | bytes | int] = [game_id, game.token_digest or "", game.index_score]
+        for seq, data in enumerate(game.events, start=1):
+            event = json.loads(data)
+            if not isinstance(event, dict) or "event_id" not in event or "type" not in event:
+                raise ValueError(f"events: seq {seq} of {game_id} is not an envelope")
+            args += [str(event["event_id"]), seq, str(event["type"]), data]
+        keys = [
+            k.game_stream(game_id),
+            k.event_ids(game_id),
+            k.write_token(game_id),
+            k.game_index(shard),
+            k.feed(shard),
+        ]
+        return bool(await self._restore(keys=keys, args=args))

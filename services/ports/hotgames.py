@@ -1,0 +1,59 @@
+"""The hot-tier port: a whole game as Redis holds it (its log, event ids, token digest, index
+entry and projection), read at once, removed at once, written back at once.
+
+What sealing (`usecases.seal`) needs from the hot tier beyond the event log: a consistent
+snapshot of one game, a removal that happens only if the game did not change since the
+snapshot (a writer that appended meanwhile wins; nothing is lost), and a restore of an
+archived game before an append reopens it. Every key of a game shares its shard's slot
+(`services.keys`), so each call is one atomic step on Redis Cluster too. Implementations:
+`adapters.redis.hotgames.RedisHotGames`, `adapters.memory.hotgames.MemoryHotGames`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from services.ports.archive import ArchivedProjection, SealedGame
+
+
+@dataclass(frozen=True, slots=True)
+class HotGame:
+    """One game's hot keys as read in one step: its stored events (seq order, byte for
+    byte), the id of its last event, its token digest (None: none), its game-index score (ms
+    of its first append; 0: not indexed), its projection (None: none stored) and whether the
+    projector holds it."""
+
+    events: tuple[bytes, ...]
+    head_event_id: str
+    token_digest: str | None
+    index_score: int
+    projection: ArchivedProjection | None
+    held: bool
+
+    @property
+    def version(self) -> int:
+        return len(self.events)
+
+
+class HotGames(Protocol):
+    """A game's every hot key, read, removed and restored atomically."""
+
+    async def snapshot(self, game_id: str) -> HotGame | None:
+        """The game's hot keys in one atomic read (None: no events in the hot tier)."""
+        ...
+
+    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+        """Delete every hot key of the game (log, event ids, digest, index entry, projection,
+        hold) if, and only if, its version is still `version` and its last event is still
+        `head_event_id`; False (nothing deleted) otherwise."""
+        ...
+
+    async def restore(self, game: SealedGame) -> bool:
+        """Write an archived game back (its log with the same entry ids, event ids, digest,
+        index score) if the hot tier has no event of it, and feed its last event again so the
+        projector refolds the game from its log (until then reads fall through to the
+        archived projection); False (nothing written) when it has events.
+
+        Raises: ValueError (an event that is not an envelope's JSON)."""
+        ...

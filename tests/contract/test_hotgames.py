@@ -1,0 +1,79 @@
+"""The hot-games contract (memory and Redis): a snapshot is the game as stored, a removal
+happens only on an unchanged game and takes every key, a restore brings the same log back
+(event ids, digest) and feeds its last event again."""
+
+from __future__ import annotations
+
+from services.ports.archive import ArchiveEntry, SealedGame, checksum_of
+from services.ports.hotgames import HotGames
+from tests.contract.conftest import Backend
+from tests.pipeline.factory import game_log
+
+DIGEST = "cd" * 32
+
+
+def hot_games(backend: Backend) -> HotGames:
+    if backend.name == "memory":
+        from services.adapters.memory.hotgames import MemoryHotGames
+
+        return MemoryHotGames(backend.log.b)  # type: ignore[attr-defined]
+    from services.adapters.redis.hotgames import RedisHotGames
+
+    return RedisHotGames(backend.log.client, backend.log.keys)  # type: ignore[attr-defined]
+
+
+async def last_fed(backend: Backend, game_id: str) -> tuple[int, bytes]:
+    """The seq and data of the last entry of the game's shard feed."""
+    from services.keys import shard_of
+
+    if backend.name == "memory":
+        b = backend.log.b  # type: ignore[attr-defined]
+        last = b.feeds[shard_of(game_id, b.shards)][-1]
+        return last.seq, last.data
+    log = backend.log
+    feed = log.keys.feed(shard_of(game_id, log.keys.shards))  # type: ignore[attr-defined]
+    [(_, fields)] = await log.client.xrevrange(feed, count=1)  # type: ignore[attr-defined]
+    return int(fields[b"seq"]), fields[b"data"]
+
+
+def sealed_of(game_id: str, events: tuple[bytes, ...], digest: str | None) -> SealedGame:
+    entry = ArchiveEntry(game_id, "trickerion", (), "", len(events), checksum_of(events), "")
+    return SealedGame(entry, events, digest, None, 1_700_000_000_000)
+
+
+async def test_snapshot_remove_and_restore(backend: Backend) -> None:
+    hot = hot_games(backend)
+    log = game_log("g1", 6)
+    await backend.log.append("g1", log, credential=DIGEST)
+    await backend.log.append("g2", game_log("g2", 2), credential=DIGEST)
+    snap = await hot.snapshot("g1")
+    assert snap is not None
+    assert snap.events == tuple(await backend.log.read_raw("g1"))
+    assert (snap.version, snap.head_event_id, snap.token_digest) == (
+        6,
+        str(log[-1].event_id),
+        DIGEST,
+    )
+    assert not snap.held
+    assert await hot.snapshot("nope") is None
+
+    assert not await hot.remove("g1", 5, snap.head_event_id)  # another version
+    assert not await hot.remove("g1", 6, str(log[0].event_id))  # another last event
+    assert await backend.log.version("g1") == 6
+    assert await hot.remove("g1", 6, snap.head_event_id)
+    assert await backend.log.version("g1") == 0
+    assert (await backend.credentials.lookup("g1")).digest is None
+    assert (await backend.log.list_games()).games == ("g2",)
+    assert await backend.projections.get("g1") is None
+    assert not await hot.remove("g1", 6, snap.head_event_id)
+
+    assert await hot.restore(sealed_of("g1", snap.events, DIGEST))
+    assert not await hot.restore(sealed_of("g1", snap.events, DIGEST))  # already there
+    assert await backend.log.read_raw("g1") == list(snap.events)
+    assert (await backend.credentials.lookup("g1")).digest == DIGEST
+    assert set((await backend.log.list_games()).games) == {"g1", "g2"}
+    assert await last_fed(backend, "g1") == (6, snap.events[-1])  # the projector refolds it
+    again = await backend.log.append("g1", log[2:3], credential=DIGEST)  # ids came back
+    assert [(e.seq, e.duplicate) for e in again.events] == [(3, True)]
+    more = game_log("g1", 8)[6:]
+    assert (await backend.log.append("g1", more, credential=DIGEST)).version == 8
