@@ -25,12 +25,14 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.adapters.redis.webhooks import RedisWebhookStore
 from services.gctune import collecting_frozen
 from services.keys import Keys
 from services.ports.credentials import Credentials
@@ -38,6 +40,7 @@ from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
+from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
 from services.replaylog import replay_log
 from services.settings import ServiceSettings
@@ -57,19 +60,24 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
     from services.query.metrics import QueryMetrics
+    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.webhooks.loop import WebhooksLoop
 
 
 @dataclass(frozen=True, slots=True)
 class Roles:
-    """Which services this process runs."""
+    """Which services this process runs (`webhooks`: off unless asked, since a deployment runs
+    one dispatcher: two would queue every message twice)."""
 
     ingest: bool = True
     inbox: bool = True
     projector: bool = True
     query: bool = True
+    webhooks: bool = False
 
     def names(self) -> list[str]:
-        return [name for name in ("ingest", "inbox", "projector", "query") if getattr(self, name)]
+        names = ("ingest", "inbox", "projector", "query", "webhooks")
+        return [name for name in names if getattr(self, name)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +89,7 @@ class Ports:
     letters: DeadLetters
     projections: Projections
     notices: ChangeNotices
+    webhooks: WebhookStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,7 @@ def redis_ports(client: RedisClient, keys: Keys) -> Ports:
         RedisDeadLetters(client, keys),
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
+        RedisWebhookStore(client, keys),
     )
 
 
@@ -120,6 +130,7 @@ def memory_ports(shards: int = 16) -> Ports:
         MemoryDeadLetters(backend),
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
+        MemoryWebhookStore(),
     )
 
 
@@ -263,6 +274,58 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
         await service.client.aclose()
 
 
+def _webhook_parts(
+    service: Service,
+) -> tuple[WebhooksLoop, WebhookAdmin, AbstractAsyncContextManager[object]]:
+    """The webhooks role's loop and the operator's use case on `service`, sharing one httpx
+    transport (the third part: its closer)."""
+    from contextlib import aclosing
+
+    from services.adapters.http.webhooks import HttpxTransport
+    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.usecases.webhooks.deliver import RetryPolicy, Sender
+    from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+    from services.webhooks.loop import WebhooksLoop
+
+    s, ports = service.settings, service.ports
+    transport = HttpxTransport(s.webhook_timeout_s)
+    bounds = Bounds(s.webhook_queue_max, s.webhook_log_max)
+    policy = RetryPolicy(
+        s.webhook_max_attempts,
+        s.webhook_backoff_s,
+        s.webhook_backoff_max_s,
+        s.webhook_backoff_max_s,
+    )
+    sender = Sender(ports.webhooks, transport, policy, bounds.max_log)
+    dispatcher = Dispatcher(
+        ports.webhooks, ports.notices, ports.log, ports.projections, service.keys.shards, bounds
+    )
+    loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s)
+    return loop, WebhookAdmin(ports.webhooks, sender, bounds), aclosing(transport)
+
+
+@asynccontextmanager
+async def webhooking(service: Service) -> AsyncIterator[WebhooksLoop]:
+    """Run the webhooks role of `service` (dispatcher and senders) for the block's duration."""
+    from services.webhooks.loop import running
+
+    loop, _, transport = _webhook_parts(service)
+    async with transport, running(loop):
+        yield loop
+
+
+@asynccontextmanager
+async def webhook_admin(settings: ServiceSettings) -> AsyncIterator[WebhookAdmin]:
+    """The operator's webhook use case (own `Service`) for the block's duration."""
+    service = build(settings)
+    try:
+        _, admin, transport = _webhook_parts(service)
+        async with transport:
+            yield admin
+    finally:
+        await service.client.aclose()
+
+
 @asynccontextmanager
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
@@ -274,6 +337,8 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
             if roles.projector:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
+            if roles.webhooks:
+                await stack.enter_async_context(webhooking(service))
             yield
     finally:
         await service.client.aclose()
