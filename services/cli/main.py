@@ -2,7 +2,7 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `demo` (everything, end to end, on a throwaway Redis), `simulate`. Each command is
+held game), `webhooks` (outbound webhook endpoints: `webhooks_command.py`), `demo` (everything, end to end, on a throwaway Redis), `simulate`. Each command is
 thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
 """
@@ -21,6 +21,7 @@ from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.publish_command import publish
 from services.cli.render import standings_table
 from services.cli.terminal import LogFile, err, out
+from services.cli.webhooks_command import webhooks_app
 from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
@@ -153,6 +154,13 @@ def serve(
     query: Annotated[
         bool, typer.Option("--query/--no-query", help="standings, replay, audit, push")
     ] = True,
+    webhooks: Annotated[
+        bool,
+        typer.Option(
+            "--webhooks/--no-webhooks",
+            help="signed outbound webhooks (off by default: run one per deployment)",
+        ),
+    ] = False,
     host: Annotated[
         str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")
     ] = None,
@@ -178,8 +186,11 @@ def serve(
     from services.logging import configure_logging
     from services.settings import ServiceSettings
 
-    if not (ingest or inbox or projector or query):
-        err.print("nothing to run: enable at least one of --ingest, --inbox, --projector, --query")
+    if not (ingest or inbox or projector or query or webhooks):
+        err.print(
+            "nothing to run: enable at least one of --ingest, --inbox, --projector, --query, "
+            "--webhooks"
+        )
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
     try:
@@ -188,7 +199,9 @@ def serve(
         check_redis(settings)  # before the web stack is imported: a failure shows sooner
         from services.cli.serve import Roles, build_app, uvicorn_server
 
-        roles = Roles(ingest=ingest, inbox=inbox, projector=projector, query=query)
+        roles = Roles(
+            ingest=ingest, inbox=inbox, projector=projector, query=query, webhooks=webhooks
+        )
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
             guard,
@@ -224,6 +237,7 @@ def _startup_failed(failure: StartupFailure) -> NoReturn:
 
 
 app.command()(publish)
+app.add_typer(webhooks_app)
 app.command()(demo)
 app.command("simulate")(
     __import__("services.simulator.cli", fromlist=["simulate"]).simulate

@@ -109,6 +109,12 @@ class WebhookAdmin:
         await self.store.put_endpoint(endpoint)
         return endpoint
 
+    async def overview(self) -> list[tuple[Endpoint, int, int]]:
+        """Every endpoint (by URL) with its queue depth and how many deliveries its bound has
+        dropped."""
+        found = await self.store.endpoints()
+        return [(e, await self.store.depth(e.id), await self.store.dropped(e.id)) for e in found]
+
     async def find(self, url: str) -> Endpoint | None:
         """The endpoint of `url`, or None."""
         wanted = endpoint_id(url)
