@@ -7,7 +7,6 @@ rule and exits 1; so does an unreachable Redis.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -38,6 +37,8 @@ Url = Annotated[str, typer.Argument(help="the endpoint's URL")]
 
 def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) -> T:
     """Run `work` on the operator's use case; a refusal or Redis away: one line, exit 1."""
+    import asyncio  # here: `--help` and `score` never load the event loop
+
     from redis.exceptions import RedisError
 
     from services.bootstrap import webhook_admin

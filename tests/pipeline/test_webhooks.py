@@ -16,11 +16,19 @@ from typing import Any
 
 import pytest
 import uvicorn
+from prometheus_client import generate_latest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event
-from services.bootstrap import build, running_projector, webhook_admin, webhooking
+from services.bootstrap import (
+    Roles,
+    build,
+    roles_lifespan,
+    running_projector,
+    webhook_admin,
+    webhooking,
+)
 from services.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import free_port
@@ -180,10 +188,14 @@ async def test_a_test_event_and_a_replay_reach_the_receiver_under_one_id(
             result = await admin.test(url)
             assert (result.entry.status, result.entry.http_status) == ("delivered", 204)
             again = await admin.replay(result.entry.delivery.id)
-        role = build(settings)
-        async with webhooking(role):
+        only_webhooks = Roles(
+            ingest=False, inbox=False, projector=False, query=False, webhooks=True
+        )
+        async with roles_lifespan(build(settings), only_webhooks):  # as `serve --webhooks` runs
             await wait_until(lambda: _true(len(receiver.accepted) == 2), 60, "the replay")
-        await role.client.aclose()
+    metrics = generate_latest().decode()
+    assert 'scoreledger_webhook_deliveries_total{outcome="delivered"}' in metrics
+    assert "scoreledger_webhook_queue_depth{" in metrics
     assert receiver.types() == ["webhook.test", "webhook.test"]
     assert {r["id"] for r in receiver.accepted} == {again.id}
     assert receiver.refused == []
