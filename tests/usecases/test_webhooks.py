@@ -15,6 +15,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event
+from contracts.webhooks import MESSAGES
 from services.adapters.memory.store import MemoryBackend
 from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.bootstrap import Ports, memory_ports, use_cases
@@ -25,6 +26,7 @@ from services.usecases.project import Project
 from services.usecases.webhooks.admin import WebhookAdmin, WebhookRefused
 from services.usecases.webhooks.deliver import RetryPolicy, Sender, signed_headers
 from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+from tests.pipeline.factory import game_log
 
 SHARDS = 4
 EXAMPLE = Path(__file__).parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
@@ -84,7 +86,7 @@ def world(policy: RetryPolicy | None = None) -> World:
     return World(ports, project, ports.log.b, store, transport, admin, sender)  # type: ignore[attr-defined]
 
 
-MESSAGES = {
+FROM_LOG = {
     "penumbra.game_started": "game.started",
     "game.ended": "game.ended",
     "game.event_voided": "event.voided",
@@ -94,7 +96,7 @@ MESSAGES = {
 
 def expected(events: list[Envelope]) -> list[str]:
     """The message types `events` give, in order."""
-    return [MESSAGES[e.type] for e in events if e.type in MESSAGES]
+    return [FROM_LOG[e.type] for e in events if e.type in FROM_LOG]
 
 
 async def types_queued(w: World, endpoint_id: str) -> list[str]:
@@ -128,6 +130,25 @@ async def test_a_game_gives_its_start_corrections_end_and_one_coalesced_standing
     assert data["type"] == "game.ended"
     assert data["data"]["standings"]["status"] == "final"
     assert data["data"]["seq"] == len(log)
+
+
+async def test_every_message_is_its_published_contract() -> None:
+    w = world()
+    ep = await w.admin.add("http://127.0.0.1:9/all", None, [])
+    d = w.dispatcher()
+    await d.start()
+    await w.append_and_project(example())
+    await w.append_and_project(game_log("tr-1", 6, seed=2))  # corrections
+    await d.step()
+    await w.admin.test(ep.url)
+    bodies = [x.body for x in await w.store.pending(ep.id, 100)]
+    bodies += [body.decode() for _, body, _ in w.transport.requests]
+    kinds = set()
+    for body in bodies:
+        kind = json.loads(body)["type"]
+        MESSAGES[kind].model_validate_json(body)  # extra="forbid": no field undocumented
+        kinds.add(kind)
+    assert kinds == set(MESSAGES)
 
 
 async def test_a_restarted_dispatcher_derives_nothing_twice() -> None:
