@@ -300,7 +300,8 @@ def _webhook_parts(
     dispatcher = Dispatcher(
         ports.webhooks, ports.notices, ports.log, ports.projections, service.keys.shards, bounds
     )
-    loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s)
+    grace_s = s.webhook_timeout_s + 1.0
+    loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
     return loop, WebhookAdmin(ports.webhooks, sender, bounds), aclosing(transport)
 
 

@@ -1,8 +1,9 @@
 """The webhooks role: one task follows the change notices (`Dispatcher.step`), one watches the
 endpoints' queues and runs a sender per endpoint with deliveries pending (`Sender.drain`), so a
 slow or failing receiver holds back only its own queue. A failed step (Redis away) is logged,
-counted and retried after `poll_s`; stopping cancels the tasks mid-wait, and the deliveries
-stay queued in the store for the next start."""
+counted and retried after `poll_s`. Stopping lets a request in flight finish and be settled
+(up to `grace_s`), ends every wait between retries, and leaves the other deliveries queued in
+the store for the next start."""
 
 from __future__ import annotations
 
@@ -21,15 +22,22 @@ log = structlog.get_logger("webhooks")
 
 
 class WebhooksLoop:
-    """The role's tasks over `dispatcher`, `sender` and `store`; `poll_s` bounds every wait."""
+    """The role's tasks over `dispatcher`, `sender` and `store`; `poll_s` bounds every wait,
+    `grace_s` a stop's wait for requests in flight (the transport's timeout and a little)."""
 
     def __init__(
-        self, dispatcher: Dispatcher, sender: Sender, store: WebhookStore, poll_s: float
+        self,
+        dispatcher: Dispatcher,
+        sender: Sender,
+        store: WebhookStore,
+        poll_s: float,
+        grace_s: float = 11.0,
     ) -> None:
         self.dispatcher = dispatcher
         self.sender = sender
         self.store = store
         self.poll_s = poll_s
+        self.grace_s = grace_s
         self.wake = asyncio.Event()
         self.senders: dict[str, asyncio.Task[None]] = {}
         self._gauged: set[str] = set()
@@ -113,9 +121,13 @@ async def running(loop: WebhooksLoop) -> AsyncIterator[WebhooksLoop]:
     try:
         yield loop
     finally:
-        every = [*tasks, *loop.senders.values()]
-        for task in every:
+        loop.sender.stop()
+        for task in tasks:
             task.cancel()
-        for task in every:
+        senders = [t for t in loop.senders.values() if not t.done()]
+        if senders:  # a request in flight finishes and is settled; waits end at once
+            await asyncio.wait(senders, timeout=loop.grace_s)
+        for task in [*tasks, *senders]:
+            task.cancel()
             with suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(task, timeout=5.0)

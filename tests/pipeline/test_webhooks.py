@@ -144,9 +144,10 @@ async def test_game_ended_arrives_once_across_restarts_signed_retried_and_rotate
             assert receiver.seen[0]["id"] == receiver.seen[1]["id"] == receiver.seen[2]["id"]
             async with webhook_admin(settings) as admin:
                 rotated = await admin.rotate(url, 3600)
-            # during the window a receiver holding either secret verifies every message
-            receiver.secrets = [endpoint.secrets[0].value, rotated.secrets[0].value]
         await role.client.aclose()
+        # from now on, during the window, a receiver holding either secret verifies every
+        # message (a request in flight at the stop was signed before the rotation)
+        receiver.secrets = [endpoint.secrets[0].value, rotated.secrets[0].value]
         await append(settings, log)  # a restarted ingest sends the whole log again
         role = build(settings)
         async with webhooking(role):  # the dispatcher resumes from its checkpoint

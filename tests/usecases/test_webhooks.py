@@ -26,7 +26,9 @@ from services.usecases.project import Project
 from services.usecases.webhooks.admin import WebhookAdmin, WebhookRefused
 from services.usecases.webhooks.deliver import RetryPolicy, Sender, signed_headers
 from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+from services.webhooks.loop import WebhooksLoop, running
 from tests.pipeline.factory import game_log
+from tests.pipeline.helpers import wait_until
 
 SHARDS = 4
 EXAMPLE = Path(__file__).parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
@@ -334,3 +336,44 @@ async def test_a_test_event_is_sent_once_and_logged_and_a_delivery_replays_under
     again = await w.admin.replay(headers["webhook-id"])
     assert again.id == headers["webhook-id"]
     assert [d.id for d in await w.store.pending(ep.id, 10)] == [again.id]
+
+
+async def test_a_stop_during_a_retry_wait_ends_it_and_the_delivery_stays_queued() -> None:
+    w = world(RetryPolicy(5, initial_s=60.0, max_s=60.0))
+    d = await queued(w, "http://127.0.0.1:9/a")
+    [ep] = await w.store.endpoints()
+    w.transport.script = [500]
+    task = asyncio.create_task(w.sender.deliver(ep, d))
+    await wait_until(lambda: _true(len(w.transport.requests) == 1), 30, "the first attempt")
+    w.sender.stop()
+    sent = await asyncio.wait_for(task, 30)  # the 60 s wait ended at once
+    assert (sent.outcome, sent.attempts) == (None, 1)
+    [still] = await w.store.pending(ep.id, 1)
+    assert (still.id, still.attempts, still.last_error) == (d.id, 1, "HTTP 500")
+
+
+async def test_stopping_the_role_lets_a_request_in_flight_finish_and_be_settled() -> None:
+    w = world()
+    d = await queued(w, "http://127.0.0.1:9/a")
+    answered = asyncio.Event()
+
+    class Slow(FakeTransport):
+        async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
+            self.requests.append((url, body, dict(headers)))
+            await asyncio.sleep(0.5)  # still in flight when the role stops
+            answered.set()
+            return Answer(204)
+
+    slow = Slow()
+    sender = Sender(w.store, slow, RetryPolicy(4, 0.001, 0.01), 50)
+    loop = WebhooksLoop(w.dispatcher(), sender, w.store, poll_s=0.05, grace_s=30)
+    async with running(loop):
+        await wait_until(lambda: _true(len(slow.requests) == 1), 30, "the request to start")
+    assert answered.is_set()
+    assert await w.store.depth(d.endpoint_id) == 0  # settled, so not sent again after a restart
+    [entry] = await w.store.log(d.endpoint_id, 10)
+    assert (entry.delivery.id, entry.status) == (d.id, "delivered")
+
+
+async def _true(value: bool) -> bool:
+    return value

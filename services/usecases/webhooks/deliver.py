@@ -13,8 +13,10 @@ research tournaments-and-integrations.md Q4.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -64,6 +66,10 @@ class _Abandoned(Exception):
     """The delivery left the queue meanwhile."""
 
 
+class _Stopping(Exception):
+    """The sender is stopping: a wait between attempts ends here (the delivery stays queued)."""
+
+
 def signed_headers(endpoint: Endpoint, delivery: Delivery, now: float) -> dict[str, str]:
     """`webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature`: a `v1,<base64>`
     per live secret, space-separated (current secret first), plus the content type."""
@@ -92,7 +98,10 @@ class Sent:
 
 
 class Sender:
-    """Sends one endpoint's deliveries, oldest first. `clock`: Unix seconds."""
+    """Sends one endpoint's deliveries, oldest first. `clock`: Unix seconds.
+
+    `stop()` lets a request in flight finish (so it is settled, not sent again after a
+    restart) but starts no other and ends every wait between attempts at once."""
 
     def __init__(
         self,
@@ -107,6 +116,17 @@ class Sender:
         self.policy = policy
         self.max_log = max_log
         self.clock = clock
+        self.stopping = asyncio.Event()
+
+    def stop(self) -> None:
+        """Stop taking deliveries and waiting to retry (see the class docstring)."""
+        self.stopping.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        """tenacity's wait between attempts, cut short by `stop()` (raises `_Stopping`)."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+            raise _Stopping
 
     async def attempt(self, endpoint: Endpoint, delivery: Delivery) -> Answer:
         """One signed POST of `delivery`. Raises `TransportError` (no answer)."""
@@ -114,13 +134,18 @@ class Sender:
         return await self.transport.post(endpoint.url, delivery.body.encode(), headers)
 
     async def drain(self, endpoint: Endpoint, on_sent: Callable[[Sent], None]) -> None:
-        """Send the endpoint's queued deliveries one by one until its queue is empty; `on_sent`
-        is told each result. Raises what the store raises."""
-        while True:
+        """Send the endpoint's queued deliveries one by one until its queue is empty (or the
+        endpoint is removed, or `stop()`), each signed with the endpoint's secrets as stored
+        then; `on_sent` is told each result. Raises what the store raises."""
+        while not self.stopping.is_set():
             head = await self.store.pending(endpoint.id, 1)
             if not head:
                 return
-            on_sent(await self.deliver(endpoint, head[0]))
+            # read again per delivery: a rotated secret signs from the next delivery on
+            fresh = [e for e in await self.store.endpoints() if e.id == endpoint.id]
+            if not fresh:
+                return  # removed
+            on_sent(await self.deliver(fresh[0], head[0]))
 
     async def deliver(self, endpoint: Endpoint, delivery: Delivery) -> Sent:
         """Send `delivery` with retries, then settle it (delivered or failed) in the store."""
@@ -133,6 +158,7 @@ class Sender:
             wait=self._wait,
             retry=retry_if_exception_type(_Retry),
             reraise=True,
+            sleep=self._sleep,
         )
         try:
             async for attempt in retrying:
@@ -148,7 +174,7 @@ class Sender:
                     return await self._settle(current, "failed", answer.status)
         except _Retry as final:
             return await self._settle(current, "failed", final.status)
-        except _Abandoned:
+        except (_Abandoned, _Stopping):
             return Sent(None, current.attempts, None, current.last_error)
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
