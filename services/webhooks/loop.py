@@ -102,7 +102,7 @@ class WebhooksLoop:
 
 
 def _count(sent: Sent) -> None:
-    ATTEMPTS.inc(max(sent.attempts, 0))
+    ATTEMPTS.inc(sent.made)
     if sent.outcome is not None:
         DELIVERIES.labels(outcome=sent.outcome).inc()
     if sent.outcome == "failed":

@@ -217,7 +217,7 @@ async def test_5xx_and_no_answer_are_retried_under_one_id_then_delivered_and_ver
     w.transport.script = [500, TransportError("timeout"), 503, 204]
     [ep] = await w.store.endpoints()
     sent = await w.sender.deliver(ep, d)
-    assert (sent.outcome, sent.attempts, sent.http_status) == ("delivered", 4, 204)
+    assert (sent.outcome, sent.attempts, sent.made, sent.http_status) == ("delivered", 4, 4, 204)
     ids = {r[2]["webhook-id"] for r in w.transport.requests}
     assert ids == {d.id}
     for _, body, headers in w.transport.requests:
@@ -248,7 +248,12 @@ async def test_attempts_count_on_after_a_restart() -> None:
     [ep] = await w.store.endpoints()
     w.transport.script = [500, 500]
     sent = await w.sender.deliver(ep, d)
-    assert (sent.outcome, sent.attempts, len(w.transport.requests)) == ("failed", 4, 1)
+    assert (sent.outcome, sent.attempts, sent.made, len(w.transport.requests)) == (
+        "failed",
+        4,
+        1,
+        1,
+    )
 
 
 async def test_a_429_waits_its_retry_after_not_the_backoff() -> None:

@@ -88,13 +88,15 @@ def signed_headers(endpoint: Endpoint, delivery: Delivery, now: float) -> dict[s
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """How a delivery ended: `outcome` (None: it left the queue meanwhile), the attempts made in
-    all, the last HTTP status (None: no answer) and the last error in words."""
+    """How a delivery ended: `outcome` (None: it left the queue meanwhile, or the sender
+    stopped), the attempts made in all (`made` of them by this call), the last HTTP status (None:
+    no answer) and the last error in words."""
 
     outcome: Outcome | None
     attempts: int
     http_status: int | None
     error: str | None
+    made: int = 0
 
 
 class Sender:
@@ -152,7 +154,7 @@ class Sender:
         current = delivery
         left = self.policy.max_attempts - delivery.attempts
         if left <= 0:
-            return await self._settle(current, "failed", None)
+            return await self._settle(current, "failed", None, delivery.attempts)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(left),
             wait=self._wait,
@@ -169,13 +171,16 @@ class Sender:
                         current = await self._record(current, str(failed))
                         raise
                     if 200 <= answer.status < 300:
-                        return await self._settle(current, "delivered", answer.status, 1)
+                        return await self._settle(
+                            current, "delivered", answer.status, delivery.attempts, 1
+                        )
                     current = await self._record(current, f"HTTP {answer.status}")
-                    return await self._settle(current, "failed", answer.status)
+                    return await self._settle(current, "failed", answer.status, delivery.attempts)
         except _Retry as final:
-            return await self._settle(current, "failed", final.status)
+            return await self._settle(current, "failed", final.status, delivery.attempts)
         except (_Abandoned, _Stopping):
-            return Sent(None, current.attempts, None, current.last_error)
+            made = current.attempts - delivery.attempts
+            return Sent(None, current.attempts, None, current.last_error, made)
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
     async def _once(self, endpoint: Endpoint, delivery: Delivery) -> Answer:
@@ -196,12 +201,19 @@ class Sender:
         return tried
 
     async def _settle(
-        self, delivery: Delivery, outcome: Outcome, status: int | None, extra: int = 0
+        self,
+        delivery: Delivery,
+        outcome: Outcome,
+        status: int | None,
+        first: int,
+        extra: int = 0,
     ) -> Sent:
+        """Settle `delivery` (`extra` attempts not recorded yet; `first`: its attempts before
+        this call)."""
         final = replace(delivery, attempts=delivery.attempts + extra)
-        if not await self.store.settle(final, outcome, status, self.max_log):
-            return Sent(None, final.attempts, status, final.last_error)
-        return Sent(outcome, final.attempts, status, final.last_error)
+        settled = await self.store.settle(final, outcome, status, self.max_log)
+        made = final.attempts - first
+        return Sent(outcome if settled else None, final.attempts, status, final.last_error, made)
 
     def _wait(self, state: RetryCallState) -> float:
         failure = state.outcome.exception() if state.outcome is not None else None
