@@ -26,6 +26,7 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
@@ -33,6 +34,7 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.adapters.redis.webhooks import RedisWebhookStore
 from services.gctune import collecting_frozen
 from services.keys import Keys
 from services.ports.archive import Archive
@@ -42,6 +44,7 @@ from services.ports.eventlog import EventLog
 from services.ports.hotgames import HotGames
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
+from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
 from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import ServiceSettings
@@ -68,6 +71,8 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
     from services.query.metrics import QueryMetrics
+    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.webhooks.loop import WebhooksLoop
 
 
 async def open_archive(settings: ServiceSettings) -> Archive | None:
@@ -82,7 +87,8 @@ async def open_archive(settings: ServiceSettings) -> Archive | None:
 
 @dataclass(frozen=True, slots=True)
 class Roles:
-    """Which services this process runs."""
+    """Which services this process runs (`webhooks`: off unless asked, since a deployment runs
+    one dispatcher: two would queue every message twice)."""
 
     ingest: bool = True
     inbox: bool = True
@@ -90,9 +96,10 @@ class Roles:
     query: bool = True
     archiver: bool = False
     """Seal final, quiet games into the archive (only when `archive_url` is set)."""
+    webhooks: bool = False
 
     def names(self) -> list[str]:
-        names = ("ingest", "inbox", "projector", "query", "archiver")
+        names = ("ingest", "inbox", "projector", "query", "archiver", "webhooks")
         return [name for name in names if getattr(self, name)]
 
 
@@ -105,6 +112,7 @@ class Ports:
     letters: DeadLetters
     projections: Projections
     notices: ChangeNotices
+    webhooks: WebhookStore
     hot_games: HotGames | None = None
     archive: Archive | None = None
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
@@ -139,6 +147,7 @@ def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None)
         RedisDeadLetters(client, keys),
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
+        RedisWebhookStore(client, keys),
         RedisHotGames(client, keys),
         archive,
     )
@@ -154,6 +163,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryDeadLetters(backend),
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
+        MemoryWebhookStore(),
         MemoryHotGames(backend),
         archive,
     )
@@ -316,6 +326,59 @@ async def running_projector(settings: ServiceSettings) -> AsyncIterator[Service]
         await service.client.aclose()
 
 
+def _webhook_parts(
+    service: Service,
+) -> tuple[WebhooksLoop, WebhookAdmin, AbstractAsyncContextManager[object]]:
+    """The webhooks role's loop and the operator's use case on `service`, sharing one httpx
+    transport (the third part: its closer)."""
+    from contextlib import aclosing
+
+    from services.adapters.http.webhooks import HttpxTransport
+    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.usecases.webhooks.deliver import RetryPolicy, Sender
+    from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+    from services.webhooks.loop import WebhooksLoop
+
+    s, ports = service.settings, service.ports
+    transport = HttpxTransport(s.webhook_timeout_s)
+    bounds = Bounds(s.webhook_queue_max, s.webhook_log_max)
+    policy = RetryPolicy(
+        s.webhook_max_attempts,
+        s.webhook_backoff_s,
+        s.webhook_backoff_max_s,
+        s.webhook_backoff_max_s,
+    )
+    sender = Sender(ports.webhooks, transport, policy, bounds.max_log)
+    dispatcher = Dispatcher(
+        ports.webhooks, ports.notices, ports.log, ports.projections, service.keys.shards, bounds
+    )
+    grace_s = s.webhook_timeout_s + 1.0
+    loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
+    return loop, WebhookAdmin(ports.webhooks, sender, bounds), aclosing(transport)
+
+
+@asynccontextmanager
+async def webhooking(service: Service) -> AsyncIterator[WebhooksLoop]:
+    """Run the webhooks role of `service` (dispatcher and senders) for the block's duration."""
+    from services.webhooks.loop import running
+
+    loop, _, transport = _webhook_parts(service)
+    async with transport, running(loop):
+        yield loop
+
+
+@asynccontextmanager
+async def webhook_admin(settings: ServiceSettings) -> AsyncIterator[WebhookAdmin]:
+    """The operator's webhook use case (own `Service`) for the block's duration."""
+    service = build(settings)
+    try:
+        _, admin, transport = _webhook_parts(service)
+        async with transport:
+            yield admin
+    finally:
+        await service.client.aclose()
+
+
 @asynccontextmanager
 async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
     """What `roles` run beside the routes: the inbox consumer, the projector loop; the client
@@ -334,6 +397,8 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
                 from services.archiver import sealing
 
                 await stack.enter_async_context(sealing(service.cases.seal, service.settings))
+            if roles.webhooks:
+                await stack.enter_async_context(webhooking(service))
             yield
     finally:
         if archive is not None:

@@ -86,6 +86,15 @@ class Keys:
         """LIST of ledger entries (JSON), appended as events apply."""
         return f"{PREFIX}:ledger:{self.tag(game_id)}:{game_id}"
 
+    # --- outbound webhooks: every key in one slot (`{wh}`), so one script moves them together ---
+    def webhooks(self, part: str, endpoint_id: str | None = None) -> str:
+        """`sl:wh:{wh}:<part>[:<endpoint>]`: `endpoints` (HASH id -> JSON), `ckpt` (HASH shard ->
+        notice id, `since`), `seen` (HASH game -> seq); per endpoint `q` (LIST of delivery ids),
+        `d` (HASH id -> pending delivery JSON), `co` (HASH game -> coalescable id), `log` (LIST,
+        newest first), `stats` (HASH `dropped`, `superseded`)."""
+        tail = f":{endpoint_id}" if endpoint_id is not None else ""
+        return f"{PREFIX}:wh:{{wh}}:{part}{tail}"
+
     # --- global, not in a game's slot ---
     dead_letter: str = f"{PREFIX}:deadletter"
     inbox: str = f"{PREFIX}:inbox"

@@ -287,6 +287,40 @@ class QuerySettings(CommonSettings):
     forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
 
 
-class ServiceSettings(IngestSettings, ProjectorSettings, QuerySettings):
+class WebhookSettings(CommonSettings):
+    """The webhooks role: outbound Standard Webhooks deliveries (services/webhooks/)."""
+
+    webhook_queue_max: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="pending deliveries per endpoint; past it the oldest coalescable "
+        "(standings.changed) one is dropped, else the oldest, counted",
+    )
+    webhook_log_max: int = Field(
+        default=200, ge=1, le=10_000, description="delivery log entries kept per endpoint"
+    )
+    webhook_max_attempts: int = Field(default=8, ge=1, le=50, description="per delivery")
+    webhook_backoff_s: float = Field(
+        default=1.0, gt=0, le=600, description="first retry wait; doubles, plus jitter"
+    )
+    webhook_backoff_max_s: float = Field(
+        default=300.0, gt=0, le=3600, description="longest wait between two attempts"
+    )
+    webhook_timeout_s: float = Field(
+        default=10.0, gt=0, le=60, description="per request (connect, write, read)"
+    )
+    webhook_rotation_window_s: float = Field(
+        default=86_400.0,
+        ge=0,
+        le=30 * 86400,
+        description="`webhooks rotate-secret`: how long the old secret keeps signing",
+    )
+    webhook_poll_s: float = Field(
+        default=1.0, gt=0, le=60, description="the role's longest wait for news (notices, queues)"
+    )
+
+
+class ServiceSettings(IngestSettings, ProjectorSettings, QuerySettings, WebhookSettings):
     """Every role's settings in one object: what the composition root (`services.bootstrap`)
     reads once per process."""

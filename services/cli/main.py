@@ -2,8 +2,8 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `demo` (everything, end to end, on a throwaway Redis), `simulate`, `tournament
-simulate`. Each command is
+held game), `webhooks` (outbound webhook endpoints: `webhooks_command.py`), `demo` (everything,
+end to end, on a throwaway Redis), `simulate`, `tournament simulate`. Each command is
 thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
 """
@@ -22,6 +22,7 @@ from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.publish_command import publish
 from services.cli.render import standings_table
 from services.cli.terminal import LogFile, err, out
+from services.cli.webhooks_command import webhooks_app
 from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
@@ -190,6 +191,13 @@ def serve(
             "SCORELEDGER_ARCHIVE_URL (off by default: run one)",
         ),
     ] = False,
+    webhooks: Annotated[
+        bool,
+        typer.Option(
+            "--webhooks/--no-webhooks",
+            help="signed outbound webhooks (off by default: run one per deployment)",
+        ),
+    ] = False,
     host: Annotated[
         str | None, typer.Option(help="bind address (default: SCORELEDGER_HOST)")
     ] = None,
@@ -215,10 +223,10 @@ def serve(
     from services.logging import configure_logging
     from services.settings import ServiceSettings
 
-    if not (ingest or inbox or projector or query or archiver):
+    if not (ingest or inbox or projector or query or archiver or webhooks):
         err.print(
             "nothing to run: enable at least one of --ingest, --inbox, --projector, --query,"
-            " --archiver"
+            " --archiver, --webhooks"
         )
         raise typer.Exit(2)
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
@@ -232,7 +240,12 @@ def serve(
             err.print("--archiver needs SCORELEDGER_ARCHIVE_URL (postgresql://... or file:///dir)")
             raise typer.Exit(78)
         roles = Roles(
-            ingest=ingest, inbox=inbox, projector=projector, query=query, archiver=archiver
+            ingest=ingest,
+            inbox=inbox,
+            projector=projector,
+            query=query,
+            archiver=archiver,
+            webhooks=webhooks,
         )
         guard = LifespanGuard(build_app(roles, overrides), settings)
         server = uvicorn_server(
@@ -269,6 +282,7 @@ def _startup_failed(failure: StartupFailure) -> NoReturn:
 
 
 app.command()(publish)
+app.add_typer(webhooks_app)
 app.command()(demo)
 app.add_typer(
     __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app, name="tournament"

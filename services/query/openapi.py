@@ -57,7 +57,67 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
                     del content[next(iter(content))]
     _type_the_append_body(document)
     _problems_everywhere(document)
+    _outbound_webhooks(document)
     return document
+
+
+WEBHOOK_HEADERS = [
+    {
+        "name": "webhook-id",
+        "in": "header",
+        "required": True,
+        "description": "the message id (`msg_...`), the same on every retry and replay: "
+        "deduplicate on it",
+        "schema": {"type": "string"},
+    },
+    {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": True,
+        "description": "Unix seconds of this attempt",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": True,
+        "description": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` per live secret, "
+        "space-separated (two during a secret rotation's window)",
+        "schema": {"type": "string"},
+    },
+]
+
+
+def _outbound_webhooks(document: dict[str, Any]) -> None:
+    """The signed outbound messages (Standard Webhooks 1.0) as OpenAPI 3.1 `webhooks`, one
+    operation per message type, bodies from `contracts.webhooks`."""
+    from contracts.webhooks import MESSAGES
+
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    hooks: dict[str, Any] = {}
+    for kind, model in MESSAGES.items():
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(schema.pop("$defs", {}))
+        schemas[model.__name__] = schema
+        hooks[kind] = {
+            "post": {
+                "operationId": "webhook_" + kind.replace(".", "_"),
+                "summary": (model.__doc__ or kind).strip().splitlines()[0],
+                "description": "POSTed to each endpoint that takes this type "
+                "(`scoreledger webhooks add`); retried on 5xx, 429 and no answer.",
+                "parameters": WEBHOOK_HEADERS,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{model.__name__}"}
+                        }
+                    },
+                },
+                "responses": {"2XX": {"description": "received (any other answer: not)"}},
+            }
+        }
+    document["webhooks"] = hooks
 
 
 RETRY_AFTER_HEADER = {

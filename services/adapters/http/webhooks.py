@@ -1,0 +1,54 @@
+"""`WebhookTransport` over httpx: one client (connection pool) per process, every request
+bounded by `timeout_s` (connect, read, write and pool alike), no redirects followed (a 3xx is an
+answer, and fails the delivery), the answer's body never read past its headers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+import httpx
+
+from services.ports.webhooks import Answer, TransportError
+
+
+def retry_after_s(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds asked by a `Retry-After` header (RFC 9110 §10.2.3: delay-seconds or an
+    HTTP-date), at least 0; None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+class HttpxTransport:
+    """POSTs with `httpx.AsyncClient`; `aclose()` it at the end."""
+
+    def __init__(self, timeout_s: float, client: httpx.AsyncClient | None = None) -> None:
+        self.client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(timeout_s),
+            follow_redirects=False,
+            headers={"user-agent": "scoreledger-webhooks"},
+        )
+
+    async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
+        """One POST; the answer's status and `Retry-After`. Raises `TransportError` on a
+        timeout or a connection, protocol or URL error."""
+        try:
+            async with self.client.stream("POST", url, content=body, headers=dict(headers)) as r:
+                return Answer(r.status_code, retry_after_s(r.headers.get("retry-after")))
+        except (httpx.HTTPError, httpx.InvalidURL) as error:
+            raise TransportError(f"{type(error).__name__}: {error}"[:300]) from None
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self.client.aclose()

@@ -1,0 +1,316 @@
+"""`WebhookStore` on Redis: every key under the hash tag `{wh}` (`Keys.webhooks`), so one Lua
+script queues a batch of deliveries, records the games' dispatched seqs and moves the
+dispatcher's checkpoint atomically (one Redis Cluster slot; outbound webhooks are a
+low-volume side channel, one slot carries them).
+
+Per endpoint: `q` the queue (LIST of ids, oldest first), `d` the pending deliveries (HASH id ->
+JSON), `co` the pending `standings.changed` per game (HASH game -> id), `log` the delivery
+log (LIST of JSON, newest first, trimmed to `max_log`), `stats` (HASH `dropped`, `superseded`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from services.adapters.redis.connect import RedisClient
+from services.keys import Keys
+from services.ports.webhooks import (
+    Delivery,
+    DispatchCheckpoint,
+    Endpoint,
+    EnqueueOutcome,
+    LogEntry,
+    Outcome,
+    Secret,
+)
+
+_PER_DELIVERY = ("q", "d", "co", "log", "stats")
+
+_LOG_LUA = """
+local function logit(log, json, status, now, maxlog)
+  redis.call('LPUSH', log, '{"delivery":' .. json .. ',"status":"' .. status .. '","at_ms":'
+    .. now .. ',"http_status":null}')
+  redis.call('LTRIM', log, 0, maxlog - 1)
+end
+"""
+
+_ENQUEUE_LUA = """
+local function enqueue(k, id, json, game, maxq, maxlog, now)
+  local q, d, co, log, stats = KEYS[k], KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4]
+  if redis.call('HEXISTS', d, id) == 1 then return 0 end
+  local placed = 0
+  if game ~= '' then
+    local old = redis.call('HGET', co, game)
+    if old then
+      local oldjson = redis.call('HGET', d, old)
+      local pos = redis.call('LPOS', q, old)
+      if oldjson and pos then
+        redis.call('LSET', q, pos, id)
+        redis.call('HDEL', d, old)
+        logit(log, oldjson, 'superseded', now, maxlog)
+        redis.call('HINCRBY', stats, 'superseded', 1)
+        placed = 2
+      end
+    end
+  end
+  if placed == 0 then
+    if redis.call('LLEN', q) >= maxq then
+      local victim = nil
+      local coalescable = {}
+      for _, v in ipairs(redis.call('HVALS', co)) do coalescable[v] = true end
+      if next(coalescable) then
+        for _, v in ipairs(redis.call('LRANGE', q, 0, -1)) do
+          if coalescable[v] then victim = v; break end
+        end
+      end
+      if not victim then victim = redis.call('LINDEX', q, 0) end
+      local vjson = redis.call('HGET', d, victim)
+      redis.call('LREM', q, 1, victim)
+      redis.call('HDEL', d, victim)
+      if vjson then
+        local vgame = cjson.decode(vjson)['coalesce']
+        if type(vgame) == 'string' and redis.call('HGET', co, vgame) == victim then
+          redis.call('HDEL', co, vgame)
+        end
+        logit(log, vjson, 'dropped', now, maxlog)
+      end
+      redis.call('HINCRBY', stats, 'dropped', 1)
+      placed = 3
+    else
+      placed = 1
+    end
+    redis.call('RPUSH', q, id)
+  end
+  redis.call('HSET', d, id, json)
+  if game ~= '' then redis.call('HSET', co, game, id) end
+  return placed
+end
+"""
+
+COMMIT_LUA = (
+    _LOG_LUA
+    + _ENQUEUE_LUA
+    + """
+local maxq, maxlog, now = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local n = tonumber(ARGV[4])
+local a = 5
+local out = {}
+for i = 1, n do
+  out[i] = enqueue(3 + (i - 1) * 5, ARGV[a], ARGV[a + 1], ARGV[a + 2], maxq, maxlog, now)
+  a = a + 3
+end
+local seen = tonumber(ARGV[a]); a = a + 1
+for i = 1, seen do redis.call('HSET', KEYS[2], ARGV[a], ARGV[a + 1]); a = a + 2 end
+local marks = tonumber(ARGV[a]); a = a + 1
+for i = 1, marks do redis.call('HSET', KEYS[1], ARGV[a], ARGV[a + 1]); a = a + 2 end
+return out
+"""
+)
+"""KEYS: 1 `ckpt`, 2 `seen`, then `q d co log stats` of each delivery's endpoint. ARGV: max
+queue, max log, now (ms), n, then (id, JSON, coalesce game or '') per delivery, then the seen
+count and (game, seq) pairs, then the checkpoint's count and (field, value) pairs. Returns per
+delivery 0 (already queued), 1 (queued), 2 (superseded a pending one), 3 (dropped one)."""
+
+SETTLE_LUA = """
+local q, d, co, log = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+if redis.call('HDEL', d, ARGV[1]) == 0 then return 0 end
+redis.call('LREM', q, 1, ARGV[1])
+if ARGV[2] ~= '' and redis.call('HGET', co, ARGV[2]) == ARGV[1] then
+  redis.call('HDEL', co, ARGV[2])
+end
+redis.call('LPUSH', log, ARGV[3])
+redis.call('LTRIM', log, 0, tonumber(ARGV[4]) - 1)
+return 1
+"""
+"""KEYS: `q d co log` of the endpoint. ARGV: id, coalesce game or '', the log entry JSON, max
+log. Returns 1 when settled, 0 when the delivery was no longer queued."""
+
+ATTEMPTED_LUA = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+
+def delivery_json(d: Delivery) -> str:
+    """`d` as stored (every field, JSON)."""
+    return json.dumps(asdict(d), separators=(",", ":"))
+
+
+def delivery_of(data: Any) -> Delivery:
+    """A `Delivery` from its stored JSON (str, bytes or decoded dict)."""
+    raw = json.loads(data) if isinstance(data, str | bytes) else data
+    return Delivery(**raw)
+
+
+def endpoint_json(e: Endpoint) -> str:
+    """`e` as stored."""
+    return json.dumps(asdict(e), separators=(",", ":"))
+
+
+def endpoint_of(data: bytes | str) -> Endpoint:
+    """An `Endpoint` from its stored JSON."""
+    raw = json.loads(data)
+    raw["events"] = tuple(raw["events"])
+    raw["secrets"] = tuple(Secret(**s) for s in raw["secrets"])
+    return Endpoint(**raw)
+
+
+def _outcome(placed: Sequence[int], deliveries: Sequence[Delivery]) -> EnqueueOutcome:
+    dropped: dict[str, int] = {}
+    sup: dict[str, int] = {}
+    for code, d in zip(placed, deliveries, strict=True):
+        if code == 3:
+            dropped[d.endpoint_id] = dropped.get(d.endpoint_id, 0) + 1
+        elif code == 2:
+            sup[d.endpoint_id] = sup.get(d.endpoint_id, 0) + 1
+    return EnqueueOutcome(dropped, sup)
+
+
+class RedisWebhookStore:
+    """`client`: `redis.asyncio.Redis` (or the cluster client) without `decode_responses`."""
+
+    def __init__(self, client: RedisClient, keys: Keys) -> None:
+        self.client = client
+        self.keys = keys
+        self._commit = client.register_script(COMMIT_LUA)
+        self._settle = client.register_script(SETTLE_LUA)
+        self._attempted = client.register_script(ATTEMPTED_LUA)
+
+    def _k(self, part: str, endpoint_id: str | None = None) -> str:
+        return self.keys.webhooks(part, endpoint_id)
+
+    async def put_endpoint(self, endpoint: Endpoint) -> None:
+        """HSET of the endpoint's JSON."""
+        await self.client.hset(self._k("endpoints"), endpoint.id, endpoint_json(endpoint))
+
+    async def endpoints(self) -> list[Endpoint]:
+        """HVALS of the endpoints, sorted by URL."""
+        raw: Any = await self.client.hvals(self._k("endpoints"))
+        return sorted((endpoint_of(v) for v in raw), key=lambda e: e.url)
+
+    async def remove_endpoint(self, endpoint_id: str) -> bool:
+        """HDEL of the endpoint, DEL of its queue, pending, log and stats."""
+        removed: Any = await self.client.hdel(self._k("endpoints"), endpoint_id)
+        await self.client.delete(*(self._k(p, endpoint_id) for p in _PER_DELIVERY))
+        return bool(removed)
+
+    async def checkpoint(self) -> DispatchCheckpoint | None:
+        """HGETALL of `ckpt` (None when empty)."""
+        raw: Any = await self.client.hgetall(self._k("ckpt"))
+        if not raw:
+            return None
+        fields = {k.decode(): v.decode() for k, v in raw.items()}
+        since = int(fields.pop("since"))
+        return DispatchCheckpoint({int(k): v for k, v in fields.items()}, since)
+
+    async def seen(self, game_ids: Sequence[str]) -> list[int | None]:
+        """HMGET of `seen`."""
+        if not game_ids:
+            return []
+        raw: Any = await self.client.hmget(self._k("seen"), list(game_ids))
+        return [int(v) if v is not None else None for v in raw]
+
+    async def _run(
+        self,
+        deliveries: Sequence[Delivery],
+        seen: Mapping[str, int],
+        marks: Mapping[str, str],
+        max_queue: int,
+        max_log: int,
+    ) -> EnqueueOutcome:
+        keys = [self._k("ckpt"), self._k("seen")]
+        args: list[str | int] = [max_queue, max_log, int(time.time() * 1000), len(deliveries)]
+        for d in deliveries:
+            keys += [self._k(p, d.endpoint_id) for p in _PER_DELIVERY]
+            args += [d.id, delivery_json(d), d.coalesce or ""]
+        args.append(len(seen))
+        for game, seq in seen.items():
+            args += [game, seq]
+        args.append(len(marks))
+        for name, value in marks.items():
+            args += [name, value]
+        placed: Any = await self._commit(keys=keys, args=args)
+        return _outcome([int(p) for p in placed], deliveries)
+
+    async def commit(
+        self,
+        deliveries: Sequence[Delivery],
+        seen: Mapping[str, int],
+        checkpoint: DispatchCheckpoint,
+        max_queue: int,
+        max_log: int,
+    ) -> EnqueueOutcome:
+        """One `COMMIT_LUA` call."""
+        marks = {str(s): pos for s, pos in checkpoint.positions.items()}
+        marks["since"] = str(checkpoint.since_ms)
+        return await self._run(deliveries, seen, marks, max_queue, max_log)
+
+    async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
+        """One `COMMIT_LUA` call with no seen games and no checkpoint."""
+        return await self._run([delivery], {}, {}, max_queue, max_log)
+
+    async def pending(self, endpoint_id: str, limit: int) -> list[Delivery]:
+        """LRANGE of the queue, HMGET of the pending (ids settled meanwhile skipped)."""
+        ids: Any = await self.client.lrange(self._k("q", endpoint_id), 0, limit - 1)
+        if not ids:
+            return []
+        raw: Any = await self.client.hmget(self._k("d", endpoint_id), ids)
+        return [delivery_of(v) for v in raw if v is not None]
+
+    async def depth(self, endpoint_id: str) -> int:
+        """LLEN of the queue."""
+        n: Any = await self.client.llen(self._k("q", endpoint_id))
+        return int(n)
+
+    async def attempted(self, delivery: Delivery) -> bool:
+        """HSET of the pending delivery if it is still there (one script)."""
+        done: Any = await self._attempted(
+            keys=[self._k("d", delivery.endpoint_id)], args=[delivery.id, delivery_json(delivery)]
+        )
+        return bool(done)
+
+    async def settle(
+        self, delivery: Delivery, outcome: Outcome, http_status: int | None, max_log: int
+    ) -> bool:
+        """One `SETTLE_LUA` call."""
+        entry = json.dumps(
+            {
+                "delivery": asdict(delivery),
+                "status": outcome,
+                "at_ms": int(time.time() * 1000),
+                "http_status": http_status,
+            },
+            separators=(",", ":"),
+        )
+        keys = [self._k(p, delivery.endpoint_id) for p in ("q", "d", "co", "log")]
+        done: Any = await self._settle(
+            keys=keys, args=[delivery.id, delivery.coalesce or "", entry, max_log]
+        )
+        return bool(done)
+
+    async def log(self, endpoint_id: str, limit: int) -> list[LogEntry]:
+        """The pending deliveries (newest first), then LRANGE of the log."""
+        queued = await self.pending(endpoint_id, limit)
+        entries = [LogEntry(d, "pending", d.created_ms) for d in reversed(queued)]
+        raw: Any = await self.client.lrange(self._k("log", endpoint_id), 0, limit - 1)
+        for item in raw:
+            data = json.loads(item)
+            entries.append(
+                LogEntry(
+                    delivery_of(data["delivery"]),
+                    data["status"],
+                    int(data["at_ms"]),
+                    data["http_status"],
+                )
+            )
+        return entries[:limit]
+
+    async def dropped(self, endpoint_id: str) -> int:
+        """HGET `dropped` of the endpoint's stats."""
+        n: Any = await self.client.hget(self._k("stats", endpoint_id), "dropped")
+        return int(n or 0)

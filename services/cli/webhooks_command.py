@@ -1,0 +1,201 @@
+"""`scoreledger webhooks ...`: the operator's commands for outbound webhooks (the use case
+`services.usecases.webhooks.admin.WebhookAdmin`, built by `services.bootstrap.webhook_admin`).
+
+A refused request (a bad URL, unknown event types, an unknown endpoint or delivery) prints its
+rule and exits 1; so does an unreachable Redis.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, TypeVar
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from services.cli.terminal import err, out
+
+if TYPE_CHECKING:
+    from services.usecases.webhooks.admin import WebhookAdmin
+
+webhooks_app = typer.Typer(
+    name="webhooks",
+    help="Signed outbound webhooks (Standard Webhooks 1.0): endpoints, secrets, the delivery log.",
+    no_args_is_help=True,
+)
+
+T = TypeVar("T")
+RedisUrl = Annotated[
+    str | None,
+    typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)"),
+]
+Url = Annotated[str, typer.Argument(help="the endpoint's URL")]
+
+
+def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) -> T:
+    """Run `work` on the operator's use case; a refusal or Redis away: one line, exit 1."""
+    import asyncio  # here: `--help` and `score` never load the event loop
+
+    from redis.exceptions import RedisError
+
+    from services.bootstrap import webhook_admin
+    from services.settings import ServiceSettings
+    from services.usecases.webhooks.admin import WebhookRefused
+
+    async def go() -> T:
+        settings = ServiceSettings(redis_url=redis_url) if redis_url else ServiceSettings()
+        async with webhook_admin(settings) as admin:
+            return await work(admin)
+
+    try:
+        return asyncio.run(go())
+    except WebhookRefused as refused:
+        err.print(f"{refused.rule}: {escape(str(refused))}", highlight=False, soft_wrap=True)
+    except (RedisError, OSError) as error:
+        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
+    raise typer.Exit(1)
+
+
+def _when(ms: int | None) -> str:
+    if ms is None:
+        return "-"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+@webhooks_app.command()
+def add(
+    url: Url,
+    game: Annotated[
+        str | None, typer.Option("--game", help="only this game (default: every game)")
+    ] = None,
+    events: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--events",
+            help="event types, comma-separated or repeated (default: all): game.started, "
+            "standings.changed, game.ended, event.voided, score.corrected",
+        ),
+    ] = None,
+    redis_url: RedisUrl = None,
+) -> None:
+    """Add an endpoint and print its signing secret (shown once; `list` masks it)."""
+    kinds = [k.strip() for item in events or [] for k in item.split(",") if k.strip()]
+    endpoint = _run(redis_url, lambda admin: admin.add(url, game, kinds))
+    out.print(f"added {escape(endpoint.url)} ({endpoint.id})", highlight=False)
+    out.print(f"secret: {endpoint.secrets[0].value}", highlight=False, soft_wrap=True)
+
+
+@webhooks_app.command("list")
+def list_endpoints(redis_url: RedisUrl = None) -> None:
+    """The endpoints with their games, event types, secrets (masked), queue and drops."""
+    table = Table("url", "game", "events", "secrets", "queued", "dropped")
+    for endpoint, depth, dropped in _run(redis_url, lambda admin: admin.overview()):
+        secrets = ", ".join(
+            f"{s.value[:10]}… (until {_when(s.expires_ms)})" if s.expires_ms else f"{s.value[:10]}…"
+            for s in endpoint.secrets
+        )
+        table.add_row(
+            escape(endpoint.url),
+            endpoint.game_id or "all",
+            ", ".join(endpoint.events) or "all",
+            secrets,
+            str(depth),
+            str(dropped),
+        )
+    out.print(table)
+
+
+@webhooks_app.command()
+def remove(url: Url, redis_url: RedisUrl = None) -> None:
+    """Remove an endpoint with its queue and delivery log."""
+    _run(redis_url, lambda admin: admin.remove(url))
+    out.print(f"removed {escape(url)}", highlight=False)
+
+
+@webhooks_app.command("rotate-secret")
+def rotate_secret(
+    url: Url,
+    window: Annotated[
+        float | None,
+        typer.Option(
+            "--window",
+            min=0,
+            help="seconds the old secret keeps signing (default: SCORELEDGER_WEBHOOK_ROTATION_WINDOW_S)",
+        ),
+    ] = None,
+    redis_url: RedisUrl = None,
+) -> None:
+    """A new signing secret; the old one keeps signing (both signatures sent) for the window."""
+    from services.settings import WebhookSettings
+
+    window_s = WebhookSettings().webhook_rotation_window_s if window is None else window
+    rotated = _run(redis_url, lambda admin: admin.rotate(url, window_s))
+    out.print(f"secret: {rotated.secrets[0].value}", highlight=False, soft_wrap=True)
+    for old in rotated.secrets[1:]:
+        out.print(f"old {old.value[:10]}… signs until {_when(old.expires_ms)}", highlight=False)
+
+
+@webhooks_app.command("test")
+def send_test(url: Url, redis_url: RedisUrl = None) -> None:
+    """Send a `webhook.test` event now (one attempt) and print the answer; exit 1 unless 2xx."""
+    result = _run(redis_url, lambda admin: admin.test(url))
+    entry = result.entry
+    said = f"HTTP {entry.http_status}" if entry.http_status is not None else result.error
+    out.print(f"{entry.status}: {escape(str(said))} (webhook-id {entry.delivery.id})")
+    if entry.status != "delivered":
+        raise typer.Exit(1)
+
+
+@webhooks_app.command()
+def deliveries(
+    url: Url,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000)] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="one JSON object a line")] = False,
+    redis_url: RedisUrl = None,
+) -> None:
+    """The endpoint's delivery log, newest first (pending first): id, type, game, status,
+    attempts, last HTTP status and error."""
+    entries = _run(redis_url, lambda admin: admin.deliveries(url, limit))
+    if as_json:
+        for e in entries:
+            d = e.delivery
+            line = {
+                "id": d.id,
+                "type": d.type,
+                "game_id": d.game_id,
+                "status": e.status,
+                "attempts": d.attempts,
+                "http_status": e.http_status,
+                "last_error": d.last_error,
+                "at": _when(e.at_ms),
+            }
+            typer.echo(json.dumps(line))
+        return
+    table = Table("at", "id", "type", "game", "status", "attempts", "http", "last error")
+    for e in entries:
+        d = e.delivery
+        table.add_row(
+            _when(e.at_ms),
+            d.id,
+            d.type,
+            d.game_id or "-",
+            e.status,
+            str(d.attempts),
+            str(e.http_status or "-"),
+            escape(d.last_error or ""),
+        )
+    out.print(table)
+
+
+@webhooks_app.command()
+def replay(
+    delivery_id: Annotated[str, typer.Argument(help="a delivery id (webhook-id) from the log")],
+    redis_url: RedisUrl = None,
+) -> None:
+    """Queue a logged delivery again under the same webhook-id; the running webhooks role
+    (`serve --webhooks`) sends it."""
+    again = _run(redis_url, lambda admin: admin.replay(delivery_id))
+    out.print(f"queued {again.id} ({again.type}) again", highlight=False)

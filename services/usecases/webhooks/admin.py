@@ -1,0 +1,198 @@
+"""What an operator does with webhook endpoints: add, list, remove, rotate a secret, send a test
+event, read the delivery log, replay a delivery.
+
+Secrets are `whsec_` + base64 of 32 random bytes (Standard Webhooks 1.0: 24 to 64 bytes). A
+rotation puts a new secret first and keeps the old one signing until its window ends, so a
+receiver that still holds the old secret verifies every message meanwhile (both signatures are
+sent, space-separated). Source: Standard Webhooks 1.0 spec (secrets, rotation).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+from services.ports.webhooks import (
+    Delivery,
+    Endpoint,
+    LogEntry,
+    Outcome,
+    Secret,
+    TransportError,
+    WebhookStore,
+)
+from services.usecases.webhooks.deliver import Sender
+from services.usecases.webhooks.dispatch import Bounds
+from services.usecases.webhooks.messages import TEST, TYPES, test_message
+
+MAX_URL = 2000
+
+
+class WebhookRefused(Exception):
+    """An operator's request refused: `rule` names what is wrong (`webhook.url`,
+    `webhook.events`, `webhook.exists`, `webhook.unknown`, `webhook.delivery_unknown`)."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def new_secret() -> str:
+    """A fresh `whsec_...` secret (32 random bytes, base64)."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def endpoint_id(url: str) -> str:
+    """The endpoint id of `url`: `ep_` + 16 hex of its SHA-256 (one endpoint per URL)."""
+    return "ep_" + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+def check_url(url: str) -> str:
+    """`url` if it is an absolute http(s) URL of at most 2000 characters, else
+    `WebhookRefused("webhook.url")`."""
+    parts = urlsplit(url)
+    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise WebhookRefused("webhook.url", f"not an http(s) URL of at most {MAX_URL} characters")
+    return url
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    """A test event's delivery: its log entry, and the error when there was no answer."""
+
+    entry: LogEntry
+    error: str | None
+
+
+class WebhookAdmin:
+    """The operator's use case over `store`; `sender` sends test events. `clock`: Unix seconds."""
+
+    def __init__(
+        self,
+        store: WebhookStore,
+        sender: Sender,
+        bounds: Bounds,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.sender = sender
+        self.bounds = bounds
+        self.clock = clock
+
+    async def add(self, url: str, game_id: str | None, events: Sequence[str]) -> Endpoint:
+        """A new endpoint for `url` (one game or all, `events` of `messages.TYPES`, empty: all)
+        with a fresh secret. Raises `WebhookRefused` (`webhook.url`, `webhook.events`,
+        `webhook.exists`)."""
+        check_url(url)
+        unknown = sorted(set(events) - set(TYPES))
+        if unknown:
+            raise WebhookRefused(
+                "webhook.events", f"unknown event types {unknown}; known: {list(TYPES)}"
+            )
+        if await self.find(url) is not None:
+            raise WebhookRefused("webhook.exists", f"an endpoint for {url} exists; remove it first")
+        endpoint = Endpoint(
+            endpoint_id(url),
+            url,
+            game_id,
+            tuple(dict.fromkeys(events)),
+            (Secret(new_secret()),),
+            int(self.clock() * 1000),
+        )
+        await self.store.put_endpoint(endpoint)
+        return endpoint
+
+    async def overview(self) -> list[tuple[Endpoint, int, int]]:
+        """Every endpoint (by URL) with its queue depth and how many deliveries its bound has
+        dropped."""
+        found = await self.store.endpoints()
+        return [(e, await self.store.depth(e.id), await self.store.dropped(e.id)) for e in found]
+
+    async def find(self, url: str) -> Endpoint | None:
+        """The endpoint of `url`, or None."""
+        wanted = endpoint_id(url)
+        return next((e for e in await self.store.endpoints() if e.id == wanted), None)
+
+    async def get(self, url: str) -> Endpoint:
+        """The endpoint of `url`. Raises `WebhookRefused("webhook.unknown")`."""
+        found = await self.find(url)
+        if found is None:
+            raise WebhookRefused("webhook.unknown", f"no endpoint for {url}")
+        return found
+
+    async def remove(self, url: str) -> None:
+        """Remove the endpoint of `url` with its queue and log. Raises `WebhookRefused`."""
+        if not await self.store.remove_endpoint((await self.get(url)).id):
+            raise WebhookRefused("webhook.unknown", f"no endpoint for {url}")
+
+    async def rotate(self, url: str, window_s: float) -> Endpoint:
+        """A new current secret for `url`'s endpoint; the previous one keeps signing for
+        `window_s` seconds (0: it stops now); secrets past their window are dropped. Raises
+        `WebhookRefused`."""
+        endpoint = await self.get(url)
+        now_ms = int(self.clock() * 1000)
+        old = [s for s in endpoint.live_secrets(now_ms) if s.expires_ms is not None]
+        ends = now_ms + int(window_s * 1000)
+        current = [replace(s, expires_ms=ends) for s in endpoint.secrets if s.expires_ms is None]
+        kept = tuple(
+            s for s in (*current, *old) if s.expires_ms is not None and s.expires_ms > now_ms
+        )
+        rotated = replace(endpoint, secrets=(Secret(new_secret()), *kept))
+        await self.store.put_endpoint(rotated)
+        return rotated
+
+    async def test(self, url: str) -> TestResult:
+        """Send one `webhook.test` to `url`'s endpoint now (one attempt, no retry), then log it.
+        Raises `WebhookRefused`."""
+        endpoint = await self.get(url)
+        now = self.clock()
+        text = test_message(datetime.fromtimestamp(now, UTC))
+        delivery = Delivery(
+            f"msg_{uuid.uuid4().hex}", endpoint.id, TEST, None, text, int(now * 1000)
+        )
+        try:
+            answer = await self.sender.attempt(endpoint, delivery)
+        except TransportError as error:
+            failed = replace(delivery, attempts=1, last_error=str(error) or type(error).__name__)
+            await self._log(failed, "failed", None)
+            return TestResult(
+                LogEntry(failed, "failed", int(self.clock() * 1000)), failed.last_error
+            )
+        ok = 200 <= answer.status < 300
+        sent = replace(delivery, attempts=1, last_error=None if ok else f"HTTP {answer.status}")
+        outcome: Outcome = "delivered" if ok else "failed"
+        await self._log(sent, outcome, answer.status)
+        return TestResult(LogEntry(sent, outcome, int(self.clock() * 1000), answer.status), None)
+
+    async def _log(self, delivery: Delivery, outcome: Outcome, status: int | None) -> None:
+        """Log a delivery sent outside the queue (queued and settled at once: never sent by
+        the webhooks role)."""
+        await self.store.enqueue(delivery, self.bounds.max_queue, self.bounds.max_log)
+        await self.store.settle(delivery, outcome, status, self.bounds.max_log)
+
+    async def deliveries(self, url: str, limit: int) -> list[LogEntry]:
+        """`url`'s delivery log, newest first (pending ones first). Raises `WebhookRefused`."""
+        return await self.store.log((await self.get(url)).id, limit)
+
+    async def replay(self, delivery_id: str) -> Delivery:
+        """Queue a logged delivery again under its `webhook-id`, attempts reset; a running
+        webhooks role sends it. Raises `WebhookRefused("webhook.delivery_unknown")` when no
+        endpoint's log holds it."""
+        for endpoint in await self.store.endpoints():
+            for entry in await self.store.log(
+                endpoint.id, self.bounds.max_log + self.bounds.max_queue
+            ):
+                if entry.delivery.id == delivery_id and entry.status != "pending":
+                    again = replace(entry.delivery, attempts=0, last_error=None)
+                    await self.store.enqueue(again, self.bounds.max_queue, self.bounds.max_log)
+                    return again
+        raise WebhookRefused(
+            "webhook.delivery_unknown", f"no logged delivery {delivery_id} (or it is still pending)"
+        )

@@ -1,0 +1,60 @@
+"""`scoreledger webhooks ...` against a real Redis: an operator adds, lists, rotates, tests,
+reads the log of and removes an endpoint; refusals name their rule and exit 1."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from services.cli.main import app
+
+pytestmark = pytest.mark.redis
+runner = CliRunner()
+URL = "http://127.0.0.1:9/hook"  # port 9 (discard): nothing answers
+
+
+def run(url: str, *args: str) -> tuple[int, str]:
+    done = runner.invoke(app, ["webhooks", *args, "--redis-url", url])
+    return done.exit_code, done.output
+
+
+def test_an_endpoint_from_add_to_remove(clean_redis_url: str) -> None:
+    code, text = run(
+        clean_redis_url, "add", URL, "--game", "g1", "--events", "game.ended,event.voided"
+    )
+    assert code == 0, text
+    secret = next(line.split(": ")[1] for line in text.splitlines() if line.startswith("secret"))
+    assert secret.startswith("whsec_")
+    code, text = run(clean_redis_url, "list")
+    assert code == 0
+    assert "g1" in text
+    assert "game.ended" in text
+    assert secret not in text  # masked
+    code, text = run(clean_redis_url, "rotate-secret", URL, "--window", "60")
+    assert code == 0
+    assert "old whsec_" in text
+    assert "signs until" in text
+    code, text = run(clean_redis_url, "test", URL)
+    assert code == 1  # nothing listens on port 9
+    assert text.startswith("failed")
+    code, text = run(clean_redis_url, "deliveries", URL, "--json")
+    assert code == 0
+    [entry] = [json.loads(line) for line in text.splitlines()]
+    assert (entry["type"], entry["status"], entry["attempts"]) == ("webhook.test", "failed", 1)
+    code, text = run(clean_redis_url, "replay", entry["id"])
+    assert (code, f"queued {entry['id']}" in text) == (0, True)
+    assert run(clean_redis_url, "remove", URL)[0] == 0
+    code, text = run(clean_redis_url, "remove", URL)
+    assert code == 1
+    assert "webhook.unknown" in text
+
+
+def test_refusals_name_their_rule(clean_redis_url: str) -> None:
+    code, text = run(clean_redis_url, "add", "not a url")
+    assert (code, text.startswith("webhook.url:")) == (1, True)
+    code, text = run(clean_redis_url, "add", URL, "--events", "game.over")
+    assert (code, text.startswith("webhook.events:")) == (1, True)
+    code, text = run(clean_redis_url, "replay", "msg_none")
+    assert (code, text.startswith("webhook.delivery_unknown:")) == (1, True)

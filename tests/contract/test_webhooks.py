@@ -1,0 +1,133 @@
+"""The webhook store's contract (queues, coalescing, the bound, the log, the checkpoint), for
+the in-memory and the Redis adapter alike."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+
+from services.adapters.memory.webhooks import MemoryWebhookStore
+from services.adapters.redis.connect import connect
+from services.keys import Keys
+from services.ports.webhooks import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[WebhookStore]:
+    if request.param == "memory":
+        yield MemoryWebhookStore()
+        return
+    from services.adapters.redis.webhooks import RedisWebhookStore
+
+    client = connect(request.getfixturevalue("redis_url"))
+    await client.flushdb()
+    yield RedisWebhookStore(client, Keys(4))
+    await client.aclose()
+
+
+EP = Endpoint("ep_a", "http://127.0.0.1:9/hook", None, (), (Secret("whsec_AAAA"),), 1)
+
+
+def delivery(i: int, coalesce: str | None = None, kind: str = "game.ended") -> Delivery:
+    return Delivery(f"msg_{i}", EP.id, kind, "g1", f'{{"n": {i}}}', 1000 + i, coalesce=coalesce)
+
+
+def ckpt(pos: str) -> DispatchCheckpoint:
+    return DispatchCheckpoint({0: pos, 3: "0-0"}, 77)
+
+
+async def ids(store: WebhookStore) -> list[str]:
+    return [d.id for d in await store.pending(EP.id, 100)]
+
+
+async def test_endpoints_are_stored_listed_and_removed(store: WebhookStore) -> None:
+    other = Endpoint(
+        "ep_b", "http://a.example/x", "g1", ("game.ended",), (Secret("whsec_B", 5),), 2
+    )
+    await store.put_endpoint(EP)
+    await store.put_endpoint(other)
+    assert await store.endpoints() == [EP, other]  # by URL
+    await store.enqueue(delivery(1), 10, 10)
+    assert await store.remove_endpoint(EP.id)
+    assert not await store.remove_endpoint(EP.id)
+    assert await store.endpoints() == [other]
+    assert await store.depth(EP.id) == 0
+
+
+async def test_commit_queues_records_seen_and_moves_the_checkpoint_together(
+    store: WebhookStore,
+) -> None:
+    assert await store.checkpoint() is None
+    out = await store.commit([delivery(1), delivery(2)], {"g1": 5, "g2": 1}, ckpt("9-1"), 10, 10)
+    assert (dict(out.dropped), dict(out.superseded)) == ({}, {})
+    assert await ids(store) == ["msg_1", "msg_2"]
+    assert await store.seen(["g1", "g2", "g3"]) == [5, 1, None]
+    assert await store.checkpoint() == ckpt("9-1")
+    again = await store.commit([delivery(1)], {}, ckpt("9-2"), 10, 10)  # already queued: no-op
+    assert again.dropped == {}
+    assert await ids(store) == ["msg_1", "msg_2"]
+
+
+async def test_a_newer_standings_change_replaces_the_pending_one_in_place(
+    store: WebhookStore,
+) -> None:
+    await store.commit(
+        [delivery(1, "g1", "standings.changed"), delivery(2), delivery(3, "g2")],
+        {},
+        ckpt("1-0"),
+        10,
+        10,
+    )
+    out = await store.commit([delivery(4, "g1", "standings.changed")], {}, ckpt("2-0"), 10, 10)
+    assert out.superseded == {EP.id: 1}
+    assert await ids(store) == ["msg_4", "msg_2", "msg_3"]
+    log = await store.log(EP.id, 10)
+    assert [(e.delivery.id, e.status) for e in log] == [
+        ("msg_3", "pending"),
+        ("msg_2", "pending"),
+        ("msg_4", "pending"),
+        ("msg_1", "superseded"),
+    ]
+    # once the pending one is delivered, the next one queues at the end
+    first = (await store.pending(EP.id, 1))[0]
+    assert await store.settle(first, "delivered", 204, 10)
+    await store.commit([delivery(5, "g1", "standings.changed")], {}, ckpt("3-0"), 10, 10)
+    assert await ids(store) == ["msg_2", "msg_3", "msg_5"]
+
+
+async def test_a_full_queue_drops_its_oldest_coalescable_delivery_first(
+    store: WebhookStore,
+) -> None:
+    await store.commit([delivery(1), delivery(2, "g1"), delivery(3, "g2")], {}, ckpt("1-0"), 3, 10)
+    out = await store.commit([delivery(4)], {}, ckpt("2-0"), 3, 10)
+    assert out.dropped == {EP.id: 1}
+    assert await ids(store) == ["msg_1", "msg_3", "msg_4"]
+    await store.commit([delivery(5)], {}, ckpt("3-0"), 3, 10)
+    await store.commit([delivery(6)], {}, ckpt("4-0"), 3, 10)  # none coalescable: the oldest
+    assert await ids(store) == ["msg_4", "msg_5", "msg_6"]
+    assert await store.dropped(EP.id) == 3
+    dropped = [e.delivery.id for e in await store.log(EP.id, 10) if e.status == "dropped"]
+    assert dropped == ["msg_1", "msg_3", "msg_2"]
+    # the dropped coalescable one no longer coalesces: g1's next change queues anew
+    await store.commit([delivery(7, "g1")], {}, ckpt("5-0"), 5, 10)
+    assert await ids(store) == ["msg_4", "msg_5", "msg_6", "msg_7"]
+
+
+async def test_attempts_are_recorded_and_settling_logs_once(store: WebhookStore) -> None:
+    await store.enqueue(delivery(1), 10, 2)
+    d = (await store.pending(EP.id, 1))[0]
+    tried = replace(d, attempts=2, last_error="HTTP 500")
+    assert await store.attempted(tried)
+    assert (await store.pending(EP.id, 1))[0] == tried
+    assert await store.settle(tried, "failed", 500, 2)
+    assert not await store.settle(tried, "failed", 500, 2)
+    assert not await store.attempted(tried)
+    [entry] = await store.log(EP.id, 10)
+    assert (entry.delivery, entry.status, entry.http_status) == (tried, "failed", 500)
+    for i in (2, 3, 4):  # the log keeps the newest `max_log`
+        await store.enqueue(delivery(i), 10, 2)
+        await store.settle(delivery(i), "delivered", 200, 2)
+    assert [e.delivery.id for e in await store.log(EP.id, 10)] == ["msg_4", "msg_3"]
+    assert await store.depth(EP.id) == 0

@@ -1,0 +1,53 @@
+"""The httpx webhook transport: answers with their `Retry-After`, and every failure to get an
+answer (a timeout, a refused connection, a bad URL) as a `TransportError`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from services.adapters.http.webhooks import HttpxTransport, retry_after_s
+from services.ports.webhooks import Answer, TransportError
+from tests.redis_fixture import free_port
+
+
+def test_retry_after_takes_seconds_or_an_http_date() -> None:
+    now = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+    assert retry_after_s("7", now) == 7.0
+    assert retry_after_s("Tue, 01 Dec 2026 12:00:30 GMT", now) == 30.0
+    assert retry_after_s("Tue, 01 Dec 2026 11:00:00 GMT", now) == 0.0  # past: no wait
+    assert retry_after_s("soon", now) is None
+    assert retry_after_s(None, now) is None
+
+
+async def test_an_answer_carries_its_status_and_retry_after() -> None:
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(429, headers={"retry-after": "3"})
+
+    client = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    transport = HttpxTransport(1.0, client)
+    got = await transport.post("http://x.test/h", b"{}", {"webhook-id": "msg_1"})
+    assert got == Answer(429, 3.0)
+    assert seen[0].headers["webhook-id"] == "msg_1"
+    assert seen[0].content == b"{}"
+    await transport.aclose()
+
+
+async def test_no_answer_is_a_transport_error() -> None:
+    def slow(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    timeouts = HttpxTransport(1.0, httpx.AsyncClient(transport=httpx.MockTransport(slow)))
+    with pytest.raises(TransportError, match="ReadTimeout"):
+        await timeouts.post("http://x.test/h", b"{}", {})
+    real = HttpxTransport(2.0)
+    with pytest.raises(TransportError, match="ConnectError"):  # nothing listens there
+        await real.post(f"http://127.0.0.1:{free_port()}/h", b"{}", {})
+    with pytest.raises(TransportError):
+        await real.post("http://[not-a-host/h", b"{}", {})
+    await real.aclose()
