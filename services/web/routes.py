@@ -4,6 +4,8 @@ Pages (HTML, no build step): `/` games list, `/games/{id}` scoreboard (`?lang=en
 `/tv/{id}` the kiosk view of one game, `/tv` a kiosk cycling through the live games; an unknown
 game gets the not-found page with HTTP 404. `/games/{id}/qr.svg`: the QR code (SVG) of the
 game's phone view, under the origin the request came to (`services.web.qr`).
+`/overlay/games/{id}`: a transparent, read-only overlay of the live standings for stream
+software (`?theme=dark|light&scale=&lang=en|ru&rows=`).
 Games list API: `GET /board/games?page=&per_page=` (`readmodels.board`).
 Static files: `/static/...` (ES modules, CSS, the vendored Chart.js).
 Replay APIs (read models: `services.usecases.readmodels`):
@@ -110,6 +112,12 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
             media_type="image/svg+xml",
             headers={"Cache-Control": "max-age=300", "X-QR-URL": url},
         )
+
+    @router.get("/overlay/games/{game_id}", include_in_schema=False)
+    async def overlay_page(game_id: str) -> FileResponse:
+        """The stream overlay of one game: transparent, read-only, live over the game's SSE;
+        `?theme=dark|light&scale=&lang=en|ru&rows=` (services/web/static/js/overlay.js)."""
+        return await page("overlay.html", game_id)
 
     @router.get("/static/{path:path}", include_in_schema=False)
     async def static(path: str, request: Request) -> Response:
