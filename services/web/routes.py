@@ -2,7 +2,10 @@
 
 Pages (HTML, no build step): `/` games list, `/games/{id}` scoreboard (`?lang=en|ru`),
 `/tv/{id}` the kiosk view of one game, `/tv` a kiosk cycling through the live games; an unknown
-game gets the not-found page with HTTP 404.
+game gets the not-found page with HTTP 404. `/games/{id}/qr.svg`: the QR code (SVG) of the
+game's phone view, under the origin the request came to (`services.web.qr`).
+`/overlay/games/{id}`: a transparent, read-only overlay of the live standings for stream
+software (`?theme=dark|light&scale=&lang=en|ru&rows=`).
 Games list API: `GET /board/games?page=&per_page=` (`readmodels.board`).
 Static files: `/static/...` (ES modules, CSS, the vendored Chart.js).
 Replay APIs (read models: `services.usecases.readmodels`):
@@ -12,7 +15,7 @@ Exports (`readmodels.exports`): `GET /games/{id}/export/scoresheet.csv`,
 `GET /games/{id}/export/bgstats.json`, `GET /games/{id}/export/events.jsonl`.
 Reads only; writes (voids, corrections) go through ingest `POST /games/{id}/events` with the
 game's write token (forwarded there by `services.web.forward` in a split deployment).
-Errors: 404 `game_not_found` / `event_not_found` / `seq_not_found` / `player_not_found`,
+Errors: 404 `game_not_found` (also for the QR code of an unknown game) / `event_not_found` / `seq_not_found` / `player_not_found`,
 409 `game_not_final`, 422 `unknown_time_zone`.
 Source: issue brief (web scoreboard, exports); issue 12.
 """
@@ -31,9 +34,11 @@ from fastapi.staticfiles import StaticFiles
 from services.problems import ProblemResponse, problem, problem_responses
 from services.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
+from services.usecases.readmodels.errors import NotFound
 from services.usecases.readmodels.exports import NotAFinishedPlay
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import LedgerResponse
+from services.web.qr import phone_url, qr_svg
 
 STATIC = Path(__file__).parent / "static"
 _static_files = StaticFiles(directory=STATIC)
@@ -90,6 +95,29 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     async def tv_page(game_id: str) -> FileResponse:
         """The kiosk view of one game: dark, full width, big totals, the last events in words."""
         return await page("tv.html", game_id)
+
+    @router.get(
+        "/games/{game_id}/qr.svg",
+        response_class=Response,
+        responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(404)},
+    )
+    async def game_qr(game_id: str, request: Request) -> Response:
+        """The QR code (SVG, scalable) that opens the game's phone view `{origin}/games/{id}`,
+        the origin being the one this request came to (the TV's). 404 `game_not_found`."""
+        if await reads.log.version(game_id) == 0:
+            raise NotFound("game_not_found", f"no game {game_id[:64]!r}", "game_id")
+        url = phone_url(str(request.base_url), game_id)
+        return Response(
+            qr_svg(url),
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "max-age=300", "X-QR-URL": url},
+        )
+
+    @router.get("/overlay/games/{game_id}", include_in_schema=False)
+    async def overlay_page(game_id: str) -> FileResponse:
+        """The stream overlay of one game: transparent, read-only, live over the game's SSE;
+        `?theme=dark|light&scale=&lang=en|ru&rows=` (services/web/static/js/overlay.js)."""
+        return await page("overlay.html", game_id)
 
     @router.get("/static/{path:path}", include_in_schema=False)
     async def static(path: str, request: Request) -> Response:

@@ -163,10 +163,12 @@ async def test_live_update_replay_and_dispute(
     await form.locator('input[name="referee"]').fill("ref-anna")
     await form.locator('input[name="token"]').fill("wrong-token")
     await page.locator("#void-button").click()
+    await page.locator("#confirm-button").click()
     await expect(page.locator("#dispute-message")).to_contain_text("403")
     assert await stack.store.version(GAME) == 61  # refused: nothing written
     await form.locator('input[name="token"]').fill(stack.tokens[GAME])
     await page.locator("#void-button").click()
+    await page.locator("#confirm-button").click()
     await expect(page.locator("#dispute-message")).to_contain_text("62")
     await expect_totals(page, without)
     await expect(page.locator('#timeline tr[data-seq="57"] .badge.voided')).to_have_text(

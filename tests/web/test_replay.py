@@ -112,3 +112,15 @@ def test_compare_without_explains_an_event_that_cannot_be_voided(penumbra: list[
     assert result["error"]["rule"] == "void.game_started"
     with pytest.raises(LookupError):
         replay.compare_without(penumbra, "00000000-0000-4000-8000-000000000000", NOW)
+
+
+def test_compare_without_the_end_of_the_game_reopens_it(penumbra: list[Envelope]) -> None:
+    ended = penumbra[-1]
+    assert ended.type == "game.ended"
+    result = replay.compare_without(penumbra, str(ended.event_id), NOW)
+    assert result["error"] is None  # the hypothetical void says reopens_game, as a real one must
+    assert result["reopens_game"] is True
+    assert result["with"]["status"] == "final"
+    assert result["without"]["status"] == "in_progress"
+    other = replay.compare_without(penumbra, str(penumbra[9].event_id), NOW)
+    assert other["reopens_game"] is False

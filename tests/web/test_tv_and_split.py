@@ -121,9 +121,11 @@ async def test_dispute_across_a_split_deployment(clean_redis_url: str, browser: 
             await form.locator('input[name="referee"]').fill("ref-anna")
             await form.locator('input[name="token"]').fill("wrong")
             await page.locator("#void-button").click()
+            await page.locator("#confirm-button").click()
             await expect(page.locator("#dispute-message")).to_contain_text("403")  # ingest's answer
             await form.locator('input[name="token"]').fill(token)
             await page.locator("#void-button").click()
+            await page.locator("#confirm-button").click()
             await expect(page.locator("#dispute-message")).to_contain_text("#61")
             await expect_totals(page, api_totals(compare["without"]))
             stored = (await http.get(f"{query_url}/games/{GAME}/events?from_seq=61")).json()

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
-from contracts.common import EventVoided, ScoreCorrected, TurnStarted
+from contracts.common import EventVoided, GameEnded, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
@@ -194,11 +194,14 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
     The "without" side folds the log plus a hypothetical `game.event_voided` for the event, so
     it obeys the same rules as a real void (the game start and voids cannot be voided; a later
     event that depended on it makes the void impossible). `now` stamps the hypothetical event.
+    The void of `game.ended` reopens the game, so its hypothetical void says so
+    (`reopens_game: true`, contracts/common.py `EventVoided`) and `reopens_game` is true: the
+    "without" side is the game back in progress, and the page asks the referee to confirm that.
 
     Returns:
         `{"event": {seq, event_id, type}, "with": Standings, "without": Standings | None,
-        "error": {rule, field, message} | None, "delta": {pid: points}}`; `without` is None
-        and `error` says why when the event cannot be voided.
+        "error": {rule, field, message} | None, "delta": {pid: points}, "reopens_game": bool}`;
+        `without` is None and `error` says why when the event cannot be voided.
 
     Raises:
         LookupError: no event `event_id` in the log.
@@ -208,6 +211,7 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
         raise LookupError(f"no event {event_id} in this game")
     current = fold(events)
     with_side = standings(current)
+    reopens = target.type == GameEnded.TYPE
     hypothetical = parse_event(
         {
             "event_id": str(uuid.uuid4()),
@@ -221,6 +225,7 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
                 "voided_event_id": event_id,
                 "reason": "what if",
                 "referee": "dispute-view",
+                "reopens_game": reopens,
             },
         }
     )
@@ -236,6 +241,7 @@ def compare_without(events: Sequence[Envelope], event_id: str, now: datetime) ->
         "without": without.model_dump(mode="json") if without else None,
         "error": error,
         "delta": _delta(with_side, without),
+        "reopens_game": reopens,
     }
 
 

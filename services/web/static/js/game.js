@@ -63,7 +63,7 @@ async function openLedger(player) {
   state.ledgerPlayer = player;
   const at = state.viewSeq ?? state.version;
   const ledger = await getJSON(`${api}/replay/ledger/${encodeURIComponent(player.player_id)}?at_seq=${at}`);
-  renderLedger(player, ledger, player.breakdown, state.ctx);
+  renderLedger(player, ledger, player.breakdown, state.ctx, (state.shown || state.live)?.score_unit);
 }
 
 function paintTimeline() {

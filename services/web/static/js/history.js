@@ -1,7 +1,7 @@
 // The history: every event in words, newest first (`GET /games/{id}/timeline`, described with
 // the game's catalogue), the points it moved, voids and corrections marked, events after the
 // replayed seq dimmed; and the ledger panel of one player at the chosen seq.
-import { describe, label, lang, t } from "./i18n.js";
+import { describe, lang, ledgerCategory, t } from "./i18n.js";
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -92,12 +92,13 @@ export function renderTicker(list, timeline, ctx, n = 5) {
   }));
 }
 
-/** Show the ledger panel of one player (`/games/{id}/replay/ledger/{pid}?at_seq=` body);
- * `ctx.rows` maps seq -> timeline row, so each line names its event in words. */
-export function renderLedger(player, ledger, categories, ctx) {
+/** Show the ledger panel of one player (`/games/{id}/replay/ledger/{pid}?at_seq=` body) after
+ * event `ledger.seq`, headed in words; `ctx.rows` maps seq -> timeline row, so each line names
+ * its event in words; `scoreUnit` (fame / vp) is the resource the standings' categories name. */
+export function renderLedger(player, ledger, categories, ctx, scoreUnit) {
   const panel = document.getElementById("ledger-panel");
   const byKey = Object.fromEntries(categories.map((c) => [c.key, c]));
-  document.getElementById("ledger-player").textContent = `${player.name} · ${t("at_seq")} #${ledger.seq}`;
+  document.getElementById("ledger-player").textContent = `${player.name}, ${t("after_event")} ${ledger.seq}`;
   const table = document.getElementById("ledger");
   const head = el("tr");
   for (const key of ["seq", "what", "resource", "category", "amount"]) {
@@ -109,8 +110,9 @@ export function renderLedger(player, ledger, categories, ctx) {
   table.tBodies[0].replaceChildren(...ledger.entries.map((e) => {
     const tr = el("tr");
     tr.dataset.seq = e.seq;
+    tr.dataset.resource = e.resource;
     const row = ctx.rows.get(e.seq);
-    const category = byKey[e.category] ? label(byKey[e.category]) : e.category;
+    const category = ledgerCategory(e.resource, e.category, byKey, ctx.catalog, scoreUnit);
     const what = el("td", row ? describe(row, ctx) : e.event_type);
     what.title = e.rule;
     tr.append(el("td", `#${e.seq}`, "num"), what, el("td", t(`unit_${e.resource}`)), el("td", category), el("td", signed(e.amount), "num"));

@@ -31,6 +31,19 @@ export function label(category) {
   return category[lang] || category.en || category.key;
 }
 
+/**
+ * The ledger's name of category `key` for `resource`. The standings' categories (`byKey`, key ->
+ * category) name the score's (Fame / VP) rows; another resource's rows (Coins, Shards) take their
+ * own names from the game catalogue's `resource_categories`, else "<resource>: <key>" (never a
+ * Fame name on a Coins row).
+ */
+export function ledgerCategory(resource, key, byKey, catalog, scoreUnit) {
+  if (resource === scoreUnit) return byKey[key] ? label(byKey[key]) : key;
+  const own = catalog?.resource_categories?.[resource]?.[key];
+  if (own) return own[lang] || own.en;
+  return `${t(`unit_${resource}`)}: ${word(catalog || {}, key) || key}`;
+}
+
 /** Load the catalogue of `game` (trickerion, penumbra, ...) once; resolves to it. */
 export async function loadGame(game) {
   if (!game) return { events: {}, words: {}, tie_break: {} };

@@ -1,7 +1,8 @@
 // The kiosk (TV) view: `/tv/{game}` shows one game, `/tv` cycles through the live games
 // (`?every=` seconds each, default 20). Full width, dark, big totals, the player's colour, the
 // provisional "if the game ended now" beside each total, rank changes animated (FLIP), a
-// changed total flashes, and a ticker of the last events in words.
+// changed total flashes, a ticker of as many of the last events as fit the screen, and a QR
+// code that opens the game's phone view (`/games/{id}/qr.svg`, drawn by the server).
 import { label, loadGame, t, tieBreakText, unitName } from "./i18n.js";
 import { expandFrame, gameTitle, getJSON, liveStatus, translatePage } from "./page.js";
 import { colorMap } from "./colors.js";
@@ -27,6 +28,7 @@ function renderPlayers(s, previousTotals) {
   const before = new Map([...list.children].map((li) => [li.dataset.player, li.getBoundingClientRect().top]));
   const colors = colorMap(s.players);
   const unit = unitName(s.score_unit, s.score_unit_label);
+  list.style.setProperty("--n", s.players.length);
   const items = s.players.map((p) => {
     const li = el("li", null, "tv-player");
     li.dataset.player = p.player_id;
@@ -55,7 +57,9 @@ async function paint(s) {
   const catalog = await loadGame(s.game);
   const previous = current.totals;
   current.totals = Object.fromEntries(s.players.map((p) => [p.player_id, p.total]));
-  document.getElementById("tv-title").textContent = `${gameTitle(s)} · ${current.gameId}`;
+  document.getElementById("tv-game").textContent = gameTitle(s);
+  document.getElementById("tv-id").textContent = `\u00a0· ${current.gameId}`;
+  document.getElementById("tv-title").title = `${gameTitle(s)} · ${current.gameId}`;
   document.title = `${current.gameId} — scoreledger TV`;
   const badge = document.getElementById("tv-status");
   badge.textContent = t(s.status);
@@ -68,15 +72,43 @@ async function paint(s) {
   const timeline = await getJSON(`/games/${encodeURIComponent(current.gameId)}/timeline`);
   const categories = Object.fromEntries((s.players[0]?.breakdown || []).map((c) => [c.key, label(c)]));
   const ctx = { names, colors: colorMap(s.players), catalog, game: s.game, categories };
-  renderTicker(document.getElementById("tv-events"), timeline, ctx, 5);
+  lastTicker = { timeline, ctx };
+  paintTicker();
   const last = timeline.events.at(-1);
   document.getElementById("tv-turn").textContent = last ? turnName(last.turn, s.game) : "";
+}
+
+let lastTicker = null; // { timeline, ctx } of the last paint, repainted on a resize
+
+function paintTicker() {
+  if (!lastTicker) return;
+  const ticker = document.getElementById("tv-events");
+  renderTicker(ticker, lastTicker.timeline, lastTicker.ctx, 8);
+  fitTicker(ticker);
+}
+addEventListener("resize", paintTicker);
+
+/** Drop the oldest shown events until the ticker fits the height left for it (no scroll). */
+function fitTicker(ticker) {
+  if (matchMedia("(max-width: 640px)").matches) return;
+  while (ticker.children.length > 1 && ticker.scrollHeight > ticker.clientHeight + 1) ticker.lastElementChild.remove();
+}
+
+/** Point the QR code at the phone view of `gameId` (its URL also as the image's text). */
+function showQr(gameId) {
+  const phone = new URL(`/games/${encodeURIComponent(gameId)}`, location.origin).href;
+  const img = document.getElementById("tv-qr-code");
+  img.src = `/games/${encodeURIComponent(gameId)}/qr.svg`;
+  img.alt = `${t("qr_follow")}: ${phone}`;
+  img.dataset.url = phone;
+  document.getElementById("tv-qr").hidden = false;
 }
 
 function follow(gameId) {
   if (current?.source) current.source.close();
   current = { gameId, source: new EventSource(`/games/${encodeURIComponent(gameId)}/live`), live: null, totals: null };
   list.replaceChildren();
+  showQr(gameId);
   const mine = current;
   liveStatus(mine.source);
   mine.source.addEventListener("standings", async (e) => {
