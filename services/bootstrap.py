@@ -383,6 +383,6 @@ def _install_lean_routes(
     from services.query.routes import lean_query_routes
 
     if hub is not None:  # the query role
-        routes = [*lean_query_routes(reads), *lean_push_routes(hub)]
+        routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
         install(app, routes)
         app.front = FrontDoor(app, routes, metrics)
