@@ -37,7 +37,9 @@ async def export_game(settings: CommonSettings, game_id: str) -> str:
     try:
         return await service.cases.reads.events_jsonl(game_id)
     except NotFound:
-        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}") from None
+        from services.cli.startup import masked  # the URL may hold a password
+
+        raise GameNotStored(f"no game {game_id!r} in {masked(settings.redis_url)}") from None
     finally:
         await service.client.aclose()
 
