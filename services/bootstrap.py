@@ -313,6 +313,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.docs import install_docs
     from services.query.front import FrontedFastAPI
     from services.query.metrics import MetricsMiddleware, QueryMetrics
+    from services.query.openapi import serve_publishable
 
     reads = service.cases.reads
     hub = ChangeHub(service.client, service.keys, render_projection) if roles.query else None
@@ -336,6 +337,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         redoc_url=None,
     )
     install_docs(app)
+    serve_publishable(app)  # /openapi.json is contracts/openapi.json, fix-ups included
     metrics = QueryMetrics()
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost

@@ -39,7 +39,7 @@ class Problem(BaseModel):
         type: a URI naming the problem: `urn:scoreledger:rule:<rule>` or `about:blank`.
         title: the HTTP status phrase (e.g. `Conflict`).
         status: the HTTP status code, 400-599.
-        detail: one sentence for this occurrence, at most `MAX_DETAIL_CHARS` characters.
+        detail: one sentence for this occurrence, at most 1200 characters.
         rule: the stable rule id (`log.seq_gap`, `auth.token_missing`, ...) or null.
         field: the dotted field at fault (`payload.amount`, `body`) or null.
         index: the position in a batch of the event at fault, or null.
