@@ -61,9 +61,9 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
       item kept as the extension `x-itemSchema`;
     * the exports declare `text/csv` and `application/x-ndjson` (FastAPI says `text/plain` and
       `application/json` for a plain `Response`);
-    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it
-      (when the app has the ingest role; `generate` raises `KeyError` when the full app
-      lacks it).
+    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it,
+      and its bearer token optional (a game's creation needs none) (when the app has the
+      ingest role; `generate` raises `KeyError` when the full app lacks it).
     """
     for path, operations in document["paths"].items():
         for operation in operations.values():
@@ -130,7 +130,15 @@ def _type_the_append_body(document: dict[str, Any]) -> None:
     schemas["Event"] = {"title": "Event", **union}
     event = {"$ref": "#/components/schemas/Event"}
     batch = {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}
-    body = document["paths"][APPEND_PATH]["post"]["requestBody"]["content"]["application/json"]
+    append = document["paths"][APPEND_PATH]["post"]
+    # The token is optional: the request creating a game may send none (the 201 returns one);
+    # an empty requirement says so (OpenAPI 3.1 §4.8.30).
+    append["security"] = (
+        [*append.get("security", []), {}]
+        if {} not in append.get("security", [])
+        else append["security"]
+    )
+    body = append["requestBody"]["content"]["application/json"]
     description = "one event, or a batch of events of this game in seq order"
     body["schema"] = {"oneOf": [event, batch], "description": description}
 

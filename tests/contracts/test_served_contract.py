@@ -36,6 +36,7 @@ async def test_openapi_json_is_the_committed_file_and_validates() -> None:
     append = document["paths"]["/games/{game_id}/events"]["post"]
     assert "HTTPValidationError" not in document["components"]["schemas"]
     assert set(append["responses"]["422"]["content"]) == {"application/problem+json"}
+    assert {} in append["security"]  # creating a game needs no token (the 201 returns one)
     live = document["paths"]["/games/{game_id}/live"]["get"]["responses"]
     assert "404" in live
     assert "Retry-After" in document["paths"]["/games"]["get"]["responses"]["503"]["headers"]
