@@ -14,11 +14,23 @@ from pydantic import TypeAdapter
 
 from contracts import events, tournament
 
+INTEGER_RULE = (
+    'Integers are JSON integers: a field of type integer takes 2, never 2.0, true or "2". '
+    "JSON Schema counts 2.0 as an integer (a number with no fractional part), so a validator "
+    "of this schema accepts it; the service refuses it (422 schema.field, or a dead letter)."
+)
+"""The one rule of the service these schemas cannot say (JSON Schema 2020-12, §6.1.1 of its
+validation vocabulary: 'integer' matches any number with a zero fractional part); stated in
+every schema's `description` and `$comment`, and in contracts/README.md."""
+
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 SCHEMA_ID_BASE = "https://scoreledger.invalid/contracts/schemas/"
 
 
 def _dump(schema: dict[str, object]) -> str:
+    described = str(schema.get("description") or "").rstrip()
+    schema["description"] = f"{described}\n\n{INTEGER_RULE}".lstrip()
+    schema["$comment"] = INTEGER_RULE
     return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 

@@ -440,6 +440,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.docs import install_docs
     from services.query.front import FrontedFastAPI
     from services.query.metrics import MetricsMiddleware, QueryMetrics
+    from services.query.openapi import serve_publishable
 
     reads = service.cases.reads
     archived = service.cases.archived
@@ -473,6 +474,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         redoc_url=None,
     )
     install_docs(app)
+    serve_publishable(app)  # /openapi.json is contracts/openapi.json, fix-ups included
     metrics = QueryMetrics()
     app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)
     # Metrics outermost: it sees the 413 the body limit sends itself (a chunked body passing the
@@ -523,6 +525,6 @@ def _install_lean_routes(
     from services.query.routes import lean_query_routes
 
     if hub is not None:  # the query role
-        routes = [*lean_query_routes(reads), *lean_push_routes(hub)]
+        routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
         install(app, routes)
         app.front = FrontDoor(app, routes, metrics)

@@ -27,7 +27,8 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 RULE_TYPE_PREFIX = "urn:scoreledger:rule:"
 QUOTE_CHARS = 40
 """How much of any client input an error message may quote."""
-MAX_DETAIL_CHARS = 300
+MAX_DETAIL_CHARS = 1200
+"""Most characters of a problem's `detail` (a refusal lists what is valid, bounded in bytes)."""
 MAX_FIELD_CHARS = 120
 
 
@@ -38,7 +39,7 @@ class Problem(BaseModel):
         type: a URI naming the problem: `urn:scoreledger:rule:<rule>` or `about:blank`.
         title: the HTTP status phrase (e.g. `Conflict`).
         status: the HTTP status code, 400-599.
-        detail: one sentence for this occurrence, at most 300 characters.
+        detail: one sentence for this occurrence, at most 1200 characters.
         rule: the stable rule id (`log.seq_gap`, `auth.token_missing`, ...) or null.
         field: the dotted field at fault (`payload.amount`, `body`) or null.
         index: the position in a batch of the event at fault, or null.
@@ -68,7 +69,12 @@ def quote(value: object, limit: int = QUOTE_CHARS) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """`text` cut to `limit` characters at a word boundary when one is in the second half."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    return (head[:space].rstrip(",;:") if space > limit // 2 else head) + "…"
 
 
 def problem(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl, urlparse
 
 from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -48,8 +49,68 @@ def integration_names(value: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+REDIS_URL_SCHEMES = ("redis", "rediss", "unix", "redis+cluster", "rediss+cluster")
+"""redis-py's own schemes (`redis.asyncio.connection.parse_url`) and the cluster ones
+`services/adapters/redis/connect.py` adds."""
+
+REDIS_URL_OPTIONS = frozenset(
+    {
+        # parsed by redis-py 8 (`URL_QUERY_ARGUMENT_PARSERS` in redis/asyncio/connection.py)
+        "db",
+        "socket_timeout",
+        "socket_connect_timeout",
+        "socket_read_size",
+        "socket_keepalive",
+        "retry_on_timeout",
+        "max_connections",
+        "health_check_interval",
+        "ssl_check_hostname",
+        "ssl_include_verify_flags",
+        "ssl_exclude_verify_flags",
+        "ssl_min_version",
+        "timeout",
+        "protocol",
+        "legacy_responses",
+        # passed through as text to the connection, which takes them as text
+        "username",
+        "password",
+        "client_name",
+        "lib_name",
+        "lib_version",
+        "ssl_cert_reqs",
+        "ssl_ca_certs",
+        "ssl_ca_path",
+        "ssl_certfile",
+        "ssl_keyfile",
+    }
+)
+"""The query options a Redis URL may carry. redis-py passes any other `?name=` to the
+connection's constructor, which fails with a `TypeError` only when the first command
+connects (reported as "cannot reach Redis"); an unknown one is refused here, up front."""
+
+
+def redis_url_checked(url: str) -> str:
+    """`url` if its scheme is a Redis one and its query options are all `REDIS_URL_OPTIONS`.
+
+    Raises:
+        ValueError: naming the scheme or the unknown options (never a value: a query may carry
+            a password).
+    """
+    scheme, sep, _ = url.partition("://")
+    if not sep or scheme not in REDIS_URL_SCHEMES:
+        raise ValueError(f"the scheme must be one of {', '.join(REDIS_URL_SCHEMES)}")
+    # the query as redis-py reads it (urlparse: after the first '?' past the host)
+    unknown = sorted({name for name, _ in parse_qsl(urlparse(url).query)} - REDIS_URL_OPTIONS)
+    if unknown:
+        names = ", ".join(repr(name[:40]) for name in unknown[:5])
+        raise ValueError(
+            f"unknown query option {names}; known: {', '.join(sorted(REDIS_URL_OPTIONS))}"
+        )
+    return url
+
+
 class CommonSettings(BaseSettings):
-    """Settings every service shares."""
+    """Settings every service shares. `redis_url` is checked up front (`redis_url_checked`)."""
 
     model_config = SettingsConfigDict(env_prefix="SCORELEDGER_", extra="ignore")
 
@@ -118,6 +179,11 @@ class CommonSettings(BaseSettings):
         if url.startswith("file:///"):
             return value
         raise ValueError("archive_url: expected postgresql://... or file:///absolute/dir")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        return redis_url_checked(value)
 
     def redis_options(self) -> dict[str, Any]:
         """Keyword arguments for `Redis.from_url(redis_url, **...)` and FastStream's

@@ -48,12 +48,13 @@ def demo(
     against `scoreledger score` and the measured events/s."""
     from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
     from services.cli.localredis import NoRedis, demo_redis
+    from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
     from services.logging import configure_logging
     from services.settings import CommonSettings
 
     console = err if as_json else out
-    settings = CommonSettings()
+    settings = settings_or_exit("demo", CommonSettings)  # a bad setting: one line, exit 78
     configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
     configured = (
         settings.redis_url if "redis_url" in settings.model_fields_set else None

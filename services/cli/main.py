@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -26,7 +26,6 @@ from services.cli.webhooks_command import webhooks_app
 from services.usecases.readmodels.views import standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
-    from services.cli.startup import StartupFailure
     from services.settings import CommonSettings
 
 app = typer.Typer(
@@ -79,10 +78,15 @@ RedisUrl = Annotated[
 ]
 
 
-def _settings(redis_url: str | None) -> CommonSettings:
+def _settings(command: str, redis_url: str | None) -> CommonSettings:
+    """The settings of a command talking to Redis (`--redis-url` over the environment); a bad
+    one exits 78 naming it (`services.cli.on_redis`)."""
+    from services.cli.on_redis import settings_or_exit
     from services.settings import CommonSettings
 
-    return CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
+    return settings_or_exit(
+        command, lambda: CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
+    )
 
 
 @app.command()
@@ -93,20 +97,18 @@ def export(
     ] = None,
     redis_url: RedisUrl = None,
 ) -> None:
-    """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back."""
-    from redis.exceptions import RedisError
+    """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back.
 
+    Exits 1 for a game with no events; 69, 77 or 78 with one line as `serve` does when Redis
+    cannot be reached, refuses the user, or a setting is bad."""
+    from services.cli.on_redis import run_on_redis
     from services.cli.remote import GameNotStored, export_game
 
+    settings = _settings("export", redis_url)
     try:
-        import asyncio  # here, not at the top: `score` and `--help` never load the event loop
-
-        text = asyncio.run(export_game(_settings(redis_url), game))
+        text = run_on_redis("export", settings, lambda: export_game(settings, game))
     except GameNotStored as error:
-        err.print(escape(str(error)), highlight=False)
-        raise typer.Exit(1) from None
-    except (RedisError, OSError) as error:
-        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
+        typer.echo(f"scoreledger export: {error}", err=True)
         raise typer.Exit(1) from None
     if out_file is None:
         typer.echo(text, nl=False)
@@ -154,18 +156,12 @@ def release(
     """Resume a game the projector holds (a feed entry its rules refused), after a referee's
     void or correction has been appended: its log is refolded; if it folds, the hold is cleared
     and the projector refolds the game from the log. Exits 1 when it still does not fold
-    (the game stays held; the rule is printed)."""
-    import asyncio
-
-    from redis.exceptions import RedisError
-
+    (the game stays held; the rule is printed); 69, 77 or 78 with one line as `serve` does."""
+    from services.cli.on_redis import run_on_redis
     from services.cli.release import release_game
 
-    try:
-        report = asyncio.run(release_game(_settings(redis_url), game, wait))
-    except (RedisError, OSError) as error:
-        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
-        raise typer.Exit(1) from None
+    settings = _settings("release", redis_url)
+    report = run_on_redis("release", settings, lambda: release_game(settings, game, wait))
     for line in report.lines:
         (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
     raise typer.Exit(report.code)
@@ -212,6 +208,7 @@ def serve(
     """
     from pydantic import ValidationError
 
+    from services.cli.on_redis import fail
     from services.cli.startup import (
         EXIT_SOFTWARE,
         LifespanGuard,
@@ -256,7 +253,7 @@ def serve(
         )
         check_port(server.config.host, server.config.port)  # a taken port: one line, exit 70
     except (StartupFailure, ValidationError) as error:
-        _startup_failed(error if isinstance(error, StartupFailure) else settings_failure(error))
+        fail("serve", error if isinstance(error, StartupFailure) else settings_failure(error))
     err.print(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
         highlight=False,
@@ -272,13 +269,7 @@ def serve(
         if stop.code != 3:
             raise
         where = f"{server.config.host}:{server.config.port}"
-        _startup_failed(guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
-
-
-def _startup_failed(failure: StartupFailure) -> NoReturn:
-    """One line on stderr (`scoreledger serve: ...`) and the failure's exit code."""
-    typer.echo(f"scoreledger serve: {failure.message}", err=True)
-    raise typer.Exit(failure.code)
+        fail("serve", guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
 
 
 app.command()(publish)

@@ -6,57 +6,66 @@ skipped. The first bad line stops the fold with its line number and the error's 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from contracts.envelope import Envelope
-from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import Standings, standings
+from services.usecases.parse import decode_json, parse_events
 from services.usecases.readmodels.shapes import StandingsResponse
+from services.usecases.refusal import Refusal
 
 
 @dataclass(frozen=True)
 class LogLineError(Exception):
-    """A line of a JSONL log that cannot be parsed or breaks a rule.
+    """A line of a JSONL log that cannot be parsed or breaks a rule, or an option the log
+    cannot answer.
 
     Attributes:
-        line: 1-based line number in the file.
-        rule: the rule id (`RuleViolation.rule`) or `contract.invalid` for a malformed event.
-        field: the dotted field at fault, or None.
+        line: 1-based line number in the file, or None when no line is at fault (an empty
+            log, a `--at-seq` the log lacks).
+        rule: the rule id, the same as the HTTP door's for the same input: `body.json`,
+            `body.shape`, `schema.field`, `schema.version` (`services.usecases.parse`), the
+            domain's (`RuleViolation.rule`), `log.empty`, `read.seq_not_found`.
+        field: the dotted field at fault (`at_seq` for the option), or None.
         message: a readable sentence.
+        option: the command-line option at fault (`--at-seq`), or None.
     """
 
-    line: int
+    line: int | None
     rule: str
     field: str | None
     message: str
+    option: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """`{"line", "rule", "field", "message"}`: the `score --json` error object."""
-        return {"line": self.line, "rule": self.rule, "field": self.field, "message": self.message}
+        """`{"line", "rule", "field", "message"}` (and `"option"` when an option is at fault):
+        the `score --json` error object."""
+        out: dict[str, Any] = {
+            "line": self.line,
+            "rule": self.rule,
+            "field": self.field,
+            "message": self.message,
+        }
+        return out | ({"option": self.option} if self.option else {})
 
     def __str__(self) -> str:
         where = f" [{self.field}]" if self.field else ""
+        if self.option:
+            return f"option {self.option}: {self.rule}: {self.message}"
+        if self.line is None:
+            return f"{self.rule}{where}: {self.message}"
         return f"line {self.line}: {self.rule}{where}: {self.message}"
 
 
-def _validation_error(line: int, error: ValidationError, type_tag: str | None) -> LogLineError:
-    first = error.errors()[0]
-    loc = [str(part) for part in first["loc"]]
-    if loc and type_tag is not None and loc[0] == type_tag:
-        loc = loc[1:]  # the discriminated union's tag, not a field
-    return LogLineError(line, "contract.invalid", ".".join(loc) or None, first["msg"])
-
-
 def parse_lines(lines: Iterable[str]) -> list[tuple[int, Envelope]]:
-    """Parse JSONL text into `(line number, event)` pairs, upcasting old schema versions.
+    """Parse JSONL text into `(line number, event)` pairs, upcasting old schema versions, with
+    the HTTP door's own parser (`services.usecases.parse`), so a refused line names the same
+    rule and field as `POST /games/{id}/events` would for that event.
 
     Raises:
         LogLineError: the first line that is not a valid event.
@@ -66,27 +75,20 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, Envelope]]:
         if not text.strip():
             continue
         try:
-            events.append((number, parse_event_json(text)))
-        except ValidationError as error:
-            raise _validation_error(number, error, _type_tag(text)) from error
-        except (ValueError, KeyError, TypeError) as error:  # upcasting a malformed old version
-            raise LogLineError(number, "contract.upcast", "schema_version", str(error)) from error
+            raw = decode_json(text.encode("utf-8", "surrogatepass"), "line")
+            if not isinstance(raw, dict):  # one event per line, not a batch
+                raise Refusal("invalid", "body.shape", "an event must be a JSON object", "body")
+            events.extend((number, event) for event in parse_events(raw))
+        except Refusal as refusal:
+            raise LogLineError(number, refusal.rule, refusal.field, refusal.message) from None
     return events
-
-
-def _type_tag(text: str) -> str | None:
-    try:
-        raw: Any = json.loads(text)
-    except ValueError:
-        return None
-    return str(raw.get("type")) if isinstance(raw, dict) else None
 
 
 def fold_lines(events: list[tuple[int, Envelope]]) -> GameState:
     """Fold parsed events in file order with one `domain.fold.Folder` (O(1) per event).
 
     Raises:
-        LogLineError: the line of the first event that breaks a rule, or line 0 for an empty log.
+        LogLineError: the line of the first event that breaks a rule; no line for an empty log.
     """
     folder: Folder[Any] = Folder()
     for number, event in events:
@@ -95,7 +97,7 @@ def fold_lines(events: list[tuple[int, Envelope]]) -> GameState:
         except RuleViolation as error:
             raise LogLineError(number, error.rule, error.field, error.message) from error
     if not folder.started:
-        raise LogLineError(0, "log.empty", None, "the file holds no events")
+        raise LogLineError(None, "log.empty", None, "the file holds no events")
     return folder.state
 
 
@@ -107,7 +109,8 @@ def score_file(path: Path, at_seq: int | None = None) -> Standings:
 
     Raises:
         LogLineError: a bad line (see `parse_lines`, `fold_lines`); `read.seq_not_found`
-            (field `at_seq`, line 0) when the log holds no event of seq `at_seq`.
+            (field `at_seq`, option `--at-seq`, no line) when the log holds no event of seq
+            `at_seq`.
         OSError: the file cannot be read.
     """
     with path.open(encoding="utf-8-sig") as handle:  # a BOM from Windows editors is not data
@@ -116,7 +119,7 @@ def score_file(path: Path, at_seq: int | None = None) -> Standings:
         last = max((event.seq for _, event in events), default=0)
         if not 1 <= at_seq <= last:
             message = f"no event of seq {at_seq}: the log runs from seq 1 to {last}"
-            raise LogLineError(0, "read.seq_not_found", "at_seq", message)
+            raise LogLineError(None, "read.seq_not_found", "at_seq", message, "--at-seq")
         events = [(number, event) for number, event in events if event.seq <= at_seq]
     return standings(fold_lines(events))
 

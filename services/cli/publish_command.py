@@ -46,6 +46,7 @@ def publish(
         Publisher,
         PublishError,
         choose_tokens,
+        forget_token,
         load_tokens,
         publish_events,
         read_log,
@@ -61,6 +62,7 @@ def publish(
         )
         raise typer.Exit(1) from None
     path = tokens_file or tokens_path(file)
+    existed = path.exists()
     tokens = load_tokens(path)
     given = {events[0].game_id: token} if token and events else {}
     fresh = choose_tokens(events, {**tokens, **given})
@@ -92,6 +94,15 @@ def publish(
             sent, duplicates = asyncio.run(send(progress))
     except PublishError as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
+        if error.status in (401, 403) and error.game_id in fresh:
+            # the game exists with a token of its own: the one chosen here is not kept
+            forget_token(path, error.game_id, existed)
+            err.print(
+                f"{error.game_id} exists already with another write token: pass it with "
+                f"--token; the token chosen for it is not kept in {escape(str(path))}",
+                highlight=False,
+                soft_wrap=True,
+            )
         raise typer.Exit(1) from None
     except httpx.HTTPError as error:
         err.print(f"cannot reach {escape(url)}: {escape(str(error))}", highlight=False)

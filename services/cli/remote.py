@@ -42,7 +42,9 @@ async def export_game(settings: CommonSettings, game_id: str) -> str:
     try:
         return await service.cases.reads.events_jsonl(game_id)
     except NotFound:
-        raise GameNotStored(f"no game {game_id!r} in {settings.redis_url}") from None
+        from services.cli.startup import masked  # the URL may hold a password
+
+        raise GameNotStored(f"no game {game_id!r} in {masked(settings.redis_url)}") from None
     finally:
         if service.ports.archive is not None:
             await service.ports.archive.close()
@@ -56,6 +58,7 @@ class PublishError(Exception):
     status: int
     body: str
     first_seq: int
+    game_id: str = ""
 
     def __str__(self) -> str:
         return f"ingest answered {self.status} for the batch from seq {self.first_seq}: {self.body}"
@@ -105,13 +108,31 @@ def save_tokens(path: Path, tokens: dict[str, str]) -> None:
 
 
 def choose_tokens(events: Sequence[Envelope], tokens: dict[str, str]) -> dict[str, str]:
-    """A fresh write token (32 random bytes, URL-safe) for each game of `events` that has
-    none in `tokens`; returns only the new ones (the caller saves them before sending)."""
+    """A fresh write token (32 random bytes, URL-safe) for each game `events` create (its
+    first event here is seq 1) that has none in `tokens`; returns only the new ones (the caller
+    saves them before sending). A game the log only continues gets none: it exists already
+    with a token of its own, which a random one could never be."""
     fresh: dict[str, str] = {}
+    seen: set[str] = set()
     for event in events:
-        if event.game_id not in tokens and event.game_id not in fresh:
+        if event.game_id in seen:
+            continue
+        seen.add(event.game_id)
+        if event.game_id not in tokens and event.seq == 1:
             fresh[event.game_id] = secrets.token_urlsafe(32)
     return fresh
+
+
+def forget_token(path: Path, game_id: str, existed: bool) -> None:
+    """Remove `game_id`'s token from the tokens file at `path` (a chosen token the service
+    refused: the game exists with another); the file goes too if `publish` created it and it
+    is left empty."""
+    tokens = load_tokens(path)
+    tokens.pop(game_id, None)
+    if tokens or existed:
+        save_tokens(path, tokens)
+    else:
+        path.unlink(missing_ok=True)
 
 
 @dataclass
@@ -141,7 +162,7 @@ class Publisher:
             f"/games/{game_id}/events", content=batch_body(batch), headers=headers
         )
         if response.status_code >= 300:
-            raise PublishError(response.status_code, response.text, batch[0].seq)
+            raise PublishError(response.status_code, response.text, batch[0].seq, game_id)
         body: dict[str, Any] = response.json()
         if isinstance(body.get("write_token"), str):
             self.tokens[game_id] = body["write_token"]

@@ -165,18 +165,33 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
         )
     if isinstance(error, rexc.BusyLoadingError):
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
-    if isinstance(error, ValueError):
-        said = scrubbed(str(error), settings.redis_url)[:200]
+    if isinstance(error, ValueError):  # redis-py or the cluster URL parser refused the URL
+        said = scrubbed(str(error), settings.redis_url)[:200].removeprefix("redis_url: ")
         if "schemes" in said:  # redis-py lists its own schemes, not the cluster ones we add
             said += "; for a Redis Cluster redis+cluster:// or rediss+cluster://"
-        return StartupFailure(f"bad Redis configuration: {said}", EXIT_CONFIG)
+        return StartupFailure(f"invalid settings: {REDIS_URL_SETTING}: {said}", EXIT_CONFIG)
     return StartupFailure(f"cannot reach Redis at {where} ({_cause(error)})", EXIT_UNAVAILABLE)
 
 
+REDIS_URL_SETTING = "SCORELEDGER_REDIS_URL"
+"""How a bad Redis URL is named (the `--redis-url` option, when given, stands for it)."""
+
+
+def setting_name(loc: tuple[int | str, ...]) -> str:
+    """The environment variable of a settings error's location (`shards` ->
+    `SCORELEDGER_SHARDS`; an alias such as `SCORELEDGER_REDIS_URL` as it is), with any
+    inner location (a list's index) after a dot."""
+    if not loc:
+        return "settings"
+    head = str(loc[0])
+    name = head if head.isupper() else f"SCORELEDGER_{head.upper()}"
+    return ".".join([name, *(str(p) for p in loc[1:])])
+
+
 def settings_failure(error: ValidationError) -> StartupFailure:
-    """A settings error as one line: the fields and pydantic's messages, never the values."""
+    """A settings error as one line: the variables and pydantic's messages, never the values."""
     fields = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+        f"{setting_name(e['loc'])}: {e['msg']}"
         for e in error.errors(include_url=False, include_input=False)[:3]
     )
     return StartupFailure(f"invalid settings: {fields}", EXIT_CONFIG)

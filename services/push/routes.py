@@ -35,7 +35,7 @@ from services.push.frames import compact
 from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
 from services.query.lean import LeanRoute, header
-from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.reads import NotFound, ReadModels
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
 from services.usecases.readmodels.views import standings_view
 
@@ -85,12 +85,24 @@ def _change(change: Change) -> dict[str, Any]:
     }
 
 
-def lean_push_routes(hub: ChangeHub) -> list[LeanRoute]:
+def lean_push_routes(hub: ChangeHub, reads: ReadModels) -> list[LeanRoute]:
     """`GET /games/{game_id}/live` as raw ASGI (`services.push.stream`): each change's frame is
-    rendered once (`Delivery.frame`) and the same bytes written to every subscriber."""
+    rendered once (`Delivery.frame`) and the same bytes written to every subscriber.
+
+    A game with no events is refused before the stream starts, as every other route of a game
+    refuses it: `NotFound` becomes the app's 404 problem (`game_not_found`) through the front
+    door. A storage fault during that check starts the stream anyway, which then ends with the
+    storage comment and `retry`: an `EventSource` reconnects after that, never after a 503."""
 
     async def game_live(scope: Scope, receive: Receive, send: Send) -> None:
         game_id = scope["path_params"]["game_id"]
+        try:
+            await reads.version(game_id)  # NotFound: 404 before any frame, not pings forever
+        except NotFound:
+            raise
+        except Exception as exc:
+            if storage_fault(exc) is None:
+                raise
         last_event_id = header(scope, b"last-event-id")
         await serve_events(
             receive, send, lambda write: _game_frames(hub, game_id, last_event_id, write)
@@ -184,7 +196,8 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
             str | None, Header(description="resume after this change id")
         ] = None,
     ) -> AsyncIterator[ServerSentEvent]:
-        """Live standings of one game (see the module docstring for the resume rule)."""
+        """Live standings of one game (see the module docstring for the resume rule); 404
+        `game_not_found` for a game with no events."""
         # The OpenAPI declaration of `lean_push_routes`' stream, which takes every GET of
         # this path ahead of it (tests/web/test_lean_sse.py checks that it does).
         raise AssertionError("served by lean_push_routes")

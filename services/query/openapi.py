@@ -1,9 +1,11 @@
-"""The committed HTTP contract `contracts/openapi.json`, generated from the app itself.
+"""The committed HTTP contract `contracts/openapi.json` is the one every app serves.
 
-`generate()` builds the full development app (`scoreledger serve` with every role: query,
-ingest, live push, web scoreboard) and dumps `app.openapi()`; nothing is hand-written.
-Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift test
-`tests/query/test_openapi_drift.py` fails while the committed file differs.
+`serve_publishable(app)` makes `app.openapi()` (what `GET /openapi.json` and `/docs` serve)
+FastAPI's document made `publishable`; `generate()` builds the full development app
+(`scoreledger serve` with every role: query, ingest, live push, web scoreboard) and dumps that
+same `app.openapi()`; nothing is hand-written, and nothing differs between the file and the
+wire. Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift tests
+under `tests/contracts/` fail while the committed file differs from either.
 Source: research/anchors.md §4.2 (contracts), §1.6 lesson 9 (drift tests).
 """
 
@@ -13,16 +15,38 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI
+
 COMMITTED = Path(__file__).resolve().parents[2] / "contracts" / "openapi.json"
 
 
 def generate() -> str:
-    """The OpenAPI document of every HTTP route, as stable JSON text (2-space indent, newline)."""
-    from services.cli.serve import Roles, build_app
+    """The OpenAPI document of every HTTP route, as stable JSON text (2-space indent, newline):
+    exactly what the full app serves at `/openapi.json`."""
+    from services.bootstrap import Roles, build_app
+    from services.settings import ServiceSettings
 
-    # Building the app opens no connection: Redis is only touched in its lifespan.
-    document = build_app(Roles(inbox=False)).openapi()  # the inbox has no HTTP routes
-    return json.dumps(publishable(document), indent=2, ensure_ascii=False) + "\n"
+    # Building the app opens no connection: Redis is only touched in its lifespan. The
+    # defaults, not the environment, so the file does not depend on who generates it.
+    app = build_app(Roles(inbox=False), ServiceSettings(_env_file=None))
+    document = app.openapi()
+    if "post" not in document["paths"].get(APPEND_PATH, {}):
+        raise KeyError(f"the append route {APPEND_PATH} is missing: its body would be untyped")
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def serve_publishable(app: FastAPI) -> None:
+    """Make `app.openapi()` (served at `/openapi.json`, read by `/docs`) return FastAPI's
+    document made `publishable`, built once on first use."""
+    fastapi_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if getattr(app, "_publishable", None) is None:
+            app._publishable = publishable(fastapi_openapi())  # type: ignore[attr-defined]
+        document: dict[str, Any] = app._publishable  # type: ignore[attr-defined]
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 # The media types the export routes really send (services/web/routes.py), by path suffix.
@@ -37,10 +61,9 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
       item kept as the extension `x-itemSchema`;
     * the exports declare `text/csv` and `application/x-ndjson` (FastAPI says `text/plain` and
       `application/json` for a plain `Response`);
-    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it.
-
-    Raises:
-        KeyError: the append route is missing (the fix-up would silently not apply).
+    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it,
+      and its bearer token optional (a game's creation needs none) (when the app has the
+      ingest role; `generate` raises `KeyError` when the full app lacks it).
     """
     for path, operations in document["paths"].items():
         for operation in operations.values():
@@ -159,13 +182,23 @@ def _type_the_append_body(document: dict[str, Any]) -> None:
     from contracts.events import EVENT_ADAPTER
     from services.usecases.parse import MAX_BATCH
 
+    if "post" not in document["paths"].get(APPEND_PATH, {}):
+        return  # an app without the ingest role (`generate` checks the full app has it)
     union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(union.pop("$defs"))
     schemas["Event"] = {"title": "Event", **union}
     event = {"$ref": "#/components/schemas/Event"}
     batch = {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}
-    body = document["paths"][APPEND_PATH]["post"]["requestBody"]["content"]["application/json"]
+    append = document["paths"][APPEND_PATH]["post"]
+    # The token is optional: the request creating a game may send none (the 201 returns one);
+    # an empty requirement says so (OpenAPI 3.1 §4.8.30).
+    append["security"] = (
+        [*append.get("security", []), {}]
+        if {} not in append.get("security", [])
+        else append["security"]
+    )
+    body = append["requestBody"]["content"]["application/json"]
     description = "one event, or a batch of events of this game in seq order"
     body["schema"] = {"oneOf": [event, batch], "description": description}
 

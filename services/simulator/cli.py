@@ -66,6 +66,13 @@ def simulate(
     kind: GameKind = game  # type: ignore[assignment]
     if sum(x is not None for x in (out, http, inbox)) != 1:
         raise typer.BadParameter("give exactly one of --out, --http, --inbox")
+    settings = None
+    if inbox is not None:  # before the progress bar: a failure is one line, as for `serve`
+        from services.cli.on_redis import check_or_exit, run_on_redis, settings_or_exit
+        from services.settings import CommonSettings
+
+        settings = settings_or_exit("simulate", lambda: CommonSettings(redis_url=inbox))
+        check_or_exit("simulate", settings)
     started = time.perf_counter()
     if out is not None:
         paths = write_jsonl((simulate_game(kind, seed, t) for t in range(tables)), out)
@@ -95,7 +102,9 @@ def simulate(
                 raise typer.Exit(1) from None
         else:
             assert inbox is not None
-            sent, errors = asyncio.run(send_inbox(events, inbox, rate, on_sent=advance)), []
+            assert settings is not None
+            work = lambda: send_inbox(events, inbox, rate, on_sent=advance)  # noqa: E731
+            sent, errors = run_on_redis("simulate", settings, work, check=False), []
     elapsed = time.perf_counter() - started
     err.print(
         f"sent {sent} events from {tables} tables in {elapsed:.1f} s ({sent / elapsed:.0f} events/s)"

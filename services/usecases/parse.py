@@ -15,7 +15,7 @@ from pydantic import ValidationError
 import contracts.events
 from contracts.envelope import Envelope
 from contracts.events import parse_event
-from services.usecases.refusal import Refusal, bounded
+from services.usecases.refusal import Refusal, bounded, listing
 
 MAX_BATCH = 1000
 """Most events one write may carry."""
@@ -42,7 +42,11 @@ def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
     errors = [{**e, "msg": bounded(str(e["msg"]), 120)} for e in errors[:10]]
     detail = [{**e, "loc": prefix + e["loc"]} for e in errors]
     first = errors[0]
+    message = first["msg"]
     loc = list(first["loc"])
+    if first["type"] == "union_tag_invalid":
+        message = unknown_type_message(error.errors(include_url=False)[0].get("ctx", {}))
+        detail[0]["msg"] = "unknown event type"
     if first["type"].startswith("union_tag"):
         loc = ["type"]
     elif loc and isinstance(loc[0], str) and "." in loc[0]:  # the union tag, e.g. game.ended
@@ -50,10 +54,20 @@ def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
     return Refusal(
         "invalid",
         "schema.field",
-        first["msg"],
+        message,
         ".".join(map(str, loc)),
         {"index": index, "detail": detail},
     )
+
+
+def unknown_type_message(context: dict[str, Any]) -> str:
+    """`unknown event type 'x'; valid types: a, b, ...`: the type quoted (at most 40
+    characters of input, `services.problems.quote`'s rule) and every valid type, sorted, as
+    many as `listing` fits (then `and N more`)."""
+    tag = str(context.get("tag", ""))
+    shown = repr(tag) if len(tag) <= 40 else f"{tag[:40]!r}… ({len(tag)} characters)"
+    valid = sorted(contracts.events.ENVELOPE_BY_TYPE)
+    return f"unknown event type {shown}; valid types: {listing(valid)}"
 
 
 def decode_json(raw: bytes | None, field: str) -> Any:

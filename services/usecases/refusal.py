@@ -11,7 +11,7 @@ version is not the game's).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from domain.errors import RuleViolation
@@ -19,13 +19,38 @@ from services.ports.errors import VersionConflict
 
 Kind = Literal["unauthorized", "forbidden", "invalid", "rule", "conflict"]
 
-MESSAGE_MAX = 300
-"""Most characters of a message (it may echo input, e.g. a JSON decoder's complaint)."""
+MESSAGE_MAX = 1200
+"""Most characters of a message (it may echo input, e.g. a JSON decoder's complaint, or list
+what is valid, `listing`)."""
+
+LIST_MAX_BYTES = 1024
+"""Most UTF-8 bytes of a list of valid values in a message (`listing`)."""
 
 
 def bounded(text: str, limit: int = MESSAGE_MAX) -> str:
-    """`text` cut to `limit` characters (with `…` when cut)."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """`text` cut to at most `limit` characters, at a word boundary (the last space before the
+    limit, when there is one in its second half), with `…` when cut."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space > limit // 2:
+        head = head[:space].rstrip(",;:")
+    return head + "…"
+
+
+def listing(items: Sequence[str], max_bytes: int = LIST_MAX_BYTES) -> str:
+    """`items` as `a, b, c`, every item whole: as many as fit in `max_bytes` UTF-8 bytes, then
+    `and N more` (the cut is at an item boundary, never inside one)."""
+    shown: list[str] = []
+    size = 0
+    for item in items:
+        cost = len(item.encode()) + (2 if shown else 0)
+        if size + cost > max_bytes:
+            return f"{', '.join(shown)} and {len(items) - len(shown)} more"
+        shown.append(item)
+        size += cost
+    return ", ".join(shown)
 
 
 class Refusal(Exception):

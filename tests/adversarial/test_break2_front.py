@@ -55,7 +55,11 @@ async def test_a_live_stream_that_fails_after_its_start_is_logged_alike(
     async def boom(*args: object) -> None:
         raise RuntimeError("a bug in the stream")
 
+    async def known(game_id: str) -> int:
+        return 1  # "g1" exists: an unknown game is refused (404) before the stream starts
+
     monkeypatch.setattr(push_routes, "_live_frames", boom)
+    monkeypatch.setattr(door.reads, "version", known)
     front_door = door.app.front
     logged: dict[str, list[str]] = {}
     for name, front in (("front", front_door), ("plain", None)):

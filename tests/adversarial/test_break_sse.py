@@ -44,6 +44,8 @@ async def test_open_sse_stream_says_so_when_redis_stops(server: RedisServer, pat
         redis_url=server.url, shards=4, redis_retries=1, redis_connect_timeout_s=0.5
     )
     app = build_app(Roles(ingest=False, inbox=False, projector=False), settings)
+    if path != "/games/live":  # the game exists (an unknown one is a 404), not projected yet
+        redis.Redis.from_url(server.url).xadd(Keys(4).game_stream("tr-break-sse-1"), {"seq": 1})
     seen: list[str] = []
     outcome = "open"
     async with (
@@ -56,7 +58,7 @@ async def test_open_sse_stream_says_so_when_redis_stops(server: RedisServer, pat
             if path == "/games/live":
                 seen.append(await anext(chunks))  # the first frame: the games list
             else:
-                await asyncio.sleep(1.0)  # an unknown game: no first frame, the stream is open
+                await asyncio.sleep(1.0)  # not projected: no first frame, the stream is open
             server.stop()
             try:
                 async with asyncio.timeout(WAIT_S):
@@ -120,6 +122,7 @@ async def test_the_reconnecting_client_gets_the_change_it_missed(tmp_path: Path)
 
 def _change(client: redis.Redis, keys: Keys, seq: int) -> str:
     """Store a projection of `GAME` at `seq` and its change entry (as the projector does)."""
+    client.xadd(keys.game_stream(GAME), {"seq": seq})  # the game exists (else 404)
     client.hset(keys.projection(GAME), mapping={"seq": str(seq), "updated_at": f"t{seq}"})
     entry = client.xadd(keys.changes(shard_of(GAME, keys.shards)), {"game": GAME, "seq": seq})
     return entry.decode() if isinstance(entry, bytes) else str(entry)

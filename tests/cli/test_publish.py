@@ -97,3 +97,33 @@ def test_publish_saves_the_token_before_sending_anything(
     assert len(token) >= 43
     assert f"write token chosen for {game_id}: {token}" in result.stderr
     assert tokens.stat().st_mode & 0o077 == 0  # owner-only
+
+
+def test_publish_to_an_existing_game_without_its_token_keeps_no_token(
+    serve_process: Callable[..., str], penumbra_log: Path, tmp_path: Path
+) -> None:
+    """A game that exists has a token of its own: `publish` without `--token` must not leave a
+    tokens file holding a token it chose (it wrote a random one, never the game's)."""
+    url = serve_process("--no-inbox", "--no-projector", "--no-query")
+    created = runner.invoke(app, ["publish", str(penumbra_log), "--url", url])
+    assert created.exit_code == 0, created.output
+    game_id = read_log(penumbra_log)[0].game_id
+    again = tmp_path / "again.jsonl"  # the same log elsewhere: no tokens file beside it
+    again.write_text(penumbra_log.read_text(encoding="utf-8"), encoding="utf-8")
+    refused = runner.invoke(app, ["publish", str(again), "--url", url])
+    assert refused.exit_code == 1
+    assert "ingest answered 403" in refused.stderr
+    assert f"{game_id} exists already with another write token" in " ".join(refused.stderr.split())
+    assert not Path(f"{again}.tokens.json").exists()
+    tail = tmp_path / "tail.jsonl"  # a continuation (from seq 3): nothing to choose
+    tail.write_text(
+        "\n".join(penumbra_log.read_text(encoding="utf-8").splitlines()[2:]) + "\n",
+        encoding="utf-8",
+    )
+    kept = tmp_path / "kept.json"
+    kept.write_text('{"other-game": "' + "k" * 43 + '"}\n', encoding="utf-8")
+    continued = runner.invoke(app, ["publish", str(tail), "--url", url, "--tokens-file", str(kept)])
+    assert continued.exit_code == 1
+    assert "ingest answered 401" in continued.stderr
+    assert "write token chosen" not in continued.stderr
+    assert json.loads(kept.read_text()) == {"other-game": "k" * 43}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from contracts.events import dump_event_json
@@ -110,7 +111,35 @@ def test_malformed_event_reports_field(tmp_path: Path, trickerion_log: Path) -> 
     broken.write_text("\n".join([lines[0], lines[1], "", json.dumps(bad)]) + "\n", encoding="utf-8")
     result = runner.invoke(app, ["score", str(broken)])
     assert result.exit_code == 1
-    assert "line 4: contract.invalid [payload.amount]" in result.stderr
+    assert "line 4: schema.field [payload.amount]" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "rule", "field"),
+    [
+        ("{not json", "body.json", "line"),
+        ("[1, 2]", "body.shape", "body"),
+        ('{"type": "trickerion.advertise"}', "schema.field", "type"),
+    ],
+)
+def test_a_refused_line_names_the_rule_http_names(
+    tmp_path: Path, trickerion_log: Path, line: str, rule: str, field: str
+) -> None:
+    """`score` refuses a line with the rule id `POST /games/{id}/events` gives the same text
+    (it said `contract.invalid` where HTTP says `body.json`, `schema.field`)."""
+    from services.usecases.parse import parse_body
+    from services.usecases.refusal import Refusal
+
+    first = trickerion_log.read_text(encoding="utf-8").splitlines()[0]
+    broken = tmp_path / "bad.jsonl"
+    broken.write_text(f"{first}\n{line}\n", encoding="utf-8")
+    result = runner.invoke(app, ["score", str(broken), "--json"])
+    assert result.exit_code == 1
+    error = json.loads(result.stdout)
+    assert (error["line"], error["rule"], error["field"]) == (2, rule, field)
+    with pytest.raises(Refusal) as http:
+        parse_body(line.encode(), "line")
+    assert (http.value.rule, http.value.field) == (rule, field)
 
 
 def test_empty_log_fails(tmp_path: Path) -> None:
@@ -202,10 +231,14 @@ def test_score_at_a_seq_the_log_lacks_names_it(trickerion_log: Path) -> None:
     result = runner.invoke(app, ["score", str(trickerion_log), "--json", "--at-seq", "107"])
     assert result.exit_code == 1
     assert json.loads(result.stdout) == {
-        "line": 0,
+        "line": None,
         "rule": "read.seq_not_found",
         "field": "at_seq",
+        "option": "--at-seq",
         "message": "no event of seq 107: the log runs from seq 1 to 106",
     }
+    worded = runner.invoke(app, ["score", str(trickerion_log), "--at-seq", "107"])
+    assert "option --at-seq: read.seq_not_found: no event of seq 107" in worded.stderr
+    assert "line 0" not in worded.stderr
     refused = runner.invoke(app, ["score", str(trickerion_log), "--at-seq", "0"])
     assert refused.exit_code == 2  # typer: below the option's minimum

@@ -113,21 +113,28 @@ def test_refused_credentials_name_the_user_and_never_the_password(tmp_path: Path
 @pytest.mark.parametrize(
     ("env", "url", "expected"),
     [
-        ({}, "redis+cluster://127.0.0.1:1/3", "bad Redis configuration: redis_url: a cluster"),
-        ({"SCORELEDGER_SHARDS": "0"}, "redis://127.0.0.1:1/0", "invalid settings: shards:"),
+        ({}, "redis+cluster://127.0.0.1:1/3", "invalid settings: SCORELEDGER_REDIS_URL: a cluster"),
+        (
+            {"SCORELEDGER_SHARDS": "0"},
+            "redis://127.0.0.1:1/0",
+            "invalid settings: SCORELEDGER_SHARDS:",
+        ),
         # another role's setting, with Redis unreachable: still 78, not 69 (checked first)
         (
             {"SCORELEDGER_INBOX_INTEGRATIONS": "Table_8"},
             "redis://127.0.0.1:1/0",
-            "invalid settings: inbox_integrations:",
+            "invalid settings: SCORELEDGER_INBOX_INTEGRATIONS:",
         ),
-        ({"SCORELEDGER_BATCH": "0"}, "redis://127.0.0.1:1/0", "invalid settings: batch:"),
+        (
+            {"SCORELEDGER_BATCH": "0"},
+            "redis://127.0.0.1:1/0",
+            "invalid settings: SCORELEDGER_BATCH:",
+        ),
         (
             {},
             "notaurl",
-            "bad Redis configuration: Redis URL must specify one of the following schemes "
-            "(redis://, rediss://, unix://); for a Redis Cluster redis+cluster:// or "
-            "rediss+cluster://",
+            "invalid settings: SCORELEDGER_REDIS_URL: Value error, the scheme must be one of "
+            "redis, rediss, unix, redis+cluster, rediss+cluster",
         ),
     ],
 )

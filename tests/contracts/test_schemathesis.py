@@ -3,6 +3,12 @@ against the whole app (query, ingest, web) served by uvicorn on a real Redis, wi
 number of generated requests each: no answer may be a server error, and every answer must
 match its documented status, media type and schema.
 
+The document is the committed file, which is byte for byte what the app serves at
+`/openapi.json` (tests/contracts/test_served_contract.py). Besides the status, media type and
+schema of every answer, the checks probe a missing required header (the append's token is
+optional: creating a game needs none), an unsupported method (405 with `Allow`) and the
+documented response headers.
+
 The two SSE streams (`/games/live`, `/games/{game_id}/live`) never end, so they are left out
 here; their first frames are tested in tests/web/test_push.py.
 """
@@ -21,8 +27,11 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    missing_required_header,
+    response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 
 from services.bootstrap import Roles, build_app
@@ -58,6 +67,9 @@ def base_url(redis_url: str) -> Iterator[str]:
 
 
 @pytest.mark.redis
+@pytest.mark.timeout(
+    600
+)  # the append's cases (and their header and method probes) on 2 loaded cores
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
@@ -74,5 +86,8 @@ def test_every_operation_answers_as_documented(case: schemathesis.Case, base_url
             status_code_conformance,
             content_type_conformance,
             response_schema_conformance,
+            response_headers_conformance,
+            unsupported_method,
+            missing_required_header,
         ],
     )

@@ -48,7 +48,9 @@ def test_a_bad_list_is_refused_naming_the_field(
     assert error["loc"] == ("inbox_integrations",)
     assert message in error["msg"]
     line = settings_failure(raised.value).message
-    assert line.startswith(f"invalid settings: inbox_integrations: Value error, {message}")
+    assert line.startswith(
+        f"invalid settings: SCORELEDGER_INBOX_INTEGRATIONS: Value error, {message}"
+    )
 
 
 def test_a_long_bad_name_is_quoted_cut_to_40_characters() -> None:

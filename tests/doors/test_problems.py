@@ -20,6 +20,7 @@ from starlette.routing import Route
 from contracts.events import parse_event
 from domain.errors import RuleViolation
 from services.problems import (
+    MAX_DETAIL_CHARS,
     PROBLEM_MEDIA_TYPE,
     Problem,
     ProblemResponse,
@@ -117,7 +118,7 @@ def test_a_missing_type_is_named() -> None:
 def test_long_details_are_clipped_to_the_model_bound() -> None:
     item = problem(422, "r", "f", "y" * 5000)
     assert item.detail is not None
-    assert len(item.detail) == 300
+    assert len(item.detail) == MAX_DETAIL_CHARS
 
 
 def test_an_internal_error_says_nothing_of_the_failure() -> None:

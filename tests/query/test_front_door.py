@@ -5,6 +5,7 @@ projector) the standings are rendered to the same bytes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -206,3 +207,16 @@ async def test_the_fallthrough_still_answers_as_before(door: Door, seeder: Seede
     declared = await door.http.get("/games/tr-demo-1/standings", headers={"content-length": "0"})
     assert declared.status_code == 200
     assert door.crossed == ["/games/tr-demo-1/standings"] * 3
+
+
+async def test_the_live_stream_of_an_unknown_game_is_a_404_problem_through_either_door(
+    door: Door,
+) -> None:
+    """Every route of a game answers 404 for a game with no events, the SSE stream too (it
+    answered 200 and pinged forever); the same problem through the front door and FastAPI."""
+    async with asyncio.timeout(10):  # a stream that started would never end
+        front, plain = await door.both("/games/no-such-game/live")
+    same(front, plain)
+    assert front.status_code == 404
+    assert front.headers["content-type"] == "application/problem+json"
+    assert (front.json()["rule"], front.json()["field"]) == ("read.game_not_found", "game_id")

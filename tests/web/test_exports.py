@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -75,15 +76,14 @@ def test_bgstats_play_names_scores_ranks_winner_date_and_game() -> None:
     assert play["sourceName"] == "scoreledger"
     assert play["sourcePlayId"] == "pen-demo-3p"
     assert play["game"] == {
-        "name": "Penumbra: Trials of Arcana",
-        "bggId": None,  # not confirmed: left null rather than guessed
+        "name": "Penumbra: Trials of Arcana",  # no bggId: not confirmed, left out, not guessed
         "sourceGameId": "penumbra",
         "highestWins": True,
         "noPoints": False,
     }
     assert play["playDate"] == "2026-11-28 22:01:10"  # local time of the table
     assert play["durationMin"] == 105  # 19:01:10 -> game.ended 20:46:10
-    assert play["location"] == {"name": "Club"}
+    assert play["location"] == "Club"  # a string, as the format documents
     by_id = {p["sourcePlayerId"]: p for p in play["players"]}
     assert {pid: (p["score"], p["rank"]) for pid, p in by_id.items()} == {
         pid: (v["total"], v["rank"]) for pid, v in EXPECTED["players"].items()
@@ -93,6 +93,66 @@ def test_bgstats_play_names_scores_ranks_winner_date_and_game() -> None:
     link = bgstats_link(play)
     assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")
     assert json.loads(parse_qs(urlsplit(link).query)["data"][0]) == play
+
+
+# BG Stats' push-play import format, field by field. Source:
+# bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/, as summarised in
+# research/tournaments-and-integrations.md ("Fields: game{bggId, highestWins, noPoints,
+# sourceGameId}, players[{name, score, rank, winner, startPlayer, role, sourcePlayerId}],
+# playDate, durationMin, location, board"), with the fields open-source pushers also send
+# (sourceName, sourcePlayId, game.name, comments). `location` is a string.
+BGSTATS_PLAY_FIELDS = {
+    "sourceName": str,
+    "sourcePlayId": str,
+    "playDate": str,
+    "durationMin": int,
+    "location": str,
+    "board": str,
+    "comments": str,
+    "game": dict,
+    "players": list,
+}
+BGSTATS_GAME_FIELDS = {
+    "name": str,
+    "bggId": int,
+    "sourceGameId": str,
+    "highestWins": bool,
+    "noPoints": bool,
+}
+BGSTATS_PLAYER_FIELDS = {
+    "name": str,
+    "sourcePlayerId": str,
+    "score": int,
+    "rank": int,
+    "winner": bool,
+    "startPlayer": bool,
+    "role": str,
+}
+
+
+def _fields_conform(record: dict[str, object], fields: dict[str, type]) -> None:
+    """Every key is one of the format's fields, with its JSON type (absent, never null)."""
+    assert set(record) <= set(fields), set(record) - set(fields)
+    for key, value in record.items():
+        assert isinstance(value, fields[key]), (key, value)
+
+
+@pytest.mark.parametrize(
+    ("events", "location"),
+    [(EVENTS, "Club"), (EVENTS, None), (TRICKERION, "Café «Магия»")],
+)
+def test_a_bgstats_play_has_only_the_formats_fields_with_their_types(
+    events: list[object], location: str | None
+) -> None:
+    """`location` was an object `{"name": ...}` (or null) and Penumbra's `bggId` null, where
+    the format has a string and an integer (or the field left out)."""
+    play = bgstats_play(standings(fold(events)), events, ZoneInfo("Europe/Moscow"), location)  # type: ignore[arg-type]
+    _fields_conform(play, BGSTATS_PLAY_FIELDS)
+    _fields_conform(play["game"], BGSTATS_GAME_FIELDS)
+    for player in play["players"]:
+        _fields_conform(player, BGSTATS_PLAYER_FIELDS)
+    assert ("location" in play) == (location is not None)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", play["playDate"])  # no offset
 
 
 def test_bgstats_trickerion_has_its_bgg_id_modules_and_start_player() -> None:

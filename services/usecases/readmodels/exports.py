@@ -10,12 +10,15 @@ Pure functions (no I/O); the routes in `services.web.routes` serve them.
   `bom`, a UTF-8 byte order mark first, so spreadsheet apps read Cyrillic names right.
 * BG Stats play (`bgstats_play`): the JSON of BG Stats' "push plays" import, handed to the app
   as `https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>` (`bgstats_link`):
-  `sourceName`, `sourcePlayId`, `playDate` (`YYYY-MM-DD HH:MM:SS`, local time of the table's
-  time zone, which the app reads), `durationMin`, `location` {`name`}, `game` {`name`,
-  `bggId`, `sourceGameId`, `highestWins`, `noPoints`}, `players` [{`name`, `sourcePlayerId`,
-  `score`, `rank`, `winner`, `startPlayer`}], `comments` (title, modules, tie-break).
-  Source: bgstatsapp.com "Push plays to BG Stats from other apps or websites" (the format as
-  used by open-source converters); research/anchors.md §2.1; issue 12.
+  `sourceName`, `sourcePlayId`, `playDate` (`YYYY-MM-DD HH:MM:SS`: the wall-clock time of the
+  game's first event in the time zone `tz` (default UTC), with no offset, as the app shows
+  it), `durationMin`, `location` (a string; absent when none is given), `game` {`name`,
+  `bggId` (absent for a game without a confirmed BoardGameGeek id), `sourceGameId`,
+  `highestWins`, `noPoints`}, `players` [{`name`, `sourcePlayerId`, `score`, `rank`,
+  `winner`, `startPlayer`}], `comments` (title, modules, tie-break).
+  Source: bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/ (as
+  summarised in research/tournaments-and-integrations.md, and as open-source pushers send
+  it: `location` a string); research/anchors.md §2.1; issue 12.
   A `.bgsplay` file is the app's own backup/share format (with `players`, `locations`,
   `games` and `plays` lists cross-referenced by id), not this record, so none is offered.
 * JSONL log: `ReadModels.events_jsonl` (the stored envelopes byte for byte).
@@ -38,15 +41,17 @@ from contracts.games import GAMES
 from domain.standings import Standings
 from services.usecases.readmodels.labels import category_labels
 
-BGG_IDS: dict[str, int | None] = {
-    # boardgamegeek.com/boardgame/163068/trickerion-legends-illusion (the BGG page URL, as
-    # cited by several public game catalogues).
+BGG_IDS: dict[str, int] = {
+    # https://boardgamegeek.com/boardgame/163068/trickerion-legends-illusion: the game's BGG
+    # page, linked as such by several public game catalogues and rules references (found with
+    # a code search for "boardgame/163068", 2026-12-02).
     "trickerion": 163068,
-    # Not confirmed: no source with the BoardGameGeek id of Penumbra: Trials of Arcana was
-    # found, so none is guessed; BG Stats then matches the game by its name.
-    "penumbra": None,
+    # Penumbra: Trials of Arcana: not confirmed. Its tesera.ru page (tesera.ru/game/2364037)
+    # shows a BGG rating but no id was found in any searched source, so none is guessed and
+    # `bggId` is left out; BG Stats then matches the game by its name.
 }
-"""BoardGameGeek ids (BG Stats matches a pushed game on `bggId` first)."""
+"""BoardGameGeek ids (BG Stats matches a pushed game on `bggId` first); a game missing here
+has no confirmed id and its play carries no `bggId`."""
 
 SOURCE_NAME = "scoreledger"
 BGSTATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
@@ -203,10 +208,10 @@ def bgstats_play(
         "sourcePlayId": result.game_id,
         "playDate": _local(events[0].occurred_at, tz).strftime("%Y-%m-%d %H:%M:%S"),
         "durationMin": play_minutes(events),
-        "location": {"name": location} if location else None,
+        **({"location": location} if location else {}),
         "game": {
             "name": GAMES[result.game].title.en if result.game in GAMES else result.game,
-            "bggId": BGG_IDS.get(result.game),
+            **({"bggId": BGG_IDS[result.game]} if result.game in BGG_IDS else {}),
             "sourceGameId": result.game,
             "highestWins": True,
             "noPoints": False,

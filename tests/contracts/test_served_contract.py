@@ -1,0 +1,62 @@
+"""The served contract is the committed one: `GET /openapi.json` of the app, as `scoreledger
+serve` builds it, is byte for byte `contracts/openapi.json` (it was FastAPI's raw document:
+invalid 3.1 with `itemSchema`, FastAPI's `HTTPValidationError` for 422, any object as the
+append body, CSV as `text/plain`, no 404/503), it validates, and `/docs` reads it."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from openapi_spec_validator import validate
+
+from services.bootstrap import Roles, build_app
+from services.query.openapi import COMMITTED
+from services.settings import ServiceSettings
+
+FULL = Roles(inbox=False)
+
+
+async def _get(roles: Roles, path: str) -> httpx.Response:
+    # no lifespan: serving the document touches no Redis
+    app = build_app(roles, ServiceSettings(_env_file=None))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://app") as client:
+        return await client.get(path)
+
+
+async def test_openapi_json_is_the_committed_file_and_validates() -> None:
+    served = await _get(FULL, "/openapi.json")
+    assert served.status_code == 200
+    committed = COMMITTED.read_text(encoding="utf-8")
+    assert served.json() == json.loads(committed)
+    assert json.dumps(served.json(), indent=2, ensure_ascii=False) + "\n" == committed
+    validate(served.json())  # openapi-spec-validator, OpenAPI 3.1
+    document = served.json()
+    append = document["paths"]["/games/{game_id}/events"]["post"]
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    assert set(append["responses"]["422"]["content"]) == {"application/problem+json"}
+    assert {} in append["security"]  # creating a game needs no token (the 201 returns one)
+    live = document["paths"]["/games/{game_id}/live"]["get"]["responses"]
+    assert "404" in live
+    assert "Retry-After" in document["paths"]["/games"]["get"]["responses"]["503"]["headers"]
+
+
+async def test_docs_reads_the_served_document() -> None:
+    page = await _get(FULL, "/docs")
+    assert page.status_code == 200
+    assert "url: '/openapi.json'" in page.text
+
+
+async def test_every_role_mix_serves_a_valid_document() -> None:
+    """A role alone (as deployed) serves the committed document's part for its routes."""
+    committed = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    for roles in (
+        Roles(ingest=False, inbox=False, projector=False),
+        Roles(query=False, inbox=False, projector=False),
+    ):
+        document = (await _get(roles, "/openapi.json")).json()
+        validate(document)
+        for path, operations in document["paths"].items():
+            for method, operation in operations.items():
+                assert operation == committed["paths"][path][method], (path, method)
