@@ -44,8 +44,10 @@ from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
-from services.usecases.readmodels.offloop import LogSource
+from services.usecases.readmodels.fairqueue import Limits
+from services.usecases.readmodels.offloop import PROCESSES, LogSource
 from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.snapshots import SnapshotConfig
 from services.usecases.record import Record
 from services.usecases.release import Release
 
@@ -145,6 +147,15 @@ def use_cases(
             ports.projections,
             cache_bytes=settings.read_cache_bytes,
             replay_source=replay_source,
+            limits=Limits(
+                slots=PROCESSES,
+                queued=settings.replay_queue,
+                per_client=settings.replay_per_client,
+                deadline_s=settings.replay_deadline_s,
+            ),
+            snapshots=SnapshotConfig(
+                every=settings.replay_snapshot_every, max_bytes=settings.replay_snapshot_bytes
+            ),
         ),
         release=Release(ports.log, ports.projections),
     )
@@ -313,6 +324,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.docs import install_docs
     from services.query.front import FrontedFastAPI
     from services.query.metrics import MetricsMiddleware, QueryMetrics
+    from services.query.replaylimits import ReplayQueueCollector
 
     reads = service.cases.reads
     hub = ChangeHub(service.client, service.keys, render_projection) if roles.query else None
@@ -337,6 +349,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     )
     install_docs(app)
     metrics = QueryMetrics()
+    metrics.registry.register(ReplayQueueCollector(reads.replays.queue))
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)  # outermost
     install_problem_handlers(app)
