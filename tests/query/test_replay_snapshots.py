@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.events import dump_event_json, parse_event_json
+from domain.fold import evolve, fold
 from services.simulator.tables import simulate_game
 from services.usecases.readmodels import work
 from services.usecases.readmodels.snapshots import (
@@ -154,3 +155,17 @@ def test_the_voids_index_follows_the_log() -> None:
     for upto in (half, version, half):  # index grows, then an older version
         got = page_job(config, reader(raw[:upto]), game_id, upto, work.events_page_of, (1, 1000))
         assert dumped(got) == dumped(work.events_page(events[:upto], game_id, upto, 1, 1000))
+
+
+def test_a_void_keeps_the_id_index_rather_than_rebuilding_it() -> None:
+    """A void refolds from the fold's mark before the voided event; rebuilding the index of
+    every event id made each void O(game length) (a 20,000-event game with a void every 50
+    events took 10 s to fold instead of 2)."""
+    raw = game_log("trickerion", 4, [("correct", 1), ("void", 0)])
+    events = [parse_event_json(r) for r in raw]
+    before = fold(events[:-1])
+    after = evolve(before, events[-1])
+    assert after.ids is before.ids
+    target = events[-2]
+    assert after.seq_of(target.event_id) == target.seq
+    assert target.event_id in after.voided
