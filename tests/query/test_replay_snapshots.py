@@ -12,8 +12,10 @@ by snapshots; a property test guards equivalence).
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,11 +24,14 @@ from hypothesis import strategies as st
 
 from contracts.events import dump_event_json, parse_event_json
 from domain.fold import evolve, fold
+from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.simulator.tables import simulate_game
 from services.usecases.readmodels import work
+from services.usecases.readmodels.offloop import Replays
 from services.usecases.readmodels.snapshots import (
     SnapshotConfig,
     Snapshots,
+    Unfinished,
     page_job,
     state_job,
 )
@@ -169,3 +174,34 @@ def test_a_void_keeps_the_id_index_rather_than_rebuilding_it() -> None:
     target = events[-2]
     assert after.seq_of(target.event_id) == target.seq
     assert target.event_id in after.voided
+
+
+def test_a_long_first_fold_is_cut_in_slices_that_go_on_from_each_other() -> None:
+    raw = game_log("penumbra", 11, [("correct", 3)] * 60)
+    events = [parse_event_json(r) for r in raw]
+    game_id, version = events[0].game_id, len(events)
+    snaps = Snapshots(SnapshotConfig(every=10))
+    reads: list[tuple[int, int]] = []
+    answers = []
+    while True:
+        got = snaps.state_at(reader(raw, reads), game_id, version, 40)
+        answers.append(got)
+        if not isinstance(got, Unfinished):
+            break
+    assert answers[:2] == [Unfinished(40), Unfinished(80)]
+    assert max(last - first for first, last in reads) <= 40  # no read past a slice
+    assert dumped(work.standings_of(answers[-1])) == dumped(work.standings_replay(events))
+
+
+async def test_replays_run_a_sliced_job_in_several_turns_of_the_queue() -> None:
+    raw = game_log("trickerion", 12, [("correct", 1)] * 30)
+    events = [parse_event_json(r).model_copy(update={"game_id": "sliced-12"}) for r in raw]
+    log = MemoryEventLog(MemoryBackend())
+    await log.append("sliced-12", events)
+    replays = Replays(log, executor=ThreadPoolExecutor(1))
+    job = functools.partial(state_job, SnapshotConfig(every=10, slice=50))
+    got = await replays.run("at", "sliced-12", len(events), work.standings_of, job=job)
+    assert dumped(got) == dumped(work.standings_replay(events))
+    turns = -(-len(events) // 50)  # 50 events a turn
+    assert turns >= 3
+    assert replays.queue.stats().admitted == turns

@@ -45,6 +45,7 @@ from domain.fold import GameState
 from services.gctune import tune_for_long_life
 from services.ports.eventlog import EventLog
 from services.usecases.readmodels.fairqueue import FairQueue, Limits
+from services.usecases.readmodels.snapshots import Unfinished
 from services.usecases.sizedcache import ByteLRU, game_bytes, state_bytes
 
 T = TypeVar("T")
@@ -157,10 +158,19 @@ class Replays:
             def compute() -> Awaitable[T]:
                 return self._compute(key, game_id, version, work, args, upto, job)
 
-            running = asyncio.ensure_future(self.queue.run(client, game_id, compute))
+            running = asyncio.ensure_future(self._in_turns(client, game_id, compute))
             self._running[key] = running
             running.add_done_callback(lambda _: self._running.pop(key, None))
         return await asyncio.shield(running)
+
+    async def _in_turns(self, client: str, game_id: str, compute: Callable[[], Awaitable[T]]) -> T:
+        """`compute` in `client`'s turns of the queue: again in a later turn while it answers
+        `Unfinished` (a job folds at most a slice of a long game, so it never holds a worker
+        long, and other clients' jobs run between its slices)."""
+        while True:
+            result = await self.queue.run(client, game_id, compute)
+            if not isinstance(result, Unfinished):
+                return result
 
     async def _compute(
         self,
@@ -189,7 +199,8 @@ class Replays:
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
             _drop_pool()
             result = await loop.run_in_executor(self._pool(), *call)
-        self._results.put(key, (result, last))
+        if not isinstance(result, Unfinished):
+            self._results.put(key, (result, last))
         return result
 
 

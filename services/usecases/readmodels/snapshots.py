@@ -50,11 +50,22 @@ VOID_TYPE = b'"' + EventVoided.TYPE.encode() + b'"'
 @dataclass(frozen=True)
 class SnapshotConfig:
     """How a worker keeps snapshots: the state after every `every`-th event, at most
-    `max_bytes` (estimated) and `max_games` games in all, least recently used evicted."""
+    `max_bytes` (estimated) and `max_games` games in all, least recently used evicted. One job
+    folds at most `slice` events (a game's first fold in a worker is cut in slices, each
+    its own turn of the replay queue: `Unfinished`)."""
 
     every: int = 200
     max_bytes: int = 256 * 1024 * 1024
     max_games: int = 1000
+    slice: int = 2000
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A job's answer when it folded its `slice` of events (up to `seq`) and kept them as
+    snapshots, but not yet up to the seq asked: the caller runs it again in a later turn."""
+
+    seq: int
 
 
 @dataclass
@@ -102,9 +113,12 @@ class Snapshots:
             config.max_bytes, GameSnapshots.size, config.max_games
         )
 
-    def state_at(self, read: Read, game_id: str, upto: int) -> GameState:
+    def state_at(
+        self, read: Read, game_id: str, upto: int, most: int | None = None
+    ) -> GameState | Unfinished:
         """The state after event `upto` (the log's last when it is shorter), from the nearest
-        snapshot at or before `upto`: reads and folds only the events after it.
+        snapshot at or before `upto`: reads and folds only the events after it, and at most
+        `most` of them (None: all): `Unfinished` when more were needed (kept as snapshots).
 
         Raises:
             RuleViolation: a stored event breaks a rule (never for an appended log);
@@ -114,15 +128,18 @@ class Snapshots:
         base: GameState | None = None
         raw: list[bytes] = []
         at = bisect_right(kept.seqs, upto) if kept is not None else 0
+        end = upto
         if kept is not None and at:
             s = kept.seqs[at - 1]
-            first, raw = read(1, 1), read(s, upto)
+            end = upto if most is None else min(upto, s + most)
+            first, raw = read(1, 1), read(s, end)
             if first[:1] == [kept.first] and raw[:1] == [kept.raw[s]]:
                 base, raw = kept.states[s], raw[1:]
             else:  # not the log that was folded
                 kept = None
         if base is None:
-            raw = read(1, upto)
+            end = upto if most is None else min(upto, most)
+            raw = read(1, end)
         if kept is None or (base is None and raw[:1] != [kept.first]):
             kept = GameSnapshots(first=raw[0] if raw else b"")  # (base is None here)
         game: GameSnapshots = kept
@@ -137,6 +154,8 @@ class Snapshots:
         if state.seq > game.tip:  # the new tip, a snapshot until a further one
             game.keep(state, raw[-1], every)
         self._games.put(game_id, game)
+        if end < upto and state.seq == end:  # a slice done; the log goes on
+            return Unfinished(state.seq)
         return state
 
     def voids_upto(self, read: Read, game_id: str, upto: int) -> dict[str, int]:
@@ -189,8 +208,12 @@ def state_job(
     args: tuple[Any, ...],
 ) -> T:
     """In a worker (`offloop.Job`): `work(state after event upto, *args)`, the state from this
-    process's snapshots."""
-    return work(cache(config).state_at(read, game_id, upto), *args)
+    process's snapshots; `Unfinished` when the state needs more than `config.slice` events
+    folded (run the job again: it goes on from where this one stopped)."""
+    state = cache(config).state_at(read, game_id, upto, config.slice)
+    if isinstance(state, Unfinished):
+        return state  # type: ignore[return-value]  # the caller's to handle (offloop)
+    return work(state, *args)
 
 
 def page_job(
