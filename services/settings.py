@@ -286,7 +286,7 @@ class QuerySettings(CommonSettings):
         description="replays of one client waiting or running; past it 429 replay.client_limit",
     )
     replay_deadline_s: float = Field(
-        default=20.0,
+        default=30.0,
         gt=0,
         le=600,
         description="seconds from a replay's arrival to its answer; after it 503 "

@@ -60,7 +60,7 @@ class Limits:
     slots: int = 1
     queued: int = 64
     per_client: int = 4
-    deadline_s: float = 10.0
+    deadline_s: float = 60.0
 
 
 @dataclass
