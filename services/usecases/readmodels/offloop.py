@@ -97,6 +97,8 @@ class Replays:
             (`sizedcache.game_bytes`, 21 MB for 6,000 events) or its own size if larger.
         source: how the workers open the same log themselves (None: the parent reads it and
             sends the stored events; the only way for an in-memory log).
+        queue: where a replay not cached waits its turn (`fairqueue.FairQueue`; default: one
+            slot per worker process, the default limits).
     """
 
     def __init__(

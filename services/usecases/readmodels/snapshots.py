@@ -18,7 +18,8 @@ any N, in any order of requests). The log could still differ from what a snapsho
 after a Redis restored from an older backup (events lost, others appended at the same seqs)
 or a test that flushes Redis and reuses a game id: so each use first compares the stored
 bytes of the game's first event and of the snapshot's own event with the bytes it folded
-(they carry `recorded_at`), in the same reads, and drops the game's snapshots on a mismatch.
+(they carry `recorded_at`, stamped by the store on every append, so a log appended again
+differs there), in the same reads, and drops the game's snapshots on a mismatch.
 
 Runs in a worker process (`offloop`), one cache per process, bounded in bytes
 (`sizedcache.game_bytes` of each game's tip) and in games. Source: issue brief (bound the cost
