@@ -51,8 +51,10 @@ from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
-from services.usecases.readmodels.offloop import LogSource
+from services.usecases.readmodels.fairqueue import Limits
+from services.usecases.readmodels.offloop import PROCESSES, LogSource
 from services.usecases.readmodels.reads import ReadModels
+from services.usecases.readmodels.snapshots import SnapshotConfig
 from services.usecases.record import Record
 from services.usecases.release import Release
 from services.usecases.seal import Seal
@@ -203,6 +205,15 @@ def use_cases(
             projections,
             cache_bytes=settings.read_cache_bytes,
             replay_source=replay_source,
+            limits=Limits(
+                slots=PROCESSES,
+                queued=settings.replay_queue,
+                per_client=settings.replay_per_client,
+                deadline_s=settings.replay_deadline_s,
+            ),
+            snapshots=SnapshotConfig(
+                every=settings.replay_snapshot_every, max_bytes=settings.replay_snapshot_bytes
+            ),
         ),
         release=Release(ports.log, ports.projections),
         seal=seal,
@@ -441,6 +452,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     from services.query.front import FrontedFastAPI
     from services.query.metrics import MetricsMiddleware, QueryMetrics
     from services.query.openapi import serve_publishable
+    from services.query.replaylimits import ReplayQueueCollector
 
     reads = service.cases.reads
     archived = service.cases.archived
@@ -476,6 +488,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     install_docs(app)
     serve_publishable(app)  # /openapi.json is contracts/openapi.json, fix-ups included
     metrics = QueryMetrics()
+    metrics.registry.register(ReplayQueueCollector(reads.replays.queue))
     app.add_middleware(BodySizeLimit, max_body_bytes=service.settings.max_body_bytes)
     # Metrics outermost: it sees the 413 the body limit sends itself (a chunked body passing the
     # limit mid-read: the app then fails on the disconnect it is given, which an inner metrics

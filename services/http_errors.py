@@ -6,7 +6,8 @@
 * Starlette's `HTTPException` (404 of an unknown route, 405, ...) -> its status,
   `http.<status>`, its headers kept;
 * the read models' `NotFound` -> 404 `read.<code>` (`read.game_not_found`, ...), `Pending` ->
-  503 `read.projection_pending` with `Retry-After: 1`;
+  503 `read.projection_pending` with `Retry-After: 1`; `ReplayRefused` -> 429 / 503
+  `replay.*` with `Retry-After` (`services.query.replaylimits`);
 * Redis unreachable or unable to serve (refused, timeout, LOADING, cluster down, failover,
   out of memory, no pool connection free within `redis_pool_timeout_s`) -> 503
   `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`, and the plain
@@ -42,6 +43,8 @@ from services.problems import (
     quote,
     storage_unavailable,
 )
+from services.query.replaylimits import replay_refused_handler
+from services.usecases.readmodels.errors import ReplayRefused
 from services.usecases.readmodels.reads import NotFound, Pending
 from services.usecases.refusal import Refusal
 
@@ -233,6 +236,7 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_exception_handler)
     app.add_exception_handler(NotFound, not_found_handler)
     app.add_exception_handler(Pending, pending_handler)
+    app.add_exception_handler(ReplayRefused, replay_refused_handler)
     for fault in STORAGE_FAULTS:
         app.add_exception_handler(fault, storage_handler)
     app.add_exception_handler(Exception, internal_handler)

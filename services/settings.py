@@ -7,6 +7,7 @@ Environment variables use the `SCORELEDGER_` prefix (e.g. `SCORELEDGER_REDIS_URL
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlparse
@@ -107,6 +108,27 @@ def redis_url_checked(url: str) -> str:
             f"unknown query option {names}; known: {', '.join(sorted(REDIS_URL_OPTIONS))}"
         )
     return url
+
+
+def proxy_networks(value: Any) -> tuple[str, ...]:
+    """The proxy addresses of `value` (text split at commas and spaces, or a sequence), each
+    an IP address or network in CIDR notation, as written.
+
+    Raises:
+        ValueError: an entry that is neither (`*` included: trusting every peer would let any
+            client choose its own address).
+    """
+    items = (
+        tuple(n for n in re.split(r"[ \t\n,]+", value) if n) if isinstance(value, str) else value
+    )
+    if not isinstance(items, list | tuple) or not all(isinstance(n, str) for n in items):
+        raise ValueError("a list of proxy addresses or networks (comma- or space-separated)")
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(f"{item[:60]!r} is not an IP address or network") from None
+    return tuple(items)
 
 
 class CommonSettings(BaseSettings):
@@ -351,6 +373,52 @@ class QuerySettings(CommonSettings):
     )
     forward_max_bytes: int = Field(default=1_000_000, ge=1024, le=16_000_000)
     forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
+    # Replay limits (services/usecases/readmodels/fairqueue.py, snapshots.py): every replay,
+    # dispute, ledger, audit page, series, timeline and export not already cached waits its
+    # turn in one bounded queue, fairly per client and game.
+    replay_queue: int = Field(
+        default=64,
+        ge=0,
+        le=10_000,
+        description="replays waiting in all; past it a new one gets 503 replay.queue_full",
+    )
+    replay_per_client: int = Field(
+        default=8,
+        ge=1,
+        le=1_000,
+        description="replays of one client waiting or running; past it 429 replay.client_limit",
+    )
+    replay_deadline_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="seconds from a replay's arrival to its answer; after it 503 "
+        "replay.deadline (a running one runs on and its result is cached for a retry)",
+    )
+    replay_snapshot_every: int = Field(
+        default=200,
+        ge=1,
+        le=100_000,
+        description="a replay worker keeps the state after every N-th event of a game it "
+        "folded: a replay at any seq folds at most N events",
+    )
+    replay_snapshot_bytes: int = Field(
+        default=256 * 1024 * 1024,
+        ge=1024 * 1024,
+        description="bound of each replay worker's snapshots (bytes, estimated per game: "
+        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+    )
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="addresses or networks (CIDR) of the reverse proxies in front of this "
+        "service: only a request from one of them is attributed to the client its "
+        "X-Forwarded-For names (replay limits are per client); empty: none is trusted",
+    )
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxies(cls, value: Any) -> tuple[str, ...]:
+        return proxy_networks(value)
 
 
 class WebhookSettings(CommonSettings):

@@ -250,6 +250,7 @@ def serve(
             host or settings.host,
             settings.port if port is None else port,
             access_log=settings.access_log,
+            trusted_proxies=settings.trusted_proxies,
         )
         check_port(server.config.host, server.config.port)  # a taken port: one line, exit 70
     except (StartupFailure, ValidationError) as error:

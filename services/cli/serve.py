@@ -9,6 +9,7 @@ inbox run in the app's lifespan, in its event loop.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import uvicorn
@@ -27,11 +28,27 @@ def build_app(roles: Roles, overrides: dict[str, Any] | None = None) -> FastAPI:
     return bootstrap.build_app(roles, ServiceSettings(**(overrides or {})))
 
 
-def uvicorn_server(app: Any, host: str, port: int, access_log: bool = False) -> uvicorn.Server:
+def uvicorn_server(
+    app: Any,
+    host: str,
+    port: int,
+    access_log: bool = False,
+    trusted_proxies: Sequence[str] = (),
+) -> uvicorn.Server:
     """A uvicorn server for `app` (an ASGI app: the FastAPI app, or it wrapped by
     `services.cli.startup.LifespanGuard`) whose logs go through the structlog set-up;
-    `access_log`: one log line per request (the `access_log` setting)."""
+    `access_log`: one log line per request (the `access_log` setting). X-Forwarded-For and
+    X-Forwarded-Proto are honoured only from a peer in `trusted_proxies` (addresses or CIDR
+    networks; the `trusted_proxies` setting): none by default, where uvicorn's own default
+    trusts loopback, so a local client could choose the address the replay limits count."""
     config = uvicorn.Config(
-        app, host=host, port=port, log_config=None, lifespan="on", access_log=access_log
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        lifespan="on",
+        access_log=access_log,
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=list(trusted_proxies),
     )
     return uvicorn.Server(config)

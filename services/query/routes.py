@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from starlette.types import Receive, Scope, Send
 
 from services.problems import problem_responses
 from services.query.lean import JSON_HEADERS, LeanRoute, send_bytes
+from services.query.replaylimits import client_of, replay_responses
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import (
     MAX_GAMES_PAGE,
@@ -24,8 +25,9 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 
-NOT_FOUND = problem_responses(404, 422)
-"""Unknown game, seq or player (`read.game_not_found`, ...); a bad query parameter."""
+NOT_FOUND = replay_responses(404, 422)
+"""Unknown game, seq or player (`read.game_not_found`, ...); a bad query parameter; the replay
+queue's limits (429 / 503 with Retry-After)."""
 
 
 def lean_query_routes(reads: ReadModels) -> list[LeanRoute]:
@@ -57,9 +59,10 @@ def query_router(reads: ReadModels) -> APIRouter:
     @router.get(
         "/games/{game_id}/standings",
         response_model=StandingsResponse,
-        responses=problem_responses(404, 422, 503),
+        responses=replay_responses(404, 422),
     )
     async def game_standings(
+        request: Request,
         game_id: str,
         at_seq: Annotated[
             int | None, Query(ge=1, description="replay: standings after the first N events")
@@ -70,26 +73,27 @@ def query_router(reads: ReadModels) -> APIRouter:
         projection's seq and shard checkpoint. With `at_seq`, a replay of the log up to it."""
         # Reached with a query string only: `lean_query_routes` serves the plain GET.
         if at_seq is not None:
-            return await reads.standings_at(game_id, at_seq)
+            return await reads.standings_at(game_id, at_seq, client=client_of(request))
         return Response(await reads.standings_body(game_id), media_type="application/json")
 
     @router.get("/games/{game_id}/events", response_model=EventsPage, responses=NOT_FOUND)
     async def game_events(
+        request: Request,
         game_id: str,
         from_seq: Annotated[int, Query(ge=1)] = 1,
         limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     ) -> EventsPage:
         """The audit log, paged by seq; voided events are marked with the seq of their void."""
-        return await reads.events_page(game_id, from_seq, limit)
+        return await reads.events_page(game_id, from_seq, limit, client=client_of(request))
 
     @router.get(
         "/games/{game_id}/players/{player_id}/ledger",
         response_model=LedgerResponse,
         responses=NOT_FOUND,
     )
-    async def player_ledger(game_id: str, player_id: str) -> LedgerResponse:
+    async def player_ledger(request: Request, game_id: str, player_id: str) -> LedgerResponse:
         """Every change of the player's Fame/VP/Coins/Shards/Arcana with the event that caused
         it (the log folded with the pure domain, so voided events contribute nothing)."""
-        return await reads.ledger(game_id, player_id)
+        return await reads.ledger(game_id, player_id, client=client_of(request))
 
     return router

@@ -32,6 +32,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.problems import ProblemResponse, problem, problem_responses
+from services.query.replaylimits import client_of, replay_responses
 from services.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
 from services.usecases.readmodels.errors import NotFound
@@ -136,42 +137,63 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
 
     # --- replay APIs ---
     # The replays answer JSON rendered off the loop (O(n) bytes): passed through as they are.
-    @router.get("/games/{game_id}/series", response_model=dict[str, Any])
-    async def game_series(game_id: str) -> Response:
+    @router.get(
+        "/games/{game_id}/series", response_model=dict[str, Any], responses=replay_responses()
+    )
+    async def game_series(request: Request, game_id: str) -> Response:
         """Each player's total (Fame / VP) after every event and at the end of every turn
         (`services.usecases.readmodels.replay.series`); point N equals `/standings?at_seq=N`."""
-        return Response(await reads.series(game_id), media_type="application/json")
+        body = await reads.series(game_id, client=client_of(request))
+        return Response(body, media_type="application/json")
 
-    @router.get("/games/{game_id}/timeline", response_model=dict[str, Any])
-    async def game_timeline(game_id: str) -> Response:
+    @router.get(
+        "/games/{game_id}/timeline", response_model=dict[str, Any], responses=replay_responses()
+    )
+    async def game_timeline(request: Request, game_id: str) -> Response:
         """Every event with the points it moved per player, voids and corrections marked
         (`services.usecases.readmodels.replay.timeline`)."""
-        return Response(await reads.timeline(game_id), media_type="application/json")
+        body = await reads.timeline(game_id, client=client_of(request))
+        return Response(body, media_type="application/json")
 
-    @router.get("/games/{game_id}/dispute/{event_id}")
-    async def game_dispute(game_id: str, event_id: str) -> dict[str, Any]:
+    @router.get("/games/{game_id}/dispute/{event_id}", responses=replay_responses())
+    async def game_dispute(request: Request, game_id: str, event_id: str) -> dict[str, Any]:
         """The standings with and without one event, side by side (`replay.compare_without`)."""
-        return await reads.dispute(game_id, event_id, datetime.now(UTC))
+        now = datetime.now(UTC)
+        return await reads.dispute(game_id, event_id, now, client=client_of(request))
 
-    @router.get("/games/{game_id}/replay/ledger/{player_id}", response_model=LedgerResponse)
+    @router.get(
+        "/games/{game_id}/replay/ledger/{player_id}",
+        response_model=LedgerResponse,
+        responses=replay_responses(),
+    )
     async def replay_ledger(
+        request: Request,
         game_id: str,
         player_id: str,
         at_seq: Annotated[int | None, Query(ge=1, description="after the first N events")] = None,
     ) -> LedgerResponse:
         """A player's ledger as it stood after event `at_seq` (the whole log without it), so the
         ledger panel agrees with the replayed standings."""
-        return await reads.ledger_at(game_id, player_id, at_seq)
+        return await reads.ledger_at(game_id, player_id, at_seq, client=client_of(request))
 
     # --- exports ---
-    @router.get("/games/{game_id}/export/scoresheet.csv", response_class=PlainTextResponse)
+    @router.get(
+        "/games/{game_id}/export/scoresheet.csv",
+        response_class=PlainTextResponse,
+        responses=replay_responses(),
+    )
     async def export_score_sheet(
-        game_id: str, lang: Literal["en", "ru"] = "en", tz: Tz = "UTC", bom: bool = False
+        request: Request,
+        game_id: str,
+        lang: Literal["en", "ru"] = "en",
+        tz: Tz = "UTC",
+        bom: bool = False,
     ) -> Response:
         """The score sheet as CSV: labelled columns (`lang`), date (`tz`), status, winner, rank,
         player, a column per category, total; `bom=true` starts it with a UTF-8 BOM."""
         try:
-            body = await reads.score_sheet(game_id, lang, _zone(tz), bom)
+            client = client_of(request)
+            body = await reads.score_sheet(game_id, lang, _zone(tz), bom, client=client)
         except _Refused as refused:
             return refused.response()
         return Response(
@@ -183,9 +205,10 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     @router.get(
         "/games/{game_id}/export/bgstats.json",
         response_model=None,
-        responses=problem_responses(409),
+        responses=replay_responses(409),
     )
     async def export_bgstats(
+        request: Request,
         game_id: str,
         tz: Tz = "UTC",
         location: Annotated[str | None, Query(max_length=100)] = None,
@@ -196,7 +219,8 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         """The play in BG Stats' push-plays import format (`play`) and the link that hands it to
         the app (`link`). 409 `game_not_final` for a game in progress unless `in_progress=true`."""
         try:
-            return await reads.bgstats(game_id, _zone(tz), location, in_progress)
+            client = client_of(request)
+            return await reads.bgstats(game_id, _zone(tz), location, in_progress, client=client)
         except _Refused as refused:
             return refused.response()
         except NotAFinishedPlay as error:

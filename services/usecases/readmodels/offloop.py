@@ -32,7 +32,7 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -44,6 +44,8 @@ from contracts.events import parse_event_json
 from domain.fold import GameState
 from services.gctune import tune_for_long_life
 from services.ports.eventlog import EventLog
+from services.usecases.readmodels.fairqueue import FairQueue, Limits
+from services.usecases.readmodels.snapshots import Unfinished
 from services.usecases.sizedcache import ByteLRU, game_bytes, state_bytes
 
 T = TypeVar("T")
@@ -54,6 +56,15 @@ READ_PAGE = 1000
 Work = Callable[..., T]
 """`work(events, *args)`: a replay of a game's events (seq order); pure, may be CPU-heavy; a
 module-level function (it is sent to the worker by name)."""
+
+Job = Callable[..., Any]
+"""`job(read, game_id, upto, work, args)`: in the worker, what a replay reads and hands to
+`work` instead of the events 1..upto (e.g. a state from `snapshots`); `read(first, last)`
+returns stored envelopes. Picklable (a module-level function or a `functools.partial` of
+one)."""
+
+LOCAL = "local"
+"""The client of a replay asked by no remote client (the CLI, a test): one client of the queue."""
 
 PROCESSES = max(1, min(2, (os.cpu_count() or 2) - 1))
 """Worker processes of the shared pool: leave a core to the event loop (and Redis)."""
@@ -86,6 +97,8 @@ class Replays:
             (`sizedcache.game_bytes`, 21 MB for 6,000 events) or its own size if larger.
         source: how the workers open the same log themselves (None: the parent reads it and
             sends the stored events; the only way for an in-memory log).
+        queue: where a replay not cached waits its turn (`fairqueue.FairQueue`; default: one
+            slot per worker process, the default limits).
     """
 
     def __init__(
@@ -95,9 +108,13 @@ class Replays:
         executor: Executor | None = None,
         max_bytes: int = 32 * 1024 * 1024,
         source: LogSource | None = None,
+        queue: FairQueue | None = None,
     ) -> None:
         self.log = log
         self.source = source
+        self.queue = queue or FairQueue(Limits(slots=PROCESSES))
+        """Where replays not cached wait their turn (`fairqueue`): its slots should be the
+        pool's workers, so that they wait there, fairly, and not in the pool's FIFO."""
         self.capacity = capacity
         self._executor = executor
         # key -> (result, events replayed), bounded by results and bytes (issue #10)
@@ -122,11 +139,16 @@ class Replays:
         work: Work[T],
         args: tuple[Any, ...] = (),
         upto: int | None = None,
+        *,
+        client: str = LOCAL,
+        job: Job | None = None,
     ) -> T:
-        """`work(events 1..upto, *args)` (the whole log at `version` when `upto` is None),
-        computed once per `(what, game_id, version, upto)`.
+        """`work(events 1..upto, *args)` (the whole log at `version` when `upto` is None), or
+        with `job`, `job(read, game_id, upto, work, args)`; computed once per `(what, game_id,
+        version, upto)`, in `client`'s turn of the queue.
 
-        Raises: what `work` raises (nothing is cached then), or `ReplayFailed`; storage errors.
+        Raises: what `work` raises (nothing is cached then), or `ReplayFailed`; storage errors;
+            `ReplayRefused` (the queue's bounds, for this client or all).
         """
         key = (what, game_id, version, upto)
         hit = self._results.get(key)
@@ -134,10 +156,23 @@ class Replays:
             return hit[0]  # type: ignore[no-any-return]
         running = self._running.get(key)
         if running is None:
-            running = asyncio.ensure_future(self._compute(key, game_id, version, work, args, upto))
+
+            def compute() -> Awaitable[T]:
+                return self._compute(key, game_id, version, work, args, upto, job)
+
+            running = asyncio.ensure_future(self._in_turns(client, game_id, compute))
             self._running[key] = running
             running.add_done_callback(lambda _: self._running.pop(key, None))
         return await asyncio.shield(running)
+
+    async def _in_turns(self, client: str, game_id: str, compute: Callable[[], Awaitable[T]]) -> T:
+        """`compute` in `client`'s turns of the queue: again in a later turn while it answers
+        `Unfinished` (a job folds at most a slice of a long game, so it never holds a worker
+        long, and other clients' jobs run between its slices)."""
+        while True:
+            result = await self.queue.run(client, game_id, compute)
+            if not isinstance(result, Unfinished):
+                return result
 
     async def _compute(
         self,
@@ -147,10 +182,16 @@ class Replays:
         work: Work[T],
         args: tuple[Any, ...],
         upto: int | None,
+        job: Job | None = None,
     ) -> T:
         last = upto if upto is not None else version
         call: tuple[Any, ...]
-        if self.source is not None:
+        if job is not None and self.source is not None:
+            call = (_job_stored, job, self.source, game_id, last, work, args)
+        elif job is not None:
+            call = (_job_given, job, await read_paged(self.log, game_id, last), game_id, last)
+            call += (work, args)
+        elif self.source is not None:
             call = (_replay_stored, self.source, game_id, last, work, args)
         else:
             call = (_replay, work, await read_paged(self.log, game_id, last), args)
@@ -160,15 +201,18 @@ class Replays:
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
             _drop_pool()
             result = await loop.run_in_executor(self._pool(), *call)
-        self._results.put(key, (result, last))
+        if not isinstance(result, Unfinished):
+            self._results.put(key, (result, last))
         return result
 
 
-async def read_paged(log: EventLog, game_id: str, upto: int, page: int = READ_PAGE) -> list[bytes]:
-    """The stored envelopes of seqs 1..`upto`, read `page` seqs at a time."""
+async def read_paged(
+    log: EventLog, game_id: str, upto: int, page: int = READ_PAGE, first: int = 1
+) -> list[bytes]:
+    """The stored envelopes of seqs `first`..`upto`, read `page` seqs at a time."""
     raw: list[bytes] = []
-    for first in range(1, upto + 1, page):
-        raw += await log.read_raw(game_id, first, min(upto, first + page - 1))
+    for start in range(first, upto + 1, page):
+        raw += await log.read_raw(game_id, start, min(upto, start + page - 1))
     return raw
 
 
@@ -277,6 +321,34 @@ def _replay_stored(
         except Exception as error:
             raise _portable(error) from None
         return _replay(work, raw, args)
+
+
+def _job_stored(
+    job: Job, source: LogSource, game_id: str, upto: int, work: Work[T], args: tuple[Any, ...]
+) -> T:
+    """In the worker: `job(read, ...)` with `read` on `source`'s log (opened once). Storage
+    errors come back as themselves (or as `ReplayFailed`)."""
+    with _collector_paused():
+        try:
+            log, loop = _open(source)
+
+            def read(first: int, last: int) -> list[bytes]:
+                return loop.run_until_complete(read_paged(log, game_id, last, first=first))
+
+            return job(read, game_id, upto, work, args)  # type: ignore[no-any-return]
+        except Exception as error:
+            raise _portable(error) from None
+
+
+def _job_given(
+    job: Job, raw: list[bytes], game_id: str, upto: int, work: Work[T], args: tuple[Any, ...]
+) -> T:
+    """In the worker: `job(read, ...)` with `read` on the parent's events 1..`upto` (`raw`)."""
+    with _collector_paused():
+        try:
+            return job(lambda first, last: raw[first - 1 : last], game_id, upto, work, args)  # type: ignore[no-any-return]
+        except Exception as error:
+            raise _portable(error) from None
 
 
 def _replay(work: Work[T], raw: list[bytes], args: tuple[Any, ...]) -> T:

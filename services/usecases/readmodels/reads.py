@@ -13,6 +13,7 @@ Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import datetime
 from typing import Any
@@ -24,13 +25,15 @@ from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
 from services.usecases.readmodels import work
 from services.usecases.readmodels.errors import NotFound, Pending
-from services.usecases.readmodels.offloop import LogSource, Replays, read_paged
+from services.usecases.readmodels.fairqueue import FairQueue, Limits
+from services.usecases.readmodels.offloop import LOCAL, PROCESSES, LogSource, Replays, read_paged
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
     LedgerResponse,
     StandingsResponse,
 )
+from services.usecases.readmodels.snapshots import SnapshotConfig, page_job, state_job
 from services.usecases.readmodels.views import (
     standings_view,
 )
@@ -52,6 +55,12 @@ class ReadModels:
         projections: the projector's output (live standings, games list, lag).
         cache_games: games whose rendered standings body is kept.
         replay_source: how the replay workers open the log themselves (`offloop.LogSource`).
+        limits: the replay queue's bounds (`fairqueue.Limits`; default: its defaults, one slot
+            per worker process).
+        snapshots: how the workers keep snapshots of folded games (`snapshots.SnapshotConfig`).
+
+    Every replay-class read takes `client` (the caller's address, as the door knows it): its
+    turn and its limit in the replay queue.
     """
 
     def __init__(
@@ -61,6 +70,8 @@ class ReadModels:
         cache_games: int = 10_000,
         cache_bytes: int = 32 * 1024 * 1024,
         replay_source: LogSource | None = None,
+        limits: Limits | None = None,
+        snapshots: SnapshotConfig | None = None,
     ) -> None:
         self.log = log
         self.projections = projections
@@ -70,7 +81,12 @@ class ReadModels:
         self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
             cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
         )
-        self.replays = Replays(log, max_bytes=cache_bytes, source=replay_source)
+        queue = FairQueue(limits or Limits(slots=PROCESSES))
+        self.replays = Replays(log, max_bytes=cache_bytes, source=replay_source, queue=queue)
+        config = snapshots or SnapshotConfig()
+        # what a worker runs instead of a fold from the first event (picklable partials)
+        self._at_state = functools.partial(state_job, config)
+        self._page = functools.partial(page_job, config)
 
     async def version(self, game_id: str) -> int:
         """The game's version.
@@ -163,7 +179,9 @@ class ReadModels:
         self._bodies.put(game_id, (standings, head))
         return head
 
-    async def standings_at(self, game_id: str, at_seq: int) -> StandingsResponse:
+    async def standings_at(
+        self, game_id: str, at_seq: int, *, client: str = LOCAL
+    ) -> StandingsResponse:
         """The standings after event `at_seq`, by replaying the log (source `replay`).
 
         Raises:
@@ -175,24 +193,39 @@ class ReadModels:
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
         return await self.replays.run(
-            "standings_at", game_id, version, work.standings_replay, upto=at_seq
+            "standings_at",
+            game_id,
+            version,
+            work.standings_of,
+            upto=at_seq,
+            client=client,
+            job=self._at_state,
         )
 
-    async def events_page(self, game_id: str, from_seq: int, limit: int) -> EventsPage:
-        """The audit log from `from_seq`, `limit` events; voids found anywhere in the log (the
-        whole log is parsed and scanned in a worker, once per version and page)."""
+    async def events_page(
+        self, game_id: str, from_seq: int, limit: int, *, client: str = LOCAL
+    ) -> EventsPage:
+        """The audit log from `from_seq`, `limit` events; voids found anywhere in the log (a
+        worker reads the page's range, and its index of the game's voids: `snapshots`)."""
         version = await self.version(game_id)
-        args = (game_id, version, from_seq, limit)
         return await self.replays.run(
-            ("events", from_seq, limit), game_id, version, work.events_page, args
+            ("events", from_seq, limit),
+            game_id,
+            version,
+            work.events_page_of,
+            (from_seq, limit),
+            client=client,
+            job=self._page,
         )
 
-    async def ledger(self, game_id: str, player_id: str) -> LedgerResponse:
+    async def ledger(self, game_id: str, player_id: str, *, client: str = LOCAL) -> LedgerResponse:
         """Every change of the player's resources with its event (the log folded, so voided
         events contribute nothing). Raises `NotFound` (`player_not_found` too)."""
-        return await self.ledger_at(game_id, player_id, None)
+        return await self.ledger_at(game_id, player_id, None, client=client)
 
-    async def ledger_at(self, game_id: str, player_id: str, at_seq: int | None) -> LedgerResponse:
+    async def ledger_at(
+        self, game_id: str, player_id: str, at_seq: int | None, *, client: str = LOCAL
+    ) -> LedgerResponse:
         """The player's ledger after event `at_seq` (the whole log when None), so a replayed
         ledger agrees with the replayed standings. Raises `NotFound` (`seq_not_found` past the
         version, `player_not_found`)."""
@@ -202,30 +235,51 @@ class ReadModels:
                 "seq_not_found", f"game {game_id!r} has {version} events; at_seq={at_seq}", "at_seq"
             )
         return await self.replays.run(
-            ("ledger", player_id), game_id, version, work.ledger, (player_id,), at_seq
+            ("ledger", player_id),
+            game_id,
+            version,
+            work.ledger_of,
+            (player_id,),
+            at_seq,
+            client=client,
+            job=self._at_state,
         )
 
-    async def series(self, game_id: str) -> bytes:
+    async def series(self, game_id: str, *, client: str = LOCAL) -> bytes:
         """`replay.series` of the game's log, as JSON (rendered in the worker: it is O(n))."""
         version = await self.version(game_id)
-        return await self.replays.run("series", game_id, version, work.series_json)
+        return await self.replays.run("series", game_id, version, work.series_json, client=client)
 
-    async def timeline(self, game_id: str) -> bytes:
+    async def timeline(self, game_id: str, *, client: str = LOCAL) -> bytes:
         """`replay.timeline` of the game's log, as JSON (rendered in the worker: it is O(n))."""
         version = await self.version(game_id)
-        return await self.replays.run("timeline", game_id, version, work.timeline_json)
+        return await self.replays.run(
+            "timeline", game_id, version, work.timeline_json, client=client
+        )
 
-    async def dispute(self, game_id: str, event_id: str, now: datetime) -> dict[str, Any]:
-        """`replay.compare_without`: the standings with and without one event."""
+    async def dispute(
+        self, game_id: str, event_id: str, now: datetime, *, client: str = LOCAL
+    ) -> dict[str, Any]:
+        """`replay.compare_state`: the standings with and without one event (the state at the
+        version from the workers' snapshots; the void refolds from the fold's mark before the
+        event)."""
         version = await self.version(game_id)
         try:  # the hypothetical void's time stamp shows nowhere in the answer: cache it
             return await self.replays.run(
-                ("dispute", event_id), game_id, version, work.dispute, (event_id, now)
+                ("dispute", event_id),
+                game_id,
+                version,
+                work.dispute_of,
+                (event_id, now),
+                client=client,
+                job=self._at_state,
             )
         except LookupError as error:
             raise NotFound("event_not_found", str(error), "event_id") from None
 
-    async def score_sheet(self, game_id: str, lang: str, tz: ZoneInfo, bom: bool) -> str:
+    async def score_sheet(
+        self, game_id: str, lang: str, tz: ZoneInfo, bom: bool, *, client: str = LOCAL
+    ) -> str:
         """The score sheet CSV (`exports.score_sheet_csv`): labels in `lang`, the date in `tz`,
         a UTF-8 BOM first when `bom`."""
         return await self.replays.run(
@@ -234,10 +288,17 @@ class ReadModels:
             await self.version(game_id),
             work.score_sheet,
             (lang, tz, bom),
+            client=client,
         )
 
     async def bgstats(
-        self, game_id: str, tz: ZoneInfo, location: str | None, in_progress: bool
+        self,
+        game_id: str,
+        tz: ZoneInfo,
+        location: str | None,
+        in_progress: bool,
+        *,
+        client: str = LOCAL,
     ) -> dict[str, Any]:
         """The BG Stats play record and its link (`exports.bgstats_play`); `final` says whether
         the game ended.
@@ -247,7 +308,8 @@ class ReadModels:
         """
         key = ("bgstats", str(tz), location, in_progress)
         args = (tz, location, in_progress)
-        return await self.replays.run(key, game_id, await self.version(game_id), work.bgstats, args)
+        version = await self.version(game_id)
+        return await self.replays.run(key, game_id, version, work.bgstats, args, client=client)
 
     async def events_jsonl(self, game_id: str) -> str:
         """The game's log as JSONL, one stored envelope per line, byte for byte as appended

@@ -12,7 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from contracts.envelope import Envelope
-from domain.fold import fold
+from domain.fold import GameState, fold
 from domain.standings import standings
 from services.usecases.readmodels import replay
 from services.usecases.readmodels.errors import NotFound
@@ -36,7 +36,12 @@ def json_bytes(value: Any) -> bytes:
 
 def standings_replay(events: Sequence[Envelope]) -> StandingsResponse:
     """The standings after `events` (source `replay`)."""
-    return standings_view(standings(fold(events)), "replay")
+    return standings_of(fold(events))
+
+
+def standings_of(state: GameState) -> StandingsResponse:
+    """The standings of a folded game (source `replay`)."""
+    return standings_view(standings(state), "replay")
 
 
 def series_json(events: Sequence[Envelope]) -> bytes:
@@ -54,11 +59,29 @@ def dispute(events: Sequence[Envelope], event_id: str, now: datetime) -> dict[st
     return replay.compare_without(events, event_id, now)
 
 
+def dispute_of(state: GameState, event_id: str, now: datetime) -> dict[str, Any]:
+    """`replay.compare_state` (raises `LookupError` for an event not in the game)."""
+    return replay.compare_state(state, event_id, now)
+
+
 def events_page(
     events: Sequence[Envelope], game_id: str, version: int, from_seq: int, limit: int
 ) -> EventsPage:
     """The audit log page from `from_seq`, `limit` events; voids found anywhere in `events`."""
     page = [e for e in events if from_seq <= e.seq < from_seq + limit]
+    return events_page_of(page, voids_by_target(events), game_id, version, from_seq, limit)
+
+
+def events_page_of(
+    page: Sequence[Envelope],
+    voids: dict[str, int],
+    game_id: str,
+    version: int,
+    from_seq: int,
+    limit: int,
+) -> EventsPage:
+    """The audit log page of `page` (the events from `from_seq`, at most `limit`), each marked
+    voided by `voids` (voided event id -> the void's seq, of the whole log at `version`)."""
     last = from_seq + limit - 1
     return EventsPage(
         game_id=game_id,
@@ -66,7 +89,7 @@ def events_page(
         from_seq=from_seq,
         limit=limit,
         next_from_seq=last + 1 if last < version else None,
-        events=audit_events(page, voids_by_target(events)),
+        events=audit_events(page, voids),
     )
 
 
@@ -76,7 +99,15 @@ def ledger(events: Sequence[Envelope], player_id: str) -> LedgerResponse:
     Raises:
         NotFound: `player_not_found`.
     """
-    state = fold(events)
+    return ledger_of(fold(events), player_id)
+
+
+def ledger_of(state: GameState, player_id: str) -> LedgerResponse:
+    """The player's ledger in a folded game.
+
+    Raises:
+        NotFound: `player_not_found`.
+    """
     if player_id not in {p.player_id for p in state.players}:
         raise NotFound(
             "player_not_found",

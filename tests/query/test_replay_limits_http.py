@@ -1,0 +1,104 @@
+"""The replay limits at the HTTP door: over a client's cap a 429, over the queue's bound a 503,
+both `application/problem+json` naming the rule and the setting, with `Retry-After`; `/metrics`
+shows the queue; live standings do not go through it; the client is the peer address, and
+X-Forwarded-For counts only from a trusted proxy (uvicorn's middleware as `serve` sets it up).
+The queue is held by a fake job the test releases (no timing). Source: issue brief (fair,
+bounded replay work)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+from fastapi import FastAPI, Request
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+from services.bootstrap import Roles, assemble, build
+from services.cli.serve import uvicorn_server
+from services.query.replaylimits import client_of
+from services.settings import ServiceSettings
+from services.usecases.readmodels.fairqueue import Limits
+from tests.query.conftest import Seeder, load
+
+pytestmark = pytest.mark.redis
+
+PEER = "127.0.0.1"  # httpx's ASGI transport's client address
+
+
+async def test_over_the_bounds_429_and_503_with_retry_after_and_the_setting(
+    clean_redis_url: str, seeder: Seeder
+) -> None:
+    events = load("penumbra-demo.jsonl")
+    await seeder.append(events)
+    await seeder.project(events)
+    game = events[0].game_id
+    built = assemble(
+        build(ServiceSettings(redis_url=clean_redis_url, shards=16)),
+        Roles(ingest=False, inbox=False, projector=False),
+    )
+    app = built.app
+    queue = built.service.cases.reads.replays.queue  # the one /metrics reads
+    queue.limits = Limits(slots=1, queued=0, per_client=1, deadline_s=60)
+    gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def hold() -> None:
+        await gate
+
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://query") as api:
+            held = asyncio.ensure_future(queue.run(PEER, "other", hold))  # PEER's one replay
+            await asyncio.sleep(0)
+            mine = await api.get(f"/games/{game}/standings?at_seq=5")
+            assert mine.status_code == 429
+            assert mine.headers["content-type"] == "application/problem+json"
+            assert int(mine.headers["retry-after"]) >= 1
+            body = mine.json()
+            assert body["rule"] == "replay.client_limit"
+            assert body["limit"] == "SCORELEDGER_REPLAY_PER_CLIENT"
+            assert body["limit_value"] == 1
+            queue.limits = Limits(slots=1, queued=0, per_client=5, deadline_s=60)
+            full = await api.get(f"/games/{game}/dispute/{events[3].event_id}")
+            assert full.status_code == 503
+            assert full.json()["rule"] == "replay.queue_full"
+            assert full.json()["limit"] == "SCORELEDGER_REPLAY_QUEUE"
+            assert int(full.headers["retry-after"]) >= 1
+            live = await api.get(f"/games/{game}/standings")  # never queued
+            assert live.status_code == 200
+            metrics = (await api.get("/metrics")).text
+            assert "scoreledger_replay_running 1.0" in metrics
+            assert 'scoreledger_replay_refused_total{rule="replay.client_limit"} 1.0' in metrics
+            assert 'scoreledger_replay_refused_total{rule="replay.queue_full"} 1.0' in metrics
+            assert "scoreledger_replay_wait_seconds_count 1.0" in metrics
+            gate.set_result(None)
+            await held
+            again = await api.get(f"/games/{game}/standings?at_seq=5")
+            assert again.status_code == 200
+            assert again.json()["seq"] == 5
+
+
+async def _client_seen(trusted: tuple[str, ...], peer: str, forwarded: str) -> str:
+    """The client `client_of` sees behind uvicorn's proxy middleware as `serve` configures it."""
+    seen: list[str] = []
+    probe = FastAPI()
+
+    @probe.get("/who")
+    async def who(request: Request) -> dict[str, str]:
+        seen.append(client_of(request))
+        return {}
+
+    config = uvicorn_server(probe, "127.0.0.1", 0, trusted_proxies=trusted).config
+    app = (
+        ProxyHeadersMiddleware(probe, config.forwarded_allow_ips) if config.proxy_headers else probe
+    )
+    transport = httpx.ASGITransport(app=app, client=(peer, 1234))  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://q") as client:
+        await client.get("/who", headers={"X-Forwarded-For": forwarded})
+    return seen[0]
+
+
+async def test_x_forwarded_for_counts_only_from_a_trusted_proxy() -> None:
+    assert await _client_seen((), "127.0.0.1", "203.0.113.9") == "127.0.0.1"
+    assert await _client_seen(("10.0.0.0/8",), "10.1.2.3", "203.0.113.9") == "203.0.113.9"
+    assert await _client_seen(("10.0.0.0/8",), "192.0.2.1", "203.0.113.9") == "192.0.2.1"
