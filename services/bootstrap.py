@@ -25,12 +25,14 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.adapters.redis.tournaments import RedisTournamentLog
 from services.gctune import collecting_frozen
 from services.keys import Keys
 from services.ports.credentials import Credentials
@@ -38,6 +40,7 @@ from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
+from services.ports.tournaments import TournamentLog
 from services.push.hub import ChangeHub
 from services.replaylog import replay_log
 from services.settings import ServiceSettings
@@ -48,6 +51,7 @@ from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 from services.usecases.release import Release
+from services.usecases.tournaments import Tournaments
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
@@ -81,6 +85,7 @@ class Ports:
     letters: DeadLetters
     projections: Projections
     notices: ChangeNotices
+    tournaments: TournamentLog
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +96,7 @@ class UseCases:
     project: Project
     reads: ReadModels
     release: Release
+    tournaments: Tournaments
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -108,6 +114,7 @@ def redis_ports(client: RedisClient, keys: Keys) -> Ports:
         RedisDeadLetters(client, keys),
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
+        RedisTournamentLog(client, keys),
     )
 
 
@@ -120,6 +127,7 @@ def memory_ports(shards: int = 16) -> Ports:
         MemoryDeadLetters(backend),
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
+        MemoryTournamentLog(),
     )
 
 
@@ -147,6 +155,7 @@ def use_cases(
             replay_source=replay_source,
         ),
         release=Release(ports.log, ports.projections),
+        tournaments=Tournaments(ports.tournaments),
     )
 
 
