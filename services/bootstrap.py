@@ -51,6 +51,7 @@ from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.record import Record
 from services.usecases.release import Release
+from services.usecases.tournament_desk import TournamentDesk
 from services.usecases.tournaments import Tournaments
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
@@ -97,6 +98,7 @@ class UseCases:
     reads: ReadModels
     release: Release
     tournaments: Tournaments
+    desk: TournamentDesk
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -138,6 +140,7 @@ def use_cases(
     workers read the log, None for ports they cannot open, such as the in-memory ones)."""
     key = settings.creator_key
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
+    tournaments = Tournaments(ports.tournaments)
     checked = CheckedAppend(ports.log, settings.state_cache_games, settings.state_cache_bytes)
     return UseCases(
         record=Record(ports.credentials, checked, authorizer),
@@ -155,7 +158,8 @@ def use_cases(
             replay_source=replay_source,
         ),
         release=Release(ports.log, ports.projections),
-        tournaments=Tournaments(ports.tournaments),
+        tournaments=tournaments,
+        desk=TournamentDesk(tournaments, authorizer),
     )
 
 
@@ -351,12 +355,16 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     install_problem_handlers(app)
     if roles.query:
         from services.query.routes import query_router
+        from services.query.tournaments import tournament_read_router
 
         app.include_router(query_router(reads))
+        app.include_router(tournament_read_router(service.cases.tournaments))
     if roles.ingest:
         from services.ingest.http import ingest_router
+        from services.ingest.tournaments import tournament_write_router
 
         app.include_router(ingest_router(service.cases.record))
+        app.include_router(tournament_write_router(service.cases.desk))
     if hub is not None:
         from services.web.routes import web_router
 
