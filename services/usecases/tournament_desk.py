@@ -114,7 +114,10 @@ class TournamentDesk:
             if await self.cases.log.version(tournament_id) == 0:
                 raise UnknownTournament(tournament_id)
             raise Refusal(
-                "forbidden", "auth.token_rejected", "the tournament takes no writes", "token"
+                "forbidden",
+                "auth.token_rejected",
+                "the tournament takes no writes",
+                "authorization",
             )
         if token is None:
             raise Refusal(

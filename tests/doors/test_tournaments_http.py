@@ -279,3 +279,17 @@ def test_the_assembled_app_on_redis(clean_redis_url: str) -> None:
             403,
             "auth.token_rejected",
         )
+
+
+def test_the_creator_key_guards_creating_tournaments_as_games() -> None:
+    settings = ServiceSettings(creator_key="integration-key-0123456789abcdefghijkl")
+    with TestClient(memory_app(settings)) as http:
+        problem_of(
+            http.post("/tournaments", json=NEW, headers=AUTH), 401, "auth.creator_key_required"
+        )
+        wrong = {**AUTH, "X-Creator-Key": "nope"}
+        problem_of(
+            http.post("/tournaments", json=NEW, headers=wrong), 403, "auth.creator_key_rejected"
+        )
+        right = {**AUTH, "X-Creator-Key": "integration-key-0123456789abcdefghijkl"}
+        assert http.post("/tournaments", json=NEW, headers=right).status_code == 201
