@@ -151,10 +151,11 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         token (Bearer, 32+ URL-safe characters), else one is generated and returned once as
         `organiser_token`. 409 `tournament.already_created` when the id is taken."""
         try:
+            proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
+            grant = desk.may_create(proof)  # before the body is read
             new = await _parse(NewTournament, request)
             settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
-            proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
-            created = await desk.create(new.tournament_id, settings, proof)
+            created = await desk.create(new.tournament_id, settings, grant)
         except failures as error:
             return _failure(error)
         return _written(created.state, 201, created.organiser_token)

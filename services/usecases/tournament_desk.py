@@ -40,7 +40,7 @@ from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.usecases.authorize import Authorizer, WriteProof, digest
+from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.refusal import Refusal
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
@@ -78,28 +78,42 @@ class TournamentDesk:
         self.cases = cases
         self.authorizer = authorizer
 
-    async def create(
-        self, tournament_id: str, settings: TournamentCreated, proof: WriteProof
-    ) -> Created:
-        """Create the tournament's stream with `settings` (its first event).
+    def may_create(self, proof: WriteProof) -> Grant:
+        """Check a creation's proof before its body is read: the creator key (when the
+        deployment sets one) and a chosen token's format; generates a token when none is sent.
 
         Raises:
-            Refusal: `conflict` / `tournament.already_created` when it exists; the creator
-                key or token format refusals of `Authorizer.check`.
+            Refusal: `auth.creator_key_required` / `_rejected`, `auth.token_format`.
         """
-        if await self.cases.log.version(tournament_id) > 0:
-            raise Refusal(
-                "conflict",
-                "tournament.already_created",
-                f"tournament {tournament_id!r} exists",
-                "tournament_id",
-            )
         found = CredentialLookup(digest=None, version=0)
-        grant = self.authorizer.check(
-            tournament_id, found, proof, generate=True, token_field="authorization"
+        return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
+
+    async def create(
+        self, tournament_id: str, settings: TournamentCreated, grant: Grant
+    ) -> Created:
+        """Create the tournament's stream with `settings` (its first event), under the token
+        of `grant` (from `may_create`).
+
+        Raises:
+            Refusal: `conflict` / `tournament.already_created` when it exists (also when a
+                concurrent request created it first).
+        """
+        taken = Refusal(
+            "conflict",
+            "tournament.already_created",
+            f"tournament {tournament_id!r} exists",
+            "tournament_id",
         )
-        assert grant.token is not None
-        state = await self._record(tournament_id, [settings], digest(grant.token))
+        if await self.cases.log.version(tournament_id) > 0:
+            raise taken
+        if not grant.creating or grant.token is None:
+            raise ValueError("grant: not a creation's grant (use may_create)")
+        try:
+            state = await self._record(tournament_id, [settings], digest(grant.token))
+        except Refusal as refusal:
+            if refusal.rule in ("tournament.already_created", "auth.token_rejected"):
+                raise taken from None  # the retry saw the other creator's stream
+            raise
         return Created(state, grant.token if grant.generated else None)
 
     async def authorize(self, tournament_id: str, token: str | None) -> str:

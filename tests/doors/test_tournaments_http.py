@@ -293,3 +293,16 @@ def test_the_creator_key_guards_creating_tournaments_as_games() -> None:
         )
         right = {**AUTH, "X-Creator-Key": "integration-key-0123456789abcdefghijkl"}
         assert http.post("/tournaments", json=NEW, headers=right).status_code == 201
+
+
+def test_a_creation_is_checked_before_its_body_is_read() -> None:
+    settings = ServiceSettings(creator_key="integration-key-0123456789abcdefghijkl")
+    garbage = {"content-type": "application/json"}
+    with TestClient(memory_app(settings)) as http:
+        r = http.post("/tournaments", content=b"{not json", headers=garbage)
+        problem_of(r, 401, "auth.creator_key_required")
+    with TestClient(memory_app()) as http:
+        short = {**garbage, "Authorization": "Bearer short"}
+        problem_of(
+            http.post("/tournaments", content=b"{not json", headers=short), 422, "auth.token_format"
+        )
