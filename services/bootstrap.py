@@ -26,6 +26,7 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
+from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.credentials import RedisCredentials
@@ -34,6 +35,7 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.adapters.redis.tournaments import RedisTournamentLog
 from services.adapters.redis.webhooks import RedisWebhookStore
 from services.gctune import collecting_frozen
 from services.keys import Keys
@@ -44,6 +46,7 @@ from services.ports.eventlog import EventLog
 from services.ports.hotgames import HotGames
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
+from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
 from services.replaylog import OpeningArchive, archive_of, replay_log
@@ -64,6 +67,8 @@ from services.usecases.tiered import (
     TieredEventLog,
     TieredProjections,
 )
+from services.usecases.tournament_desk import TournamentDesk
+from services.usecases.tournaments import Tournaments
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
@@ -115,6 +120,7 @@ class Ports:
     projections: Projections
     notices: ChangeNotices
     webhooks: WebhookStore
+    tournaments: TournamentLog
     hot_games: HotGames | None = None
     archive: Archive | None = None
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
@@ -128,6 +134,8 @@ class UseCases:
     project: Project
     reads: ReadModels
     release: Release
+    tournaments: Tournaments
+    desk: TournamentDesk
     seal: Seal | None = None
     """Sealing into the archive (None: no archive)."""
     archived: ArchiveReader | None = None
@@ -150,6 +158,7 @@ def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None)
         RedisProjections(client, keys),
         RedisChangeNotices(client, keys),
         RedisWebhookStore(client, keys),
+        RedisTournamentLog(client, keys),
         RedisHotGames(client, keys),
         archive,
     )
@@ -166,6 +175,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryProjections(backend),
         MemoryChangeNotices(backend),
         MemoryWebhookStore(),
+        MemoryTournamentLog(),
         MemoryHotGames(backend),
         archive,
     )
@@ -190,6 +200,7 @@ def use_cases(
         seal = Seal(
             ports.log, ports.projections, ports.hot_games, ports.archive, settings.archive_after_s
         )
+    tournaments = Tournaments(ports.tournaments)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     return UseCases(
         record=Record(credentials, checked, authorizer),
@@ -216,6 +227,8 @@ def use_cases(
             ),
         ),
         release=Release(ports.log, ports.projections),
+        tournaments=tournaments,
+        desk=TournamentDesk(tournaments, authorizer),
         seal=seal,
         archived=reader,
     )
@@ -497,12 +510,16 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     install_problem_handlers(app)
     if roles.query:
         from services.query.routes import query_router
+        from services.query.tournaments import tournament_read_router
 
         app.include_router(query_router(reads))
+        app.include_router(tournament_read_router(service.cases.tournaments))
     if roles.ingest:
         from services.ingest.http import ingest_router
+        from services.ingest.tournaments import tournament_write_router
 
         app.include_router(ingest_router(service.cases.record))
+        app.include_router(tournament_write_router(service.cases.desk))
     if hub is not None:
         from services.web.routes import web_router
 

@@ -39,6 +39,11 @@ class TournamentLog(Protocol):
         """
         ...
 
+    async def digest(self, tournament_id: str) -> str | None:
+        """The organiser token's stored digest (None: no tournament, or none stored), for the
+        doors' authorization check before anything else is read."""
+        ...
+
     async def version(self, tournament_id: str) -> int:
         """The number of events stored (0: unknown tournament)."""
         ...

@@ -49,7 +49,9 @@ async def test_appends_check_the_expected_version_all_or_nothing(log: Tournament
 
 async def test_the_creating_append_stores_the_organisers_digest(log: TournamentLog) -> None:
     s = Stream("cup").create().register("a")
+    assert await log.digest("cup") is None
     await log.append("cup", s.events[:1], credential="d1")
+    assert await log.digest("cup") == "d1"
     with pytest.raises(CredentialMismatch):
         await log.append("cup", s.events[1:], credential="d2")
     assert (await log.append("cup", s.events[1:], credential="d1")).version == 2

@@ -220,6 +220,10 @@ SAMPLE_KEYS = [
     lease_key(Keys(16), 3),
     fence_key(Keys(16), 3),
     Keys(16).dead_letter_once("inbox:1-0"),
+    *(
+        getattr(Keys(16), name)("cup-1")
+        for name in ("tournament_stream", "tournament_ids", "tournament_token")
+    ),
 ]
 
 
@@ -286,6 +290,13 @@ def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> N
     # SET, so it cannot write one (tests/deploy/test_redis_acl_archive.py)
     assert readers == {"ingest", "admin", "archiver"}
     assert not any(r in ("+set", "+@write", "+@all") for r in ACL_USERS["archiver"])
+    organiser = Keys(16).tournament_token("cup-1")
+    readers = {
+        u
+        for u, rules in ACL_USERS.items()
+        if any(fnmatch.fnmatchcase(organiser, p) for p in _key_patterns(rules))
+    }
+    assert readers == {"ingest", "admin"}, organiser
     query = {r[1:].split("|")[0] for r in ACL_USERS["query"] if r.startswith("+")}
     assert query <= QUERY_READS  # query reads: no write command at all
 

@@ -458,3 +458,29 @@ def test_the_shared_integration_user_is_left_out_unless_its_password_is_set(
     kept = render_acl(tmp_path / "kept.acl", {**others, "integration": secrets.token_urlsafe(24)})
     assert kept.returncode == 0, kept.stderr
     assert "user integration on #" in (tmp_path / "kept.acl").read_text()
+
+
+async def test_tournaments_are_written_by_ingest_and_read_by_query(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    # The tournament log adapter under each user: ingest appends (token digest, event ids,
+    # stream), query folds the stream but reads no token or id hash, writes nothing.
+    from services.adapters.redis.tournaments import RedisTournamentLog
+    from tests.domain.tournament.stream import Stream
+
+    tid = "acl-cup"
+    events = Stream(tid).create().register("a", "b", "c").events
+    ingest = RedisTournamentLog(role("ingest"), KEYS)
+    assert (await ingest.append(tid, events, digest(TOKEN))).version == 4
+    assert len(await ingest.read(tid)) == 4
+    query_client = role("query")
+    query = RedisTournamentLog(query_client, KEYS)
+    assert [e.seq for e in await query.read(tid)] == [1, 2, 3, 4]
+    assert await query.version(tid) == 4
+    more = Stream(tid).create().register("a", "b", "c", "d").events[4:]
+    await refused(query.append(tid, more, digest(TOKEN)))
+    await refused(query_client.get(KEYS.tournament_token(tid)))
+    await refused(query_client.hget(KEYS.tournament_ids(tid), str(events[0].event_id)))
+    for other in ("projector", "integration"):
+        await refused(role(other).xrange(KEYS.tournament_stream(tid)))
+        await refused(role(other).get(KEYS.tournament_token(tid)))

@@ -62,6 +62,10 @@ class MemoryTournamentLog:
             out.append(AppendedEvent(str(event.event_id), seq, None, dup))
         return AppendResult(tuple(out), version)
 
+    async def digest(self, tournament_id: str) -> str | None:
+        """See `TournamentLog.digest`."""
+        return self.digests.get(tournament_id)
+
     async def version(self, tournament_id: str) -> int:
         """See `TournamentLog.version`."""
         return len(self.logs.get(tournament_id, []))

@@ -110,6 +110,11 @@ class RedisTournamentLog:
         )
         return AppendResult(positions, int(out[0]))
 
+    async def digest(self, tournament_id: str) -> str | None:
+        """GET of the tournament's token digest key."""
+        stored: Any = await self.client.get(self.keys.tournament_token(tournament_id))
+        return None if stored is None else bytes(stored).decode()
+
     async def version(self, tournament_id: str) -> int:
         """XLEN of the tournament's stream."""
         return int(await self.client.xlen(self.keys.tournament_stream(tournament_id)))

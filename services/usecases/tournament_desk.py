@@ -1,0 +1,260 @@
+"""The organiser's desk: the tournament writes the doors offer, each authorized first.
+
+Authorization is the games' (`services.usecases.authorize`): the request that creates a
+tournament may choose its organiser token (32+ URL-safe characters) or gets a generated one
+back; only the creation is subject to the deployment's creator key. Every later write needs
+that token: none sent is `unauthorized` / `auth.token_required`, a wrong one `forbidden` /
+`auth.token_rejected`, both checked against the stored digest before anything else is read,
+and the append itself carries the digest again (the store refuses a mismatch atomically).
+The stream's fold stores no judge token, so approvals and disputes by hand are the
+organiser's too (`judge` / `by` name who ruled). Other refusals: `rule` with the fold's or
+seating's rule id, `conflict` / `log.expected_version` after the record retries, and
+`UnknownTournament` for a tournament with no stream.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import ValidationError
+
+from contracts.envelope import Payload
+from contracts.tournament import (
+    PlayerDropped,
+    PlayerJoinedLate,
+    PlayerRegistered,
+    ResultLine,
+    RoundClosed,
+    TableResultApproved,
+    TableResultConfirmed,
+    TableResultDisputed,
+    TableResultReported,
+    TournamentCreated,
+)
+from domain.errors import RuleViolation
+from domain.tournament.seating import Seating
+from domain.tournament.state import TournamentState
+from domain.tournament.tables import SeatingError
+from services.ports.credentials import CredentialLookup
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.refusal import Refusal
+from services.usecases.tournaments import Tournaments, UnknownTournament
+
+ORGANISER = "organiser"
+"""The actor of the desk's events."""
+
+TableAction = Literal["report", "confirm", "dispute", "approve"]
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A created tournament: its state and the organiser token when it was generated."""
+
+    state: TournamentState
+    organiser_token: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRuling:
+    """What a table write asks: `report` (`results`, `by`), `confirm` (`player_id`),
+    `dispute` (`by`, `reason`) or `approve` (`by` the judge, `results` optional: a ruling)."""
+
+    action: TableAction
+    round: int
+    results: tuple[ResultLine, ...] | None = None
+    by: str = ORGANISER
+    player_id: str | None = None
+    reason: str | None = None
+
+
+class TournamentDesk:
+    """Create, register, drop, seat and rule on tables, over `Tournaments`."""
+
+    def __init__(self, cases: Tournaments, authorizer: Authorizer) -> None:
+        self.cases = cases
+        self.authorizer = authorizer
+
+    def may_create(self, proof: WriteProof) -> Grant:
+        """Check a creation's proof before its body is read: the creator key (when the
+        deployment sets one) and a chosen token's format; generates a token when none is sent.
+
+        Raises:
+            Refusal: `auth.creator_key_required` / `_rejected`, `auth.token_format`.
+        """
+        found = CredentialLookup(digest=None, version=0)
+        return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
+
+    async def create(
+        self, tournament_id: str, settings: TournamentCreated, grant: Grant
+    ) -> Created:
+        """Create the tournament's stream with `settings` (its first event), under the token
+        of `grant` (from `may_create`).
+
+        Raises:
+            Refusal: `conflict` / `tournament.already_created` when it exists (also when a
+                concurrent request created it first).
+        """
+        taken = Refusal(
+            "conflict",
+            "tournament.already_created",
+            f"tournament {tournament_id!r} exists",
+            "tournament_id",
+        )
+        if await self.cases.log.version(tournament_id) > 0:
+            raise taken
+        if not grant.creating or grant.token is None:
+            raise ValueError("grant: not a creation's grant (use may_create)")
+        try:
+            state = await self._record(tournament_id, [settings], digest(grant.token))
+        except Refusal as refusal:
+            if refusal.rule in ("tournament.already_created", "auth.token_rejected"):
+                raise taken from None  # the retry saw the other creator's stream
+            raise
+        return Created(state, grant.token if grant.generated else None)
+
+    async def authorize(self, tournament_id: str, token: str | None) -> str:
+        """The digest to append with, once `token` is the tournament's organiser token.
+
+        Raises:
+            UnknownTournament: no such tournament (checked first: 404 before 401).
+            Refusal: `unauthorized` / `auth.token_required`, `forbidden` / `auth.token_rejected`.
+        """
+        stored = await self.cases.log.digest(tournament_id)
+        if stored is None:
+            if await self.cases.log.version(tournament_id) == 0:
+                raise UnknownTournament(tournament_id)
+            raise Refusal(
+                "forbidden",
+                "auth.token_rejected",
+                "the tournament takes no writes",
+                "authorization",
+            )
+        if token is None:
+            raise Refusal(
+                "unauthorized",
+                "auth.token_required",
+                f"writes to tournament {tournament_id!r} need its organiser token",
+                "authorization",
+            )
+        if not hmac.compare_digest(stored, digest(token)):
+            raise Refusal(
+                "forbidden",
+                "auth.token_rejected",
+                f"the token is not the organiser token of tournament {tournament_id!r}",
+                "authorization",
+            )
+        return stored
+
+    async def add_player(
+        self, tournament_id: str, credential: str, player_id: str, name: str, seed: int | None
+    ) -> TournamentState:
+        """Register the player before round 1 is seated, else a late join (seated from the
+        next round; `seed` is then ignored: a late joiner is seeded after everyone).
+        `credential`: what `authorize` returned (the append checks it again)."""
+        state = await self.cases.state(tournament_id)
+        payload: Payload = (
+            PlayerJoinedLate(player_id=player_id, name=name)
+            if state.rounds
+            else PlayerRegistered(player_id=player_id, name=name, seed=seed)
+        )
+        return await self._record(tournament_id, [payload], credential)
+
+    async def drop_player(
+        self, tournament_id: str, credential: str, player_id: str, reason: str
+    ) -> TournamentState:
+        """Drop the player (never seated again; results so far stay)."""
+        payload = PlayerDropped(player_id=player_id, reason=reason)
+        return await self._record(tournament_id, [payload], credential)
+
+    async def seat_next_round(self, tournament_id: str, credential: str) -> Seating:
+        """Seat the next round with the seating engine (`Tournaments.seat_next_round`).
+
+        Raises:
+            Refusal: `rule` with `tournament.round_open`, `tournament.rounds_done`,
+                `seating.*` (the active players cannot be seated), ...
+        """
+        try:
+            return await self.cases.seat_next_round(tournament_id, ORGANISER, credential)
+        except SeatingError as error:
+            raise Refusal("rule", error.rule, str(error), error.field) from None
+        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
+            raise _refusal(error) from None
+
+    async def rule_on_table(
+        self, tournament_id: str, credential: str, table: int, ruling: TableRuling
+    ) -> TournamentState:
+        """Append the table's report, confirmation, dispute or approval. An approval that
+        leaves every table of the open round approved also closes the round (same append),
+        so the next round can be seated."""
+        try:
+            payload = _table_payload(table, ruling)
+        except ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in first["loc"]) or "body"
+            raise Refusal("invalid", "schema.field", first["msg"], field) from None
+        batch: list[Payload] = [payload]
+        if ruling.action == "approve":
+            state = await self.cases.state(tournament_id)
+            if _closes(state, ruling.round, table):
+                batch.append(RoundClosed(round=ruling.round))
+        return await self._record(tournament_id, batch, credential)
+
+    async def _record(
+        self, tournament_id: str, payloads: Sequence[Payload], credential: str
+    ) -> TournamentState:
+        if not credential:  # an empty credential would skip the store's token check
+            raise Refusal("unauthorized", "auth.token_required", "no organiser token", "token")
+        try:
+            state, _ = await self.cases.record(tournament_id, payloads, ORGANISER, credential)
+        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
+            raise _refusal(error) from None
+        return state
+
+
+def _table_payload(table: int, r: TableRuling) -> Payload:
+    missing = "results" if r.action == "report" and r.results is None else None
+    if r.action == "confirm" and r.player_id is None:
+        missing = "player_id"
+    if r.action == "dispute" and not r.reason:
+        missing = "reason"
+    if missing is not None:
+        raise Refusal("invalid", "request.invalid", f"{r.action} needs {missing}", missing)
+    if r.action == "report":
+        assert r.results is not None
+        return TableResultReported(round=r.round, table=table, results=r.results, reported_by=r.by)
+    if r.action == "confirm":
+        assert r.player_id is not None
+        return TableResultConfirmed(round=r.round, table=table, player_id=r.player_id)
+    if r.action == "dispute":
+        assert r.reason is not None
+        return TableResultDisputed(round=r.round, table=table, by=r.by, reason=r.reason)
+    return TableResultApproved(round=r.round, table=table, judge=r.by, results=r.results)
+
+
+def _closes(state: TournamentState, round_number: int, table: int) -> bool:
+    """True when approving `table` leaves every table of the open round `round_number`
+    approved (the round is the last seated and not closed yet)."""
+    if not state.rounds or state.rounds[-1].number != round_number or state.rounds[-1].closed:
+        return False
+    tables = state.rounds[-1].tables
+    return table in tables and all(t.status == "approved" for n, t in tables.items() if n != table)
+
+
+def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch) -> Refusal:
+    if isinstance(error, RuleViolation):
+        return Refusal("rule", error.rule, error.message, error.field)
+    if isinstance(error, VersionConflict):
+        return Refusal(
+            "conflict",
+            "log.expected_version",
+            "the tournament changed during the write; retry",
+            "seq",
+            {"expected": error.expected, "actual": error.actual},
+        )
+    return Refusal(
+        "forbidden", "auth.token_rejected", "the organiser token does not match", "authorization"
+    )
