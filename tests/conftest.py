@@ -39,7 +39,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not left:
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    lines = [f"{len(left)} process(es) of this test run still alive at its end:"]
+    lines = ["", f"{len(left)} process(es) of this test run still alive at its end:"]
     lines += [f"  {proc}" for proc in left]
     for proc in left:
         with contextlib.suppress(ProcessLookupError):
