@@ -45,11 +45,13 @@ def demo(
     publish the example games over HTTP with live standings; end with final standings checked
     against `scoreledger score` and the measured events/s."""
     from services.cli.demo import example_logs, load_games, run_demo
+    from services.cli.lifetime import exit_on_sigterm, sigterm_deferred
     from services.cli.localredis import NoRedis, demo_redis
     from services.cli.remote import PublishError
     from services.logging import configure_logging
     from services.settings import CommonSettings
 
+    exit_on_sigterm()  # a SIGTERM stops the throwaway Redis too (it unwinds the `with`)
     console = err if as_json else out
     settings = CommonSettings()
     configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
@@ -75,9 +77,10 @@ def demo(
             show = functools.partial(_show_demo_report, console=console, as_json=as_json)
             import asyncio
 
-            report = asyncio.run(
-                run_demo(redis.url, games, console, keep_running, show, redis.cluster)
-            )
+            with sigterm_deferred():  # uvicorn stops on it, then it unwinds from here
+                report = asyncio.run(
+                    run_demo(redis.url, games, console, keep_running, show, redis.cluster)
+                )
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
