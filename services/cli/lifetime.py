@@ -25,7 +25,7 @@ _BIND = (
     "import ctypes,os,sys;"
     "ctypes.CDLL(None).prctl(1,int(sys.argv[1]),0,0,0);"
     "os.getppid()!=int(sys.argv[2]) and os._exit(1);"
-    "os.execv(sys.argv[3],sys.argv[3:])"
+    "os.execvp(sys.argv[3],sys.argv[3:])"
 )
 
 
@@ -61,10 +61,10 @@ def sigterm_deferred() -> Iterator[None]:
 
 
 def bound_to_parent(argv: list[str], parent_pid: int) -> list[str]:
-    """`argv` (an executable's path first) started so that it gets SIGTERM when its parent
-    `parent_pid` (the calling process: `os.getpid()`) ends, however (Linux; elsewhere `argv`
-    unchanged). The kernel sends it when the *thread* that started the child ends, so start
-    it from a thread that outlives it (the main thread)."""
+    """`argv` (an executable first, looked up on the PATH) started so that it gets SIGTERM
+    when its parent `parent_pid` (the calling process: `os.getpid()`) ends, however (Linux;
+    elsewhere `argv` unchanged). The kernel sends it when the *thread* that started the child
+    ends, so start it from a thread that outlives it (the main thread)."""
     if sys.platform != "linux":
         return argv
     return [sys.executable, "-S", "-c", _BIND, str(int(signal.SIGTERM)), str(parent_pid), *argv]
