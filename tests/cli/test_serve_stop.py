@@ -84,7 +84,8 @@ def test_a_stopped_serve_leaves_no_process(
 
         proc.send_signal(stop)
         stopped_at = time.monotonic()
-        proc.wait(timeout=60)  # its own exit (a graceful one waits for the lifespan)
+        # its own exit (a graceful one waits for the lifespan): by the signal it was sent
+        assert proc.wait(timeout=60) == -stop
         left = procs.wait_until_none(
             lambda: procs.in_session(proc.pid),
             max(0.0, STOP_BOUND_S - (time.monotonic() - stopped_at)),
