@@ -22,18 +22,17 @@ LEAK_GRACE_S = 10.0
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """The run becomes its descendants' subreaper (an orphan stays countable as the run's), and
-    holds the replay pool for the session, so that each test's app (whose lifespan lets go of
-    it) does not spawn its workers anew; the session's end stops it."""
+    """The run becomes its descendants' subreaper: an orphan stays countable as the run's.
+    (The replay pool is not held for the session: each app's lifespan ends the workers it
+    started, as in production; a session-long pool made tests/doors' 200-write test fail.)"""
     procs.become_subreaper()
-    offloop.hold_shared_pool()
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """After every fixture has stopped its servers: fail the run if a process it started is
     still alive after `LEAK_GRACE_S` seconds, naming each (and then SIGKILL it by its id)."""
-    offloop.let_go_shared_pool()
+    offloop.stop_shared_pool()  # a pool a test used without an app
     procs.reap_zombies()
     left = procs.wait_until_none(_leftovers, LEAK_GRACE_S)
     if not left:
