@@ -488,6 +488,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
                 await hub.start(wait=False)  # the app comes up while Redis is down
                 stack.push_async_callback(hub.stop)
                 reads.replays.warm()  # the replay processes start now, not on the first read
+                stack.push_async_callback(reads.replays.stop)  # and end with the app
             yield
 
     app = FrontedFastAPI(

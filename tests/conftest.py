@@ -1,15 +1,63 @@
-"""Project-wide fixtures: a real Redis for every Redis test (see tests/redis_fixture.py)."""
+"""Project-wide fixtures: a real Redis for every Redis test (see tests/redis_fixture.py), and
+the run's process check: a run that leaves a process of its own alive fails, naming it."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
+from services.usecases.readmodels import offloop
+from tests import procs
 from tests.postgres_fixture import fresh_database, provide_postgres_url
 from tests.redis_fixture import RedisServer, flush_all, provide_redis_url
+
+LEAK_GRACE_S = 10.0
+"""How long the run's own processes get to end after the last fixture stopped (at load 8)."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run becomes its descendants' subreaper: an orphan stays countable as the run's.
+    (The replay pool is not held for the session: each app's lifespan ends the workers it
+    started, as in production; a session-long pool made tests/doors' 200-write test fail.)"""
+    procs.become_subreaper()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """After every fixture has stopped its servers: fail the run if a process it started is
+    still alive after `LEAK_GRACE_S` seconds, naming each (and then SIGKILL it by its id)."""
+    offloop.stop_shared_pool()  # a pool a test used without an app
+    procs.reap_zombies()
+    left = procs.wait_until_none(_leftovers, LEAK_GRACE_S)
+    if not left:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = ["", f"{len(left)} process(es) of this test run still alive at its end:"]
+    lines += [f"  {proc}" for proc in left]
+    for proc in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGKILL)
+    if reporter is not None:
+        reporter.write_line("\n".join(lines), red=True, bold=True)
+    else:
+        print("\n".join(lines), file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _leftovers() -> list[procs.Proc]:
+    """The run's live descendants but its own multiprocessing resource tracker (it ends when
+    the run's process does: it reads a pipe only the run still holds)."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    return [proc for proc in procs.descendants(os.getpid()) if proc.pid != tracker]
 
 
 @pytest.fixture(scope="session")

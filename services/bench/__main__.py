@@ -233,6 +233,9 @@ def main(
     ] = "",
 ) -> None:
     """Run the benchmarks on both trees and write the report."""
+    from services.cli.lifetime import exit_on_sigterm
+
+    exit_on_sigterm()  # a SIGTERM unwinds: every server and tree the run started is stopped
     sizes = QUICK if quick else FULL
     started = time.perf_counter()
     report = Report()

@@ -13,6 +13,8 @@ from types import TracebackType
 
 import httpx
 
+from services.cli.lifetime import bound_to_parent
+
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -77,7 +79,11 @@ class Service:
     def __enter__(self) -> Service:
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
-                self.argv, env=self.env, cwd=self.cwd, stdout=log, stderr=subprocess.STDOUT
+                bound_to_parent(self.argv, os.getpid()),  # ends with a killed harness too
+                env=self.env,
+                cwd=self.cwd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + 60
         while self.ready_url is not None:

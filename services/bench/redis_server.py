@@ -6,6 +6,7 @@ persisted. Source: research/tech.md §4 (local redis-server), §6 (AOF everysec 
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -15,6 +16,8 @@ from pathlib import Path
 from types import TracebackType
 
 import redis
+
+from services.cli.lifetime import bound_to_parent
 
 
 def free_port() -> int:
@@ -55,7 +58,11 @@ class RedisServer:
         ]
         if self.aof:
             args += ["--appendfsync", "everysec"]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            bound_to_parent(args, os.getpid()),  # ends with a killed harness too
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + 10
         while True:

@@ -47,12 +47,14 @@ def demo(
     publish the example games over HTTP with live standings; end with final standings checked
     against `scoreledger score` and the measured events/s."""
     from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
+    from services.cli.lifetime import exit_on_sigterm, sigterm_deferred
     from services.cli.localredis import NoRedis, demo_redis
     from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
     from services.logging import configure_logging
     from services.settings import CommonSettings
 
+    exit_on_sigterm()  # a SIGTERM stops the throwaway Redis too (it unwinds the `with`)
     console = err if as_json else out
     settings = settings_or_exit("demo", CommonSettings)  # a bad setting: one line, exit 78
     configure_logging(settings.log_format, "WARNING")  # the Live view owns the terminal
@@ -78,7 +80,8 @@ def demo(
             show = functools.partial(_show_demo_report, console=console, as_json=as_json)
             import asyncio
 
-            with contextlib.ExitStack() as stack:
+            # sigterm_deferred: uvicorn stops on it, then it unwinds from here
+            with sigterm_deferred(), contextlib.ExitStack() as stack:
                 archive_dir = None
                 if settings.archive_url is None:  # the embedded default: a throwaway directory
                     archive_dir = Path(

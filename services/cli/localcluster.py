@@ -12,6 +12,7 @@ every node. Source: https://redis.io/docs/latest/operate/oss_and_stack/reference
 from __future__ import annotations
 
 import math
+import os
 import socket
 import subprocess
 import tempfile
@@ -21,6 +22,8 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import redis
+
+from services.cli.lifetime import bound_to_parent
 
 SLOTS = 16384
 """Hash slots of every Redis Cluster (CRC16(key) mod 16384)."""
@@ -136,7 +139,7 @@ def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
             node_dir = Path(root) / str(port)
             node_dir.mkdir()
             proc = subprocess.Popen(
-                _node_args(exe, port, node_dir),
+                bound_to_parent(_node_args(exe, port, node_dir), os.getpid()),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )

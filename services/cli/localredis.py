@@ -8,6 +8,7 @@ else an explanation of how to get one. Source: research/tech.md §4 (fixture ord
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import socket
 import subprocess
@@ -21,6 +22,7 @@ from redis.backoff import ConstantBackoff
 from redis.retry import Retry
 
 from services.adapters.redis.connect import connect, parse_target
+from services.cli.lifetime import bound_to_parent
 
 HOW_TO_GET_REDIS = (
     "scoreledger demo needs Redis 7. Either install it "
@@ -84,20 +86,10 @@ def throwaway_redis(exe: str) -> Iterator[str]:
     """
     with tempfile.TemporaryDirectory(prefix="scoreledger-demo-redis-") as data_dir:
         port = _free_port()
+        args = [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+        args += ["--appendonly", "no", "--dir", data_dir]
         proc = subprocess.Popen(
-            [
-                exe,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                data_dir,
-            ],
+            bound_to_parent(args, os.getpid()),  # a demo killed by SIGKILL stops it too
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

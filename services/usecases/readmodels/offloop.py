@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import gc
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Hashable, Iterator
@@ -125,8 +128,19 @@ class Replays:
 
     def warm(self) -> None:
         """Start the worker processes now (their imports take about a second, opening the
-        `source` too), so the first replay does not wait for them; returns at once."""
+        `source` too), so the first replay does not wait for them; returns at once. With the
+        shared pool, this reader holds it (`hold_shared_pool`) until its `stop`."""
+        if self._executor is None:
+            hold_shared_pool()
         self._pool().submit(int)  # a no-op: the spawn runs `_ready` first
+
+    async def stop(self, timeout_s: float = 5.0) -> None:
+        """Let go of the shared pool held by `warm` (once per `warm`): the last holder's stop
+        ends its worker processes (`let_go_shared_pool`, at most about `timeout_s` + 1 seconds,
+        in a thread: the event loop goes on meanwhile). A given `executor` is its owner's to
+        stop: nothing is done then."""
+        if self._executor is None:
+            await asyncio.to_thread(let_go_shared_pool, timeout_s)
 
     def _pool(self) -> Executor:
         return self._executor or shared_pool(self.source)
@@ -255,13 +269,66 @@ def _drop_pool() -> None:
         broken.shutdown(wait=False, cancel_futures=True)
 
 
+_holders = 0
+"""How many running apps hold the shared pool (`hold_shared_pool`); the last to let go ends it."""
+
+
+def hold_shared_pool() -> None:
+    """One more holder of the shared pool (an app's lifespan, a test session): the pool, made
+    on first use as before, lives until the last holder lets go (`let_go_shared_pool`)."""
+    global _holders
+    with _pool_lock:
+        _holders += 1
+
+
+def let_go_shared_pool(timeout_s: float = 5.0) -> None:
+    """One holder fewer; when none is left, the shared pool is ended (`stop_shared_pool`).
+    Blocking (up to about `timeout_s` + 1 seconds): call it off the event loop."""
+    global _holders
+    with _pool_lock:
+        _holders = max(0, _holders - 1)
+        last = _holders == 0
+    if last:
+        stop_shared_pool(timeout_s)
+
+
+def stop_shared_pool(timeout_s: float = 5.0) -> None:
+    """End the shared pool now, whoever holds it: queued replays are cancelled, each worker
+    gets the pool's own stop message and `timeout_s` seconds to finish the replay it runs (a
+    warming worker first finishes its warm-up), then SIGKILL. A later replay starts a new pool.
+
+    A graceful stop must come here: `serve` ends by the signal it caught (uvicorn re-raises it
+    after the lifespan's shutdown), so no exit hook of the parent runs. Blocking; idempotent."""
+    global _pool
+    with _pool_lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        _end_workers(pool, timeout_s)
+
+
+def _end_workers(pool: ProcessPoolExecutor, timeout_s: float) -> None:
+    """Shut `pool` down and wait for its workers (its manager thread sends each the stop
+    message and joins it), killing those still alive after `timeout_s` seconds."""
+    workers = list((pool._processes or {}).values())  # before the manager thread forgets them
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    if manager is not None:
+        manager.join(timeout_s)
+    for worker in workers:
+        if worker.is_alive():
+            worker.kill()
+            worker.join(1.0)
+
+
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
 
 
 def _ready(source: LogSource | None = None) -> None:
-    """In a worker, once: import the work functions, open `source`'s log and replay the bundled
-    example games, so the first real replay finds the parsers, rulesets and client built (a
-    missing example is skipped: it only warms)."""
+    """In a worker, once: bind its life to the parent's (`_bind_to_parent`), import the work
+    functions, open `source`'s log and replay the bundled example games, so the first real
+    replay finds the parsers, rulesets and client built (a missing example is skipped: it only
+    warms)."""
+    _bind_to_parent()
     from services.usecases.readmodels import work
 
     if source is not None:  # a failure here would break the pool: the first replay reports it
@@ -273,6 +340,57 @@ def _ready(source: LogSource | None = None) -> None:
     global _in_worker
     _in_worker = True
     tune_for_long_life()  # the warm-up's objects frozen: no later collection walks them
+
+
+PR_SET_PDEATHSIG = 1
+"""`prctl` option: the signal the kernel sends when the parent ends (linux/prctl.h)."""
+
+PARENT_GONE = signal.SIGUSR1
+"""The parent-death signal of a worker (Linux). Not SIGTERM: the pool's own `terminate` of
+a broken worker must still end it however its parent is."""
+
+
+def _bind_to_parent() -> None:
+    """In a worker: exit as soon as the parent process ends, however it ends (SIGKILL, out of
+    memory): the pool's pipe cannot tell, as the worker holds its write end itself. Linux: a
+    parent-death signal (`prctl(PR_SET_PDEATHSIG)`, prctl(2)); elsewhere, or if prctl
+    fails, a thread waiting on the parent's sentinel pipe."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a multiprocessing child: nothing to bind to
+        return
+    if not (sys.platform == "linux" and _parent_death_signal(parent.pid)):
+        _watch_parent(parent.sentinel)
+
+
+def _parent_death_signal(parent_pid: int | None) -> bool:
+    """Ask the kernel for `PARENT_GONE` when the parent ends; True if it took. The kernel also
+    sends it when only the *thread* that spawned the worker ends (prctl(2)), so the handler
+    exits only once the parent id has changed (the worker was re-parented)."""
+
+    def exit_if_orphaned() -> None:
+        if os.getppid() != parent_pid:
+            os._exit(1)
+
+    signal.signal(PARENT_GONE, lambda *_: exit_if_orphaned())
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        taken = bool(libc.prctl(PR_SET_PDEATHSIG, int(PARENT_GONE), 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        taken = False
+    if taken:
+        exit_if_orphaned()  # the parent may have ended before the prctl: no signal then
+    return taken
+
+
+def _watch_parent(sentinel: int) -> None:
+    """A daemon thread that exits the worker when `sentinel` (the parent's end of a pipe,
+    `multiprocessing.parent_process().sentinel`) reads as closed: the parent has ended."""
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 _in_worker = False

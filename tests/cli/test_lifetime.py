@@ -1,0 +1,100 @@
+"""What a command starts ends with it: a server started `bound_to_parent` (the demo's Redis
+and cluster nodes) ends when the command is killed by SIGKILL, and the kept-running demo
+stopped by SIGTERM stops its throwaway Redis (and everything else) before it exits."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import procs
+
+ROOT = Path(__file__).resolve().parents[2]
+BOUND_S = 5.0
+
+# The command that is killed: it starts `sleep` bound to itself, prints its pid, waits.
+PARENT = """
+import os, shutil, subprocess, sys, time
+from services.cli.lifetime import bound_to_parent
+argv = [shutil.which("sleep"), "300"]
+if sys.argv[1] == "bound":
+    argv = bound_to_parent(argv, os.getpid())
+child = subprocess.Popen(argv)
+while "python" in os.readlink(f"/proc/{child.pid}/exe"):
+    time.sleep(0.01)  # until the trampoline has exec'd the server
+print(child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _session_kill(session: int) -> None:
+    for left in procs.in_session(session):
+        os.kill(left.pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's")
+@pytest.mark.parametrize("how", ["bound", "plain"])
+def test_a_bound_server_ends_when_its_command_is_killed(how: str) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, how],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        parent.kill()
+        parent.wait()
+        left = procs.wait_until_none(
+            lambda: [p for p in procs.in_session(parent.pid) if p.pid == child], BOUND_S
+        )
+        print(f"{how}: left {BOUND_S} s after SIGKILL of the command: {left}")
+        if how == "bound":
+            assert not left
+        else:  # the control: an unbound child outlives its killed parent
+            assert left
+    finally:
+        _session_kill(parent.pid)
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_kept_running_demo_stopped_by_sigterm_leaves_nothing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
+    log = tmp_path / "demo.log"
+    with log.open("wb") as out:
+        demo = subprocess.Popen(
+            [sys.executable, "-m", "services.cli.main", "demo", "--keep-running", "--json"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 240
+        while "serving until Ctrl-C" not in log.read_text(errors="replace"):
+            assert demo.poll() is None, log.read_text(errors="replace")[-2000:]
+            assert time.monotonic() < deadline, "the demo did not come up"
+            time.sleep(0.2)
+        started = procs.in_session(demo.pid)
+        assert any("redis-server" in p.cmdline for p in started), started
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=60) == 128 + signal.SIGTERM
+        left = procs.wait_until_none(lambda: procs.in_session(demo.pid), BOUND_S)
+        assert not left, f"started {[str(p) for p in started]}; left {[str(p) for p in left]}"
+        assert "never retrieved" not in log.read_text(errors="replace")
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.wait()
+        _session_kill(demo.pid)
