@@ -143,7 +143,9 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         summary="Create a tournament",
         response_model=Written,
         response_model_exclude_none=True,
-        openapi_extra={"requestBody": _body(NewTournament)},
+        # the token is optional: a creator that sends none gets one (an empty requirement
+        # says so, OpenAPI 3.1 §4.8.30; FastAPI appends it to its own), as for a game's creating append
+        openapi_extra={"requestBody": _body(NewTournament), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
     async def create(request: Request, bearer: Bearer) -> JSONResponse | ProblemResponse:
