@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
@@ -36,26 +36,25 @@ Url = Annotated[str, typer.Argument(help="the endpoint's URL")]
 
 
 def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) -> T:
-    """Run `work` on the operator's use case; a refusal or Redis away: one line, exit 1."""
-    import asyncio  # here: `--help` and `score` never load the event loop
-
-    from redis.exceptions import RedisError
-
+    """Run `work` on the operator's use case. A refusal: its rule in one line, exit 1; Redis
+    away, a refused user or a bad setting: one line and 69, 77 or 78, as every command that
+    talks to Redis (`services.cli.on_redis`)."""
     from services.bootstrap import webhook_admin
+    from services.cli.on_redis import run_on_redis, settings_or_exit
     from services.settings import ServiceSettings
     from services.usecases.webhooks.admin import WebhookRefused
 
+    overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
+    settings = settings_or_exit("webhooks", lambda: ServiceSettings(**overrides))
+
     async def go() -> T:
-        settings = ServiceSettings(redis_url=redis_url) if redis_url else ServiceSettings()
         async with webhook_admin(settings) as admin:
             return await work(admin)
 
     try:
-        return asyncio.run(go())
+        return run_on_redis("webhooks", settings, go)
     except WebhookRefused as refused:
         err.print(f"{refused.rule}: {escape(str(refused))}", highlight=False, soft_wrap=True)
-    except (RedisError, OSError) as error:
-        err.print(f"Redis unreachable: {escape(str(error))}", highlight=False)
     raise typer.Exit(1)
 
 

@@ -1,5 +1,6 @@
 """`scoreledger webhooks ...` against a real Redis: an operator adds, lists, rotates, tests,
-reads the log of and removes an endpoint; refusals name their rule and exit 1."""
+reads the log of and removes an endpoint; refusals name their rule and exit 1; Redis away or a
+bad setting: one line and 69 or 78, as every command that talks to Redis."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
+from tests.redis_fixture import free_port
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()
@@ -58,3 +60,17 @@ def test_refusals_name_their_rule(clean_redis_url: str) -> None:
     assert (code, text.startswith("webhook.events:")) == (1, True)
     code, text = run(clean_redis_url, "replay", "msg_none")
     assert (code, text.startswith("webhook.delivery_unknown:")) == (1, True)
+
+
+@pytest.mark.parametrize("args", [["list"], ["add", URL]])
+def test_redis_away_is_one_line_and_exit_69_as_every_redis_command(args: list[str]) -> None:
+    code, text = run(f"redis://127.0.0.1:{free_port()}/0", *args)
+    assert code == 69
+    assert text.startswith("scoreledger webhooks: cannot reach Redis at redis://127.0.0.1:")
+    assert len(text.strip().splitlines()) == 1
+
+
+def test_a_bad_setting_exits_78_naming_it() -> None:
+    code, text = run("redis://127.0.0.1:6379/0?no_such_option=1", "list")
+    assert code == 78
+    assert "SCORELEDGER_REDIS_URL" in text
