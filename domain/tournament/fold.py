@@ -33,6 +33,7 @@ from contracts.tournament import (
     TournamentEnvelope,
 )
 from domain.errors import RuleViolation
+from domain.rulesets import RULESET_BY_GAME
 from domain.tournament.state import Registrant, RoundState, TableState, TournamentState
 
 
@@ -70,6 +71,12 @@ def _apply(state: TournamentState | None, event: TournamentEnvelope) -> Tourname
             )
         if event.seq != 1:
             raise RuleViolation("log.seq_gap", f"expected seq 1, got {event.seq}", "seq")
+        if payload.game not in RULESET_BY_GAME:  # its tables are games of a registered ruleset
+            raise RuleViolation(
+                "tournament.unknown_game",
+                f"no game {payload.game!r} is registered (known: {', '.join(sorted(RULESET_BY_GAME))})",
+                "game",
+            )
         return TournamentState(event.tournament_id, payload, 1)
     if event.seq != state.seq + 1:
         raise RuleViolation("log.seq_gap", f"expected seq {state.seq + 1}, got {event.seq}", "seq")

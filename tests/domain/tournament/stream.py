@@ -45,7 +45,7 @@ class Stream:
         return event
 
     def create(self, **settings: Any) -> Stream:
-        self.add(TournamentCreated(title="Cup", game="trickerion", **{"rounds": 3, **settings}))
+        self.add(TournamentCreated(title="Cup", **{"game": "trickerion", "rounds": 3, **settings}))
         return self
 
     def register(self, *ids: str) -> Stream:

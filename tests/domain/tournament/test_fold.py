@@ -16,6 +16,7 @@ from contracts.tournament import (
     TableResultApproved,
     TableResultConfirmed,
     TableResultDisputed,
+    TournamentCreated,
 )
 from domain.errors import RuleViolation
 from domain.tournament.fold import evolve, fold
@@ -138,3 +139,15 @@ def test_a_seq_gap_is_refused() -> None:
     with pytest.raises(RuleViolation) as refused:
         evolve(fold(s.events[:-1]), gap)
     assert refused.value.rule == "log.seq_gap"
+
+
+def test_a_tournament_of_a_game_no_ruleset_scores_is_refused() -> None:
+    """Its tables are games: a tournament of `chess` could never report a result."""
+    stream = Stream("t")
+    stream.add(TournamentCreated(title="Cup", game="chess", rounds=3))
+    with pytest.raises(RuleViolation) as refused:
+        fold(stream.events)
+    assert (refused.value.rule, refused.value.field) == ("tournament.unknown_game", "game")
+    assert "penumbra, trickerion" in str(refused.value)
+    for game in ("penumbra", "trickerion"):
+        assert fold(Stream("t").create(game=game).events).settings.game == game
