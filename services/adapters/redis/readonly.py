@@ -21,7 +21,7 @@ from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from services.adapters.redis.connect import is_cluster
+from services.adapters.redis.connect import GatedRedisCluster, is_cluster
 
 
 class ReadOnlyScript(AsyncScript):
@@ -46,8 +46,11 @@ class ReadOnlyScript(AsyncScript):
             self.sha = await client.script_load(self.script)
             return await self._send(client, keys, args)
 
-    def _send(self, client: Any, keys: list[Any], args: list[Any]) -> Any:
+    async def _send(self, client: Any, keys: list[Any], args: list[Any]) -> Any:
         command = ("EVALSHA_RO", self.sha, len(keys), *keys, *args)
         if keys and is_cluster(client):
-            return client.execute_command(*command, target_nodes=client.get_node_from_key(keys[0]))
-        return client.execute_command(*command)
+            if isinstance(client, GatedRedisCluster):
+                await client.ready()  # a fresh client has no slot map to route by yet
+            node = client.get_node_from_key(keys[0])
+            return await client.execute_command(*command, target_nodes=node)
+        return await client.execute_command(*command)
