@@ -24,12 +24,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from starlette.types import Receive, Scope, Send
 
 from domain.standings import Standings
 from services.http_errors import ends_cleanly, log, storage_fault
+from services.ports.errors import StoreUnavailable
 from services.problems import RETRY_AFTER_S
 from services.push.frames import compact
 from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
@@ -46,14 +45,14 @@ READY_WAIT_S = 5.0
 
 
 async def _hub_ready(hub: ChangeHub) -> None:
-    """Wait for the hub's stream positions; Redis down since start-up: `redis.ConnectionError`
+    """Wait for the hub's stream positions; the store down since start-up: `StoreUnavailable`
     after `READY_WAIT_S`, lost since: `StorageDown` at once (`ends_cleanly` ends the stream,
     the browser retries)."""
     try:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
-        raise RedisConnectionError("the change hub has not reached Redis") from None
+        raise StoreUnavailable("the change hub has not reached its store", hub.reason) from None
     hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
 
@@ -234,5 +233,5 @@ async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, ta
         if entry_key(last_event_id) > entry_key(tail):
             return False  # an id this stream never had (e.g. Redis was reset): start over
         return await hub.changed_since(game_id, last_event_id) is None
-    except (ValueError, ResponseError):
+    except ValueError:
         return False
