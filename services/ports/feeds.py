@@ -38,8 +38,9 @@ class ShardFeeds(Protocol):
 
     async def read(self, after: Mapping[int, str], count: int, block_ms: int) -> list[FeedBatch]:
         """The entries after each shard's position in `after` (shard -> feed id), at most
-        `count` per shard, only shards with entries; waits up to `block_ms` for one when there
-        is none, then returns []. Raises: `StoreUnavailable` (transient: read again later)."""
+        `count` per shard, only shards with entries; waits up to `block_ms` (0: not at all)
+        for one when there is none, then returns [] (a Redis Cluster polls: it may answer []
+        sooner; callers read again). Raises: `StoreUnavailable` (transient: read again)."""
         ...
 
     def read_soon(

@@ -412,7 +412,10 @@ class MemoryChangeNotices:
         self, game_id: str, after: str, limit: int | None = None
     ) -> Notice | None:
         shard = shard_of(game_id, self.b.shards)
-        key = feed_id_key(after)
+        try:
+            key = feed_id_key(after)
+        except ValueError:
+            raise ValueError(f"not a notice id: {after[:40]!r}") from None
         later = [n for n in self.b.notices.get(shard, []) if feed_id_key(n.entry_id) > key]
         hits = [n for n in later[:limit] if n.game_id == game_id]
         return hits[-1] if hits else None
