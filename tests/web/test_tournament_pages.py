@@ -12,8 +12,21 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page
-from tests.web.conftest import Stack
+from services.adapters.redis.tournaments import RedisTournamentLog
+from services.keys import Keys
+from services.usecases.authorize import digest
+from services.usecases.tournaments import Tournaments
+from tests.web.browser import (
+    GAME,
+    api_totals,
+    axe_serious,
+    browser,
+    no_horizontal_overflow,
+    open_page,
+    seeded,
+)
+from tests.web.builders import example
+from tests.web.conftest import SHARDS, Stack
 from tests.web.tourney import TOKEN, approve, create, report, seat
 
 __all__ = ["browser"]
@@ -132,6 +145,13 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     await expect(page.locator("#tn-me-mates li.me")).to_have_text(f"Player {int(me[1:])}")
     # second of three at a 3-player table: 4 placement points (7/4/1)
     await expect(page.locator("#tn-me-standing")).to_contain_text("13 · 4 ")
+    name = f"Player {int(me[1:])}"
+    why = (  # 2nd of the 13: the one 7-point winner ahead, no other player on 4 points
+        f"{name} is 2nd on points 4: R1 T{number}"
+        if lang == "en"
+        else f"{name}: 2-е место по показателю «очки» 4"
+    )
+    await expect(page.locator("#tn-me-explain")).to_have_text(why)
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
     picker = await open_page(browser, f"{stack.url}/tournaments/cup/me?lang={lang}", "phone")
@@ -143,8 +163,8 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     await page.screenshot(
         path=f"/tmp/scoreledger-screenshots/tournament-me-{lang}.png", full_page=True
     )
-    assert page.errors == []
-    assert picker.errors == []
+    assert page.errors == []  # type: ignore[attr-defined]
+    assert picker.errors == []  # type: ignore[attr-defined]
 
 
 async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
@@ -200,4 +220,32 @@ async def test_overlay_shows_the_first_rows_of_the_standings(
     assert (
         await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     )
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+async def test_room_screen_shows_the_live_leader_of_a_tables_game(
+    stack: Stack, browser: Browser
+) -> None:
+    # The HTTP seating links no games yet, so round 1 is seated by the use case, table 1
+    # played as the example Penumbra game (its players need not be the table's for the link).
+    await create(stack.client, "cup", 7)
+    cases = Tournaments(RedisTournamentLog(stack.redis, Keys(SHARDS)))
+    link = {1: GAME}
+    await cases.seat_next_round(
+        "cup", "organiser", digest(TOKEN), game_ids=lambda r, t: link.get(t)
+    )
+    await seeded(stack, 20)
+    page = await open_page(browser, f"{stack.url}/tv/tournaments/cup?lang=en", "tv")
+    leader = page.locator('.ttv-table[data-table="1"] .ttv-leader')
+    first = api_totals((await stack.client.get(f"/games/{GAME}/standings")).json())
+    best = max(first.values())
+    await expect(leader).to_contain_text("leads: ")
+    await expect(leader).to_contain_text(f" {best}")
+    await expect(page.locator('.ttv-table[data-table="2"] .ttv-leader')).to_have_text("")
+    # a new event of the game reaches the card over /games/live
+    await stack.post(list(example()[20:60]))
+    await stack.wait_projected(GAME, 60)
+    after = api_totals((await stack.client.get(f"/games/{GAME}/standings")).json())
+    assert max(after.values()) != best  # the example's leader scores between events 20 and 60
+    await expect(leader).to_contain_text(f" {max(after.values())}")
     assert page.errors == []  # type: ignore[attr-defined]

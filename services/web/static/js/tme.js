@@ -2,7 +2,7 @@
 // in the current round, the players at that table in seat order, their standing (place, points
 // and why, in the standings' own words), and the standings; without `?player=` (or with an
 // unknown one) a list to pick from. Live over `/tournaments/{id}/live`.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { currentRound, el, follow, namesOf, num, roundTitle, statusWord } from "./tournament.js";
 
@@ -54,10 +54,22 @@ function paintMe(frame, player) {
   standing.textContent = line
     ? `${line.place} ${t("tn_of")} ${frame.standings.players.length} · ${num(line.points)} ${t("tn_pts")}${line.dropped ? ` · ${t("tn_dropped")}` : ""}`
     : "—";
-  document.getElementById("tn-me-explain").textContent = line ? line.explain : "";
+  document.getElementById("tn-me-explain").textContent = line ? explain(line) : "";
   const change = new URL(location.href);
   change.searchParams.delete("player");
   document.getElementById("tn-me-change").href = change.pathname + change.search;
+}
+
+/** Why the player stands where they do. English: the standings' own sentence (it names the
+ * tables behind the figure); other languages: built here from `decided_by` and the figure. */
+function explain(line) {
+  if (lang === "en") return line.explain;
+  const fill = (key, criterion, value) => t(key).replace("{name}", line.name).replace("{place}", line.place)
+    .replace("{criterion}", criterion).replace("{value}", value);
+  if (line.decided_by === null) return fill("tn_explain_first", "", num(line.points));
+  if (line.decided_by === "seed") return fill("tn_explain_seed", "", String(line.seed));
+  const value = line.decided_by === "points" ? line.points : line.tie_breaks[line.decided_by];
+  return fill("tn_explain", t(`tn_tb_${line.decided_by}`), num(value ?? 0));
 }
 
 function paintStandings(standings) {
