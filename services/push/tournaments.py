@@ -31,6 +31,7 @@ from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
 
 from domain.tournament.standings import standings
+from domain.tournament.state import TournamentState
 from services.http_errors import log, storage_fault
 from services.problems import RETRY_AFTER_S, ProblemResponse, problem, problem_responses
 from services.query.tournaments import summary
@@ -71,6 +72,15 @@ def lean_standings(body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "players": players}
 
 
+def _standings_of(state: TournamentState) -> dict[str, Any]:
+    """The lean standings; empty before the first registration (the domain's standings
+    need a player: with none they raise IndexError)."""
+    if not state.players:
+        empty = {"tournament_id": state.tournament_id, "seq": state.seq, "rounds_seated": 0}
+        return {**empty, "players": [], "held": []}
+    return lean_standings(standings(state).to_dict())
+
+
 class TournamentWatch:
     """Shared pollers of tournament versions; `subscribe(id)` yields a queue of new frames.
 
@@ -96,7 +106,7 @@ class TournamentWatch:
         body = {
             "seq": state.seq,
             "tournament": summary(state),
-            "standings": lean_standings(standings(state).to_dict()),
+            "standings": _standings_of(state),
         }
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         frame = Frame(
@@ -131,7 +141,10 @@ class TournamentWatch:
                     watched.task.cancel()
 
     async def _poll(self, tournament_id: str, watched: _Watched) -> None:
-        seen = await self._version(tournament_id, 0)
+        # Rendered at the first poll whatever the version: a change landing between a
+        # subscriber's first frame and this task's first read is then never missed (each
+        # subscriber drops a frame no newer than what it was sent).
+        seen = 0
         while True:
             await asyncio.sleep(self.poll_s)
             version = await self._version(tournament_id, seen)
