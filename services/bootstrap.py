@@ -607,6 +607,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
             app.include_router(forward_router(service.settings))
         app.include_router(web_router(reads, service.settings))
+        _include_tournament_pages(app, service)
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
@@ -620,6 +621,15 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     )
     _install_lean_routes(app, reads, hub, metrics)
     return Assembled(app, service, hub)
+
+
+def _include_tournament_pages(app: FastAPI, service: Service) -> None:
+    """The tournament SSE and pages (query role)."""
+    from services.push.tournaments import TournamentWatch, tournament_push_router
+    from services.web.tournaments import tournament_web_router
+
+    app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
+    app.include_router(tournament_web_router(service.cases.tournaments))
 
 
 def _install_lean_routes(
