@@ -29,12 +29,12 @@ from redis.exceptions import ResponseError
 from starlette.types import Receive, Scope, Send
 
 from domain.standings import Standings
+from services.asgi.lean import LeanRoute, header
 from services.http_errors import ends_cleanly, log, storage_fault
 from services.problems import RETRY_AFTER_S
 from services.push.frames import compact
 from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
-from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import NotFound, ReadModels
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
 from services.usecases.readmodels.views import standings_view
