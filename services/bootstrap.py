@@ -637,9 +637,9 @@ def _install_lean_routes(
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
     app's front door ahead of its middleware (issue 9)."""
+    from services.asgi.lean import install
     from services.push.routes import lean_push_routes
     from services.query.front import FrontDoor
-    from services.query.lean import install
     from services.query.routes import lean_query_routes
 
     if hub is not None:  # the query role

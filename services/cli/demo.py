@@ -33,8 +33,8 @@ from services.cli.offline import score_file
 from services.cli.remote import Publisher, read_log
 from services.cli.render import standings_table
 from services.cli.serve import Roles, build_app, uvicorn_server
+from services.usecases.readmodels.render import view as standings_view
 from services.usecases.readmodels.shapes import StandingsResponse
-from services.usecases.readmodels.views import standings_view
 
 log = structlog.get_logger("demo")
 ROOT = Path(__file__).resolve().parents[2]

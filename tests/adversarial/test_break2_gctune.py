@@ -6,7 +6,7 @@ collector off for as long as that lasted, in the projector and in `scoreledger s
 HTTP requests go on making garbage). And in `scoreledger serve` (`tune_for_long_life()`
 without survivors: the deployed projector, deploy/compose.yaml `serve --projector`), the
 cyclic garbage a pause leaves is frozen at its end and no collection of that process ever
-sees it again (only `python -m services.projector` runs `full_collections`).
+sees it again (only `python -m services.cli.projector` runs `full_collections`).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def test_serve_with_other_roles_never_pauses_so_a_dropped_cycle_is_collected(
 async def test_a_projector_alone_pauses_and_collects_the_frozen_beside_it(
     catch_up: CatchUpPause, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`serve --projector` alone (as deployed) and `python -m services.projector`: survivors
+    """`serve --projector` alone (as deployed) and `python -m services.cli.projector`: survivors
     frozen, the pause on, and `full_collections` running beside the loop (the roles'
     lifespan enters `collecting_frozen`), which frees a cycle frozen by the pause."""
     monkeypatch.setattr(gctune, "FULL_EVERY_S", 0.05)

@@ -10,11 +10,11 @@ from contextlib import AsyncExitStack
 import pytest
 import redis.asyncio as aioredis
 
+from services.asgi.lean import LeanRoute
 from services.bootstrap import change_hub, redis_ports
 from services.keys import Keys
 from services.push import routes
 from services.push.hub import Delivery, Signal
-from services.query.lean import LeanRoute
 from tests.web import sse
 from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack
