@@ -105,7 +105,10 @@ async def _writer(
             seq = conflict.actual + 1
             event = started(game) if seq == 1 else corrected(game, seq, "ann", 1)
             continue
-        except RedisError:
+        except (RedisError, AttributeError):
+            # AttributeError: redis-py 8.1's cluster client racing its own reconnect after a
+            # failover ("'NoneType' object has no attribute 'writelines'", seen once in the
+            # replicas=0 run); like a connection error, the event is sent again
             await asyncio.sleep(0.05)
             continue
         acked[str(event.event_id)] = result.events[0].seq
