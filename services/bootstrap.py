@@ -173,8 +173,15 @@ def _redis_client(settings: ServiceSettings) -> RedisClient:
     return connect_from(settings)
 
 
-def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None) -> Ports:
-    """The Redis adapters of every port on `client`, and `archive` (None: none)."""
+def redis_ports(
+    client: RedisClient,
+    keys: Keys,
+    archive: Archive | None = None,
+    append_replicas: int = 0,
+    append_wait_ms: int = 1000,
+) -> Ports:
+    """The Redis adapters of every port on `client`, and `archive` (None: none); appends wait
+    for `append_replicas` replicas up to `append_wait_ms` (`SCORELEDGER_APPEND_REPLICAS`)."""
     projections = RedisProjections(client, keys)
     pipeline = PipelinePorts(
         RedisShardFeeds(client, keys),
@@ -184,7 +191,7 @@ def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None)
         lambda keep_s, every_s, reseed: FeedRetention(client, keys, keep_s, every_s, reseed),
     )
     return Ports(
-        RedisEventLog(client, keys),
+        RedisEventLog(client, keys, append_replicas, append_wait_ms),
         RedisCredentials(client, keys),
         RedisDeadLetters(client, keys),
         projections,
@@ -291,7 +298,9 @@ def build(settings: ServiceSettings) -> Service:
     """Client, adapters and use cases for `settings` (no connection is opened yet)."""
     client = _redis_client(settings)
     keys = Keys(settings.shards)
-    ports = redis_ports(client, keys, archive_of(settings))
+    ports = redis_ports(
+        client, keys, archive_of(settings), settings.append_replicas, settings.append_wait_ms
+    )
     source = LogSource(replay_log, (settings,))
     return Service(settings, client, keys, ports, use_cases(ports, settings, source))
 

@@ -12,6 +12,8 @@
   out of memory, no pool connection free within `redis_pool_timeout_s`) -> 503
   `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`, and the plain
   `ResponseError` replies of `STORAGE_FAULT_REPLIES`: NOREPLICAS, MISCONF, BUSY, MASTERDOWN);
+* `ReplicasUnconfirmed` -> 503 `append.replicas_unconfirmed` with `Retry-After` (an append
+  too few replicas confirmed in time, `SCORELEDGER_APPEND_REPLICAS`);
 * any other exception -> 500 `server.internal` without detail (it is logged).
 
 `refusal_problem` is the ingest door's answer to a use-case `Refusal`: the same rule ids the
@@ -35,7 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.transient import reply_code
 from services.ports.archive import ArchiveUnavailable
-from services.ports.errors import StoreUnavailable
+from services.ports.errors import ReplicasUnconfirmed, StoreUnavailable
 from services.problems import (
     RETRY_AFTER_S,
     ProblemResponse,
@@ -234,6 +236,27 @@ async def internal_handler(request: Request, exc: Exception) -> ProblemResponse:
     return ProblemResponse(internal_error())
 
 
+async def replicas_handler(request: Request, exc: Exception) -> ProblemResponse:
+    """503 `append.replicas_unconfirmed` with Retry-After: the write is on the primary but too
+    few replicas confirmed it in time (`SCORELEDGER_APPEND_REPLICAS`), so it is not
+    acknowledged; sending the same events again answers them as duplicates once confirmed.
+    A write that created its game with a generated token carries `write_token`, as a 201 would."""
+    assert isinstance(exc, ReplicasUnconfirmed)
+    log.warning("http.replicas_unconfirmed", wanted=exc.wanted, acked=exc.acked)
+    extras: dict[str, Any] = {"wanted": exc.wanted, "acked": exc.acked}
+    if exc.write_token:
+        extras["write_token"] = exc.write_token
+    item = problem(
+        503,
+        "append.replicas_unconfirmed",
+        None,
+        f"{exc.acked} of {exc.wanted} replica(s) confirmed the write in time; send the same "
+        f"events again after {RETRY_AFTER_S} s (they are answered as duplicates)",
+        **extras,
+    )
+    return ProblemResponse(item, headers={"Retry-After": str(RETRY_AFTER_S)})
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Install every handler above on `app`."""
     app.add_exception_handler(RequestValidationError, validation_handler)
@@ -241,6 +264,7 @@ def install_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotFound, not_found_handler)
     app.add_exception_handler(Pending, pending_handler)
     app.add_exception_handler(ReplayRefused, replay_refused_handler)
+    app.add_exception_handler(ReplicasUnconfirmed, replicas_handler)
     for fault in STORAGE_FAULTS:
         app.add_exception_handler(fault, storage_handler)
     app.add_exception_handler(Exception, internal_handler)

@@ -61,6 +61,14 @@ class OpeningArchive:
     async def list_games(self, after: str | None = None, limit: int = 1000) -> ArchivePage:
         return await (await self.open()).list_games(after, limit)
 
+    async def list_by_update(
+        self, after: tuple[str, str] | None = None, limit: int = 1000
+    ) -> list[tuple[str, str]]:
+        return await (await self.open()).list_by_update(after, limit)
+
+    async def count(self) -> int:
+        return await (await self.open()).count()
+
     async def delete(self, game_id: str) -> bool:
         return await (await self.open()).delete(game_id)
 

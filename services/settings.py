@@ -12,7 +12,7 @@ import re
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlparse
 
-from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, field_validator
+from pydantic import AliasChoices, AnyHttpUrl, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 INTEGRATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
@@ -276,6 +276,21 @@ class IngestSettings(CommonSettings):
     retention_every_s: float = Field(
         default=10.0, ge=0, description="least time between two retention trims of the inbox"
     )
+    # Durable acknowledgements (issue 19): an append is answered (201, inbox ack) only once
+    # this many replicas hold it (Redis `WAIT`); else 503 `append.replicas_unconfirmed`.
+    append_replicas: int = Field(
+        default=0,
+        ge=0,
+        le=16,
+        description="replicas that must confirm an append before it is acknowledged (WAIT); "
+        "0: acknowledged once the primary has it (replication is asynchronous)",
+    )
+    append_wait_ms: int = Field(
+        default=1000,
+        ge=1,
+        le=60_000,
+        description="longest wait for those replicas (ms); keep it under redis_socket_timeout_s",
+    )
     creator_key: SecretStr | None = Field(
         default=None,
         description="when set, creating a game needs this integration key (HTTP header "
@@ -294,6 +309,16 @@ class IngestSettings(CommonSettings):
     @classmethod
     def _integration_names(cls, value: Any) -> tuple[str, ...]:
         return integration_names(value)
+
+    @model_validator(mode="after")
+    def _wait_under_socket_timeout(self) -> IngestSettings:
+        # WAIT blocks its connection: a wait past the socket timeout would read as Redis gone
+        if self.append_replicas and self.append_wait_ms >= self.redis_socket_timeout_s * 1000:
+            raise ValueError(
+                f"append_wait_ms ({self.append_wait_ms}) must be under redis_socket_timeout_s "
+                f"({self.redis_socket_timeout_s} s)"
+            )
+        return self
 
 
 class ProjectorSettings(CommonSettings):

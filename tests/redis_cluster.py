@@ -75,6 +75,7 @@ class LocalCluster:
             "--dir", str(node_dir),
             "--save", "",
             "--appendonly", "no",
+            "--enable-debug-command", "local",  # DEBUG SLEEP: a failover test lags a replica
         ]  # fmt: skip
         log = (node_dir / "redis.log").open("ab")
         self.procs[port] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from services.bench import (
     corpus,
+    rows_durable,
     rows_fold,
     rows_http,
     rows_kernel,
@@ -188,6 +189,7 @@ def measure(
         step("score", lambda: rows_fold.score_example(trees, sizes.score_repeats))
         peer_games = games[: sizes.peer_games]
         step("peer", lambda: rows_peer.peer_row(trees, url, peer_games))
+        step("durable acks", lambda: rows_durable.rows(trees[-1], games[:100]))
         scale_games = games[: sizes.scale_games]
         started = time.perf_counter()
         try:
@@ -216,7 +218,7 @@ class _Skipped(Exception):
 STEPS = (
     "offline fold, fold by length, fold_cost, standings, seating, projector, live, standings GET, "
     "SSE, "
-    "rebuild, series, score, peer, scale, profiles"
+    "rebuild, series, score, peer, durable acks, scale, profiles"
 )
 
 

@@ -26,6 +26,8 @@ from prometheus_client import Counter
 from redis import exceptions as rexc
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_exponential_jitter
 
+from services.ports.errors import ReplicasUnconfirmed
+
 log = structlog.get_logger("inbox")
 
 INBOX_RETRIES = Counter(
@@ -53,6 +55,7 @@ _TRANSIENT_TYPES = (
     rexc.SlotNotCoveredError,
     OSError,
     asyncio.TimeoutError,
+    ReplicasUnconfirmed,  # stored, but not yet on enough replicas: the retry is a duplicate
 )
 
 

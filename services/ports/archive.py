@@ -154,6 +154,18 @@ class Archive(Protocol):
         """Archived game ids, sorted, at most `limit` (>= 1) after `after`."""
         ...
 
+    async def list_by_update(
+        self, after: tuple[str, str] | None = None, limit: int = 1000
+    ) -> list[tuple[str, str]]:
+        """At most `limit` (>= 1) archived games as (`updated_at` or "", game id), most
+        recently updated first, then by id (byte order): the games list's order of finished
+        games. `after`: the last pair of the previous page (None: from the start)."""
+        ...
+
+    async def count(self) -> int:
+        """How many games are archived (the games list's total)."""
+        ...
+
     async def delete(self, game_id: str) -> bool:
         """Remove the archived game (a reopened game lives in Redis again); False when it was
         not archived."""
@@ -162,3 +174,14 @@ class Archive(Protocol):
     async def close(self) -> None:
         """Release connections (a no-op where there are none)."""
         ...
+
+
+def by_update(
+    pairs: Sequence[tuple[str, str]], after: tuple[str, str] | None, limit: int
+) -> list[tuple[str, str]]:
+    """`Archive.list_by_update` over pairs held in memory (the directory and memory adapters)."""
+    ordered = sorted(pairs, key=lambda p: p[1])
+    ordered.sort(key=lambda p: p[0], reverse=True)
+    if after is not None:
+        ordered = [p for p in ordered if p[0] < after[0] or (p[0] == after[0] and p[1] > after[1])]
+    return ordered[: max(1, limit)]

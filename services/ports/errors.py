@@ -64,3 +64,24 @@ class LeaseLost(RuntimeError):
         super().__init__(f"shard {shard}: lease lost ({why}); the write was refused")
         self.shard = shard
         self.why = why
+
+
+class ReplicasUnconfirmed(Exception):
+    """An append (or a duplicate's answer) was stored on the primary, but fewer than `wanted`
+    replicas confirmed it within the wait (`acked` did): it is not acknowledged. A retry with
+    the same event ids is answered as a duplicate once the replicas confirm. HTTP answers 503
+    `append.replicas_unconfirmed` with Retry-After; the inbox retries the round.
+    Source: issue 19 (durable acknowledgements); Redis `WAIT numreplicas timeout`.
+    """
+
+    def __init__(self, wanted: int, acked: int) -> None:
+        self.wanted = wanted
+        self.acked = acked
+        self.write_token: str | None = None
+        """Set by the record use case when the unconfirmed write created the game with a
+        generated token: the 503 hands it back as a 201 would, or the retry could not be
+        authorized."""
+        super().__init__(
+            f"{acked} of {wanted} replica(s) confirmed the write in time "
+            "(rule append.replicas_unconfirmed)"
+        )

@@ -145,6 +145,12 @@ class EventLog(Protocol):
         in one round trip where the backend can: what a duplicate answer is checked against."""
         ...
 
+    async def confirm_replicated(self, game_id: str, event_id: str) -> None:
+        """Return once the game's write of `event_id` (already stored: a duplicate being
+        answered) is on as many replicas as every append waits for; at once when none are
+        required. Raises: ReplicasUnconfirmed (too few confirmed in time)."""
+        ...
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

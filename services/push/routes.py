@@ -174,8 +174,9 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
         await _hub_ready(hub)
         async with hub.subscribe(None) as sub:
             async with hub.limited():
-                games = await reads.games()  # after subscribing: a change from now on is queued
-            first = GamesResponse.paged(games, 1, limit)
+                # after subscribing: a change from now on is queued
+                chosen, total = await reads.games_page(1, limit)
+            first = GamesResponse.of_page(chosen, 1, limit, total)
             yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
             while True:
                 item = await sub.get()

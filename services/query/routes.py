@@ -53,8 +53,10 @@ def query_router(reads: ReadModels) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=MAX_GAMES_PAGE, description="games per page")] = 100,
     ) -> GamesResponse:
         """One page of the games (id, game, status, projection seq, log version, updated_at),
-        live first; `next_page` names the following page, null on the last."""
-        return GamesResponse.paged(await reads.games(), page, limit)
+        live first, then finished ones by update, then archived ones by id; `next_page` names
+        the following page, null on the last."""
+        chosen, total = await reads.games_page(page, limit)
+        return GamesResponse.of_page(chosen, page, limit, total)
 
     @router.get(
         "/games/{game_id}/standings",

@@ -153,7 +153,7 @@ class CheckedAppend:
             VersionConflict (a `HeadMismatch` too), CredentialMismatch: the cache is dropped.
         """
         if not plan.fresh:  # all duplicates, confirmed against the stored version
-            return self._settle(plan, None, await self._version(plan))
+            return await self._duplicates(plan)
         try:
             stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head)
         except (VersionConflict, CredentialMismatch):
@@ -205,7 +205,7 @@ class CheckedAppend:
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates
-                    out[i] = self._settle(plan, None, await self._version(plan))
+                    out[i] = await self._duplicates(plan)
                 else:
                     out[i] = self._settle(plan, result)
         return out  # type: ignore[return-value]  # every slot is filled above
@@ -217,6 +217,15 @@ class CheckedAppend:
             return await self._append(plan, request.credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as refused:
             return refused
+
+    async def _duplicates(self, plan: Plan) -> AppendResult:
+        """The answer to a batch of duplicates only: nothing is written, but the original
+        write must be as durable as a fresh one before it is acknowledged again (its first
+        answer may have been a 503 for want of replicas): `EventLog.confirm_replicated`.
+        Raises: ReplicasUnconfirmed."""
+        if plan.events:
+            await self.store.confirm_replicated(plan.game_id, str(plan.events[0].event_id))
+        return self._settle(plan, None, await self._version(plan))
 
     async def _version(self, plan: Plan) -> int:
         """The stored version, as read while planning (else read now)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from services.ports.credentials import Credentials
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult
 from services.usecases.authorize import Authorizer, Grant, WriteProof
 from services.usecases.check import CheckedAppend, Outcome
@@ -86,6 +86,8 @@ class Record:
         Raises:
             Refusal: `unauthorized` / `forbidden` (checked first: the body is not parsed),
                 `invalid` (JSON, shape, schema field), `rule`, `conflict`.
+            ReplicasUnconfirmed: stored, but too few replicas confirmed it in time (its
+                `write_token` set when this write created the game with a generated token).
         """
         found = await self.credentials.lookup(game_id)
         grant = self.authorizer.check(
@@ -98,6 +100,10 @@ class Record:
             )
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
+        except ReplicasUnconfirmed as unconfirmed:
+            if grant.creating and grant.generated:
+                unconfirmed.write_token = grant.token  # the game exists with this token now
+            raise
         return _recorded(grant, outcome)
 
     async def record_entries(self, entries: Sequence[Entry]) -> list[Recorded | Refusal]:

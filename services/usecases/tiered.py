@@ -186,6 +186,10 @@ class TieredEventLog:
         ids = {str(json.loads(e)["event_id"]): s for s, e in enumerate(game.events, start=1)}
         return len(game.events), [ids.get(e) for e in event_ids]
 
+    async def confirm_replicated(self, game_id: str, event_id: str) -> None:
+        """See `EventLog.confirm_replicated`: Redis's (an archived game is durable already)."""
+        await self.hot.confirm_replicated(game_id, event_id)
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

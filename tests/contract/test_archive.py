@@ -135,6 +135,7 @@ async def test_a_second_put_replaces_the_copy(subject: Subject) -> None:
     await subject.archive.put(longer)
     assert await subject.archive.get("g-1") == longer
     assert (await subject.archive.list_games()).games == ("g-1",)
+    assert await subject.archive.count() == 1
 
 
 async def test_games_are_listed_in_byte_order_in_pages(subject: Subject) -> None:
@@ -155,6 +156,7 @@ async def test_games_are_listed_in_byte_order_in_pages(subject: Subject) -> None
     assert pages == 2
     assert (await subject.archive.list_games("a.9", 10)).games == ("a_1", "b-2")
     assert (await subject.archive.list_games("b-2", 10)).games == ()
+    assert await subject.archive.count() == 6
 
 
 async def test_delete_removes_the_game_once(subject: Subject) -> None:

@@ -17,6 +17,7 @@ from services.bootstrap import memory_ports, use_cases
 from services.ingest.inbox import Inbox
 from services.ingest.transient import is_transient
 from services.keys import Keys
+from services.ports.errors import ReplicasUnconfirmed
 from services.settings import ServiceSettings
 from services.usecases.record import Entry, Record, Recorded
 from services.usecases.refusal import Refusal
@@ -46,6 +47,7 @@ FAULTS: list[BaseException] = [
     rexc.MaxConnectionsError("Too many connections"),
     ConnectionResetError(104, "Connection reset by peer"),
     TimeoutError(),
+    ReplicasUnconfirmed(1, 0),  # stored, not yet on the replicas: the retry is a duplicate
 ]
 
 

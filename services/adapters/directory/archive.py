@@ -32,6 +32,7 @@ from services.ports.archive import (
     ArchiveEntry,
     ArchivePage,
     SealedGame,
+    by_update,
     check_sealable,
 )
 
@@ -203,6 +204,23 @@ class DirectoryArchive:
         ids = [g for g in ids if after is None or g > after]
         page = tuple(ids[:limit])
         return ArchivePage(page, page[-1] if len(ids) > limit else None)
+
+    async def list_by_update(
+        self, after: tuple[str, str] | None = None, limit: int = 1000
+    ) -> list[tuple[str, str]]:
+        """See `Archive.list_by_update`: every header read and sorted (no index: the
+        directory archive is the embedded one, for a demo or a small club)."""
+
+        def pairs() -> list[tuple[str, str]]:
+            ids = self._list(None, 1 << 62).games
+            entries = [self._entry(g) for g in ids]
+            return [(e.updated_at or "", e.game_id) for e in entries if e is not None]
+
+        return by_update(await asyncio.to_thread(pairs), after, limit)
+
+    async def count(self) -> int:
+        """See `Archive.count` (the directory read; temporary files skipped)."""
+        return len((await asyncio.to_thread(self._list, None, 1 << 62)).games)
 
     async def delete(self, game_id: str) -> bool:
         """See `Archive.delete` (the directory fsynced after the unlink)."""

@@ -10,6 +10,7 @@ from services.ports.archive import (
     ArchiveEntry,
     ArchivePage,
     SealedGame,
+    by_update,
     check_sealable,
 )
 
@@ -50,6 +51,17 @@ class MemoryArchive:
         ids = sorted(g for g in self.games if after is None or g > after)
         page = tuple(ids[: max(1, limit)])
         return ArchivePage(page, page[-1] if len(ids) > len(page) else None)
+
+    async def list_by_update(
+        self, after: tuple[str, str] | None = None, limit: int = 1000
+    ) -> list[tuple[str, str]]:
+        """See `Archive.list_by_update`."""
+        pairs = [(g.entry.updated_at or "", g.entry.game_id) for g in self.games.values()]
+        return by_update(pairs, after, limit)
+
+    async def count(self) -> int:
+        """See `Archive.count`."""
+        return len(self.games)
 
     async def delete(self, game_id: str) -> bool:
         """See `Archive.delete`."""

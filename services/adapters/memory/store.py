@@ -192,6 +192,9 @@ class MemoryEventLog:
         known = self.b.ids.get(game_id, {})
         return len(self.b.logs.get(game_id, [])), [known.get(e) for e in event_ids]
 
+    async def confirm_replicated(self, game_id: str, event_id: str) -> None:
+        """See `EventLog.confirm_replicated`: memory has no replicas."""
+
     async def read_raw(
         self, game_id: str, from_seq: int = 1, to_seq: int | None = None
     ) -> list[bytes]:

@@ -227,6 +227,30 @@ class PostgresArchive:
         return ArchivePage(page, page[-1] if len(ids) > limit else None)
 
     @_unavailable
+    async def list_by_update(
+        self, after: tuple[str, str] | None = None, limit: int = 1000
+    ) -> list[tuple[str, str]]:
+        """See `Archive.list_by_update`: one range scan of `archived_games_by_update`."""
+        key = "coalesce(updated_at, '') COLLATE \"C\""
+        where = "" if after is None else f"WHERE {key} < %s OR ({key} = %s AND game_id > %s)"
+        args = () if after is None else (after[0], after[0], after[1])
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute(
+                f"SELECT {key}, game_id FROM archived_games {where}"  # no input in it
+                f" ORDER BY {key} DESC, game_id LIMIT %s",
+                (*args, max(1, limit)),
+            )
+            return [(str(u), str(g)) for u, g in await cursor.fetchall()]
+
+    @_unavailable
+    async def count(self) -> int:
+        """See `Archive.count`: `count(*)` (an index-only scan of the primary key)."""
+        async with self.pool.connection() as conn:
+            cursor = await conn.execute("SELECT count(*) FROM archived_games")
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    @_unavailable
     async def delete(self, game_id: str) -> bool:
         """See `Archive.delete`."""
         async with self.pool.connection() as conn:

@@ -35,6 +35,13 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX archived_games_ruleset_ended ON archived_games (ruleset, ended_at);
         """,
     ),
+    (
+        2,
+        """
+        CREATE INDEX archived_games_by_update
+            ON archived_games ((coalesce(updated_at, '') COLLATE "C") DESC, game_id);
+        """,
+    ),
 )
 """(version, SQL) in order. `events` holds the game's JSONL (`ports.archive.events_jsonl`),
 compressed by PostgreSQL's TOAST; `projection` the final projection's fields but its view,

@@ -22,6 +22,11 @@ duplicate event_id (already stored, or earlier in the same batch) is not an erro
 original seq comes back with the dup flag. The game stream's entry id is `<seq>-1`, so XLEN
 is the version and `XRANGE <from> <to>` reads by seq.
 
+A call that writes no event (every one a duplicate) sets the first id's seq in the event-id
+HASH again, to the value it holds: data unchanged, but the call propagates, so a `WAIT` sent
+after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_REPLICAS`)
+covers the original write too (WAIT counts replicas up to the connection's own last write).
+
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
 Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: research/tech.md §3.3.
 """
@@ -79,6 +84,20 @@ for i = 0, n - 1 do
     table.insert(out, p.seq); table.insert(out, fid); table.insert(out, 0)
   end
 end
-if next_version > version then redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
+if next_version > version then
+  redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
+elseif n > 0 then
+  redis.call('HSET', KEYS[3], ARGV[5], tostring(plan[1].seq))
+end
 return out
 """
+
+TOUCH_LUA = """
+local seq = redis.call('HGET', KEYS[1], ARGV[1])
+if seq then redis.call('HSET', KEYS[1], ARGV[1], seq) end
+return seq and 1 or 0
+"""
+"""KEYS: 1 a game's event-id HASH; ARGV: 1 an event id. Sets the id's stored seq again (data
+unchanged) so the call propagates and a `WAIT` after it on the same connection covers the id's
+original write: how a duplicate answered without an append is made as durable as a fresh one.
+Returns 1 when the id is stored, else 0 (nothing written)."""

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, cast
 
 import redis.asyncio as aioredis
 from redis import exceptions as rexc
-from redis.asyncio.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.asyncio.cluster import ClusterNode, ClusterPipeline, PipelineCommand, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 
@@ -166,6 +166,51 @@ class GatedRedisCluster(RedisCluster):
             return await RedisCluster.execute_command(self, *args, **kwargs)
 
         return await self.gated(lambda: self._backoff.call_with_retry(attempt, _no_op))
+
+    async def on_one_connection(self, key: str, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Send `commands` in order on one connection to the primary of `key`'s slot (as a
+        pipeline): what `WAIT` needs, since it counts the replicas that have this connection's
+        last write. Replies in order, a command's own error reply (`ResponseError`) in its
+        place. A dead node, a moved slot or a cluster still failing over is retried with
+        backoff after refreshing the slot map (the commands must be idempotent).
+
+        Raises: redis connection / cluster errors once the retries are spent."""
+
+        async def attempt() -> list[Any]:
+            await self.ready()
+            node = self.get_node_from_key(key)
+            if node is None:
+                self._initialize = True
+                raise rexc.ClusterDownError(f"no node serves the slot of {key!r}")
+            sent = [PipelineCommand(i, *command) for i, command in enumerate(commands)]
+            try:
+                await node.execute_pipeline(sent)
+            except (rexc.ConnectionError, rexc.TimeoutError):
+                await self._lost(node)
+                raise
+            for command in sent:
+                reply = command.result
+                if isinstance(reply, rexc.ConnectionError | rexc.TimeoutError):
+                    await self._lost(node)
+                    raise reply
+                if isinstance(reply, rexc.MovedError):
+                    await self.nodes_manager.move_slot(reply)
+                    raise rexc.TryAgainError(f"slot moved: {reply}")
+                if isinstance(
+                    reply, rexc.AskError | rexc.ClusterDownError | rexc.ReadOnlyError
+                ) or (isinstance(reply, rexc.ResponseError) and "TRYAGAIN" in str(reply)):
+                    self._initialize = True  # a failover or a migration: read the map again
+                    raise rexc.TryAgainError(f"cluster changing: {reply}")
+            return [command.result for command in sent]
+
+        return await self.gated(lambda: self._backoff.call_with_retry(attempt, _no_op))
+
+    async def _lost(self, node: ClusterNode) -> None:
+        """As redis-py does for a node that failed a command: its connections are reopened
+        and the slot map is read again before the next attempt."""
+        node.update_active_connections_for_reconnect()
+        await node.disconnect_free_connections()
+        self._initialize = True
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         """A `ClusterPipeline` whose `execute` holds one gate slot (it uses one connection per

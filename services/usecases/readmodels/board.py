@@ -1,7 +1,7 @@
 """The games list of the scoreboard: each game with its players, leader and score, turn or
 round, and a status that tells a live game from an abandoned one (`stale`).
 
-`games_board(reads, now, stale_after_s, page, per_page)` reads one page of `ReadModels.games()`
+`games_board(reads, now, stale_after_s, page, per_page)` reads one page of `ReadModels.games_page()`
 (live games first) and, for those games only, the stored standings and the last events of the
 log. The turn is the latest `game.turn_started` among the last `TURN_WINDOW` events (None when
 that window holds none: the start of the game, or an unusually long turn).
@@ -34,10 +34,8 @@ async def games_board(
         players in rank order; `last_event_at` is when the last event was stored (its
         `recorded_at`, ISO 8601), the clock `stale` is measured on.
     """
-    summaries = await reads.games()
-    total = len(summaries)
+    chosen, total = await reads.games_page(page, per_page)
     pages = max(1, -(-total // per_page))
-    chosen = summaries[(page - 1) * per_page : page * per_page]
     rows = []
     for summary in chosen:
         row: dict[str, Any] = summary.model_dump(mode="json")

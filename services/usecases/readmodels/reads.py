@@ -36,6 +36,7 @@ from services.usecases.readmodels.shapes import (
 )
 from services.usecases.readmodels.snapshots import SnapshotConfig, page_job, state_job
 from services.usecases.sizedcache import ByteLRU
+from services.usecases.tiered import TieredEventLog
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
 
@@ -106,14 +107,69 @@ class ReadModels:
 
     async def games(self) -> list[GameSummary]:
         """Every stored game with its projection's status; live games first, then by update."""
-        ids: list[str] = []
-        after: str | None = None
-        while True:
-            page = await self.log.list_games(after)
-            ids += page.games
-            if page.next_after is None:
+        return self._ordered(await self._summaries(await _all_ids(self.log)))
+
+    async def games_page(self, page: int, limit: int) -> tuple[list[GameSummary], int]:
+        """One page (1-based, `limit` games) of `games()`'s list over both tiers, and the total.
+
+        The same order as before sealing: live and pending games (all in Redis), then the final
+        ones most recently updated first (then by id), where Redis's final games are merged with
+        the archive's (`Archive.list_by_update`, read only as far as the page reaches, one
+        projection per listed game), so a page costs about the same with a year of archived
+        games. A reopened game (in Redis and in the archive) is listed once, with Redis's
+        figures. Without an archive: `games()` paged."""
+        start = (page - 1) * limit
+        if not isinstance(self.log, TieredEventLog):
+            games = await self.games()
+            return games[start : start + limit], len(games)
+        hot_ids = await _all_ids(self.log.hot)
+        hot = self._ordered(await self._summaries(hot_ids))
+        archive = self.log.archive.archive
+        shadowed = sum(e is not None for e in await archive.entries(hot_ids)) if hot_ids else 0
+        total = len(hot) + await archive.count() - shadowed
+        live = [g for g in hot if g.status != "final"]
+        chosen: list[GameSummary | str] = list(live[start : start + limit])
+        skip = max(0, start - len(live))
+        finals = [g for g in hot if g.status == "final"]
+        known, i = set(hot_ids), 0
+        after: tuple[str, str] | None = None
+        cold: list[tuple[str, str]] = []
+        cold_done = False
+        while len(chosen) < limit:
+            if not cold and not cold_done:
+                listed = await archive.list_by_update(after, 1000)
+                cold = [p for p in listed if p[1] not in known]
+                cold_done = not listed
+                after = listed[-1] if listed else after
+                if listed and not cold:
+                    continue
+            hot_next = finals[i] if i < len(finals) else None
+            if hot_next is None and not cold:
                 break
-            after = page.next_after
+            if cold and (hot_next is None or _before(cold[0], hot_next)):
+                item: GameSummary | str = cold.pop(0)[1]
+            else:
+                assert hot_next is not None
+                item, i = hot_next, i + 1
+            if skip:
+                skip -= 1
+            else:
+                chosen.append(item)
+        summaries = iter(await self._summaries([g for g in chosen if isinstance(g, str)]))
+        return [g if not isinstance(g, str) else next(summaries) for g in chosen], total
+
+    @staticmethod
+    def _ordered(summaries: list[GameSummary]) -> list[GameSummary]:
+        order = {"in_progress": 0, "pending": 1, "final": 2}
+        summaries.sort(key=lambda g: g.game_id)  # equal keys below keep one order on every page
+        summaries.sort(key=lambda g: g.updated_at or "", reverse=True)  # stable: then by status
+        summaries.sort(key=lambda g: order[g.status])
+        return summaries
+
+    async def _summaries(self, ids: list[str]) -> list[GameSummary]:
+        """Each game's summary (projection and version), in `ids`' order."""
+        if not ids:
+            return []
         projections = await self.projections.get_many(ids)
         versions = await self.log.versions(ids)
         summaries = []
@@ -128,10 +184,6 @@ class ReadModels:
                     updated_at=proj.updated_at if proj else None,
                 )
             )
-        order = {"in_progress": 0, "pending": 1, "final": 2}
-        summaries.sort(key=lambda g: g.game_id)  # equal keys below keep one order on every page
-        summaries.sort(key=lambda g: g.updated_at or "", reverse=True)  # stable: then by status
-        summaries.sort(key=lambda g: order[g.status])
         return summaries
 
     async def standings_body(self, game_id: str) -> bytes:
@@ -304,3 +356,22 @@ class ReadModels:
     async def lag(self, cap: int) -> int:
         """Projector lag in feed entries (see `Projections.lag`)."""
         return await self.projections.lag(cap)
+
+
+async def _all_ids(log: EventLog) -> list[str]:
+    """Every game id `log` lists, page after page."""
+    ids: list[str] = []
+    after: str | None = None
+    while True:
+        page = await log.list_games(after)
+        ids += page.games
+        if page.next_after is None:
+            return ids
+        after = page.next_after
+
+
+def _before(cold: tuple[str, str], hot: GameSummary) -> bool:
+    """Whether the archived game (`updated_at`, id) comes before `hot` in the list: more
+    recently updated, or as recently and a smaller id."""
+    updated = hot.updated_at or ""
+    return cold[0] > updated or (cold[0] == updated and cold[1] < hot.game_id)

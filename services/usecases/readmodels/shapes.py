@@ -46,13 +46,17 @@ class GamesResponse(View):
     @classmethod
     def paged(cls, games: list[GameSummary], page: int, limit: int) -> GamesResponse:
         """Page `page` (1-based) of `limit` games out of the whole ordered list `games`."""
-        chosen = games[(page - 1) * limit : page * limit]
-        more = page * limit < len(games)
+        return cls.of_page(games[(page - 1) * limit : page * limit], page, limit, len(games))
+
+    @classmethod
+    def of_page(cls, chosen: list[GameSummary], page: int, limit: int, total: int) -> GamesResponse:
+        """The response for page `page` holding `chosen`, of `total` games in all."""
+        more = page * limit < total
         return cls(
             games=chosen,
             page=page,
             limit=limit,
-            total=len(games),
+            total=total,
             next_page=page + 1 if more else None,
         )
 
