@@ -68,6 +68,7 @@ from services.usecases.tiered import (
     TieredProjections,
 )
 from services.usecases.tournament_desk import TournamentDesk
+from services.usecases.tournament_tables import TableGames
 from services.usecases.tournaments import Tournaments
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
@@ -136,6 +137,8 @@ class UseCases:
     release: Release
     tournaments: Tournaments
     desk: TournamentDesk
+    tables: TableGames
+    """Tournament tables' games: created at seating, followed to the tables' results."""
     seal: Seal | None = None
     """Sealing into the archive (None: no archive)."""
     archived: ArchiveReader | None = None
@@ -202,6 +205,9 @@ def use_cases(
         )
     tournaments = Tournaments(ports.tournaments)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
+    # A tournament creates its tables' games through the same record use case as
+    # POST /games, without the creator key: creating the tournament needed it already.
+    tables = TableGames(tournaments, Record(credentials, checked, Authorizer(None)), log)
     return UseCases(
         record=Record(credentials, checked, authorizer),
         project=Project(
@@ -228,7 +234,8 @@ def use_cases(
         ),
         release=Release(ports.log, ports.projections),
         tournaments=tournaments,
-        desk=TournamentDesk(tournaments, authorizer),
+        desk=TournamentDesk(tournaments, authorizer, tables),
+        tables=tables,
         seal=seal,
         archived=reader,
     )
@@ -519,7 +526,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         from services.ingest.http import ingest_router
         from services.ingest.tournaments import tournament_write_router
 
-        app.include_router(ingest_router(service.cases.record))
+        app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
     if hub is not None:
         from services.web.routes import web_router

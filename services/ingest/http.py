@@ -7,16 +7,19 @@ write is authorized, and a `Refusal` becomes an RFC 9457 problem
 `auth.*`, 409 `log.expected_version` with `expected`, `actual`, `version`, 422 with the rule
 (`schema.field`, `body.json`, a game's rule id) and `field`, `index`, `errors`.
 201: `Appended` (`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}`), plus
-`write_token` when the request created the game. Source: issue brief (ingest); issue 8 (write
+`write_token` when the request created the game. When a tournament table's game ends, or a
+referee voids or corrects in it, the table's result follows (`TableGames.game_changed`, after
+the 201 is sent). Source: issue brief (ingest); issue 8 (write
 tokens); issue 11 (one error shape).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -27,6 +30,7 @@ from services.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
+from services.usecases.tournament_tables import SYNC_TYPES, TableGames
 
 log = structlog.get_logger("ingest")
 
@@ -69,8 +73,29 @@ class Appended(BaseModel):
     write_token: str | None = None
 
 
-def ingest_router(record: Record) -> APIRouter:
-    """The ingest router, bound to the record use case."""
+_TABLE_GAME = re.compile(r"\.r\d+t\d+\.[0-9a-f]{8}$")
+"""A tournament table's game id (`tournament_keys.table_game_id`): only these are followed."""
+
+
+def _may_move_a_table(game_id: str, body: bytes) -> bool:
+    """Cheap filter before `game_changed` reads anything: a table game's id and a body naming
+    an end, a void or a correction (a false positive only costs an idempotent sync)."""
+    return bool(_TABLE_GAME.search(game_id)) and any(t.encode() in body for t in SYNC_TYPES)
+
+
+async def _follow(tables: TableGames, game_id: str) -> None:
+    try:
+        outcome = await tables.game_changed(game_id)
+    except Exception as error:  # the game's write stood; the organiser can sync by hand
+        log.warning("tournament.table_sync_failed", game_id=game_id, error=repr(error))
+        return
+    if outcome is not None:
+        log.info("tournament.table_synced", game_id=game_id, outcome=outcome)
+
+
+def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter:
+    """The ingest router, bound to the record use case (and `tables`, to follow tournament
+    tables' games; None: not followed)."""
     router = APIRouter(tags=["ingest"])
 
     @router.post(
@@ -85,6 +110,7 @@ def ingest_router(record: Record) -> APIRouter:
     async def post_events(
         game_id: str,
         request: Request,
+        background: BackgroundTasks,
         bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
         x_creator_key: Annotated[
             str | None, Header(description="the integration key, when creating games needs one")
@@ -110,6 +136,8 @@ def ingest_router(record: Record) -> APIRouter:
                 )
                 return refusal_problem(refusal)
         count_appended(recorded.result, "http")
+        if tables is not None and _may_move_a_table(game_id, await request.body()):
+            background.add_task(_follow, tables, game_id)
         body = recorded.result.to_dict()
         if recorded.write_token is not None:
             body["write_token"] = recorded.write_token
