@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from services.adapters.memory.hotgames import MemoryHotGames
+from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -33,6 +34,7 @@ from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.hotgames import RedisHotGames
+from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.tournaments import RedisTournamentLog
@@ -44,6 +46,7 @@ from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.hotgames import HotGames
+from services.ports.leagues import LeagueLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
@@ -53,6 +56,8 @@ from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
+from services.usecases.league_rating import OpenSkillModel
+from services.usecases.leagues import Leagues
 from services.usecases.project import Project
 from services.usecases.readmodels.fairqueue import Limits
 from services.usecases.readmodels.offloop import PROCESSES, LogSource
@@ -122,6 +127,7 @@ class Ports:
     notices: ChangeNotices
     webhooks: WebhookStore
     tournaments: TournamentLog
+    leagues: LeagueLog
     hot_games: HotGames | None = None
     archive: Archive | None = None
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
@@ -139,6 +145,7 @@ class UseCases:
     desk: TournamentDesk
     tables: TableGames
     """Tournament tables' games: created at seating, followed to the tables' results."""
+    leagues: Leagues
     seal: Seal | None = None
     """Sealing into the archive (None: no archive)."""
     archived: ArchiveReader | None = None
@@ -162,6 +169,7 @@ def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None)
         RedisChangeNotices(client, keys),
         RedisWebhookStore(client, keys),
         RedisTournamentLog(client, keys),
+        RedisLeagueLog(client, keys),
         RedisHotGames(client, keys),
         archive,
     )
@@ -179,6 +187,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryChangeNotices(backend),
         MemoryWebhookStore(),
         MemoryTournamentLog(),
+        MemoryLeagueLog(),
         MemoryHotGames(backend),
         archive,
     )
@@ -236,6 +245,7 @@ def use_cases(
         tournaments=tournaments,
         desk=TournamentDesk(tournaments, authorizer, tables),
         tables=tables,
+        leagues=Leagues(ports.leagues, tournaments, log, authorizer, OpenSkillModel()),
         seal=seal,
         archived=reader,
     )
@@ -517,17 +527,21 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
+        from services.query.leagues import league_read_router
         from services.query.routes import query_router
         from services.query.tournaments import tournament_read_router
 
         app.include_router(query_router(reads))
         app.include_router(tournament_read_router(service.cases.tournaments))
+        app.include_router(league_read_router(service.cases.leagues))
     if roles.ingest:
         from services.ingest.http import ingest_router
+        from services.ingest.leagues import league_write_router
         from services.ingest.tournaments import tournament_write_router
 
         app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
+        app.include_router(league_write_router(service.cases.leagues))
     if hub is not None:
         from services.web.routes import web_router
 
