@@ -264,3 +264,43 @@ def test_auto_approval_is_due_after_the_configured_time_once(cases: UseCases) ->
         assert kinds == ["approved", "approved"]
         # The next seating is allowed: the round closed with the auto-approvals.
         assert http.post("/tournaments/cup/rounds", headers=AUTH).status_code == 201
+
+
+def test_a_void_in_a_tables_game_moves_game_score_standings_and_the_replay_keeps_both(
+    http: TestClient,
+) -> None:
+    # Scoring by the games' own VP. Table 1's game (simulated, seed 5, key 11) ends with its
+    # winner on 66 VP; their last Goal (seq 113) is worth 8 VP: voiding it leaves 58.
+    create(http, auto_approve_after_s=0, scoring="game_score")
+    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+    events = {t["table"]: play(http, t, 10 + t["table"]) for t in seated["tables"]}
+    t1 = seated["tables"][0]
+    goal = next(e for e in events[1] if e["seq"] == 113)
+    assert (goal["type"], goal["payload"]["vp"]) == ("penumbra.goal_scored", 8)
+    winner = goal["payload"]["player_id"]
+    before_seq = http.get("/tournaments/cup").json()["seq"]
+    before = points(http)
+    table_points = {p: v for p, v in before.items() if p in t1["players"]}
+    assert max(table_points.values()) == table_points[winner]
+    assert before[winner] == 66
+    void = {
+        **events[1][-1],
+        "event_id": "00000000-0000-4000-8000-0000000000aa",
+        "seq": events[1][-1]["seq"] + 1,
+        "type": "game.event_voided",
+        "schema_version": 1,
+        "actor": "referee",
+        "payload": {"voided_event_id": goal["event_id"], "reason": "misread", "referee": "Ref"},
+    }
+    auth = {"Authorization": f"Bearer {t1['game_token']}"}
+    assert http.post(f"/games/{t1['game_id']}/events", json=void, headers=auth).status_code == 201
+    after = points(http)
+    assert after[winner] == 58
+    assert {p: v for p, v in after.items() if p != winner} == {
+        p: v for p, v in before.items() if p != winner
+    }
+    # The replay: the standings before the void and after it, one event apart.
+    assert points(http, before_seq)[winner] == 66
+    assert points(http, before_seq + 1)[winner] == 58
+    approved = http.get("/tournaments/cup").json()["rounds"][0]["tables"][0]
+    assert approved["status"] == "approved"
