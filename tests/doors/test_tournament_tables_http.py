@@ -304,3 +304,54 @@ def test_a_void_in_a_tables_game_moves_game_score_standings_and_the_replay_keeps
     assert points(http, before_seq + 1)[winner] == 58
     approved = http.get("/tournaments/cup").json()["rounds"][0]["tables"][0]
     assert approved["status"] == "approved"
+
+
+def test_table_games_need_no_creator_key_where_creating_the_tournament_did() -> None:
+    key = "integration-key-0123456789abcdefghijkl"
+    cases = use_cases(memory_ports(4), ServiceSettings(creator_key=key))
+    with TestClient(app_of(cases)) as http:
+        new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 1}
+        assert http.post("/tournaments", json=new, headers=AUTH).status_code == 401
+        keyed = {**AUTH, "X-Creator-Key": key}
+        assert http.post("/tournaments", json=new, headers=keyed).status_code == 201
+        for pid in PLAYERS:
+            body = {"player_id": pid, "name": pid.upper()}
+            assert http.post("/tournaments/cup/players", json=body, headers=AUTH).status_code == 201
+        seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+        assert [t["game_refused"] for t in seated["tables"]] == [None, None]
+        # A game of one's own still needs the key.
+        events = [e.model_dump(mode="json") for e in simulate_game("penumbra", 1, 1, players=3)]
+        mine = {"Authorization": "Bearer " + "m" * 40}
+        posted = http.post(f"/games/{events[0]['game_id']}/events", json=events, headers=mine)
+        problem_of(posted, 401, "auth.creator_key_required")
+
+
+def test_tables_judges_and_leagues_on_the_assembled_app_on_redis(clean_redis_url: str) -> None:
+    from services.bootstrap import Roles, build_app
+
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4)
+    with TestClient(build_app(Roles(inbox=False, projector=False), settings)) as http:
+        create(http, auto_approve_after_s=0)
+        judge = http.post(
+            "/tournaments/cup/judges", json={"judge_id": "jo", "name": "Jo"}, headers=AUTH
+        )
+        assert judge.status_code == 201
+        seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+        for t in seated["tables"]:
+            play(http, t, 10 + t["table"])
+        rnd = http.get("/tournaments/cup").json()["rounds"][0]
+        assert [t["status"] for t in rnd["tables"]] == ["approved", "approved"]
+        assert rnd["closed"] is True
+        url = "/tournaments/cup/tables/1/result"
+        dispute = {"action": "dispute", "round": 1, "reason": "recount"}
+        problem_of(http.post(url, json=dispute, headers=AUTH), 403, "auth.judge_required")
+        as_judge = {"Authorization": f"Bearer {judge.json()['judge_token']}"}
+        assert http.post(url, json=dispute, headers=as_judge).status_code == 200
+        held = http.get("/tournaments/cup/standings").json()["held"]
+        assert held == [{"round": 1, "table": 1, "status": "disputed"}]
+        league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+        assert http.post("/leagues", json=league, headers=AUTH).status_code == 201
+        body = {"tournament_id": "cup"}
+        assert http.post("/leagues/club/tournaments", json=body, headers=AUTH).status_code == 200
+        history = http.get("/leagues/club/ratings").json()["history"]
+        assert [(s["round"], s["table"]) for s in history] == [(1, 2)]  # table 1 is held out
