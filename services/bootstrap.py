@@ -297,6 +297,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         retention,
         retry_cap_s=settings.inbox_retry_cap_s,
         max_entry_bytes=settings.max_body_bytes,
+        follow=service.cases.tables.after_write,
     )
     return build_inbox_app(service.settings, inbox, consumer)
 

@@ -15,7 +15,6 @@ tokens); issue 11 (one error shape).
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 import structlog
@@ -30,7 +29,7 @@ from services.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_tables import SYNC_TYPES, TableGames
+from services.usecases.tournament_tables import TableGames, may_move_a_table
 
 log = structlog.get_logger("ingest")
 
@@ -71,26 +70,6 @@ class Appended(BaseModel):
     appended: list[AppendedEvent]
     version: int = Field(ge=1)
     write_token: str | None = None
-
-
-_TABLE_GAME = re.compile(r"\.r\d+t\d+\.[0-9a-f]{8}$")
-"""A tournament table's game id (`tournament_keys.table_game_id`): only these are followed."""
-
-
-def _may_move_a_table(game_id: str, body: bytes) -> bool:
-    """Cheap filter before `game_changed` reads anything: a table game's id and a body naming
-    an end, a void or a correction (a false positive only costs an idempotent sync)."""
-    return bool(_TABLE_GAME.search(game_id)) and any(t.encode() in body for t in SYNC_TYPES)
-
-
-async def _follow(tables: TableGames, game_id: str) -> None:
-    try:
-        outcome = await tables.game_changed(game_id)
-    except Exception as error:  # the game's write stood; the organiser can sync by hand
-        log.warning("tournament.table_sync_failed", game_id=game_id, error=repr(error))
-        return
-    if outcome is not None:
-        log.info("tournament.table_synced", game_id=game_id, outcome=outcome)
 
 
 def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter:
@@ -136,8 +115,9 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
                 )
                 return refusal_problem(refusal)
         count_appended(recorded.result, "http")
-        if tables is not None and _may_move_a_table(game_id, await request.body()):
-            background.add_task(_follow, tables, game_id)
+        body_bytes = await request.body()
+        if tables is not None and may_move_a_table(game_id, body_bytes):
+            background.add_task(tables.after_write, game_id, body_bytes)
         body = recorded.result.to_dict()
         if recorded.write_token is not None:
             body["write_token"] = recorded.write_token

@@ -18,8 +18,11 @@ each table's result in line with its game's log.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
+
+import structlog
 
 from domain.errors import RuleViolation
 from domain.tournament.state import TableState, TournamentState
@@ -36,6 +39,21 @@ ACTOR_PREFIX = "tournament "
 
 SYNC_TYPES = frozenset({"game.ended", "game.event_voided", "game.score_corrected"})
 """Game event types after which a tournament table's result may have changed."""
+
+_TABLE_GAME = re.compile(r"\.r\d+t\d+\.[0-9a-f]{8}$")
+"""A tournament table's game id (`tournament_keys.table_game_id`): only these are followed."""
+
+log = structlog.get_logger("tournaments")
+
+
+def may_move_a_table(game_id: str, body: bytes | None) -> bool:
+    """Cheap filter before `game_changed` reads anything: a table game's id and a written body
+    naming an end, a void or a correction (a false positive only costs an idempotent sync)."""
+    return (
+        body is not None
+        and bool(_TABLE_GAME.search(game_id))
+        and any(t.encode() in body for t in SYNC_TYPES)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +182,22 @@ class TableGames:
         return await self.tournaments.result_from_game(
             tournament_id, round_number, table, events, credential
         )
+
+    async def after_write(self, game_id: str, body: bytes | None) -> str | None:
+        """What both game doors call after a write to `game_id` was recorded (`body`: what was
+        written): when it may move a tournament table (`may_move_a_table`), `game_changed`.
+        Never raises: the game's write stood; a failed sync is logged and the organiser can
+        sync by hand (`POST .../result-from-game`)."""
+        if not may_move_a_table(game_id, body):
+            return None
+        try:
+            outcome = await self.game_changed(game_id)
+        except Exception as error:
+            log.warning("tournament.table_sync_failed", game_id=game_id, error=repr(error))
+            return None
+        if outcome is not None:
+            log.info("tournament.table_synced", game_id=game_id, outcome=outcome)
+        return outcome
 
     async def game_changed(self, game_id: str) -> str | None:
         """Sync the tournament table `game_id` plays, if any (then approve what is due);

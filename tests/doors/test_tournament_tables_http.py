@@ -355,3 +355,30 @@ def test_tables_judges_and_leagues_on_the_assembled_app_on_redis(clean_redis_url
         assert http.post("/leagues/club/tournaments", json=body, headers=AUTH).status_code == 200
         history = http.get("/leagues/club/ratings").json()["history"]
         assert [(s["round"], s["table"]) for s in history] == [(1, 2)]  # table 1 is held out
+
+
+async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
+    import httpx
+
+    from services.ingest.inbox import Inbox
+    from services.keys import Keys
+
+    ports = memory_ports(4)
+    cases = use_cases(ports, ServiceSettings(shards=4))
+    inbox = Inbox(None, Keys(4), cases.record, ports.letters, follow=cases.tables.after_write)  # type: ignore[arg-type]
+    transport = httpx.ASGITransport(app=app_of(cases))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 1}
+        assert (await http.post("/tournaments", json=new, headers=AUTH)).status_code == 201
+        for pid in PLAYERS:
+            body = {"player_id": pid, "name": pid.upper()}
+            await http.post("/tournaments/cup/players", json=body, headers=AUTH)
+        seated = (await http.post("/tournaments/cup/rounds", headers=AUTH)).json()
+        table = seated["tables"][1]
+        events = game_events(table, 12)
+        entry = {b"data": json.dumps(events).encode(), b"token": table["game_token"].encode()}
+        await inbox.process([b"1-1"], [entry])
+        assert await ports.log.version(table["game_id"]) == len(events) + 1
+        state = (await http.get("/tournaments/cup")).json()
+        assert state["rounds"][0]["tables"][1]["status"] == "reported"
+        assert state["rounds"][0]["tables"][0]["status"] == "seated"
