@@ -205,7 +205,8 @@ class Leagues:
         included, and scores as they are now.
 
         Raises:
-            Refusal: `league.unknown_game_id`, `league.wrong_game`, `tournament.game_not_final`.
+            Refusal: `league.unknown_game_id`, `league.wrong_game`, `tournament.game_not_final`,
+                `league.game_players` (not 2 to 5 players).
         """
         league = await self.state(league_id)
         events = await self.game_log.read(game_id)
@@ -213,6 +214,13 @@ class Leagues:
             raise Refusal("rule", "league.unknown_game_id", f"no game {game_id!r}", "game_id")
         game = game_standings(fold_game(events))
         self._same_game(league, game.game, "game_id")
+        if not 2 <= len(game.players) <= 5:  # a solo game rates nobody against anyone
+            raise Refusal(
+                "rule",
+                "league.game_players",
+                f"a league game has 2 to 5 players, game {game_id!r} has {len(game.players)}",
+                "game_id",
+            )
         players = tuple(p.player_id for p in sorted(game.players, key=lambda p: p.seat))
         try:
             results = results_from_game(game, players)

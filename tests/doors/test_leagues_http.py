@@ -117,3 +117,34 @@ def test_league_writes_need_its_token_and_name_the_rule(http: TestClient) -> Non
     problem_of(http.get("/leagues/club/ratings?at_seq=5"), 404, "league.seq_not_found")
     bad = {**LEAGUE, "league_id": "x", "count": "best"}
     problem_of(http.post("/leagues", json=bad), 422, "request.invalid")
+
+
+def test_a_league_game_must_be_final_and_of_two_players_or_more(http: TestClient) -> None:
+    created = http.post("/leagues", json=LEAGUE, headers=AUTH)
+    assert created.status_code == 201
+    token = {"Authorization": "Bearer " + "t" * 40}
+    solo = [e.model_dump(mode="json") for e in simulate_game("penumbra", 9, 4, players=1)]
+    assert (
+        http.post(
+            "/games/solo-1/events", json=[{**e, "game_id": "solo-1"} for e in solo], headers=token
+        ).status_code
+        == 201
+    )
+    problem_of(
+        http.post("/leagues/club/games", json={"game_id": "solo-1"}, headers=AUTH),
+        422,
+        "league.game_players",
+    )
+    duo = [e.model_dump(mode="json") for e in simulate_game("penumbra", 9, 5, players=2)]
+    half = [{**e, "game_id": "half-1"} for e in duo[: len(duo) // 2]]
+    assert http.post("/games/half-1/events", json=half, headers=token).status_code == 201
+    problem_of(
+        http.post("/leagues/club/games", json={"game_id": "half-1"}, headers=AUTH),
+        422,
+        "tournament.game_not_final",
+    )
+    problem_of(
+        http.post("/leagues/club/games", json={"game_id": "nope"}, headers=AUTH),
+        422,
+        "league.unknown_game_id",
+    )
