@@ -35,6 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.ingest.transient import reply_code
 from services.ports.archive import ArchiveUnavailable
+from services.ports.errors import StoreUnavailable
 from services.problems import (
     RETRY_AFTER_S,
     ProblemResponse,
@@ -58,6 +59,7 @@ MAX_MSG_CHARS = 120
 
 STORAGE_FAULTS: dict[type[Exception], str] = {
     ArchiveUnavailable: "the archive is unreachable",
+    StoreUnavailable: "the store is unreachable",  # its own `reason` is answered (storage_fault)
     rexc.BusyLoadingError: "Redis is loading its data",
     rexc.AuthenticationError: "Redis refused the credentials",
     rexc.MaxConnectionsError: "no Redis connection free",
@@ -174,6 +176,8 @@ def storage_fault(exc: BaseException) -> str | None:
     if isinstance(exc, BaseExceptionGroup):
         reasons = [storage_fault(e) for e in exc.exceptions]
         return reasons[0] if reasons and all(reasons) else None
+    if isinstance(exc, StoreUnavailable):  # a port's: its adapter named the fault
+        return exc.reason
     text = str(exc)
     if isinstance(exc, rexc.ConnectionError) and (
         "No connection available" in text or "no Redis connection free" in text

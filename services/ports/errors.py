@@ -1,4 +1,5 @@
-"""Errors of the ports (the event log's append)."""
+"""Errors of the ports: the event log's append refusals, a store that cannot answer now
+(`StoreUnavailable`), a fenced write refused (`LeaseLost`)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,26 @@ class HeadMismatch(VersionConflict):
     def __init__(self, version: int) -> None:
         super().__init__(version, version)
         self.version = version
+
+
+class StoreUnavailable(ConnectionError):
+    """The store cannot answer now (unreachable, timed out, failing over): transient, retry
+    later. Adapters raise it in place of their client's connection errors, so a door catches
+    this, never a driver's exception. `reason` names the fault for an operator or a client
+    ("Redis unreachable"); a `ConnectionError`, so callers treating `OSError` as transient
+    keep doing so."""
+
+    def __init__(self, message: str, reason: str = "the store is unreachable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class LeaseLost(RuntimeError):
+    """A fenced write was refused: the caller no longer holds the shard's lease (`why`:
+    `lease` expired or taken over, `fence` an older acquisition). Nothing was written; stop
+    the shard's reader. Source: research/tech.md §3.5 (leases, fencing)."""
+
+    def __init__(self, shard: int, why: str) -> None:
+        super().__init__(f"shard {shard}: lease lost ({why}); the write was refused")
+        self.shard = shard
+        self.why = why

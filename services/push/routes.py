@@ -3,7 +3,7 @@
 `GET /games/{game_id}/live`: event `standings`, data `{"change": {shard, entry_id, game_id,
 seq}, "standings": <the body of GET /games/{id}/standings>}` on connect, and on a resume that
 missed a change; every later frame is compact, `{"change", "compact": true, "standings":
-<services.push.frames.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
+<services.usecases.readmodels.render.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
 entry id of the game's shard change stream. A client reconnecting with `Last-Event-ID` gets
 the current full standings once if the game changed after that id (nothing otherwise), then
 every new change. Without `Last-Event-ID` it gets the current standings first.
@@ -24,20 +24,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from starlette.types import Receive, Scope, Send
 
+from domain.memo import Memo
 from domain.standings import Standings
+from services.asgi.lean import LeanRoute, header
 from services.http_errors import ends_cleanly, log, storage_fault
+from services.ports.errors import StoreUnavailable
 from services.problems import RETRY_AFTER_S
-from services.push.frames import compact
 from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
-from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import NotFound, ReadModels
+from services.usecases.readmodels.render import compact, view_json
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
-from services.usecases.readmodels.views import standings_view
 
 RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
@@ -46,14 +45,14 @@ READY_WAIT_S = 5.0
 
 
 async def _hub_ready(hub: ChangeHub) -> None:
-    """Wait for the hub's stream positions; Redis down since start-up: `redis.ConnectionError`
+    """Wait for the hub's stream positions; the store down since start-up: `StoreUnavailable`
     after `READY_WAIT_S`, lost since: `StorageDown` at once (`ends_cleanly` ends the stream,
     the browser retries)."""
     try:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
-        raise RedisConnectionError("the change hub has not reached Redis") from None
+        raise StoreUnavailable("the change hub has not reached its store", hub.reason) from None
     hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
 
@@ -63,17 +62,13 @@ def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
     compact frames); else, an older projector's HASH, rendered from the standings here. The
     body None (`null`) without standings."""
     view = fields.get("view")
+    if not view or fields.get("view_seq") != fields.get("seq"):
+        if not fields.get("standings"):
+            return Rendered(None, "null")
+        view = view_json(Standings.model_validate_json(fields["standings"]), Memo()).decode()
     updated = json.dumps(fields.get("updated_at"))
-    if view and fields.get("view_seq") == fields.get("seq"):
-        text = f'{view[:-1]},"checkpoint":null,"updated_at":{updated}}}'
-        return Rendered(json.loads(text), text)
-    if not fields.get("standings"):
-        return Rendered(None, "null")
-    result = Standings.model_validate_json(fields["standings"])
-    body = standings_view(result, "projection", None, fields.get("updated_at")).model_dump(
-        mode="json"
-    )
-    return Rendered(body, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+    text = f'{view[:-1]},"checkpoint":null,"updated_at":{updated}}}'
+    return Rendered(json.loads(text), text)
 
 
 def _change(change: Change) -> dict[str, Any]:
@@ -234,5 +229,5 @@ async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, ta
         if entry_key(last_event_id) > entry_key(tail):
             return False  # an id this stream never had (e.g. Redis was reset): start over
         return await hub.changed_since(game_id, last_event_id) is None
-    except (ValueError, ResponseError):
+    except ValueError:
         return False
