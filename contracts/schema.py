@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from contracts import events, tournament
+from contracts import events, league, tournament
 
 INTEGER_RULE = (
     'Integers are JSON integers: a field of type integer takes 2, never 2.0, true or "2". '
@@ -37,7 +37,8 @@ def _dump(schema: dict[str, object]) -> str:
 def generate_json_schemas() -> dict[str, str]:
     """File name -> JSON Schema text: `event.json` (any event, discriminated on `type`) and
     one `<wire type>.json` per event type of the registered games (`contracts.games`); the
-    same for tournament streams (`tournament.event.json`, `tournament.*.json`)."""
+    same for tournament and league streams (`tournament.event.json`, `tournament.*.json`,
+    `league.event.json`, `league.*.json`)."""
     files: dict[str, str] = {}
     union = TypeAdapter(events.AnyEvent).json_schema(mode="validation")
     union["$id"] = SCHEMA_ID_BASE + "event.json"
@@ -53,6 +54,14 @@ def generate_json_schemas() -> dict[str, str]:
     files["tournament.event.json"] = _dump(tournaments)
     for wire_type, kind in sorted(tournament.TOURNAMENT_ENVELOPES.items()):
         schema = kind.model_json_schema(mode="validation")
+        schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
+        files[f"{wire_type}.json"] = _dump(schema)
+    leagues = TypeAdapter(league.AnyLeagueEvent).json_schema(mode="validation")
+    leagues["$id"] = SCHEMA_ID_BASE + "league.event.json"
+    leagues["title"] = "scoreledger league event (any type)"
+    files["league.event.json"] = _dump(leagues)
+    for wire_type, envelope_kind in sorted(league.LEAGUE_ENVELOPES.items()):
+        schema = envelope_kind.model_json_schema(mode="validation")
         schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
         files[f"{wire_type}.json"] = _dump(schema)
     return files

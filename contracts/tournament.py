@@ -11,7 +11,8 @@ Wire shape (one JSON object per event)::
 Types: `tournament.created`, `tournament.player_registered`, `tournament.player_joined_late`,
 `tournament.player_dropped`, `tournament.round_seated`, `tournament.table_result_reported`,
 `tournament.table_result_confirmed`, `tournament.table_result_disputed`,
-`tournament.table_result_approved`, `tournament.round_closed`.
+`tournament.table_result_approved`, `tournament.round_closed`, `tournament.judge_appointed`,
+`tournament.judge_dismissed`.
 Source: research/tournaments-and-integrations.md Q1 (Match Play Events: placement points,
 results suggested by players and approved by the organiser; BGA's standings columns).
 """
@@ -107,6 +108,24 @@ class TournamentCreated(Payload):
         _descending(self.points_3, "points_3")
         _descending(self.points_5, "points_5")
         return self
+
+
+class JudgeAppointed(Payload):
+    """The organiser appoints a judge. The judge's token is not in the stream: it is derived
+    from the organiser token's stored digest and `judge_id` (`services.usecases.tournament_keys`)
+    and handed to the judge once. While a tournament has a judge, only a judge approves or
+    disputes table results."""
+
+    TYPE: ClassVar[str] = "tournament.judge_appointed"
+    judge_id: PlayerId
+    name: NonEmptyText
+
+
+class JudgeDismissed(Payload):
+    """The organiser dismisses a judge: their token stops working."""
+
+    TYPE: ClassVar[str] = "tournament.judge_dismissed"
+    judge_id: PlayerId
 
 
 class PlayerRegistered(Payload):
@@ -226,6 +245,8 @@ TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
     TableResultDisputed,
     TableResultApproved,
     RoundClosed,
+    JudgeAppointed,
+    JudgeDismissed,
 )
 
 

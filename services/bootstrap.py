@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
+from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.store import (
     MemoryBackend,
@@ -36,6 +37,7 @@ from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
+from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
@@ -50,6 +52,7 @@ from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
 from services.ports.hotgames import HotGames
+from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
@@ -60,6 +63,8 @@ from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
+from services.usecases.league_rating import OpenSkillModel
+from services.usecases.leagues import Leagues
 from services.usecases.project import Project
 from services.usecases.readmodels.fairqueue import Limits
 from services.usecases.readmodels.offloop import PROCESSES, LogSource
@@ -75,6 +80,7 @@ from services.usecases.tiered import (
     TieredProjections,
 )
 from services.usecases.tournament_desk import TournamentDesk
+from services.usecases.tournament_tables import TableGames
 from services.usecases.tournaments import Tournaments
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
@@ -143,6 +149,7 @@ class Ports:
     notices: ChangeNotices
     webhooks: WebhookStore
     tournaments: TournamentLog
+    leagues: LeagueLog
     hot_games: HotGames | None = None
     archive: Archive | None = None
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
@@ -160,6 +167,9 @@ class UseCases:
     release: Release
     tournaments: Tournaments
     desk: TournamentDesk
+    tables: TableGames
+    """Tournament tables' games: created at seating, followed to the tables' results."""
+    leagues: Leagues
     seal: Seal | None = None
     """Sealing into the archive (None: no archive)."""
     archived: ArchiveReader | None = None
@@ -198,6 +208,7 @@ def redis_ports(
         RedisChangeNotices(client, keys),
         RedisWebhookStore(client, keys),
         RedisTournamentLog(client, keys),
+        RedisLeagueLog(client, keys),
         RedisHotGames(client, keys),
         archive,
         pipeline,
@@ -224,6 +235,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryChangeNotices(backend),
         MemoryWebhookStore(),
         MemoryTournamentLog(),
+        MemoryLeagueLog(),
         MemoryHotGames(backend),
         archive,
         pipeline,
@@ -251,6 +263,9 @@ def use_cases(
         )
     tournaments = Tournaments(ports.tournaments)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
+    # A tournament creates its tables' games through the same record use case as
+    # POST /games, without the creator key: creating the tournament needed it already.
+    tables = TableGames(tournaments, Record(credentials, checked, Authorizer(None)), log)
     return UseCases(
         record=Record(credentials, checked, authorizer),
         project=Project(
@@ -277,7 +292,9 @@ def use_cases(
         ),
         release=Release(ports.log, ports.projections),
         tournaments=tournaments,
-        desk=TournamentDesk(tournaments, authorizer),
+        desk=TournamentDesk(tournaments, authorizer, tables),
+        tables=tables,
+        leagues=Leagues(ports.leagues, tournaments, log, authorizer, OpenSkillModel()),
         seal=seal,
         archived=reader,
     )
@@ -331,6 +348,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         retention,
         retry_cap_s=settings.inbox_retry_cap_s,
         max_entry_bytes=settings.max_body_bytes,
+        follow=service.cases.tables.after_write,
     )
     return build_inbox_app(service.settings, inbox, consumer)
 
@@ -596,17 +614,21 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
+        from services.query.leagues import league_read_router
         from services.query.routes import query_router
         from services.query.tournaments import tournament_read_router
 
         app.include_router(query_router(reads))
         app.include_router(tournament_read_router(service.cases.tournaments))
+        app.include_router(league_read_router(service.cases.leagues))
     if roles.ingest:
         from services.ingest.http import ingest_router
+        from services.ingest.leagues import league_write_router
         from services.ingest.tournaments import tournament_write_router
 
-        app.include_router(ingest_router(service.cases.record))
+        app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
+        app.include_router(league_write_router(service.cases.leagues))
     if hub is not None:
         from services.web.routes import web_router
 

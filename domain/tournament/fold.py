@@ -9,7 +9,8 @@ result names exactly the table's players with places 1..size consistent with sco
 required (places are the game's, tie-break included); a dispute holds the table out until a
 judge approves; a round closes only when every table is approved. After a round closed, a
 judge may still approve a new result for a table or dispute it (a referee's void or correction
-in the table's game changes its result after the round).
+in the table's game changes its result after the round). Judges are appointed once and
+dismissed only while in office (at most 20).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from contracts.tournament import (
+    JudgeAppointed,
+    JudgeDismissed,
     PlayerDropped,
     PlayerJoinedLate,
     PlayerRegistered,
@@ -179,7 +182,7 @@ def _seat(state: TournamentState, p: RoundSeated, event: TournamentEnvelope) -> 
     tables = {
         t.number: TableState(p.round, t.number, t.players, t.reason, t.game_id) for t in p.tables
     }
-    state.rounds.append(RoundState(p.round, tables, p.byes, p.reason))
+    state.rounds.append(RoundState(p.round, tables, p.byes, p.reason, False, event.occurred_at))
 
 
 def _table(
@@ -287,6 +290,23 @@ def _close(state: TournamentState, p: RoundClosed, event: TournamentEnvelope) ->
     state.rounds[-1].closed = True
 
 
+def _appoint(state: TournamentState, p: JudgeAppointed, event: TournamentEnvelope) -> None:
+    if p.judge_id in state.judges:
+        raise RuleViolation(
+            "tournament.judge_exists", f"{p.judge_id} is a judge already", "payload.judge_id"
+        )
+    if len(state.judges) >= 20:
+        raise RuleViolation("tournament.too_many_judges", "at most 20 judges", "payload")
+    state.judges[p.judge_id] = p.name
+
+
+def _dismiss(state: TournamentState, p: JudgeDismissed, event: TournamentEnvelope) -> None:
+    if state.judges.pop(p.judge_id, None) is None:
+        raise RuleViolation(
+            "tournament.unknown_judge", f"{p.judge_id} is not a judge", "payload.judge_id"
+        )
+
+
 _HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]] = {
     PlayerRegistered: _register,
     PlayerJoinedLate: _join_late,
@@ -297,4 +317,6 @@ _HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]
     TableResultDisputed: _dispute,
     TableResultApproved: _approve,
     RoundClosed: _close,
+    JudgeAppointed: _appoint,
+    JudgeDismissed: _dismiss,
 }

@@ -58,15 +58,24 @@ class Source:
     amount: Fraction
     note: str
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (amount as a float)."""
+    def to_dict(self, owner: str | None = None) -> dict[str, Any]:
+        """JSON-ready: `amount` as a float rounded to 4 decimals, `links` to the game behind
+        it (its standings, and the ledger of the player the amount is about: the opponent,
+        else `owner`; none for a table reported by hand or a bye)."""
+        links: dict[str, str] = {}
+        if self.game_id is not None:
+            links["standings"] = f"/games/{self.game_id}/standings"
+            about = self.player_id or owner
+            if about is not None:
+                links["ledger"] = f"/games/{self.game_id}/players/{about}/ledger"
         return {
             "round": self.round,
             "table": self.table,
             "game_id": self.game_id,
             "player_id": self.player_id,
-            "amount": float(self.amount),
+            "amount": round(float(self.amount), 4),
             "note": self.note,
+            "links": links,
         }
 
 
@@ -77,9 +86,15 @@ class Figure:
     value: Fraction
     sources: tuple[Source, ...]
 
-    def to_dict(self) -> dict[str, Any]:
-        """`{"value": float, "sources": [...]}`."""
-        return {"value": float(self.value), "sources": [s.to_dict() for s in self.sources]}
+    def to_dict(self, owner: str | None = None) -> dict[str, Any]:
+        """`{"value": float (4 decimals), "text": "41" or "19.69", "tables": "R1 T3, R2 T7",
+        "sources": [...]}` (`owner`: whose figure it is, for the sources' ledger links)."""
+        return {
+            "value": round(float(self.value), 4),
+            "text": _num(self.value),
+            "tables": self.tables(),
+            "sources": [s.to_dict(owner) for s in self.sources],
+        }
 
     def tables(self) -> str:
         """The tables behind the number in words: `R1 T3, R2 T7`."""
@@ -125,10 +140,10 @@ class Line:
             "player_id": self.player_id,
             "name": self.name,
             "seed": self.seed,
-            "points": self.points.to_dict(),
+            "points": self.points.to_dict(self.player_id),
             "games": self.games,
             "byes": self.byes,
-            "tie_breaks": {k: v.to_dict() for k, v in self.tie_breaks.items()},
+            "tie_breaks": {k: v.to_dict(self.player_id) for k, v in self.tie_breaks.items()},
             "decided_by": self.decided_by,
             "dropped": self.dropped,
             "explain": self.explain(),
@@ -158,7 +173,17 @@ class Standings:
 
 
 def _num(value: Fraction) -> str:
-    return str(value.numerator) if value.denominator == 1 else f"{float(value):.2f}"
+    return str(value.numerator) if value.denominator == 1 else fixed(value)
+
+
+def fixed(value: Fraction, places: int = 2) -> str:
+    """`value` with exactly `places` decimals, rounded half away from zero (no float tails:
+    `Fraction(59, 3)` is `19.67`)."""
+    scaled = abs(value) * 10**places
+    whole = int(scaled + Fraction(1, 2))
+    sign = "-" if value < 0 and whole else ""
+    text = str(whole).rjust(places + 1, "0")
+    return f"{sign}{text[:-places]}.{text[-places:]}" if places else f"{sign}{text}"
 
 
 def _ordinal(n: int) -> str:

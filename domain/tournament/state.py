@@ -57,25 +57,28 @@ class TableState:
 
 @dataclass(slots=True)
 class RoundState:
-    """A seated round: its tables by number, the byes, the seating's reason, closed or not."""
+    """A seated round: its tables by number, the byes, the seating's reason, closed or not,
+    and when it was seated (the event's `occurred_at`)."""
 
     number: int
     tables: dict[int, TableState]
     byes: tuple[str, ...]
     reason: str
     closed: bool = False
+    seated_at: datetime | None = None
 
 
 @dataclass(slots=True)
 class TournamentState:
     """A tournament after `seq` events: its settings (the created event's payload), players
-    in registration order, rounds in order."""
+    in registration order, rounds in order, judges in office (`judge_id` -> name)."""
 
     tournament_id: str
     settings: TournamentCreated
     seq: int
     players: dict[str, Registrant] = field(default_factory=dict)
     rounds: list[RoundState] = field(default_factory=list)
+    judges: dict[str, str] = field(default_factory=dict)
 
     @property
     def current_round(self) -> RoundState | None:

@@ -115,7 +115,9 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     * no `correlationId` (it pointed at a header no entry has);
     * the Redis channel binding must be empty in AsyncAPI's bindings: its consumer details move
       to the extension `x-redis`;
-    * the dead-letter stream `sl:deadletter` is a channel of its own, sent to by ingest.
+    * the dead-letter stream `sl:deadletter` is a channel of its own, sent to by ingest;
+    * each tournament's and each league's event stream is a channel of its own, sent to by
+      ingest (`_stream_channels`).
     """
     from contracts.events import EVENT_ADAPTER
     from services.usecases.parse import MAX_BATCH
@@ -160,4 +162,63 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
         "channel": {"$ref": "#/channels/deadletter"},
         "messages": [{"$ref": "#/channels/deadletter/messages/DeadLetter"}],
     }
+    _stream_channels(document, inbox["servers"])
     return document
+
+
+STREAMS = {
+    "tournament": (
+        "TournamentEvent",
+        "sl:tournament:{tournament_id}",
+        "tournament_id",
+        "A tournament's event stream (the Redis key's id is its hash tag, in braces: "
+        "`sl:tournament:{cup-2026}`); entry id `<seq>-1`; fields `seq`, `id`, `type`, `data`.",
+    ),
+    "league": (
+        "LeagueEvent",
+        "sl:tournament:@league/{league_id}",
+        "league_id",
+        "A league's event stream, kept under the tournament keys with the id `@league/<id>` "
+        "(`sl:tournament:{@league/club}`); fields as a tournament's.",
+    ),
+}
+
+
+def _stream_channels(document: dict[str, Any], servers: Any) -> None:
+    """Add, in place, a channel per stream kind of `STREAMS` whose message's `data` field is
+    one event of that kind (the schemas of `contracts.tournament` / `contracts.league`)."""
+    from pydantic import TypeAdapter
+
+    from contracts.league import LEAGUE_EVENT_ADAPTER
+    from contracts.tournament import TOURNAMENT_EVENT_ADAPTER
+
+    adapters: dict[str, TypeAdapter[Any]] = {
+        "tournament": TOURNAMENT_EVENT_ADAPTER,
+        "league": LEAGUE_EVENT_ADAPTER,
+    }
+    schemas = document["components"]["schemas"]
+    for kind, (name, address, param, description) in STREAMS.items():
+        union = adapters[kind].json_schema(ref_template="#/components/schemas/{model}")
+        _discriminators_as_names(union)
+        for def_name, schema in union.pop("$defs").items():
+            if schemas.setdefault(def_name, schema) != schema:
+                raise ValueError(f"schema name {def_name} clashes between event kinds")
+        schemas[name] = {"title": name, **union}
+        document["components"]["messages"][name] = {
+            "title": name,
+            "summary": f"one {kind} event (field `data`, JSON)",
+            "payload": {"$ref": f"#/components/schemas/{name}"},
+        }
+        channel = f"{kind}-stream"
+        document["channels"][channel] = {
+            "address": address,
+            "description": description,
+            "parameters": {param: {"description": f"the {kind} id"}},
+            "servers": servers,
+            "messages": {name: {"$ref": f"#/components/messages/{name}"}},
+        }
+        document["operations"][channel] = {
+            "action": "send",
+            "channel": {"$ref": f"#/channels/{channel}"},
+            "messages": [{"$ref": f"#/channels/{channel}/messages/{name}"}],
+        }

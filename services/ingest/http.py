@@ -7,7 +7,9 @@ write is authorized, and a `Refusal` becomes an RFC 9457 problem
 `auth.*`, 409 `log.expected_version` with `expected`, `actual`, `version`, 422 with the rule
 (`schema.field`, `body.json`, a game's rule id) and `field`, `index`, `errors`.
 201: `Appended` (`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}`), plus
-`write_token` when the request created the game. Source: issue brief (ingest); issue 8 (write
+`write_token` when the request created the game. When a tournament table's game ends, or a
+referee voids or corrects in it, the table's result follows (`TableGames.game_changed`, after
+the 201 is sent). Source: issue brief (ingest); issue 8 (write
 tokens); issue 11 (one error shape).
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -27,6 +29,7 @@ from services.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
+from services.usecases.tournament_tables import TableGames, may_move_a_table
 
 log = structlog.get_logger("ingest")
 
@@ -69,8 +72,9 @@ class Appended(BaseModel):
     write_token: str | None = None
 
 
-def ingest_router(record: Record) -> APIRouter:
-    """The ingest router, bound to the record use case."""
+def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter:
+    """The ingest router, bound to the record use case (and `tables`, to follow tournament
+    tables' games; None: not followed)."""
     router = APIRouter(tags=["ingest"])
 
     @router.post(
@@ -85,6 +89,7 @@ def ingest_router(record: Record) -> APIRouter:
     async def post_events(
         game_id: str,
         request: Request,
+        background: BackgroundTasks,
         bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
         x_creator_key: Annotated[
             str | None, Header(description="the integration key, when creating games needs one")
@@ -110,6 +115,9 @@ def ingest_router(record: Record) -> APIRouter:
                 )
                 return refusal_problem(refusal)
         count_appended(recorded.result, "http")
+        body_bytes = await request.body()
+        if tables is not None and may_move_a_table(game_id, body_bytes):
+            background.add_task(tables.after_write, game_id, body_bytes)
         body = recorded.result.to_dict()
         if recorded.write_token is not None:
             body["write_token"] = recorded.write_token

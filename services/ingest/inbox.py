@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import structlog
@@ -76,6 +77,9 @@ from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("inbox")
+Follow = Callable[[str, bytes | None], Awaitable[object]]
+"""Called with a recorded entry's game id and data (`TableGames.after_write`); never raises."""
+
 GROUP = "ingest"
 ORDER_WAIT_S = 5.0
 """Longest a consumer waits, in one delivery, for an older entry of a game that another task
@@ -147,8 +151,10 @@ class Inbox:
         retry_cap_s: float = 2.0,
         stream: str | None = None,
         max_entry_bytes: int | None = None,
+        follow: Follow | None = None,
     ) -> None:
         self.client = client
+        self.follow = follow  # after a recorded entry: tournament tables follow their games
         self.max_entry_bytes = max_entry_bytes  # None: unbounded (tests); as HTTP's body limit
         self.keys = keys
         self.stream = stream or keys.inbox
@@ -175,6 +181,7 @@ class Inbox:
             retry_cap_s=self.retry_cap_s,
             stream=stream,
             max_entry_bytes=self.max_entry_bytes,
+            follow=self.follow,
         )
         other._letters_trimmed = self._letters_trimmed
         return other
@@ -285,6 +292,11 @@ class Inbox:
                 await self.client.xdel(self.stream, *[d.ids[i] for i in big])
         for result in recorded:
             count_appended(result.result, "inbox")
+        if self.follow is not None:
+            for i, outcome in zip(todo, outcomes, strict=True):
+                game = game_of_entry(d.entries[i])
+                if isinstance(outcome, Recorded) and game is not None:
+                    await self.follow(game, entry_of(d.entries[i]).raw)
         d.done.update(settled)
         d.todo = sorted({*waiting, *again})
         if waiting and not again:

@@ -1,7 +1,8 @@
 """HTTP doors of the tournament writes, under `/tournaments` (served with the ingest role).
 
 Each handler calls the organiser's desk (`services.usecases.tournament_desk`): the organiser
-token (`Authorization: Bearer`) is checked first, the body read and validated only after;
+token, or a judge's where a judge may write (`Authorization: Bearer`), is checked first, the
+body read and validated only after;
 a `Refusal` becomes the games' problem (`refusal_problem`: 401 with `WWW-Authenticate:
 Bearer`, 403, 409, 422 naming the rule and field), an unknown tournament 404
 `tournament.not_found`. Source: issue brief (tournament doors); issue 8 (one authorization on
@@ -19,13 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.envelope import NonEmptyText, PlayerId
 from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
-from domain.tournament.seating import Seating
 from domain.tournament.state import TournamentState
 from services.http_errors import refusal_problem
 from services.problems import ProblemResponse, from_validation_error, problem, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_desk import TableRuling, TournamentDesk
+from services.usecases.tournament_desk import Seated, TableRuling, TournamentDesk
 from services.usecases.tournaments import UnknownTournament
 
 _bearer = HTTPBearer(
@@ -67,6 +67,14 @@ class TableWrite(BaseModel):
     reason: NonEmptyText | None = None
 
 
+class NewJudge(BaseModel):
+    """`POST /tournaments/{id}/judges`: the judge's id and name."""
+
+    model_config = ConfigDict(extra="forbid")
+    judge_id: PlayerId
+    name: NonEmptyText
+
+
 class Written(BaseModel):
     """A write's answer: the tournament, its version (seq) after it, and the organiser token
     when this request created the tournament without choosing one."""
@@ -105,13 +113,19 @@ def _written(state: TournamentState, status: int = 200, token: str | None = None
     return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
 
 
-def _seated(seating: Seating) -> dict[str, Any]:
+def _seated(seated: Seated) -> dict[str, Any]:
+    seating = seated.seating
+    games = {g.table: g for g in seated.games}
+    tables = []
+    for t in seating.tables:
+        line: dict[str, Any] = {"table": t.number, "players": list(t.players), "reason": t.reason}
+        game = games.get(t.number)
+        if game is not None:
+            line.update(game_id=game.game_id, game_token=game.token, game_refused=game.refused)
+        tables.append(line)
     return {
         "round": seating.round,
-        "tables": [
-            {"table": t.number, "players": list(t.players), "reason": t.reason}
-            for t in seating.tables
-        ],
+        "tables": tables,
         "byes": list(seating.byes),
         "reason": seating.reason,
     }
@@ -214,14 +228,126 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
     )
     async def seat(tournament_id: Tid, bearer: Bearer) -> JSONResponse | ProblemResponse:
         """Seat the next round with the seating engine (the previous round must be closed:
-        `tournament.round_open`); 201 with the tables, each with its players in seat order
-        and the reason for it."""
+        `tournament.round_open`; tables whose auto-approval is due are approved first); 201
+        with the tables, each with its players in seat order, the reason for it, and the
+        scoreledger game that plays it: `game_id`, `game_token` (its write token, for the
+        table) and `game_refused` (None, or the rule that refused creating it)."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
-            seating = await desk.seat_next_round(tournament_id, credential)
+            seated = await desk.seat_next_round(tournament_id, credential)
         except failures as error:
             return _failure(error)
-        return JSONResponse(_seated(seating), status_code=201)
+        return JSONResponse(_seated(seated), status_code=201)
+
+    @router.post(
+        "/tournaments/{tournament_id}/rounds/{round}/games",
+        summary="Create (or find) a round's table games and give their tokens",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def games(
+        tournament_id: Tid, round: Annotated[int, Path(ge=1, le=50)], bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """The games of the round's tables (organiser token): created when missing (a
+        retry after a failed creation), with each `game_token` to hand to its table."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            state = await desk.cases.state(tournament_id)
+            if round > len(state.rounds):
+                message = f"round {round} is not seated"
+                raise Refusal("rule", "tournament.unknown_round", message, "round")
+            opened = await desk.open_games(tournament_id, credential, round)
+        except failures as error:
+            return _failure(error)
+        return JSONResponse({"round": round, "games": [g.to_dict() for g in opened]})
+
+    @router.post(
+        "/tournaments/{tournament_id}/tables/{table}/result-from-game",
+        summary="Take a table's result from its game's final standings",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def result_from_game(
+        tournament_id: Tid,
+        table: Annotated[int, Path(ge=1, le=500)],
+        round: Annotated[int, Query(ge=1, le=50, description="the table's round")],
+        bearer: Bearer,
+    ) -> JSONResponse | ProblemResponse:
+        """Read the table's game and bring the table's result in line (organiser or judge
+        token): `outcome` is `reported`, `approved` (auto-approval, or a referee's later void
+        or correction taken over), `held` (the game was reopened: disputed), `unchanged` or
+        `waiting` (not final yet, or disputed). The same runs by itself when the game ends
+        or a referee voids or corrects in it."""
+        try:
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            outcome, state = await desk.sync_table(tournament_id, caller, round, table)
+        except failures as error:
+            return _failure(error)
+        return JSONResponse(
+            {"tournament_id": tournament_id, "version": state.seq, "outcome": outcome}
+        )
+
+    @router.post(
+        "/tournaments/{tournament_id}/approve-due",
+        summary="Auto-approve the table results whose time is up",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def approve_due(tournament_id: Tid, bearer: Bearer) -> JSONResponse | ProblemResponse:
+        """Approve (judge `auto`) every reported, undisputed table reported at least
+        `auto_approve_after_s` ago, closing the round when complete (organiser or judge token;
+        idempotent). Every seating and table write does this first too."""
+        try:
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            due, state = await desk.approve_due(tournament_id, caller)
+        except failures as error:
+            return _failure(error)
+        approved = [{"round": r, "table": t} for r, t in due]
+        return JSONResponse(
+            {"tournament_id": tournament_id, "version": state.seq, "approved": approved}
+        )
+
+    @router.post(
+        "/tournaments/{tournament_id}/judges",
+        status_code=201,
+        summary="Appoint a judge",
+        response_model=None,
+        openapi_extra={"requestBody": _body(NewJudge)},
+        responses=WRITE_ERRORS,
+    )
+    async def appoint_judge(
+        tournament_id: Tid, request: Request, bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.judge_appointed` (organiser token); 201 with the judge's token
+        (`judge_token`, derived, never stored). While a tournament has a judge, only a judge
+        approves or disputes results."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            new = await _parse(NewJudge, request)
+            state, judge = await desk.appoint_judge(
+                tournament_id, credential, new.judge_id, new.name
+            )
+        except failures as error:
+            return _failure(error)
+        body = {"tournament_id": tournament_id, "version": state.seq, "judge_token": judge}
+        return JSONResponse(body, status_code=201)
+
+    @router.delete(
+        "/tournaments/{tournament_id}/judges/{judge_id}",
+        summary="Dismiss a judge",
+        response_model=Written,
+        responses=WRITE_ERRORS,
+    )
+    async def dismiss_judge(
+        tournament_id: Tid, judge_id: Annotated[str, Path(max_length=64)], bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.judge_dismissed` (organiser token): the judge's token stops working."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            state = await desk.dismiss_judge(tournament_id, credential, judge_id)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
 
     @router.post(
         "/tournaments/{tournament_id}/tables/{table}/result",
@@ -236,14 +362,16 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         request: Request,
         bearer: Bearer,
     ) -> JSONResponse | ProblemResponse:
-        """One ruling on the table of `round` (organiser token; the stream stores no judge
-        token). An approval that leaves every table of the open round approved also closes
-        the round (`tournament.round_closed`, same append)."""
+        """One ruling on the table of `round` (organiser or judge token). While the
+        tournament has a judge, `approve` and `dispute` need a judge's token (403
+        `auth.judge_required`) and name that judge. An approval that leaves every table of
+        the open round approved also closes the round (`tournament.round_closed`, same
+        append)."""
         try:
-            credential = await desk.authorize(tournament_id, token(bearer))
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
             w = await _parse(TableWrite, request)
             ruling = TableRuling(w.action, w.round, w.results, w.by, w.player_id, w.reason)
-            state = await desk.rule_on_table(tournament_id, credential, table, ruling)
+            state = await desk.rule_on_table(tournament_id, caller, table, ruling)
         except failures as error:
             return _failure(error)
         return _written(state)

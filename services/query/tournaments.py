@@ -17,7 +17,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse, Response
 
 from contracts.tournament import ResultLine
-from domain.tournament.standings import Standings
+from domain.tournament.standings import Standings, fixed
 from domain.tournament.state import TableState, TournamentState
 from services.problems import ProblemResponse, problem, problem_responses
 from services.usecases.tournaments import Tournaments, UnknownTournament
@@ -86,15 +86,16 @@ def _cell(value: object) -> str:
 
 def standings_csv(table: Standings, tie_breaks: tuple[str, ...]) -> str:
     """The standings as CSV: place, player_id, name, points, games, byes, one column per
-    configured tie-break, decided_by, dropped, explain (numbers as decimals)."""
+    configured tie-break, decided_by, dropped, explain (points and tie-breaks with exactly 2
+    decimals: `19.67`, never a float's tail)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     head = ["place", "player_id", "name", "points", "games", "byes"]
     writer.writerow([*head, *tie_breaks, "decided_by", "dropped", "explain"])
     for line in table.lines:
         figures = line.tie_breaks
-        breaks = [float(figures[k].value) if k in figures else "" for k in tie_breaks]
-        cells = [line.place, _cell(line.player_id), _cell(line.name), float(line.points.value)]
+        breaks = [fixed(figures[k].value) if k in figures else "" for k in tie_breaks]
+        cells = [line.place, _cell(line.player_id), _cell(line.name), fixed(line.points.value)]
         tail = [line.decided_by or "", line.dropped, _cell(line.explain())]
         writer.writerow([*cells, line.games, line.byes, *breaks, *tail])
     return out.getvalue()

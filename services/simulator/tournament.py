@@ -63,15 +63,20 @@ def table_result(
 
 
 async def run_tournament(
-    players: int, rounds: int, seed: int, game: str = "penumbra", method: SeatMethod = seat_round
+    players: int,
+    rounds: int,
+    seed: int,
+    game: str = "penumbra",
+    method: SeatMethod = seat_round,
+    cases: Tournaments | None = None,
 ) -> Run:
-    """Simulate a whole tournament on an in-memory stream (see the module doc).
+    """Simulate a whole tournament `sim-<seed>` on an in-memory stream (see the module doc),
+    or on `cases` when given (several tournaments on one log, for a league).
 
     Raises:
         domain.tournament.tables.SeatingError: the players cannot be seated (fewer than 3, 5).
     """
-    log = MemoryTournamentLog()
-    cases = Tournaments(log)
+    cases = cases or Tournaments(MemoryTournamentLog())
     tid = f"sim-{seed}"
     settings = TournamentCreated(
         title=f"simulated {game} tournament", game=game, rounds=rounds, seating_seed=seed

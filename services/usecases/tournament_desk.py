@@ -6,8 +6,14 @@ back; only the creation is subject to the deployment's creator key. Every later 
 that token: none sent is `unauthorized` / `auth.token_required`, a wrong one `forbidden` /
 `auth.token_rejected`, both checked against the stored digest before anything else is read,
 and the append itself carries the digest again (the store refuses a mismatch atomically).
-The stream's fold stores no judge token, so approvals and disputes by hand are the
-organiser's too (`judge` / `by` name who ruled). Other refusals: `rule` with the fold's or
+Judges: the organiser appoints them (`tournament.judge_appointed`); a judge's token is derived
+from the organiser digest (`tournament_keys.judge_token`, never stored) and checked by the same
+`authorize_as`. While a tournament has a judge in office only a judge approves or disputes
+(the organiser token is `forbidden` / `auth.judge_required`) and the ruling names the judge
+from the token, not from the body; with no judge appointed the organiser rules. Reports and
+confirmations take either token. Seating a round creates each table's game
+(`tournament_tables.TableGames.open_round`); auto-approval runs before every table write and
+seating (`Tournaments.approve_due`). Other refusals: `rule` with the fold's or
 seating's rule id, `conflict` / `log.expected_version` after the record retries, and
 `UnknownTournament` for a tournament with no stream.
 """
@@ -16,13 +22,15 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import ValidationError
 
 from contracts.envelope import Payload
 from contracts.tournament import (
+    JudgeAppointed,
+    JudgeDismissed,
     PlayerDropped,
     PlayerJoinedLate,
     PlayerRegistered,
@@ -42,12 +50,33 @@ from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.refusal import Refusal
+from services.usecases.tournament_keys import judge_of, judge_token, table_game_id
+from services.usecases.tournament_tables import OpenedTable, TableGames
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
 ORGANISER = "organiser"
 """The actor of the desk's events."""
 
 TableAction = Literal["report", "confirm", "dispute", "approve"]
+Role = Literal["organiser", "judge"]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who passed `authorize_as`: the digest to append with (the organiser's, which the store
+    checks), the role, and the judge's id (None for the organiser)."""
+
+    credential: str
+    role: Role
+    judge_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A seated round and its tables' games (empty when the desk creates no games)."""
+
+    seating: Seating
+    games: tuple[OpenedTable, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +103,12 @@ class TableRuling:
 class TournamentDesk:
     """Create, register, drop, seat and rule on tables, over `Tournaments`."""
 
-    def __init__(self, cases: Tournaments, authorizer: Authorizer) -> None:
+    def __init__(
+        self, cases: Tournaments, authorizer: Authorizer, tables: TableGames | None = None
+    ) -> None:
         self.cases = cases
         self.authorizer = authorizer
+        self.tables = tables
 
     def may_create(self, proof: WriteProof) -> Grant:
         """Check a creation's proof before its body is read: the creator key (when the
@@ -117,6 +149,16 @@ class TournamentDesk:
         return Created(state, grant.token if grant.generated else None)
 
     async def authorize(self, tournament_id: str, token: str | None) -> str:
+        """The digest to append with, once `token` is the tournament's organiser token
+        (`authorize_as` with the organiser alone: a judge's token is `forbidden` /
+        `auth.organiser_required`).
+
+        Raises:
+            UnknownTournament, Refusal: as `authorize_as`.
+        """
+        return (await self.authorize_as(tournament_id, token, ("organiser",))).credential
+
+    async def _organiser(self, tournament_id: str, token: str | None) -> str:
         """The digest to append with, once `token` is the tournament's organiser token.
 
         Raises:
@@ -149,6 +191,94 @@ class TournamentDesk:
             )
         return stored
 
+    async def authorize_as(
+        self, tournament_id: str, token: str | None, roles: tuple[Role, ...]
+    ) -> Caller:
+        """Who `token` is, when one of `roles` may make this write: the organiser token or
+        the token of a judge in office. The one check of every tournament write.
+
+        Raises:
+            UnknownTournament: no such tournament (404 before 401).
+            Refusal: `unauthorized` / `auth.token_required`; `forbidden` /
+                `auth.token_rejected` (neither token) or `auth.organiser_required` (a judge's
+                token where only the organiser may write).
+        """
+        stored = await self.cases.log.digest(tournament_id)
+        if stored is None or token is None or hmac.compare_digest(stored, digest(token)):
+            credential = await self._organiser(tournament_id, token)
+            return Caller(credential, "organiser")
+        judges = (await self.cases.state(tournament_id)).judges
+        judge_id = judge_of(stored, tournament_id, judges, token)
+        if judge_id is None:
+            raise Refusal(
+                "forbidden",
+                "auth.token_rejected",
+                f"the token is neither the organiser's nor a judge's of tournament {tournament_id!r}",
+                "authorization",
+            )
+        if "judge" not in roles:
+            raise Refusal(
+                "forbidden",
+                "auth.organiser_required",
+                "this write needs the organiser token, not a judge's",
+                "authorization",
+            )
+        return Caller(stored, "judge", judge_id)
+
+    async def appoint_judge(
+        self, tournament_id: str, credential: str, judge_id: str, name: str
+    ) -> tuple[TournamentState, str]:
+        """Appoint a judge (organiser): the state and the judge's token (hand it over once;
+        the organiser can recompute it, `tournament_keys.judge_token`)."""
+        payload = JudgeAppointed(judge_id=judge_id, name=name)
+        state = await self._record(tournament_id, [payload], credential)
+        return state, judge_token(credential, tournament_id, judge_id)
+
+    async def dismiss_judge(
+        self, tournament_id: str, credential: str, judge_id: str
+    ) -> TournamentState:
+        """Dismiss a judge (organiser): their token stops working."""
+        return await self._record(tournament_id, [JudgeDismissed(judge_id=judge_id)], credential)
+
+    async def open_games(
+        self, tournament_id: str, credential: str, round_number: int | None = None
+    ) -> tuple[OpenedTable, ...]:
+        """Create (or find) the games of a round's tables and give their write tokens
+        (organiser). Empty when this desk creates no games."""
+        if self.tables is None:
+            return ()
+        return tuple(await self.tables.open_round(tournament_id, credential, round_number))
+
+    async def sync_table(
+        self, tournament_id: str, caller: Caller, round_number: int, table: int
+    ) -> tuple[str, TournamentState]:
+        """Take the table's result from its game now (organiser or judge), then approve what
+        is due: `Tournaments.result_from_game`'s answer and the state after.
+
+        Raises:
+            Refusal: `rule` (`tournament.no_game`, `tournament.game_players`, ...).
+        """
+        if self.tables is None:
+            raise Refusal("rule", "tournament.no_game", "this service creates no games", "table")
+        try:
+            outcome = await self.tables.sync_table(
+                tournament_id, round_number, table, caller.credential
+            )
+            await self.cases.approve_due(tournament_id, caller.credential)
+        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
+            raise _refusal(error) from None
+        return outcome, await self.cases.state(tournament_id)
+
+    async def approve_due(
+        self, tournament_id: str, caller: Caller
+    ) -> tuple[list[tuple[int, int]], TournamentState]:
+        """Auto-approve the tables whose time is up (`Tournaments.approve_due`)."""
+        try:
+            due = await self.cases.approve_due(tournament_id, caller.credential)
+        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
+            raise _refusal(error) from None
+        return due, await self.cases.state(tournament_id)
+
     async def add_player(
         self, tournament_id: str, credential: str, player_id: str, name: str, seed: int | None
     ) -> TournamentState:
@@ -170,26 +300,62 @@ class TournamentDesk:
         payload = PlayerDropped(player_id=player_id, reason=reason)
         return await self._record(tournament_id, [payload], credential)
 
-    async def seat_next_round(self, tournament_id: str, credential: str) -> Seating:
-        """Seat the next round with the seating engine (`Tournaments.seat_next_round`).
+    async def seat_next_round(self, tournament_id: str, credential: str) -> Seated:
+        """Approve what is due, seat the next round with the seating engine
+        (`Tournaments.seat_next_round`), each table played by a new scoreledger game (when the
+        desk has `tables`), and create those games.
 
         Raises:
             Refusal: `rule` with `tournament.round_open`, `tournament.rounds_done`,
                 `seating.*` (the active players cannot be seated), ...
         """
+
+        def game_ids(round_number: int, table: int) -> str | None:
+            if self.tables is None:
+                return None
+            return table_game_id(credential, tournament_id, round_number, table)
+
         try:
-            return await self.cases.seat_next_round(tournament_id, ORGANISER, credential)
+            await self.cases.approve_due(tournament_id, credential)
+            seating = await self.cases.seat_next_round(
+                tournament_id, ORGANISER, credential, game_ids=game_ids
+            )
         except SeatingError as error:
             raise Refusal("rule", error.rule, str(error), error.field) from None
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
+        return Seated(seating, await self.open_games(tournament_id, credential, seating.round))
 
     async def rule_on_table(
-        self, tournament_id: str, credential: str, table: int, ruling: TableRuling
+        self, tournament_id: str, caller: str | Caller, table: int, ruling: TableRuling
     ) -> TournamentState:
-        """Append the table's report, confirmation, dispute or approval. An approval that
-        leaves every table of the open round approved also closes the round (same append),
-        so the next round can be seated."""
+        """Append the table's report, confirmation, dispute or approval (after approving
+        what is due). An approval that leaves every table of the open round approved also
+        closes the round (same append), so the next round can be seated. `caller`: from
+        `authorize_as` (a bare credential is the organiser).
+
+        Raises:
+            Refusal: `forbidden` / `auth.judge_required` (an approval or dispute by the
+                organiser while the tournament has a judge); the fold's rules.
+        """
+        if isinstance(caller, str):
+            caller = Caller(caller, "organiser")
+        credential = caller.credential
+        if ruling.action in ("approve", "dispute"):
+            judges = (await self.cases.state(tournament_id)).judges
+            if judges and caller.role != "judge":
+                raise Refusal(
+                    "forbidden",
+                    "auth.judge_required",
+                    "this tournament has judges: only a judge's token approves or disputes",
+                    "authorization",
+                )
+            if caller.judge_id is not None:  # the ruling names the judge of the token
+                ruling = replace(ruling, by=caller.judge_id)
+        try:
+            await self.cases.approve_due(tournament_id, credential)
+        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
+            raise _refusal(error) from None
         try:
             payload = _table_payload(table, ruling)
         except ValidationError as error:
@@ -201,15 +367,20 @@ class TournamentDesk:
             state = await self.cases.state(tournament_id)
             if _closes(state, ruling.round, table):
                 batch.append(RoundClosed(round=ruling.round))
-        return await self._record(tournament_id, batch, credential)
+        actor = f"judge {caller.judge_id}" if caller.judge_id else ORGANISER
+        return await self._record(tournament_id, batch, credential, actor)
 
     async def _record(
-        self, tournament_id: str, payloads: Sequence[Payload], credential: str
+        self,
+        tournament_id: str,
+        payloads: Sequence[Payload],
+        credential: str,
+        actor: str = ORGANISER,
     ) -> TournamentState:
         if not credential:  # an empty credential would skip the store's token check
             raise Refusal("unauthorized", "auth.token_required", "no organiser token", "token")
         try:
-            state, _ = await self.cases.record(tournament_id, payloads, ORGANISER, credential)
+            state, _ = await self.cases.record(tournament_id, payloads, actor, credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
         return state

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
+    RoundClosed,
     RoundSeated,
     SeatedTablePayload,
     TableResultApproved,
@@ -102,10 +103,12 @@ class Tournaments:
         payloads: Sequence[Payload],
         actor: str,
         credential: str | None = None,
+        event_ids: Sequence[str] | None = None,
     ) -> tuple[TournamentState, AppendResult]:
         """Check `payloads` in order against the tournament's rules and append them as one
         all-or-nothing batch at the version they were checked on; re-read and retry on a
-        concurrent append (up to `retries` times).
+        concurrent append (up to `retries` times). `event_ids` (one per payload) makes the
+        append idempotent across callers: a known id is a duplicate, nothing written.
 
         Raises:
             RuleViolation: a payload breaks a rule (nothing appended).
@@ -116,8 +119,10 @@ class Tournaments:
             events = await self.log.read(tournament_id)
             state = fold(events) if events else None
             batch: list[TournamentEnvelope] = []
-            for payload in payloads:
-                event = self._envelope(tournament_id, len(events) + len(batch) + 1, payload, actor)
+            for i, payload in enumerate(payloads):
+                event_id = event_ids[i] if event_ids is not None else str(uuid.uuid4())
+                seq = len(events) + len(batch) + 1
+                event = self._envelope(tournament_id, seq, payload, actor, event_id)
                 state = evolve(state, event)
                 batch.append(event)
             try:
@@ -130,10 +135,12 @@ class Tournaments:
             return state, result
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _envelope(self, tid: str, seq: int, payload: Payload, actor: str) -> TournamentEnvelope:
+    def _envelope(
+        self, tid: str, seq: int, payload: Payload, actor: str, event_id: str
+    ) -> TournamentEnvelope:
         return parse_tournament_event(
             {
-                "event_id": str(uuid.uuid4()),
+                "event_id": event_id,
                 "tournament_id": tid,
                 "seq": seq,
                 "type": payload.TYPE,
@@ -219,7 +226,7 @@ class Tournaments:
             `tournament.game_players`); the game's own `RuleViolation`.
         """
         state = await self.state(tournament_id)
-        table = _table_of(state, round_number, table_number)
+        table = table_of(state, round_number, table_number)
         game = game_standings(fold_game(game_events))
         if table.game_id is not None and game.game_id != table.game_id:
             raise RuleViolation(
@@ -259,30 +266,57 @@ class Tournaments:
         self, tournament_id: str, credential: str | None = None
     ) -> list[tuple[int, int]]:
         """Approve (judge `auto`) every reported, undisputed table whose report is at least
-        `auto_approve_after_s` old (none when the tournament has no auto-approval); the
-        `(round, table)` pairs approved, in one append."""
+        `auto_approve_after_s` old (none when the tournament has no auto-approval), and close
+        the open round when every table of it is approved (also after approvals that came
+        from the tables' games); the `(round, table)` pairs approved, in one append.
+        Idempotent: each event's id is derived from what it settles (the report it approves,
+        the round it closes), so two callers racing append it once (the loser's append is a
+        duplicate, or its re-check finds nothing to do)."""
         state = await self.state(tournament_id)
         wait = state.settings.auto_approve_after_s
-        if wait is None:
-            return []
         now = self.now()
         due = [
-            (r.number, t.number)
+            (r.number, t.number, t.reported_seq)
             for r in state.rounds
             for t in r.tables.values()
-            if t.status == "reported"
+            if wait is not None
+            and t.status == "reported"
             and t.reported_at is not None
             and (now - t.reported_at).total_seconds() >= wait
         ]
-        if due:
-            approvals: list[Payload] = [
-                TableResultApproved(round=rn, table=tn, judge="auto") for rn, tn in due
-            ]
-            await self.record(tournament_id, approvals, "auto-approval", credential)
-        return due
+        batch: list[Payload] = [
+            TableResultApproved(round=rn, table=tn, judge="auto") for rn, tn, _ in due
+        ]
+        ids = [_derived_id(tournament_id, f"auto-approve:{seq}") for _, _, seq in due]
+        current = state.current_round
+        approved = {tn for rn, tn, _ in due if current is not None and rn == current.number}
+        if (
+            current is not None
+            and not current.closed
+            and all(t.status == "approved" or n in approved for n, t in current.tables.items())
+        ):
+            batch.append(RoundClosed(round=current.number))
+            ids.append(_derived_id(tournament_id, f"close:{current.number}"))
+        if not batch:
+            return []
+        try:
+            await self.record(tournament_id, batch, "auto-approval", credential, ids)
+        except RuleViolation:
+            return []  # another caller approved (and closed) first: its re-check failed
+        return [(rn, tn) for rn, tn, _ in due]
 
 
-def _table_of(state: TournamentState, round_number: int, table_number: int) -> TableState:
+def _derived_id(tournament_id: str, what: str) -> str:
+    """A stable event id for an event any caller may append (dedupe by id)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"scoreledger:tournament:{tournament_id}:{what}"))
+
+
+def table_of(state: TournamentState, round_number: int, table_number: int) -> TableState:
+    """The table of a seated round.
+
+    Raises:
+        RuleViolation: `tournament.unknown_round`, `tournament.unknown_table`.
+    """
     if not 1 <= round_number <= len(state.rounds):
         raise RuleViolation(
             "tournament.unknown_round", f"round {round_number} is not seated", "round"

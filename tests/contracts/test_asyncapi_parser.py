@@ -50,7 +50,13 @@ def test_committed_asyncapi_passes_the_asyncapi_parser() -> None:
     assert errors == []
     (summary,) = [line for line in lines if line.get("ok")]
     assert summary["version"] == "3.0.0"
-    assert set(summary["channels"]) == {"inbox", "integration-inbox", "deadletter"}
+    assert set(summary["channels"]) == {
+        "inbox",
+        "integration-inbox",
+        "deadletter",
+        "tournament-stream",
+        "league-stream",
+    }
 
 
 def test_parser_refuses_an_openapi_style_discriminator(tmp_path: Path) -> None:

@@ -107,7 +107,8 @@ def test_asyncapi_schemas_are_json_schemas() -> None:
 
 def test_asyncapi_inbox_message_is_the_event_union() -> None:
     # the shared inbox's message and the integrations' own streams' (issue 11)
-    messages = [m for k, m in ASYNCAPI["components"]["messages"].items() if k != "DeadLetter"]
+    others = ("DeadLetter", "TournamentEvent", "LeagueEvent")
+    messages = [m for k, m in ASYNCAPI["components"]["messages"].items() if k not in others]
     assert len(messages) == 2
     for message in messages:
         assert "correlationId" not in message  # it pointed at a header no entry carries
@@ -116,6 +117,32 @@ def test_asyncapi_inbox_message_is_the_event_union() -> None:
             validator.validate(event)
         validator.validate(EVENTS[:2])
         assert not validator.is_valid({"type": "game.ended"})
+
+
+def test_asyncapi_has_the_tournament_and_league_streams() -> None:
+    from tests.domain.tournament.stream import Stream
+
+    stream = Stream().create(rounds=1).register("a", "b", "c")
+    tournament = _validator(
+        ASYNCAPI["components"]["messages"]["TournamentEvent"]["payload"], ASYNCAPI
+    )
+    for event in stream.events:
+        tournament.validate(event.model_dump(mode="json"))
+    assert not tournament.is_valid({"type": "tournament.created"})
+    assert ASYNCAPI["channels"]["tournament-stream"]["address"] == "sl:tournament:{tournament_id}"
+    league = _validator(ASYNCAPI["components"]["messages"]["LeagueEvent"]["payload"], ASYNCAPI)
+    created = {
+        "event_id": "00000000-0000-4000-8000-000000000001",
+        "league_id": "club",
+        "seq": 1,
+        "type": "league.created",
+        "schema_version": 1,
+        "occurred_at": "2026-12-01T10:00:00Z",
+        "actor": "organiser",
+        "payload": {"title": "Club", "game": "penumbra"},
+    }
+    league.validate(created)
+    assert not league.is_valid({**created, "payload": {"title": "Club"}})
 
 
 def test_asyncapi_has_the_dead_letter_channel() -> None:

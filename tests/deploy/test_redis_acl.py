@@ -484,3 +484,22 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     for other in ("projector", "integration"):
         await refused(role(other).xrange(KEYS.tournament_stream(tid)))
         await refused(role(other).get(KEYS.tournament_token(tid)))
+
+
+async def test_leagues_live_under_the_tournament_keys_and_their_acl(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    # A league's stream is kept under the tournament keys (`@league/<id>`): ingest appends,
+    # query reads the stream, never the digest; the other users neither.
+    from contracts.league import LeagueCreated
+    from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
+    from tests.contract.test_league_log import _event
+
+    created = _event(1, LeagueCreated(title="Club", game="penumbra"), "acl-club")
+    ingest = RedisLeagueLog(role("ingest"), KEYS)
+    assert (await ingest.append("acl-club", [created], digest(TOKEN))).version == 1
+    query_client = role("query")
+    assert [e.seq for e in await RedisLeagueLog(query_client, KEYS).read("acl-club")] == [1]
+    await refused(query_client.get(KEYS.tournament_token(LEAGUE + "acl-club")))
+    for other in ("projector", "integration"):
+        await refused(role(other).xrange(KEYS.tournament_stream(LEAGUE + "acl-club")))

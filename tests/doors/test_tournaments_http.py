@@ -126,7 +126,7 @@ def test_standings_at_any_seq_and_as_csv(http: TestClient) -> None:
     old = list(
         csv.DictReader(io.StringIO(http.get("/tournaments/cup/standings.csv?at_seq=8").text))
     )
-    assert {r["points"] for r in old} == {"0.0"}
+    assert {r["points"] for r in old} == {"0.00"}
 
 
 def test_a_csv_cell_never_starts_a_formula(http: TestClient) -> None:

@@ -149,3 +149,99 @@ def test_median_buchholz_cuts_the_best_and_worst_game_from_three() -> None:
     assert a.tie_breaks["buchholz"].value == Fraction(57, 2)
     assert a.tie_breaks["median_buchholz"].value == 9
     assert [s.round for s in a.tie_breaks["median_buchholz"].sources] == [3]
+
+
+def test_decided_by_names_the_first_criterion_that_differs_from_the_player_above() -> None:
+    # 400 seeded random 6-player, 2-round tournaments with small scores (many ties) and random
+    # tie-break orders: each line's `decided_by` is the first of points, the configured
+    # tie-breaks, seed, on which it differs from the line above (head-to-head excluded: it
+    # is computed within the tied group only).
+    import random
+
+    names = ["opponents_points", "opponents_average", "buchholz", "median_buchholz"]
+    checked = 0
+    for seed in range(400):
+        rnd = random.Random(seed)
+        ids = ["a", "b", "c", "d", "e", "f"]
+        order = rnd.sample([*names, "score_difference"], rnd.randint(0, 5))
+        s = Stream().create(rounds=2, tie_breaks=order).register(*ids)
+        for number in (1, 2):
+            rnd.shuffle(ids)
+            s.seat(number, tuple(ids[:3]), tuple(ids[3:]))
+            for t, table in enumerate((ids[:3], ids[3:]), 1):
+                scores = [rnd.randint(0, 2) for _ in table]
+                ranked = sorted(range(3), key=lambda i: -scores[i])
+                places = {i: ranked.index(i) + 1 for i in range(3)}
+                s.result(number, t, *[(table[i], places[i], scores[i]) for i in range(3)])
+            s.close(number)
+        table = standings(fold(s.events))
+        for above, line in zip(table.lines, table.lines[1:], strict=False):
+            expected = "seed"
+            for name in ["points", *order]:
+                mine = line.points if name == "points" else line.tie_breaks[name]
+                theirs = above.points if name == "points" else above.tie_breaks[name]
+                if mine.value != theirs.value:
+                    expected = name
+                    break
+            assert line.decided_by == expected, (seed, order, above.player_id, line.player_id)
+            checked += 1
+    assert checked == 400 * 5
+
+
+def test_every_figure_links_to_its_games_and_prints_fixed_decimals() -> None:
+    s = Stream().create(rounds=1).register("a", "b", "c")
+    s.seat(1, ("a", "b", "c"))
+    s.events[-1] = s.events[-1].model_copy(
+        update={
+            "payload": s.events[-1].payload.model_copy(
+                update={
+                    "tables": (
+                        s.events[-1].payload.tables[0].model_copy(update={"game_id": "g1"}),  # type: ignore[attr-defined]
+                    )
+                }
+            )
+        }
+    )
+    s.result(1, 1, ("a", 1, 30), ("b", 2, 20), ("c", 3, 19)).close(1)
+    line = standings(fold(s.events)).lines[0].to_dict()
+    # a: placement 7 (3-player table: 7/4/1); score difference 30 - (20 + 19)/2 = 21/2.
+    assert (line["player_id"], line["points"]["text"], line["points"]["tables"]) == (
+        "a",
+        "7",
+        "R1 T1",
+    )
+    source = line["points"]["sources"][0]
+    assert source["links"] == {
+        "standings": "/games/g1/standings",
+        "ledger": "/games/g1/players/a/ledger",
+    }
+    opponent = line["tie_breaks"]["opponents_points"]["sources"][0]
+    assert opponent["links"]["ledger"] == "/games/g1/players/b/ledger"
+    assert line["tie_breaks"]["score_difference"]["text"] == "10.50"
+    # b: opponents' average (a 7 + c 1) / 2 = 4; Buchholz 4; score difference 20 - 49/2.
+    b = standings(fold(s.events)).lines[1].to_dict()
+    assert b["tie_breaks"]["score_difference"]["text"] == "-4.50"
+    assert b["tie_breaks"]["score_difference"]["value"] == -4.5
+
+
+def test_fixed_decimals_round_half_away_from_zero_without_tails() -> None:
+    from domain.tournament.standings import fixed
+
+    assert [fixed(Fraction(n, d)) for n, d in [(59, 3), (-81, 2), (0, 1), (1, 200), (41, 1)]] == [
+        "19.67", "-40.50", "0.00", "0.01", "41.00",
+    ]  # fmt: skip
+    assert fixed(Fraction(-1, 1000)) == "0.00"  # no "-0.00"
+
+
+def test_csv_of_example_a_has_fixed_decimals() -> None:
+    from services.query.tournaments import standings_csv
+
+    rows = standings_csv(_example_a(), ("opponents_average", "score_difference")).splitlines()
+    assert rows[0] == (
+        "place,player_id,name,points,games,byes,opponents_average,score_difference,"
+        "decided_by,dropped,explain"
+    )
+    # d: 11 points, average 13/2, score difference 23; c: 8, 8, -5/2; f: 2, 11, -81/2.
+    assert rows[1].startswith("1,d,D,11.00,2,0,6.50,23.00,,False,")
+    assert rows[4].startswith("4,c,C,8.00,2,0,8.00,-2.50,points,False,")
+    assert rows[6].startswith("6,f,F,2.00,2,0,11.00,-40.50,points,False,")

@@ -1,0 +1,193 @@
+"""League events: a league is an event stream of its own, in the tournament events' envelope
+style (`league_id` names the stream), appended with expected version and idempotent event ids
+and folded by the pure `domain.league` package.
+
+A league adds tournaments and single games. Each addition carries the results it adds, read
+when it was added (a tournament's standings points and its approved tables; a game's final
+places and scores), so a replay of the league gives the same standings and ratings whatever
+happened to the sources since. Adding the same tournament or game again replaces its earlier
+results in place (a referee's later void or correction is taken over by a new event, never an
+edit). Types: `league.created`, `league.tournament_added`, `league.game_added`.
+Source: issue brief (leagues: best N or all, a multiplayer rating per game, replayable).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Literal, Union
+from uuid import UUID
+
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from contracts.envelope import GameId, NonEmptyText, Payload, PlayerId, TypeName
+from contracts.tournament import Points, ResultLine, TournamentId
+
+LeagueId = TournamentId
+"""A league id: 1-64 characters, letters, digits, `_ . -`."""
+
+
+class LeagueCreated(Payload):
+    """A league is set up (the stream's first event).
+
+    `game`: the game its ratings are of (every added tournament and game must be of it).
+    `count`: `all` (every addition counts) or `best` (a player's `best` highest additions).
+    `points_4`: league points for a single game's places at a 4-player table (3 and 5 players
+    scaled as in tournaments, `domain.tournament.points`); a tournament adds each player's
+    tournament points.
+    """
+
+    TYPE: ClassVar[str] = "league.created"
+    title: NonEmptyText
+    game: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")
+    count: Literal["all", "best"] = "all"
+    best: int | None = Field(default=None, ge=1, le=100, strict=True)
+    points_4: tuple[Points, Points, Points, Points] = (7, 5, 3, 1)
+
+    @model_validator(mode="after")
+    def _best_given(self) -> LeagueCreated:
+        if (self.count == "best") != (self.best is not None):
+            raise ValueError("best: give it exactly when count is 'best'")
+        return self
+
+
+class LeaguePlayer(BaseModel):
+    """A player as an addition names them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    player_id: PlayerId
+    name: NonEmptyText
+
+
+class TournamentPoints(BaseModel):
+    """A player's tournament points (placement points or game score summed; fractions as
+    decimals with at most 4 places)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    player_id: PlayerId
+    points: float = Field(ge=-1_000_000, le=1_000_000)
+
+
+class LeagueTable(BaseModel):
+    """One game of a tournament (an approved table) as the ratings see it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    round: int = Field(ge=1, le=50, strict=True)
+    table: int = Field(ge=1, le=500, strict=True)
+    game_id: GameId | None = None
+    results: tuple[ResultLine, ...] = Field(min_length=2, max_length=5)
+
+
+class TournamentAdded(Payload):
+    """A tournament is added (or added again: replaces its earlier results): its standings
+    points per player and its approved tables in round and table order, as of its `at_seq`."""
+
+    TYPE: ClassVar[str] = "league.tournament_added"
+    tournament_id: TournamentId
+    title: NonEmptyText
+    at_seq: int = Field(ge=1, strict=True)
+    players: tuple[LeaguePlayer, ...] = Field(min_length=1, max_length=1000)
+    points: tuple[TournamentPoints, ...] = Field(max_length=1000)
+    tables: tuple[LeagueTable, ...] = Field(max_length=5000)
+
+
+class GameAdded(Payload):
+    """A single game is added (or added again): its final places (tie-break included) and
+    scores, as of its `at_seq`."""
+
+    TYPE: ClassVar[str] = "league.game_added"
+    game_id: GameId
+    at_seq: int = Field(ge=1, strict=True)
+    players: tuple[LeaguePlayer, ...] = Field(min_length=2, max_length=5)
+    results: tuple[ResultLine, ...] = Field(min_length=2, max_length=5)
+
+
+LEAGUE_PAYLOADS: tuple[type[Payload], ...] = (LeagueCreated, TournamentAdded, GameAdded)
+
+
+class LeagueEnvelope(BaseModel):
+    """The metadata of a league event: as `contracts.tournament.TournamentEnvelope`, with
+    `league_id` naming the stream."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    event_id: UUID
+    league_id: LeagueId
+    seq: int = Field(ge=1, strict=True)
+    type: TypeName
+    schema_version: int = Field(ge=1)
+    occurred_at: AwareDatetime
+    recorded_at: AwareDatetime | None = None
+    actor: NonEmptyText
+    correlation_id: str | None = Field(default=None, max_length=128)
+    causation_id: str | None = Field(default=None, max_length=128)
+    payload: Payload
+
+    @field_validator("schema_version", mode="before")
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
+        return value
+
+    @field_validator("occurred_at", "recorded_at", mode="before")
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+        return value
+
+    def with_recorded_at(self, when: datetime) -> LeagueEnvelope:
+        """A copy stamped with the store's `recorded_at`."""
+        return self.model_copy(update={"recorded_at": when})
+
+
+def _envelope_for(payload_cls: type[Payload]) -> type[LeagueEnvelope]:
+    fields: dict[str, Any] = {
+        "type": (Literal[payload_cls.TYPE], ...),
+        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
+        "payload": (payload_cls, ...),
+    }
+    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
+    return create_model(
+        payload_cls.__name__ + "Event",
+        __base__=LeagueEnvelope,
+        __doc__=doc + (payload_cls.__doc__ or ""),
+        **fields,
+    )
+
+
+LEAGUE_ENVELOPES: dict[str, type[LeagueEnvelope]] = {
+    p.TYPE: _envelope_for(p) for p in LEAGUE_PAYLOADS
+}
+AnyLeagueEvent: Any = Annotated[
+    Union[tuple(LEAGUE_ENVELOPES.values())],  # noqa: UP007
+    Field(discriminator="type"),
+]
+LEAGUE_EVENT_ADAPTER: TypeAdapter[LeagueEnvelope] = TypeAdapter(AnyLeagueEvent)
+
+
+def parse_league_event(raw: dict[str, Any]) -> LeagueEnvelope:
+    """Validate one league event given as a dict.
+
+    Raises:
+        pydantic.ValidationError: a field is missing or wrong (the error names it).
+    """
+    return LEAGUE_EVENT_ADAPTER.validate_python(raw)
+
+
+def parse_league_event_json(data: str | bytes) -> LeagueEnvelope:
+    """Validate one league event from its JSON text.
+
+    Raises:
+        pydantic.ValidationError: invalid JSON or a missing / wrong field.
+    """
+    return LEAGUE_EVENT_ADAPTER.validate_json(data)

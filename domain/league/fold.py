@@ -1,0 +1,107 @@
+"""The pure fold of a league stream: `fold(events, upto_seq) -> LeagueState`.
+
+Rules (a breach raises `RuleViolation`, rule ids `league.*`, `log.*`): the stream starts with
+`league.created` (once, of a registered game); seqs follow each other; an addition's results
+name each of its players once with competition places (1, 1, 3, ...). Adding a tournament or a
+game that is in the league already replaces its results where it stands (its position in the
+rating history stays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, TournamentAdded
+from contracts.tournament import ResultLine
+from domain.errors import RuleViolation
+from domain.rulesets import RULESET_BY_GAME
+
+
+@dataclass(frozen=True, slots=True)
+class Addition:
+    """One tournament (`kind="tournament"`) or single game added, as of its latest event
+    (`seq`); `key` is `tournament:<id>` or `game:<id>`."""
+
+    key: str
+    kind: str
+    source_id: str
+    seq: int
+    payload: TournamentAdded | GameAdded
+
+
+@dataclass(slots=True)
+class LeagueState:
+    """A league after `seq` events: settings, additions in the order first added, player
+    names (the latest addition naming a player wins)."""
+
+    league_id: str
+    settings: LeagueCreated
+    seq: int
+    additions: dict[str, Addition] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+
+
+def _check_places(results: tuple[ResultLine, ...], field_name: str) -> None:
+    ids = [r.player_id for r in results]
+    if len(set(ids)) != len(ids):
+        raise RuleViolation("league.result_players", "a player is named twice", field_name)
+    places = sorted(r.place for r in results)
+    for i, place in enumerate(places):
+        if place != (places[i - 1] if i and places[i - 1] == place else i + 1):
+            raise RuleViolation(
+                "league.result_places", f"places {places} are not competition places", field_name
+            )
+
+
+def fold(events: Iterable[LeagueEnvelope], upto_seq: int | None = None) -> LeagueState:
+    """Fold a league's events from the first; stop after `upto_seq` when given.
+
+    Raises:
+        RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
+    """
+    state: LeagueState | None = None
+    for event in events:
+        if upto_seq is not None and event.seq > upto_seq:
+            break
+        state = apply(state, event)
+    if state is None:
+        raise RuleViolation("log.empty", "a league needs at least its created event")
+    return state
+
+
+def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
+    """`state` after `event` (`state` is changed in place and returned; None before the first).
+
+    Raises:
+        RuleViolation: the event breaks a rule (see the module doc).
+    """
+    p = event.payload
+    if state is None:
+        if not isinstance(p, LeagueCreated):
+            raise RuleViolation("league.not_created", "the first event must be league.created")
+        if event.seq != 1:
+            raise RuleViolation("log.seq_gap", f"expected seq 1, got {event.seq}", "seq")
+        if p.game not in RULESET_BY_GAME:
+            known = ", ".join(sorted(RULESET_BY_GAME))
+            raise RuleViolation(
+                "league.unknown_game", f"no game {p.game!r} is registered (known: {known})", "game"
+            )
+        return LeagueState(event.league_id, p, 1)
+    if event.seq != state.seq + 1:
+        raise RuleViolation("log.seq_gap", f"expected seq {state.seq + 1}, got {event.seq}", "seq")
+    if isinstance(p, TournamentAdded):
+        for i, table in enumerate(p.tables):
+            _check_places(table.results, f"payload.tables[{i}].results")
+        key, kind, source = f"tournament:{p.tournament_id}", "tournament", p.tournament_id
+    elif isinstance(p, GameAdded):
+        _check_places(p.results, "payload.results")
+        key, kind, source = f"game:{p.game_id}", "game", p.game_id
+    else:
+        raise RuleViolation("league.already_created", "the league exists", "type")
+    if key not in state.additions and len(state.additions) >= 2000:
+        raise RuleViolation("league.too_many", "at most 2000 additions", "payload")
+    state.additions[key] = Addition(key, kind, source, event.seq, p)
+    state.names.update((pl.player_id, pl.name) for pl in p.players)
+    state.seq = event.seq
+    return state

@@ -1,0 +1,58 @@
+"""A simulated league (`scoreledger league simulate`): several simulated tournaments
+(`services.simulator.tournament`, seeds `seed`, `seed + 1`, ...) added to one league on
+in-memory logs, then its standings and its openskill ratings, replayed game by game."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from contracts.league import LeagueCreated
+from services.adapters.memory.leagues import MemoryLeagueLog
+from services.adapters.memory.store import MemoryBackend, MemoryEventLog
+from services.adapters.memory.tournaments import MemoryTournamentLog
+from services.simulator.tournament import run_tournament
+from services.usecases.authorize import Authorizer, WriteProof
+from services.usecases.league_rating import OpenSkillModel
+from services.usecases.leagues import Leagues
+from services.usecases.tournaments import Tournaments
+
+TOKEN = "simulated-league-organiser-token-0123456789"
+
+
+async def run_league(
+    tournaments: int, players: int, rounds: int, seed: int, game: str, best: int | None
+) -> dict[str, Any]:
+    """The `league simulate --json` document: `standings` (league table lines), `ratings`
+    (best ordinal first) and `games_rated`."""
+    cases = Tournaments(MemoryTournamentLog())
+    leagues = Leagues(
+        MemoryLeagueLog(), cases, MemoryEventLog(MemoryBackend()), Authorizer(), OpenSkillModel()
+    )
+    settings = LeagueCreated(
+        title="simulated league",
+        game=game,
+        count="best" if best else "all",
+        best=best,
+    )
+    _, _ = await leagues.create("sim-league", settings, leagues.may_create(WriteProof(TOKEN)))
+    credential = await leagues.authorize("sim-league", TOKEN)
+    for k in range(tournaments):
+        await run_tournament(players, rounds, seed + k, game, cases=cases)
+        await leagues.add_tournament("sim-league", credential, f"sim-{seed + k}")
+    lines = await leagues.standings("sim-league")
+    steps, ratings = await leagues.ratings("sim-league")
+    board = sorted(ratings.items(), key=lambda kv: (-kv[1].ordinal, kv[0]))
+    return {
+        "tournaments": tournaments,
+        "games_rated": len(steps),
+        "standings": [line.to_dict() for line in lines],
+        "ratings": [{"player_id": pid, **r.to_dict()} for pid, r in board],
+    }
+
+
+def simulate_league(
+    tournaments: int, players: int, rounds: int, seed: int, game: str, best: int | None = None
+) -> dict[str, Any]:
+    """`run_league`, run to completion."""
+    return asyncio.run(run_league(tournaments, players, rounds, seed, game, best))

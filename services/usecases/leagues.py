@@ -1,0 +1,295 @@
+"""League use cases: create a league (organiser token, as a tournament's), add a tournament or
+a single game (its results read now and carried in the event, so replays never re-read the
+sources), and read the standings and the rating history at any seq.
+
+Authorization is the tournaments': the creating request may choose its organiser token or gets
+one back (subject to the deployment's creator key); every addition needs that token, checked
+against the stored digest before anything else is read, and the append checks it again.
+Refusals: `Refusal` (`unauthorized` / `forbidden` / `auth.*`, `rule` with `league.*`,
+`conflict` / `log.expected_version`); `UnknownLeague` for a league with no stream.
+"""
+
+from __future__ import annotations
+
+import hmac
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from contracts.envelope import Payload
+from contracts.league import (
+    GameAdded,
+    LeagueCreated,
+    LeagueEnvelope,
+    LeaguePlayer,
+    LeagueTable,
+    TournamentAdded,
+    TournamentPoints,
+    parse_league_event,
+)
+from domain.errors import RuleViolation
+from domain.fold import fold as fold_game
+from domain.league.fold import LeagueState, apply, fold
+from domain.league.ratings import Rating, RatingModel, Step, rating_history
+from domain.league.standings import LeagueLine, league_standings
+from domain.standings import standings as game_standings
+from domain.tournament.results import results_from_game
+from domain.tournament.standings import standings as tournament_standings
+from services.ports.credentials import CredentialLookup
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.eventlog import EventLog
+from services.ports.leagues import LeagueLog
+from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.refusal import Refusal
+from services.usecases.tournaments import Tournaments, UnknownTournament
+
+ORGANISER = "organiser"
+
+
+class UnknownLeague(LookupError):
+    """No stream for the league id."""
+
+
+class Leagues:
+    """The league use cases over a `LeagueLog`, reading tournaments and games to add them."""
+
+    def __init__(
+        self,
+        log: LeagueLog,
+        tournaments: Tournaments,
+        game_log: EventLog,
+        authorizer: Authorizer,
+        model: RatingModel,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        retries: int = 3,
+    ) -> None:
+        self.log = log
+        self.tournaments = tournaments
+        self.game_log = game_log
+        self.authorizer = authorizer
+        self.model = model
+        self.now = now
+        self.retries = retries
+
+    async def state(self, league_id: str, at_seq: int | None = None) -> LeagueState:
+        """The folded league (after `at_seq` when given).
+
+        Raises:
+            UnknownLeague: no such stream.
+        """
+        events = await self.log.read(league_id, 1, at_seq)
+        if not events:
+            raise UnknownLeague(league_id)
+        return fold(events)
+
+    async def standings(self, league_id: str, at_seq: int | None = None) -> list[LeagueLine]:
+        """The league table now or after `at_seq`."""
+        return league_standings(await self.state(league_id, at_seq))
+
+    async def ratings(
+        self, league_id: str, at_seq: int | None = None
+    ) -> tuple[list[Step], dict[str, Rating]]:
+        """The rating history (every rated game) and the ratings after it."""
+        return rating_history(await self.state(league_id, at_seq), self.model)
+
+    def may_create(self, proof: WriteProof) -> Grant:
+        """As `TournamentDesk.may_create` (creator key, a chosen token's format)."""
+        found = CredentialLookup(digest=None, version=0)
+        return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
+
+    async def create(
+        self, league_id: str, settings: LeagueCreated, grant: Grant
+    ) -> tuple[LeagueState, str | None]:
+        """Create the league; the state and the organiser token when it was generated.
+
+        Raises:
+            Refusal: `conflict` / `league.already_created`.
+        """
+        if grant.token is None or not grant.creating:
+            raise ValueError("grant: not a creation's grant (use may_create)")
+        if await self.log.version(league_id) > 0:
+            raise Refusal(
+                "conflict", "league.already_created", f"league {league_id!r} exists", "league_id"
+            )
+        try:
+            state = await self._record(league_id, [settings], digest(grant.token))
+        except Refusal as refusal:
+            if refusal.rule in ("league.already_created", "auth.token_rejected"):
+                raise Refusal(  # a concurrent creator won the race
+                    "conflict",
+                    "league.already_created",
+                    f"league {league_id!r} exists",
+                    "league_id",
+                ) from None
+            raise
+        return state, grant.token if grant.generated else None
+
+    async def authorize(self, league_id: str, token: str | None) -> str:
+        """The digest to append with, once `token` is the league's organiser token.
+
+        Raises:
+            UnknownLeague; Refusal: `auth.token_required`, `auth.token_rejected`.
+        """
+        stored = await self.log.digest(league_id)
+        if stored is None:
+            raise UnknownLeague(league_id)
+        if token is None:
+            raise Refusal(
+                "unauthorized",
+                "auth.token_required",
+                f"writes to league {league_id!r} need its organiser token",
+                "authorization",
+            )
+        if not hmac.compare_digest(stored, digest(token)):
+            raise Refusal(
+                "forbidden",
+                "auth.token_rejected",
+                f"the token is not the organiser token of league {league_id!r}",
+                "authorization",
+            )
+        return stored
+
+    async def add_tournament(
+        self, league_id: str, credential: str, tournament_id: str
+    ) -> LeagueState:
+        """Add the tournament (again: replace its results): its standings points and its
+        approved tables as they are now.
+
+        Raises:
+            Refusal: `league.unknown_tournament`, `league.wrong_game`, `league.nothing_played`.
+        """
+        league = await self.state(league_id)
+        try:
+            state = await self.tournaments.state(tournament_id)
+        except UnknownTournament:
+            raise Refusal(
+                "rule",
+                "league.unknown_tournament",
+                f"no tournament {tournament_id!r}",
+                "tournament_id",
+            ) from None
+        self._same_game(league, state.settings.game, "tournament_id")
+        table = tournament_standings(state)
+        tables = tuple(
+            LeagueTable(round=r.number, table=t.number, game_id=t.game_id, results=t.approved)
+            for r in state.rounds
+            for t in r.tables.values()
+            if t.status == "approved" and t.approved is not None
+        )
+        if not tables:
+            raise Refusal(
+                "rule",
+                "league.nothing_played",
+                "the tournament has no approved table",
+                "tournament_id",
+            )
+        payload = TournamentAdded(
+            tournament_id=tournament_id,
+            title=state.settings.title,
+            at_seq=state.seq,
+            players=tuple(
+                LeaguePlayer(player_id=p.player_id, name=p.name) for p in state.players.values()
+            ),
+            points=tuple(
+                TournamentPoints(
+                    player_id=line.player_id, points=round(float(line.points.value), 4)
+                )
+                for line in table.lines
+            ),
+            tables=tables,
+        )
+        return await self._record(league_id, [payload], credential)
+
+    async def add_game(self, league_id: str, credential: str, game_id: str) -> LeagueState:
+        """Add a single game (again: replace its results): its final places, tie-break
+        included, and scores as they are now.
+
+        Raises:
+            Refusal: `league.unknown_game_id`, `league.wrong_game`, `tournament.game_not_final`,
+                `league.game_players` (not 2 to 5 players).
+        """
+        league = await self.state(league_id)
+        events = await self.game_log.read(game_id)
+        if not events:
+            raise Refusal("rule", "league.unknown_game_id", f"no game {game_id!r}", "game_id")
+        game = game_standings(fold_game(events))
+        self._same_game(league, game.game, "game_id")
+        if not 2 <= len(game.players) <= 5:  # a solo game rates nobody against anyone
+            raise Refusal(
+                "rule",
+                "league.game_players",
+                f"a league game has 2 to 5 players, game {game_id!r} has {len(game.players)}",
+                "game_id",
+            )
+        players = tuple(p.player_id for p in sorted(game.players, key=lambda p: p.seat))
+        try:
+            results = results_from_game(game, players)
+        except RuleViolation as error:
+            raise Refusal("rule", error.rule, error.message, error.field) from None
+        payload = GameAdded(
+            game_id=game_id,
+            at_seq=events[-1].seq,
+            players=tuple(LeaguePlayer(player_id=p.player_id, name=p.name) for p in game.players),
+            results=results,
+        )
+        return await self._record(league_id, [payload], credential)
+
+    @staticmethod
+    def _same_game(league: LeagueState, game: str, field: str) -> None:
+        if game != league.settings.game:
+            raise Refusal(
+                "rule",
+                "league.wrong_game",
+                f"the league rates {league.settings.game}, not {game}",
+                field,
+            )
+
+    async def _record(
+        self, league_id: str, payloads: Sequence[Payload], credential: str
+    ) -> LeagueState:
+        for attempt in range(self.retries + 1):
+            events = await self.log.read(league_id)
+            state = fold(events) if events else None
+            batch: list[LeagueEnvelope] = []
+            try:
+                for payload in payloads:
+                    event = self._envelope(league_id, len(events) + len(batch) + 1, payload)
+                    state = apply(state, event)
+                    batch.append(event)
+                await self.log.append(league_id, batch, credential)
+            except RuleViolation as error:
+                raise Refusal("rule", error.rule, error.message, error.field) from None
+            except CredentialMismatch:
+                raise Refusal(
+                    "forbidden",
+                    "auth.token_rejected",
+                    "the organiser token does not match",
+                    "authorization",
+                ) from None
+            except VersionConflict as error:
+                if attempt == self.retries:
+                    raise Refusal(
+                        "conflict",
+                        "log.expected_version",
+                        "the league changed during the write; retry",
+                        "seq",
+                        {"expected": error.expected, "actual": error.actual},
+                    ) from None
+                continue
+            assert state is not None
+            return state
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _envelope(self, league_id: str, seq: int, payload: Payload) -> LeagueEnvelope:
+        return parse_league_event(
+            {
+                "event_id": str(uuid.uuid4()),
+                "league_id": league_id,
+                "seq": seq,
+                "type": payload.TYPE,
+                "schema_version": payload.SCHEMA_VERSION,
+                "occurred_at": self.now().isoformat(),
+                "actor": ORGANISER,
+                "payload": payload.model_dump(mode="json"),
+            }
+        )
