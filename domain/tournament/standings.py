@@ -328,6 +328,8 @@ def standings(state: TournamentState) -> Standings:
     def split(group: list[str], key: Callable[[str], Any], name: str) -> list[list[str]]:
         # The group's first player after the split keeps what set the group apart from the
         # player above; every later part's first player is set apart by `name`.
+        if not group:  # a tournament nobody has registered for yet
+            return []
         head = decided.pop(group[0], None)
         ranked = sorted(group, key=key)
         parts: list[list[str]] = []

@@ -34,7 +34,7 @@ from domain.tournament.standings import standings
 from domain.tournament.state import TournamentState
 from services.http_errors import log, storage_fault
 from services.problems import RETRY_AFTER_S, ProblemResponse, problem, problem_responses
-from services.query.tournaments import summary
+from services.usecases.readmodels.tournament_view import summary
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
 RETRY_MS = 1000

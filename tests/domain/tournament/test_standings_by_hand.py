@@ -245,3 +245,9 @@ def test_csv_of_example_a_has_fixed_decimals() -> None:
     assert rows[1].startswith("1,d,D,11.00,2,0,6.50,23.00,,False,")
     assert rows[4].startswith("4,c,C,8.00,2,0,8.00,-2.50,points,False,")
     assert rows[6].startswith("6,f,F,2.00,2,0,11.00,-40.50,points,False,")
+
+
+def test_a_tournament_nobody_has_registered_for_has_empty_standings() -> None:
+    # the room screen and GET /tournaments/{id}/standings ask right after creation
+    table = standings(fold(Stream().create().events))
+    assert table.lines == ()
