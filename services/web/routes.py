@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.problems import ProblemResponse, problem, problem_responses
@@ -228,11 +228,16 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         except NotAFinishedPlay as error:
             return _Refused(409, "game_not_final", str(error), "in_progress").response()
 
-    @router.get("/games/{game_id}/export/events.jsonl")
-    async def export_events(game_id: str) -> Response:
-        """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads)."""
-        return Response(
-            await reads.events_jsonl(game_id),
+    @router.get(
+        "/games/{game_id}/export/events.jsonl",
+        response_class=Response,
+        responses=replay_responses(),
+    )
+    async def export_events(request: Request, game_id: str) -> Response:
+        """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads),
+        streamed in chunks, each in this client's turn of the replay queue."""
+        return StreamingResponse(
+            await reads.events_jsonl(game_id, client=client_of(request)),
             media_type="application/x-ndjson; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
