@@ -231,7 +231,10 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     @router.get(
         "/games/{game_id}/export/events.jsonl",
         response_class=Response,
-        responses=replay_responses(),
+        responses={
+            200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+            **replay_responses(),
+        },
     )
     async def export_events(request: Request, game_id: str) -> Response:
         """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads),
