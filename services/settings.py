@@ -396,6 +396,12 @@ class QuerySettings(CommonSettings):
         le=30 * 86400,
         description="games list: a live game is `stale` after this long without an event",
     )
+    public_url: AnyHttpUrl | None = Field(
+        default=None,
+        description="the address phones reach this service on (`https://scores.example.org`, "
+        "a path prefix kept): the TV's and kiosk's QR codes encode it; unset, the origin the "
+        "request came to (the TV's own address)",
+    )
     forward_max_bytes: int = Field(default=1_000_000, ge=1024, le=16_000_000)
     forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
     # Replay limits (services/usecases/readmodels/fairqueue.py, snapshots.py): every replay,

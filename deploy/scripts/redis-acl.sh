@@ -2,8 +2,9 @@
 # Render the Redis ACL file of scoreledger from deploy/users.acl.template.
 #   usage: redis-acl.sh TEMPLATE OUT
 # Each role's passwords come from one variable, REDIS_ACL_<ROLE> (INGEST, PROJECTOR, QUERY,
-# ADMIN; INTEGRATION only for the shared inbox user and ARCHIVER only when an archive is used:
-# each of those users is left out unless its variable is set), several separated by spaces
+# ADMIN; INTEGRATION only for the shared inbox user, ARCHIVER only when an archive is used and
+# WEBHOOKS only when the webhooks role runs: each of those users is left out unless its variable
+# is set), several separated by spaces
 # while a rotation is under way.
 # Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
 # lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
@@ -51,13 +52,16 @@ for role in INTEGRATION INGEST PROJECTOR QUERY ADMIN; do
   hashes=$(digests "REDIS_ACL_$role")
   sed -i "s|\${$role}|$hashes|" "$tmp"
 done
-# the archiver's user only where an archive is used
-if [ -n "${REDIS_ACL_ARCHIVER:-}" ]; then
-  hashes=$(digests REDIS_ACL_ARCHIVER)
-  sed -i "s|\${ARCHIVER}|$hashes|" "$tmp"
-else
-  sed -i '/^user archiver /d' "$tmp"
-fi
+# the archiver's and the webhooks role's users only where those roles run
+for role in ARCHIVER WEBHOOKS; do
+  user=$(printf '%s' "$role" | tr 'A-Z' 'a-z')
+  if eval "[ -n \"\${REDIS_ACL_$role:-}\" ]"; then
+    hashes=$(digests "REDIS_ACL_$role")
+    sed -i "s|\${$role}|$hashes|" "$tmp"
+  else
+    sed -i "/^user $user /d" "$tmp"
+  fi
+done
 
 line=$(grep -e "$each" "$template" || true)
 names=$(printf '%s' "${REDIS_ACL_INTEGRATIONS:-}" | tr ',' ' ')

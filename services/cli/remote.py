@@ -40,7 +40,7 @@ async def export_game(settings: CommonSettings, game_id: str) -> str:
         )
     )
     try:
-        return await service.cases.reads.events_jsonl(game_id)
+        return await service.cases.reads.events_jsonl_text(game_id)
     except NotFound:
         from services.cli.startup import masked  # the URL may hold a password
 

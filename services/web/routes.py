@@ -3,7 +3,7 @@
 Pages (HTML, no build step): `/` games list, `/games/{id}` scoreboard (`?lang=en|ru`),
 `/tv/{id}` the kiosk view of one game, `/tv` a kiosk cycling through the live games; an unknown
 game gets the not-found page with HTTP 404. `/games/{id}/qr.svg`: the QR code (SVG) of the
-game's phone view, under the origin the request came to (`services.web.qr`).
+game's phone view, under `SCORELEDGER_PUBLIC_URL` or else the request's origin (`services.web.qr`).
 `/overlay/games/{id}`: a transparent, read-only overlay of the live standings for stream
 software (`?theme=dark|light&scale=&lang=en|ru&rows=`).
 Games list API: `GET /board/games?page=&per_page=` (`readmodels.board`).
@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.problems import ProblemResponse, problem, problem_responses
@@ -103,11 +103,13 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(404)},
     )
     async def game_qr(game_id: str, request: Request) -> Response:
-        """The QR code (SVG, scalable) that opens the game's phone view `{origin}/games/{id}`,
-        the origin being the one this request came to (the TV's). 404 `game_not_found`."""
+        """The QR code (SVG, scalable) that opens the game's phone view `{base}/games/{id}`,
+        `base` being `SCORELEDGER_PUBLIC_URL` when set, else the origin this request came to
+        (the TV's); the URL is also in `X-QR-URL`. 404 `game_not_found`."""
         if await reads.log.version(game_id) == 0:
             raise NotFound("game_not_found", f"no game {game_id[:64]!r}", "game_id")
-        url = phone_url(str(request.base_url), game_id)
+        base = str(settings.public_url or request.base_url)  # read per request
+        url = phone_url(base, game_id)
         return Response(
             qr_svg(url),
             media_type="image/svg+xml",
@@ -226,11 +228,19 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         except NotAFinishedPlay as error:
             return _Refused(409, "game_not_final", str(error), "in_progress").response()
 
-    @router.get("/games/{game_id}/export/events.jsonl")
-    async def export_events(game_id: str) -> Response:
-        """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads)."""
-        return Response(
-            await reads.events_jsonl(game_id),
+    @router.get(
+        "/games/{game_id}/export/events.jsonl",
+        response_class=Response,
+        responses={
+            200: {"content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+            **replay_responses(),
+        },
+    )
+    async def export_events(request: Request, game_id: str) -> Response:
+        """The event log as JSONL, byte for byte as stored (what `scoreledger score` reads),
+        streamed in chunks, each in this client's turn of the replay queue."""
+        return StreamingResponse(
+            await reads.events_jsonl(game_id, client=client_of(request)),
             media_type="application/x-ndjson; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )

@@ -23,19 +23,28 @@ from tests.pipeline.factory import game_log
 SHARDS = 8
 KEYS = Keys(SHARDS)
 KILLS = 50
+GAMES = 16
+"""Two games a shard: every shard has events flowing during the kills (40 games made the final
+`score`-of-export check alone take minutes at load average 10 on 2 cores)."""
+CUTS = range(30, 150, 4)
+HOLDER_WAIT_S = 5.0
+"""Longest wait for a victim holding shards (bounded: a kill mid start-up is a fault too). A
+projector's start-up (a Python process) takes seconds on a loaded machine."""
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # 50 process starts at load 10
 
 
 async def test_three_projectors_and_50_sigkills_while_events_flow(
     clean_redis_url: str, redis_client: RedisClient, tmp_path: Path
 ) -> None:
     store = RedisEventLog(redis_client, KEYS)
-    logs = {f"kill-{i}": game_log(f"kill-{i}", 150, seed=i) for i in range(40)}
+    logs = {f"kill-{i}": game_log(f"kill-{i}", 150, seed=i) for i in range(GAMES)}
     for game_id, events in logs.items():
         await store.append(game_id, events[:30])
     rng = random.Random(10)
     started = 0
+    kills_done = 0
+    killed = asyncio.Event()  # set at every kill: the writer paces itself on the kills
 
     def spawn() -> subprocess.Popen[bytes]:
         nonlocal started
@@ -47,11 +56,13 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
 
     async def write() -> int:
         appended = 0
-        for cut in range(30, 150, 4):  # the rest of every game, while the kills go on
+        for n, cut in enumerate(CUTS):  # the rest of every game, while the kills go on:
+            while kills_done < n * KILLS // len(CUTS):  # spread over the kills, however slow
+                killed.clear()
+                await killed.wait()
             for game_id, events in logs.items():
                 await store.append(game_id, events[cut : cut + 4])
                 appended += len(events[cut : cut + 4])
-            await asyncio.sleep(0.7)  # spread over the kills' time
         return appended
 
     writer = asyncio.create_task(write())
@@ -61,7 +72,7 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
         for _ in range(KILLS):
             await asyncio.sleep(rng.uniform(0.1, 0.5))
             victims: list[int] = []
-            wait_until_s = time.monotonic() + 1.5  # bounded: a kill mid start-up is a fault too
+            wait_until_s = time.monotonic() + HOLDER_WAIT_S
             while not victims and time.monotonic() < wait_until_s:
                 owners = (await holders(redis_client, KEYS)).values()
                 victims = [i for i, p in enumerate(procs) if any(f"-{p.pid}-" in o for o in owners)]
@@ -71,9 +82,11 @@ async def test_three_projectors_and_50_sigkills_while_events_flow(
             procs[victim].send_signal(signal.SIGKILL)
             procs[victim].wait(timeout=10)
             procs[victim] = spawn()
+            kills_done += 1
+            killed.set()
         kill_s = time.monotonic() - t0
         appended = await writer + 30 * len(logs)
-        await wait_caught_up(redis_client, KEYS, logs, timeout_s=40)
+        await wait_caught_up(redis_client, KEYS, logs, timeout_s=180)
         alive = sum(p.poll() is None for p in procs)
     finally:
         writer.cancel()

@@ -66,10 +66,15 @@ def base_url(redis_url: str) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+CALL_TIMEOUT_S = 60
+"""One request's longest answer: at load average 13 on 2 cores a tournament registration took
+over 10 s (the server shares the process, and the cores, with the client)."""
+
+
 @pytest.mark.redis
-@pytest.mark.timeout(
-    600
-)  # the append's cases (and their header and method probes) on 2 loaded cores
+# The append's coverage phase alone (deterministic, not bounded by MAX_EXAMPLES) sent about
+# 10,800 requests: 765 s at load average 13 on 2 cores, past the former 600 s.
+@pytest.mark.timeout(1800)
 @schema.parametrize()
 @settings(
     max_examples=MAX_EXAMPLES,
@@ -80,7 +85,7 @@ def base_url(redis_url: str) -> Iterator[str]:
 def test_every_operation_answers_as_documented(case: schemathesis.Case, base_url: str) -> None:
     case.call_and_validate(
         base_url=base_url,
-        timeout=10,
+        timeout=CALL_TIMEOUT_S,
         checks=[
             not_a_server_error,
             status_code_conformance,

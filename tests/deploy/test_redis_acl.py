@@ -51,7 +51,7 @@ from services.usecases.readmodels.reads import ReadModels
 from tests.redis_fixture import free_port, wait_for_ping
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
-ROLES = ("integration", "ingest", "projector", "query", "admin", "archiver")
+ROLES = ("integration", "ingest", "projector", "query", "admin", "archiver", "webhooks")
 INTEGRATIONS = ("table-7", "app-2")  # each its own user `integration-<name>` and stream
 KEYS = Keys(16)
 GAME = "tr-acl-1"

@@ -102,3 +102,50 @@ async def test_x_forwarded_for_counts_only_from_a_trusted_proxy() -> None:
     assert await _client_seen((), "127.0.0.1", "203.0.113.9") == "127.0.0.1"
     assert await _client_seen(("10.0.0.0/8",), "10.1.2.3", "203.0.113.9") == "203.0.113.9"
     assert await _client_seen(("10.0.0.0/8",), "192.0.2.1", "203.0.113.9") == "192.0.2.1"
+
+
+async def test_the_jsonl_export_is_chunked_through_the_replay_queue(
+    clean_redis_url: str, seeder: Seeder
+) -> None:
+    """`events.jsonl` read the whole log outside the queue: now each chunk of `export_chunk`
+    events is one turn of the queue (91 events in chunks of 10: 10 turns), a client at its limit
+    gets 429 before the answer starts, and the bytes are the stored log as before."""
+    events = load("penumbra-demo.jsonl")
+    await seeder.append(events)
+    await seeder.project(events)
+    game = events[0].game_id
+    built = assemble(
+        build(ServiceSettings(redis_url=clean_redis_url, shards=16)),
+        Roles(ingest=False, inbox=False, projector=False),
+    )
+    app = built.app
+    reads = built.service.cases.reads
+    reads.export_chunk = 3
+    queue = reads.replays.queue
+    queue.limits = Limits(slots=1, queued=8, per_client=1, deadline_s=60)
+    gate: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def hold() -> None:
+        await gate
+
+    stored = b"".join(raw + b"\n" for raw in await reads.log.read_raw(game, 1, len(events)))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://query") as api:
+            held = asyncio.ensure_future(queue.run(PEER, "other", hold))
+            await asyncio.sleep(0)
+            busy = await api.get(f"/games/{game}/export/events.jsonl")
+            assert busy.status_code == 429
+            assert busy.json()["rule"] == "replay.client_limit"
+            assert int(busy.headers["retry-after"]) >= 1
+            gate.set_result(None)
+            await held
+            before = queue.counts.admitted
+            export = await api.get(f"/games/{game}/export/events.jsonl")
+            assert export.status_code == 200
+            assert export.headers["content-type"] == "application/x-ndjson; charset=utf-8"
+            assert export.content == stored
+            assert len(export.content.splitlines()) == len(events) == 8
+            assert queue.counts.admitted - before == 3  # seqs 1-3, 4-6, 7-8
+            missing = await api.get("/games/no-such-game/export/events.jsonl")
+            assert missing.status_code == 404

@@ -146,3 +146,22 @@ async def test_qr_code_encodes_the_phone_view_of_the_game(stack: Stack, browser:
         assert await img.evaluate("i => i.naturalWidth") > 0
         await expect(page.locator("#tv-qr-caption")).to_have_text("Follow on your phone")
         assert page.errors == []  # type: ignore[attr-defined]
+
+
+async def test_qr_code_encodes_the_public_url_when_one_is_set(
+    stack: Stack, browser: Browser
+) -> None:
+    """`SCORELEDGER_PUBLIC_URL` (a TV opened on 127.0.0.1 behind a proxy): the code encodes the
+    public address, path prefix kept, not the request's host; the TV's caption says the same."""
+    await seeded(stack, 20)
+    stack.settings.public_url = "https://scores.example.org/club/"  # type: ignore[assignment]
+    public = f"https://scores.example.org/club/games/{GAME}"
+    response = await stack.client.get(f"/games/{GAME}/qr.svg")
+    assert response.status_code == 200
+    assert response.headers["x-qr-url"] == public
+    code = segno.make(public, error="m", micro=False, boost_error=False)
+    assert modules(response.text) == [[bool(v) for v in r] for r in code.matrix_iter(border=4)]
+    page = await open_page(browser, f"{stack.url}/tv/{GAME}?lang=en", "tv")
+    await expect(page.locator("#tv-qr-code")).to_have_attribute("data-url", public)
+    await expect(page.locator("#tv-qr-code")).to_have_js_property("complete", True)
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -48,7 +48,9 @@ BGG_IDS: dict[str, int] = {
     "trickerion": 163068,
     # Penumbra: Trials of Arcana: not confirmed. Its tesera.ru page (tesera.ru/game/2364037)
     # shows a BGG rating but no id was found in any searched source, so none is guessed and
-    # `bggId` is left out; BG Stats then matches the game by its name.
+    # `bggId` is left out; BG Stats then matches the game by its name. Searched again on
+    # 2026-12-02 (stored web pages, documentation and public code for "Penumbra: Trials of
+    # Arcana" with BoardGameGeek): reviews and the tesera.ru page, none naming the BGG id.
 }
 """BoardGameGeek ids (BG Stats matches a pushed game on `bggId` first); a game missing here
 has no confirmed id and its play carries no `bggId`."""

@@ -14,6 +14,7 @@ Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9
 from __future__ import annotations
 
 import functools
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -26,7 +27,8 @@ from services.ports.projections import Projections
 from services.usecases.readmodels import work
 from services.usecases.readmodels.errors import NotFound, Pending
 from services.usecases.readmodels.fairqueue import FairQueue, Limits
-from services.usecases.readmodels.offloop import LOCAL, PROCESSES, LogSource, Replays, read_paged
+from services.usecases.readmodels.jsonlexport import CHUNK, jsonl_chunks
+from services.usecases.readmodels.offloop import LOCAL, PROCESSES, LogSource, Replays
 from services.usecases.readmodels.render import view_json, with_position
 from services.usecases.readmodels.shapes import (
     EventsPage,
@@ -75,6 +77,8 @@ class ReadModels:
         self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
             cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
         )
+        self.export_chunk = CHUNK
+        """Events per chunk of the JSONL export (each chunk one turn of the replay queue)."""
         queue = FairQueue(limits or Limits(slots=PROCESSES))
         self.replays = Replays(log, max_bytes=cache_bytes, source=replay_source, queue=queue)
         config = snapshots or SnapshotConfig()
@@ -345,13 +349,22 @@ class ReadModels:
         version = await self.version(game_id)
         return await self.replays.run(key, game_id, version, work.bgstats, args, client=client)
 
-    async def events_jsonl(self, game_id: str) -> str:
+    async def events_jsonl(self, game_id: str, *, client: str = LOCAL) -> AsyncIterator[bytes]:
         """The game's log as JSONL, one stored envelope per line, byte for byte as appended
-        (old schema versions are not upcast: this is the evidence for a dispute)."""
+        (old schema versions are not upcast: this is the evidence for a dispute), in chunks of
+        `export_chunk` events, each read in `client`'s turn of the replay queue
+        (`jsonlexport`).
+
+        Raises:
+            NotFound: no such game. ReplayRefused: the first chunk refused by the queue.
+        """
         version = await self.version(game_id)
-        return "".join(
-            data.decode() + "\n" for data in await read_paged(self.log, game_id, version)
-        )
+        queue = self.replays.queue
+        return await jsonl_chunks(self.log, queue, game_id, version, client, self.export_chunk)
+
+    async def events_jsonl_text(self, game_id: str) -> str:
+        """`events_jsonl` joined into one text (the CLI's `export`)."""
+        return b"".join([c async for c in await self.events_jsonl(game_id)]).decode()
 
     async def lag(self, cap: int) -> int:
         """Projector lag in feed entries (see `Projections.lag`)."""

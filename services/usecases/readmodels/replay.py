@@ -23,8 +23,9 @@ from contracts.common import EventVoided, GameEnded, ScoreCorrected, TurnStarted
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from domain.fold import Folder, GameState, evolve, fold
+from domain.fold import Folder, GameState, fold
 from domain.standings import Standings, standings
+from domain.whatif import evolve_void
 
 
 def _totals(state: GameState) -> dict[str, int]:
@@ -248,7 +249,7 @@ def compare_state(current: GameState, event_id: str, now: datetime) -> dict[str,
     )
     without: Standings | None
     try:
-        without = standings(evolve(current, hypothetical))
+        without = standings(evolve_void(current, hypothetical)[0])  # stops where it rejoins
         error = None
     except RuleViolation as violation:
         without, error = None, violation.to_dict()

@@ -29,9 +29,34 @@ export function liveStatus(source) {
   source.addEventListener("error", () => show(false));
 }
 
-/** `fetch` JSON; throws an Error carrying `status` and the body on a non-2xx answer. */
+/** A busy server's answers a read waits out and asks again: 429 (this client's replays at
+ * their limit) and 503 (the replay queue full or past its deadline, Redis busy). */
+const RETRY_STATUSES = new Set([429, 503]);
+/** At most this many asks of one read, waiting at most `maxWaitS` between two. */
+export const RETRY = { attempts: 6, maxWaitS: 30 };
+
+/** Seconds to wait before asking again after `response`: its `Retry-After` (seconds or an HTTP
+ * date), else 1, 2, 4 ... by `attempt`; at most `RETRY.maxWaitS`. */
+export function retryAfterS(response, attempt) {
+  const header = response.headers.get("Retry-After");
+  let seconds = header === null ? NaN : Number(header);
+  if (header !== null && !Number.isFinite(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
+  if (!Number.isFinite(seconds) || seconds < 0) seconds = 2 ** attempt;
+  return Math.min(seconds, RETRY.maxWaitS);
+}
+
+/** `fetch` JSON; throws an Error carrying `status` and the body on a non-2xx answer. A read
+ * (GET) answered 429 or 503 is asked again after the answer's `Retry-After` (up to
+ * `RETRY.attempts` asks); a write is never repeated here. */
 export async function getJSON(url, options) {
-  const response = await fetch(url, options);
+  const method = (options?.method || "GET").toUpperCase();
+  let response;
+  for (let attempt = 0; ; attempt++) {
+    response = await fetch(url, options);
+    const again = RETRY_STATUSES.has(response.status) && method === "GET" && attempt + 1 < RETRY.attempts;
+    if (!again) break;
+    await new Promise((resolve) => setTimeout(resolve, retryAfterS(response, attempt) * 1000));
+  }
   const text = await response.text();
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch { body = { message: text.slice(0, 200) }; }

@@ -94,11 +94,21 @@ function fitTicker(ticker) {
   while (ticker.children.length > 1 && ticker.scrollHeight > ticker.clientHeight + 1) ticker.lastElementChild.remove();
 }
 
-/** Point the QR code at the phone view of `gameId` (its URL also as the image's text). */
-function showQr(gameId) {
-  const phone = new URL(`/games/${encodeURIComponent(gameId)}`, location.origin).href;
+/** Point the QR code at the phone view of `gameId` (its URL also as the image's text): the URL
+ * the server encoded (`X-QR-URL`: the public address when one is configured), else this page's
+ * origin. */
+async function showQr(gameId) {
+  const src = `/games/${encodeURIComponent(gameId)}/qr.svg`;
+  let phone = new URL(`/games/${encodeURIComponent(gameId)}`, location.origin).href;
+  try {
+    const response = await fetch(src); // cached (max-age): the image below reuses it
+    phone = (response.ok && response.headers.get("X-QR-URL")) || phone;
+  } catch {
+    // the image's own load will show the failure; the caption keeps this origin's URL
+  }
+  if (current?.gameId !== gameId) return; // the kiosk moved on meanwhile
   const img = document.getElementById("tv-qr-code");
-  img.src = `/games/${encodeURIComponent(gameId)}/qr.svg`;
+  img.src = src;
   img.alt = `${t("qr_follow")}: ${phone}`;
   img.dataset.url = phone;
   document.getElementById("tv-qr").hidden = false;

@@ -1,0 +1,120 @@
+"""A void that is not written (the dispute view's "without this event"): the state `evolve`
+would give, but its refold stops where it rejoins the game's fold.
+
+`evolve(state, void)` refolds every event after the mark before the voided one, to the end of
+the game: a dispute of an early event of a 20,000-event game refolded 20,000 events. Yet the
+fold is a pure function of (the ruleset's state, the status, the event): once the refold
+reaches a mark (every `MARK_EVERY` events) where its ruleset state and status equal the game's
+own mark there, every later event yields the same entries as it did in the game. So the refold
+stops there, and the rest is the game's own: its later ledger entries, its final ruleset
+state and status, its totals and breakdown shifted by what the refold changed up to that mark.
+A void whose effect stays in the ruleset state (a card kept for end-game scoring) never
+rejoins: it refolds to the end, as `evolve` does. `tests/domain/test_whatif.py` checks the
+standings equal `evolve`'s for every event of the example games.
+
+Pure: stdlib and the fold. Source: issue brief (bound a dispute's cost by the fold's marks).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping
+from typing import Any
+
+from contracts.common import EventVoided
+from contracts.envelope import Envelope
+from domain.fold import MARK_EVERY, Folder, GameState, Mark, evolve
+from domain.log import Log
+from domain.logrules import check_log_order, void_target
+from domain.memo import Memo
+
+
+def _shift(
+    final: Mapping[str, int], after: Mapping[str, int], before: Mapping[str, int]
+) -> dict[str, int]:
+    """`final + after - before`, key by key (a key absent counts 0)."""
+    keys = final.keys() | after.keys() | before.keys()
+    return {k: final.get(k, 0) + after.get(k, 0) - before.get(k, 0) for k in keys}
+
+
+def _shift_breakdown(final: Any, after: Any, before: Any) -> dict[str, dict[str, int]]:
+    """`_shift` per player of three breakdowns (player -> category -> sum)."""
+    players = final.keys() | after.keys() | before.keys()
+    return {p: _shift(final.get(p, {}), after.get(p, {}), before.get(p, {})) for p in players}
+
+
+def evolve_void(state: GameState, void: Envelope) -> tuple[GameState, int]:
+    """`evolve(state, void)` for a `game.event_voided` (an event of any other type goes to
+    `evolve` as it is), and how many events the refold folded (the cost: bounded by the
+    distance from the voided event to the mark where the refold rejoins the game's fold).
+
+    Raises:
+        RuleViolation: as `evolve` (log order, `void.*`, `void.breaks_later_event`).
+    """
+    payload = void.payload
+    if not isinstance(payload, EventVoided):
+        return evolve(state, void), 0
+    check_log_order(state.game_id, state.seq, state.status == "final", void)
+    seq = state.seq_of(payload.voided_event_id)
+    target = void_target(None if seq is None else state.history[seq - 1], state.voided, payload)
+    marks = state.marks[:]
+    keep = bisect_left([m.seq for m in marks], target.seq)
+    mark = marks[keep - 1]
+    later: dict[int, Mark[Any]] = {m.seq: m for m in marks[keep:] if m.seq > target.seq}
+    redo: Folder[Any] = Folder()
+    redo._load(state)
+    redo.seq, redo.status, redo.rules = mark.seq, mark.status, mark.rules
+    redo.voided = state.voided | {target.event_id}
+    redo._ledger, redo._ledger_n = list(state.ledger[: mark.ledger_len]), mark.ledger_len
+    redo._history = list(state.history[: mark.seq])
+    redo._marks, redo._marks_n = list(marks[:keep]), keep
+    redo._totals, redo._breakdown = mark.totals, mark.breakdown
+    folded = 0
+    for event in state.history[mark.seq :]:
+        redo._refold([event])
+        folded += 1
+        own = later.get(event.seq) if event.seq % MARK_EVERY == 0 else None
+        if own is not None and (own.status, own.rules) == (redo.status, redo.rules):
+            return _rejoined(state, redo, own, void), folded
+    redo._refold([void])
+    return redo.state, folded
+
+
+def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelope) -> GameState:
+    """The game's state at its end with the refold's part up to mark `own` put in (ledger,
+    sums, marks), then `void` applied."""
+    mine = redo.state  # the refold, at own.seq
+    ledger_shift = len(mine.ledger) - own.ledger_len
+    totals = _shift(state.totals, mine.totals, own.totals)
+    breakdown = _shift_breakdown(state.breakdown, mine.breakdown, own.breakdown)
+    marks = list(mine.marks)
+    for m in state.marks[bisect_left([m.seq for m in state.marks], own.seq + 1) :]:
+        marks.append(
+            Mark(
+                m.seq,
+                m.status,
+                m.rules,
+                m.ledger_len + ledger_shift,
+                _shift(m.totals, mine.totals, own.totals),
+                _shift_breakdown(m.breakdown, mine.breakdown, own.breakdown),
+            )
+        )
+    joined = GameState(
+        game_id=state.game_id,
+        game=state.game,
+        players=state.players,
+        seq=state.seq,
+        status=state.status,
+        rules=state.rules,
+        ledger=Log([*mine.ledger, *state.ledger[own.ledger_len :]]),
+        history=Log(list(state.history)),
+        voided=mine.voided,
+        totals=totals,
+        breakdown=breakdown,
+        marks=Log(marks),
+        ids=state.ids,
+        cache=Memo(),
+    )
+    folder: Folder[Any] = Folder.resume(joined)
+    folder._refold([void])
+    return folder.state
