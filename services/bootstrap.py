@@ -28,7 +28,7 @@ from services.adapters.memory.store import (
 )
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore
-from services.adapters.redis.connect import RedisClient, connect_from
+from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
@@ -50,7 +50,7 @@ from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
 from services.replaylog import OpeningArchive, archive_of, replay_log
-from services.settings import ServiceSettings
+from services.settings import CommonSettings, ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
@@ -559,3 +559,26 @@ def _install_lean_routes(
         routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
         install(app, routes)
         app.front = FrontDoor(app, routes, metrics)
+
+
+async def ping_once(settings: CommonSettings, timeout_s: float) -> None:
+    """PING the store of `settings` once as its role's user, on a client of its own with no
+    retries, replies and connects within `timeout_s` (`services.cli.startup`'s check).
+
+    Raises: the ports' `StoreError` (`StoreUnavailable`: unreachable, refused credentials,
+    loading, ...), OSError, ValueError (a bad URL).
+    """
+    client = connect(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        max_connections=2,
+        pool_timeout_s=timeout_s,
+        socket_timeout_s=timeout_s,
+        connect_timeout_s=min(settings.redis_connect_timeout_s, timeout_s),
+        retries=0,
+        **settings.redis_options(),
+    )
+    try:
+        await client.ping()
+    finally:
+        await client.aclose()

@@ -40,3 +40,31 @@ class HeadMismatch(VersionConflict):
     def __init__(self, version: int) -> None:
         super().__init__(version, version)
         self.version = version
+
+
+class StoreError(Exception):
+    """The storage behind a port failed a call (its adapter's own error, translated: a door
+    never sees a driver's exception type). `reason` is short and fit for an answer (never a
+    secret); `kind` says what failed, for callers that decide by it (`services.cli.startup`):
+
+    * `unreachable`, `timeout`, `loading`, `busy`, `cluster`, `readonly`, `memory`,
+      `replicas`, `persistence`, `pool`: transient (`StoreUnavailable`);
+    * `credentials`: the store refused the credentials (transient too: they may be rotated);
+    * `permission`: an access rule refused a command or key (not transient);
+    * `failed`: any other refusal of a call (a bug, a command the store does not know).
+    """
+
+    def __init__(self, reason: str, kind: str = "failed") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+
+
+class StoreUnavailable(StoreError):
+    """The storage cannot serve now (unreachable, timed out, loading, failing over, out of
+    memory, ...): nothing was decided; try again later. HTTP doors answer 503 with
+    `Retry-After`; the inbox waits it out. Source: issue 10 (a fault is waited out, not
+    judged)."""
+
+    def __init__(self, reason: str, kind: str = "unreachable") -> None:
+        super().__init__(reason, kind)

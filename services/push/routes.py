@@ -18,21 +18,30 @@ Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from starlette.types import Receive, Scope, Send
 
 from domain.standings import Standings
 from services.http_errors import ends_cleanly, log, storage_fault
+from services.ports.errors import StoreError, StoreUnavailable
 from services.problems import RETRY_AFTER_S
 from services.push.frames import compact
-from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
+from services.push.hub import (
+    Change,
+    ChangeHub,
+    Delivery,
+    Rendered,
+    Signal,
+    StorageDown,
+    Subscription,
+    entry_key,
+)
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
 from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import NotFound, ReadModels
@@ -46,15 +55,33 @@ READY_WAIT_S = 5.0
 
 
 async def _hub_ready(hub: ChangeHub) -> None:
-    """Wait for the hub's stream positions; Redis down since start-up: `redis.ConnectionError`
+    """Wait for the hub's stream positions; Redis down since start-up: `StoreUnavailable`
     after `READY_WAIT_S`, lost since: `StorageDown` at once (`ends_cleanly` ends the stream,
     the browser retries)."""
     try:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
-        raise RedisConnectionError("the change hub has not reached Redis") from None
-    hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
+        raise StoreUnavailable("Redis unreachable") from None  # the hub has not reached it
+    with _as_port_error():
+        hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
+
+
+@contextlib.contextmanager
+def _as_port_error() -> Iterator[None]:
+    """The hub's `StorageDown` raised as the ports' `StoreUnavailable` ("Redis unreachable"),
+    which `storage_fault` knows: the hub still raises its own (it moves behind the change
+    notices port in the same redesign; then this goes)."""
+    try:
+        yield
+    except StorageDown as down:
+        raise StoreUnavailable("Redis unreachable") from down
+
+
+async def _next(sub: Subscription) -> Delivery | Signal:
+    """`sub.get()`, a lost hub raised as `StoreUnavailable` (`_as_port_error`)."""
+    with _as_port_error():
+        return await sub.get()
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
@@ -143,7 +170,7 @@ async def _live_frames(
         else:
             await write(format_sse_event(comment="resumed", retry=RETRY_MS))
         while True:
-            item = await sub.get()
+            item = await _next(sub)
             if item is Signal.PING:
                 await write(KEEPALIVE_COMMENT)
                 continue
@@ -183,7 +210,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
             first = GamesResponse.paged(games, 1, limit)
             yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
             while True:
-                item = await sub.get()
+                item = await _next(sub)
                 if isinstance(item, Delivery):  # FastAPI sends its own keep-alives
                     raw = item.frame("game", _summary_json).decode()
                     yield ServerSentEvent(event="game", id=item.change.entry_id, raw_data=raw)
@@ -234,5 +261,5 @@ async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, ta
         if entry_key(last_event_id) > entry_key(tail):
             return False  # an id this stream never had (e.g. Redis was reset): start over
         return await hub.changed_since(game_id, last_event_id) is None
-    except (ValueError, ResponseError):
+    except (ValueError, StoreError):
         return False
