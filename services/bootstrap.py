@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.store import (
@@ -50,7 +50,7 @@ from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
 from services.replaylog import OpeningArchive, archive_of, replay_log
-from services.settings import CommonSettings, ServiceSettings
+from services.settings import CommonSettings, IngestSettings, ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
@@ -73,8 +73,10 @@ from services.usecases.tournaments import Tournaments
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
     from faststream import FastStream
+    from faststream.redis import RedisBroker
 
     from services.adapters.redis.retention import FeedRetention
+    from services.ingest.inbox import Inbox
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
     from services.query.metrics import QueryMetrics
@@ -262,8 +264,10 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start);
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
+    from services.adapters.redis.inbox import RedisInboxQueue
     from services.ingest.inbox import Inbox, Retention
     from services.ingest.inbox_app import build_inbox_app
+    from services.ingest.inbox_entry import game_of_entry
 
     settings = service.settings
     retention = Retention(
@@ -273,7 +277,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         settings.inbox_max_len,
     )
     inbox = Inbox(
-        service.client,
+        RedisInboxQueue(service.client, service.keys.inbox, game_of_entry),
         service.keys,
         service.cases.record,
         service.ports.letters,
@@ -281,7 +285,23 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         retry_cap_s=settings.inbox_retry_cap_s,
         max_entry_bytes=settings.max_body_bytes,
     )
-    return build_inbox_app(service.settings, inbox, consumer)
+    return build_inbox_app(service.settings, inbox, inbox_broker(settings), consumer)
+
+
+def inbox_broker(settings: IngestSettings) -> RedisBroker:
+    """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
+    cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
+    from faststream.redis import RedisBroker, RedisClusterBroker
+
+    from services.adapters.redis.connect import parse_target
+
+    target = parse_target(settings.redis_url, settings.redis_cluster)
+    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
+    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
+    if target.cluster:
+        options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
+        return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
+    return RedisBroker(target.url, **options)
 
 
 @asynccontextmanager
@@ -582,3 +602,23 @@ async def ping_once(settings: CommonSettings, timeout_s: float) -> None:
         await client.ping()
     finally:
         await client.aclose()
+
+
+def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
+    """The inbox door on the in-memory adapters: `ports` and a `MemoryInboxQueue` of the shared
+    stream (tests, the AsyncAPI document, an in-process pipeline)."""
+    from services.adapters.memory.inbox import MemoryInboxQueue
+    from services.ingest.inbox import Inbox
+    from services.ingest.inbox_entry import game_of_entry
+
+    keys = Keys(settings.shards)
+    record = use_cases(ports, settings).record
+    return Inbox(MemoryInboxQueue(keys.inbox, game_of_entry), keys, record, ports.letters)
+
+
+def inbox_document_app(settings: ServiceSettings) -> FastStream:
+    """The inbox app on the in-memory adapters, for its AsyncAPI document (nothing connects)."""
+    from services.ingest.inbox_app import build_inbox_app
+
+    inbox = memory_inbox(memory_ports(settings.shards), settings)
+    return build_inbox_app(settings, inbox, inbox_broker(settings))

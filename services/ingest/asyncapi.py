@@ -14,10 +14,7 @@ from typing import Any
 import yaml
 from faststream.specification import AsyncAPI
 
-from services.bootstrap import memory_ports, use_cases
-from services.ingest.inbox import Inbox
-from services.ingest.inbox_app import build_inbox_app
-from services.keys import Keys
+from services.bootstrap import inbox_document_app
 from services.settings import ServiceSettings
 
 EXAMPLE_INTEGRATION = "table-7"
@@ -34,9 +31,7 @@ def generate() -> str:
         inbox_consumer="ingest-0",
         inbox_integrations=(EXAMPLE_INTEGRATION,),
     )
-    ports = memory_ports()
-    record = use_cases(ports, settings).record
-    app = build_inbox_app(settings, Inbox(None, Keys(), record, ports.letters))  # type: ignore[arg-type]
+    app = inbox_document_app(settings)
     spec = AsyncAPI(
         title="scoreledger inbox",
         version="0.1.0",

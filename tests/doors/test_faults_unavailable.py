@@ -19,8 +19,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from redis import exceptions as rexc
 
-from services.bootstrap import Roles, build_app
 from services.adapters.redis.errors import FAULT_REPLIES, FAULTS, translated
+from services.bootstrap import Roles, build_app
 from services.http_errors import install_problem_handlers
 from services.settings import ServiceSettings
 from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
@@ -129,9 +129,7 @@ def test_redis_frozen_then_thawed(http: TestClient, server: RedisServer) -> None
 RAW_FAULTS = [
     kind("3999 127.0.0.1:7001") if issubclass(kind, rexc.AskError) else kind("from the test")
     for kind in FAULTS
-] + [
-    rexc.ResponseError(f"{code} from the test") for code in FAULT_REPLIES
-]
+] + [rexc.ResponseError(f"{code} from the test") for code in FAULT_REPLIES]
 
 
 @pytest.mark.parametrize("fault", RAW_FAULTS, ids=lambda f: f"{type(f).__name__}:{str(f)[:10]}")
