@@ -1,8 +1,8 @@
 """The one composition root: settings -> one Redis client (one retry policy) -> adapters ->
 use cases -> the app and the processes for the roles asked.
 
-Nothing else builds a client, an adapter or a use case (but the replay worker processes, which
-build their own event log in `services.replaylog`). The app's mounting order (it is also
+Nothing else builds a client, an adapter or a use case (the replay worker processes build their
+own event log here too: `replay_log`). The app's mounting order (it is also
 `contracts/openapi.json`'s order): query, ingest, live push, web scoreboard (after push, so
 `/games/live` is not taken for a game id), probes. Handlers receive typed dependencies
 (router factories taking the use cases); no `app.state` look-ups. FastStream's inbox broker
@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.store import (
@@ -44,15 +46,16 @@ from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.hotgames import HotGames
+from services.ports.inbox import InboxQueue
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
-from services.replaylog import OpeningArchive, archive_of, replay_log
 from services.settings import CommonSettings, IngestSettings, ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
+from services.usecases.opening import OpeningArchive
 from services.usecases.project import Project
 from services.usecases.readmodels.fairqueue import Limits
 from services.usecases.readmodels.offloop import PROCESSES, LogSource
@@ -622,3 +625,58 @@ def inbox_document_app(settings: ServiceSettings) -> FastStream:
 
     inbox = memory_inbox(memory_ports(settings.shards), settings)
     return build_inbox_app(settings, inbox, inbox_broker(settings))
+
+
+def archive_of(settings: CommonSettings) -> OpeningArchive | None:
+    """The archive of `settings.archive_url` (None when unset): a directory for
+    `file:///dir`, PostgreSQL (pooled, its schema migrated when first opened) for
+    `postgresql://`. Nothing is opened until first use or `open()`."""
+    if settings.archive_url is None:
+        return None
+    url = settings.archive_url.get_secret_value()
+    if url.startswith("file://"):
+
+        async def directory() -> Archive:
+            from services.adapters.directory.archive import DirectoryArchive
+
+            return DirectoryArchive(Path(unquote(urlsplit(url).path)))
+
+        return OpeningArchive(directory)
+
+    async def postgres() -> Archive:
+        from services.adapters.postgres.archive import PostgresArchive
+
+        return await PostgresArchive.open(url)
+
+    return OpeningArchive(postgres)
+
+
+def replay_log(settings: ServiceSettings) -> EventLog:
+    """The event log on a new client of `settings` (made in the calling process; no
+    connection is opened until the first read), falling through to the archive when one is
+    set."""
+    client, keys = connect_from(settings), Keys(settings.shards)
+    log = RedisEventLog(client, keys)
+    archive = archive_of(settings)
+    if archive is None:
+        return log
+    return TieredEventLog(log, RedisHotGames(client, keys), ArchiveReader(archive))
+
+
+@asynccontextmanager
+async def inbox_writer(settings: CommonSettings, keys: Keys) -> AsyncIterator[InboxQueue]:
+    """The shared inbox stream (`keys.inbox`) of the store `settings` name, as a queue to add
+    entries to (the simulator's inbox sink), on a client of its own closed at the end."""
+    from services.adapters.redis.inbox import RedisInboxQueue
+    from services.ingest.inbox_entry import game_of_entry
+
+    client = connect_from(settings)
+    try:
+        yield RedisInboxQueue(client, keys.inbox, game_of_entry)
+    finally:
+        await client.aclose()
+
+
+def memory_tournaments() -> Tournaments:
+    """The tournaments use case on a fresh in-memory tournament log (the simulator)."""
+    return Tournaments(MemoryTournamentLog())

@@ -35,9 +35,8 @@ from domain.tournament.measures import (
 from domain.tournament.results import results_from_game
 from domain.tournament.seating import greedy_round, seat_round
 from domain.tournament.standings import Standings
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.simulator.tables import simulate_game
-from services.usecases.tournaments import SeatMethod, Tournaments, history_of
+from services.usecases.tournaments import SeatMethod, history_of
 
 
 @dataclass(frozen=True)
@@ -70,8 +69,9 @@ async def run_tournament(
     Raises:
         domain.tournament.tables.SeatingError: the players cannot be seated (fewer than 3, 5).
     """
-    log = MemoryTournamentLog()
-    cases = Tournaments(log)
+    from services.bootstrap import memory_tournaments  # the composition root builds it
+
+    cases = memory_tournaments()
     tid = f"sim-{seed}"
     settings = TournamentCreated(
         title=f"simulated {game} tournament", game=game, rounds=rounds, seating_seed=seed
