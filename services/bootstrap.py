@@ -35,6 +35,8 @@ from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.hotgames import RedisHotGames
+from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
+from services.adapters.redis.localredis import demo_redis as demo_redis
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.tournaments import RedisTournamentLog
