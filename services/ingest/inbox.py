@@ -12,18 +12,20 @@ JSON array of envelopes of one game), `token` (the game's write token; an entry 
 game carries the token its creator chose) and, where the deployment requires one,
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
-the raw body and the refusal's kind/rule/field/message (never a token).
+the raw body and the refusal's kind/rule/field/message (never a token). Everything it asks of
+the stream (acks, a game's older pending entries, holds, trimming) goes through the
+`InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
 Only a refusal (rules, contract, auth) is dead-lettered, once per entry, and a game's entries
 are decided in stream order (issue 10). The design, simplest first:
 
 * **A Redis fault is waited out, not judged.** A delivery is settled in rounds; a round that
-  meets a transient Redis error (`services.ingest.transient`) is retried whole with tenacity's
+  meets a transient storage error (the ports' `StoreUnavailable`, `services.ingest.transient`) is retried whole with tenacity's
   exponential backoff until Redis answers. Retrying is safe: appends are idempotent by event
   id, and nothing else (letters, acks) is written before the round's appends succeeded. The
   handler does not return meanwhile, so this consumer reads nothing newer.
-* **Per game, stream order.** A refused entry whose game still has an older entry in the group's
-  PEL (read by some consumer, not yet acked) is not decided: it and the later entries of its
+* **Per game, stream order.** A refused entry whose game still has an older entry pending in the
+  group (`InboxQueue.pending_older`: read by some consumer, not yet acked) is not decided: it and the later entries of its
   game wait (rounds again, backoff, up to `ORDER_WAIT_S`; then, or at once when the older entry
   is one this consumer already left pending, they stay pending for the reclaimer and the
   consumer reads on). So an entry that only conflicts because its predecessor sits with another
@@ -33,25 +35,28 @@ are decided in stream order (issue 10). The design, simplest first:
   applied between the append and the check); a rule or contract refusal stands
   (`STANDING_KINDS`).
 * **Oversized entries deleted at once.** An entry over `max_entry_bytes` is lettered (its first
-  `max_entry_bytes` kept), acked and XDELed in the same round, so a hostile integration's
+  `max_entry_bytes` kept), acked and deleted in the same round, so a hostile integration's
   40 MB entries do not stay in Redis for the inbox retention (a day).
-* **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
+* **Settled = acked at once.** Each round acks what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
   `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
-  before anything waits, so two replicas never wait on each other; waiting entries are re-claimed
-  (XCLAIM JUSTID) each round so no reclaimer takes them from a live consumer. Settled entries
-  are trimmed by retention (`trim_inbox`, after `inbox_keep_s`).
+  before anything waits, so two replicas never wait on each other; waiting entries are held
+  (`InboxQueue.hold`: on Redis XCLAIM JUSTID, idle 0) each round so no claim takes them from a
+  live consumer. Settled entries are trimmed by retention (`InboxQueue.trim`, after
+  `inbox_keep_s`). FastStream's ack policies cannot do this (they ack or leave a batch as a
+  whole: `services.ingest.inbox_app`), so acks are ours (`AckPolicy.MANUAL`).
 * **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
   `ingest-<hostname>-<pid>`: unique per process, and stable across container restarts, where
   the pid is 1). A `Reclaimer` (`services.ingest.inbox_pel`) settles this consumer's own
   pending entries at start-up and whenever nothing works on them (a read reply lost in a Redis
-  restart), and claims entries idle for `inbox_claim_idle_ms` from any consumer (a dead
-  replica's). It never waits on order: what it cannot decide yet stays pending for its next pass.
+  restart); FastStream's claiming subscriber (`min_idle_time`) takes entries idle for
+  `inbox_claim_idle_ms` from any consumer (a dead replica's). Neither waits on order: what
+  they cannot decide yet stays pending for the next pass.
 
 A poison entry (refused by a rule) is dead-lettered alone: nothing of it is stored, so the
 table's next entry at the same seq is accepted. If the table sends none, every later entry of
 that game is refused by version (`conflict`, expected > actual), as HTTP answers 409: the
-game's log cannot skip a seq. Anything else raised (a bug, a non-transient Redis error)
+game's log cannot skip a seq. Anything else raised (a bug, a non-transient store error)
 leaves the delivery pending; the reclaimer tries it again.
 """
 
