@@ -45,7 +45,8 @@ class HeadMismatch(VersionConflict):
 class StoreError(Exception):
     """The storage behind a port failed a call (its adapter's own error, translated: a door
     never sees a driver's exception type). `reason` is short and fit for an answer (never a
-    secret); `kind` says what failed, for callers that decide by it (`services.cli.startup`):
+    secret, never the driver's message); `kind` says what failed, for callers that decide by
+    it (`services.cli.startup`):
 
     * `unreachable`, `timeout`, `loading`, `busy`, `cluster`, `readonly`, `memory`,
       `replicas`, `persistence`, `pool`: transient (`StoreUnavailable`);
@@ -54,17 +55,25 @@ class StoreError(Exception):
     * `failed`: any other refusal of a call (a bug, a command the store does not know).
     """
 
-    def __init__(self, reason: str, kind: str = "failed") -> None:
-        super().__init__(reason)
+    def __init__(
+        self, message: str, reason: str = "the store failed", kind: str = "failed"
+    ) -> None:
+        super().__init__(message)
         self.reason = reason
         self.kind = kind
 
 
-class StoreUnavailable(StoreError):
-    """The storage cannot serve now (unreachable, timed out, loading, failing over, out of
+class StoreUnavailable(StoreError, ConnectionError):
+    """The store cannot answer now (unreachable, timed out, loading, failing over, out of
     memory, ...): nothing was decided; try again later. HTTP doors answer 503 with
-    `Retry-After`; the inbox waits it out. Source: issue 10 (a fault is waited out, not
-    judged)."""
+    `Retry-After` naming `reason`; the inbox waits it out. A `ConnectionError` (an `OSError`),
+    so callers treating `OSError` as transient keep doing so. Source: issue 10 (a fault is
+    waited out, not judged)."""
 
-    def __init__(self, reason: str, kind: str = "unreachable") -> None:
-        super().__init__(reason, kind)
+    def __init__(
+        self,
+        message: str,
+        reason: str = "the store is unreachable",
+        kind: str = "unreachable",
+    ) -> None:
+        super().__init__(message, reason, kind)

@@ -62,7 +62,9 @@ async def _hub_ready(hub: ChangeHub) -> None:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
-        raise StoreUnavailable("Redis unreachable") from None  # the hub has not reached it
+        raise StoreUnavailable(
+            "the change hub has not reached Redis", "Redis unreachable"
+        ) from None
     with _as_port_error():
         hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
@@ -75,7 +77,7 @@ def _as_port_error() -> Iterator[None]:
     try:
         yield
     except StorageDown as down:
-        raise StoreUnavailable("Redis unreachable") from down
+        raise StoreUnavailable(str(down), "Redis unreachable") from down
 
 
 async def _next(sub: Subscription) -> Delivery | Signal:

@@ -108,8 +108,8 @@ def _rebuild(
     base: type[BaseException], port: type[StoreError], args: tuple[Any, ...], state: Any
 ) -> BaseException:
     """Unpickle a translated error (a replay worker's error crosses a process boundary)."""
-    cls = _class_of(base, port)
-    error: Any = BaseException.__new__(cls)
+    cls: Any = _class_of(base, port)
+    error: Any = cls.__new__(cls)  # an OSError's layout for `StoreUnavailable`
     error.args = args
     error.__dict__.update(state)
     return error  # type: ignore[no-any-return]
@@ -140,8 +140,8 @@ def translated(error: BaseException) -> BaseException:
     if fault is None:
         denied = isinstance(error, DENIED)
         fault = ("permission", "Redis refused a command") if denied else ("failed", "Redis error")
-    cls = _class_of(type(error), port)
-    new: Any = BaseException.__new__(cls)
+    cls: Any = _class_of(type(error), port)
+    new: Any = cls.__new__(cls)
     new.args = error.args
     new.__dict__.update(error.__dict__)
     new.kind, new.reason = fault
