@@ -21,9 +21,8 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
-from redis.exceptions import RedisError
 
-from services.adapters.redis.errors import translated
+from services.adapters.redis.errors import DRIVER_ERRORS, translated
 
 T = TypeVar("T")
 
@@ -54,7 +53,7 @@ class CancelSafeRedis(aioredis.Redis):
             return await honour_cancel(
                 lambda: aioredis.Redis.execute_command(self, *args, **options)  # type: ignore[no-untyped-call]
             )
-        except RedisError as error:
+        except DRIVER_ERRORS as error:
             raise translated(error) from error
 
     def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
@@ -68,5 +67,5 @@ class _CancelSafePipeline(Pipeline):
     async def execute(self, raise_on_error: bool = True) -> list[Any]:
         try:
             return await honour_cancel(lambda: Pipeline.execute(self, raise_on_error))
-        except RedisError as error:
+        except DRIVER_ERRORS as error:
             raise translated(error) from error

@@ -62,6 +62,10 @@ FAULT_REPLIES: dict[str, tuple[str, str]] = {
 }
 """Transient faults redis-py raises as a plain `ResponseError`, by the reply's first word."""
 
+DRIVER_ERRORS = (rexc.RedisError, rexc.RedisClusterException)
+"""Every error redis-py raises (the cluster client's own, such as `SlotNotCoveredError`, do not
+derive from `RedisError`)."""
+
 DENIED = (rexc.NoPermissionError, rexc.AuthorizationError)
 """An ACL refused a command or a key (not transient: the configuration must change)."""
 
@@ -152,5 +156,5 @@ async def storing(call: Callable[[], Awaitable[T]]) -> T:
     """`await call()`, a Redis error re-raised `translated` (chained to the original)."""
     try:
         return await call()
-    except rexc.RedisError as error:
+    except DRIVER_ERRORS as error:
         raise translated(error) from error
