@@ -221,7 +221,7 @@ async def test_the_forwarded_write_keeps_ingests_retry_after() -> None:
 
     @ingest.post("/games/{game_id}/events")
     async def down(game_id: str) -> None:
-        raise rexc.ConnectionError("refused")
+        raise translated(rexc.ConnectionError("refused"))  # as the client raises it
 
     async with serving(ingest) as ingest_url:
         query = FastAPI()
