@@ -10,7 +10,8 @@ FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases tests/a
 # tests/cli/test_cluster_commands.py run on a cluster in `make test` already; the rest of
 # tests/web drives a browser.
 CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tests/thirdgame \
-	tests/usecases/test_both_doors.py tests/simulator/test_sinks.py \
+	tests/usecases/test_both_doors.py tests/usecases/test_pipeline_in_process.py \
+	tests/simulator/test_sinks.py \
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \
 	tests/cli/test_serve_stop.py \
 	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py \

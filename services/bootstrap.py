@@ -12,14 +12,16 @@ the process goes through the one client built here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
+from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -34,11 +36,14 @@ from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
+from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
 from services.adapters.redis.localredis import demo_redis as demo_redis
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
+from services.adapters.redis.retention import FeedRetention
 from services.adapters.redis.tournaments import RedisTournamentLog
 from services.adapters.redis.webhooks import RedisWebhookStore
 from services.gctune import collecting_frozen
@@ -47,9 +52,11 @@ from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
+from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
 from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
-from services.ports.notices import ChangeNotices
+from services.ports.leases import FencedProjections, ShardLeases
+from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
@@ -80,7 +87,6 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from faststream import FastStream
     from faststream.redis import RedisBroker
 
-    from services.adapters.redis.retention import FeedRetention
     from services.ingest.inbox import Inbox
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
@@ -118,6 +124,22 @@ class Roles:
 
 
 @dataclass(frozen=True, slots=True)
+class PipelinePorts:
+    """What the projector and the push hub need beyond `Ports`, on the same backend.
+
+    `projections` and `fields` are the very object of `Ports.projections` (the project use
+    case writes through it, so the leases it holds fence those writes)."""
+
+    feeds: ShardFeeds
+    projections: FencedProjections
+    fields: ProjectionFields
+    leases: Callable[[str, int], ShardLeases]
+    """(owner id, ttl_ms) -> that owner's leases."""
+    trimming: Callable[[float, float, Reseed], FeedTrimming]
+    """(keep_s, every_s, reseed) -> the feeds' retention."""
+
+
+@dataclass(frozen=True, slots=True)
 class Ports:
     """One adapter of every port, sharing one backend."""
 
@@ -131,6 +153,8 @@ class Ports:
     hot_games: HotGames | None = None
     archive: Archive | None = None
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
+    pipeline: PipelinePorts | None = None
+    """The projector's and the push hub's ports (None: these ports cannot run them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,16 +182,25 @@ def _redis_client(settings: ServiceSettings) -> RedisClient:
 
 def redis_ports(client: RedisClient, keys: Keys, archive: Archive | None = None) -> Ports:
     """The Redis adapters of every port on `client`, and `archive` (None: none)."""
+    projections = RedisProjections(client, keys)
+    pipeline = PipelinePorts(
+        RedisShardFeeds(client, keys),
+        projections,
+        projections,
+        lambda owner, ttl_ms: RedisShardLeases(client, keys, owner, ttl_ms),
+        lambda keep_s, every_s, reseed: FeedRetention(client, keys, keep_s, every_s, reseed),
+    )
     return Ports(
         RedisEventLog(client, keys),
         RedisCredentials(client, keys),
         RedisDeadLetters(client, keys),
-        RedisProjections(client, keys),
+        projections,
         RedisChangeNotices(client, keys),
         RedisWebhookStore(client, keys),
         RedisTournamentLog(client, keys),
         RedisHotGames(client, keys),
         archive,
+        pipeline,
     )
 
 
@@ -175,16 +208,25 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
     """The in-memory adapters of every port, on one fresh backend (tests, specs), and
     `archive` (None: none)."""
     backend = MemoryBackend(shards=shards)
+    projections = MemoryProjections(backend)
+    pipeline = PipelinePorts(
+        MemoryShardFeeds(backend),
+        projections,
+        projections,
+        lambda owner, ttl_ms: MemoryShardLeases(backend, owner, ttl_ms),
+        lambda keep_s, every_s, reseed: MemoryFeedRetention(backend, keep_s, every_s, reseed),
+    )
     return Ports(
         MemoryEventLog(backend),
         MemoryCredentials(backend),
         MemoryDeadLetters(backend),
-        MemoryProjections(backend),
+        projections,
         MemoryChangeNotices(backend),
         MemoryWebhookStore(),
         MemoryTournamentLog(),
         MemoryHotGames(backend),
         archive,
+        pipeline,
     )
 
 
@@ -322,45 +364,89 @@ async def running_inbox(
         await service.client.aclose()
 
 
-def feed_retention(service: Service) -> FeedRetention | None:
+def feed_retention(service: Service) -> FeedTrimming | None:
     """The projector's feed trimming and its reseed from the game streams (None: off)."""
-    from services.adapters.redis.retention import FeedRetention
+    return feed_trimming(service.ports, service.settings)
+
+
+def feed_trimming(ports: Ports, settings: ServiceSettings) -> FeedTrimming | None:
+    """The feed trimming of `ports` (`feed_trim` and its times) with its reseed from the game
+    streams (None: off)."""
     from services.usecases.reseed import Reseed
 
-    settings, ports = service.settings, service.ports
-    if not settings.feed_trim:
+    if not settings.feed_trim or ports.pipeline is None:
         return None
     reseed = Reseed(
-        ports.log, ports.projections, ports.letters, service.keys.shards, settings.changes_maxlen
+        ports.log, ports.projections, ports.letters, settings.shards, settings.changes_maxlen
     )
-    return FeedRetention(
-        service.client, service.keys, settings.feed_keep_s, settings.feed_trim_every_s, reseed.shard
-    )
+    return ports.pipeline.trimming(settings.feed_keep_s, settings.feed_trim_every_s, reseed.shard)
 
 
 def projecting(service: Service) -> AbstractAsyncContextManager[ProjectorLoop]:
-    """The projector of `service`: its loop over the shards this process holds, under a lease
-    per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`); entering it starts
-    everything within `projector_start_timeout_s` or raises `StartupFailed`."""
-    from services.adapters.redis.lease import ShardLeases
-    from services.adapters.redis.ownership import ShardOwnership, owner_id
-    from services.projector.loop import ProjectorLoop, running
+    """The projector of `service` (`projector`)."""
+    return projector(service.ports, service.cases, service.settings)
 
-    settings = service.settings
-    projections = service.ports.projections
-    if not isinstance(projections, RedisProjections):
-        raise TypeError("the projector needs the Redis projections (fenced writes)")
+
+def projector(
+    ports: Ports, cases: UseCases, settings: ServiceSettings
+) -> AbstractAsyncContextManager[ProjectorLoop]:
+    """The projector on `ports` (Redis or memory): its loop over the shards this process
+    holds, under a lease per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`);
+    entering it starts everything within `projector_start_timeout_s` or raises
+    `StartupFailed`. Raises: TypeError: `ports` have no `pipeline`."""
+    from services.projector.loop import ProjectorLoop, running
+    from services.usecases.ownership import ShardOwnership, owner_id
+
+    pipe = ports.pipeline
+    if pipe is None:
+        raise TypeError("the projector needs ports with a pipeline (feeds, leases)")
     loop = ProjectorLoop(
-        service.client,
-        service.keys,
-        service.cases.project,
-        projections,
+        pipe.feeds,
+        settings.shards,
+        cases.project,
+        pipe.projections,
         batch=settings.batch,
-        retention=feed_retention(service),
+        retention=feed_trimming(ports, settings),
     )
-    leases = ShardLeases(service.client, service.keys, owner_id(), settings.lease_ttl_ms)
-    ownership = ShardOwnership(leases, loop.acquire, loop.lose)
+    ownership = ShardOwnership(
+        pipe.leases(owner_id(), settings.lease_ttl_ms), loop.acquire, loop.lose
+    )
     return running(loop, ownership, settings.projector_start_timeout_s)
+
+
+def change_hub(
+    ports: Ports, shards: int, archived: ArchiveReader | None = None, **options: float
+) -> ChangeHub:
+    """The push hub on `ports` (Redis or memory), rendering with `render_projection`;
+    `options`: `ChangeHub`'s timings. Raises: TypeError: `ports` have no `pipeline`."""
+    from services.push.routes import render_projection
+
+    if ports.pipeline is None:
+        raise TypeError("the change hub needs ports with a pipeline (projection fields)")
+    return ChangeHub(
+        ports.notices,
+        ports.pipeline.fields,
+        shards,
+        render_projection,
+        archived=archived.projection_fields if archived is not None else None,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def ingest_app(cases: UseCases, settings: ServiceSettings) -> FastAPI:
+    """The ingest door alone (`POST /games/{id}/events`, body limit, problem answers) on
+    `cases`, whatever their ports: the in-process pipeline (`tests/usecases`)."""
+    from fastapi import FastAPI
+
+    from services.http_errors import install_problem_handlers
+    from services.ingest.http import ingest_router
+    from services.limits import BodySizeLimit
+
+    app = FastAPI(title="scoreledger ingest")
+    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    install_problem_handlers(app)
+    app.include_router(ingest_router(cases.record))
+    return app
 
 
 @asynccontextmanager
@@ -484,7 +570,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
     from services.http_errors import install_problem_handlers
     from services.limits import BodySizeLimit
-    from services.push.routes import push_router, render_projection
+    from services.push.routes import push_router
     from services.query.app import health_router
     from services.query.docs import install_docs
     from services.query.front import FrontedFastAPI
@@ -494,16 +580,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
     reads = service.cases.reads
     archived = service.cases.archived
-    hub = (
-        ChangeHub(
-            service.client,
-            service.keys,
-            render_projection,
-            archived=archived.projection_fields if archived is not None else None,
-        )
-        if roles.query
-        else None
-    )
+    hub = change_hub(service.ports, service.keys.shards, archived) if roles.query else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -555,6 +632,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
             app.include_router(forward_router(service.settings))
         app.include_router(web_router(reads, service.settings))
+        _include_tournament_pages(app, service)
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
@@ -570,14 +648,23 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     return Assembled(app, service, hub)
 
 
+def _include_tournament_pages(app: FastAPI, service: Service) -> None:
+    """The tournament SSE and pages (query role)."""
+    from services.push.tournaments import TournamentWatch, tournament_push_router
+    from services.web.tournaments import tournament_web_router
+
+    app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
+    app.include_router(tournament_web_router(service.cases.tournaments))
+
+
 def _install_lean_routes(
     app: FrontedFastAPI, reads: ReadModels, hub: ChangeHub | None, metrics: QueryMetrics
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
     app's front door ahead of its middleware (issue 9)."""
+    from services.asgi.lean import install
     from services.push.routes import lean_push_routes
     from services.query.front import FrontDoor
-    from services.query.lean import install
     from services.query.routes import lean_query_routes
 
     if hub is not None:  # the query role

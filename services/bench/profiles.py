@@ -46,7 +46,7 @@ def take(tree: Tree, url: str, games: list[corpus.Game]) -> list[str]:
         SCORELEDGER_REDIS_URL=url, SCORELEDGER_SHARDS=str(SHARDS), SCORELEDGER_LOG_LEVEL="WARNING"
     )
     child = subprocess.Popen(
-        [*_pyinstrument(proj), "-m", "services.projector"], env=env, cwd=tree.root,
+        [*_pyinstrument(proj), *tree.projector()[1:]], env=env, cwd=tree.root,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     started = time.monotonic()

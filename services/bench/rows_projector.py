@@ -1,4 +1,4 @@
-"""Issue 9 rows of the projector, as deployed (`python -m services.projector`, its own
+"""Issue 9 rows of the projector, as deployed (`python -m services.cli.projector`, its own
 process): catch-up from checkpoint 0 over a prefilled log in events per CPU-second, and a real
 rebuild of a 1,000,000-event log (built by writing the stream layout directly, then timed)."""
 
@@ -23,7 +23,7 @@ def projector(tree: Tree, url: str) -> proc.Service:
     env = tree.env(
         SCORELEDGER_REDIS_URL=url, SCORELEDGER_SHARDS=str(SHARDS), SCORELEDGER_LOG_LEVEL="WARNING"
     )
-    return proc.Service(tree.module("services.projector"), env, tree.root)
+    return proc.Service(tree.projector(), env, tree.root)
 
 
 def reset(url: str) -> None:
@@ -129,7 +129,7 @@ def catch_up_row(trees: list[Tree], url: str, games: list[corpus.Game], repeats:
         rates[-1] >= 40_000 and four,
         now="5.6k events/s",
         note=f"{n} events of {len(games)} simulated games, from checkpoint 0, `python -m "
-        f"services.projector` (start-up CPU subtracted), best of {repeats}; wall from process "
+        f"services.cli.projector` (start-up CPU subtracted), best of {repeats}; wall from process "
         f"start: {walls[0]:,.0f} -> {walls[-1]:,.0f} events/s",
     )
 

@@ -5,7 +5,8 @@ uvicorn on a free port, publishes the bundled example games event by event throu
 HTTP ingest (round-robin across games) while a rich Live view shows the publishing progress and
 the standings read back from the query API, waits until every game is projected, then prints
 the final standings, checks each equals `scoreledger score` on the same file (the pure fold),
-and reports the measured events/s.
+and reports the measured events/s. A small tournament is played beside the games
+(`services.cli.demo_tournament`); its room screen's URL is printed when the services are up.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from contracts.common import EventVoided
 from contracts.envelope import Envelope
+from services.cli.demo_tournament import DemoTournament
 from services.cli.offline import score_file
 from services.cli.remote import Publisher, read_log
 from services.cli.render import standings_table
 from services.cli.serve import Roles, build_app, uvicorn_server
+from services.usecases.readmodels.render import view as standings_view
 from services.usecases.readmodels.shapes import StandingsResponse
-from services.usecases.readmodels.views import standings_view
 
 log = structlog.get_logger("demo")
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +98,10 @@ class DemoReport:
     """Each demo game's write token (so a newcomer can try the dispute form)."""
     archived: dict[str, int] = field(default_factory=dict)
     """Each game sealed into the demo's directory archive: its file's bytes."""
+    tournament: DemoTournament | None = None
+    """The small tournament played beside the games (`services.cli.demo_tournament`)."""
+    tournament_line: str = ""
+    """Where it ended, in one line."""
 
 
 def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
@@ -289,7 +295,17 @@ async def run_demo(
             f"services up at {url}  (query API docs while the demo runs: {url}/docs)",
             highlight=False,
         )
-        report = await _publish_and_watch(url, games, console)
+        tournament = DemoTournament()
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            await tournament.pick_id(client)
+        pages = tournament.urls(url)
+        console.print(
+            f"a tournament beside the games: room screen {pages['room']}  phone view "
+            f"{pages['phone']}  organiser's page {pages['desk']}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        report = await _publish_and_watch(url, games, console, tournament)
         if archive_dir is not None:
             async with httpx.AsyncClient(base_url=url, timeout=30) as client:
                 report.archived, differ = await wait_archived(client, games, archive_dir)
@@ -304,6 +320,13 @@ async def run_demo(
                     highlight=False,
                     soft_wrap=True,
                 )
+            if report.tournament is not None:
+                console.print(
+                    f"{report.tournament.tournament_id}: organiser token (for the organiser's "
+                    f"page): {report.tournament.token}",
+                    highlight=False,
+                    soft_wrap=True,
+                )
             console.print(
                 f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs",
                 highlight=False,
@@ -315,7 +338,9 @@ async def run_demo(
         await serving
 
 
-async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) -> DemoReport:
+async def _publish_and_watch(
+    url: str, games: list[DemoGame], console: Console, tournament: DemoTournament
+) -> DemoReport:
     events = round_robin(games)
     board = LiveBoard(games, len(events), console)
     stop = asyncio.Event()
@@ -325,14 +350,17 @@ async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) 
             refresher = asyncio.create_task(board.refresh_from(client, live, stop))
             start = time.perf_counter()
             try:
-                for event in events:
+                for sent, event in enumerate(events, 1):
                     with structlog.contextvars.bound_contextvars(
                         game_id=event.game_id, event_id=str(event.event_id), seq=event.seq
                     ):
                         await publisher.post([event])
                         log.debug("published")
                     board.progress.advance(board.task)
+                    await tournament.step_to(client, sent / len(events))  # beside the games
                 publish_s = time.perf_counter() - start
+                await tournament.step_to(client, 1.0)
+                tournament_line = await tournament.summary(client)
                 await wait_projected(client, games)
                 projected_s = time.perf_counter() - start
             finally:
@@ -348,4 +376,6 @@ async def _publish_and_watch(url: str, games: list[DemoGame], console: Console) 
         url,
         [g.game_id for g in games if not g.matches()],
         dict(publisher.tokens),
+        tournament=tournament,
+        tournament_line=tournament_line,
     )

@@ -100,14 +100,16 @@ def demo(
     except NoRedis as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
-    except (LogLineError, PublishError, TimeoutError, RuntimeError) as error:
+    except (LogLineError, PublishError, TimeoutError, RuntimeError) as error:  # and a refused
+        # tournament step (TournamentStepFailed is a RuntimeError)
         err.print(f"demo failed: {escape(str(error))}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from None
     if not keep_running:
         _show_demo_report(report, console, as_json)
         console.print(
             "To watch the scoreboard: run `.venv/bin/scoreledger demo --keep-running` and open "
-            "the URL it prints: / (scoreboard), /tv, /docs (the API), /games/<id>/standings, "
+            "the URL it prints: / (scoreboard), /tv, /tv/tournaments/demo-cup (the tournament's "
+            "room screen), /docs (the API), /games/<id>/standings, "
             "/metrics",
             highlight=False,
         )
@@ -132,6 +134,8 @@ def _show_demo_report(report: DemoReport, console: Console, as_json: bool) -> No
             "standings, read again from there, are the same",
             highlight=False,
         )
+    if report.tournament_line:
+        console.print(report.tournament_line, highlight=False, soft_wrap=True)
     console.print(
         f"{report.events} events published one by one over HTTP in {report.publish_s:.2f} s "
         f"({report.events / report.publish_s:.0f} events/s); "

@@ -23,7 +23,7 @@ from services.cli.publish_command import publish
 from services.cli.render import standings_table
 from services.cli.terminal import LogFile, err, out
 from services.cli.webhooks_command import webhooks_app
-from services.usecases.readmodels.views import standings_view
+from services.usecases.readmodels.render import view as standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.settings import CommonSettings

@@ -1,4 +1,5 @@
-"""Errors of the ports (the event log's append)."""
+"""Errors of the ports: the event log's append refusals, a store that failed a call
+(`StoreError`) or cannot answer now (`StoreUnavailable`), a fenced write refused (`LeaseLost`)."""
 
 from __future__ import annotations
 
@@ -77,3 +78,14 @@ class StoreUnavailable(StoreError, ConnectionError):
         kind: str = "unreachable",
     ) -> None:
         super().__init__(message, reason, kind)
+
+
+class LeaseLost(RuntimeError):
+    """A fenced write was refused: the caller no longer holds the shard's lease (`why`:
+    `lease` expired or taken over, `fence` an older acquisition). Nothing was written; stop
+    the shard's reader. Source: research/tech.md §3.5 (leases, fencing)."""
+
+    def __init__(self, shard: int, why: str) -> None:
+        super().__init__(f"shard {shard}: lease lost ({why}); the write was refused")
+        self.shard = shard
+        self.why = why

@@ -1,7 +1,7 @@
 """The projector door: a batch loop over the feeds of the shards this process holds, calling the
 project use case.
 
-Several projector processes share the shards: `ShardOwnership` (adapters/redis/ownership.py)
+Several projector processes share the shards: `ShardOwnership` (usecases/ownership.py)
 gives each shard to one of them under a lease with a fencing token, and calls `acquire` /
 `lose` here. The loop reads only the held shards' feeds:
 
@@ -11,15 +11,17 @@ gives each shard to one of them under a lease with a fencing token, and calls `a
   token.
 * `lose(shard)` (renewal failed, shard reassigned, or a fenced write refused: `LeaseLost`): the
   shard's position and its games' cached states are dropped at once. The projections adapter
-  keeps the old token, so a write still in flight is refused by Redis once the lease is gone;
-  the shard is written again only after a new `acquire`.
+  keeps the old token, so a write still in flight is refused by the store once the lease is
+  gone; the shard is written again only after a new `acquire`.
 
-One XREAD (BLOCK) reads every held feed after its position; each shard's entries become one
-`Project.apply` call (one projection write), the shards' calls running concurrently and their
-writes sent as one pipeline, with the next read riding along (`readahead.ReadAhead`). After a storage error the positions are
-reloaded from the checkpoints and the cached states dropped, so the batch is read again:
-nothing is lost and, the checkpoint moving in the same write, nothing is counted twice. No
-consumer group: a catch-up subscription (research/tech.md §3.4, §3.5).
+One read (`ShardFeeds.read`, waiting up to `block_ms`) reads every held feed after its
+position; each shard's entries become one `Project.apply` call (one projection write), the
+shards' calls running concurrently (on Redis their writes go as one pipeline), with the next
+read riding along (`readahead.ReadAhead`). After a storage error the positions are reloaded
+from the checkpoints and the cached states dropped, so the batch is read again: nothing is
+lost and, the checkpoint moving in the same write, nothing is counted twice. No consumer
+group: a catch-up subscription (research/tech.md §3.4, §3.5). Every store is reached through
+ports (`ports.feeds`, `ports.leases`, `ports.projections`), built by `bootstrap.projecting`.
 """
 
 from __future__ import annotations
@@ -28,85 +30,62 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import Any
 
 import structlog
-from redis.exceptions import RedisError
 
-from services.adapters.redis.connect import RedisClient
-from services.adapters.redis.fanout import xread_streams
-from services.adapters.redis.feed import parse_feed_entry
-from services.adapters.redis.lease import LeaseLost, ShardLease
-from services.adapters.redis.ownership import ShardOwnership
-from services.adapters.redis.projections import FENCED_APPLY_LUA, RedisProjections
-from services.adapters.redis.retention import FeedRetention
 from services.gctune import CATCH_UP
-from services.keys import Keys, shard_of
+from services.keys import shard_of
 from services.metrics import FEED_MALFORMED, PROJECTOR_LAG
-from services.ports.eventlog import FeedEntry, MalformedFeedEntry
+from services.ports.errors import LeaseLost
+from services.ports.feeds import FeedBatch, FeedTrimming, ShardFeeds
+from services.ports.leases import FencedProjections, ShardLease
 from services.ports.projections import feed_id_key
 from services.projector.meters import ShardMeters
 from services.projector.readahead import ReadAhead
+from services.usecases.ownership import ShardOwnership
 from services.usecases.project import Project
 
 log = structlog.get_logger("projector")
-
-
-def feed_entries(
-    game_entries: list[tuple[bytes, dict[bytes, bytes]]], shard: int, shards: int
-) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
-    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`): the `FeedEntry`s,
-    and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
-    good: list[FeedEntry] = []
-    bad: list[MalformedFeedEntry] = []
-    for entry_id, fields in game_entries:
-        entry = parse_feed_entry(entry_id, fields, shard, shards)
-        if isinstance(entry, MalformedFeedEntry):
-            bad.append(entry)
-        else:
-            good.append(entry)
-    return good, bad
 
 
 class ProjectorLoop:
     """Reads the feeds of the shards it holds and applies them (module docstring).
 
     Args:
-        client: the process's Redis client (bytes replies).
-        keys: key layout (its shard count names the feeds).
+        feeds: the shard feeds.
+        shards: how many shards there are.
         project: the project use case (its state cache is dropped per shard on a loss).
-        projections: the Redis projections adapter (checkpoints; fenced writes per lease).
+        projections: the projections (checkpoints; writes fenced per held lease).
         batch: most entries per shard per read.
-        block_ms: XREAD BLOCK; keep it under the client's socket timeout.
+        block_ms: longest wait of a read; on Redis keep it under the client's socket timeout.
         retention: feed trimming after checkpoint advances, and the resume point of a shard
             whose feed was trimmed past its checkpoint (None: feeds are never trimmed).
     """
 
     def __init__(
         self,
-        client: RedisClient,
-        keys: Keys,
+        feeds: ShardFeeds,
+        shards: int,
         project: Project,
-        projections: RedisProjections,
+        projections: FencedProjections,
         batch: int = 500,
         block_ms: int = 1000,
-        retention: FeedRetention | None = None,
+        retention: FeedTrimming | None = None,
     ) -> None:
-        self.client = client
-        self.keys = keys
+        self.feeds = feeds
+        self.shards = shards
         self.project = project
         self.projections = projections
         self.batch = batch
         self.block_ms = block_ms
         self.retention = retention
-        self.positions: dict[str, str] = {}  # feed -> last id read, held shards only
+        self.positions: dict[int, str] = {}  # shard -> last feed id read, held shards only
         self.held: dict[int, ShardLease] = {}
-        self._epoch: dict[int, int] = dict.fromkeys(range(keys.shards), 0)
-        self._shard_of = {keys.feed(s): s for s in range(keys.shards)}
+        self._epoch: dict[int, int] = dict.fromkeys(range(shards), 0)
         self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
         self._changed = asyncio.Event()  # a shard was acquired: stop idling
         self._meters: dict[int, ShardMeters] = {}  # per held shard: labels() looked up once
-        self._ahead = ReadAhead(client, batch)
+        self._ahead = ReadAhead(feeds, batch)
         self.stopping = False  # set before cancelling `run`: a cancel a client turned into
         # an error (redis-py may) must not keep the loop going
 
@@ -120,7 +99,7 @@ class ProjectorLoop:
             self._forget_games(shard)
             self.projections.hold_lease(lease)
             position = await self._resume(shard, await self.projections.checkpoint(shard))
-            self.positions[self.keys.feed(shard)] = position
+            self.positions[shard] = position
             self.held[shard] = lease
         self._changed.set()
         log.info("projector.shard_acquired", shard=shard, fence=lease.fence, position=position)
@@ -131,7 +110,7 @@ class ProjectorLoop:
         old token fences). Idempotent."""
         self._epoch[shard] += 1
         lease = self.held.pop(shard, None)
-        self.positions.pop(self.keys.feed(shard), None)
+        self.positions.pop(shard, None)
         self._forget_games(shard)
         self._meters.pop(shard, None)
         with suppress(KeyError):
@@ -142,7 +121,7 @@ class ProjectorLoop:
     def _forget_games(self, shard: int) -> None:
         views = self.project.views
         for game_id in views.kept_keys():
-            if shard_of(game_id, self.keys.shards) == shard:
+            if shard_of(game_id, self.shards) == shard:
                 views.drop(game_id)
 
     async def _reload(self) -> None:
@@ -151,7 +130,7 @@ class ProjectorLoop:
                 epoch = self._epoch[shard]
                 position = await self._resume(shard, await self.projections.checkpoint(shard))
                 if self._epoch[shard] == epoch:  # not lost (or re-taken) meanwhile
-                    self.positions[self.keys.feed(shard)] = position
+                    self.positions[shard] = position
 
     async def _resume(self, shard: int, checkpoint: str) -> str:
         """Where to read `shard` from: its checkpoint, unless its feed was trimmed and it has
@@ -176,42 +155,38 @@ class ProjectorLoop:
             await self._idle()
             return 0
         positions = dict(self.positions)
-        epochs = {s: self._epoch[s] for s in (self._shard_of[f] for f in positions)}
-        reply: Any = await self._ahead.reply(positions)
-        if not reply:
-            reply = await xread_streams(
-                self.client, positions, count=self.batch, block_ms=self.block_ms
-            )
-        batches = [(self._shard_of[stream.decode()], entries) for stream, entries in reply or []]
-        CATCH_UP.read(any(len(entries) >= self.batch for _, entries in batches))
+        epochs = {s: self._epoch[s] for s in positions}
+        batches = await self._ahead.reply(positions)
+        if not batches:
+            batches = await self.feeds.read(positions, self.batch, self.block_ms)
+        CATCH_UP.read(any(b.size >= self.batch for b in batches))
         if not batches:
             return 0
         async with self._applying:
-            # The shards' applies run together (their games are disjoint): their writes go
-            # out in one pipeline (`ScriptCoalescer`) instead of queueing one after another;
-            # under CPU contention each round trip waits for Redis to be scheduled (issue 9:
-            # p99 860 ms at 1,000 events/s, projector 34%).
+            # The shards' applies run together (their games are disjoint): on Redis their
+            # writes go out in one pipeline (`ScriptCoalescer`) instead of queueing one after
+            # another; under CPU contention each round trip waits for Redis to be scheduled
+            # (issue 9: p99 860 ms at 1,000 events/s, projector 34%).
             applies = asyncio.gather(
                 *(
-                    self._apply(shard, epochs[shard], entries)
-                    for shard, entries in batches
-                    if self._epoch[shard] == epochs[shard]  # still held, not re-taken
+                    self._apply(b, epochs[b.shard])
+                    for b in batches
+                    if self._epoch[b.shard] == epochs[b.shard]  # still held, not re-taken
                 ),
                 return_exceptions=True,
             )
-            after = {**positions, **{self.keys.feed(s): e[-1][0].decode() for s, e in batches}}
-            self._ahead.queue(after)  # rides in the pipeline of these writes
+            self._ahead.queue({**positions, **{b.shard: b.last_id for b in batches}})
             done = await applies
         for outcome in done:  # every apply ended: the first failure is the step's
             if isinstance(outcome, BaseException):
                 raise outcome
         return sum(n for n in done if isinstance(n, int))
 
-    async def _apply(self, shard: int, epoch: int, entries: list[Any]) -> int:
+    async def _apply(self, batch: FeedBatch, epoch: int) -> int:
         started = time.perf_counter()
+        shard = batch.shard
         try:
-            good, bad = feed_entries(entries, shard, self.keys.shards)
-            result = await self.project.apply(shard, good, bad)
+            result = await self.project.apply(shard, batch.entries, batch.malformed)
         except LeaseLost as lost:
             log.warning("projector.write_fenced", shard=shard, why=lost.why)
             await self.lose(shard)
@@ -219,8 +194,8 @@ class ProjectorLoop:
         if self._epoch[shard] != epoch:  # lost during the apply: drop what it cached
             self._forget_games(shard)
             return 0
-        feed, last_id = self.keys.feed(shard), entries[-1][0].decode()
-        self.positions[feed] = last_id
+        last_id = batch.last_id
+        self.positions[shard] = last_id
         if self.retention is not None and result.last_feed_id is not None:
             await self.retention.advanced(shard)  # at most once per `every_s`
             if self._epoch[shard] != epoch:  # lost during the trim: `lose` dropped the rest
@@ -247,7 +222,8 @@ class ProjectorLoop:
                 await self.step()
                 delay = 0.05
             except Exception as error:  # storage down, or a bug: retried from the checkpoints
-                level = log.warning if isinstance(error, RedisError | OSError) else log.exception
+                level = log.warning if isinstance(error, OSError) else log.exception  # transient
+                # (`StoreUnavailable` is an OSError) or a bug
                 level("projector.batch_failed", error=f"{type(error).__name__}: {error}")
                 self.project.forget()
                 self._ahead.drop()  # read before the failure: read again from the checkpoints
@@ -258,8 +234,8 @@ class ProjectorLoop:
 
 
 class StartupFailed(RuntimeError):
-    """The projector could not start (Redis unreachable, refused credentials, a script Redis
-    would not load, or no answer within the start-up time); the message says which."""
+    """The projector could not start (the store unreachable, refused credentials, a script
+    Redis would not load, or no answer within the start-up time); the message says which."""
 
 
 @asynccontextmanager
@@ -268,7 +244,8 @@ async def running(
 ) -> AsyncIterator[ProjectorLoop]:
     """Run `loop` over the shards `ownership` gives it for the block's duration.
 
-    Start-up, all within `start_timeout_s`: the projection scripts loaded, this process a
+    Start-up, all within `start_timeout_s`: fenced writes ready (`FencedProjections.prepare`:
+    on Redis the projection script loaded), this process a
     member, its first shards' leases taken and their checkpoints read (`ownership.start`).
     At exit the loop stops and every lease is released, so the others take over at once.
 
@@ -277,12 +254,12 @@ async def running(
     """
     try:
         async with asyncio.timeout(start_timeout_s):
-            await loop.client.script_load(FENCED_APPLY_LUA)  # refused scripts fail here
+            await loop.projections.prepare()  # refused scripts fail here
             await ownership.start()
     except Exception as error:
         await _stop(ownership, timeout_s=1.0, quiet=True)  # give back what it took, if it can
         why = (
-            "no answer from Redis"
+            "no answer from Redis"  # (or the store in use)
             if isinstance(error, TimeoutError)
             else f"{type(error).__name__}: {error}"
         )
@@ -305,7 +282,7 @@ async def _stop(ownership: ShardOwnership, timeout_s: float, quiet: bool = False
     try:
         async with asyncio.timeout(timeout_s):
             await ownership.stop()
-    except Exception as error:  # Redis gone: the leases expire on their own
+    except Exception as error:  # the store gone: the leases expire on their own
         (log.debug if quiet else log.info)(
             "projector.release_failed", owner=ownership.leases.owner, error=repr(error)
         )

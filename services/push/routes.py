@@ -3,7 +3,7 @@
 `GET /games/{game_id}/live`: event `standings`, data `{"change": {shard, entry_id, game_id,
 seq}, "standings": <the body of GET /games/{id}/standings>}` on connect, and on a resume that
 missed a change; every later frame is compact, `{"change", "compact": true, "standings":
-<services.push.frames.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
+<services.usecases.readmodels.render.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
 entry id of the game's shard change stream. A client reconnecting with `Last-Event-ID` gets
 the current full standings once if the game changed after that id (nothing otherwise), then
 every new change. Without `Last-Event-ID` it gets the current standings first.
@@ -18,35 +18,25 @@ Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+from domain.memo import Memo
 from domain.standings import Standings
+from services.asgi.lean import LeanRoute, header
 from services.http_errors import ends_cleanly, log, storage_fault
-from services.ports.errors import StoreError, StoreUnavailable
+from services.ports.errors import StoreUnavailable
 from services.problems import RETRY_AFTER_S
-from services.push.frames import compact
-from services.push.hub import (
-    Change,
-    ChangeHub,
-    Delivery,
-    Rendered,
-    Signal,
-    StorageDown,
-    Subscription,
-    entry_key,
-)
+from services.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
-from services.query.lean import LeanRoute, header
 from services.usecases.readmodels.reads import NotFound, ReadModels
+from services.usecases.readmodels.render import compact, view_json
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
-from services.usecases.readmodels.views import standings_view
 
 RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
@@ -55,35 +45,15 @@ READY_WAIT_S = 5.0
 
 
 async def _hub_ready(hub: ChangeHub) -> None:
-    """Wait for the hub's stream positions; Redis down since start-up: `StoreUnavailable`
+    """Wait for the hub's stream positions; the store down since start-up: `StoreUnavailable`
     after `READY_WAIT_S`, lost since: `StorageDown` at once (`ends_cleanly` ends the stream,
     the browser retries)."""
     try:
         async with asyncio.timeout(READY_WAIT_S):
             await hub.ready()
     except TimeoutError:
-        raise StoreUnavailable(
-            "the change hub has not reached Redis", "Redis unreachable"
-        ) from None
-    with _as_port_error():
-        hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
-
-
-@contextlib.contextmanager
-def _as_port_error() -> Iterator[None]:
-    """The hub's `StorageDown` raised as the ports' `StoreUnavailable` ("Redis unreachable"),
-    which `storage_fault` knows: the hub still raises its own (it moves behind the change
-    notices port in the same redesign; then this goes)."""
-    try:
-        yield
-    except StorageDown as down:
-        raise StoreUnavailable(str(down), "Redis unreachable") from down
-
-
-async def _next(sub: Subscription) -> Delivery | Signal:
-    """`sub.get()`, a lost hub raised as `StoreUnavailable` (`_as_port_error`)."""
-    with _as_port_error():
-        return await sub.get()
+        raise StoreUnavailable("the change hub has not reached its store", hub.reason) from None
+    hub.check()  # it reached Redis once but has lost it since: end now, not at the next read
 
 
 def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
@@ -92,17 +62,13 @@ def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
     compact frames); else, an older projector's HASH, rendered from the standings here. The
     body None (`null`) without standings."""
     view = fields.get("view")
+    if not view or fields.get("view_seq") != fields.get("seq"):
+        if not fields.get("standings"):
+            return Rendered(None, "null")
+        view = view_json(Standings.model_validate_json(fields["standings"]), Memo()).decode()
     updated = json.dumps(fields.get("updated_at"))
-    if view and fields.get("view_seq") == fields.get("seq"):
-        text = f'{view[:-1]},"checkpoint":null,"updated_at":{updated}}}'
-        return Rendered(json.loads(text), text)
-    if not fields.get("standings"):
-        return Rendered(None, "null")
-    result = Standings.model_validate_json(fields["standings"])
-    body = standings_view(result, "projection", None, fields.get("updated_at")).model_dump(
-        mode="json"
-    )
-    return Rendered(body, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+    text = f'{view[:-1]},"checkpoint":null,"updated_at":{updated}}}'
+    return Rendered(json.loads(text), text)
 
 
 def _change(change: Change) -> dict[str, Any]:
@@ -172,7 +138,7 @@ async def _live_frames(
         else:
             await write(format_sse_event(comment="resumed", retry=RETRY_MS))
         while True:
-            item = await _next(sub)
+            item = await sub.get()
             if item is Signal.PING:
                 await write(KEEPALIVE_COMMENT)
                 continue
@@ -212,7 +178,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
             first = GamesResponse.paged(games, 1, limit)
             yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
             while True:
-                item = await _next(sub)
+                item = await sub.get()
                 if isinstance(item, Delivery):  # FastAPI sends its own keep-alives
                     raw = item.frame("game", _summary_json).decode()
                     yield ServerSentEvent(event="game", id=item.change.entry_id, raw_data=raw)
@@ -263,5 +229,5 @@ async def _resumable(hub: ChangeHub, game_id: str, last_event_id: str | None, ta
         if entry_key(last_event_id) > entry_key(tail):
             return False  # an id this stream never had (e.g. Redis was reset): start over
         return await hub.changed_since(game_id, last_event_id) is None
-    except (ValueError, StoreError):
+    except ValueError:
         return False

@@ -37,7 +37,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from services.query.lean import LeanRoute
+from services.asgi.lean import LeanRoute
 from services.query.metrics import QueryMetrics
 
 _BODY_HEADERS = frozenset((b"content-length", b"transfer-encoding"))

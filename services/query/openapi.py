@@ -1,10 +1,10 @@
 """The committed HTTP contract `contracts/openapi.json` is the one every app serves.
 
 `serve_publishable(app)` makes `app.openapi()` (what `GET /openapi.json` and `/docs` serve)
-FastAPI's document made `publishable`; `generate()` builds the full development app
-(`scoreledger serve` with every role: query, ingest, live push, web scoreboard) and dumps that
-same `app.openapi()`; nothing is hand-written, and nothing differs between the file and the
-wire. Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift tests
+FastAPI's document made `publishable`; `document_text(app)` dumps that same `app.openapi()` of
+the full development app, which `services.contracts_gen` builds (`scoreledger serve` with every
+role: query, ingest, live push, web scoreboard; the wiring is the composition root's, not this
+door's); nothing is hand-written, and nothing differs between the file and the wire. Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift tests
 under `tests/contracts/` fail while the committed file differs from either.
 Source: research/anchors.md §4.2 (contracts), §1.6 lesson 9 (drift tests).
 """
@@ -20,15 +20,13 @@ from fastapi import FastAPI
 COMMITTED = Path(__file__).resolve().parents[2] / "contracts" / "openapi.json"
 
 
-def generate() -> str:
-    """The OpenAPI document of every HTTP route, as stable JSON text (2-space indent, newline):
-    exactly what the full app serves at `/openapi.json`."""
-    from services.bootstrap import Roles, build_app
-    from services.settings import ServiceSettings
+def document_text(app: FastAPI) -> str:
+    """`app.openapi()` as stable JSON text (2-space indent, newline): what `contracts/openapi.json`
+    holds when `app` is the full development app (`services.contracts_gen.openapi_json`).
 
-    # Building the app opens no connection: Redis is only touched in its lifespan. The
-    # defaults, not the environment, so the file does not depend on who generates it.
-    app = build_app(Roles(inbox=False), ServiceSettings(_env_file=None))
+    Raises:
+        KeyError: the append route is missing (its body would be undocumented).
+    """
     document = app.openapi()
     if "post" not in document["paths"].get(APPEND_PATH, {}):
         raise KeyError(f"the append route {APPEND_PATH} is missing: its body would be untyped")
@@ -201,13 +199,3 @@ def _type_the_append_body(document: dict[str, Any]) -> None:
     body = append["requestBody"]["content"]["application/json"]
     description = "one event, or a batch of events of this game in seq order"
     body["schema"] = {"oneOf": [event, batch], "description": description}
-
-
-def write(path: Path = COMMITTED) -> Path:
-    """Write `generate()` to `path` (default `contracts/openapi.json`)."""
-    path.write_text(generate(), encoding="utf-8")
-    return path
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(f"wrote {write()}")

@@ -13,8 +13,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from starlette.types import Receive, Scope, Send
 
+from services.asgi.lean import JSON_HEADERS, LeanRoute, send_bytes
 from services.problems import problem_responses
-from services.query.lean import JSON_HEADERS, LeanRoute, send_bytes
 from services.query.replaylimits import client_of, replay_responses
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.shapes import (

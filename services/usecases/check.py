@@ -1,23 +1,18 @@
-"""Domain-checked append (the record use case's last step): an event is stored only if the
-pure domain accepts it.
+"""Domain-checked append, the record use case's last two steps: check, then append.
 
-Before the event log's append, each event is folded (one `domain.fold.Folder`) onto the game's state kept
-in a small LRU cache. The cached state is trusted for new events (one round trip per append):
-the event log's expected-version check still guards, together with the expected head (the event
-id the cached state ends with: a version alone does not identify a log once Redis came back
-from an older snapshot and another writer stored other events up to the same version). A
-WRONGVERSION drops the cache and answers `VersionConflict` as before; a WRONGHEAD
-(`HeadMismatch`) drops it and plans the batch again on the stored log (issue #10). A check that fails on the cached state is decided again on
-the state folded from the stream (the cache may be stale when another process appended).
-A duplicate is never answered from the cache alone: a batch naming an event id the cache knows
-first asks the store for the version and those ids' stored seqs (`EventLog.stored_seqs`, one
-round trip); unless they equal the cached ones (Redis came back from an older snapshot, or
-another process appended) the batch is planned on the stored log, so an event Redis lost is
-stored again instead of being acknowledged as a duplicate.
-Planning a batch on a state lives in `services.usecases.plan`, the cache of folded games in
-`services.usecases.statecache` (split out of this module, issue 9).
+`CheckedAppend.append` reads top to bottom:
+1. `_check`: the batch is folded (`services.usecases.plan.plan_append`, pure) onto the game's
+   state from a small LRU cache (`services.usecases.statecache`), else onto the stored log's.
+   A refusal on the cached state is decided again on the stored one (the cache may be stale);
+   a batch naming ids the cache knows is confirmed against the stored seqs first
+   (`EventLog.stored_seqs`), so an event Redis lost is stored again, not acknowledged.
+2. `_append`: `EventLog.append` with the expected version and head (the event id the checked
+   state ends with: a version alone does not identify a log once Redis came back from an
+   older snapshot). A `HeadMismatch` checks once more on the stored log (step 1 with
+   `stored=True`); a `VersionConflict` or `CredentialMismatch` drops the cache and is raised.
+3. `_settle`: each event's position (a duplicate's original seq), the cache set to the new state.
 Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
-research/tech.md §3.3.
+research/tech.md §3.3; issue 10 (the head check).
 """
 
 from __future__ import annotations
@@ -29,13 +24,22 @@ from domain.errors import RuleViolation
 from domain.fold import GameState, fold
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
-from services.usecases.plan import Plan, check_game_ids, plan_append
+from services.usecases.plan import Plan, plan_append
 from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache
 
 __all__ = ["DEFAULT_CACHE_BYTES", "CheckedAppend", "Known", "Outcome", "StateCache"]
 
 Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 """What one append of `CheckedAppend.append_many` came to."""
+
+
+def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
+    """Raises `RuleViolation` (`log.game_id`) when an event names another game."""
+    for event in events:
+        if event.game_id != game_id:
+            raise RuleViolation(
+                "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
+            )
 
 
 class CheckedAppend:
@@ -67,46 +71,6 @@ class CheckedAppend:
         self.cache.put(known)
         return known
 
-    async def _checked(
-        self, game_id: str, events: Sequence[Envelope], known_version: int | None = None
-    ) -> Plan:
-        """The plan on the cached state, else (no cache, it refused, or it answers a duplicate
-        at a version Redis does not hold) on the stream's (at `known_version` when no state is
-        cached and the caller just read it)."""
-        cached = self.cache.get(game_id)
-        # a game the lookup saw empty may have been created since (a creation sent twice at
-        # once): its version is read again, so an exact retry is answered as duplicates
-        version: int | None = known_version if cached is None and known_version else None
-        if cached is not None:
-            try:
-                plan = plan_append(game_id, events, cached)
-            except (RuleViolation, VersionConflict):
-                plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
-                self.cache.drop(game_id)
-            if plan is not None:
-                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
-                if not known:
-                    return plan  # only new events: the append script checks the version
-                version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
-                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
-                    plan.version = version
-                    return plan
-                self.cache.drop(game_id)  # Redis lost events, or another writer moved on
-        return await self._stored_plan(game_id, events, version)
-
-    async def _stored_plan(
-        self, game_id: str, events: Sequence[Envelope], version: int | None = None
-    ) -> Plan:
-        """The plan on the stored log's state (`version`: read now when None)."""
-        if version is None:
-            version = await self.store.version(game_id)
-        known = await self._load(game_id, version)
-        plan = plan_append(game_id, events, known)
-        # `_load` folds the stream as it is now: a version read before (the write's credential
-        # lookup, before its body was read) may be behind it
-        plan.version = known.state.seq if known is not None else version
-        return plan
-
     async def append(
         self,
         game_id: str,
@@ -131,34 +95,71 @@ class CheckedAppend:
                 was first); nothing is written.
             CredentialMismatch: `credential` is not the game's (see `EventLog.append`).
         """
-        check_game_ids(game_id, events)
-        plan = await self._checked(game_id, events, known_version)
-        if not plan.fresh:  # all duplicates, confirmed against the stored version
-            return self._merge(plan, None, await self._version(plan))
+        plan = await self._check(game_id, events, known_version)
         try:
-            stored = await self.store.append(game_id, plan.fresh, credential, plan.head)
+            return await self._append(plan, credential)
         except HeadMismatch:  # the cache is not the stored log: check again on the stored one
-            self.cache.drop(game_id)
-            return await self._append_stored(game_id, events, credential)
-        except (VersionConflict, CredentialMismatch):
-            self.cache.drop(game_id)
-            raise
-        return self._merge(plan, stored)
+            # (a second mismatch, another writer again, is raised as the VersionConflict it is)
+            return await self._append(await self._check(game_id, events, stored=True), credential)
 
-    async def _append_stored(
-        self, game_id: str, events: Sequence[Envelope], credential: str | None
-    ) -> AppendResult:
-        """`append` planned on the stored log (after a `HeadMismatch`); a second mismatch
-        (another writer again) is raised as the `VersionConflict` it is."""
-        plan = await self._stored_plan(game_id, events)
-        if not plan.fresh:
-            return self._merge(plan, None, await self._version(plan))
+    async def _check(
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        known_version: int | None = None,
+        *,
+        stored: bool = False,
+    ) -> Plan:
+        """The batch checked (`plan_append`) on the cached state, else (no cache, it refused,
+        it answers a duplicate at a version Redis does not hold, or `stored`) on the stored
+        log's state, at `known_version` when no state is cached and the caller just read it.
+
+        Raises:
+            RuleViolation, VersionConflict: as `append`, decided on the stored log's state.
+        """
+        check_game_ids(game_id, events)
+        cached = None if stored else self.cache.get(game_id)
+        # a game the lookup saw empty may have been created since (a creation sent twice at
+        # once): its version is read again, so an exact retry is answered as duplicates
+        version: int | None = known_version if cached is None and known_version else None
+        if cached is not None:
+            try:
+                plan: Plan | None = plan_append(game_id, events, cached)
+            except (RuleViolation, VersionConflict):
+                plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
+                self.cache.drop(game_id)
+            if plan is not None:
+                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
+                if not known:
+                    return plan  # only new events: the append script checks the version
+                version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
+                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
+                    plan.version = version
+                    return plan
+                self.cache.drop(game_id)  # Redis lost events, or another writer moved on
+        if version is None:
+            version = await self.store.version(game_id)
+        base = await self._load(game_id, version)
+        plan = plan_append(game_id, events, base)
+        # `_load` folds the stream as it is now: a version read before (the write's credential
+        # lookup, before its body was read) may be behind it
+        plan.version = base.state.seq if base is not None else version
+        return plan
+
+    async def _append(self, plan: Plan, credential: str | None) -> AppendResult:
+        """Append the plan's new events (none: all duplicates, answered at the stored version).
+
+        Raises:
+            VersionConflict (a `HeadMismatch` too), CredentialMismatch: the cache is dropped.
+        """
+        if not plan.fresh:  # all duplicates, confirmed against the stored version
+            return self._settle(plan, None, await self._version(plan))
         try:
-            stored = await self.store.append(game_id, plan.fresh, credential, plan.head)
+            stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head)
         except (VersionConflict, CredentialMismatch):
-            self.cache.drop(game_id)
+            self.cache.drop(plan.game_id)
             raise
-        return self._merge(plan, stored)
+        return self._settle(plan, stored)
 
     async def append_many(self, requests: Sequence[AppendRequest]) -> list[Outcome]:
         """Several appends, each all or nothing, with the same outcome as
@@ -184,8 +185,7 @@ class CheckedAppend:
             for i in members:
                 game_id, events = requests[i].game_id, requests[i].events
                 try:
-                    check_game_ids(game_id, events)
-                    plans.append((i, await self._checked(game_id, events)))
+                    plans.append((i, await self._check(game_id, events)))
                 except (RuleViolation, VersionConflict) as error:
                     out[i] = error
             writes = [(i, p) for i, p in plans if p.fresh]
@@ -205,15 +205,16 @@ class CheckedAppend:
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates
-                    out[i] = self._merge(plan, None, await self._version(plan))
+                    out[i] = self._settle(plan, None, await self._version(plan))
                 else:
-                    out[i] = self._merge(plan, result)
+                    out[i] = self._settle(plan, result)
         return out  # type: ignore[return-value]  # every slot is filled above
 
     async def _outcome(self, request: AppendRequest) -> Outcome:
         """The outcome of one request appended on the stored log (no cache)."""
         try:
-            return await self._append_stored(request.game_id, request.events, request.credential)
+            plan = await self._check(request.game_id, request.events, stored=True)
+            return await self._append(plan, request.credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as refused:
             return refused
 
@@ -223,9 +224,10 @@ class CheckedAppend:
             return plan.version
         return await self.store.version(plan.game_id)
 
-    def _merge(
+    def _settle(
         self, plan: Plan, stored: AppendResult | None, version: int | None = None
     ) -> AppendResult:
+        """The batch's positions, and the cache set to the state after it (dropped when unsure)."""
         raced = stored is not None and any(e.duplicate for e in stored.events)
         if stored is not None and not raced and len(plan.fresh) == len(plan.events):
             out: Sequence[AppendedEvent] = stored.events  # every event stored, in order
@@ -258,6 +260,10 @@ class CheckedAppend:
                 fresh_ids.add(key)
                 out.append(hit)
             else:
-                seq = hit.seq if hit else plan.seq_of(event.event_id)
+                seq = (
+                    hit.seq
+                    if hit
+                    else plan.added.get(event.event_id) or plan.base_ids[event.event_id]
+                )
                 out.append(AppendedEvent(key, seq, None, True))
         return out

@@ -30,29 +30,10 @@ class Plan:
     fresh: list[Envelope] = field(default_factory=list)
     version: int | None = None
     """The stored version read while planning (None: not read)."""
-
-    @property
-    def head(self) -> str | None:
-        """The event id the base state ends with (the append's expected head; None: no base)."""
-        if self.base is None or not self.base.state.history:
-            return None
-        return str(self.base.state.history[-1].event_id)
-
-    def seq_of(self, event_id: UUID) -> int:
-        """The seq of a batch event: added by this plan, else known in the base."""
-        if event_id in self.added:
-            return self.added[event_id]
-        assert self.base is not None  # a duplicate is known either here or in the base
-        return self.base.ids[event_id]
-
-
-def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
-    """Raises `RuleViolation` (`log.game_id`) when an event names another game."""
-    for event in events:
-        if event.game_id != game_id:
-            raise RuleViolation(
-                "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
-            )
+    head: str | None = None
+    """The event id the base state ends with (the append's expected head; None: no base)."""
+    base_ids: dict[UUID, int] = field(default_factory=dict)
+    """The base's event ids -> seqs (a duplicate's seq, when not added by this plan)."""
 
 
 def _same_fact(a: Envelope, b: Envelope) -> bool:
@@ -69,7 +50,7 @@ def _check_same_event(plan: Plan, event: Envelope) -> None:
     """
     original = next((e for e in plan.fresh if e.event_id == event.event_id), None)
     if original is None and plan.base is not None:
-        original = plan.base.state.history[plan.base.ids[event.event_id] - 1]
+        original = plan.base.state.history[plan.base_ids[event.event_id] - 1]
     if original is not None and not _same_fact(original, event):
         raise RuleViolation(
             "log.event_id_reused",
@@ -87,6 +68,9 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     """
     plan = Plan(game_id, events, base, base.state if base is not None else None)
     ids = base.ids if base is not None else {}
+    plan.base_ids = ids
+    if base is not None and base.state.history:
+        plan.head = str(base.state.history[-1].event_id)
     folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
     for event in events:
         if event.event_id in ids or event.event_id in plan.added:

@@ -29,7 +29,7 @@ from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
-from services.usecases.readmodels.viewjson import projection_view_json
+from services.usecases.readmodels.render import view_json
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")
@@ -343,7 +343,7 @@ class Project:
                         state.status,
                         state.game,
                         standings_json(state).decode(),
-                        view_json=projection_view_json(standings(state), state.cache),
+                        view_json=view_json(standings(state), state.cache),
                     )
                 )
             if w.held is not None and w.base_held is None:

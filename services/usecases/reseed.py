@@ -25,7 +25,7 @@ from services.keys import shard_of
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections
-from services.usecases.readmodels.viewjson import projection_view_json
+from services.usecases.readmodels.render import view_json
 from services.usecases.release import fold_until_refused
 
 log = structlog.get_logger("projector")
@@ -84,7 +84,7 @@ class Reseed:
                     state.status,
                     state.game,
                     standings_json(state).decode(),
-                    view_json=projection_view_json(standings(state), state.cache),
+                    view_json=view_json(standings(state), state.cache),
                 )
             )
         if refused is not None:

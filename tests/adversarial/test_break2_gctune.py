@@ -6,7 +6,7 @@ collector off for as long as that lasted, in the projector and in `scoreledger s
 HTTP requests go on making garbage). And in `scoreledger serve` (`tune_for_long_life()`
 without survivors: the deployed projector, deploy/compose.yaml `serve --projector`), the
 cyclic garbage a pause leaves is frozen at its end and no collection of that process ever
-sees it again (only `python -m services.projector` runs `full_collections`).
+sees it again (only `python -m services.cli.projector` runs `full_collections`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,9 @@ import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services import gctune
+from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.projections import RedisProjections
 from services.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
 from services.keys import Keys, shard_of
@@ -83,8 +85,9 @@ async def paused_loop(client: RedisClient, pause: CatchUpPause) -> ProjectorLoop
     for seq in (1, 2):
         await client.xadd(FEED, {"game": GAME, "seq": seq, "data": "{}"})
     projections = RedisProjections(client, KEYS)
-    loop = ProjectorLoop(client, KEYS, Instant(), projections, batch=1, block_ms=10)  # type: ignore[arg-type]
-    loop.positions[FEED] = START_ID
+    feeds = RedisShardFeeds(client, KEYS)
+    loop = ProjectorLoop(feeds, SHARDS, Instant(), projections, batch=1, block_ms=10)  # type: ignore[arg-type]
+    loop.positions[shard_of(GAME, SHARDS)] = START_ID
     assert await loop.step() == 1
     assert pause.paused
     assert not gc.isenabled()
@@ -118,7 +121,7 @@ async def test_a_loop_whose_reads_fail_while_paused_collects_again(
             loop.stopping = True
         raise RedisConnectionError("Redis went away")
 
-    monkeypatch.setattr(loop_module, "xread_streams", down)
+    monkeypatch.setattr(feeds_module, "xread_streams", down)
     loop._ahead.drop()  # the read-ahead of the full read: use the failing read
     await asyncio.wait_for(loop.run(), timeout=10)
     print(f"after {failures} failed reads: collector enabled {gc.isenabled()}")
@@ -152,7 +155,7 @@ def test_serve_with_other_roles_never_pauses_so_a_dropped_cycle_is_collected(
 async def test_a_projector_alone_pauses_and_collects_the_frozen_beside_it(
     catch_up: CatchUpPause, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`serve --projector` alone (as deployed) and `python -m services.projector`: survivors
+    """`serve --projector` alone (as deployed) and `python -m services.cli.projector`: survivors
     frozen, the pause on, and `full_collections` running beside the loop (the roles'
     lifespan enters `collecting_frozen`), which frees a cycle frozen by the pause."""
     monkeypatch.setattr(gctune, "FULL_EVERY_S", 0.05)

@@ -28,15 +28,6 @@ EXEMPT: dict[str, str] = {
 }
 """Prefixes allowed to import drivers and adapters anyway, each with its reason."""
 
-PENDING = {
-    "services/projector/loop.py",
-    "services/projector/readahead.py",
-    "services/push/hub.py",
-}
-"""PENDING, TO BE DELETED AT MERGE: moved behind ports at the same time on wt/ports-pipeline
-(the shard feeds, leases, change notices). Each must still break the rule (a stale entry fails
-`test_pending_entries_still_break_the_rule`), so the set empties as they are fixed."""
-
 DOMAIN_ALLOWED = {
     "__future__",
     "contracts",
@@ -99,18 +90,8 @@ def _allowed(rel: str) -> bool:
 
 
 def test_only_adapters_and_the_composition_root_import_drivers_or_adapters() -> None:
-    found = [
-        v
-        for path in modules()
-        if not _allowed(rel := _rel(path)) and rel not in PENDING
-        for v in violations(path)
-    ]
+    found = [v for path in modules() if not _allowed(_rel(path)) for v in violations(path)]
     assert found == [], "doors and use cases reach storage through the ports:\n" + "\n".join(found)
-
-
-def test_pending_entries_still_break_the_rule() -> None:
-    stale = [rel for rel in sorted(PENDING) if not violations(ROOT / rel)]
-    assert stale == [], f"no longer import drivers or adapters: delete from PENDING: {stale}"
 
 
 def test_every_exemption_is_still_needed() -> None:

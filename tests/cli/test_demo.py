@@ -41,6 +41,9 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
     assert demo.stderr.count("left Redis for the archive") == len(example_logs())
     # how to open the scoreboard: the kept-running demo, whose Redis holds the games
     assert "`.venv/bin/scoreledger demo --keep-running`" in " ".join(demo.stderr.split())
+    # the small tournament beside the games: its room screen, and where it ended
+    assert "/tv/tournaments/demo-cup" in " ".join(demo.stderr.split())
+    assert "2 of 2 rounds seated, 3 of 4 tables approved" in " ".join(demo.stderr.split())
     finals = [json.loads(line) for line in demo.stdout.splitlines()]
     logs = example_logs()
     assert len(finals) == len(logs) >= 2

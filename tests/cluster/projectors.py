@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def start_projector(
     redis_url: str, shards: int, stderr: IO[bytes] | int = subprocess.DEVNULL, **env: str
 ) -> subprocess.Popen[bytes]:
-    """`python -m services.projector` on `redis_url` with `shards`, JSON logs to `stderr`;
+    """`python -m services.cli.projector` on `redis_url` with `shards`, JSON logs to `stderr`;
     `env`: more `SCORELEDGER_*` settings (e.g. `LEASE_TTL_MS="1000"`)."""
     environ = {
         **os.environ,
@@ -44,7 +44,7 @@ def start_projector(
     environ.pop("REDIS_URL", None)
     environ.pop("PYTHONDONTWRITEBYTECODE", None)  # started many times: reuse cached bytecode
     return subprocess.Popen(
-        [sys.executable, "-m", "services.projector"],
+        [sys.executable, "-m", "services.cli.projector"],
         cwd=ROOT,
         env=environ,
         stdout=subprocess.DEVNULL,

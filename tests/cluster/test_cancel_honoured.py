@@ -12,6 +12,8 @@ import random
 import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
+from services.adapters.redis.notices import RedisChangeNotices
+from services.adapters.redis.projections import RedisProjections
 from services.keys import Keys
 from services.push.hub import ChangeHub
 
@@ -94,7 +96,13 @@ async def test_the_change_hub_stops_every_time(client: RedisClient) -> None:
     rng = random.Random(11)
     hung = 0
     for _ in range(40):
-        hub = ChangeHub(client, Keys(16), render=lambda raw: None)  # type: ignore[arg-type,return-value]
+        keys = Keys(16)
+        hub = ChangeHub(
+            RedisChangeNotices(client, keys),
+            RedisProjections(client, keys),
+            keys.shards,
+            render=lambda game_id, fields: None,
+        )
         await hub.start()
         await asyncio.sleep(rng.uniform(0, 0.1))
         reader = hub._task

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
-from services.adapters.redis.ownership import MEMBERS_KEY, ShardOwnership, assign
+from services.adapters.redis.ownership import MEMBERS_KEY
 from services.keys import Keys
+from services.usecases.ownership import ShardOwnership, assign
 
 KEYS = Keys(16)
 names = st.lists(st.text("abcdef", min_size=1, max_size=4), min_size=1, max_size=8, unique=True)

@@ -16,11 +16,11 @@ import pytest
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.lease import ShardLeases, lease_key
-from services.adapters.redis.ownership import ShardOwnership
 from services.bootstrap import Service, build
 from services.keys import Keys, shard_of
 from services.projector.loop import ProjectorLoop
 from services.settings import ServiceSettings
+from services.usecases.ownership import ShardOwnership
 from tests.cluster.projectors import (
     check_invariant,
     holders,
@@ -41,10 +41,10 @@ class Stepped:
 
     def __init__(self, url: str, owner: str, ttl_ms: int) -> None:
         self.service: Service = build(ServiceSettings(redis_url=url, shards=SHARDS, batch=500))
-        projections = self.service.ports.projections
-        assert hasattr(projections, "hold_lease")
+        pipe = self.service.ports.pipeline
+        assert pipe is not None
         self.loop = ProjectorLoop(
-            self.service.client, KEYS, self.service.cases.project, projections, block_ms=50
+            pipe.feeds, SHARDS, self.service.cases.project, pipe.projections, block_ms=50
         )
         leases = ShardLeases(self.service.client, KEYS, owner, ttl_ms)
         self.ownership = ShardOwnership(leases, self.loop.acquire, self.loop.lose)

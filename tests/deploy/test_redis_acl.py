@@ -28,8 +28,8 @@ from contracts.events import parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
+from services.adapters.redis.feed import feed_entries
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
-from services.adapters.redis.ownership import ShardOwnership
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.projections import (
     _GET_LUA,
@@ -42,10 +42,10 @@ from services.bootstrap import Roles, assemble, build, redis_ports
 from services.keys import Keys, shard_of
 from services.ports.deadletters import DeadLetter
 from services.ports.projections import START_ID
-from services.projector.loop import feed_entries
 from services.settings import ServiceSettings
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
+from services.usecases.ownership import ShardOwnership
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
 from tests.redis_fixture import free_port, wait_for_ping

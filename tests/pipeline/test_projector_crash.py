@@ -40,7 +40,7 @@ def start_projector(redis_url: str) -> subprocess.Popen[bytes]:
     }
     env.pop("REDIS_URL", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "services.projector"],
+        [sys.executable, "-m", "services.cli.projector"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
+from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import is_cluster
+from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.lease import ShardLeases
 from services.adapters.redis.projections import RedisProjections
 from services.keys import Keys, shard_of
 from services.ports.projections import START_ID, ProjectionBatch
-from services.projector import loop as loop_module
 from services.projector.loop import ProjectorLoop
 from services.usecases.project import Applied
 
@@ -57,9 +58,10 @@ async def test_shards_of_one_read_are_applied_together(redis_client: aioredis.Re
             KEYS.feed(shard_of(game, SHARDS)), {"game": game, "seq": 1, "data": "{}"}
         )
     project = Together(len(games))
-    loop = ProjectorLoop(redis_client, KEYS, project, RedisProjections(redis_client, KEYS))  # type: ignore[arg-type]
+    projections = RedisProjections(redis_client, KEYS)
+    loop = ProjectorLoop(RedisShardFeeds(redis_client, KEYS), SHARDS, project, projections)  # type: ignore[arg-type]
     for game in games:
-        loop.positions[KEYS.feed(shard_of(game, SHARDS))] = START_ID
+        loop.positions[shard_of(game, SHARDS)] = START_ID
     applied = await loop.step()
     print(f"shards read {len(games)}, applies in flight together {len(project.started)}")
     assert sorted(project.started) == sorted(shard_of(g, SHARDS) for g in games)
@@ -127,16 +129,17 @@ async def looping_over_one_feed(
         await client.xadd(feed, {"game": game, "seq": i + 1, "data": "{}"}) for i in range(entries)
     ]
     project = Recording()
-    loop = ProjectorLoop(client, KEYS, project, RedisProjections(client, KEYS), batch=1)  # type: ignore[arg-type]
-    loop.positions[feed] = START_ID
+    feeds = RedisShardFeeds(client, KEYS)
+    loop = ProjectorLoop(feeds, SHARDS, project, RedisProjections(client, KEYS), batch=1)  # type: ignore[arg-type]
+    loop.positions[shard_of(game, SHARDS)] = START_ID
     reads = [0]
-    real = loop_module.xread_streams
+    real = feeds_module.xread_streams
 
     async def counting(*args: Any, **kwargs: Any) -> Any:
         reads[0] += 1
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(loop_module, "xread_streams", counting)
+    monkeypatch.setattr(feeds_module, "xread_streams", counting)
     return loop, project, ids, reads
 
 
@@ -157,8 +160,8 @@ async def test_a_read_ahead_of_other_positions_is_not_used(
 ) -> None:
     loop, project, ids, reads = await looping_over_one_feed(redis_client, monkeypatch, 3)
     assert await loop.step() == 1
-    feed = next(iter(loop.positions))
-    loop.positions[feed] = START_ID  # reloaded from a checkpoint meanwhile (a failed write)
+    shard = next(iter(loop.positions))
+    loop.positions[shard] = START_ID  # reloaded from a checkpoint meanwhile (a failed write)
     assert await loop.step() == 1
     assert await loop.step() == 1
     assert project.seen == [i.decode() for i in (ids[0], ids[0], ids[1])]
@@ -197,13 +200,13 @@ async def test_a_shard_lost_during_the_feed_trim_ends_its_apply_quietly(
     project = Recording()
     project.views = Views()
     loop = ProjectorLoop(
-        redis_client,
-        KEYS,
+        RedisShardFeeds(redis_client, KEYS),
+        SHARDS,
         project,  # type: ignore[arg-type]
         RedisProjections(redis_client, KEYS),
         retention=retention,  # type: ignore[arg-type]
     )
     retention.loop = loop
-    loop.positions[feed] = START_ID
+    loop.positions[shard_of(game, SHARDS)] = START_ID
     assert await loop.step() == 1  # raised KeyError
-    assert feed not in loop.positions  # lost: not read again until re-acquired
+    assert shard_of(game, SHARDS) not in loop.positions  # lost: not read again until re-acquired

@@ -14,10 +14,10 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import memory_ports, running_projector
 from services.keys import Keys, shard_of
 from services.settings import ServiceSettings
-from services.usecases.readmodels.views import standings_view
 from services.usecases.reseed import Reseed
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_projected
+from tests.query.oracle import standings_view
 
 pytestmark = pytest.mark.redis
 

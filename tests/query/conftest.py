@@ -24,7 +24,7 @@ from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
 from services.keys import Keys, shard_of
 from services.settings import ServiceSettings
-from services.usecases.readmodels.viewjson import projection_view_json
+from services.usecases.readmodels.render import view_json
 
 DATA = Path(__file__).parent.parent / "cli" / "data"
 
@@ -64,7 +64,7 @@ class Seeder:
             "updated_at": updated_at,
         }
         if view:
-            fields["view"] = projection_view_json(result, state.cache)
+            fields["view"] = view_json(result, state.cache)
             fields["view_seq"] = result.seq
         await self.client.hset(self.keys.projection(game_id), mapping=fields)  # type: ignore[arg-type]
         await self.client.set(

@@ -15,11 +15,11 @@ import pytest
 
 from domain.fold import fold
 from domain.standings import standings
+from services.asgi.lean import LeanRoute
 from services.bootstrap import Roles, build_app
-from services.query.lean import LeanRoute
 from services.settings import ServiceSettings
-from services.usecases.readmodels.views import standings_view
 from tests.query.conftest import Seeder, load
+from tests.query.oracle import standings_view
 
 pytestmark = pytest.mark.redis
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from services.query.openapi import COMMITTED, generate
+from services.contracts_gen import openapi_json as generate
+from services.query.openapi import COMMITTED
 
 
 def test_committed_openapi_matches_the_app() -> None:

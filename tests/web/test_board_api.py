@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from services.push.frames import compact
+from services.usecases.readmodels.render import compact
 from tests.web import sse
 from tests.web.builders import example, referee
 from tests.web.conftest import Stack

@@ -10,11 +10,11 @@ from contextlib import AsyncExitStack
 import pytest
 import redis.asyncio as aioredis
 
+from services.asgi.lean import LeanRoute
+from services.bootstrap import change_hub, redis_ports
 from services.keys import Keys
 from services.push import routes
-from services.push.hub import ChangeHub, Delivery, Signal
-from services.push.routes import render_projection
-from services.query.lean import LeanRoute
+from services.push.hub import Delivery, Signal
 from tests.web import sse
 from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack
@@ -78,7 +78,7 @@ async def test_the_live_route_is_the_lean_one_and_a_gone_client_is_unsubscribed(
 
 
 async def test_an_idle_subscription_gets_a_keep_alive(redis_client: aioredis.Redis) -> None:
-    hub = ChangeHub(redis_client, Keys(SHARDS), render_projection, ping_s=0.05)
+    hub = change_hub(redis_ports(redis_client, Keys(SHARDS)), SHARDS, ping_s=0.05)
     await hub.start()
     try:
         async with hub.subscribe("idle-game") as sub:

@@ -15,7 +15,7 @@ from domain.standings import standings
 from services.push import routes
 from services.push.hub import Rendered
 from services.push.routes import render_projection
-from services.usecases.readmodels.viewjson import projection_view_json
+from services.usecases.readmodels.render import view_json
 from tests.query.conftest import load
 
 UPDATED = "2026-12-01T10:00:00+00:00"
@@ -32,7 +32,7 @@ def projection_hash(name: str, upto: int | None = None, view: bool = True) -> di
         "updated_at": UPDATED,
     }
     if view:
-        fields["view"] = projection_view_json(result, state.cache).decode()
+        fields["view"] = view_json(result, state.cache).decode()
         fields["view_seq"] = str(result.seq)
     return fields
 
@@ -44,7 +44,7 @@ def test_the_stored_view_is_passed_through(monkeypatch: pytest.MonkeyPatch) -> N
     def unused(*args: Any) -> Any:
         raise AssertionError("the view is rendered again")
 
-    monkeypatch.setattr(routes, "standings_view", unused)
+    monkeypatch.setattr(routes, "view_json", unused)
     passed = render_projection("tr-demo-1", fields)
     assert passed == rendered
     assert isinstance(passed, Rendered)

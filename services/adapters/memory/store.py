@@ -3,13 +3,17 @@
 Same contract as the Redis adapters (`tests/contract/` runs one suite against both): appends
 all or nothing with expected version and event-id dedupe, the credential digest stored with
 the creating append, projections and checkpoints changed together. Not for production: one
-process, nothing durable. Feed ids are `1-<n>` (n counts appends of the shard).
+process, nothing durable. Feed ids are `1-<n>` (n counts every id the backend handed out).
+A reader that waits (`ShardFeeds.read`, `ChangeNotices.read` with `block_ms`) is woken by the
+next append, notice or release (`MemoryBackend.notify`). Leases and the shard feeds' reads:
+`memory.leases`, `memory.feeds`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,7 +23,7 @@ from contracts.events import dump_event_json, parse_event_json
 from services.keys import shard_of
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
-from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, HeadMismatch, LeaseLost, VersionConflict
 from services.ports.eventlog import (
     AppendedEvent,
     AppendRequest,
@@ -27,6 +31,7 @@ from services.ports.eventlog import (
     FeedEntry,
     GamesPage,
 )
+from services.ports.leases import ShardLease
 from services.ports.notices import Notice
 from services.ports.projections import (
     START_ID,
@@ -56,10 +61,46 @@ class MemoryBackend:
     checkpoints: dict[int, str] = field(default_factory=dict)
     notices: dict[int, list[Notice]] = field(default_factory=dict)
     counter: int = 0
+    leases: dict[int, tuple[str, float]] = field(default_factory=dict)
+    """shard -> (token `<owner>:<fence>`, expiry on `time.monotonic`)."""
+    fences: dict[int, int] = field(default_factory=dict)
+    """shard -> its fencing counter (grows with every acquisition)."""
+    members: dict[str, float] = field(default_factory=dict)
+    """live projector owner -> membership expiry (`time.monotonic`)."""
+    trimmed_to: dict[int, str] = field(default_factory=dict)
+    """shard -> the last feed id trimmed from its feed (none: never trimmed)."""
+    waiters: list[asyncio.Future[None]] = field(default_factory=list, repr=False)
 
     def next_id(self) -> str:
         self.counter += 1
         return f"1-{self.counter}"
+
+    def lease_token(self, shard: int) -> str | None:
+        """The token holding `shard`'s lease now (None: none, or lapsed)."""
+        held = self.leases.get(shard)
+        if held is None or held[1] <= time.monotonic():
+            return None
+        return held[0]
+
+    def notify(self) -> None:
+        """Wake every reader waiting in `changed` (a feed entry or a notice was added)."""
+        waiters, self.waiters = self.waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def changed(self, timeout_s: float) -> None:
+        """Wait until the next `notify`, at most `timeout_s` seconds."""
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        try:
+            async with asyncio.timeout(timeout_s):
+                await waiter
+        except TimeoutError:
+            pass
+        finally:
+            if waiter in self.waiters:
+                self.waiters.remove(waiter)
 
 
 class MemoryEventLog:
@@ -122,6 +163,7 @@ class MemoryEventLog:
             if seq == 1 and request.credential:
                 self.b.digests[game_id] = request.credential
             out.append(AppendedEvent(str(event.event_id), seq, feed_id, False))
+        self.b.notify()
         return AppendResult(tuple(out), version)
 
     async def append_many(
@@ -212,10 +254,33 @@ class MemoryDeadLetters:
 
 
 class MemoryProjections:
-    """`Projections` in memory."""
+    """`FencedProjections` in memory: a held shard's write is refused (`LeaseLost`, nothing
+    written) unless its token holds the shard's lease with the newest fence, as on Redis."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
+        self.leases: dict[int, ShardLease] = {}
+
+    async def prepare(self) -> None:
+        """Nothing to load."""
+
+    def hold_lease(self, lease: ShardLease) -> None:
+        self.leases[lease.shard] = lease
+
+    def drop_lease(self, shard: int) -> None:
+        self.leases.pop(shard, None)
+
+    def _check_fence(self, shard: int) -> None:
+        lease = self.leases.get(shard)
+        if lease is None:
+            return
+        if self.b.lease_token(shard) != lease.token:
+            raise LeaseLost(shard, "lease")
+        if self.b.fences.get(shard) != lease.fence:
+            raise LeaseLost(shard, "fence")
+
+    async def fields(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        return [dict(self.b.projections.get(g, {})) for g in game_ids]
 
     async def checkpoint(self, shard: int) -> str:
         return self.b.checkpoints.get(shard, START_ID)
@@ -232,6 +297,7 @@ class MemoryProjections:
         return out
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
+        self._check_fence(batch.shard)
         stored = self.b.checkpoints.get(batch.shard)
         moves = batch.last_feed_id != ""  # "": a reseed, the checkpoint stays
         if moves and stored is not None and feed_id_key(batch.last_feed_id) <= feed_id_key(stored):
@@ -259,6 +325,7 @@ class MemoryProjections:
                 del notices[: max(0, len(notices) - changes_maxlen)]
         if moves:
             self.b.checkpoints[batch.shard] = batch.last_feed_id
+        self.b.notify()
         return WriteOutcome(False, frozenset(skipped))
 
     def _stored(self, game_id: str, checkpoint: str | None) -> StoredProjection | None:
@@ -314,11 +381,12 @@ class MemoryProjections:
         if seq > 0:
             entry = FeedEntry(self.b.next_id(), game_id, seq, data)
             self.b.feeds.setdefault(shard_of(game_id, self.b.shards), []).append(entry)
+            self.b.notify()
         return True
 
 
 class MemoryChangeNotices:
-    """`ChangeNotices` in memory (with `block_ms`, an empty read sleeps that long once)."""
+    """`ChangeNotices` in memory (with `block_ms`, an empty read waits that long for a notice)."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
@@ -327,24 +395,34 @@ class MemoryChangeNotices:
         notices = self.b.notices.get(shard, [])
         return notices[-1].entry_id if notices else START_ID
 
-    async def read(
-        self, after: Mapping[int, str], count: int = 500, block_ms: int | None = None
-    ) -> Sequence[Notice]:
+    async def tails(self, shards: Sequence[int]) -> list[str]:
+        return [await self.tail(shard) for shard in shards]
+
+    def _after(self, after: Mapping[int, str], count: int) -> list[Notice]:
         out: list[Notice] = []
         for shard, pos in after.items():
             key = feed_id_key(pos)
             fresh = [n for n in self.b.notices.get(shard, []) if feed_id_key(n.entry_id) > key]
             out += fresh[:count]
-        if not out and block_ms:
-            await asyncio.sleep(block_ms / 1000)
         return out
 
-    async def changed_since(self, game_id: str, after: str) -> Notice | None:
+    async def read(
+        self, after: Mapping[int, str], count: int = 500, block_ms: int | None = None
+    ) -> Sequence[Notice]:
+        out = self._after(after, count)
+        if not out and block_ms:
+            await self.b.changed(block_ms / 1000)
+            out = self._after(after, count)
+        return out
+
+    async def changed_since(
+        self, game_id: str, after: str, limit: int | None = None
+    ) -> Notice | None:
         shard = shard_of(game_id, self.b.shards)
-        key = feed_id_key(after)
-        hits = [
-            n
-            for n in self.b.notices.get(shard, [])
-            if n.game_id == game_id and feed_id_key(n.entry_id) > key
-        ]
+        try:
+            key = feed_id_key(after)
+        except ValueError:
+            raise ValueError(f"not a notice id: {after[:40]!r}") from None
+        later = [n for n in self.b.notices.get(shard, []) if feed_id_key(n.entry_id) > key]
+        hits = [n for n in later[:limit] if n.game_id == game_id]
         return hits[-1] if hits else None

@@ -99,18 +99,20 @@ async def xread_streams(
     """`XREAD COUNT count [BLOCK block_ms] STREAMS ...` over streams of different shards.
 
     Returns the XREAD reply shape: [(stream, [(entry id, fields), ...]), ...], streams with
-    entries only. On a cluster it does not block: when nothing is new it sleeps `poll_ms`
-    (under `block_ms`) and returns [], so a caller's read loop stays the same.
+    entries only. `block_ms` 0 (or less): no BLOCK at all (XREAD's `BLOCK 0` would wait
+    forever). On a cluster it does not block: when nothing is new it sleeps `poll_ms` (under
+    `block_ms`) and returns [], so a caller's read loop stays the same.
     """
     if not is_cluster(client):
         streams: dict[Any, Any] = dict(positions)
-        reply: Any = await client.xread(streams, count=count, block=block_ms)
+        block = block_ms if block_ms > 0 else None
+        reply: Any = await client.xread(streams, count=count, block=block)
         return list(reply or [])
     async with client.pipeline(transaction=False) as pipe:
         for stream, last_id in positions.items():
             pipe.xread({stream: last_id}, count=count)  # one stream: one slot
         replies = await pipe.execute()
     out = [item for reply in replies if reply for item in reply]
-    if not out:
+    if not out and block_ms > 0:
         await asyncio.sleep(min(poll_ms, block_ms) / 1000)
     return out

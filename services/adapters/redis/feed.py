@@ -66,3 +66,19 @@ def parse_feed_entry(
     if shard_of(game_id, shards) != shard:
         return bad("feed.wrong_shard", "game", f"game {game_id!r} is not of shard {shard}", game_id)
     return FeedEntry(feed_id, game_id, int(seq_text), fields[b"data"])
+
+
+def feed_entries(
+    game_entries: list[tuple[bytes, dict[bytes, bytes]]], shard: int, shards: int
+) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
+    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`): the `FeedEntry`s,
+    and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
+    good: list[FeedEntry] = []
+    bad: list[MalformedFeedEntry] = []
+    for entry_id, fields in game_entries:
+        entry = parse_feed_entry(entry_id, fields, shard, shards)
+        if isinstance(entry, MalformedFeedEntry):
+            bad.append(entry)
+        else:
+            good.append(entry)
+    return good, bad

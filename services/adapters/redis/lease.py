@@ -17,12 +17,16 @@ Source: research/tech.md §3.5 (leases, fencing); Kleppmann, "How to do distribu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.ownership import Membership
+from services.adapters.redis.unavailable import unavailable
 from services.keys import PREFIX, Keys
+from services.ports.errors import LeaseLost
+from services.ports.leases import ShardLease
+
+__all__ = ["LeaseLost", "ShardLease", "ShardLeases", "fence_key", "fenced_script", "lease_key"]
 
 
 def lease_key(keys: Keys, shard: int) -> str:
@@ -69,16 +73,6 @@ def fenced_script(body: str, lease_key_ref: str, fence_key_ref: str, token_ref: 
     return FENCE_CHECK_LUA + guard + body
 
 
-class LeaseLost(RuntimeError):
-    """A fenced write was refused: the caller no longer holds the shard's lease (`why`:
-    `lease` expired or taken over, `fence` an older acquisition). Stop the shard's reader."""
-
-    def __init__(self, shard: int, why: str) -> None:
-        super().__init__(f"shard {shard}: lease lost ({why}); the write was refused")
-        self.shard = shard
-        self.why = why
-
-
 def raise_if_fenced(error: ResponseError, shard: int) -> None:
     """Raise `LeaseLost` when `error` is a `FENCED` reply of a fenced script; else return."""
     text = str(error)
@@ -114,21 +108,10 @@ return 0
 """
 
 
-@dataclass(frozen=True, slots=True)
-class ShardLease:
-    """A held lease: `token` is `<owner>:<fence>`, the value a fenced script checks."""
-
-    shard: int
-    token: str
-
-    @property
-    def fence(self) -> int:
-        """The fencing number of this acquisition (grows with every new owner of the shard)."""
-        return int(self.token.rpartition(":")[2])
-
-
 class ShardLeases:
-    """Acquire, renew and release shard leases for one owner (a projector process).
+    """`ports.leases.ShardLeases` on Redis: acquire, renew and release shard leases for one
+    owner (a projector process), and its membership (`ownership.Membership`). Every call
+    raises `StoreUnavailable` for Redis's transient faults.
 
     Args:
         client: the process's client (`connect`); single node or cluster.
@@ -143,6 +126,8 @@ class ShardLeases:
         if ttl_ms < 100:
             raise ValueError(f"ttl_ms: {ttl_ms} is under 100 ms")
         self.client, self.keys, self.owner, self.ttl_ms = client, keys, owner, ttl_ms
+        self.shards = keys.shards
+        self._members = Membership(client)
         self._acquire = client.register_script(_ACQUIRE_LUA)
         self._renew = client.register_script(_RENEW_LUA)
         self._release = client.register_script(_RELEASE_LUA)
@@ -153,19 +138,31 @@ class ShardLeases:
     async def acquire(self, shard: int) -> ShardLease | None:
         """Take the shard's lease if nobody holds it (a new fence), or extend it if this owner
         already does (same token); None while another owner holds it."""
-        token = await self._acquire(keys=self._keys(shard), args=[self.owner, self.ttl_ms])
+        with unavailable():
+            token = await self._acquire(keys=self._keys(shard), args=[self.owner, self.ttl_ms])
         return ShardLease(shard, token.decode()) if token else None
 
     async def renew(self, lease: ShardLease) -> bool:
         """Extend the lease by `ttl_ms` if `lease.token` still holds it (compare-and-set)."""
         keys = self._keys(lease.shard)[:1]
-        return bool(await self._renew(keys=keys, args=[lease.token, self.ttl_ms]))
+        with unavailable():
+            return bool(await self._renew(keys=keys, args=[lease.token, self.ttl_ms]))
 
     async def release(self, lease: ShardLease) -> bool:
         """Give the lease up now (compare-and-delete), so the next owner need not wait."""
-        return bool(await self._release(keys=self._keys(lease.shard)[:1], args=[lease.token]))
+        with unavailable():
+            return bool(await self._release(keys=self._keys(lease.shard)[:1], args=[lease.token]))
 
     async def holder(self, shard: int) -> str | None:
         """The token holding the shard's lease now, or None."""
-        value = await self.client.get(lease_key(self.keys, shard))
+        with unavailable():
+            value = await self.client.get(lease_key(self.keys, shard))
         return value.decode() if isinstance(value, bytes) else value
+
+    async def members(self) -> list[str]:
+        """The live owners, this one included (registers it for `ttl_ms` more)."""
+        return await self._members.heartbeat(self.owner, self.ttl_ms)
+
+    async def leave(self) -> None:
+        """Remove this owner from the live owners now."""
+        await self._members.leave(self.owner)

@@ -27,6 +27,7 @@ from services.adapters.redis.lease import (
 )
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.readonly import ReadOnlyScript
+from services.adapters.redis.unavailable import unavailable
 from services.keys import Keys, shard_of
 from services.ports.projections import (
     START_ID,
@@ -119,6 +120,10 @@ class RedisProjections:
         self._release = client.register_script(_RELEASE_LUA)
         self._standings = client.register_script(_STANDINGS_LUA)
 
+    async def prepare(self) -> None:
+        """Load the fenced apply script (a refused script fails here, at start-up)."""
+        await self.client.script_load(FENCED_APPLY_LUA)
+
     def hold_lease(self, lease: ShardLease) -> None:
         """Fence the writes of `lease.shard` with its token from now on."""
         self._written.pop(lease.shard, None)
@@ -158,7 +163,8 @@ class RedisProjections:
         """One `APPLY_LUA` call for the whole batch (fenced when the shard's lease is held),
         sent with the other writes of this event-loop turn (`coalesce.ScriptCoalescer`).
 
-        Raises: `LeaseLost` when the lease is no longer this process's (nothing written).
+        Raises: `LeaseLost` when the lease is no longer this process's (nothing written);
+        `StoreUnavailable` for Redis's transient faults (written or not: the checkpoint says).
         """
         shard = batch.shard
         keys = [self.keys.checkpoint(shard), self.keys.changes(shard), self.keys.held(shard)]
@@ -171,15 +177,16 @@ class RedisProjections:
             args.append(op.view_json)
         lease = self.leases.get(batch.shard)
         self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
-        if lease is None:
-            out = await self._writes.call(self._apply, keys, args)
-        else:
-            keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
-            try:
-                out = await self._writes.call(self._fenced_apply, keys, [*args, lease.token])
-            except ResponseError as error:
-                raise_if_fenced(error, lease.shard)
-                raise
+        with unavailable():
+            if lease is None:
+                out = await self._writes.call(self._apply, keys, args)
+            else:
+                keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
+                try:
+                    out = await self._writes.call(self._fenced_apply, keys, [*args, lease.token])
+                except ResponseError as error:
+                    raise_if_fenced(error, lease.shard)
+                    raise
         if out == -1:
             return WriteOutcome(stale=True)
         if batch.last_feed_id and lease is not None and self.leases.get(shard) is lease:
@@ -217,6 +224,18 @@ class RedisProjections:
                 pipe.hgetall(self.keys.projection(game_id))
             replies = await pipe.execute()
         return [_stored({k.decode(): v.decode() for k, v in raw.items()}, None) for raw in replies]
+
+    async def fields(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """Each game's projection HASH decoded ({} when none): one pipeline (split per node on
+        a cluster). Raises: StoreUnavailable."""
+        if not game_ids:
+            return []
+        with unavailable():
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in game_ids:
+                    pipe.hgetall(self.keys.projection(game_id))
+                replies = await pipe.execute()
+        return [{k.decode(): v.decode() for k, v in raw.items()} for raw in replies]
 
     async def lag(self, cap: int) -> int:
         """Unapplied feed entries over all shards, each counted to `cap + 1` at most (one

@@ -14,12 +14,12 @@ Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9
 from __future__ import annotations
 
 import functools
-import json
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from contracts.envelope import Envelope
+from domain.memo import Memo
 from domain.standings import Standings
 from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
@@ -27,6 +27,7 @@ from services.usecases.readmodels import work
 from services.usecases.readmodels.errors import NotFound, Pending
 from services.usecases.readmodels.fairqueue import FairQueue, Limits
 from services.usecases.readmodels.offloop import LOCAL, PROCESSES, LogSource, Replays, read_paged
+from services.usecases.readmodels.render import view_json, with_position
 from services.usecases.readmodels.shapes import (
     EventsPage,
     GameSummary,
@@ -34,17 +35,9 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 from services.usecases.readmodels.snapshots import SnapshotConfig, page_job, state_job
-from services.usecases.readmodels.views import (
-    standings_view,
-)
 from services.usecases.sizedcache import ByteLRU
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
-
-
-def _json_text(value: str | None) -> bytes:
-    """`value` as a JSON string (null for None)."""
-    return b"null" if value is None else json.dumps(value).encode()
 
 
 class ReadModels:
@@ -156,26 +149,15 @@ class ReadModels:
             await self.version(game_id)
             raise Pending(f"game {game_id!r} is stored but not projected yet; retry")
         head = stored.view or self._rendered(game_id, stored.standings or b"")
-        # the two last fields of StandingsResponse, as `json.dumps` of them wrote them
-        return b"".join(
-            (
-                head[:-1],
-                b',"checkpoint": ',
-                _json_text(stored.checkpoint),
-                b', "updated_at": ',
-                _json_text(stored.updated_at),
-                b"}",
-            )
-        )
+        return with_position(head, stored.checkpoint, stored.updated_at)
 
     def _rendered(self, game_id: str, standings: bytes) -> bytes:
-        """The view of the stored `standings` JSON (`standings_view`, without checkpoint and
-        `updated_at`), rendered once per stored value."""
+        """The view of the stored `standings` JSON (`render.view_json`: an older projector's
+        value, stored without its view), rendered once per stored value."""
         cached = self._bodies.get(game_id)
         if cached is not None and cached[0] == standings:
             return cached[1]
-        view = standings_view(Standings.model_validate_json(standings), "projection")
-        head = view.model_dump_json(exclude={"checkpoint", "updated_at"}).encode()
+        head = view_json(Standings.model_validate_json(standings), Memo())
         self._bodies.put(game_id, (standings, head))
         return head
 

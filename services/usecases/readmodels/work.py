@@ -17,11 +17,11 @@ from domain.standings import standings
 from services.usecases.readmodels import replay
 from services.usecases.readmodels.errors import NotFound
 from services.usecases.readmodels.exports import bgstats_link, bgstats_play, score_sheet_csv
+from services.usecases.readmodels.render import view
 from services.usecases.readmodels.shapes import EventsPage, LedgerResponse, StandingsResponse
 from services.usecases.readmodels.views import (
     audit_events,
     ledger_view,
-    standings_view,
     voids_by_target,
 )
 
@@ -41,7 +41,7 @@ def standings_replay(events: Sequence[Envelope]) -> StandingsResponse:
 
 def standings_of(state: GameState) -> StandingsResponse:
     """The standings of a folded game (source `replay`)."""
-    return standings_view(standings(state), "replay")
+    return view(standings(state), "replay")
 
 
 def series_json(events: Sequence[Envelope]) -> bytes:

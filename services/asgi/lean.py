@@ -1,5 +1,6 @@
 """Lean routes: the hot reads (live standings, live SSE) as raw ASGI endpoints in the app's
-router, ahead of their FastAPI declarations.
+router, ahead of their FastAPI declarations. Shared by the query and push doors (so neither
+imports the other).
 
 FastAPI's request handling (dependency solving, parameter validation, a `Request` object, the
 response model, its SSE producer/keep-alive tasks) cost about two thirds of a standings GET

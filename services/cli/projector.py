@@ -1,5 +1,6 @@
-"""`python -m services.projector`: run the projector process until SIGINT / SIGTERM (then its
-shard leases are released, so the other projectors take the shards over at once).
+"""`python -m services.cli.projector`: run the projector process until SIGINT / SIGTERM (then its
+shard leases are released, so the other projectors take the shards over at once). An entry point
+beside the CLI, so the projector door imports no composition root.
 
 A start-up failure (Redis unreachable, refused credentials, a script Redis would not load,
 no answer within `projector_start_timeout_s`) logs one `projector.start_failed` line and exits

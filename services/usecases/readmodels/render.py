@@ -1,0 +1,240 @@
+"""The one standings renderer: the domain's `Standings` -> every answer that shows them.
+
+The schema is the pydantic models of `shapes.py` (`StandingsResponse`, `PlayerLine`,
+`CompactLine`); the renderer is driven by their fields, so a field added to the domain's
+`Standings` / `PlayerStanding` and to the view's model under the same name is rendered
+everywhere without touching this module (a field of the view that is neither the domain's
+nor derived here fails at import, `_steps`).
+
+* `view_json(result, memo, source)`: the body of `GET /games/{id}/standings` without
+  `checkpoint` and `updated_at`, as bytes: `StandingsResponse.model_dump_json(exclude=...)` byte
+  for byte (tests check it through play, voids and unlabelled categories). The projector
+  stores it beside the standings (`ProjectionOp.view_json`) once per change; the query
+  service (FastAPI route and raw ASGI front door alike) and the SSE hub pass those bytes on.
+* `with_position(head, checkpoint, updated_at)`: the served GET body (the two position
+  fields appended).
+* `view(result, source, ...)`: the same answer as a `StandingsResponse` (replay, CLI, demo),
+  parsed from `view_json`'s bytes, so it cannot differ from them.
+* `compact(body)`: a later frame of `GET /games/{id}/live` (`CompactLine` players: `points`,
+  `{category key: points}` of the non-zero categories, instead of the labelled breakdown).
+
+Cost: the fields the domain holds as they are go out through the domain model's own pydantic
+serializer, a run of consecutive fields in one call; each player's line is kept in the game's
+memo (`GameState.cache`) while the line is the same object (the standings keep a player's
+line while its inputs are unchanged, `domain.standings._lines`) under the same labels, and
+the breakdown is one `%`-template per game and label set. About 21 µs a change on the
+simulated games. Source: issue 9 (the stored view), issue 12 (compact frames), issue 18
+(one renderer).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from pydantic_core import to_json
+
+from domain.memo import Memo
+from domain.standings import CategoryLabel, PlayerStanding, Standings
+from services.usecases.readmodels.labels import category_labels, outcome_text
+from services.usecases.readmodels.shapes import CompactLine, PlayerLine, StandingsResponse
+
+Source = Literal["projection", "replay"]
+POSITION = frozenset({"checkpoint", "updated_at"})
+"""The view's fields that say where the stored value stands, appended when it is served."""
+
+
+@dataclass(slots=True)
+class _Labels:
+    """The constant JSON of a game's label set: per category key `{"key":..,"en":..,"ru":..,
+    "endgame":..,"points":`, and the whole breakdown as one `%`-template of the points."""
+
+    keys: tuple[str, ...]
+    prefixes: dict[str, bytes]
+    breakdown: bytes
+    zeros: tuple[int, ...]
+    subsets: dict[tuple[str, ...], bytes] = field(default_factory=dict)
+    """The template of each subset of the keys a provisional part has shown so far."""
+
+    def template(self, keys: tuple[str, ...]) -> bytes:
+        """The `%`-template of the `CategoryPoints` of `keys` (a subset, in label order)."""
+        made = self.subsets.get(keys)
+        if made is None:
+            made = self.subsets[keys] = b",".join(
+                self.prefixes[k].replace(b"%", b"%%") + b"%d}" for k in keys
+            )
+        return made
+
+    @classmethod
+    def of(cls, labels: Sequence[CategoryLabel]) -> _Labels:
+        prefixes = {
+            c.key: to_json({"key": c.key, "en": c.en, "ru": c.ru, "endgame": c.endgame})[:-1]
+            + b',"points":'
+            for c in labels
+        }
+        keys = tuple(c.key for c in labels)
+        made = cls(keys, prefixes, b"", (0,) * len(keys))
+        made.breakdown = made.template(keys)
+        return made
+
+
+# --- the plan: the view's fields, in order, each passed through, computed or spliced -------
+
+Render = Callable[..., bytes]
+"""`render(value, context, **spliced)`: the JSON object of one view model (see `_compile`)."""
+
+
+def _compile(
+    view: type[BaseModel], domain: type[BaseModel], computed: dict[str, str], spliced: list[str]
+) -> Render:
+    """The renderer of `view`'s fields in order (`POSITION` left out), as one generated function
+    `render(value, context, **spliced)`: a field the domain model holds under the same name is
+    `value.<name>`; a `computed` one is its Python expression (of `value`, `context` and this
+    module's names); a `spliced` one is a keyword argument, its JSON already rendered (a
+    player's line, kept while it stands). Each run of consecutive non-spliced fields is one
+    `to_json` of a dict, as fast as writing it out by hand.
+
+    Raises:
+        TypeError: a view field is neither the domain model's nor computed nor spliced (a field
+            the schema gained but nothing renders).
+    """
+    pieces: list[str] = []  # expressions of bytes, in order, joined with nothing between
+    run: list[str] = []
+
+    def close() -> None:
+        if run:  # `to_json` of a dict: its braces trimmed where it meets the other pieces
+            start = "1" if pieces else ""
+            if pieces:
+                pieces.append("b','")
+            pieces.append(f"to_json({{{', '.join(run)}}})[{start}:-1]")
+            run.clear()
+
+    for name in view.model_fields:
+        if name in POSITION:
+            continue
+        if name in spliced:
+            close()
+            comma = b"," if pieces else b"{"
+            pieces.append(repr(comma + to_json(name) + b":"))
+            pieces.append(name)
+        elif name in computed:
+            run.append(f"{name!r}: {computed[name]}")
+        elif name in domain.model_fields:
+            run.append(f"{name!r}: value.{name}")
+        else:
+            raise TypeError(f"{view.__name__}.{name} is neither {domain.__name__}'s nor rendered")
+    if run:
+        close()
+        pieces[-1] = pieces[-1].replace(":-1]", ":]")  # the last piece keeps its closing brace
+    else:
+        pieces.append("b'}'")  # the last field was spliced: close the object
+    source = (
+        f"def render(value, context, {', '.join(spliced)}):\n"
+        f"    return b''.join(({', '.join(pieces)},))\n"
+    )
+    namespace: dict[str, Any] = {"to_json": to_json, "outcome_text": outcome_text}
+    exec(compile(source, f"<render {view.__name__}>", "exec"), namespace)
+    render: Render = namespace["render"]
+    return render
+
+
+_line = _compile(PlayerLine, PlayerStanding, {}, ["breakdown", "provisional"])
+_view = _compile(
+    StandingsResponse,
+    Standings,
+    {"result": "outcome_text(value) or None", "source": "context"},
+    ["players"],
+)
+
+
+# --- the answers --------------------------------------------------------------------------
+
+
+def view_json(result: Standings, memo: Memo, source: Source = "projection") -> bytes:
+    """The standings view of `result` without `POSITION` (see the module docstring); `memo` is
+    the game's (`GameState.cache`; a fresh `Memo()` renders once)."""
+    labels = category_labels(result)
+    keys = tuple(c.key for c in labels)
+    game = memo.get(("readmodels.view_labels",), (), partial(_Labels.of, labels), (keys,))
+    lines = [
+        memo.get(("readmodels.view_line", p.player_id), (p,), partial(_line_json, p, game), (keys,))
+        for p in result.players
+    ]
+    return _view(result, source, players=b"[" + b",".join(lines) + b"]")
+
+
+def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
+    """`PlayerLine` JSON of `player`: the breakdown labelled, every category shown (0 where
+    none), and the provisional part's categories labelled likewise."""
+    breakdown = game.breakdown % tuple(map(player.categories.get, game.keys, game.zeros))
+    provisional = b"null"
+    if player.provisional is not None:
+        extra = player.provisional.categories
+        shown = tuple(k for k in game.keys if k in extra)
+        categories = game.template(shown) % tuple(map(extra.__getitem__, shown))
+        provisional = b'{"categories":[%b],"total":%d}' % (categories, player.provisional.total)
+    return _line(player, None, breakdown=b"[%b]" % breakdown, provisional=provisional)
+
+
+def with_position(head: bytes, checkpoint: str | None, updated_at: str | None) -> bytes:
+    """The served standings body: `head` (`view_json`'s bytes) with `checkpoint` and
+    `updated_at` appended (as `json.dumps` of them wrote them)."""
+    return b"".join(
+        (
+            head[:-1],
+            b',"checkpoint": ',
+            _json_text(checkpoint),
+            b', "updated_at": ',
+            _json_text(updated_at),
+            b"}",
+        )
+    )
+
+
+def _json_text(value: str | None) -> bytes:
+    return b"null" if value is None else json.dumps(value).encode()
+
+
+def view(
+    result: Standings,
+    source: Source,
+    checkpoint: str | None = None,
+    updated_at: str | None = None,
+) -> StandingsResponse:
+    """The standings view of `result` as its model (parsed from `view_json`, so the same)."""
+    body = with_position(view_json(result, Memo(), source), checkpoint, updated_at)
+    return StandingsResponse.model_validate_json(body)
+
+
+def compact(body: dict[str, Any]) -> dict[str, Any]:
+    """A later live frame's standings: `body` (the full view, parsed) with each player a
+    `CompactLine` (`points` and the provisional `{total, points}` of non-zero categories; the
+    page keeps the labels from the first, full frame); pure."""
+    players = []
+    for p in body.get("players", []):
+        line: dict[str, Any] = {}
+        for name in _COMPACT_FIELDS:
+            if name == "points":
+                line[name] = _points(p.get("breakdown", []))
+            elif name == "provisional":
+                part = p.get("provisional")
+                line[name] = (
+                    {"total": part["total"], "points": _points(part.get("categories", []))}
+                    if part
+                    else None
+                )
+            else:
+                line[name] = p.get(name)
+        players.append(line)
+    return {**{k: v for k, v in body.items() if k != "players"}, "players": players}
+
+
+_COMPACT_FIELDS = tuple(CompactLine.model_fields)
+
+
+def _points(categories: list[dict[str, Any]]) -> dict[str, int]:
+    return {c["key"]: c["points"] for c in categories if c.get("points")}

@@ -1,0 +1,121 @@
+// The organiser's desk (`/tournaments/{id}/desk`): seat the next round, see which tables of
+// the current round have not reported, approve a reported (or disputed) result, drop a
+// player. Writes go to the tournament's ingest routes with the organiser token, which is
+// entered once and kept in this tab's `sessionStorage` (gone when the tab closes: a shared
+// laptop at a venue keeps no organiser token). The page repaints from the tournament's SSE;
+// each write's outcome (or the refusal's rule and message) is announced under the buttons.
+import { t } from "./i18n.js";
+import { translatePage } from "./page.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
+
+const KEY = `scoreledger.organiser.${tid}`;
+const tokenInput = document.getElementById("tn-token");
+const message = document.getElementById("tn-msg");
+
+
+function say(text, error = false) {
+  message.textContent = text;
+  message.classList.toggle("error", error);
+}
+
+/** One write with the organiser token; resolves to the JSON answer, or null after saying
+ * why it was refused. */
+async function write(method, url, body) {
+  const token = sessionStorage.getItem(KEY) || tokenInput.value.trim();
+  const headers = { authorization: `Bearer ${token}` };
+  if (body) headers["content-type"] = "application/json";
+  const response = await fetch(url, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    say(`${t("tn_refused")} (${answer.rule || response.status}): ${answer.detail || answer.title || response.statusText}`, true);
+    return null;
+  }
+  return answer;
+}
+
+function resultText(results, names) {
+  if (!results) return "—";
+  return [...results].sort((a, b) => a.place - b.place).map((r) => `${r.place}. ${names[r.player_id] || r.player_id} (${r.score})`).join(", ");
+}
+
+function paintTables(tn) {
+  const names = namesOf(tn);
+  const round = currentRound(tn);
+  const tables = round ? round.tables : [];
+  const missing = tables.filter((x) => x.status === "seated").map((x) => x.table);
+  document.getElementById("tn-missing").textContent = !round ? "" : missing.length
+    ? `${t("tn_not_reported")}: ${missing.map((n) => `${t("tn_table")} ${n}`).join(", ")}`
+    : t("tn_all_reported");
+  document.querySelector("#tn-tables tbody").replaceChildren(...tables.map((x) => {
+    const tr = el("tr");
+    tr.dataset.table = x.table;
+    tr.dataset.status = x.status;
+    const action = el("td");
+    if (x.status === "reported" || x.status === "disputed") {
+      const button = el("button", t("tn_approve"));
+      button.type = "button";
+      button.setAttribute("aria-label", `${t("tn_approve")}: ${t("tn_table")} ${x.table}`);
+      button.addEventListener("click", async () => {
+        const done = await write("POST", `${base}/tables/${x.table}/result`, { action: "approve", round: round.round, by: "organiser" });
+        if (done) say(`${t("tn_approved_msg")} ${x.table}`);
+      });
+      action.append(button);
+    }
+    tr.append(el("td", String(x.table)), el("td", x.players.map((p) => names[p] || p).join(", ")),
+      el("td", statusWord(x.status), "tn-status"), el("td", resultText(x.approved || x.reported, names)), action);
+    return tr;
+  }));
+}
+
+function paintPlayers(frame) {
+  const tn = frame.tournament;
+  const dropped = new Set(tn.players.filter((p) => p.dropped_after !== null).map((p) => p.player_id));
+  document.querySelector("#tn-players tbody").replaceChildren(...frame.standings.players.map((p) => {
+    const tr = el("tr");
+    tr.dataset.player = p.player_id;
+    const action = el("td");
+    if (!dropped.has(p.player_id)) {
+      const button = el("button", t("tn_drop"));
+      button.type = "button";
+      button.setAttribute("aria-label", `${t("tn_drop")}: ${p.name}`);
+      button.addEventListener("click", async () => {
+        if (!confirm(t("tn_confirm_drop").replace("{name}", p.name))) return;
+        const done = await write("DELETE", `${base}/players/${encodeURIComponent(p.player_id)}`);
+        if (done) say(`${t("tn_dropped_msg")} ${p.name}`);
+      });
+      action.append(button);
+    } else {
+      action.textContent = t("tn_dropped");
+    }
+    tr.append(el("td", String(p.place)), el("td", p.name), el("td", num(p.points)), action);
+    return tr;
+  }));
+}
+
+async function paint(frame) {
+
+  const tn = frame.tournament;
+  document.getElementById("tn-title").textContent = tn.settings.title;
+  document.title = `${t("tn_desk")}: ${tn.settings.title} — scoreledger`;
+  document.getElementById("tn-round").textContent = roundTitle(tn);
+  const done = tn.rounds.length >= tn.settings.rounds && currentRound(tn)?.closed;
+  document.getElementById("tn-seat").disabled = Boolean(done);
+  if (done) document.getElementById("tn-missing").textContent = t("tn_all_rounds");
+  paintTables(tn);
+  paintPlayers(frame);
+}
+
+document.getElementById("tn-token-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  sessionStorage.setItem(KEY, tokenInput.value.trim());
+  say(t("tn_token_set"));
+});
+document.getElementById("tn-seat").addEventListener("click", async () => {
+  const seated = await write("POST", `${base}/rounds`);
+  if (seated) say(`${t("tn_seated_round")} ${seated.round}: ${seated.tables.length} ${t("tn_tables").toLowerCase()}`);
+});
+tokenInput.value = sessionStorage.getItem(KEY) || "";
+document.getElementById("tn-tv-link").href = `/tv${base}`;
+document.getElementById("tn-me-link").href = `${base}/me`;
+translatePage();
+follow(paint);

@@ -1,0 +1,61 @@
+// Shared by the tournament pages (room screen, phone view, organiser's desk, overlay): the
+// tournament id from the URL, the live feed (`/tournaments/{id}/live`, one `tournament` event
+// per change: `{seq, tournament, standings}`), and small helpers over a frame.
+import { t } from "./i18n.js";
+import { liveStatus } from "./page.js";
+
+/** The tournament id: the path segment after `tournaments` (`/tv/tournaments/{id}`,
+ * `/tournaments/{id}/me`, `/tournaments/{id}/desk`, `/overlay/tournaments/{id}`). */
+export function tournamentId() {
+  const parts = location.pathname.split("/").filter(Boolean);
+  return decodeURIComponent(parts[parts.indexOf("tournaments") + 1]);
+}
+
+export const tid = tournamentId();
+export const base = `/tournaments/${encodeURIComponent(tid)}`;
+
+/** Call `paint(frame)` with every frame of the tournament's SSE (the browser resumes after a
+ * dropped connection with `Last-Event-ID`). Returns the EventSource. */
+export function follow(paint) {
+  const source = new EventSource(`${base}/live`);
+  liveStatus(source);
+  source.addEventListener("tournament", async (e) => {
+    await paint(JSON.parse(e.data));
+  });
+  return source;
+}
+
+/** The last seated round (or null). */
+export function currentRound(tournament) {
+  return tournament.rounds.at(-1) || null;
+}
+
+/** player id -> name. */
+export function namesOf(tournament) {
+  return Object.fromEntries(tournament.players.map((p) => [p.player_id, p.name]));
+}
+
+/** A table status (`seated`, `reported`, `approved`, `disputed`) in words. */
+export function statusWord(status) {
+  return t(`tn_status_${status}`);
+}
+
+/** A number of points without a needless ".0" (placement points may be fractions). */
+export function num(value) {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/0$/, "");
+}
+
+/** A small element helper: `el("li", "text", "class")`. */
+export function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+/** "Round 2 of 5" (or "No round seated yet"). */
+export function roundTitle(tournament) {
+  const round = currentRound(tournament);
+  if (!round) return t("tn_not_seated");
+  return `${t("tn_round")} ${round.round} ${t("tn_of")} ${tournament.settings.rounds}`;
+}

@@ -1,0 +1,40 @@
+// The tournament's stream overlay (`/overlay/tournaments/{id}`): the standings on a transparent
+// page for stream software, read-only, live over `/tournaments/{id}/live`. The game overlay's
+// parameters and classes (overlay.css): `theme=dark|light`, `scale=0.25..4`, `lang=en|ru`, and
+// `rows=1..32` (the first N places; default 8).
+import { t } from "./i18n.js";
+import { el, follow, num, roundTitle } from "./tournament.js";
+
+const params = new URLSearchParams(location.search);
+
+function numberParam(name, lo, hi, fallback) {
+  const value = Number(params.get(name));
+  if (!params.has(name) || !Number.isFinite(value)) return fallback;
+  return Math.min(hi, Math.max(lo, value));
+}
+
+const options = {
+  theme: params.get("theme") === "light" ? "light" : "dark",
+  scale: numberParam("scale", 0.25, 4, 1),
+  rows: Math.round(numberParam("rows", 1, 32, 8)),
+};
+const root = document.getElementById("overlay");
+root.classList.add(options.theme);
+root.style.setProperty("--scale", options.scale);
+root.dataset.theme = options.theme;
+root.dataset.rows = options.rows;
+
+follow(async (frame) => {
+  const tn = frame.tournament;
+  document.getElementById("ov-game").textContent = tn.settings.title;
+  document.getElementById("ov-status").textContent = roundTitle(tn);
+  document.getElementById("ov-players").replaceChildren(...frame.standings.players.slice(0, options.rows).map((p) => {
+    const li = el("li", null, "ov-player");
+    li.dataset.player = p.player_id;
+    li.style.setProperty("--pc", "#56b4e9");
+    const total = el("span", num(p.points), "ov-total");
+    total.setAttribute("aria-label", `${p.name}: ${num(p.points)} ${t("tn_pts")}`);
+    li.append(el("span", String(p.place), "ov-rank"), el("span", p.name, "ov-name"), total, el("span", t("tn_pts"), "ov-prov"));
+    return li;
+  }));
+});

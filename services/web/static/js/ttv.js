@@ -1,0 +1,120 @@
+// The tournament room screen (`/tv/tournaments/{id}`): the current round's tables with their
+// players in seat order (and the live leader of each table's game, when the table is played
+// as a scoreledger game), the standings, and a QR code to the phone view
+// (`/tournaments/{id}/qr.svg`, drawn by the server). Live over `/tournaments/{id}/live`; the
+// leaders follow `/games/live` (one connection for every table: a change of one of the
+// round's games refetches that game's standings).
+import { t } from "./i18n.js";
+import { translatePage } from "./page.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
+
+const grid = document.getElementById("ttv-tables");
+const lines = document.getElementById("ttv-standings");
+const leaders = new Map(); // game id -> "Name 45"
+let gamesFeed = null;
+let watched = new Set(); // the current round's game ids
+
+/** Columns of the tables grid for `n` tables (then rows follow). */
+function columns(n) {
+  if (n <= 2) return Math.max(n, 1);
+  if (n <= 4) return 2;
+  if (n <= 6) return 3;
+  if (n <= 12) return 4;
+  if (n <= 15) return 5;
+  return 6;
+}
+
+function tableCard(table, names, points) {
+  const li = el("li", null, `ttv-table ${table.status}`);
+  li.dataset.table = table.table;
+  if (table.game_id) li.dataset.game = table.game_id;
+  const card = el("article", null, "ttv-card");
+  const head = el("h3");
+  head.append(el("span", `${t("tn_table")} ${table.table}`), el("span", statusWord(table.status), "ttv-status"));
+  const seats = el("ol", null, "ttv-seats");
+  table.players.forEach((pid, i) => {
+    const row = el("li");
+    row.dataset.player = pid;
+    row.append(el("span", String(i + 1), "ttv-seat-no"), el("span", names[pid] || pid, "ttv-pname"),
+      el("span", num(points[pid] ?? 0), "ttv-pts"));
+    seats.append(row);
+  });
+  const leader = el("p", table.game_id ? leaders.get(table.game_id) || "" : "", "ttv-leader");
+  card.append(head, seats, leader);
+  li.append(card);
+  return li;
+}
+
+function paintStandings(standings) {
+  const n = standings.players.length;
+  const scols = n > 12 ? 2 : 1;
+  lines.style.setProperty("--scols", scols);
+  lines.style.setProperty("--lines", Math.max(8, Math.ceil(n / scols)));
+  lines.replaceChildren(...standings.players.map((p) => {
+    const li = el("li", null, p.dropped ? "dropped" : "");
+    li.dataset.player = p.player_id;
+    li.append(el("span", `${p.place}.`, "ttv-place"), el("span", p.name, "ttv-pname"),
+      el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
+    if (p.dropped) li.title = t("tn_dropped");
+    return li;
+  }));
+}
+
+async function paint(frame) {
+  const tn = frame.tournament;
+  document.getElementById("ttv-title").textContent = tn.settings.title;
+  document.title = `${tn.settings.title} — scoreledger`;
+  document.getElementById("ttv-round").textContent = roundTitle(tn);
+  const round = currentRound(tn);
+  const names = namesOf(tn);
+  const points = Object.fromEntries(frame.standings.players.map((p) => [p.player_id, p.points]));
+  const tables = round ? round.tables : [];
+  const cols = columns(tables.length);
+  grid.style.setProperty("--cols", cols);
+  grid.style.setProperty("--rows", Math.max(1, Math.ceil(tables.length / cols)));
+  grid.replaceChildren(...tables.map((table) => tableCard(table, names, points)));
+  const empty = document.getElementById("ttv-empty");
+  empty.hidden = tables.length > 0;
+  empty.textContent = t("tn_not_seated");
+  paintStandings(frame.standings);
+  watchGames(tables.map((table) => table.game_id).filter(Boolean));
+}
+
+/** The leader of game `gameId` in words ("Ada 45", shared leads joined), into its card. */
+async function refreshLeader(gameId) {
+  const response = await fetch(`/games/${encodeURIComponent(gameId)}/standings`);
+  if (!response.ok) return;
+  const s = await response.json();
+  const top = s.players.filter((p) => p.rank === 1);
+  const text = top.length ? `${t("tn_leads")}: ${top.map((p) => p.name).join(", ")} ${top[0].total}` : "";
+  leaders.set(gameId, text);
+  const node = grid.querySelector(`[data-game="${CSS.escape(gameId)}"] .ttv-leader`);
+  if (node) node.textContent = text;
+}
+
+function watchGames(ids) {
+  const next = new Set(ids);
+  const added = ids.filter((id) => !watched.has(id));
+  watched = next;
+  added.forEach(refreshLeader);
+  if (!next.size || gamesFeed) return;
+  gamesFeed = new EventSource("/games/live?limit=1");
+  gamesFeed.addEventListener("game", (e) => {
+    const id = JSON.parse(e.data).change?.game_id;
+    if (watched.has(id)) refreshLeader(id);
+  });
+}
+
+function showQr() {
+  const phone = new URL(`${base}/me`, location.origin).href;
+  const img = document.getElementById("ttv-qr-code");
+  img.src = `${base}/qr.svg`;
+  img.alt = `${t("tn_qr")}: ${phone}`;
+  img.dataset.url = phone;
+  document.getElementById("ttv-qr").hidden = false;
+}
+
+translatePage();
+showQr();
+document.title = `${tid} — scoreledger`;
+follow(paint);
