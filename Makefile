@@ -5,7 +5,7 @@ PYTEST_ARGS ?=
 RUN := $(UV) run --frozen --no-sync
 # A full install (.venv/.synced: dev, test and bench groups) also serves the demo.
 DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
-FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases
+FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases tests/architecture
 # The suites on the session's Redis (`redis_url`). Not here: tests/cluster and
 # tests/cli/test_cluster_commands.py run on a cluster in `make test` already; the rest of
 # tests/web drives a browser.

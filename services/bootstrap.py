@@ -1,8 +1,8 @@
 """The one composition root: settings -> one Redis client (one retry policy) -> adapters ->
 use cases -> the app and the processes for the roles asked.
 
-Nothing else builds a client, an adapter or a use case (but the replay worker processes, which
-build their own event log in `services.replaylog`). The app's mounting order (it is also
+Nothing else builds a client, an adapter or a use case (the replay worker processes build their
+own event log here too: `replay_log`). The app's mounting order (it is also
 `contracts/openapi.json`'s order): query, ingest, live push, web scoreboard (after push, so
 `/games/live` is not taken for a game id), probes. Handlers receive typed dependencies
 (router factories taking the use cases); no `app.state` look-ups. FastStream's inbox broker
@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
@@ -31,7 +33,7 @@ from services.adapters.memory.store import (
 )
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore
-from services.adapters.redis.connect import RedisClient, connect_from
+from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
@@ -39,6 +41,8 @@ from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
+from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
+from services.adapters.redis.localredis import demo_redis as demo_redis
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
@@ -52,6 +56,7 @@ from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
 from services.ports.hotgames import HotGames
+from services.ports.inbox import InboxQueue
 from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.notices import ChangeNotices, ProjectionFields
@@ -59,12 +64,12 @@ from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
 from services.push.hub import ChangeHub
-from services.replaylog import OpeningArchive, archive_of, replay_log
-from services.settings import ServiceSettings
+from services.settings import CommonSettings, IngestSettings, ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.league_rating import OpenSkillModel
 from services.usecases.leagues import Leagues
+from services.usecases.opening import OpeningArchive
 from services.usecases.project import Project
 from services.usecases.readmodels.fairqueue import Limits
 from services.usecases.readmodels.offloop import PROCESSES, LogSource
@@ -86,7 +91,9 @@ from services.usecases.tournaments import Tournaments
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
     from faststream import FastStream
+    from faststream.redis import RedisBroker
 
+    from services.ingest.inbox import Inbox
     from services.projector.loop import ProjectorLoop
     from services.query.front import FrontedFastAPI
     from services.query.metrics import QueryMetrics
@@ -330,8 +337,10 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start);
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
+    from services.adapters.redis.inbox import RedisInboxQueue
     from services.ingest.inbox import Inbox, Retention
     from services.ingest.inbox_app import build_inbox_app
+    from services.ingest.inbox_entry import game_of_entry
 
     settings = service.settings
     retention = Retention(
@@ -341,7 +350,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         settings.inbox_max_len,
     )
     inbox = Inbox(
-        service.client,
+        RedisInboxQueue(service.client, service.keys.inbox, game_of_entry),
         service.keys,
         service.cases.record,
         service.ports.letters,
@@ -350,7 +359,23 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         max_entry_bytes=settings.max_body_bytes,
         follow=service.cases.tables.after_write,
     )
-    return build_inbox_app(service.settings, inbox, consumer)
+    return build_inbox_app(service.settings, inbox, inbox_broker(settings), consumer)
+
+
+def inbox_broker(settings: IngestSettings) -> RedisBroker:
+    """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
+    cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
+    from faststream.redis import RedisBroker, RedisClusterBroker
+
+    from services.adapters.redis.connect import parse_target
+
+    target = parse_target(settings.redis_url, settings.redis_cluster)
+    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
+    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
+    if target.cluster:
+        options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
+        return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
+    return RedisBroker(target.url, **options)
 
 
 @asynccontextmanager
@@ -677,3 +702,101 @@ def _install_lean_routes(
         routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
         install(app, routes)
         app.front = FrontDoor(app, routes, metrics)
+
+
+async def ping_once(settings: CommonSettings, timeout_s: float) -> None:
+    """PING the store of `settings` once as its role's user, on a client of its own with no
+    retries, replies and connects within `timeout_s` (`services.cli.startup`'s check).
+
+    Raises: the ports' `StoreError` (`StoreUnavailable`: unreachable, refused credentials,
+    loading, ...), OSError, ValueError (a bad URL).
+    """
+    client = connect(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        max_connections=2,
+        pool_timeout_s=timeout_s,
+        socket_timeout_s=timeout_s,
+        connect_timeout_s=min(settings.redis_connect_timeout_s, timeout_s),
+        retries=0,
+        **settings.redis_options(),
+    )
+    try:
+        await client.ping()
+    finally:
+        await client.aclose()
+
+
+def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
+    """The inbox door on the in-memory adapters: `ports` and a `MemoryInboxQueue` of the shared
+    stream (tests, the AsyncAPI document, an in-process pipeline)."""
+    from services.adapters.memory.inbox import MemoryInboxQueue
+    from services.ingest.inbox import Inbox
+    from services.ingest.inbox_entry import game_of_entry
+
+    keys = Keys(settings.shards)
+    record = use_cases(ports, settings).record
+    return Inbox(MemoryInboxQueue(keys.inbox, game_of_entry), keys, record, ports.letters)
+
+
+def inbox_document_app(settings: ServiceSettings) -> FastStream:
+    """The inbox app on the in-memory adapters, for its AsyncAPI document (nothing connects)."""
+    from services.ingest.inbox_app import build_inbox_app
+
+    inbox = memory_inbox(memory_ports(settings.shards), settings)
+    return build_inbox_app(settings, inbox, inbox_broker(settings))
+
+
+def archive_of(settings: CommonSettings) -> OpeningArchive | None:
+    """The archive of `settings.archive_url` (None when unset): a directory for
+    `file:///dir`, PostgreSQL (pooled, its schema migrated when first opened) for
+    `postgresql://`. Nothing is opened until first use or `open()`."""
+    if settings.archive_url is None:
+        return None
+    url = settings.archive_url.get_secret_value()
+    if url.startswith("file://"):
+
+        async def directory() -> Archive:
+            from services.adapters.directory.archive import DirectoryArchive
+
+            return DirectoryArchive(Path(unquote(urlsplit(url).path)))
+
+        return OpeningArchive(directory)
+
+    async def postgres() -> Archive:
+        from services.adapters.postgres.archive import PostgresArchive
+
+        return await PostgresArchive.open(url)
+
+    return OpeningArchive(postgres)
+
+
+def replay_log(settings: ServiceSettings) -> EventLog:
+    """The event log on a new client of `settings` (made in the calling process; no
+    connection is opened until the first read), falling through to the archive when one is
+    set."""
+    client, keys = connect_from(settings), Keys(settings.shards)
+    log = RedisEventLog(client, keys)
+    archive = archive_of(settings)
+    if archive is None:
+        return log
+    return TieredEventLog(log, RedisHotGames(client, keys), ArchiveReader(archive))
+
+
+@asynccontextmanager
+async def inbox_writer(settings: CommonSettings, keys: Keys) -> AsyncIterator[InboxQueue]:
+    """The shared inbox stream (`keys.inbox`) of the store `settings` name, as a queue to add
+    entries to (the simulator's inbox sink), on a client of its own closed at the end."""
+    from services.adapters.redis.inbox import RedisInboxQueue
+    from services.ingest.inbox_entry import game_of_entry
+
+    client = connect_from(settings)
+    try:
+        yield RedisInboxQueue(client, keys.inbox, game_of_entry)
+    finally:
+        await client.aclose()
+
+
+def memory_tournaments() -> Tournaments:
+    """The tournaments use case on a fresh in-memory tournament log (the simulator)."""
+    return Tournaments(MemoryTournamentLog())

@@ -17,16 +17,10 @@ CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 def asyncapi_yaml() -> str:
     """`contracts/asyncapi.yaml`: the inbox app built on memory ports, documented by FastStream
     (`services.ingest.asyncapi.document`)."""
-    from services.bootstrap import memory_ports, use_cases
+    from services.bootstrap import inbox_document_app
     from services.ingest.asyncapi import document, document_settings
-    from services.ingest.inbox import Inbox
-    from services.ingest.inbox_app import build_inbox_app
-    from services.keys import Keys
 
-    settings = document_settings()
-    ports = memory_ports()
-    inbox = Inbox(None, Keys(), use_cases(ports, settings).record, ports.letters)  # type: ignore[arg-type]
-    return document(build_inbox_app(settings, inbox))
+    return document(inbox_document_app(document_settings()))
 
 
 def openapi_json() -> str:

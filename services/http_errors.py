@@ -8,10 +8,11 @@
 * the read models' `NotFound` -> 404 `read.<code>` (`read.game_not_found`, ...), `Pending` ->
   503 `read.projection_pending` with `Retry-After: 1`; `ReplayRefused` -> 429 / 503
   `replay.*` with `Retry-After` (`services.query.replaylimits`);
-* Redis unreachable or unable to serve (refused, timeout, LOADING, cluster down, failover,
-  out of memory, no pool connection free within `redis_pool_timeout_s`) -> 503
-  `service.storage_unavailable` with `Retry-After: 1` (`STORAGE_FAULTS`, and the plain
-  `ResponseError` replies of `STORAGE_FAULT_REPLIES`: NOREPLICAS, MISCONF, BUSY, MASTERDOWN);
+* the storage unable to serve (the ports' `StoreUnavailable`: Redis refused, timed out,
+  LOADING, cluster down, failover, out of memory, no pool connection free within
+  `redis_pool_timeout_s`, NOREPLICAS, MISCONF, BUSY, MASTERDOWN, as the Redis adapter
+  translates them in `services/adapters/redis/errors.py`; the archive's `ArchiveUnavailable`)
+  -> 503 `service.storage_unavailable` with `Retry-After: 1`, naming the error's reason;
 * `ReplicasUnconfirmed` -> 503 `append.replicas_unconfirmed` with `Retry-After` (an append
   too few replicas confirmed in time, `SCORELEDGER_APPEND_REPLICAS`);
 * any other exception -> 500 `server.internal` without detail (it is logged).
@@ -32,10 +33,8 @@ import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.sse import ServerSentEvent
-from redis import exceptions as rexc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.ingest.transient import reply_code
 from services.ports.archive import ArchiveUnavailable
 from services.ports.errors import ReplicasUnconfirmed, StoreUnavailable
 from services.problems import (
@@ -59,32 +58,12 @@ MAX_ERRORS = 10
 """Most schema errors a 422 lists (the rest are counted in `detail`)."""
 MAX_MSG_CHARS = 120
 
-STORAGE_FAULTS: dict[type[Exception], str] = {
-    ArchiveUnavailable: "the archive is unreachable",
-    StoreUnavailable: "the store is unreachable",  # its own `reason` is answered (storage_fault)
-    rexc.BusyLoadingError: "Redis is loading its data",
-    rexc.AuthenticationError: "Redis refused the credentials",
-    rexc.MaxConnectionsError: "no Redis connection free",
-    rexc.ConnectionError: "Redis unreachable",
-    rexc.TimeoutError: "Redis did not answer in time",
-    rexc.ClusterDownError: "the Redis cluster is down",
-    rexc.TryAgainError: "a Redis cluster slot is moving",
-    rexc.ClusterError: "the Redis cluster cannot serve",
-    rexc.SlotNotCoveredError: "a Redis cluster slot is not covered",
-    rexc.ReadOnlyError: "Redis is read-only (a failover in progress)",
-    rexc.OutOfMemoryError: "Redis is out of memory",
-}
-"""Transient storage faults answered 503 (the most specific class first: the order is the
-lookup order), each with the reason the problem names. Any other Redis error stays a 500."""
+STORAGE_FAULTS: tuple[type[Exception], ...] = (ArchiveUnavailable, StoreUnavailable)
+"""The port errors answered 503 (`ArchiveUnavailable`: "the archive is unreachable"; a
+`StoreUnavailable` names its own `reason`, set by the adapter that raised it). Any other error
+stays a 500."""
 
-STORAGE_FAULT_REPLIES: dict[str, str] = {
-    "NOREPLICAS": "Redis has too few replicas to take writes",
-    "MISCONF": "Redis cannot persist its data (a failed background save)",
-    "BUSY": "Redis is busy running a script",
-    "MASTERDOWN": "the Redis primary is down",
-}
-"""Transient faults redis-py raises as a plain `ResponseError`, by the reply's first word
-(issue #10): answered 503 as the `STORAGE_FAULTS`."""
+ARCHIVE_UNAVAILABLE = "the archive is unreachable"
 
 
 def bounded_errors(errors: Any) -> list[dict[str, Any]]:
@@ -178,17 +157,11 @@ def storage_fault(exc: BaseException) -> str | None:
     if isinstance(exc, BaseExceptionGroup):
         reasons = [storage_fault(e) for e in exc.exceptions]
         return reasons[0] if reasons and all(reasons) else None
-    if isinstance(exc, StoreUnavailable):  # a port's: its adapter named the fault
+    if isinstance(exc, StoreUnavailable):
         return exc.reason
-    text = str(exc)
-    if isinstance(exc, rexc.ConnectionError) and (
-        "No connection available" in text or "no Redis connection free" in text
-    ):
-        return STORAGE_FAULTS[rexc.MaxConnectionsError]  # the pool waited its timeout
-    found = next((why for kind, why in STORAGE_FAULTS.items() if isinstance(exc, kind)), None)
-    if found is None and isinstance(exc, rexc.ResponseError):
-        found = STORAGE_FAULT_REPLIES.get(reply_code(exc))
-    return found
+    if isinstance(exc, ArchiveUnavailable):
+        return ARCHIVE_UNAVAILABLE
+    return None
 
 
 def storage_problem(reason: str) -> ProblemResponse:

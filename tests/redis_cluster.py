@@ -25,7 +25,7 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from services.cli.localcluster import free_cluster_port
+from services.adapters.redis.localcluster import free_cluster_port
 from tests.redis_fixture import wait_for_ping
 
 

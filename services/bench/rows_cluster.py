@@ -1,8 +1,8 @@
 """Issue 10's "1 vs 3 Redis Cluster nodes" rows: the same log appended through the real append
 path (`RedisEventLog.append`, the services' own client from `connect`) and then caught up by
 one projector process (`python -m services.cli.projector`), on one `redis-server` and on a local
-3-master Redis Cluster (`services.cli.localcluster`, the one `scoreledger demo --cluster`
-starts), on the same machine.
+3-master Redis Cluster (`services.adapters.redis.localcluster`, the one `scoreledger demo
+--cluster` starts), on the same machine.
 
 Run it alone (about a minute):
     .venv/bin/python -m services.bench.rows_cluster [GAMES]
@@ -21,13 +21,13 @@ from redis.cluster import RedisCluster
 from contracts.events import parse_event_json
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.localcluster import throwaway_cluster
 from services.bench import corpus
 from services.bench.layout import SHARDS, Loader, sync_client
 from services.bench.proc import cpu_of
 from services.bench.rows_projector import applied, projector
 from services.bench.table import Row
 from services.bench.trees import Tree, current
-from services.cli.localcluster import throwaway_cluster
 from services.keys import Keys
 
 CHUNK = 20

@@ -1,6 +1,6 @@
 """`scoreledger demo`: the whole pipeline on this machine, end to end.
 
-Finds a Redis (`services.cli.localredis`), starts ingest, projector and query in-process under
+Finds a Redis (`services.adapters.redis.localredis`), starts ingest, projector and query in-process under
 uvicorn on a free port, publishes the bundled example games event by event through the real
 HTTP ingest (round-robin across games) while a rich Live view shows the publishing progress and
 the standings read back from the query API, waits until every game is projected, then prints

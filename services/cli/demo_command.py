@@ -46,9 +46,9 @@ def demo(
     `--cluster` a throwaway 3-master Redis Cluster), ingest, projector and query in-process;
     publish the example games over HTTP with live standings; end with final standings checked
     against `scoreledger score` and the measured events/s."""
+    from services.bootstrap import NoRedis, demo_redis
     from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
     from services.cli.lifetime import exit_on_sigterm, sigterm_deferred
-    from services.cli.localredis import NoRedis, demo_redis
     from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
     from services.logging import configure_logging

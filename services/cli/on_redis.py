@@ -66,11 +66,11 @@ def run_on_redis(
     error or an `OSError`: 69, 77 or 78 as `classify` decides. Other exceptions propagate
     (they are bugs, not the storage).
     """
-    from redis.exceptions import RedisError
+    from services.ports.errors import StoreError
 
     if check:
         check_or_exit(command, settings)
     try:
         return asyncio.run(work())
-    except (RedisError, OSError) as error:
+    except (StoreError, OSError) as error:
         fail(command, classify(error, settings))

@@ -32,9 +32,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from redis import exceptions as rexc
 
-from services.adapters.redis.connect import connect
+from services.ports.errors import StoreError
 from services.settings import CommonSettings
 
 EXIT_UNAVAILABLE = 69
@@ -126,7 +125,7 @@ def _cause(error: BaseException) -> str:
             return "unknown host"
         if isinstance(seen, ssl.SSLError):
             return "TLS handshake failed"
-        if isinstance(seen, TimeoutError | rexc.TimeoutError):
+        if isinstance(seen, TimeoutError) or _kind(seen) == "timeout":
             return "no answer in time"
         seen = seen.__cause__ or seen.__context__
     text = str(error).lower()
@@ -137,9 +136,13 @@ def _cause(error: BaseException) -> str:
     return type(error).__name__
 
 
+def _kind(error: BaseException) -> str | None:
+    """What failed, for a storage error (`StoreError.kind`), else None."""
+    return error.kind if isinstance(error, StoreError) else None
+
+
 def _chain(error: BaseException) -> list[BaseException]:
-    """`error` and its causes/contexts, outermost first (the cluster client wraps the
-    `AuthenticationError` of a node in a `RedisClusterException`)."""
+    """`error` and its causes/contexts, outermost first."""
     chain: list[BaseException] = []
     seen: BaseException | None = error
     while seen is not None and seen not in chain:
@@ -152,18 +155,18 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
     where = masked(settings.redis_url)
     chain = _chain(error)
-    auth = next((e for e in chain if isinstance(e, rexc.AuthenticationError)), None)
+    auth = next((e for e in chain if _kind(e) == "credentials"), None)
     if auth is not None or any("WRONGPASS" in str(e) for e in chain):
         return StartupFailure(
             f"Redis at {where} refused the credentials of user {_user(settings)!r}", EXIT_NOPERM
         )
-    if isinstance(error, rexc.NoPermissionError | rexc.AuthorizationError):
+    if _kind(error) == "permission":
         said = scrubbed(str(error), settings.redis_url)[:160]  # Redis names the command or key
         return StartupFailure(
             f"Redis at {where} refused a command of ACL user {_user(settings)!r} ({said})",
             EXIT_NOPERM,
         )
-    if isinstance(error, rexc.BusyLoadingError):
+    if _kind(error) == "loading":
         return StartupFailure(f"Redis at {where} is loading its data; retry", EXIT_UNAVAILABLE)
     if isinstance(error, ValueError):  # redis-py or the cluster URL parser refused the URL
         said = scrubbed(str(error), settings.redis_url)[:200].removeprefix("redis_url: ")
@@ -198,21 +201,10 @@ def settings_failure(error: ValidationError) -> StartupFailure:
 
 
 async def _ping(settings: CommonSettings, timeout_s: float) -> None:
-    client = connect(
-        settings.redis_url,
-        cluster=settings.redis_cluster,
-        max_connections=2,
-        pool_timeout_s=timeout_s,
-        socket_timeout_s=timeout_s,
-        connect_timeout_s=min(settings.redis_connect_timeout_s, timeout_s),
-        retries=0,
-        **settings.redis_options(),
-    )
-    try:
-        async with asyncio.timeout(timeout_s + 1):
-            await client.ping()
-    finally:
-        await client.aclose()
+    from services.bootstrap import ping_once  # the composition root builds the client
+
+    async with asyncio.timeout(timeout_s + 1):
+        await ping_once(settings, timeout_s)
 
 
 def check_redis(settings: CommonSettings, timeout_s: float = 3.0) -> None:
@@ -285,8 +277,10 @@ class LifespanGuard:
         leaf = error
         while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
             leaf = leaf.exceptions[0]
-        if storage_fault(error) is not None or isinstance(
-            leaf, OSError | rexc.NoPermissionError | rexc.AuthorizationError
+        if (
+            storage_fault(error) is not None
+            or isinstance(leaf, OSError)
+            or _kind(leaf) == "permission"
         ):
             found = classify(leaf, self.settings)
             return StartupFailure(f"a role failed to start: {found.message}", found.code)

@@ -12,18 +12,20 @@ JSON array of envelopes of one game), `token` (the game's write token; an entry 
 game carries the token its creator chose) and, where the deployment requires one,
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
-the raw body and the refusal's kind/rule/field/message (never a token).
+the raw body and the refusal's kind/rule/field/message (never a token). Everything it asks of
+the stream (acks, a game's older pending entries, holds, trimming) goes through the
+`InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
 Only a refusal (rules, contract, auth) is dead-lettered, once per entry, and a game's entries
 are decided in stream order (issue 10). The design, simplest first:
 
 * **A Redis fault is waited out, not judged.** A delivery is settled in rounds; a round that
-  meets a transient Redis error (`services.ingest.transient`) is retried whole with tenacity's
+  meets a transient storage error (the ports' `StoreUnavailable`, `services.ingest.transient`) is retried whole with tenacity's
   exponential backoff until Redis answers. Retrying is safe: appends are idempotent by event
   id, and nothing else (letters, acks) is written before the round's appends succeeded. The
   handler does not return meanwhile, so this consumer reads nothing newer.
-* **Per game, stream order.** A refused entry whose game still has an older entry in the group's
-  PEL (read by some consumer, not yet acked) is not decided: it and the later entries of its
+* **Per game, stream order.** A refused entry whose game still has an older entry pending in the
+  group (`InboxQueue.pending_older`: read by some consumer, not yet acked) is not decided: it and the later entries of its
   game wait (rounds again, backoff, up to `ORDER_WAIT_S`; then, or at once when the older entry
   is one this consumer already left pending, they stay pending for the reclaimer and the
   consumer reads on). So an entry that only conflicts because its predecessor sits with another
@@ -33,25 +35,28 @@ are decided in stream order (issue 10). The design, simplest first:
   applied between the append and the check); a rule or contract refusal stands
   (`STANDING_KINDS`).
 * **Oversized entries deleted at once.** An entry over `max_entry_bytes` is lettered (its first
-  `max_entry_bytes` kept), acked and XDELed in the same round, so a hostile integration's
+  `max_entry_bytes` kept), acked and deleted in the same round, so a hostile integration's
   40 MB entries do not stay in Redis for the inbox retention (a day).
-* **Settled = acked at once.** Each round XACKs what it settled (recorded, or dead-lettered
+* **Settled = acked at once.** Each round acks what it settled (recorded, or dead-lettered
   with `DeadLetters.put_once` keyed by the inbox id, `inbox:<id>`; on an integration's stream
   `inbox:<stream>:<id>`, so ids of two streams never meet: a redelivery letters nothing new)
-  before anything waits, so two replicas never wait on each other; waiting entries are re-claimed
-  (XCLAIM JUSTID) each round so no reclaimer takes them from a live consumer. Settled entries
-  are trimmed by retention (`trim_inbox`, after `inbox_keep_s`).
+  before anything waits, so two replicas never wait on each other; waiting entries are held
+  (`InboxQueue.hold`: on Redis XCLAIM JUSTID, idle 0) each round so no claim takes them from a
+  live consumer. Settled entries are trimmed by retention (`InboxQueue.trim`, after
+  `inbox_keep_s`). FastStream's ack policies cannot do this (they ack or leave a batch as a
+  whole: `services.ingest.inbox_app`), so acks are ours (`AckPolicy.MANUAL`).
 * **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
   `ingest-<hostname>-<pid>`: unique per process, and stable across container restarts, where
   the pid is 1). A `Reclaimer` (`services.ingest.inbox_pel`) settles this consumer's own
   pending entries at start-up and whenever nothing works on them (a read reply lost in a Redis
-  restart), and claims entries idle for `inbox_claim_idle_ms` from any consumer (a dead
-  replica's). It never waits on order: what it cannot decide yet stays pending for its next pass.
+  restart); FastStream's claiming subscriber (`min_idle_time`) takes entries idle for
+  `inbox_claim_idle_ms` from any consumer (a dead replica's). Neither waits on order: what
+  they cannot decide yet stays pending for the next pass.
 
 A poison entry (refused by a rule) is dead-lettered alone: nothing of it is stored, so the
 table's next entry at the same seq is accepted. If the table sends none, every later entry of
 that game is refused by version (`conflict`, expected > actual), as HTTP answers 409: the
-game's log cannot skip a seq. Anything else raised (a bug, a non-transient Redis error)
+game's log cannot skip a seq. Anything else raised (a bug, a non-transient store error)
 leaves the delivery pending; the reclaimer tries it again.
 """
 
@@ -63,16 +68,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 import structlog
-from redis.exceptions import ResponseError
 
-from services.adapters.redis.connect import RedisClient
-from services.adapters.redis.retention import trim_dead_letters, trim_inbox
 from services.ingest.inbox_entry import entry_of, game_of_entry, raw_of
-from services.ingest.inbox_pel import PendingGames
 from services.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.keys import Keys
 from services.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
+from services.ports.inbox import InboxQueue
 from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
 
@@ -81,6 +83,8 @@ Follow = Callable[[str, bytes | None], Awaitable[object]]
 """Called with a recorded entry's game id and data (`TableGames.after_write`); never raises."""
 
 GROUP = "ingest"
+"""The inbox streams' consumer group (the Redis adapter's `GROUP`; FastStream's subscribers
+read in it)."""
 ORDER_WAIT_S = 5.0
 """Longest a consumer waits, in one delivery, for an older entry of a game that another task
 holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
@@ -135,36 +139,58 @@ class _Delivery:
     clear: set[int] = field(default_factory=set)
 
 
+@dataclass(slots=True)
+class _Sorted:
+    """One round's outcomes by what becomes of them: `recorded`, `refused` (dead-lettered
+    now), or undecided: `waiting` (an older entry of the game is in flight: retry soon),
+    `parked` (its older entry is ours, left pending: the reclaimer's), `again` (refused on a
+    state read before the PEL: decided again next round). `held` maps a game to the list its
+    later refusals join; `decided` holds the ids settled so far."""
+
+    decided: set[bytes]
+    recorded: list[Recorded] = field(default_factory=list)
+    refused: list[tuple[int, Refusal]] = field(default_factory=list)
+    waiting: list[int] = field(default_factory=list)
+    parked: list[int] = field(default_factory=list)
+    again: list[int] = field(default_factory=list)
+    held: dict[str, list[int]] = field(default_factory=dict)
+
+    def refuse(self, d: _Delivery, i: int, refusal: Refusal) -> None:
+        self.refused.append((i, refusal))
+        self.decided.add(d.ids[i])
+
+    def undecided(self) -> set[int]:
+        return {*self.waiting, *self.again, *self.parked}
+
+
 class Inbox:
-    """Settles the entries of one inbox stream, `stream` (default the shared `keys.inbox`):
-    records them, dead-letters refusals once, acks (see the module docstring). `client` None:
-    a door without a stream (no PEL, no acks: memory tests, the AsyncAPI document)."""
+    """Settles the entries of one inbox stream, `queue` (the `InboxQueue` port; the shared
+    `keys.inbox` or an integration's): records them, dead-letters refusals once, acks (see the
+    module docstring)."""
 
     def __init__(
         self,
-        client: RedisClient,
+        queue: InboxQueue,
         keys: Keys,
         record: Record,
         letters: DeadLetters,
         retention: Retention | None = None,
         *,
         retry_cap_s: float = 2.0,
-        stream: str | None = None,
         max_entry_bytes: int | None = None,
         follow: Follow | None = None,
     ) -> None:
-        self.client = client
+        self.queue = queue
         self.follow = follow  # after a recorded entry: tournament tables follow their games
         self.max_entry_bytes = max_entry_bytes  # None: unbounded (tests); as HTTP's body limit
         self.keys = keys
-        self.stream = stream or keys.inbox
+        self.stream = queue.stream
         self.record = record
         self.letters = letters
         self.retention = retention  # None: no trimming (tests that count every entry)
         self.retry_cap_s = retry_cap_s
         self.closing = False  # set on shutdown: retries stop, entries stay pending
         self.in_flight: set[bytes] = set()  # ids a task of this process is settling
-        self.pending = PendingGames(client, self.stream, GROUP, game_of_entry)
         self._trimmed = _Clock()
         self._letters_trimmed = _Clock()
 
@@ -173,13 +199,12 @@ class Inbox:
         retries; its own PEL, in-flight ids and trim clock; the dead-letter stream's trim clock
         shared, so the letters are trimmed at most once per `every_s` by all doors together."""
         other = Inbox(
-            self.client,
+            self.queue.sibling(stream),
             self.keys,
             self.record,
             self.letters,
             self.retention,
             retry_cap_s=self.retry_cap_s,
-            stream=stream,
             max_entry_bytes=self.max_entry_bytes,
             follow=self.follow,
         )
@@ -187,25 +212,17 @@ class Inbox:
         return other
 
     async def trim(self) -> tuple[int, int]:
-        """Retention (`services.adapters.redis.retention`), each at most once per
+        """Retention (`InboxQueue.trim`, `DeadLetters.trim`), each at most once per
         `retention.every_s`: (entries of this stream, dead letters) trimmed."""
-        if self.retention is None:
+        r = self.retention
+        if r is None:
             return (0, 0)
-        every_s, now_ms = self.retention.every_s, int(time.time() * 1000)
+        now_ms = int(time.time() * 1000)
         inbox = letters = 0
-        if self._trimmed.due(every_s):
-            inbox = await trim_inbox(
-                self.client,
-                self.stream,
-                GROUP,
-                self.retention.inbox_keep_s,
-                now_ms,
-                self.retention.inbox_max_len,
-            )
-        if self._letters_trimmed.due(every_s):
-            letters = await trim_dead_letters(
-                self.client, self.keys.dead_letter, self.retention.dead_letter_keep_s, now_ms
-            )
+        if self._trimmed.due(r.every_s):
+            inbox = await self.queue.trim(r.inbox_keep_s, now_ms, r.inbox_max_len)
+        if self._letters_trimmed.due(r.every_s):
+            letters = await self.letters.trim(r.dead_letter_keep_s, now_ms)
         return inbox, letters
 
     async def process(
@@ -251,72 +268,70 @@ class Inbox:
         big = self._oversized(d)
         todo = [i for i in d.todo if i not in big]
         outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in todo])
-        decided = set(d.done)
-        waiting: list[int] = []  # an older entry of the game is in flight: retry soon
-        parked: list[int] = []  # its older entry is ours, left pending: the reclaimer's
-        again: list[int] = []
-        held: dict[str, list[int]] = {}  # game -> where its later refusals go
-        refused: list[tuple[int, Refusal]] = []
-        recorded: list[Recorded] = []
+        s = _Sorted(set(d.done))
         for i, refusal in big.items():
-            refused.append((i, refusal))
-            decided.add(d.ids[i])
+            s.refuse(d, i, refusal)
         for i, outcome in zip(todo, outcomes, strict=True):
-            if isinstance(outcome, Recorded):
-                recorded.append(outcome)
-                decided.add(d.ids[i])
-                continue
-            game = game_of_entry(d.entries[i])
-            if game is not None and game in held:
-                held[game].append(i)
-            elif game is None or i in d.clear:
-                refused.append((i, outcome))
-                decided.add(d.ids[i])
-            else:
-                state = await self._older_pending(game, d.ids[i], decided, consumer)
-                if state == "none" and outcome.kind in STANDING_KINDS:
-                    refused.append((i, outcome))
-                    decided.add(d.ids[i])
-                    continue
-                if state == "none":  # refused on a state read before the PEL: decide again
-                    d.clear.add(i)
-                held[game] = {"none": again, "busy": waiting, "parked": parked}[state]
-                held[game].append(i)
-        for i, refusal in refused:
-            await self._letter(d.ids[i], d.entries[i], refusal)
-        undecided = {*waiting, *again, *parked}
-        settled = [d.ids[i] for i in d.todo if i not in undecided]
-        if settled and self.client is not None:
-            await self.client.xack(self.stream, GROUP, *settled)
-            if big:  # lettered (bounded copy) and acked: its bytes go now, not after retention
-                await self.client.xdel(self.stream, *[d.ids[i] for i in big])
-        for result in recorded:
-            count_appended(result.result, "inbox")
+            await self._sort(d, s, i, outcome, consumer)
+        await self._settle(d, s, [d.ids[i] for i in big])
         if self.follow is not None:
             for i, outcome in zip(todo, outcomes, strict=True):
                 game = game_of_entry(d.entries[i])
                 if isinstance(outcome, Recorded) and game is not None:
                     await self.follow(game, entry_of(d.entries[i]).raw)
-        d.done.update(settled)
-        d.todo = sorted({*waiting, *again})
-        if waiting and not again:
+        if s.waiting and not s.again:
             if consumer is not None:  # a live consumer's entries: not for a reclaimer
-                await self.client.xclaim(
-                    self.stream, GROUP, consumer, 0, [d.ids[i] for i in waiting], justid=True
-                )
-            raise Blocked(f"{len(waiting)} entries wait for older ones of their games")
+                await self.queue.hold(consumer, [d.ids[i] for i in s.waiting])
+            raise Blocked(f"{len(s.waiting)} entries wait for older ones of their games")
+
+    async def _sort(
+        self, d: _Delivery, s: _Sorted, i: int, outcome: Recorded | Refusal, consumer: str | None
+    ) -> None:
+        """File entry `i`'s outcome in `s`: recorded, refused for good, or undecided behind an
+        older pending entry of its game (then every later refusal of the game joins it)."""
+        if isinstance(outcome, Recorded):
+            s.recorded.append(outcome)
+            s.decided.add(d.ids[i])
+            return
+        game = game_of_entry(d.entries[i])
+        if game is not None and game in s.held:
+            s.held[game].append(i)
+            return
+        if game is None or i in d.clear:
+            s.refuse(d, i, outcome)
+            return
+        state = await self._older_pending(game, d.ids[i], s.decided, consumer)
+        if state == "none" and outcome.kind in STANDING_KINDS:
+            s.refuse(d, i, outcome)
+            return
+        if state == "none":  # refused on a state read before the PEL: decide again
+            d.clear.add(i)
+        s.held[game] = {"none": s.again, "busy": s.waiting, "parked": s.parked}[state]
+        s.held[game].append(i)
+
+    async def _settle(self, d: _Delivery, s: _Sorted, delete: list[bytes]) -> None:
+        """Dead-letter `s.refused`, ack every decided entry (deleting `delete`: oversized,
+        lettered with a bounded copy), count the appends; `d.todo` becomes what to retry."""
+        for i, refusal in s.refused:
+            await self._letter(d.ids[i], d.entries[i], refusal)
+        undecided = s.undecided()
+        settled = [d.ids[i] for i in d.todo if i not in undecided]
+        if settled:
+            await self.queue.ack(settled, delete)
+        for result in s.recorded:
+            count_appended(result.result, "inbox")
+        d.done.update(settled)
+        d.todo = sorted({*s.waiting, *s.again})
 
     async def _older_pending(
         self, game: str, entry_id: bytes, decided: set[bytes], consumer: str | None
     ) -> str:
         """`none`: no older entry of `game` is pending; `parked`: only ones this consumer left
         pending (no task works on them); `busy`: one is in flight here or elsewhere."""
-        if self.client is None:
-            return "none"
-        older = await self.pending.older(game, entry_id, decided)
+        older = await self.queue.pending_older(game, entry_id, decided)
         if not older:
             return "none"
-        mine = all(c == consumer and i not in self.in_flight for i, c in older)
+        mine = all(h.consumer == consumer and h.entry_id not in self.in_flight for h in older)
         return "parked" if mine else "busy"
 
     def _oversized(self, d: _Delivery) -> dict[int, Refusal]:
@@ -357,8 +372,4 @@ class Inbox:
 
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
-        try:
-            await self.client.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
-        except ResponseError as error:
-            if "BUSYGROUP" not in str(error):
-                raise
+        await self.queue.ensure_group()

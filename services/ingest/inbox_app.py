@@ -1,12 +1,35 @@
-"""The inbox consumer as a FastStream app: one subscriber, one `Reclaimer` per inbox stream.
+"""The inbox consumer as a FastStream app: per inbox stream a reading subscriber, a claiming
+subscriber, a `Reclaimer` and a `StreamGuard`.
 
 The streams: the shared `Keys.inbox` (`sl:inbox`), then `Keys.integration_inbox(name)`
 (`sl:inbox:<name>`) for each name of `IngestSettings.inbox_integrations`, in that order. Each is
-a key of its own (its own Redis Cluster slot), read by its own subscriber in the same group
+a key of its own (its own Redis Cluster slot), read by its own subscribers in the same group
 `ingest` under the same consumer name, and settled by its own `Inbox` (`Inbox.sibling`): its
 PEL, per-game order check, reclaimer and retention are its own, so a hostile integration's
 `XADD ... MAXLEN 0` on its stream can touch no other stream. Source: issue 11 (hostile
 integrations); issue 10 (consumer names, reclaiming).
+
+What FastStream does here, and what it does not (0.7.8; research/tech.md §1.2-1.4, measured):
+
+* **Reading**: FastStream's subscriber (`StreamSub(group=, consumer=, batch=True)`) reads new
+  entries (`XREADGROUP >`) and calls `Inbox.process`, which records each through the use case
+  and settles it through the `InboxQueue` port.
+* **Claiming a dead replica's entries**: FastStream's claiming subscriber (`StreamSub(...,
+  min_idle_time=inbox_claim_idle_ms)`, XAUTOCLAIM, one entry per call) on the same group and
+  consumer name; each claimed entry is settled like a read one (not waiting on order: what it
+  cannot decide yet stays pending for the next claim). Entries this process is working on are
+  skipped (left pending).
+* **Acks are ours (`AckPolicy.MANUAL`)**: FastStream acks or leaves a batch pending as a whole
+  (all ids in one XACK), while one delivery settles per entry and per game: settled entries are
+  acked at once, entries waiting for an older one of their game stay pending (`Inbox`), and a
+  refusal is dead-lettered before its ack. `REJECT_ON_ERROR` would leave the whole batch pending
+  for one waiting entry; `ACK` would ack entries never settled.
+* **Not FastStream's** (`Reclaimer`): draining a consumer's own PEL at start-up (a restart of the
+  same consumer name never sees its pending entries again: reading `>` skips them, reading `0`
+  never reads new ones), settling own entries orphaned by a lost reply (idle 2 s, sooner than a
+  claim of another consumer's), dropping consumers gone for good; creating each group at `0`
+  (FastStream creates it at `$`, missing entries sent before); and recovering a stream deleted
+  under the group (FastStream stops the subscriber for good on `NOGROUP`: `StreamGuard`).
 """
 
 from __future__ import annotations
@@ -19,10 +42,9 @@ from typing import Any
 
 import structlog
 from faststream import AckPolicy, FastStream
-from faststream.redis import RedisBroker, RedisClusterBroker, RedisStreamMessage, StreamSub
+from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
 
-from services.adapters.redis.connect import parse_target
-from services.ingest.inbox import GROUP, Inbox
+from services.ingest.inbox import GROUP, ORDER_WAIT_S, Inbox
 from services.ingest.inbox_entry import (
     INBOX_DESCRIPTION,
     INTEGRATION_INBOX_DESCRIPTION,
@@ -40,18 +62,6 @@ def default_consumer() -> str:
     return f"ingest-{socket.gethostname()}-{os.getpid()}"
 
 
-def inbox_broker(settings: IngestSettings) -> RedisBroker:
-    """FastStream's broker for the inbox: `RedisClusterBroker` (its startup nodes from the
-    cluster URL) on a Redis Cluster, `RedisBroker` on a single node."""
-    target = parse_target(settings.redis_url, settings.redis_cluster)
-    # FastStream's own logger writes to stdout, which `demo` keeps for the final standings.
-    options: dict[str, Any] = {"logger": None, **settings.redis_options()}
-    if target.cluster:
-        options.pop("ssl_context", None)  # RedisCluster takes TLS options, not a context
-        return RedisClusterBroker(target.url, startup_nodes=list(target.nodes), **options)
-    return RedisBroker(target.url, **options)
-
-
 def inbox_doors(settings: IngestSettings, inbox: Inbox) -> list[tuple[str, Inbox]]:
     """(title, door) of every inbox stream: `inbox` (the shared stream, title `inbox`) first,
     then one sibling per listed integration (title `inbox-<name>`)."""
@@ -64,66 +74,90 @@ def inbox_doors(settings: IngestSettings, inbox: Inbox) -> list[tuple[str, Inbox
 def _subscribe(
     broker: RedisBroker, settings: IngestSettings, door: Inbox, title: str, consumer: str
 ) -> tuple[Reclaimer, StreamGuard]:
-    """Register `door`'s stream with `broker` (batches of `inbox_batch`, acks ours: MANUAL)
-    and return its reclaimer and its guard (neither started)."""
+    """Register `door`'s stream with `broker`: its reader (batches of `inbox_batch`) and its
+    claimer (entries idle `inbox_claim_idle_ms`, not in the AsyncAPI document), acks ours
+    (MANUAL); return its reclaimer and its guard (neither started)."""
     shared = door.stream == door.keys.inbox
-
-    subscriber = broker.subscriber(
-        stream=StreamSub(
-            door.stream,
-            group=GROUP,
-            consumer=consumer,
-            batch=True,
-            max_records=settings.inbox_batch,
-        ),
+    stream = StreamSub(
+        door.stream, group=GROUP, consumer=consumer, batch=True, max_records=settings.inbox_batch
+    )
+    reader = broker.subscriber(
+        stream=stream,
         parser=keep_raw_parser,
         ack_policy=AckPolicy.MANUAL,
         title=title,
         description=INBOX_DESCRIPTION if shared else INTEGRATION_INBOX_DESCRIPTION,
     )
+    claiming = StreamSub(
+        door.stream,
+        group=GROUP,
+        consumer=consumer,
+        batch=True,
+        min_idle_time=settings.inbox_claim_idle_ms,
+    )
+    claimer = broker.subscriber(
+        stream=claiming,
+        parser=keep_raw_parser,
+        ack_policy=AckPolicy.MANUAL,
+        include_in_schema=False,
+    )
 
-    @subscriber
+    @reader
     async def consume_inbox(msg: RedisStreamMessage) -> None:
         raw: Any = msg.raw_message  # `entries` is added by `keep_raw_parser`
-        try:
-            await door.process(raw["message_ids"], raw["entries"], consumer)
-        except Exception as error:  # FastStream's logger is off: say it here
-            log.error(
-                "inbox.delivery_failed", consumer=consumer, inbox=door.stream, error=repr(error)
-            )
-            raise
+        await _settle(door, consumer, raw["message_ids"], raw["entries"], ORDER_WAIT_S)
 
-    async def settle_claimed(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
+    @claimer
+    async def claim_inbox(msg: RedisStreamMessage) -> None:
+        raw: Any = msg.raw_message
+        pairs = zip(raw["message_ids"], raw["entries"], strict=True)
+        fresh = [(bytes(i), f) for i, f in pairs if f and bytes(i) not in door.in_flight]
+        if fresh:
+            log.info("inbox.reclaimed", consumer=consumer, inbox=door.stream, entries=len(fresh))
+            await _settle(door, consumer, [i for i, _ in fresh], [f for _, f in fresh], 0)
+
+    async def settle_orphans(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
         await door.process(ids, entries, consumer, wait_s=0)
 
     reclaimer = Reclaimer(
-        door.client,
-        door.stream,
-        GROUP,
+        door.queue,
         consumer,
-        settle_claimed,
+        settle_orphans,
         door.in_flight,
         claim_idle_ms=settings.inbox_claim_idle_ms,
         count=settings.inbox_batch,
+        claim_others=False,  # FastStream's claiming subscriber does it
     )
-    return reclaimer, StreamGuard(door, subscriber)
+    return reclaimer, StreamGuard(door, [reader, claimer])
+
+
+async def _settle(
+    door: Inbox, consumer: str, ids: list[bytes], entries: list[dict[bytes, bytes]], wait_s: float
+) -> None:
+    """`door.process` a delivery; a failure is logged (FastStream's logger is off) and raised
+    (the entries stay pending for the reclaimer)."""
+    try:
+        await door.process(ids, entries, consumer, wait_s=wait_s)
+    except Exception as error:
+        log.error("inbox.delivery_failed", consumer=consumer, inbox=door.stream, error=repr(error))
+        raise
 
 
 def build_inbox_app(
-    settings: IngestSettings, inbox: Inbox, consumer: str | None = None
+    settings: IngestSettings, inbox: Inbox, broker: RedisBroker, consumer: str | None = None
 ) -> FastStream:
     """The inbox consumer as a FastStream app, consumer `consumer` (default: the setting
     `inbox_consumer`, else `default_consumer()`; one name per replica), reading the shared
     stream of `inbox` and the stream of every integration in `settings.inbox_integrations`.
 
-    FastStream's broker reads new entries over its own connection (acks are ours: MANUAL);
-    appends, lookups, dead letters, acks and the `Reclaimer`s go through `inbox`'s ports and
-    client (the process's one client, with its own retries). At start every stream's group is
-    created at `0` (FastStream would create it at `$`, missing entries sent before) and every
-    reclaimer drains its own PEL before the broker reads.
+    `broker` (FastStream's, `services.bootstrap.inbox_broker`) reads and claims entries over
+    its own connection (acks are ours: MANUAL); appends, lookups, dead letters, acks and the
+    `Reclaimer`s go through `inbox`'s ports (the process's one client, with its own retries).
+    At start every stream's group is created at `0` (FastStream would create it at `$`,
+    missing entries sent before) and every reclaimer drains its own PEL before the broker
+    reads.
     """
     name = consumer or settings.inbox_consumer or default_consumer()
-    broker = inbox_broker(settings)
     doors = inbox_doors(settings, inbox)
     parts = [_subscribe(broker, settings, door, title, name) for title, door in doors]
     reclaimers = [reclaimer for reclaimer, _ in parts]

@@ -1,7 +1,7 @@
 """Keeps each inbox stream readable while ingest runs: a stream deleted under it (an operator's
 `DEL`, a reset) is detected, logged, counted and read again, with no restart.
 
-FastStream (0.6) treats `NOGROUP` on its `XREADGROUP` as terminal: it logs, stops the
+FastStream (0.7.8) treats `NOGROUP` on its `XREADGROUP` as terminal: it logs, stops the
 subscriber for good and asks the app to exit, which an app run with `async with` (ours, inside
 `serve`) ignores, so the stream's entries would strand unread while the process looks healthy.
 No FastStream option changes that, and patching its read loop would tie us to its internals;
@@ -16,7 +16,7 @@ Logged `inbox.stream_lost` (warning) and counted in
 `scoreledger_inbox_stream_recovered_total{inbox, why="deleted"}`.
 
 The same pass renews an *exhausted* stream (its last id the largest possible, so every
-`XADD *` fails: `services.adapters.redis.exhausted`): once the group has settled all its
+`XADD *` fails; on Redis: `services.adapters.redis.exhausted`): once the group has settled all its
 entries, the stream is deleted and re-created with the group at 0 in one script, and the
 subscriber goes on reading it. Logged `inbox.stream_exhausted` when found (warning: its writers'
 XADDs fail until it is drained) and `inbox.stream_renewed`; counted with `why="exhausted"`.
@@ -27,14 +27,14 @@ Source: Redis XINFO GROUPS, XGROUP CREATE MKSTREAM; FastStream
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
 import structlog
-from redis.exceptions import ResponseError
 
-from services.adapters.redis.exhausted import ExhaustedStreams
-from services.ingest.inbox import GROUP, Inbox
+from services.ingest.inbox import Inbox
 from services.metrics import INBOX_STREAM_RECOVERED
+from services.ports.inbox import StreamHealth
 
 log = structlog.get_logger("inbox")
 
@@ -47,23 +47,20 @@ class Subscriber(Protocol):
     async def start(self) -> None: ...
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 class StreamGuard:
     """Checks `door`'s stream and group every `every_s` seconds and recovers a lost one.
 
     Args:
-        door: the stream's `Inbox` (its client, stream and `ensure_group`; `closing` stops it).
-        subscriber: the stream's FastStream subscriber (restarted when it stopped).
+        door: the stream's `Inbox` (its queue; `closing` stops it).
+        subscribers: the stream's FastStream subscribers (each restarted when it stopped).
     """
 
-    def __init__(self, door: Inbox, subscriber: Subscriber, every_s: float = 1.0) -> None:
+    def __init__(
+        self, door: Inbox, subscribers: Sequence[Subscriber], every_s: float = 1.0
+    ) -> None:
         self.door = door
-        self.subscriber = subscriber
+        self.subscribers = subscribers
         self.every_s = every_s
-        self._exhausted: ExhaustedStreams | None = None  # made on first use (with a client)
         self._waiting = False  # found exhausted, entries not all settled yet (logged once)
 
     async def run(self) -> None:
@@ -80,45 +77,34 @@ class StreamGuard:
     async def check(self) -> bool:
         """One check; True when the stream was found lost or exhausted and has been
         recovered."""
-        if await self._group_exists() and self.subscriber.running:
-            return await self._renew_if_exhausted()
+        health = await self.door.queue.guard()
+        stopped = [s for s in self.subscribers if not s.running]
+        if health is not StreamHealth.LOST and not stopped:
+            return self._exhausted(health)
         if self.door.closing:
             return False
         log.warning(
             "inbox.stream_lost",
             inbox=self.door.stream,
-            subscriber_running=self.subscriber.running,
+            subscriber_running=not stopped,
             action="group re-created at 0, subscriber restarted",
         )
         INBOX_STREAM_RECOVERED.labels(inbox=self.door.stream, why="deleted").inc()
-        await self.door.ensure_group()
-        if not self.subscriber.running:
-            await self.subscriber.start()
+        for subscriber in stopped:
+            await subscriber.start()
         return True
 
-    async def _renew_if_exhausted(self) -> bool:
-        if self._exhausted is None:
-            self._exhausted = ExhaustedStreams(self.door.client)
-        state = await self._exhausted.renew_if_exhausted(self.door.stream, GROUP)
-        if state == -1 and not self._waiting:
+    def _exhausted(self, health: StreamHealth) -> bool:
+        if health is StreamHealth.EXHAUSTED and not self._waiting:
             self._waiting = True
             log.warning(
                 "inbox.stream_exhausted",
                 inbox=self.door.stream,
                 action="renewed once its entries are settled; XADD fails until then",
             )
-        if state != 1:
+        if health is not StreamHealth.RENEWED:
             return False
         self._waiting = False
         log.warning("inbox.stream_renewed", inbox=self.door.stream, why="exhausted")
         INBOX_STREAM_RECOVERED.labels(inbox=self.door.stream, why="exhausted").inc()
         return True
-
-    async def _group_exists(self) -> bool:
-        try:
-            groups: Any = await self.door.client.xinfo_groups(self.door.stream)
-        except ResponseError as error:
-            if "no such key" in str(error).lower():
-                return False
-            raise
-        return any(_text(g.get("name")) == GROUP for g in groups)

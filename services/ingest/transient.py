@@ -1,32 +1,31 @@
-"""Transient Redis faults and how the inbox waits them out (tenacity, exponential backoff).
+"""Transient storage faults and how the inbox waits them out (tenacity, exponential backoff).
 
 A transient fault says nothing about the entry: the server is away or busy (connection refused
 or reset, a timeout, `LOADING` after a restart, `BUSY` script, `MASTERDOWN`, `READONLY` during a
 failover, `OOM` until retention frees memory) or a cluster is moving (`MOVED`/`ASK` storms,
-`CLUSTERDOWN`, `TRYAGAIN`, redis-py's `ClusterError` "TTL exhausted"). Such an error is
-retried until Redis answers, never turned into a dead letter. Anything else (a bug, an error
-Redis gives for the command itself) propagates: the entry stays pending and is taken again by
-a reclaimer (`services.ingest.inbox_claim`).
+`CLUSTERDOWN`, `TRYAGAIN`, redis-py's `ClusterError` "TTL exhausted"). The Redis adapter raises
+each as the ports' `StoreUnavailable` (`services/adapters/redis/errors.py` lists them). Such an
+error is retried until the store answers, never turned into a dead letter. Anything else (a
+bug, an error Redis gives for the command itself) propagates: the entry stays pending and is
+taken again by a reclaimer (`services.ingest.inbox_pel`).
 
 Retries are counted in `scoreledger_inbox_retries_total{reason}`: `redis` (a transient fault),
 `order` (an entry waiting for an earlier pending entry of its game).
-Source: issue 10 ("a Redis error is retried, with backoff, from a library"); redis-py 8.1
-`redis/exceptions.py`; tenacity 9 `AsyncRetrying`.
+Source: issue 10 ("a Redis error is retried, with backoff, from a library"); tenacity 9
+`AsyncRetrying`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import re
 from collections.abc import Callable
 
 import structlog
 from prometheus_client import Counter
-from redis import exceptions as rexc
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, wait_exponential_jitter
 
-from services.ports.errors import ReplicasUnconfirmed
+from services.ports.errors import ReplicasUnconfirmed, StoreUnavailable
 
 log = structlog.get_logger("inbox")
 
@@ -37,50 +36,19 @@ INBOX_RETRIES = Counter(
     ["reason"],
 )
 
-TRANSIENT_REPLIES = frozenset(
-    {"BUSY", "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "READONLY", "MOVED", "ASK"}
-    | {"NOREPLICAS", "OOM", "UNBLOCKED"}
-    | {"MISCONF"}  # writes refused after a failed background save (issue #10)
-)
-"""First words of Redis error replies that say "not now" rather than "not this"."""
-
-_TRANSIENT_TYPES = (
-    rexc.ConnectionError,  # also BusyLoadingError, MaxConnectionsError, AuthenticationError
-    rexc.TimeoutError,
-    rexc.ClusterError,  # ClusterDownError, MasterDownError, "TTL exhausted"
-    rexc.AskError,  # MovedError
-    rexc.TryAgainError,
-    rexc.ReadOnlyError,
-    rexc.OutOfMemoryError,
-    rexc.SlotNotCoveredError,
-    OSError,
-    asyncio.TimeoutError,
-    ReplicasUnconfirmed,  # stored, but not yet on enough replicas: the retry is a duplicate
-)
+_TRANSIENT_TYPES = (StoreUnavailable, OSError, asyncio.TimeoutError, ReplicasUnconfirmed)
+"""The ports' transient error (the Redis adapter raises every transient Redis fault as one:
+`services/adapters/redis/errors.py`), the OS's own connection and timeout errors, and an append
+stored but not yet on enough replicas (the retry is answered as a duplicate)."""
 
 
 class Blocked(Exception):
     """A round left entries waiting for an earlier pending entry of their game (retried)."""
 
 
-_PIPELINE_PREFIX = re.compile(r"^Command # \d+ \(.*\) of pipeline caused error: ", re.S)
-
-
-def reply_code(error: rexc.ResponseError) -> str:
-    """The first word of a Redis error reply (`BUSY`, `NOREPLICAS`, ...), upper-case, also
-    when redis-py prefixed it with "Command # n (...) of pipeline caused error: " (and the
-    reply as a tuple's repr: `('BUSY ...',)`)."""
-    text = _PIPELINE_PREFIX.sub("", str(error), count=1).lstrip("('\"")
-    return text.split(" ", 1)[0].upper()
-
-
 def is_transient(error: BaseException) -> bool:
     """True for a fault of the connection or the server's state (see the module docstring)."""
-    if isinstance(error, _TRANSIENT_TYPES):
-        return True
-    if isinstance(error, rexc.ResponseError):
-        return reply_code(error) in TRANSIENT_REPLIES
-    return False
+    return isinstance(error, _TRANSIENT_TYPES)
 
 
 def _count_and_log(what: str) -> Callable[[RetryCallState], None]:

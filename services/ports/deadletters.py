@@ -2,7 +2,7 @@
 
 A letter holds the raw input as received, the reason (a `Refusal`'s kind/rule/field/message,
 never an HTTP body), its source (`http`, `inbox`, `projector`), the time, and context such as
-`game`, `seq`, `feed_id`, `inbox_id`. Letters are never trimmed by us.
+`game`, `seq`, `feed_id`, `inbox_id`. Letters are kept `dead_letter_keep_s` (`trim`).
 """
 
 from __future__ import annotations
@@ -46,4 +46,9 @@ class DeadLetters(Protocol):
         """Store `letter` unless a letter with the same `once` key (e.g. `inbox:<entry id>`)
         was stored in the last `keep_s` seconds, atomically: a redelivered input is lettered
         exactly once. Returns the new letter's id, or None when it was already lettered."""
+        ...
+
+    async def trim(self, keep_s: float, now_ms: int) -> int:
+        """Remove letters stored more than `keep_s` seconds before `now_ms` (Unix ms);
+        returns how many (retention: `IngestSettings.dead_letter_keep_s`)."""
         ...

@@ -1,5 +1,5 @@
-"""Errors of the ports: the event log's append refusals, a store that cannot answer now
-(`StoreUnavailable`), a fenced write refused (`LeaseLost`)."""
+"""Errors of the ports: the event log's append refusals, a store that failed a call
+(`StoreError`) or cannot answer now (`StoreUnavailable`), a fenced write refused (`LeaseLost`)."""
 
 from __future__ import annotations
 
@@ -43,16 +43,41 @@ class HeadMismatch(VersionConflict):
         self.version = version
 
 
-class StoreUnavailable(ConnectionError):
-    """The store cannot answer now (unreachable, timed out, failing over): transient, retry
-    later. Adapters raise it in place of their client's connection errors, so a door catches
-    this, never a driver's exception. `reason` names the fault for an operator or a client
-    ("Redis unreachable"); a `ConnectionError`, so callers treating `OSError` as transient
-    keep doing so."""
+class StoreError(Exception):
+    """The storage behind a port failed a call (its adapter's own error, translated: a door
+    never sees a driver's exception type). `reason` is short and fit for an answer (never a
+    secret, never the driver's message); `kind` says what failed, for callers that decide by
+    it (`services.cli.startup`):
 
-    def __init__(self, message: str, reason: str = "the store is unreachable") -> None:
+    * `unreachable`, `timeout`, `loading`, `busy`, `cluster`, `readonly`, `memory`,
+      `replicas`, `persistence`, `pool`: transient (`StoreUnavailable`);
+    * `credentials`: the store refused the credentials (transient too: they may be rotated);
+    * `permission`: an access rule refused a command or key (not transient);
+    * `failed`: any other refusal of a call (a bug, a command the store does not know).
+    """
+
+    def __init__(
+        self, message: str, reason: str = "the store failed", kind: str = "failed"
+    ) -> None:
         super().__init__(message)
         self.reason = reason
+        self.kind = kind
+
+
+class StoreUnavailable(StoreError, ConnectionError):
+    """The store cannot answer now (unreachable, timed out, loading, failing over, out of
+    memory, ...): nothing was decided; try again later. HTTP doors answer 503 with
+    `Retry-After` naming `reason`; the inbox waits it out. A `ConnectionError` (an `OSError`),
+    so callers treating `OSError` as transient keep doing so. Source: issue 10 (a fault is
+    waited out, not judged)."""
+
+    def __init__(
+        self,
+        message: str,
+        reason: str = "the store is unreachable",
+        kind: str = "unreachable",
+    ) -> None:
+        super().__init__(message, reason, kind)
 
 
 class LeaseLost(RuntimeError):

@@ -14,9 +14,9 @@ from typing import Any
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
-from redis.exceptions import RedisError
 
 from services.metrics import HELD_GAMES
+from services.ports.errors import StoreError
 from services.ports.projections import HeldGame
 from services.query.metrics import QueryMetrics
 from services.usecases.readmodels.reads import ReadModels
@@ -26,7 +26,7 @@ PING_TIMEOUT_S = 2.0
 """`/readyz` answers 503 when Redis has not answered PING within this (seconds)."""
 
 Ping = Callable[[], Awaitable[Any]]
-"""Checks the storage answers (raises `RedisError` / `OSError` when it does not)."""
+"""Checks the storage answers (raises the ports' `StoreError` / `OSError` when it does not)."""
 
 HeldReader = Callable[[int], Awaitable[tuple[int, list[HeldGame]]]]
 """`Projections.held`: how many games the projector holds, and the first N of them."""
@@ -78,7 +78,7 @@ def health_router(
                 return Health(status="ok", checks={"redis": "ok"})
             lag = await reads.lag(max_lag_events)
             holds = await _held_checks(held) if held is not None else {}
-        except (RedisError, OSError, TimeoutError) as error:
+        except (StoreError, OSError, TimeoutError) as error:
             reason = str(error) or f"no answer in {PING_TIMEOUT_S} s"
             body = Health(status="unavailable", checks={"redis": f"unreachable: {reason}"})
             return JSONResponse(body.model_dump(), status_code=503)
@@ -101,7 +101,7 @@ def health_router(
         Redis answers) and the process-wide default registry (write-side metrics of
         `services.metrics` when ingest or the projector run in this process)."""
         # Scraping must work while Redis is down; the gauge then keeps its last value.
-        with contextlib.suppress(RedisError, OSError, TimeoutError):
+        with contextlib.suppress(StoreError, OSError, TimeoutError):
             async with asyncio.timeout(PING_TIMEOUT_S):
                 metrics.lag.set(await reads.lag(max_lag_events))
                 if held is not None and lag_check:

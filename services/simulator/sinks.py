@@ -95,29 +95,27 @@ async def send_inbox(
     characters; simulated games are nobody's, so the token is not kept).
 
     `redis_url` may be a Redis Cluster (`redis+cluster://h:p,...`, or `SCORELEDGER_REDIS_CLUSTER`
-    with a plain URL): the client is the services' own (`connect_from`), with the environment's
-    ACL user and password. The inbox is one stream, so each pipeline goes to one node.
+    with a plain URL): the client is the services' own (`services.bootstrap.inbox_writer`),
+    with the environment's ACL user and password. The inbox is one stream, so each pipeline
+    goes to one node.
     """
-    from services.adapters.redis.connect import connect_from
+    from services.bootstrap import inbox_writer
     from services.settings import CommonSettings
 
-    inbox = (keys or Keys()).inbox
-    client = connect_from(CommonSettings(redis_url=redis_url))
     tokens: dict[str, str] = {}
     sent = 0
-    try:
+    async with inbox_writer(CommonSettings(redis_url=redis_url), keys or Keys()) as inbox:
         async for chunk in paced(events, rate):
-            async with client.pipeline(transaction=False) as pipe:
-                for event in chunk:
-                    token = tokens.get(event.game_id)
-                    if token is None:
-                        token = tokens[event.game_id] = secrets.token_urlsafe(32)
-                    pipe.xadd(inbox, inbox_fields(event, token))  # type: ignore[arg-type]
-                await pipe.execute()
+            entries = []
+            for event in chunk:
+                token = tokens.get(event.game_id)
+                if token is None:
+                    token = tokens[event.game_id] = secrets.token_urlsafe(32)
+                fields = inbox_fields(event, token)
+                entries.append({k.encode(): v.encode() for k, v in fields.items()})
+            await inbox.add(entries)  # one pipeline
             sent += len(chunk)
             on_sent(len(chunk))
-    finally:
-        await client.aclose()
     return sent
 
 

@@ -35,7 +35,6 @@ from domain.tournament.measures import (
 from domain.tournament.results import results_from_game
 from domain.tournament.seating import greedy_round, seat_round
 from domain.tournament.standings import Standings
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.simulator.tables import simulate_game
 from services.usecases.tournaments import SeatMethod, Tournaments, history_of
 
@@ -76,7 +75,10 @@ async def run_tournament(
     Raises:
         domain.tournament.tables.SeatingError: the players cannot be seated (fewer than 3, 5).
     """
-    cases = cases or Tournaments(MemoryTournamentLog())
+    if cases is None:
+        from services.bootstrap import memory_tournaments  # the composition root builds it
+
+        cases = memory_tournaments()
     tid = f"sim-{seed}"
     settings = TournamentCreated(
         title=f"simulated {game} tournament", game=game, rounds=rounds, seating_seed=seed

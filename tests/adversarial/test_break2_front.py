@@ -13,6 +13,7 @@ import pytest
 from redis.exceptions import ResponseError
 from structlog.testing import capture_logs
 
+from services.adapters.redis.errors import translated
 from services.push import routes as push_routes
 from tests.query.test_front_door import Door, door, same  # noqa: F401  (the fixture)
 
@@ -26,7 +27,7 @@ async def test_a_storage_fault_reply_is_counted_alike_through_either_door(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async def masterdown(game_id: str) -> None:
-        raise ResponseError(MASTERDOWN)
+        raise translated(ResponseError(MASTERDOWN))  # as the client raises it
 
     monkeypatch.setattr(door.reads.projections, "standings", masterdown)
     front, plain = await door.both("/games/g1/standings")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.cli.localcluster import free_cluster_port
+from services.adapters.redis.localcluster import free_cluster_port
 from services.cli.startup import StartupFailure, check_redis, masked
 from services.settings import CommonSettings
 from tests.cli.conftest import ROOT

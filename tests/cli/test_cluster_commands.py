@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from services.adapters.redis.connect import connect, parse_target
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.localcluster import slot_ranges
 from services.cli.demo import example_logs
-from services.cli.localcluster import slot_ranges
 from services.cli.main import app
 from services.cli.remote import read_log
 from services.keys import Keys

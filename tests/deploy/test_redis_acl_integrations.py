@@ -20,9 +20,11 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.exhausted import LAST_POSSIBLE_ID, ExhaustedStreams
+from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.retention import trim_inbox
 from services.ingest.inbox_entry import game_of_entry
-from services.ingest.inbox_pel import PendingGames, Reclaimer
+from services.ingest.inbox_pel import Reclaimer
+from services.ports.inbox import Held
 from services.settings import integration_names
 from tests.deploy.test_redis_acl import (
     EXAMPLE,
@@ -92,17 +94,17 @@ async def test_ingest_consumes_reclaims_and_trims_an_integrations_stream(
     await ingest.xgroup_create(TABLE, "ingest", id="0", mkstream=True)
     await ingest.xreadgroup("ingest", "ingest-dead", {TABLE: ">"}, count=10)  # then it died
     game = json.loads(EXAMPLE[0])["game_id"]
-    pending = PendingGames(ingest, TABLE, "ingest", game_of_entry)
-    assert await pending.older(game, b"9999999999999-0", set()) == [(entry_id, "ingest-dead")]
+    queue = RedisInboxQueue(ingest, TABLE, game_of_entry)
+    assert await queue.pending_older(game, b"9999999999999-0", set()) == [
+        Held(entry_id, "ingest-dead")
+    ]
     settled: list[bytes] = []
 
     async def settle(ids: list[bytes], entries: list[dict[bytes, bytes]]) -> None:
         settled.extend(ids)
         await ingest.xack(TABLE, "ingest", *ids)
 
-    reclaimer = Reclaimer(
-        ingest, TABLE, "ingest", "ingest-0", settle, set(), claim_idle_ms=0, count=10
-    )
+    reclaimer = Reclaimer(queue, "ingest-0", settle, set(), claim_idle_ms=0, count=10)
     assert await reclaimer.once() == 1  # XAUTOCLAIM from the dead consumer, then dropped it
     assert settled == [entry_id]
     names = [c["name"] for c in await ingest.xinfo_consumers(TABLE, "ingest")]

@@ -19,8 +19,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from redis import exceptions as rexc
 
+from services.adapters.redis.errors import FAULT_REPLIES, FAULTS, translated
 from services.bootstrap import Roles, build_app
-from services.http_errors import STORAGE_FAULTS, install_problem_handlers
+from services.http_errors import install_problem_handlers
 from services.settings import ServiceSettings
 from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
@@ -125,15 +126,22 @@ def test_redis_frozen_then_thawed(http: TestClient, server: RedisServer) -> None
     assert [r.status_code for r in after] == [201] + [200] * len(READS)
 
 
-@pytest.mark.parametrize("fault", list(STORAGE_FAULTS))
-def test_every_storage_fault_is_a_503(fault: type[Exception]) -> None:
-    """LOADING, cluster down, pool exhausted, ... raised by a route: 503, never 500."""
+RAW_FAULTS = [
+    kind("3999 127.0.0.1:7001") if issubclass(kind, rexc.AskError) else kind("from the test")
+    for kind in FAULTS
+] + [rexc.ResponseError(f"{code} from the test") for code in FAULT_REPLIES]
+
+
+@pytest.mark.parametrize("fault", RAW_FAULTS, ids=lambda f: f"{type(f).__name__}:{str(f)[:10]}")
+def test_every_storage_fault_is_a_503(fault: Exception) -> None:
+    """LOADING, cluster down, pool exhausted, ... raised by the Redis client (which raises
+    them as the ports' `StoreUnavailable`) in a route: 503, never 500."""
     app = FastAPI()
     install_problem_handlers(app)
 
     @app.get("/boom")
     async def boom() -> None:
-        raise fault("from the test")
+        raise translated(fault)
 
     with TestClient(app, raise_server_exceptions=False) as client:
         answer = client.get("/boom")
@@ -147,7 +155,7 @@ def test_other_errors_stay_500() -> None:
 
     @app.get("/boom")
     async def boom() -> None:
-        raise rexc.DataError("a bug, not a fault")
+        raise translated(rexc.DataError("a bug, not a fault"))
 
     with TestClient(app, raise_server_exceptions=False) as client:
         answer = client.get("/boom")
@@ -213,7 +221,7 @@ async def test_the_forwarded_write_keeps_ingests_retry_after() -> None:
 
     @ingest.post("/games/{game_id}/events")
     async def down(game_id: str) -> None:
-        raise rexc.ConnectionError("refused")
+        raise translated(rexc.ConnectionError("refused"))  # as the client raises it
 
     async with serving(ingest) as ingest_url:
         query = FastAPI()

@@ -11,9 +11,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.adapters.redis.eventlog import RedisEventLog
-from services.bootstrap import running_inbox
+from services.bootstrap import inbox_broker, running_inbox
 from services.ingest.inbox import GROUP
-from services.ingest.inbox_app import inbox_broker
 from services.keys import Keys
 from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started

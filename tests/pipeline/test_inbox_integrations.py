@@ -17,8 +17,10 @@ from prometheus_client import REGISTRY
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.inbox import RedisInboxQueue
 from services.bootstrap import redis_ports, running_inbox, use_cases
 from services.ingest.inbox import GROUP, Inbox, Retention
+from services.ingest.inbox_entry import game_of_entry
 from services.keys import Keys
 from services.settings import ServiceSettings
 from tests.pipeline.factory import game_log, started
@@ -92,7 +94,7 @@ async def test_a_refused_entry_is_dead_lettered_once_naming_its_stream(
         assert await redis_client.exists(KEYS.dead_letter_once(once)) == 1, once
     # a redelivery (a reclaimed copy of the same entry) letters nothing new
     ports = redis_ports(redis_client, KEYS)
-    door = Inbox(redis_client, KEYS, use_cases(ports, settings).record, ports.letters)
+    door = Inbox(queue_of(redis_client), KEYS, use_cases(ports, settings).record, ports.letters)
     await door.sibling(TABLE).process([b"5-1"], [{b"data": garbage, b"token": TOKEN.encode()}])
     assert await redis_client.xlen(KEYS.dead_letter) == 3
 
@@ -121,10 +123,16 @@ async def test_the_reclaimer_settles_each_streams_pending_entries(
     assert await redis_client.xlen(KEYS.dead_letter) == 0
 
 
+def queue_of(client: aioredis.Redis) -> RedisInboxQueue:
+    return RedisInboxQueue(client, KEYS.inbox, game_of_entry)
+
+
 def door_of(client: aioredis.Redis, every_s: float) -> Inbox:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    return Inbox(client, KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=every_s))
+    return Inbox(
+        queue_of(client), KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=every_s)
+    )
 
 
 async def test_retention_trims_each_stream_alone_and_the_letters_once(

@@ -13,8 +13,11 @@ from collections.abc import Sequence
 import pytest
 from redis import exceptions as rexc
 
+from services.adapters.memory.inbox import MemoryInboxQueue
+from services.adapters.redis.errors import translated
 from services.bootstrap import memory_ports, use_cases
 from services.ingest.inbox import Inbox
+from services.ingest.inbox_entry import game_of_entry
 from services.ingest.transient import is_transient
 from services.keys import Keys
 from services.ports.errors import ReplicasUnconfirmed
@@ -25,7 +28,7 @@ from tests.pipeline.factory import started
 
 TOKEN = "transient-test-token-chosen-by-the-table-01"
 
-FAULTS: list[BaseException] = [
+RAW_FAULTS: list[BaseException] = [
     rexc.ConnectionError("Connection refused"),
     rexc.TimeoutError("Timeout reading from socket"),
     rexc.BusyLoadingError("Redis is loading the dataset in memory"),
@@ -49,6 +52,8 @@ FAULTS: list[BaseException] = [
     TimeoutError(),
     ReplicasUnconfirmed(1, 0),  # stored, not yet on the replicas: the retry is a duplicate
 ]
+FAULTS = [translated(f) if isinstance(f, rexc.RedisError) else f for f in RAW_FAULTS]
+"""As the process's Redis client raises them: also the ports' `StoreUnavailable`."""
 
 
 class Flaky(Record):
@@ -73,7 +78,9 @@ async def test_a_transient_fault_is_retried_until_redis_answers(fault: BaseExcep
     assert is_transient(fault)
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, fault, times=3)
-    inbox = Inbox(None, Keys(4), flaky, ports.letters, retry_cap_s=0.01)  # type: ignore[arg-type]
+    inbox = Inbox(
+        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
+    )
     data = json.dumps(started("t1").to_wire()).encode()
     await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])
     letters = len(await ports.letters.read())
@@ -87,8 +94,8 @@ async def test_a_transient_fault_is_retried_until_redis_answers(fault: BaseExcep
 @pytest.mark.parametrize(
     "error",
     [
-        rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value"),
-        rexc.NoPermissionError("NOPERM this user has no permissions to run the 'xadd' command"),
+        translated(rexc.ResponseError("WRONGTYPE Operation against a key holding the wrong kind")),
+        translated(rexc.NoPermissionError("NOPERM this user has no permissions to run 'xadd'")),
         ValueError("a bug"),
     ],
 )
@@ -96,7 +103,9 @@ async def test_other_errors_propagate_and_letter_nothing(error: BaseException) -
     assert not is_transient(error)
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, error, times=1)
-    inbox = Inbox(None, Keys(4), flaky, ports.letters, retry_cap_s=0.01)  # type: ignore[arg-type]
+    inbox = Inbox(
+        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
+    )
     data = json.dumps(started("t2").to_wire()).encode()
     with pytest.raises(type(error)):
         await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])

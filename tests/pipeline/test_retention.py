@@ -15,8 +15,10 @@ import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
 
 from services.adapters.redis.connect import RedisClient, connect
+from services.adapters.redis.inbox import RedisInboxQueue
 from services.bootstrap import redis_ports, use_cases
 from services.ingest.inbox import GROUP, Inbox, Retention
+from services.ingest.inbox_entry import game_of_entry
 from services.keys import Keys
 from services.settings import ServiceSettings
 
@@ -41,10 +43,16 @@ async def client(clean_redis_url: str) -> AsyncIterator[RedisClient]:
         await redis.aclose()
 
 
+def queue_of(client: aioredis.Redis) -> RedisInboxQueue:
+    return RedisInboxQueue(client, KEYS.inbox, game_of_entry)
+
+
 def inbox_of(client: aioredis.Redis, keep_s: float) -> Inbox:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    return Inbox(client, KEYS, record, ports.letters, Retention(keep_s, keep_s, every_s=0))
+    return Inbox(
+        queue_of(client), KEYS, record, ports.letters, Retention(keep_s, keep_s, every_s=0)
+    )
 
 
 async def test_settled_old_entries_go_unsettled_ones_stay(client: aioredis.Redis) -> None:
@@ -100,7 +108,7 @@ async def test_old_dead_letters_go_recent_ones_stay(client: aioredis.Redis) -> N
 async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> None:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    inbox = Inbox(client, KEYS, record, ports.letters, Retention(60, 60, every_s=3600))
+    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, Retention(60, 60, every_s=3600))
     await client.xadd(KEYS.inbox, {"data": "{}"})
     await client.xgroup_create(KEYS.inbox, GROUP, id="$")
     assert await inbox.trim() == (0, 0)
@@ -123,13 +131,15 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     capped = Retention(86_400, 86_400, every_s=0, inbox_max_len=3)
-    inbox = Inbox(client, KEYS, record, ports.letters, capped)
+    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped)
     assert (await inbox.trim())[0] == 2  # ids[0], ids[1]: recent, but over the cap
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[2:]
     await client.xack(KEYS.inbox, GROUP, ids[2])
     assert (await inbox.trim())[0] == 4  # ids[2..5]; ids[6], ids[7] never delivered: kept
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[6:]
     assert (await inbox.trim())[0] == 0  # 2 left, under the cap
-    uncapped = Inbox(client, KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=0))
+    uncapped = Inbox(
+        queue_of(client), KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=0)
+    )
     await client.xadd(KEYS.inbox, {"data": "{}"})
     assert (await uncapped.trim())[0] == 0

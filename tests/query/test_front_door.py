@@ -14,6 +14,7 @@ import httpx
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from services.adapters.redis.errors import translated
 from services.bootstrap import Roles, assemble, build
 from services.query import metrics as query_metrics
 from services.query.front import FrontDoor, FrontedFastAPI
@@ -124,7 +125,7 @@ async def test_a_storage_fault_and_a_bug_are_the_same_problems(
     door: Door, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def down(game_id: str) -> None:
-        raise RedisConnectionError("Error 111 connecting to 10.0.0.9:6379")
+        raise translated(RedisConnectionError("Error 111 connecting to 10.0.0.9:6379"))
 
     monkeypatch.setattr(door.reads.projections, "standings", down)
     fault, plain = await door.both("/games/g1/standings")

@@ -30,7 +30,7 @@ from contracts.events import parse_event_json
 from domain.errors import RuleViolation
 from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bench.fold_cost import long_game
-from services.replaylog import replay_log
+from services.bootstrap import replay_log
 from services.settings import ServiceSettings
 from services.usecases.readmodels import offloop, work
 from services.usecases.readmodels.offloop import LogSource, ReplayFailed, Replays

@@ -12,8 +12,10 @@ import redis.asyncio as aioredis
 from contracts.events import parse_event_json
 from domain.fold import fold
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.inbox import RedisInboxQueue
 from services.bootstrap import redis_ports, use_cases
 from services.ingest.inbox import Inbox
+from services.ingest.inbox_entry import game_of_entry
 from services.keys import Keys
 from services.settings import ServiceSettings
 from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
@@ -73,7 +75,9 @@ async def test_inbox_entries_create_their_games_and_fill_them(
     await send_inbox(iter(expected), redis_url, rate=50_000)
     ports = redis_ports(redis_client, Keys())
     record = use_cases(ports, ServiceSettings()).record
-    inbox = Inbox(redis_client, Keys(), record, ports.letters)
+    inbox = Inbox(
+        RedisInboxQueue(redis_client, Keys().inbox, game_of_entry), Keys(), record, ports.letters
+    )
     await inbox.ensure_group()
     stream = await redis_client.xrange(Keys().inbox)
     ids, entries = [i for i, _ in stream], [f for _, f in stream]

@@ -12,11 +12,15 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.connect import connect
+from services.adapters.redis.inbox import RedisInboxQueue
 from services.bootstrap import Ports, memory_ports, redis_ports, use_cases
 from services.ingest.http import ingest_router
 from services.ingest.inbox import Inbox
+from services.ingest.inbox_entry import game_of_entry
 from services.keys import Keys
+from services.ports.inbox import InboxQueue
 from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, started
 
@@ -33,18 +37,20 @@ class Doors:
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 async def doors(request: pytest.FixtureRequest) -> AsyncIterator[Doors]:
     client = None
+    queue: InboxQueue = MemoryInboxQueue(Keys(4).inbox, game_of_entry)
     if request.param == "memory":
         ports = memory_ports(4)
     else:
         client = connect(request.getfixturevalue("redis_url"))
         await client.flushdb()
         ports = redis_ports(client, Keys(4))
+        queue = RedisInboxQueue(client, Keys(4).inbox, game_of_entry)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     app = FastAPI()
     app.include_router(ingest_router(record))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://ingest") as http:
-        yield Doors(ports, http, Inbox(client, Keys(4), record, ports.letters))  # type: ignore[arg-type]
+        yield Doors(ports, http, Inbox(queue, Keys(4), record, ports.letters))
     if client is not None:
         await client.aclose()
 

@@ -248,6 +248,13 @@ class MemoryDeadLetters:
         self.b.letters_once.add(once)
         return await self.put(letter)
 
+    async def trim(self, keep_s: float, now_ms: int) -> int:
+        bound = datetime.fromtimestamp((now_ms - keep_s * 1000) / 1000, UTC)
+        kept = [s for s in self.b.letters if datetime.fromisoformat(s.time) >= bound]
+        trimmed = len(self.b.letters) - len(kept)
+        self.b.letters[:] = kept
+        return trimmed
+
 
 class MemoryProjections:
     """`FencedProjections` in memory: a held shard's write is refused (`LeaseLost`, nothing

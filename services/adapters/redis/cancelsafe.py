@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 
+from services.adapters.redis.errors import DRIVER_ERRORS, translated
+
 T = TypeVar("T")
 
 
@@ -41,13 +43,18 @@ async def honour_cancel(call: Callable[[], Awaitable[T]]) -> T:
 
 
 class CancelSafeRedis(aioredis.Redis):
-    """`redis.asyncio.Redis` whose commands and pipelines honour a lost cancellation."""
+    """`redis.asyncio.Redis` whose commands and pipelines honour a lost cancellation and raise
+    their errors as port errors too (`services.adapters.redis.errors`)."""
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
-        """`Redis.execute_command` through `honour_cancel`."""
-        return await honour_cancel(
-            lambda: aioredis.Redis.execute_command(self, *args, **options)  # type: ignore[no-untyped-call]
-        )
+        """`Redis.execute_command` through `honour_cancel`; a Redis error raised as a port
+        error too (`errors.translated`)."""
+        try:
+            return await honour_cancel(
+                lambda: aioredis.Redis.execute_command(self, *args, **options)  # type: ignore[no-untyped-call]
+            )
+        except DRIVER_ERRORS as error:
+            raise translated(error) from error
 
     def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
         """A pipeline whose `execute` goes through `honour_cancel`."""
@@ -58,4 +65,7 @@ class CancelSafeRedis(aioredis.Redis):
 
 class _CancelSafePipeline(Pipeline):
     async def execute(self, raise_on_error: bool = True) -> list[Any]:
-        return await honour_cancel(lambda: Pipeline.execute(self, raise_on_error))
+        try:
+            return await honour_cancel(lambda: Pipeline.execute(self, raise_on_error))
+        except DRIVER_ERRORS as error:
+            raise translated(error) from error

@@ -34,6 +34,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.errors import DRIVER_ERRORS, translated
 
 _Call = tuple[AsyncScript | None, Sequence[Any], Sequence[Any], "asyncio.Future[Any]"]
 """(script, keys, args, reply): a script call; with no script, `args` is a plain command."""
@@ -122,7 +123,7 @@ class ScriptCoalescer:
                     reply = error
             if done.done():  # its caller was cancelled
                 continue
-            if isinstance(reply, Exception):
-                done.set_exception(reply)
+            if isinstance(reply, Exception):  # as the client raises it: a port error too
+                done.set_exception(translated(reply) if isinstance(reply, DRIVER_ERRORS) else reply)
             else:
                 done.set_result(reply)

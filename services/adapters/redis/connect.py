@@ -9,6 +9,8 @@
   only raises) through a semaphore of `max_connections` commands in flight, so no node's pool
   can overflow. Past `pool_timeout_s` both raise `redis.ConnectionError` (a 503, not a 500);
 * never swallow a task's cancellation (redis-py on CPython 3.11 can: `cancelsafe.py`);
+* raise every Redis error as a port error too (`StoreUnavailable` / `StoreError`: `errors.py`),
+  so doors catch the ports' errors, never redis-py's;
 * retry connection and timeout errors with exponential backoff and jitter (redis-py `Retry`),
   `retries` times. On the cluster the retry also covers `ClusterDownError`, `TryAgainError` and
   `ClusterError` ("TTL exhausted": a slot still moving, a failover in progress) and each attempt
@@ -35,6 +37,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 
 from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
+from services.adapters.redis.errors import storing
 from services.adapters.redis.packing import hiredis_packing
 
 T = TypeVar("T")
@@ -165,7 +168,9 @@ class GatedRedisCluster(RedisCluster):
             await self.ready()
             return await RedisCluster.execute_command(self, *args, **kwargs)
 
-        return await self.gated(lambda: self._backoff.call_with_retry(attempt, _no_op))
+        return await storing(
+            lambda: self.gated(lambda: self._backoff.call_with_retry(attempt, _no_op))
+        )
 
     async def on_one_connection(self, key: str, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Send `commands` in order on one connection to the primary of `key`'s slot (as a
@@ -224,8 +229,8 @@ class _GatedPipeline(ClusterPipeline):
     async def initialize(self) -> ClusterPipeline:
         # `async with client.pipeline()` discovers the slots of a fresh client here, outside
         # `execute`: through `ready` (one task, the lock, a lost cancel re-raised).
-        await cast(GatedRedisCluster, self.cluster_client).ready()
-        return await ClusterPipeline.initialize(self)
+        await storing(cast(GatedRedisCluster, self.cluster_client).ready)
+        return await storing(lambda: ClusterPipeline.initialize(self))
 
     async def execute(self, raise_on_error: bool = True, allow_redirections: bool = True) -> Any:
         client = cast(GatedRedisCluster, self.cluster_client)
@@ -234,7 +239,7 @@ class _GatedPipeline(ClusterPipeline):
             await client.ready()
             return await ClusterPipeline.execute(self, raise_on_error, allow_redirections)
 
-        return await client.gated(run)
+        return await storing(lambda: client.gated(run))
 
 
 async def _no_op(_: Exception) -> None:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.retention import trim_dead_letters
 from services.keys import Keys
 from services.metrics import EVENTS_DEAD_LETTERED
 from services.ports.deadletters import DeadLetter, StoredLetter
@@ -68,6 +69,10 @@ class RedisDeadLetters:
             return None
         EVENTS_DEAD_LETTERED.labels(source=letter.source).inc()
         return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+    async def trim(self, keep_s: float, now_ms: int) -> int:
+        """XTRIM MINID the letters older than `keep_s` (`retention.trim_dead_letters`)."""
+        return await trim_dead_letters(self.client, self.keys.dead_letter, keep_s, now_ms)
 
     async def read(self, count: int = 100) -> list[StoredLetter]:
         """The oldest `count` letters."""

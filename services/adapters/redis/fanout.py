@@ -26,6 +26,7 @@ from redis.crc import key_slot
 from redis.exceptions import NoScriptError, ResponseError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.errors import DRIVER_ERRORS, translated
 from services.keys import Keys
 
 ScriptCall = tuple[Sequence[str], Sequence[Any]]
@@ -58,7 +59,8 @@ async def script_calls(
                     replies[i] = await script(keys=list(keys), args=list(args))
                 except ResponseError as error:
                     replies[i] = error
-        return replies
+        # a refused call's error as the client raises it elsewhere: a port error too
+        return [translated(r) if isinstance(r, DRIVER_ERRORS) else r for r in replies]
     by_slot: dict[int, list[int]] = {}
     for i, (keys, _) in enumerate(calls):
         by_slot.setdefault(key_slot(str(keys[0]).encode()), []).append(i)

@@ -1,7 +1,7 @@
 """Finding a Redis for `scoreledger demo`: `REDIS_URL` if it answers (a single node or a
 `redis+cluster://` URL, through the app's own client, `connect`), else a throwaway local
 `redis-server` on a free port (no persistence, its own temp dir, stopped by its own process
-handle) or, with `--cluster`, a throwaway 3-master Redis Cluster (`services.cli.localcluster`),
+handle) or, with `--cluster`, a throwaway 3-master Redis Cluster (`services.adapters.redis.localcluster`),
 else an explanation of how to get one. Source: research/tech.md §4 (fixture order).
 """
 
@@ -152,7 +152,7 @@ def demo_redis(
         )
         raise NoRedis(reason + "redis-server is not on the PATH.\n" + HOW_TO_GET_REDIS)
     if start_cluster:
-        from services.cli.localcluster import ClusterStartError, throwaway_cluster
+        from services.adapters.redis.localcluster import ClusterStartError, throwaway_cluster
 
         try:
             with throwaway_cluster(exe) as url:

@@ -1,0 +1,134 @@
+"""The architecture as a test: doors only call. Every module under `services/`, `domain/` and
+`contracts/` is parsed with `ast` (every import statement, also those inside functions and
+`TYPE_CHECKING` blocks), and:
+
+* outside the adapters (`services/adapters/`) and the composition root (`services/bootstrap.py`)
+  no module imports a storage driver (`redis`, `psycopg`, `psycopg_pool`) or an adapter
+  (`services.adapters`): doors and use cases reach storage through the ports
+  (`services/ports/`), and catch the ports' errors (`services.ports.errors`);
+* the domain imports only the standard library, pydantic and `contracts` (and itself).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TREES = ("services", "domain", "contracts")
+FORBIDDEN = ("redis", "psycopg", "psycopg_pool", "services.adapters")
+ALLOWED = ("services/adapters/", "services/bootstrap.py")
+"""Where storage drivers and adapters may be imported."""
+
+EXEMPT: dict[str, str] = {
+    "services/bench/": "the benchmark harness starts and drives Redis servers and clusters itself "
+    "(redis-server processes, raw clients to measure against); it is tooling run by `make "
+    "bench`, not a door of the service",
+}
+"""Prefixes allowed to import drivers and adapters anyway, each with its reason."""
+
+DOMAIN_ALLOWED = {
+    "__future__",
+    "contracts",
+    "domain",
+    "pydantic",
+    "pydantic_core",  # pydantic's own core (`to_json`), installed with it
+    "typing_extensions",  # typing's backport (a `TypeVar` default on 3.11), pydantic's dependency
+}
+
+
+def modules() -> list[Path]:
+    return sorted(p for tree in TREES for p in (ROOT / tree).rglob("*.py"))
+
+
+def imported(source: str, rel: str) -> list[tuple[int, str]]:
+    """(line, dotted module) of every import in `source` (the module at `rel`, a path from the
+    repository's root); `from . import x` resolved against its package, `from a import b`
+    given as `a.b` too (so `from services import adapters` counts)."""
+    tree = ast.parse(source, rel)
+    package = ".".join(Path(rel).with_suffix("").parts[:-1])
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _matches(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def violations(path: Path, source: str | None = None) -> list[str]:
+    """The forbidden imports of the module at `path` (its text: `source`, else the file's)."""
+    rel = _rel(path)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    return sorted(
+        {
+            f"{rel}:{line} imports {name}"
+            for line, name in imported(text, rel)
+            for prefix in FORBIDDEN
+            if _matches(name, prefix)
+        }
+    )
+
+
+def _allowed(rel: str) -> bool:
+    return rel.startswith(ALLOWED) or rel.startswith(tuple(EXEMPT))
+
+
+def test_only_adapters_and_the_composition_root_import_drivers_or_adapters() -> None:
+    found = [v for path in modules() if not _allowed(_rel(path)) for v in violations(path)]
+    assert found == [], "doors and use cases reach storage through the ports:\n" + "\n".join(found)
+
+
+def test_every_exemption_is_still_needed() -> None:
+    for prefix in EXEMPT:
+        assert any(violations(p) for p in modules() if _rel(p).startswith(prefix)), (
+            f"{prefix} imports no driver or adapter any more: delete its exemption"
+        )
+
+
+def test_the_domain_imports_only_the_standard_library_pydantic_and_contracts() -> None:
+    stdlib = set(sys.stdlib_module_names)
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{line} imports {name}"
+        for path in sorted((ROOT / "domain").rglob("*.py"))
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if name.split(".")[0] not in stdlib | DOMAIN_ALLOWED
+    ]
+    assert found == [], "the domain is pure:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_imports_inside_functions_and_relative_ones() -> None:
+    """The parser itself: an import in a function body, under `TYPE_CHECKING`, relative, or of
+    the adapters' package as a name, is each found (a module that is not on disk)."""
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import psycopg\n"
+        "def f():\n    from redis.asyncio import Redis\n"
+        "from .. import adapters\n"
+        "import services.adapters.redis.connect as c\n"
+        "import redistools\n"  # another package whose name starts alike: allowed
+    )
+    found = violations(ROOT / "services" / "query" / "probe.py", source)
+    names = [v.split(" imports ")[1] for v in found]
+    assert names == [
+        "psycopg",
+        "redis.asyncio",
+        "redis.asyncio.Redis",
+        "services.adapters",
+        "services.adapters.redis.connect",
+    ]

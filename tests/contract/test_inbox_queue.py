@@ -1,0 +1,124 @@
+"""The `InboxQueue` port's contract, held by the Redis and the in-memory adapter alike: delivery
+once and in order, the pending entries of a game, acks, holds, claims, consumers dropped,
+retention of settled entries only, and the stream guard."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from services.adapters.memory.inbox import MemoryInboxQueue
+from services.ports.inbox import Fields, Held, InboxQueue, StreamHealth
+
+STREAM = "sl:inbox"
+
+
+def game_of(fields: Fields) -> str | None:
+    return str(json.loads(fields[b"data"])["game_id"]) if b"data" in fields else None
+
+
+def entry(game: str, n: int) -> Fields:
+    return {b"data": json.dumps({"game_id": game, "n": n}).encode(), b"token": b"t"}
+
+
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+async def queue(request: pytest.FixtureRequest) -> AsyncIterator[InboxQueue]:
+    if request.param == "memory":
+        yield MemoryInboxQueue(STREAM, game_of)
+        return
+    from services.adapters.redis.connect import connect
+    from services.adapters.redis.inbox import RedisInboxQueue
+
+    client = connect(request.getfixturevalue("redis_url"))
+    await client.flushdb()
+    yield RedisInboxQueue(client, STREAM, game_of)
+    await client.aclose()
+
+
+async def test_new_entries_are_delivered_once_in_order(queue: InboxQueue) -> None:
+    await queue.ensure_group()
+    ids = await queue.add([entry("a", 1), entry("b", 1), entry("a", 2)])
+    assert ids == sorted(ids, key=lambda i: tuple(int(p) for p in i.split(b"-")))
+    first = await queue.read_new("c1", 2)
+    assert [i for i, _ in first] == ids[:2]
+    assert first[1][1] == entry("b", 1)
+    assert [i for i, _ in await queue.read_new("c2", 10)] == ids[2:]
+    assert await queue.read_new("c1", 10) == []
+
+
+async def test_pending_older_names_the_games_older_unsettled_entries(queue: InboxQueue) -> None:
+    assert await queue.pending_older("a", b"9999999999999-0", set()) == []  # no group yet
+    await queue.ensure_group()
+    a1, b1, a2, a3 = await queue.add([entry("a", 1), entry("b", 1), entry("a", 2), entry("a", 3)])
+    await queue.read_new("c1", 2)
+    await queue.read_new("c2", 2)
+    assert await queue.pending_older("a", a3, set()) == [Held(a1, "c1"), Held(a2, "c2")]
+    assert await queue.pending_older("a", a3, {a1}) == [Held(a2, "c2")]  # decided, not acked
+    assert await queue.pending_older("b", a3, set()) == [Held(b1, "c1")]
+    await queue.ack([a1, b1])
+    assert await queue.pending_older("a", a3, set()) == [Held(a2, "c2")]
+    assert await queue.pending_older("a", a2, set()) == []
+
+
+async def test_claims_take_idle_entries_and_skip_held_or_deleted_ones(queue: InboxQueue) -> None:
+    await queue.ensure_group()
+    a1, a2 = await queue.add([entry("a", 1), entry("a", 2)])
+    await queue.read_new("dead", 10)
+    assert await queue.claim_idle("live", 600_000, 10) == []  # not idle ten minutes
+    await queue.ack([], delete=[a2])  # deleted while pending
+    taken = await queue.claim_idle("live", 0, 1)
+    assert taken == [(a1, entry("a", 1))]
+    assert await queue.pending_older("a", b"9999999999999-0", set()) == [Held(a1, "live")]
+    await queue.hold("live", [a1])
+    assert await queue.claim("other", [a1], 600_000) == []  # held fresh: not taken
+    assert await queue.claim("other", [a1], 0) == [(a1, entry("a", 1))]
+
+
+async def test_pending_of_pages_one_consumers_entries(queue: InboxQueue) -> None:
+    await queue.ensure_group()
+    ids = await queue.add([entry("a", n) for n in range(3)] + [entry("b", 0)])
+    await queue.read_new("c1", 3)
+    await queue.read_new("c2", 1)
+    assert await queue.pending_of("c1", 0, 2) == ids[:2]
+    assert await queue.pending_of("c1", 0, 2, after=ids[1]) == ids[2:3]
+    assert await queue.pending_of("c1", 600_000, 10) == []  # none idle ten minutes
+    assert await queue.pending_of("c2", 0, 10) == ids[3:]
+
+
+async def test_idle_consumers_with_nothing_pending_are_dropped(queue: InboxQueue) -> None:
+    await queue.ensure_group()
+    a1, a2 = await queue.add([entry("a", 1), entry("a", 2)])
+    await queue.read_new("gone", 1)
+    await queue.read_new("busy", 1)
+    await queue.ack([a1])
+    await asyncio.sleep(0.05)  # both idle some ms; "busy" still holds a2
+    assert await queue.drop_idle_consumers("me", 0) == 1
+    assert await queue.drop_idle_consumers("me", 0) == 0
+    assert await queue.pending_older("a", b"9999999999999-0", set()) == [Held(a2, "busy")]
+
+
+async def test_trim_removes_settled_entries_only(queue: InboxQueue) -> None:
+    await queue.ensure_group()
+    ids = await queue.add([entry("a", n) for n in range(3)])
+    await queue.read_new("c1", 10)
+    await queue.ack(ids[:2])
+    now_ms = int(time.time() * 1000)
+    assert await queue.trim(60, now_ms, None) == 0  # settled, but not a minute old
+    assert await queue.trim(0, now_ms + 1000, None) == 2
+    assert await queue.pending_older("a", b"9999999999999-0", set()) == [Held(ids[2], "c1")]
+    assert await queue.trim(0, now_ms + 1000, None) == 0  # the pending one stays
+
+
+async def test_the_guard_recreates_a_lost_group_and_siblings_are_apart(queue: InboxQueue) -> None:
+    assert await queue.guard() is StreamHealth.LOST
+    assert await queue.guard() is StreamHealth.OK
+    other = queue.sibling("sl:inbox:table-7")
+    assert other.stream == "sl:inbox:table-7"
+    await other.ensure_group()
+    [t1] = await other.add([entry("a", 1)])
+    assert await queue.read_new("c1", 10) == []
+    assert await other.read_new("c1", 10) == [(t1, entry("a", 1))]
