@@ -800,3 +800,15 @@ async def inbox_writer(settings: CommonSettings, keys: Keys) -> AsyncIterator[In
 def memory_tournaments() -> Tournaments:
     """The tournaments use case on a fresh in-memory tournament log (the simulator)."""
     return Tournaments(MemoryTournamentLog())
+
+
+def memory_leagues(tournaments: Tournaments) -> Leagues:
+    """The leagues use case on fresh in-memory league and event logs, reading `tournaments`
+    (the league simulator), rated with openskill's Plackett-Luce model."""
+    return Leagues(
+        MemoryLeagueLog(),
+        tournaments,
+        MemoryEventLog(MemoryBackend()),
+        Authorizer(),
+        OpenSkillModel(),
+    )

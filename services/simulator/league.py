@@ -8,14 +8,8 @@ import asyncio
 from typing import Any
 
 from contracts.league import LeagueCreated
-from services.adapters.memory.leagues import MemoryLeagueLog
-from services.adapters.memory.store import MemoryBackend, MemoryEventLog
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.simulator.tournament import run_tournament
-from services.usecases.authorize import Authorizer, WriteProof
-from services.usecases.league_rating import OpenSkillModel
-from services.usecases.leagues import Leagues
-from services.usecases.tournaments import Tournaments
+from services.usecases.authorize import WriteProof
 
 TOKEN = "simulated-league-organiser-token-0123456789"
 
@@ -25,10 +19,10 @@ async def run_league(
 ) -> dict[str, Any]:
     """The `league simulate --json` document: `standings` (league table lines), `ratings`
     (best ordinal first) and `games_rated`."""
-    cases = Tournaments(MemoryTournamentLog())
-    leagues = Leagues(
-        MemoryLeagueLog(), cases, MemoryEventLog(MemoryBackend()), Authorizer(), OpenSkillModel()
-    )
+    from services.bootstrap import memory_leagues, memory_tournaments  # the composition root
+
+    cases = memory_tournaments()
+    leagues = memory_leagues(cases)
     settings = LeagueCreated(
         title="simulated league",
         game=game,
