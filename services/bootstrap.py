@@ -39,6 +39,7 @@ from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
@@ -48,8 +49,9 @@ from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
 from services.adapters.redis.tournaments import RedisTournamentLog
 from services.adapters.redis.webhooks import RedisWebhookStore
-from services.gctune import collecting_frozen
-from services.keys import Keys
+from services.doors.push.hub import ChangeHub
+from services.platform.gctune import collecting_frozen
+from services.platform.settings import CommonSettings, IngestSettings, ServiceSettings
 from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
@@ -63,8 +65,6 @@ from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
-from services.push.hub import ChangeHub
-from services.settings import CommonSettings, IngestSettings, ServiceSettings
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.league_rating import OpenSkillModel
@@ -93,12 +93,12 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from faststream import FastStream
     from faststream.redis import RedisBroker
 
-    from services.ingest.inbox import Inbox
-    from services.projector.loop import ProjectorLoop
-    from services.query.front import FrontedFastAPI
-    from services.query.metrics import QueryMetrics
+    from services.doors.ingest.inbox import Inbox
+    from services.doors.projector.loop import ProjectorLoop
+    from services.doors.query.front import FrontedFastAPI
+    from services.doors.query.metrics import QueryMetrics
+    from services.doors.webhooks.loop import WebhooksLoop
     from services.usecases.webhooks.admin import WebhookAdmin
-    from services.webhooks.loop import WebhooksLoop
 
 
 async def open_archive(settings: ServiceSettings) -> Archive | None:
@@ -338,9 +338,9 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start);
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
     from services.adapters.redis.inbox import RedisInboxQueue
-    from services.ingest.inbox import Inbox, Retention
-    from services.ingest.inbox_app import build_inbox_app
-    from services.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox import Inbox, Retention
+    from services.doors.ingest.inbox_app import build_inbox_app
+    from services.doors.ingest.inbox_entry import game_of_entry
 
     settings = service.settings
     retention = Retention(
@@ -421,7 +421,7 @@ def projector(
     holds, under a lease per shard (`ShardOwnership`, owner id `owner_id()`, `lease_ttl_ms`);
     entering it starts everything within `projector_start_timeout_s` or raises
     `StartupFailed`. Raises: TypeError: `ports` have no `pipeline`."""
-    from services.projector.loop import ProjectorLoop, running
+    from services.doors.projector.loop import ProjectorLoop, running
     from services.usecases.ownership import ShardOwnership, owner_id
 
     pipe = ports.pipeline
@@ -446,7 +446,7 @@ def change_hub(
 ) -> ChangeHub:
     """The push hub on `ports` (Redis or memory), rendering with `render_projection`;
     `options`: `ChangeHub`'s timings. Raises: TypeError: `ports` have no `pipeline`."""
-    from services.push.routes import render_projection
+    from services.doors.push.routes import render_projection
 
     if ports.pipeline is None:
         raise TypeError("the change hub needs ports with a pipeline (projection fields)")
@@ -465,9 +465,9 @@ def ingest_app(cases: UseCases, settings: ServiceSettings) -> FastAPI:
     `cases`, whatever their ports: the in-process pipeline (`tests/usecases`)."""
     from fastapi import FastAPI
 
-    from services.http_errors import install_problem_handlers
-    from services.ingest.http import ingest_router
-    from services.limits import BodySizeLimit
+    from services.doors.asgi.http_errors import install_problem_handlers
+    from services.doors.ingest.http import ingest_router
+    from services.platform.limits import BodySizeLimit
 
     app = FastAPI(title="scoreledger ingest")
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
@@ -496,10 +496,10 @@ def _webhook_parts(
     from contextlib import aclosing
 
     from services.adapters.http.webhooks import HttpxTransport
+    from services.doors.webhooks.loop import WebhooksLoop
     from services.usecases.webhooks.admin import WebhookAdmin
     from services.usecases.webhooks.deliver import RetryPolicy, Sender
     from services.usecases.webhooks.dispatch import Bounds, Dispatcher
-    from services.webhooks.loop import WebhooksLoop
 
     s, ports = service.settings, service.ports
     transport = HttpxTransport(s.webhook_timeout_s)
@@ -522,7 +522,7 @@ def _webhook_parts(
 @asynccontextmanager
 async def webhooking(service: Service) -> AsyncIterator[WebhooksLoop]:
     """Run the webhooks role of `service` (dispatcher and senders) for the block's duration."""
-    from services.webhooks.loop import running
+    from services.doors.webhooks.loop import running
 
     loop, _, transport = _webhook_parts(service)
     async with transport, running(loop):
@@ -556,7 +556,7 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
             if roles.archiver and service.cases.seal is not None:
-                from services.archiver import sealing
+                from services.doors.archiver import sealing
 
                 await stack.enter_async_context(sealing(service.cases.seal, service.settings))
             if roles.webhooks:
@@ -571,7 +571,7 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
 async def _enter_projector(stack: AsyncExitStack, service: Service) -> None:
     """Start the projector of `service` on `stack`; a start-up failure raises its cause, so
     `serve` classifies it like its own check (exit codes: services/cli/startup.py)."""
-    from services.projector.loop import StartupFailed
+    from services.doors.projector.loop import StartupFailed
 
     cause: BaseException | None = None
     try:
@@ -595,15 +595,15 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     """The FastAPI app of `service` for `roles`: every mix serves `/healthz`, `/readyz` and
     `/metrics`; the query endpoints, SSE push and the web page come with `query`, the ingest
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
-    from services.http_errors import install_problem_handlers
-    from services.limits import BodySizeLimit
-    from services.push.routes import push_router
-    from services.query.app import health_router
-    from services.query.docs import install_docs
-    from services.query.front import FrontedFastAPI
-    from services.query.metrics import MetricsMiddleware, QueryMetrics
-    from services.query.openapi import serve_publishable
-    from services.query.replaylimits import ReplayQueueCollector
+    from services.doors.asgi.http_errors import install_problem_handlers
+    from services.doors.asgi.replaylimits import ReplayQueueCollector
+    from services.doors.push.routes import push_router
+    from services.doors.query.app import health_router
+    from services.doors.query.docs import install_docs
+    from services.doors.query.front import FrontedFastAPI
+    from services.doors.query.metrics import MetricsMiddleware, QueryMetrics
+    from services.doors.query.openapi import serve_publishable
+    from services.platform.limits import BodySizeLimit
 
     reads = service.cases.reads
     archived = service.cases.archived
@@ -639,27 +639,27 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
-        from services.query.leagues import league_read_router
-        from services.query.routes import query_router
-        from services.query.tournaments import tournament_read_router
+        from services.doors.query.leagues import league_read_router
+        from services.doors.query.routes import query_router
+        from services.doors.query.tournaments import tournament_read_router
 
         app.include_router(query_router(reads))
         app.include_router(tournament_read_router(service.cases.tournaments))
         app.include_router(league_read_router(service.cases.leagues))
     if roles.ingest:
-        from services.ingest.http import ingest_router
-        from services.ingest.leagues import league_write_router
-        from services.ingest.tournaments import tournament_write_router
+        from services.doors.ingest.http import ingest_router
+        from services.doors.ingest.leagues import league_write_router
+        from services.doors.ingest.tournaments import tournament_write_router
 
         app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
         app.include_router(league_write_router(service.cases.leagues))
     if hub is not None:
-        from services.web.routes import web_router
+        from services.doors.web.routes import web_router
 
         app.include_router(push_router(hub, reads))
         if service.settings.ingest_url is not None:  # a split deployment: writes go to ingest
-            from services.web.forward import forward_router
+            from services.doors.web.forward import forward_router
 
             app.include_router(forward_router(service.settings))
         app.include_router(web_router(reads, service.settings))
@@ -681,8 +681,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
 def _include_tournament_pages(app: FastAPI, service: Service) -> None:
     """The tournament SSE and pages (query role)."""
-    from services.push.tournaments import TournamentWatch, tournament_push_router
-    from services.web.tournaments import tournament_web_router
+    from services.doors.push.tournaments import TournamentWatch, tournament_push_router
+    from services.doors.web.tournaments import tournament_web_router
 
     app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
     app.include_router(tournament_web_router(service.cases.tournaments))
@@ -693,10 +693,10 @@ def _install_lean_routes(
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
     app's front door ahead of its middleware (issue 9)."""
-    from services.asgi.lean import install
-    from services.push.routes import lean_push_routes
-    from services.query.front import FrontDoor
-    from services.query.routes import lean_query_routes
+    from services.doors.asgi.lean import install
+    from services.doors.push.routes import lean_push_routes
+    from services.doors.query.front import FrontDoor
+    from services.doors.query.routes import lean_query_routes
 
     if hub is not None:  # the query role
         routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
@@ -731,8 +731,8 @@ def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
     """The inbox door on the in-memory adapters: `ports` and a `MemoryInboxQueue` of the shared
     stream (tests, the AsyncAPI document, an in-process pipeline)."""
     from services.adapters.memory.inbox import MemoryInboxQueue
-    from services.ingest.inbox import Inbox
-    from services.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox import Inbox
+    from services.doors.ingest.inbox_entry import game_of_entry
 
     keys = Keys(settings.shards)
     record = use_cases(ports, settings).record
@@ -741,7 +741,7 @@ def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
 
 def inbox_document_app(settings: ServiceSettings) -> FastStream:
     """The inbox app on the in-memory adapters, for its AsyncAPI document (nothing connects)."""
-    from services.ingest.inbox_app import build_inbox_app
+    from services.doors.ingest.inbox_app import build_inbox_app
 
     inbox = memory_inbox(memory_ports(settings.shards), settings)
     return build_inbox_app(settings, inbox, inbox_broker(settings))
@@ -784,11 +784,13 @@ def replay_log(settings: ServiceSettings) -> EventLog:
 
 
 @asynccontextmanager
-async def inbox_writer(settings: CommonSettings, keys: Keys) -> AsyncIterator[InboxQueue]:
-    """The shared inbox stream (`keys.inbox`) of the store `settings` name, as a queue to add
-    entries to (the simulator's inbox sink), on a client of its own closed at the end."""
+async def inbox_writer(settings: CommonSettings, shards: int = 16) -> AsyncIterator[InboxQueue]:
+    """The shared inbox stream (`sl:inbox`) of the store `settings` name, for a deployment of
+    `shards` feeds, as a queue to add entries to (the simulator's inbox sink), on a client of its
+    own closed at the end."""
+    keys = Keys(shards)
     from services.adapters.redis.inbox import RedisInboxQueue
-    from services.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox_entry import game_of_entry
 
     client = connect_from(settings)
     try:

@@ -16,9 +16,9 @@ CONTRACTS = Path(__file__).resolve().parent.parent / "contracts"
 
 def asyncapi_yaml() -> str:
     """`contracts/asyncapi.yaml`: the inbox app built on memory ports, documented by FastStream
-    (`services.ingest.asyncapi.document`)."""
+    (`services.doors.ingest.asyncapi.document`)."""
     from services.bootstrap import inbox_document_app
-    from services.ingest.asyncapi import document, document_settings
+    from services.doors.ingest.asyncapi import document, document_settings
 
     return document(inbox_document_app(document_settings()))
 
@@ -28,8 +28,8 @@ def openapi_json() -> str:
     connection (Redis is only touched in its lifespan); the defaults, not the environment, so
     the file does not depend on who generates it."""
     from services.bootstrap import Roles, build_app
-    from services.query.openapi import document_text
-    from services.settings import ServiceSettings
+    from services.doors.query.openapi import document_text
+    from services.platform.settings import ServiceSettings
 
     return document_text(build_app(Roles(inbox=False), ServiceSettings(_env_file=None)))
 

@@ -196,7 +196,7 @@ def measure_corpus(games: list[Lines], repeats: int = 5, batch: int = 500) -> Co
 async def _project_cpu(games: list[list[Envelope]], batch: int) -> float:
     """CPU seconds of `Project.apply` over every shard feed of `games` (appended first)."""
     from services.bootstrap import memory_ports, use_cases
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
 
     shards = 4
     ports = memory_ports(shards)

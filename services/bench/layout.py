@@ -1,7 +1,7 @@
 """The Redis layout as the append script writes it, written directly (fast bulk loads and paced
 live appends that both trees read the same way), and the projector's checkpoints read back.
 
-Keys (services/keys.py, `{sK}` = shard tag, K = crc32(game) mod shards): game stream
+Keys (services/adapters/redis/keys.py, `{sK}` = shard tag, K = crc32(game) mod shards): game stream
 `sl:game:{sK}:GAME` (entry id `<seq>-1`, fields seq, id, type, data), shard feed `sl:feed:{sK}`
 (fields game, seq, data), event ids `sl:ids:{sK}:GAME`, game index `sl:games:{sK}`, checkpoint
 `sl:ckpt:{sK}` (the last feed id applied), change notices `sl:changes:{sK}` (game, seq).
@@ -37,7 +37,7 @@ return last
 
 
 def shard_of(game_id: str, shards: int = SHARDS) -> int:
-    """crc32 of the game id modulo the shard count (services/keys.py `shard_of`)."""
+    """crc32 of the game id modulo the shard count (services/adapters/redis/keys.py `shard_of`)."""
     return zlib.crc32(game_id.encode()) % shards
 
 

@@ -21,6 +21,7 @@ from redis.cluster import RedisCluster
 from contracts.events import parse_event_json
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.localcluster import throwaway_cluster
 from services.bench import corpus
 from services.bench.layout import SHARDS, Loader, sync_client
@@ -28,7 +29,6 @@ from services.bench.proc import cpu_of
 from services.bench.rows_projector import applied, projector
 from services.bench.table import Row
 from services.bench.trees import Tree, current
-from services.keys import Keys
 
 CHUNK = 20
 """Events per append call (one HTTP batch of a table)."""

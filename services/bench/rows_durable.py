@@ -24,12 +24,12 @@ import redis
 from contracts.events import parse_event_json
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.bench import corpus
 from services.bench.layout import SHARDS
 from services.bench.redis_server import RedisServer
 from services.bench.table import Row
 from services.bench.trees import Tree, current
-from services.keys import Keys
 
 CHUNK = 20
 IN_FLIGHT = 32

@@ -51,8 +51,8 @@ def demo(
     from services.cli.lifetime import exit_on_sigterm, sigterm_deferred
     from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
-    from services.logging import configure_logging
-    from services.settings import CommonSettings
+    from services.platform.logging import configure_logging
+    from services.platform.settings import CommonSettings
 
     exit_on_sigterm()  # a SIGTERM stops the throwaway Redis too (it unwinds the `with`)
     console = err if as_json else out

@@ -26,7 +26,7 @@ from services.cli.webhooks_command import webhooks_app
 from services.usecases.readmodels.render import view as standings_view
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
-    from services.settings import CommonSettings
+    from services.platform.settings import CommonSettings
 
 app = typer.Typer(
     name="scoreledger",
@@ -82,7 +82,7 @@ def _settings(command: str, redis_url: str | None) -> CommonSettings:
     """The settings of a command talking to Redis (`--redis-url` over the environment); a bad
     one exits 78 naming it (`services.cli.on_redis`)."""
     from services.cli.on_redis import settings_or_exit
-    from services.settings import CommonSettings
+    from services.platform.settings import CommonSettings
 
     return settings_or_exit(
         command, lambda: CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
@@ -125,7 +125,7 @@ def migrate_archive() -> None:
     import asyncio
 
     from services.bootstrap import open_archive
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
 
     settings = ServiceSettings()
     if settings.archive_url is None:
@@ -217,8 +217,8 @@ def serve(
         check_redis,
         settings_failure,
     )
-    from services.logging import configure_logging
-    from services.settings import ServiceSettings
+    from services.platform.logging import configure_logging
+    from services.platform.settings import ServiceSettings
 
     if not (ingest or inbox or projector or query or archiver or webhooks):
         err.print(
@@ -259,7 +259,7 @@ def serve(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
         highlight=False,
     )
-    from services.gctune import tune_for_long_life
+    from services.platform.gctune import tune_for_long_life
 
     # after the app is built: its objects are frozen; a projector alone (as deployed) also
     # freezes survivors and pauses while catching up, with full collections beside it
@@ -278,7 +278,8 @@ app.add_typer(webhooks_app)
 app.command()(demo)
 app.add_typer(__import__("services.cli.league_command", fromlist=["x"]).league_app, name="league")
 app.add_typer(
-    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app, name="tournament"
+    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app,
+    name="tournament",
 )
 app.command("simulate")(
     __import__("services.simulator.cli", fromlist=["simulate"]).simulate

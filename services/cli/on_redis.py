@@ -24,7 +24,7 @@ import typer
 from pydantic import ValidationError
 
 from services.cli.startup import StartupFailure, check_redis, classify, settings_failure
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 
 S = TypeVar("S", bound=CommonSettings)
 T = TypeVar("T")

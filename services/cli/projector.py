@@ -16,10 +16,10 @@ import sys
 import structlog
 
 from services.bootstrap import running_projector
-from services.gctune import collecting_frozen, tune_for_long_life
-from services.logging import configure_logging
-from services.projector.loop import StartupFailed
-from services.settings import ServiceSettings
+from services.doors.projector.loop import StartupFailed
+from services.platform.gctune import collecting_frozen, tune_for_long_life
+from services.platform.logging import configure_logging
+from services.platform.settings import ServiceSettings
 
 log = structlog.get_logger("projector")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,7 @@ async def release_game(settings: CommonSettings, game_id: str, wait_s: float) ->
     Raises: redis errors (Redis unreachable).
     """
     from services.bootstrap import build
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from services.usecases.release import hold_reason
 
     service = build(ServiceSettings(redis_url=settings.redis_url, shards=settings.shards))

@@ -15,7 +15,7 @@ import httpx
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
 from services.cli.offline import parse_lines
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 
 
 class GameNotStored(LookupError):
@@ -31,7 +31,7 @@ async def export_game(settings: CommonSettings, game_id: str) -> str:
         redis.exceptions.ConnectionError: Redis is unreachable.
     """
     from services.bootstrap import build  # lazy: `score` must not import the services
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from services.usecases.readmodels.reads import NotFound
 
     service = build(

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 
 from services import bootstrap
 from services.bootstrap import Roles
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 
 __all__ = ["Roles", "build_app", "uvicorn_server"]
 

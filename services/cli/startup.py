@@ -33,8 +33,8 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from services.platform.settings import CommonSettings
 from services.ports.errors import StoreError
-from services.settings import CommonSettings
 
 EXIT_UNAVAILABLE = 69
 EXIT_NOPERM = 77
@@ -272,7 +272,7 @@ class LifespanGuard:
         await send({"type": "lifespan.shutdown.complete"})
 
     def _failure(self, error: BaseException) -> StartupFailure:
-        from services.http_errors import storage_fault  # the web stack: loaded by now
+        from services.doors.asgi.http_errors import storage_fault  # the web stack: loaded by now
 
         leaf = error
         while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:

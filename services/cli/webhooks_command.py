@@ -41,7 +41,7 @@ def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) ->
     talks to Redis (`services.cli.on_redis`)."""
     from services.bootstrap import webhook_admin
     from services.cli.on_redis import run_on_redis, settings_or_exit
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from services.usecases.webhooks.admin import WebhookRefused
 
     overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
@@ -128,7 +128,7 @@ def rotate_secret(
     redis_url: RedisUrl = None,
 ) -> None:
     """A new signing secret; the old one keeps signing (both signatures sent) for the window."""
-    from services.settings import WebhookSettings
+    from services.platform.settings import WebhookSettings
 
     window_s = WebhookSettings().webhook_rotation_window_s if window is None else window
     rotated = _run(redis_url, lambda admin: admin.rotate(url, window_s))

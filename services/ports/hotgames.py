@@ -5,7 +5,7 @@ What sealing (`usecases.seal`) needs from the hot tier beyond the event log: a c
 snapshot of one game, a removal that happens only if the game did not change since the
 snapshot (a writer that appended meanwhile wins; nothing is lost), and a restore of an
 archived game before an append reopens it. Every key of a game shares its shard's slot
-(`services.keys`), so each call is one atomic step on Redis Cluster too. Implementations:
+(`services.adapters.redis.keys`), so each call is one atomic step on Redis Cluster too. Implementations:
 `adapters.redis.hotgames.RedisHotGames`, `adapters.memory.hotgames.MemoryHotGames`.
 """
 

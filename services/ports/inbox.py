@@ -46,6 +46,18 @@ class StreamHealth(Enum):
     RENEWED = "renewed"
 
 
+class InboxNames(Protocol):
+    """The inbox streams' names a door needs: `inbox`, the shared stream every integration may
+    add to (an integration's own stream is named after it). The Redis key layout is one."""
+
+    @property
+    def inbox(self) -> str: ...
+
+    def integration_inbox(self, name: str) -> str:
+        """The inbox stream of the integration `name`."""
+        ...
+
+
 class InboxQueue(Protocol):
     """One inbox stream and its consumer group (see the module docstring)."""
 

@@ -69,7 +69,7 @@ def simulate(
     settings = None
     if inbox is not None:  # before the progress bar: a failure is one line, as for `serve`
         from services.cli.on_redis import check_or_exit, run_on_redis, settings_or_exit
-        from services.settings import CommonSettings
+        from services.platform.settings import CommonSettings
 
         settings = settings_or_exit("simulate", lambda: CommonSettings(redis_url=inbox))
         check_or_exit("simulate", settings)

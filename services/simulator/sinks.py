@@ -19,7 +19,6 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
-from services.keys import Keys
 
 TICK_S = 0.01
 """Pacing granularity: 10 ms."""
@@ -87,7 +86,7 @@ async def send_inbox(
     events: Iterator[Envelope],
     redis_url: str,
     rate: float,
-    keys: Keys | None = None,
+    shards: int = 16,
     on_sent: OnSent = lambda _: None,
 ) -> int:
     """XADD every event to the inbox stream at `rate` events/s (one pipeline per tick), each
@@ -100,11 +99,11 @@ async def send_inbox(
     goes to one node.
     """
     from services.bootstrap import inbox_writer
-    from services.settings import CommonSettings
+    from services.platform.settings import CommonSettings
 
     tokens: dict[str, str] = {}
     sent = 0
-    async with inbox_writer(CommonSettings(redis_url=redis_url), keys or Keys()) as inbox:
+    async with inbox_writer(CommonSettings(redis_url=redis_url), shards) as inbox:
         async for chunk in paced(events, rate):
             entries = []
             for event in chunk:

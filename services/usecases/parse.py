@@ -62,7 +62,7 @@ def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
 
 def unknown_type_message(context: dict[str, Any]) -> str:
     """`unknown event type 'x'; valid types: a, b, ...`: the type quoted (at most 40
-    characters of input, `services.problems.quote`'s rule) and every valid type, sorted, as
+    characters of input, `services.platform.problems.quote`'s rule) and every valid type, sorted, as
     many as `listing` fits (then `and N more`)."""
     tag = str(context.get("tag", ""))
     shown = repr(tag) if len(tag) <= 40 else f"{tag[:40]!r}… ({len(tag)} characters)"

@@ -21,10 +21,10 @@ from datetime import UTC, datetime
 import structlog
 
 from domain.standings import standings, standings_json
-from services.keys import shard_of
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections
+from services.ports.shards import shard_of
 from services.usecases.readmodels.render import view_json
 from services.usecases.release import fold_until_refused
 

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
-from services.keys import shard_of
 from services.ports.archive import Archive, SealedGame
 from services.ports.credentials import CredentialLookup, Credentials
 from services.ports.errors import CredentialMismatch, VersionConflict
@@ -35,6 +34,7 @@ from services.ports.projections import (
     StoredStandings,
     WriteOutcome,
 )
+from services.ports.shards import shard_of
 from services.usecases.sizedcache import ByteLRU
 
 

@@ -1,4 +1,4 @@
-"""Breaker, round 2: the front door (`services.query.front`) against FastAPI's stack.
+"""Breaker, round 2: the front door (`services.doors.query.front`) against FastAPI's stack.
 
 A storage fault that no exception handler names by class (a plain `ResponseError` such as
 MASTERDOWN, answered 503 by the app's 500 handler, `STORAGE_FAULT_REPLIES`) gets the same
@@ -14,7 +14,7 @@ from redis.exceptions import ResponseError
 from structlog.testing import capture_logs
 
 from services.adapters.redis.errors import translated
-from services.push import routes as push_routes
+from services.doors.push import routes as push_routes
 from tests.query.test_front_door import Door, door, same  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.redis

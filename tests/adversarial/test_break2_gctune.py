@@ -1,4 +1,4 @@
-"""Breaker, round 2: the catch-up pause of the cyclic collector (`services.gctune.CATCH_UP`).
+"""Breaker, round 2: the catch-up pause of the cyclic collector (`services.platform.gctune.CATCH_UP`).
 
 The pause ends only at a read of the projector loop that is not full. A loop that stops
 reading while paused (it lost every shard, or its reads fail while Redis is down) left the
@@ -24,12 +24,12 @@ from services import gctune
 from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.feeds import RedisShardFeeds
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
-from services.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
-from services.keys import Keys, shard_of
+from services.doors.projector import loop as loop_module
+from services.doors.projector.loop import ProjectorLoop
+from services.platform.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
 from services.ports.projections import START_ID
-from services.projector import loop as loop_module
-from services.projector.loop import ProjectorLoop
 from services.usecases.project import Applied
 
 SHARDS = 4

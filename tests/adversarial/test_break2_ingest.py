@@ -14,7 +14,7 @@ import json
 import pytest
 
 from services.bootstrap import Ports, memory_ports, use_cases
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.authorize import WriteProof
 from services.usecases.record import BodySource, Record
 from tests.pipeline.factory import game_log

@@ -80,9 +80,9 @@ def test_break_over_http_a_void_checked_on_a_stale_cache_is_stored(tmp_path: Pat
     refuses it (422) and the stored log still folds."""
     from fastapi.testclient import TestClient
 
+    from services.adapters.redis.keys import Keys
     from services.bootstrap import Roles, build_app
-    from services.keys import Keys
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from tests.redis_fixture import RedisServer, sync_client
 
     server = RedisServer(tmp_path).start()

@@ -1,5 +1,5 @@
 """Regression tests (issue #10, found by review on wt/break): Redis faults that reach the
-app as a plain `ResponseError` (NOREPLICAS, MISCONF, BUSY; services/http_errors.py
+app as a plain `ResponseError` (NOREPLICAS, MISCONF, BUSY; services/doors/asgi/http_errors.py
 `STORAGE_FAULT_REPLIES`) answer 503 `service.storage_unavailable` with `Retry-After: 1`, not
 500. A real redis-server is put in each state.
 """

@@ -1,6 +1,6 @@
 """An SSE stream already open when Redis goes away ends within seconds with the comment
 `storage unavailable: ...` and `retry` (the change hub's reader gives up waiting after
-`ChangeHub.down_after_s`, services/push/hub.py), on both `/games/live` and `/games/{id}/live`;
+`ChangeHub.down_after_s`, services/doors/push/hub.py), on both `/games/live` and `/games/{id}/live`;
 once Redis is back, the reconnecting client (`Last-Event-ID`) gets the change it missed.
 Source: issue #10 (honest answers while the storage is down).
 """
@@ -15,9 +15,9 @@ import httpx
 import pytest
 import redis
 
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import Roles, build_app
-from services.keys import Keys, shard_of
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.redis_fixture import RedisServer
 
 pytestmark = pytest.mark.redis

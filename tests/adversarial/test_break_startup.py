@@ -18,7 +18,7 @@ import redis
 
 from services.adapters.redis.localcluster import free_cluster_port
 from services.cli.startup import StartupFailure, check_redis, masked
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 from tests.cli.conftest import ROOT
 from tests.redis_fixture import RedisServer, free_port
 

@@ -163,7 +163,7 @@ async def test_sigkill_of_the_server_mid_stream_then_restart_scores_like_export(
 async def _version(redis_url: str, game_id: str) -> int:
     from services.adapters.redis.connect import connect
     from services.adapters.redis.eventlog import RedisEventLog
-    from services.keys import Keys
+    from services.adapters.redis.keys import Keys
 
     client = connect(redis_url)  # a single node or a cluster (SCORELEDGER_TEST_REDIS)
     try:

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from services.bootstrap import Roles, assemble, build
-from services.problems import PROBLEM_MEDIA_TYPE
-from services.settings import ServiceSettings
+from services.platform.problems import PROBLEM_MEDIA_TYPE
+from services.platform.settings import ServiceSettings
 from tests.adversarial.conftest import example_game
 from tests.web.conftest import Stack
 

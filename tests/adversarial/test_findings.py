@@ -13,10 +13,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.bootstrap import running_inbox
-from services.ingest.inbox import GROUP
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.ingest.inbox import GROUP
+from services.platform.settings import ServiceSettings
 from tests.adversarial.conftest import Stack, example_game
 from tests.adversarial.test_http_hostile import create, post, version
 from tests.pipeline.helpers import wait_until

@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from services.archiver import seal_all
+from services.adapters.redis.keys import Keys
 from services.bootstrap import Assembled, Roles, assemble, build
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.archiver import seal_all
+from services.platform.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import sync_client
 

@@ -6,7 +6,7 @@ import json
 
 import httpx
 
-from services.push.hub import ChangeHub
+from services.doors.push.hub import ChangeHub
 
 
 async def read_routes(http: httpx.AsyncClient, game_id: str) -> dict[str, tuple[int, bytes]]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from services.archiver import seal_all
+from services.doors.archiver import seal_all
 from services.usecases.seal import Seal
 from tests.archive.conftest import Stack, example_logs
 from tests.archive.reads import list_routes, read_routes

@@ -13,7 +13,7 @@ from contracts.events import parse_event_json
 from domain.fold import fold
 from domain.standings import standings
 from services.cli.remote import export_game
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 from tests.archive.conftest import TOKEN, Stack, example_logs, new_event_id, start_stack
 from tests.archive.reads import list_routes, live_first_frame, read_routes
 

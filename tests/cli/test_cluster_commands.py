@@ -22,11 +22,11 @@ from typer.testing import CliRunner
 
 from services.adapters.redis.connect import connect, parse_target
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.localcluster import slot_ranges
 from services.cli.demo import example_logs
 from services.cli.main import app
 from services.cli.remote import read_log
-from services.keys import Keys
 from tests.redis_fixture import free_port, sync_client
 
 pytestmark = pytest.mark.redis

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.cli.main import app
 from services.cli.remote import read_log
-from services.keys import Keys
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()

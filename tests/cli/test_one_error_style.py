@@ -95,7 +95,7 @@ def test_the_known_url_options_are_redis_pys() -> None:
         SSLConnection,
     )
 
-    from services.settings import REDIS_URL_OPTIONS
+    from services.platform.settings import REDIS_URL_OPTIONS
 
     taken = {
         name

@@ -15,8 +15,8 @@ import pytest
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.cli.remote import read_log
-from services.keys import Keys
 from tests.cli.conftest import ROOT
 from tests.redis_fixture import free_port
 

@@ -172,7 +172,7 @@ def test_a_role_refused_later_in_its_start_up_ends_with_one_line(tmp_path: Path)
 def test_the_check_passes_on_a_live_redis(redis_url: str) -> None:
     """The session's Redis (a single node, or a cluster with SCORELEDGER_TEST_REDIS=cluster)."""
     from services.cli.startup import check_redis
-    from services.settings import CommonSettings
+    from services.platform.settings import CommonSettings
 
     check_redis(CommonSettings(redis_url=redis_url))  # raises StartupFailure otherwise
 

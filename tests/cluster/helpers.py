@@ -5,6 +5,7 @@ from __future__ import annotations
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import (
     ShardLease,
     fence_key,
@@ -12,7 +13,6 @@ from services.adapters.redis.lease import (
     lease_key,
     raise_if_fenced,
 )
-from services.keys import Keys
 
 KEYS = Keys(16)
 

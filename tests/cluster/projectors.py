@@ -18,11 +18,11 @@ from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import score_entries
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import lease_key
 from services.cli.offline import score_file
 from services.cli.remote import export_game
-from services.keys import Keys
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 from tests.pipeline.helpers import projected_seqs, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

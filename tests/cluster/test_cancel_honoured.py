@@ -12,10 +12,10 @@ import random
 import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
-from services.keys import Keys
-from services.push.hub import ChangeHub
+from services.doors.push.hub import ChangeHub
 
 pytestmark = pytest.mark.redis
 RUNS = 150

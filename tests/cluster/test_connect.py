@@ -21,7 +21,7 @@ from services.adapters.redis.connect import (
     connect_from,
     parse_target,
 )
-from services.settings import CommonSettings
+from services.platform.settings import CommonSettings
 from tests.redis_fixture import RedisServer
 
 

@@ -14,7 +14,12 @@ from typer.main import get_command
 
 from services.adapters.redis.connect import parse_target
 from services.cli.main import app as cli_app
-from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
+from services.platform.settings import (
+    CommonSettings,
+    IngestSettings,
+    ProjectorSettings,
+    QuerySettings,
+)
 from tests.redis_cluster import free_cluster_port
 from tests.redis_fixture import wait_for_ping
 

@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from contracts.envelope import Envelope
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.errors import ReplicasUnconfirmed, VersionConflict
 from tests.pipeline.factory import corrected, started
 from tests.redis_cluster import LocalCluster

@@ -9,8 +9,8 @@ import time
 import redis
 
 from services.adapters.redis.connect import GatedRedisCluster, connect
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import ShardLeases
-from services.keys import Keys
 from tests.cluster.helpers import fenced_write
 from tests.redis_cluster import LocalCluster
 

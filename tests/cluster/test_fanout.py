@@ -8,7 +8,7 @@ from redis.exceptions import RedisClusterException, ResponseError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.fanout import game_ids, script_calls, xread_streams
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 
 KEYS = Keys(16)
 ECHO_OR_FAIL = "if ARGV[1] == 'bad' then return redis.error_reply('BAD ' .. KEYS[1]) end\n" + (

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import (
     LeaseLost,
     ShardLease,
@@ -16,7 +17,6 @@ from services.adapters.redis.lease import (
     fence_key,
     lease_key,
 )
-from services.keys import Keys
 from tests.cluster.helpers import fenced_write
 
 KEYS = Keys(16)

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
 from services.adapters.redis.ownership import MEMBERS_KEY
-from services.keys import Keys
 from services.usecases.ownership import ShardOwnership, assign
 
 KEYS = Keys(16)

@@ -15,7 +15,7 @@ import pytest
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.cluster.projectors import (
     check_invariant,
     log_events,

@@ -15,11 +15,11 @@ import pytest
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import ShardLeases, lease_key
 from services.bootstrap import Service, build
-from services.keys import Keys, shard_of
-from services.projector.loop import ProjectorLoop
-from services.settings import ServiceSettings
+from services.doors.projector.loop import ProjectorLoop
+from services.platform.settings import ServiceSettings
 from services.usecases.ownership import ShardOwnership
 from tests.cluster.projectors import (
     check_invariant,

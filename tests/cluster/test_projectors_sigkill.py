@@ -16,7 +16,7 @@ import pytest
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.cluster.projectors import check_invariant, holders, start_projector, wait_caught_up
 from tests.pipeline.factory import game_log
 

@@ -15,9 +15,9 @@ from services.adapters.redis.connect import connect
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feed import feed_entries
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import fence_key, lease_key
 from services.adapters.redis.projections import RedisProjections
-from services.keys import Keys, shard_of
 from services.ports.eventlog import AppendRequest
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels

@@ -6,7 +6,7 @@ from __future__ import annotations
 from redis.crc import key_slot
 
 from services.adapters.redis.connect import GatedRedisCluster, connect
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 
 
 def even_split(primaries: int) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ from redis.crc import key_slot
 
 from services.adapters.redis.connect import GatedRedisCluster, connect
 from services.adapters.redis.eventlog import RedisEventLog as EventStore
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.pipeline.factory import game_log
 from tests.redis_cluster import LocalCluster
 

@@ -20,8 +20,8 @@ from services.adapters.memory.store import (
     MemoryProjections,
 )
 from services.adapters.redis.connect import RedisClient, connect
+from services.adapters.redis.keys import Keys
 from services.bootstrap import PipelinePorts
-from services.keys import Keys
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from services.adapters.directory.archive import DirectoryArchive
 from services.bootstrap import open_archive
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 
 
 async def test_unset_means_no_archive() -> None:

@@ -24,7 +24,7 @@ def hot_games(backend: Backend) -> HotGames:
 
 async def last_fed(backend: Backend, game_id: str) -> tuple[int, bytes]:
     """The seq and data of the last entry of the game's shard feed."""
-    from services.keys import shard_of
+    from services.adapters.redis.keys import shard_of
 
     if backend.name == "memory":
         b = backend.log.b  # type: ignore[attr-defined]

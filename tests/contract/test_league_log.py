@@ -13,7 +13,7 @@ from contracts.envelope import Payload
 from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, parse_league_event
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.redis.connect import connect
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.leagues import LeagueLog
 from tests.domain.league.test_league import GAME

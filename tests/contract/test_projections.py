@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.keys import shard_of
+from services.adapters.redis.keys import shard_of
 from services.ports.deadletters import DeadLetter
 from services.ports.projections import (
     START_ID,

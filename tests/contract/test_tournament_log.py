@@ -9,7 +9,7 @@ import pytest
 
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.redis.connect import connect
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.tournaments import TournamentLog
 from services.usecases.tournaments import Tournaments

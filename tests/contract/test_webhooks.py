@@ -10,7 +10,7 @@ import pytest
 
 from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.connect import connect
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.webhooks import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
 
 

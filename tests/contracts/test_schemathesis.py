@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.redis_fixture import flush_all, free_port
 
 OPENAPI = Path(__file__).resolve().parents[2] / "contracts" / "openapi.json"

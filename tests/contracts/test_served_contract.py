@@ -11,8 +11,8 @@ import httpx
 from openapi_spec_validator import validate
 
 from services.bootstrap import Roles, build_app
-from services.query.openapi import COMMITTED
-from services.settings import ServiceSettings
+from services.doors.query.openapi import COMMITTED
+from services.platform.settings import ServiceSettings
 
 FULL = Roles(inbox=False)
 

@@ -1,5 +1,5 @@
 """deploy/ checked statically (no Docker engine here): YAML parses, settings names exist in
-`services/settings.py`, probe and healthcheck paths exist in the app, commands exist in the CLI.
+`services/platform/settings.py`, probe and healthcheck paths exist in the app, commands exist in the CLI.
 Source: research/anchors.md §4.3 (deploy files can only be checked statically here)."""
 
 from __future__ import annotations
@@ -14,12 +14,17 @@ import pytest
 import yaml
 from typer.main import get_command
 
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import fence_key, lease_key
 from services.adapters.redis.ownership import MEMBERS_KEY
 from services.bootstrap import Roles, build_app
 from services.cli.main import app as cli_app
-from services.keys import Keys
-from services.settings import CommonSettings, IngestSettings, ProjectorSettings, QuerySettings
+from services.platform.settings import (
+    CommonSettings,
+    IngestSettings,
+    ProjectorSettings,
+    QuerySettings,
+)
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
@@ -90,7 +95,7 @@ def test_compose_services_and_redis_with_aof_config() -> None:
 def test_compose_env_commands_and_healthchecks(name: str) -> None:
     service = COMPOSE["services"][name]
     unknown = set(service["environment"]) - _env_names()
-    assert not unknown, f"{name}: env vars not in services/settings.py: {unknown}"
+    assert not unknown, f"{name}: env vars not in services/platform/settings.py: {unknown}"
     _check_command(service["command"])
     probe = " ".join(service["healthcheck"]["test"])
     path = re.search(r"http://127\.0\.0\.1:8000(/[a-z]+)", probe)
@@ -102,7 +107,7 @@ def test_k8s_configmap_names_are_settings() -> None:
     configmaps = [d for d in K8S if d["kind"] == "ConfigMap"]
     assert len(configmaps) == 1
     unknown = set(configmaps[0]["data"]) - _env_names()
-    assert not unknown, f"ConfigMap keys not in services/settings.py: {unknown}"
+    assert not unknown, f"ConfigMap keys not in services/platform/settings.py: {unknown}"
 
 
 def test_k8s_deployment_per_service_with_probes_and_cli_args() -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from services.adapters.redis.keys import Keys
 from services.cli.startup import settings_failure
-from services.keys import Keys
-from services.settings import IngestSettings, ServiceSettings
+from services.platform.settings import IngestSettings, ServiceSettings
 
 
 def test_the_list_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

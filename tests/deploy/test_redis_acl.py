@@ -29,6 +29,7 @@ from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.feed import feed_entries
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.projections import (
@@ -39,10 +40,9 @@ from services.adapters.redis.projections import (
 )
 from services.adapters.redis.retention import FeedRetention, trim_dead_letters, trim_inbox
 from services.bootstrap import Roles, assemble, build, redis_ports
-from services.keys import Keys, shard_of
+from services.platform.settings import ServiceSettings
 from services.ports.deadletters import DeadLetter
 from services.ports.projections import START_ID
-from services.settings import ServiceSettings
 from services.usecases.authorize import digest
 from services.usecases.check import CheckedAppend
 from services.usecases.ownership import ShardOwnership

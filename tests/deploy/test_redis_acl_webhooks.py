@@ -18,7 +18,7 @@ from redis.exceptions import NoPermissionError
 from contracts.events import parse_event_json
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import build, running_projector, webhook_admin, webhooking
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.deploy.test_redis_acl import EXAMPLE, KEYS, ROLES, AclServer, render_acl
 from tests.pipeline.helpers import wait_until
 from tests.pipeline.test_webhooks import Receiver, serving

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from contracts.envelope import Envelope
 from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer

@@ -1,7 +1,8 @@
 """Imports run one way: no door imports the composition root or the command line (they import
-the doors, not the reverse), and no door imports another door (shared HTTP pieces live in
-`services/asgi/`). Read from each module's own import statements (also those inside functions),
-so a lazy import counts too."""
+the doors, not the reverse); no door imports another door (shared HTTP pieces live in
+`services/doors/asgi/`); the platform pieces (`services/platform/`) import no door, use case,
+adapter, composition root or command. Read from each module's own import statements (also those
+inside functions), so a lazy import counts too."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOORS = ("ingest", "projector", "push", "query", "web", "webhooks")
+"""The doors under `services/doors/` (besides `asgi/`, the HTTP pieces they share, and
+`archiver.py`, the sealing worker)."""
 ABOVE = ("services.bootstrap", "services.cli")
 
 
@@ -31,7 +34,9 @@ def under(name: str, package: str) -> bool:
 
 def door_modules() -> list[tuple[str, Path]]:
     return [
-        (door, path) for door in DOORS for path in sorted((ROOT / "services" / door).rglob("*.py"))
+        (door, path)
+        for door in DOORS
+        for path in sorted((ROOT / "services" / "doors" / door).rglob("*.py"))
     ]
 
 
@@ -57,18 +62,29 @@ def test_no_door_imports_another_door_directly() -> None:
         for door, path in door_modules()
         for name in imported(path)
         for other in DOORS
-        if other != door and under(name, f"services.{other}")
+        if other != door and under(name, f"services.doors.{other}")
     )
-    # web's replay routes share the query door's replay limits (client and 429/503 answers):
-    # not moved here, the HTTP error handlers (another helper's file) import them too
-    assert wrong == [
-        "services/web/routes.py -> services.query.replaylimits",
-        "services/web/routes.py -> services.query.replaylimits.client_of",
-        "services/web/routes.py -> services.query.replaylimits.replay_responses",
-    ]
+    assert wrong == []
 
 
 def test_the_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from services.bootstrap import build_app\n")
     assert "services.bootstrap" in imported(module)
+
+
+def test_the_platform_imports_no_door_use_case_adapter_or_root() -> None:
+    above = (
+        "services.doors",
+        "services.usecases",
+        "services.adapters",
+        "services.bootstrap",
+        "services.cli",
+    )
+    wrong = [
+        f"{path.relative_to(ROOT)} -> {name}"
+        for path in sorted((ROOT / "services" / "platform").rglob("*.py"))
+        for name in imported(path)
+        if any(under(name, a) for a in above)
+    ]
+    assert wrong == []

@@ -22,7 +22,7 @@ from services.adapters.memory.store import (
     MemoryEventLog,
     MemoryProjections,
 )
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.check import CheckedAppend, Known
 from services.usecases.project import Project
 from services.usecases.sizedcache import ByteLRU, state_bytes

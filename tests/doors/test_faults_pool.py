@@ -16,7 +16,7 @@ import pytest
 
 from services.adapters.redis.connect import GatedRedisCluster
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import game_log
 from tests.web.conftest import serving
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, build_app
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer, sync_client
 

@@ -21,8 +21,8 @@ from redis import exceptions as rexc
 
 from services.adapters.redis.errors import FAULT_REPLIES, FAULTS, translated
 from services.bootstrap import Roles, build_app
-from services.http_errors import install_problem_handlers
-from services.settings import ServiceSettings
+from services.doors.asgi.http_errors import install_problem_handlers
+from services.platform.settings import ServiceSettings
 from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
 
@@ -211,9 +211,9 @@ async def test_sse_ends_cleanly_when_redis_was_down_from_the_start() -> None:
 async def test_the_forwarded_write_keeps_ingests_retry_after() -> None:
     """A split deployment: the query service forwards the page's writes to ingest; ingest's
     503 reaches the browser with its `Retry-After`."""
-    from services.problems import RETRY_AFTER_S
-    from services.settings import QuerySettings
-    from services.web.forward import forward_router
+    from services.doors.web.forward import forward_router
+    from services.platform.problems import RETRY_AFTER_S
+    from services.platform.settings import QuerySettings
     from tests.web.conftest import serving
 
     ingest = FastAPI()

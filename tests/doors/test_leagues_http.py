@@ -11,9 +11,9 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from services.bootstrap import UseCases, memory_ports, use_cases
-from services.ingest.leagues import league_write_router
-from services.query.leagues import league_read_router
-from services.settings import ServiceSettings
+from services.doors.ingest.leagues import league_write_router
+from services.doors.query.leagues import league_read_router
+from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
 from tests.doors.test_tournament_tables_http import app_of, create, play
 from tests.doors.test_tournaments_http import AUTH, problem_of

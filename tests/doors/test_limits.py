@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message
 
-from services.limits import BodySizeLimit
+from services.platform.limits import BodySizeLimit
 
 LIMIT = 4096
 CHUNK = b"x" * 1024

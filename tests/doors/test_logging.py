@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from services.logging import MAX_FIELD_CHARS, configure_logging
+from services.platform.logging import MAX_FIELD_CHARS, configure_logging
 
 
 class Lines:

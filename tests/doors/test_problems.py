@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from contracts.events import parse_event
 from domain.errors import RuleViolation
-from services.problems import (
+from services.platform.problems import (
     MAX_DETAIL_CHARS,
     PROBLEM_MEDIA_TYPE,
     Problem,

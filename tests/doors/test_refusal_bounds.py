@@ -40,7 +40,7 @@ def test_an_unknown_type_lists_every_valid_type_in_the_422() -> None:
     """The refusal (and the HTTP problem made of it) names every valid event type, whole; it
     was pydantic's message cut mid-word after about 120 characters."""
     from contracts.events import ENVELOPE_BY_TYPE
-    from services.http_errors import refusal_problem
+    from services.doors.asgi.http_errors import refusal_problem
 
     event = {
         "event_id": "0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10",

@@ -16,11 +16,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from services.bootstrap import UseCases, memory_ports, use_cases
-from services.http_errors import install_problem_handlers
-from services.ingest.http import ingest_router
-from services.ingest.tournaments import tournament_write_router
-from services.query.tournaments import tournament_read_router
-from services.settings import ServiceSettings
+from services.doors.asgi.http_errors import install_problem_handlers
+from services.doors.ingest.http import ingest_router
+from services.doors.ingest.tournaments import tournament_write_router
+from services.doors.query.tournaments import tournament_read_router
+from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
 from tests.doors.test_tournaments_http import AUTH, TOKEN, problem_of
 
@@ -360,8 +360,8 @@ def test_tables_judges_and_leagues_on_the_assembled_app_on_redis(clean_redis_url
 async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
     import httpx
 
-    from services.ingest.inbox import Inbox
-    from services.keys import Keys
+    from services.adapters.redis.keys import Keys
+    from services.doors.ingest.inbox import Inbox
 
     ports = memory_ports(4)
     cases = use_cases(ports, ServiceSettings(shards=4))

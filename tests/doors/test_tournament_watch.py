@@ -11,8 +11,8 @@ import pytest
 
 from contracts.tournament import PlayerRegistered, TournamentCreated
 from services.bootstrap import memory_ports, use_cases
-from services.push.tournaments import TournamentWatch, WatchFull
-from services.settings import ServiceSettings
+from services.doors.push.tournaments import TournamentWatch, WatchFull
+from services.platform.settings import ServiceSettings
 from services.usecases.tournaments import Tournaments
 
 

@@ -15,10 +15,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from services.bootstrap import Roles, build_app, memory_ports, use_cases
-from services.http_errors import install_problem_handlers
-from services.ingest.tournaments import tournament_write_router
-from services.query.tournaments import tournament_read_router
-from services.settings import ServiceSettings
+from services.doors.asgi.http_errors import install_problem_handlers
+from services.doors.ingest.tournaments import tournament_write_router
+from services.doors.query.tournaments import tournament_read_router
+from services.platform.settings import ServiceSettings
 
 TOKEN = "organiser-token-0123456789-abcdefghij"
 PLAYERS = [f"p{i:02d}" for i in range(1, 8)]  # 7 players: a 4 and a 3 each round

@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 
 
 async def wait_until(predicate: Any, timeout_s: float = 20.0, what: str = "condition") -> None:

@@ -22,8 +22,8 @@ from redis import exceptions as rexc
 from contracts.envelope import Envelope
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
-from services.ingest.inbox import GROUP
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
+from services.doors.ingest.inbox import GROUP
 from tests.pipeline.factory import corrected, game_log
 
 KEYS = Keys(4)
@@ -162,7 +162,7 @@ def letter_reasons(letters: Any) -> list[dict[str, Any]]:
 
 async def _serve() -> None:
     from services.bootstrap import running_inbox
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
 
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)

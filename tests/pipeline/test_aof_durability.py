@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer
 

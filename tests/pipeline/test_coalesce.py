@@ -11,9 +11,9 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import LeaseLost, ShardLeases, lease_key
 from services.adapters.redis.projections import RedisProjections
-from services.keys import Keys
 from services.ports.projections import ProjectionBatch
 
 ECHO = "if ARGV[1] == 'refuse' then return redis.error_reply('NOPE ' .. KEYS[1]) end " + (

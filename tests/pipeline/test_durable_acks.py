@@ -14,9 +14,9 @@ import pytest
 import redis
 from fastapi.testclient import TestClient
 
+from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, build_app
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import corrected, started
 from tests.redis_fixture import RedisServer
 

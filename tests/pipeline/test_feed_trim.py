@@ -8,10 +8,10 @@ import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.retention import feed_min_id
 from services.bootstrap import running_projector as run_projector
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log
 from tests.pipeline.helpers import (
     offline_standings,

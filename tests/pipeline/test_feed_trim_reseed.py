@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
+from services.adapters.redis.keys import shard_of
 from services.bootstrap import memory_ports
-from services.keys import shard_of
 from services.ports.projections import ProjectionBatch, ProjectionOp
 from services.usecases.reseed import Reseed
 from tests.pipeline.factory import corrected, game_log

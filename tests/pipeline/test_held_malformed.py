@@ -12,9 +12,9 @@ from prometheus_client import REGISTRY
 from structlog.testing import capture_logs
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import running_projector as run_projector
-from services.keys import Keys, shard_of
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import offline_standings, projected_standings, wait_projected
 

@@ -19,11 +19,11 @@ from typer.testing import CliRunner, Result
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import Roles, build, build_app
 from services.bootstrap import running_projector as run_projector
 from services.cli.main import app as cli
-from services.keys import Keys, shard_of
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from tests.pipeline.factory import corrected, envelope, game_log

@@ -11,10 +11,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.bootstrap import inbox_broker, running_inbox
-from services.ingest.inbox import GROUP
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.ingest.inbox import GROUP
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import corrected, game_log, started
 from tests.pipeline.helpers import wait_until
 

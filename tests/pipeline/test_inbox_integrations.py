@@ -18,11 +18,11 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.inbox import RedisInboxQueue
+from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, running_inbox, use_cases
-from services.ingest.inbox import GROUP, Inbox, Retention
-from services.ingest.inbox_entry import game_of_entry
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.ingest.inbox import GROUP, Inbox, Retention
+from services.doors.ingest.inbox_entry import game_of_entry
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import game_log, started
 from tests.pipeline.helpers import wait_until
 

@@ -15,13 +15,13 @@ from redis import exceptions as rexc
 
 from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.errors import translated
+from services.adapters.redis.keys import Keys
 from services.bootstrap import memory_ports, use_cases
-from services.ingest.inbox import Inbox
-from services.ingest.inbox_entry import game_of_entry
-from services.ingest.transient import is_transient
-from services.keys import Keys
+from services.doors.ingest.inbox import Inbox
+from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.transient import is_transient
+from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
-from services.settings import ServiceSettings
 from services.usecases.record import Entry, Record, Recorded
 from services.usecases.refusal import Refusal
 from tests.pipeline.factory import started

@@ -11,10 +11,10 @@ import redis.asyncio as aioredis
 from contracts.envelope import Envelope
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feed import feed_entries
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import running_projector as run_projector
-from services.keys import Keys, shard_of
+from services.platform.settings import ServiceSettings
 from services.ports.projections import START_ID, Projections
-from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, envelope, game_log, started
 from tests.pipeline.helpers import (
     offline_standings,

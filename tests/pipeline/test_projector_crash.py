@@ -13,7 +13,7 @@ import pytest
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import (
     offline_standings,

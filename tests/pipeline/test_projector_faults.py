@@ -21,7 +21,7 @@ import redis
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.cluster.projectors import ROOT, holders, start_projector
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_projected, wait_until

@@ -13,11 +13,11 @@ import redis.asyncio as aioredis
 from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.feeds import RedisShardFeeds
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import ShardLeases
 from services.adapters.redis.projections import RedisProjections
-from services.keys import Keys, shard_of
+from services.doors.projector.loop import ProjectorLoop
 from services.ports.projections import START_ID, ProjectionBatch
-from services.projector.loop import ProjectorLoop
 from services.usecases.project import Applied
 
 SHARDS = 4

@@ -11,9 +11,9 @@ import redis.asyncio as aioredis
 from domain.fold import fold
 from domain.standings import standings
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import memory_ports, running_projector
-from services.keys import Keys, shard_of
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.reseed import Reseed
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_projected

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer
 

@@ -16,11 +16,11 @@ from prometheus_client import REGISTRY
 
 from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.inbox import RedisInboxQueue
+from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.ingest.inbox import GROUP, Inbox, Retention
-from services.ingest.inbox_entry import game_of_entry
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.ingest.inbox import GROUP, Inbox, Retention
+from services.doors.ingest.inbox_entry import game_of_entry
+from services.platform.settings import ServiceSettings
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(4)

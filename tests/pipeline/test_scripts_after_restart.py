@@ -14,7 +14,7 @@ from redis.asyncio.client import Pipeline
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.eventlog import AppendRequest
 from tests.pipeline.factory import game_log
 from tests.redis_fixture import RedisServer

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from contracts.events import EVENT_ADAPTER
 from domain.errors import RuleViolation
 from services.adapters.redis.eventlog import RedisEventLog
-from services.keys import Keys, shard_of
+from services.adapters.redis.keys import Keys, shard_of
 from services.ports.errors import VersionConflict
 from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import corrected, game_log, started

@@ -29,7 +29,7 @@ from services.bootstrap import (
     webhook_admin,
     webhooking,
 )
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import free_port
 

@@ -20,10 +20,10 @@ from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import standings
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
-from services.keys import Keys, shard_of
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.readmodels.render import view_json
 
 DATA = Path(__file__).parent.parent / "cli" / "data"

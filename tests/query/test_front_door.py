@@ -16,9 +16,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.adapters.redis.errors import translated
 from services.bootstrap import Roles, assemble, build
-from services.query import metrics as query_metrics
-from services.query.front import FrontDoor, FrontedFastAPI
-from services.settings import ServiceSettings
+from services.doors.query import metrics as query_metrics
+from services.doors.query.front import FrontDoor, FrontedFastAPI
+from services.platform.settings import ServiceSettings
 from services.usecases.readmodels.reads import ReadModels
 from tests.query.conftest import Seeder, load
 

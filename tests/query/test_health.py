@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from services.keys import shard_of
+from services.adapters.redis.keys import shard_of
 from tests.query.conftest import Seeder, load
 
 pytestmark = pytest.mark.redis
@@ -47,7 +47,7 @@ async def test_metrics_exposes_lag_and_requests(api: httpx.AsyncClient, seeder: 
 
 async def test_readyz_fails_without_redis() -> None:
     from services.bootstrap import Roles, build_app
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from tests.redis_fixture import free_port
 
     settings = ServiceSettings(redis_url=f"redis://127.0.0.1:{free_port()}/0")

@@ -15,9 +15,9 @@ import pytest
 
 from domain.fold import fold
 from domain.standings import standings
-from services.asgi.lean import LeanRoute
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.doors.asgi.lean import LeanRoute
+from services.platform.settings import ServiceSettings
 from tests.query.conftest import Seeder, load
 from tests.query.oracle import standings_view
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from services.contracts_gen import openapi_json as generate
-from services.query.openapi import COMMITTED
+from services.doors.query.openapi import COMMITTED
 
 
 def test_committed_openapi_matches_the_app() -> None:

@@ -16,8 +16,8 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from services.bootstrap import Roles, assemble, build
 from services.cli.serve import uvicorn_server
-from services.query.replaylimits import client_of
-from services.settings import ServiceSettings
+from services.doors.asgi.replaylimits import client_of
+from services.platform.settings import ServiceSettings
 from services.usecases.readmodels.fairqueue import Limits
 from tests.query.conftest import Seeder, load
 

@@ -31,7 +31,7 @@ from domain.errors import RuleViolation
 from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bench.fold_cost import long_game
 from services.bootstrap import replay_log
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.readmodels import offloop, work
 from services.usecases.readmodels.offloop import LogSource, ReplayFailed, Replays
 from tests.query.conftest import Seeder

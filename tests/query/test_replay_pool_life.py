@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.readmodels import offloop
 from tests import procs
 from tests.query.pool_orphan import PARENT

@@ -10,8 +10,8 @@ import pytest
 
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
-from services.keys import Keys, shard_of
 from services.ports.projections import ProjectionBatch, ProjectionOp
 
 pytestmark = pytest.mark.redis

@@ -10,7 +10,7 @@ import pytest
 from domain.fold import fold
 from domain.standings import standings
 from services.bootstrap import running_projector
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.query.conftest import Seeder, load
 
 pytestmark = pytest.mark.redis

@@ -13,11 +13,11 @@ from contracts.events import parse_event_json
 from domain.fold import fold
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.inbox import RedisInboxQueue
+from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.ingest.inbox import Inbox
-from services.ingest.inbox_entry import game_of_entry
-from services.keys import Keys
-from services.settings import ServiceSettings
+from services.doors.ingest.inbox import Inbox
+from services.doors.ingest.inbox_entry import game_of_entry
+from services.platform.settings import ServiceSettings
 from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
 from services.simulator.tables import simulate_game, simulate_tables
 

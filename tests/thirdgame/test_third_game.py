@@ -153,9 +153,9 @@ async def test_it_is_projected_through_redis(
     clean_redis_url: str, redis_client: aioredis.Redis
 ) -> None:
     from services.adapters.redis.eventlog import RedisEventLog
+    from services.adapters.redis.keys import Keys
     from services.bootstrap import running_projector
-    from services.keys import Keys
-    from services.settings import ServiceSettings
+    from services.platform.settings import ServiceSettings
     from tests.pipeline.helpers import offline_standings, projected_standings, wait_projected
 
     keys = Keys(2)

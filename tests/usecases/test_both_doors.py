@@ -15,13 +15,13 @@ from fastapi import FastAPI
 from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.connect import connect
 from services.adapters.redis.inbox import RedisInboxQueue
+from services.adapters.redis.keys import Keys
 from services.bootstrap import Ports, memory_ports, redis_ports, use_cases
-from services.ingest.http import ingest_router
-from services.ingest.inbox import Inbox
-from services.ingest.inbox_entry import game_of_entry
-from services.keys import Keys
+from services.doors.ingest.http import ingest_router
+from services.doors.ingest.inbox import Inbox
+from services.doors.ingest.inbox_entry import game_of_entry
+from services.platform.settings import ServiceSettings
 from services.ports.inbox import InboxQueue
-from services.settings import ServiceSettings
 from tests.pipeline.factory import corrected, started
 
 TOKEN = "owner-of-g1-chose-this-token-0123456789"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.gctune import (
+from services.platform.gctune import (
     CATCH_UP,
     FULL_READS_TO_PAUSE,
     MAX_PAUSED_READS,

@@ -19,6 +19,7 @@ from starlette.applications import Starlette
 from starlette.types import Message
 
 from services.adapters.redis.connect import connect
+from services.adapters.redis.keys import Keys
 from services.bootstrap import (
     Ports,
     change_hub,
@@ -28,9 +29,8 @@ from services.bootstrap import (
     redis_ports,
     use_cases,
 )
-from services.keys import Keys
-from services.push.routes import lean_push_routes
-from services.settings import ServiceSettings
+from services.doors.push.routes import lean_push_routes
+from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import corrected, started
 
 SHARDS = 4

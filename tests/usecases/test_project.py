@@ -8,10 +8,10 @@ import json
 import pytest
 
 from services.adapters.memory.store import MemoryBackend
+from services.adapters.redis.keys import shard_of
 from services.bootstrap import memory_ports, use_cases
-from services.keys import shard_of
+from services.platform.settings import ServiceSettings
 from services.ports.eventlog import FeedEntry
-from services.settings import ServiceSettings
 from services.usecases.project import Project
 from tests.pipeline.factory import corrected, game_log
 from tests.pipeline.helpers import offline_standings

@@ -9,7 +9,7 @@ import pytest
 from pydantic import SecretStr
 
 from services.bootstrap import Ports, memory_ports, use_cases
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Entry, Record, Recorded
 from services.usecases.refusal import MESSAGE_MAX, Refusal

@@ -18,15 +18,15 @@ from contracts.events import parse_event
 from contracts.webhooks import MESSAGES
 from services.adapters.memory.store import MemoryBackend
 from services.adapters.memory.webhooks import MemoryWebhookStore
+from services.adapters.redis.keys import shard_of
 from services.bootstrap import Ports, memory_ports, use_cases
-from services.keys import shard_of
+from services.doors.webhooks.loop import WebhooksLoop, running
+from services.platform.settings import ServiceSettings
 from services.ports.webhooks import Answer, Delivery, TransportError
-from services.settings import ServiceSettings
 from services.usecases.project import Project
 from services.usecases.webhooks.admin import WebhookAdmin, WebhookRefused
 from services.usecases.webhooks.deliver import RetryPolicy, Sender, signed_headers
 from services.usecases.webhooks.dispatch import Bounds, Dispatcher
-from services.webhooks.loop import WebhooksLoop, running
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_until
 

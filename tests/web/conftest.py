@@ -22,10 +22,10 @@ import uvicorn
 from contracts.envelope import Envelope
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, assemble, build
-from services.keys import Keys
-from services.push.hub import ChangeHub
-from services.settings import ServiceSettings
+from services.doors.push.hub import ChangeHub
+from services.platform.settings import ServiceSettings
 from tests.redis_fixture import free_port
 
 SHARDS = 16

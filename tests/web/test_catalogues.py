@@ -1,4 +1,4 @@
-"""The ru/en catalogues of the pages (services/web/static/i18n/): every key in both languages,
+"""The ru/en catalogues of the pages (services/doors/web/static/i18n/): every key in both languages,
 the same placeholders in each, and a description for every event type of every game."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from contracts.events import PAYLOAD_BY_TYPE
 
-I18N = Path(__file__).parents[2] / "services" / "web" / "static" / "i18n"
+I18N = Path(__file__).parents[2] / "services" / "doors" / "web" / "static" / "i18n"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 DERIVED = {"changes", "voided_seq", "who", "best", "unit", "winner"}
 

@@ -10,11 +10,11 @@ from contextlib import AsyncExitStack
 import pytest
 import redis.asyncio as aioredis
 
-from services.asgi.lean import LeanRoute
+from services.adapters.redis.keys import Keys
 from services.bootstrap import change_hub, redis_ports
-from services.keys import Keys
-from services.push import routes
-from services.push.hub import Delivery, Signal
+from services.doors.asgi.lean import LeanRoute
+from services.doors.push import routes
+from services.doors.push.hub import Delivery, Signal
 from tests.web import sse
 from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack

@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.async_api import Browser, expect
 
-from services.web.routes import STATIC
+from services.doors.web.routes import STATIC
 from tests.web.browser import browser, open_page, total_of
 from tests.web.builders import example
 from tests.web.conftest import Stack

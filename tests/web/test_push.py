@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 
 import pytest
 
-from services.keys import Keys, shard_of
+from services.adapters.redis.keys import Keys, shard_of
 from tests.web import sse
 from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack

@@ -12,9 +12,9 @@ import pytest
 
 from domain.fold import fold
 from domain.standings import standings
-from services.push import routes
-from services.push.hub import Rendered
-from services.push.routes import render_projection
+from services.doors.push import routes
+from services.doors.push.hub import Rendered
+from services.doors.push.routes import render_projection
 from services.usecases.readmodels.render import view_json
 from tests.query.conftest import load
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, expect
 
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.tournaments import RedisTournamentLog
-from services.keys import Keys
 from services.usecases.authorize import digest
 from services.usecases.tournaments import Tournaments
 from tests.web.browser import (

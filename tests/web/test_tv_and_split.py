@@ -10,7 +10,7 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from services.bootstrap import Roles, build_app
-from services.settings import ServiceSettings
+from services.platform.settings import ServiceSettings
 from tests.web.browser import (
     GAME,
     api_totals,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 from services.adapters.memory.store import MemoryBackend
-from services.keys import shard_of
 from services.ports.archive import ArchivedProjection, SealedGame
 from services.ports.eventlog import FeedEntry
 from services.ports.hotgames import HotGame
+from services.ports.shards import shard_of
 
 
 def _head(data: bytes) -> str:

@@ -20,7 +20,6 @@ from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
-from services.keys import shard_of
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
 from services.ports.errors import CredentialMismatch, HeadMismatch, LeaseLost, VersionConflict
@@ -44,6 +43,7 @@ from services.ports.projections import (
     feed_id_key,
     held_game,
 )
+from services.ports.shards import shard_of
 
 
 @dataclass

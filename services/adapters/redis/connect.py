@@ -49,7 +49,7 @@ RedisClient = aioredis.Redis | RedisCluster
 
 
 class RedisClientSettings(Protocol):
-    """The settings fields `connect_from` reads (`services.settings.CommonSettings` has them)."""
+    """The settings fields `connect_from` reads (`services.platform.settings.CommonSettings` has them)."""
 
     redis_url: str
     redis_cluster: bool

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.credentials import CredentialLookup
 
 _LOOKUP_LUA = """

@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.retention import trim_dead_letters
-from services.keys import Keys
-from services.metrics import EVENTS_DEAD_LETTERED
+from services.platform.metrics import EVENTS_DEAD_LETTERED
 from services.ports.deadletters import DeadLetter, StoredLetter
 
 _OWN = {"raw", "reason", "source", "time"}

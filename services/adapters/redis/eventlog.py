@@ -4,7 +4,7 @@ per batch, the creating append also storing the write-token digest), read, versi
 Per game: a never-trimmed stream (entry id `<seq>-1`, fields `seq`, `id`, `type`, `data`), an
 event-id HASH and the write-token digest STRING; per shard: the feed stream (fields `game`,
 `seq`, `data`) and the game index ZSET. Source: research/tech.md §3.2-3.3; keys in
-`services.keys`.
+`services.adapters.redis.keys`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA, TOUCH_LUA
 from services.adapters.redis.connect import GatedRedisCluster, RedisClient, is_cluster
 from services.adapters.redis.fanout import script_calls
-from services.keys import Keys, shard_of
+from services.adapters.redis.keys import Keys, shard_of
 from services.ports.errors import (
     CredentialMismatch,
     HeadMismatch,

@@ -27,7 +27,7 @@ from redis.exceptions import NoScriptError, ResponseError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.errors import DRIVER_ERRORS, translated
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 
 ScriptCall = tuple[Sequence[str], Sequence[Any]]
 """(KEYS, ARGV) of one script call; the KEYS of one call share one slot."""

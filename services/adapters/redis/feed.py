@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Mapping
 
-from services.keys import shard_of
+from services.adapters.redis.keys import shard_of
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 
 MAX_RAW_BYTES = 65_536

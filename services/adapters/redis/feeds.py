@@ -17,8 +17,8 @@ from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.fanout import xread_streams
 from services.adapters.redis.feed import feed_entries
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.unavailable import unavailable
-from services.keys import Keys
 from services.ports.feeds import FeedBatch
 
 

@@ -1,7 +1,7 @@
 """`HotGames` on Redis: one Lua call per snapshot, removal or restore of a game's keys (all in
 its shard's slot `{sK}`, so one atomic step on a single node and on Redis Cluster).
 
-Keys (`services.keys`): the game stream, the event-id HASH, the token digest, the shard's game
+Keys (`services.adapters.redis.keys`): the game stream, the event-id HASH, the token digest, the shard's game
 index ZSET (the game's member), the projection HASH, the shard's held-games HASH (the game's
 field) and the legacy ledger LIST. The shard feed is not touched: its entries of the game are
 trimmed by the projector like any other (`SCORELEDGER_FEED_KEEP_S`).
@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
-from services.keys import Keys, shard_of
+from services.adapters.redis.keys import Keys, shard_of
 from services.ports.archive import ArchivedProjection, SealedGame
 from services.ports.hotgames import HotGame
 

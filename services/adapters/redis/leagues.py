@@ -12,8 +12,8 @@ from redis.exceptions import ResponseError
 
 from contracts.league import LeagueEnvelope, parse_league_event_json
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys
 from services.adapters.redis.tournaments import _WRONGVERSION, APPEND_TOURNAMENT_LUA
-from services.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendResult
 

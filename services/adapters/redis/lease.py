@@ -20,9 +20,9 @@ from __future__ import annotations
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import PREFIX, Keys
 from services.adapters.redis.ownership import Membership
 from services.adapters.redis.unavailable import unavailable
-from services.keys import PREFIX, Keys
 from services.ports.errors import LeaseLost
 from services.ports.leases import ShardLease
 

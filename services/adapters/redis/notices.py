@@ -11,8 +11,8 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.fanout import xread_streams
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.unavailable import unavailable
-from services.keys import Keys, shard_of
 from services.ports.notices import Notice
 
 

@@ -7,8 +7,8 @@ top of it: `services.usecases.ownership`.
 from __future__ import annotations
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import PREFIX
 from services.adapters.redis.unavailable import unavailable
-from services.keys import PREFIX
 
 MEMBERS_KEY = f"{PREFIX}:projectors"
 

@@ -18,6 +18,7 @@ from redis.exceptions import ResponseError
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import (
     ShardLease,
     fence_key,
@@ -28,7 +29,6 @@ from services.adapters.redis.lease import (
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.readonly import ReadOnlyScript
 from services.adapters.redis.unavailable import unavailable
-from services.keys import Keys, shard_of
 from services.ports.projections import (
     START_ID,
     HeldGame,

@@ -35,7 +35,7 @@ from prometheus_client import Counter
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.projections import START_ID
 
 STREAM_TRIMMED = Counter(

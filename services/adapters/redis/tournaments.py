@@ -16,7 +16,7 @@ from redis.exceptions import ResponseError
 
 from contracts.tournament import TournamentEnvelope, parse_tournament_event_json
 from services.adapters.redis.connect import RedisClient
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendResult
 

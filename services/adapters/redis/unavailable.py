@@ -1,7 +1,7 @@
 """Redis's transient faults as the ports' `StoreUnavailable`, so no door catches a redis-py
 exception: connection errors (refused, reset, no connection free), timeouts, a cluster that is
 down or moving a slot, a replica promoted mid-write. The reasons are the ones the HTTP doors
-answer 503 with (`services.http_errors.STORAGE_FAULTS`)."""
+answer 503 with (`services.doors.asgi.http_errors.STORAGE_FAULTS`)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from dataclasses import asdict
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
-from services.keys import Keys
+from services.adapters.redis.keys import Keys
 from services.ports.webhooks import (
     Delivery,
     DispatchCheckpoint,

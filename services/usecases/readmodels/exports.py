@@ -1,6 +1,6 @@
 """Exports of a game: the score sheet as CSV, a BG Stats play record, the event log as JSONL.
 
-Pure functions (no I/O); the routes in `services.web.routes` serve them.
+Pure functions (no I/O); the routes in `services.doors.web.routes` serve them.
 
 * Score sheet CSV (`score_sheet_csv`): a header row of labels in the chosen language, then one
   row per player in rank order: `date` (the first event, the table's time zone), `status`

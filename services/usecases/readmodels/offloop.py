@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from domain.fold import GameState
-from services.gctune import tune_for_long_life
+from services.platform.gctune import tune_for_long_life
 from services.ports.eventlog import EventLog
 from services.usecases.readmodels.fairqueue import FairQueue, Limits
 from services.usecases.readmodels.snapshots import Unfinished

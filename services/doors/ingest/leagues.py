@@ -1,0 +1,135 @@
+"""HTTP doors of the league writes, under `/leagues` (served with the ingest role): create a
+league, add a tournament, add a single game. The organiser token (`Authorization: Bearer`) is
+checked first, the body read only after; refusals are the tournaments' problems (401, 403,
+404 `league.not_found`, 409, 422 naming the rule)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from contracts.envelope import GameId
+from contracts.league import LeagueCreated, LeagueId
+from contracts.tournament import TournamentId
+from domain.league.fold import LeagueState
+from services.doors.asgi.http_errors import refusal_problem
+from services.doors.ingest.tournaments import Bearer, _body, _parse, _token
+from services.platform.problems import (
+    ProblemResponse,
+    from_validation_error,
+    problem,
+    problem_responses,
+)
+from services.usecases.authorize import WriteProof
+from services.usecases.leagues import Leagues, UnknownLeague
+from services.usecases.refusal import Refusal
+
+Lid = Annotated[str, Path(max_length=64, description="the league id")]
+
+
+class NewLeague(LeagueCreated):
+    """`POST /leagues`: the league id and its settings (`league.created`)."""
+
+    league_id: LeagueId
+
+
+class AddTournament(BaseModel):
+    """`POST /leagues/{id}/tournaments`: the tournament to add (again: replace)."""
+
+    model_config = ConfigDict(extra="forbid")
+    tournament_id: TournamentId
+
+
+class AddGame(BaseModel):
+    """`POST /leagues/{id}/games`: the single game to add (again: replace)."""
+
+    model_config = ConfigDict(extra="forbid")
+    game_id: GameId
+
+
+def _failure(error: Exception) -> ProblemResponse:
+    if isinstance(error, Refusal):
+        return refusal_problem(error)
+    if isinstance(error, UnknownLeague):
+        return ProblemResponse(problem(404, "league.not_found", "league_id", "no such league"))
+    assert isinstance(error, ValidationError)
+    return ProblemResponse(from_validation_error(error, rule="request.invalid"))
+
+
+def _written(state: LeagueState, status: int = 200, token: str | None = None) -> JSONResponse:
+    body: dict[str, object] = {"league_id": state.league_id, "version": state.seq}
+    if token is not None:
+        body["organiser_token"] = token
+    return JSONResponse(body, status_code=status)
+
+
+def league_write_router(leagues: Leagues) -> APIRouter:
+    """The league write doors."""
+    router = APIRouter(tags=["leagues"])
+    failures = (Refusal, UnknownLeague, ValidationError)
+    errors = problem_responses(401, 403, 404, 409, 413, 422)
+
+    @router.post(
+        "/leagues",
+        status_code=201,
+        summary="Create a league",
+        response_model=None,
+        openapi_extra={"requestBody": _body(NewLeague), "security": [{}]},
+        responses=problem_responses(401, 403, 409, 413, 422),
+    )
+    async def create(request: Request, bearer: Bearer) -> JSONResponse | ProblemResponse:
+        """Create the league (`league.created`); the organiser token as for tournaments
+        (chosen, or generated and returned once as `organiser_token`)."""
+        try:
+            grant = leagues.may_create(
+                WriteProof(_token(bearer), request.headers.get("x-creator-key"))
+            )
+            new = await _parse(NewLeague, request)
+            settings = LeagueCreated(**new.model_dump(exclude={"league_id"}))
+            state, token = await leagues.create(new.league_id, settings, grant)
+        except failures as error:
+            return _failure(error)
+        return _written(state, 201, token)
+
+    @router.post(
+        "/leagues/{league_id}/tournaments",
+        summary="Add a tournament to a league (again: replace its results)",
+        response_model=None,
+        openapi_extra={"requestBody": _body(AddTournament)},
+        responses=errors,
+    )
+    async def add_tournament(
+        league_id: Lid, request: Request, bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`league.tournament_added`: the tournament's points and approved tables as now."""
+        try:
+            credential = await leagues.authorize(league_id, _token(bearer))
+            body = await _parse(AddTournament, request)
+            state = await leagues.add_tournament(league_id, credential, body.tournament_id)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
+
+    @router.post(
+        "/leagues/{league_id}/games",
+        summary="Add a single game to a league (again: replace its results)",
+        response_model=None,
+        openapi_extra={"requestBody": _body(AddGame)},
+        responses=errors,
+    )
+    async def add_game(
+        league_id: Lid, request: Request, bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`league.game_added`: the final game's places (tie-break included) and scores."""
+        try:
+            credential = await leagues.authorize(league_id, _token(bearer))
+            body = await _parse(AddGame, request)
+            state = await leagues.add_game(league_id, credential, body.game_id)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
+
+    return router

@@ -1,0 +1,388 @@
+"""HTTP doors of the tournament writes, under `/tournaments` (served with the ingest role).
+
+Each handler calls the organiser's desk (`services.usecases.tournament_desk`): the organiser
+token, or a judge's where a judge may write (`Authorization: Bearer`), is checked first, the
+body read and validated only after;
+a `Refusal` becomes the games' problem (`refusal_problem`: 401 with `WWW-Authenticate:
+Bearer`, 403, 409, 422 naming the rule and field), an unknown tournament 404
+`tournament.not_found`. Source: issue brief (tournament doors); issue 8 (one authorization on
+every write path); issue 11 (one error shape).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from contracts.envelope import NonEmptyText, PlayerId
+from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
+from domain.tournament.state import TournamentState
+from services.doors.asgi.http_errors import refusal_problem
+from services.platform.problems import (
+    ProblemResponse,
+    from_validation_error,
+    problem,
+    problem_responses,
+)
+from services.usecases.authorize import WriteProof
+from services.usecases.refusal import Refusal
+from services.usecases.tournament_desk import Seated, TableRuling, TournamentDesk
+from services.usecases.tournaments import UnknownTournament
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="the tournament's organiser token: chosen by its creator, or returned in the "
+    "201 that created it",
+)
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
+M = TypeVar("M", bound=BaseModel)
+
+
+class NewTournament(TournamentCreated):
+    """`POST /tournaments`: the tournament id and its settings (`tournament.created`)."""
+
+    tournament_id: TournamentId
+
+
+class NewPlayer(BaseModel):
+    """`POST /tournaments/{id}/players`: a registration (a late join once round 1 is seated)."""
+
+    model_config = ConfigDict(extra="forbid")
+    player_id: PlayerId
+    name: NonEmptyText
+    seed: int | None = Field(default=None, ge=1, le=10_000, strict=True)
+
+
+class TableWrite(BaseModel):
+    """`POST /tournaments/{id}/tables/{table}/result`: `report` (`results`, `by`: who
+    reports), `confirm` (`player_id`), `dispute` (`by`, `reason`), `approve` (`by`: the judge;
+    `results`: a ruling replacing the reported ones)."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["report", "confirm", "dispute", "approve"]
+    round: Round
+    results: tuple[ResultLine, ...] | None = Field(default=None, min_length=3, max_length=5)
+    by: NonEmptyText = "organiser"
+    player_id: PlayerId | None = None
+    reason: NonEmptyText | None = None
+
+
+class NewJudge(BaseModel):
+    """`POST /tournaments/{id}/judges`: the judge's id and name."""
+
+    model_config = ConfigDict(extra="forbid")
+    judge_id: PlayerId
+    name: NonEmptyText
+
+
+class Written(BaseModel):
+    """A write's answer: the tournament, its version (seq) after it, and the organiser token
+    when this request created the tournament without choosing one."""
+
+    tournament_id: str
+    version: int = Field(ge=1)
+    organiser_token: str | None = None
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with every `{"$ref": "#/$defs/X"}` replaced by X's schema (OpenAPI resolves
+    refs against its components, where the body models' nested models are not)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def _body(model: type[M]) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    schema = _inline(schema, schema.pop("$defs", {}))
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+async def _parse(model: type[M], request: Request) -> M:
+    """The body as `model`; raises `ValidationError` (answered 422 `request.invalid`)."""
+    return model.model_validate_json(await request.body())
+
+
+def _written(state: TournamentState, status: int = 200, token: str | None = None) -> JSONResponse:
+    body = Written(tournament_id=state.tournament_id, version=state.seq, organiser_token=token)
+    return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
+
+
+def _seated(seated: Seated) -> dict[str, Any]:
+    seating = seated.seating
+    games = {g.table: g for g in seated.games}
+    tables = []
+    for t in seating.tables:
+        line: dict[str, Any] = {"table": t.number, "players": list(t.players), "reason": t.reason}
+        game = games.get(t.number)
+        if game is not None:
+            line.update(game_id=game.game_id, game_token=game.token, game_refused=game.refused)
+        tables.append(line)
+    return {
+        "round": seating.round,
+        "tables": tables,
+        "byes": list(seating.byes),
+        "reason": seating.reason,
+    }
+
+
+def _failure(error: Exception) -> ProblemResponse:
+    if isinstance(error, Refusal):
+        return refusal_problem(error)
+    if isinstance(error, UnknownTournament):
+        return ProblemResponse(
+            problem(404, "tournament.not_found", "tournament_id", "no such tournament")
+        )
+    assert isinstance(error, ValidationError)
+    return ProblemResponse(from_validation_error(error, rule="request.invalid"))
+
+
+WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
+
+
+def tournament_write_router(desk: TournamentDesk) -> APIRouter:
+    """The tournament write doors, bound to the organiser's desk."""
+    router = APIRouter(tags=["tournaments"])
+    failures = (Refusal, UnknownTournament, ValidationError)
+    token = _token
+
+    @router.post(
+        "/tournaments",
+        status_code=201,
+        summary="Create a tournament",
+        response_model=Written,
+        response_model_exclude_none=True,
+        # the token is optional: a creator that sends none gets one (an empty requirement
+        # says so, OpenAPI 3.1 §4.8.30; FastAPI appends it to its own), as for a game's creating append
+        openapi_extra={"requestBody": _body(NewTournament), "security": [{}]},
+        responses=problem_responses(401, 403, 409, 413, 422),
+    )
+    async def create(request: Request, bearer: Bearer) -> JSONResponse | ProblemResponse:
+        """Create the tournament (`tournament.created`). The request may choose the organiser
+        token (Bearer, 32+ URL-safe characters), else one is generated and returned once as
+        `organiser_token`. 409 `tournament.already_created` when the id is taken."""
+        try:
+            proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
+            grant = desk.may_create(proof)  # before the body is read
+            new = await _parse(NewTournament, request)
+            settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
+            created = await desk.create(new.tournament_id, settings, grant)
+        except failures as error:
+            return _failure(error)
+        return _written(created.state, 201, created.organiser_token)
+
+    @router.post(
+        "/tournaments/{tournament_id}/players",
+        status_code=201,
+        summary="Register a player (a late join once round 1 is seated)",
+        response_model=Written,
+        openapi_extra={"requestBody": _body(NewPlayer)},
+        responses=WRITE_ERRORS,
+    )
+    async def add_player(
+        tournament_id: Tid, request: Request, bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.player_registered` before round 1 is seated, else
+        `tournament.player_joined_late` (seated from the next round). Organiser token."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            new = await _parse(NewPlayer, request)
+            state = await desk.add_player(
+                tournament_id, credential, new.player_id, new.name, new.seed
+            )
+        except failures as error:
+            return _failure(error)
+        return _written(state, 201)
+
+    @router.delete(
+        "/tournaments/{tournament_id}/players/{player_id}",
+        summary="Drop a player",
+        response_model=Written,
+        responses=WRITE_ERRORS,
+    )
+    async def drop_player(
+        tournament_id: Tid,
+        player_id: Annotated[str, Path(max_length=64)],
+        bearer: Bearer,
+        reason: Annotated[str, Query(min_length=1, max_length=500)] = "dropped by the organiser",
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.player_dropped`: never seated again; results so far stay."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            state = await desk.drop_player(tournament_id, credential, player_id, reason)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
+
+    @router.post(
+        "/tournaments/{tournament_id}/rounds",
+        status_code=201,
+        summary="Seat the next round",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def seat(tournament_id: Tid, bearer: Bearer) -> JSONResponse | ProblemResponse:
+        """Seat the next round with the seating engine (the previous round must be closed:
+        `tournament.round_open`; tables whose auto-approval is due are approved first); 201
+        with the tables, each with its players in seat order, the reason for it, and the
+        scoreledger game that plays it: `game_id`, `game_token` (its write token, for the
+        table) and `game_refused` (None, or the rule that refused creating it)."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            seated = await desk.seat_next_round(tournament_id, credential)
+        except failures as error:
+            return _failure(error)
+        return JSONResponse(_seated(seated), status_code=201)
+
+    @router.post(
+        "/tournaments/{tournament_id}/rounds/{round}/games",
+        summary="Create (or find) a round's table games and give their tokens",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def games(
+        tournament_id: Tid, round: Annotated[int, Path(ge=1, le=50)], bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """The games of the round's tables (organiser token): created when missing (a
+        retry after a failed creation), with each `game_token` to hand to its table."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            state = await desk.cases.state(tournament_id)
+            if round > len(state.rounds):
+                message = f"round {round} is not seated"
+                raise Refusal("rule", "tournament.unknown_round", message, "round")
+            opened = await desk.open_games(tournament_id, credential, round)
+        except failures as error:
+            return _failure(error)
+        return JSONResponse({"round": round, "games": [g.to_dict() for g in opened]})
+
+    @router.post(
+        "/tournaments/{tournament_id}/tables/{table}/result-from-game",
+        summary="Take a table's result from its game's final standings",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def result_from_game(
+        tournament_id: Tid,
+        table: Annotated[int, Path(ge=1, le=500)],
+        round: Annotated[int, Query(ge=1, le=50, description="the table's round")],
+        bearer: Bearer,
+    ) -> JSONResponse | ProblemResponse:
+        """Read the table's game and bring the table's result in line (organiser or judge
+        token): `outcome` is `reported`, `approved` (auto-approval, or a referee's later void
+        or correction taken over), `held` (the game was reopened: disputed), `unchanged` or
+        `waiting` (not final yet, or disputed). The same runs by itself when the game ends
+        or a referee voids or corrects in it."""
+        try:
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            outcome, state = await desk.sync_table(tournament_id, caller, round, table)
+        except failures as error:
+            return _failure(error)
+        return JSONResponse(
+            {"tournament_id": tournament_id, "version": state.seq, "outcome": outcome}
+        )
+
+    @router.post(
+        "/tournaments/{tournament_id}/approve-due",
+        summary="Auto-approve the table results whose time is up",
+        response_model=None,
+        responses=WRITE_ERRORS,
+    )
+    async def approve_due(tournament_id: Tid, bearer: Bearer) -> JSONResponse | ProblemResponse:
+        """Approve (judge `auto`) every reported, undisputed table reported at least
+        `auto_approve_after_s` ago, closing the round when complete (organiser or judge token;
+        idempotent). Every seating and table write does this first too."""
+        try:
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            due, state = await desk.approve_due(tournament_id, caller)
+        except failures as error:
+            return _failure(error)
+        approved = [{"round": r, "table": t} for r, t in due]
+        return JSONResponse(
+            {"tournament_id": tournament_id, "version": state.seq, "approved": approved}
+        )
+
+    @router.post(
+        "/tournaments/{tournament_id}/judges",
+        status_code=201,
+        summary="Appoint a judge",
+        response_model=None,
+        openapi_extra={"requestBody": _body(NewJudge)},
+        responses=WRITE_ERRORS,
+    )
+    async def appoint_judge(
+        tournament_id: Tid, request: Request, bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.judge_appointed` (organiser token); 201 with the judge's token
+        (`judge_token`, derived, never stored). While a tournament has a judge, only a judge
+        approves or disputes results."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            new = await _parse(NewJudge, request)
+            state, judge = await desk.appoint_judge(
+                tournament_id, credential, new.judge_id, new.name
+            )
+        except failures as error:
+            return _failure(error)
+        body = {"tournament_id": tournament_id, "version": state.seq, "judge_token": judge}
+        return JSONResponse(body, status_code=201)
+
+    @router.delete(
+        "/tournaments/{tournament_id}/judges/{judge_id}",
+        summary="Dismiss a judge",
+        response_model=Written,
+        responses=WRITE_ERRORS,
+    )
+    async def dismiss_judge(
+        tournament_id: Tid, judge_id: Annotated[str, Path(max_length=64)], bearer: Bearer
+    ) -> JSONResponse | ProblemResponse:
+        """`tournament.judge_dismissed` (organiser token): the judge's token stops working."""
+        try:
+            credential = await desk.authorize(tournament_id, token(bearer))
+            state = await desk.dismiss_judge(tournament_id, credential, judge_id)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
+
+    @router.post(
+        "/tournaments/{tournament_id}/tables/{table}/result",
+        summary="Report, confirm, dispute or approve a table's result",
+        response_model=Written,
+        openapi_extra={"requestBody": _body(TableWrite)},
+        responses=WRITE_ERRORS,
+    )
+    async def table_result(
+        tournament_id: Tid,
+        table: Annotated[int, Path(ge=1, le=500)],
+        request: Request,
+        bearer: Bearer,
+    ) -> JSONResponse | ProblemResponse:
+        """One ruling on the table of `round` (organiser or judge token). While the
+        tournament has a judge, `approve` and `dispute` need a judge's token (403
+        `auth.judge_required`) and name that judge. An approval that leaves every table of
+        the open round approved also closes the round (`tournament.round_closed`, same
+        append)."""
+        try:
+            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            w = await _parse(TableWrite, request)
+            ruling = TableRuling(w.action, w.round, w.results, w.by, w.player_id, w.reason)
+            state = await desk.rule_on_table(tournament_id, caller, table, ruling)
+        except failures as error:
+            return _failure(error)
+        return _written(state)
+
+    return router
+
+
+def _token(bearer: HTTPAuthorizationCredentials | None) -> str | None:
+    return bearer.credentials if bearer else None

@@ -1,0 +1,273 @@
+"""SSE of one tournament: `GET /tournaments/{tournament_id}/live` (served with the query role).
+
+A tournament stream has no shard change feed (tournaments are few and folded on read), so a
+`TournamentWatch` polls each watched tournament's version (`TournamentLog.version`, one XLEN)
+every `poll_s` with one task per tournament, however many screens follow it; on a change it
+folds the stream once and hands the same frame to every subscriber (a subscriber that has not
+taken the previous frame gets only the newest: each frame is the whole state).
+
+Frames: event `tournament`, SSE `id:` = the tournament's seq (its number of events), data
+`{"seq": N, "tournament": <the body of GET /tournaments/{id}>, "standings": <the standings,
+lines without their sources>}`. The first frame comes on connect; a client reconnecting with
+`Last-Event-ID: N` gets nothing until the tournament changes when it is still at N (a
+`: resumed` comment says so), else the current state at once. A keep-alive comment every
+`KEEPALIVE_S`. 404 `tournament.not_found` for a tournament with no events (before the stream
+starts). A storage fault while the stream runs ends it with a comment and `retry` (the
+browser reconnects), as the game SSE does. Source: issue brief (SSE for the tournament);
+WHATWG HTML §9.2 (`Last-Event-ID`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path
+from fastapi.responses import StreamingResponse
+from fastapi.sse import format_sse_event
+
+from domain.tournament.standings import standings
+from domain.tournament.state import TournamentState
+from services.doors.asgi.http_errors import log, storage_fault
+from services.platform.problems import RETRY_AFTER_S, ProblemResponse, problem, problem_responses
+from services.usecases.readmodels.tournament_view import summary
+from services.usecases.tournaments import Tournaments, UnknownTournament
+
+RETRY_MS = 1000
+"""Tells the browser to reconnect 1 s after a dropped connection."""
+KEEPALIVE_S = 15.0
+"""A comment this often keeps proxies from closing a quiet stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One rendered state of a tournament: its seq and the SSE bytes (event, id, data)."""
+
+    seq: int
+    data: bytes
+
+
+@dataclass
+class _Watched:
+    queues: set[asyncio.Queue[Frame]] = field(default_factory=set)
+    task: asyncio.Task[None] | None = None
+    latest: Frame | None = None
+
+
+def lean_standings(body: dict[str, Any]) -> dict[str, Any]:
+    """The standings body with each figure as its value only (the sources stay behind
+    `GET /tournaments/{id}/standings`): a frame of 60 players stays a few kB."""
+    players = [
+        {
+            **line,
+            "points": line["points"]["value"],
+            "tie_breaks": {k: v["value"] for k, v in line["tie_breaks"].items()},
+        }
+        for line in body["players"]
+    ]
+    return {**body, "players": players}
+
+
+def _standings_of(state: TournamentState) -> dict[str, Any]:
+    """The lean standings; empty before the first registration (the domain's standings
+    need a player: with none they raise IndexError)."""
+    if not state.players:
+        empty = {"tournament_id": state.tournament_id, "seq": state.seq, "rounds_seated": 0}
+        return {**empty, "players": [], "held": []}
+    return lean_standings(standings(state).to_dict())
+
+
+class TournamentWatch:
+    """Shared pollers of tournament versions; `subscribe(id)` yields a queue of new frames.
+
+    `poll_s`: seconds between version reads of a watched tournament. `max_tournaments`: at
+    most this many tournaments watched at once by this process (`subscribe` raises
+    `WatchFull` beyond it, answered 503)."""
+
+    def __init__(self, cases: Tournaments, poll_s: float = 0.5, max_tournaments: int = 200) -> None:
+        self.cases = cases
+        self.poll_s = poll_s
+        self.max_tournaments = max_tournaments
+        self._watched: dict[str, _Watched] = {}
+
+    async def render(self, tournament_id: str) -> Frame:
+        """The current state's frame (folded now; the last one reused when still current).
+
+        Raises: UnknownTournament."""
+        watched = self._watched.get(tournament_id)
+        latest = watched.latest if watched is not None else None
+        if latest is not None and latest.seq == await self.cases.log.version(tournament_id):
+            return latest
+        state = await self.cases.state(tournament_id)
+        body = {
+            "seq": state.seq,
+            "tournament": summary(state),
+            "standings": _standings_of(state),
+        }
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+        frame = Frame(
+            state.seq, format_sse_event(data_str=data, event="tournament", id=str(state.seq))
+        )
+        if watched is not None and (watched.latest is None or watched.latest.seq < frame.seq):
+            watched.latest = frame
+        return frame
+
+    def full_for(self, tournament_id: str) -> bool:
+        """True when following `tournament_id` would pass `max_tournaments`."""
+        return tournament_id not in self._watched and len(self._watched) >= self.max_tournaments
+
+    @asynccontextmanager
+    async def subscribe(self, tournament_id: str) -> AsyncIterator[asyncio.Queue[Frame]]:
+        """A queue receiving each new frame of `tournament_id` while the block runs."""
+        watched = self._watched.get(tournament_id)
+        if watched is None:
+            if self.full_for(tournament_id):
+                raise WatchFull(self.max_tournaments)
+            watched = self._watched[tournament_id] = _Watched()
+            watched.task = asyncio.create_task(self._poll(tournament_id, watched))
+        queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize=1)
+        watched.queues.add(queue)
+        try:
+            yield queue
+        finally:
+            watched.queues.discard(queue)
+            if not watched.queues and self._watched.get(tournament_id) is watched:
+                del self._watched[tournament_id]
+                if watched.task is not None:
+                    watched.task.cancel()
+
+    async def _poll(self, tournament_id: str, watched: _Watched) -> None:
+        # Rendered at the first poll whatever the version: a change landing between a
+        # subscriber's first frame and this task's first read is then never missed (each
+        # subscriber drops a frame no newer than what it was sent).
+        seen = 0
+        while True:
+            await asyncio.sleep(self.poll_s)
+            version = await self._version(tournament_id, seen)
+            if version == seen:
+                continue
+            try:
+                frame = await self.render(tournament_id)
+            except Exception as exc:
+                if storage_fault(exc) is None:
+                    raise
+                continue  # try again at the next poll
+            seen = frame.seq
+            for queue in list(watched.queues):
+                if queue.full():
+                    queue.get_nowait()  # an unread older state: the newer one replaces it
+                queue.put_nowait(frame)
+
+    async def _version(self, tournament_id: str, fallback: int) -> int:
+        try:
+            return await self.cases.log.version(tournament_id)
+        except Exception as exc:
+            reason = storage_fault(exc)
+            if reason is None:
+                raise
+            log.warning("sse.tournament_poll_failed", reason=reason)
+            return fallback
+
+
+class WatchFull(Exception):
+    """This process already watches `max_tournaments` tournaments."""
+
+
+async def _frames(
+    watch: TournamentWatch, tournament_id: str, last_event_id: str | None
+) -> AsyncIterator[bytes]:
+    try:
+        async with watch.subscribe(tournament_id) as queue:
+            first = await watch.render(tournament_id)
+            if last_event_id is not None and last_event_id.strip() == str(first.seq):
+                yield format_sse_event(comment="resumed", retry=RETRY_MS)
+                sent = first.seq
+            else:
+                yield format_sse_event(retry=RETRY_MS) + first.data
+                sent = first.seq
+            while True:
+                try:
+                    async with asyncio.timeout(KEEPALIVE_S):
+                        frame = await queue.get()
+                except TimeoutError:
+                    yield b": ping\n\n"
+                    continue
+                if frame.seq > sent:
+                    sent = frame.seq
+                    yield frame.data
+    except Exception as exc:
+        reason = storage_fault(exc)
+        if reason is None:
+            raise
+        log.warning("sse.storage_unavailable", reason=reason)
+        yield format_sse_event(comment=f"storage unavailable: {reason}", retry=RETRY_AFTER_S * 1000)
+
+
+_SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "the tournament's frames (event `tournament`, id = its seq)",
+        "content": {
+            "text/event-stream": {
+                "schema": {"type": "string", "description": "server-sent events"},
+                "x-itemSchema": {
+                    "type": "object",
+                    "properties": {
+                        "data": {"type": "string"},
+                        "event": {"type": "string"},
+                        "id": {"type": "string"},
+                        "retry": {"type": "integer", "minimum": 0},
+                    },
+                },
+            }
+        },
+    },
+    **problem_responses(404, 503),
+}
+
+
+def tournament_push_router(watch: TournamentWatch) -> APIRouter:
+    """`GET /tournaments/{tournament_id}/live`, bound to the process's tournament watch."""
+    router = APIRouter(tags=["live"])
+
+    @router.get(
+        "/tournaments/{tournament_id}/live",
+        response_model=None,
+        responses=_SSE_DOC,
+    )
+    async def tournament_live(
+        tournament_id: Annotated[str, Path(max_length=64, description="the tournament id")],
+        last_event_id: Annotated[
+            str | None, Header(max_length=32, description="resume after this seq")
+        ] = None,
+    ) -> StreamingResponse | ProblemResponse:
+        """Live state of one tournament: seating, results, approvals and standings, one
+        frame per change (see `services.doors.push.tournaments` for the frame and resume rule);
+        404 `tournament.not_found` for a tournament with no events."""
+        if await watch.cases.log.version(tournament_id) == 0:
+            message = "no such tournament"
+            return ProblemResponse(problem(404, "tournament.not_found", "tournament_id", message))
+        if watch.full_for(tournament_id):
+            message = f"this process already follows {watch.max_tournaments} tournaments"
+            busy = problem(503, "tournament.watch_full", None, message)
+            return ProblemResponse(busy, headers={"Retry-After": str(RETRY_AFTER_S)})
+        return StreamingResponse(
+            _frames(watch, tournament_id, last_event_id),
+            media_type="text/event-stream; charset=utf-8",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    return router
+
+
+__all__ = [
+    "Frame",
+    "TournamentWatch",
+    "UnknownTournament",
+    "WatchFull",
+    "lean_standings",
+    "tournament_push_router",
+]

@@ -1,0 +1,92 @@
+"""HTTP doors of the league reads, under `/leagues` (served with the query role): the league,
+its standings and its rating history, each now or replayed to `at_seq`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
+
+from domain.league.fold import LeagueState
+from services.doors.query.tournaments import AtSeq
+from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.usecases.leagues import Leagues, UnknownLeague
+
+Lid = Annotated[str, Path(max_length=64, description="the league id")]
+
+
+def league_summary(state: LeagueState) -> dict[str, Any]:
+    """`GET /leagues/{id}`: settings and additions in order (key, kind, source id, seq)."""
+    return {
+        "league_id": state.league_id,
+        "seq": state.seq,
+        "settings": state.settings.model_dump(mode="json"),
+        "additions": [
+            {"key": a.key, "kind": a.kind, "source_id": a.source_id, "seq": a.seq}
+            for a in state.additions.values()
+        ],
+    }
+
+
+def league_read_router(leagues: Leagues) -> APIRouter:
+    """The league read doors."""
+    router = APIRouter(tags=["leagues"])
+    errors = problem_responses(404, 422)
+
+    async def folded(lid: str, at_seq: int | None) -> LeagueState | ProblemResponse:
+        try:
+            state = await leagues.state(lid, at_seq)
+        except UnknownLeague:
+            return ProblemResponse(problem(404, "league.not_found", "league_id", "no such league"))
+        if at_seq is not None and state.seq < at_seq:
+            message = f"at_seq {at_seq} is past the league's last event ({state.seq})"
+            return ProblemResponse(problem(404, "league.seq_not_found", "at_seq", message))
+        return state
+
+    @router.get("/leagues/{league_id}", response_model=None, responses=errors)
+    async def get_league(league_id: Lid, at_seq: AtSeq = None) -> JSONResponse | ProblemResponse:
+        """The league: settings and additions (after `at_seq` events when given)."""
+        state = await folded(league_id, at_seq)
+        if isinstance(state, ProblemResponse):
+            return state
+        return JSONResponse(league_summary(state))
+
+    @router.get("/leagues/{league_id}/standings", response_model=None, responses=errors)
+    async def get_standings(league_id: Lid, at_seq: AtSeq = None) -> JSONResponse | ProblemResponse:
+        """The league table: each player's counted points (all or best N) and the additions
+        behind them, each marked counted or not; with each player's rating now."""
+        state = await folded(league_id, at_seq)
+        if isinstance(state, ProblemResponse):
+            return state
+        lines = await leagues.standings(league_id, state.seq)
+        _, ratings = await leagues.ratings(league_id, state.seq)
+        players = []
+        for line in lines:
+            row = line.to_dict()
+            rating = ratings.get(line.player_id)
+            row["rating"] = rating.to_dict() if rating is not None else None
+            players.append(row)
+        return JSONResponse({"league_id": league_id, "seq": state.seq, "players": players})
+
+    @router.get("/leagues/{league_id}/ratings", response_model=None, responses=errors)
+    async def get_ratings(league_id: Lid, at_seq: AtSeq = None) -> JSONResponse | ProblemResponse:
+        """The rating history: every rated game in order (addition, round, table, game)
+        with each player's rating before and after (mu, sigma, ordinal = mu - 3 sigma), and
+        the ratings after the last, best ordinal first."""
+        state = await folded(league_id, at_seq)
+        if isinstance(state, ProblemResponse):
+            return state
+        steps, ratings = await leagues.ratings(league_id, state.seq)
+        board = sorted(ratings.items(), key=lambda kv: (-kv[1].ordinal, kv[0]))
+        return JSONResponse(
+            {
+                "league_id": league_id,
+                "seq": state.seq,
+                "model": "openskill Plackett-Luce (mu 25, sigma 25/3)",
+                "ratings": [{"player_id": pid, **r.to_dict()} for pid, r in board],
+                "history": [s.to_dict() for s in steps],
+            }
+        )
+
+    return router

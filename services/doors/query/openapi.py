@@ -1,0 +1,201 @@
+"""The committed HTTP contract `contracts/openapi.json` is the one every app serves.
+
+`serve_publishable(app)` makes `app.openapi()` (what `GET /openapi.json` and `/docs` serve)
+FastAPI's document made `publishable`; `document_text(app)` dumps that same `app.openapi()` of
+the full development app, which `services.contracts_gen` builds (`scoreledger serve` with every
+role: query, ingest, live push, web scoreboard; the wiring is the composition root's, not this
+door's); nothing is hand-written, and nothing differs between the file and the wire. Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift tests
+under `tests/contracts/` fail while the committed file differs from either.
+Source: research/anchors.md §4.2 (contracts), §1.6 lesson 9 (drift tests).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+
+COMMITTED = Path(__file__).resolve().parents[3] / "contracts" / "openapi.json"
+
+
+def document_text(app: FastAPI) -> str:
+    """`app.openapi()` as stable JSON text (2-space indent, newline): what `contracts/openapi.json`
+    holds when `app` is the full development app (`services.contracts_gen.openapi_json`).
+
+    Raises:
+        KeyError: the append route is missing (its body would be undocumented).
+    """
+    document = app.openapi()
+    if "post" not in document["paths"].get(APPEND_PATH, {}):
+        raise KeyError(f"the append route {APPEND_PATH} is missing: its body would be untyped")
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def serve_publishable(app: FastAPI) -> None:
+    """Make `app.openapi()` (served at `/openapi.json`, read by `/docs`) return FastAPI's
+    document made `publishable`, built once on first use."""
+    fastapi_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if getattr(app, "_publishable", None) is None:
+            app._publishable = publishable(fastapi_openapi())  # type: ignore[attr-defined]
+        document: dict[str, Any] = app._publishable  # type: ignore[attr-defined]
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+# The media types the export routes really send (services/doors/web/routes.py), by path suffix.
+EXPORT_MEDIA_TYPES = {".csv": "text/csv", ".jsonl": "application/x-ndjson"}
+APPEND_PATH = "/games/{game_id}/events"
+
+
+def publishable(document: dict[str, Any]) -> dict[str, Any]:
+    """Make FastAPI's document valid OpenAPI 3.1 and true to the wire (issue #11):
+
+    * `itemSchema` (OpenAPI 3.2) of `text/event-stream` answers becomes a string schema, the
+      item kept as the extension `x-itemSchema`;
+    * the exports declare `text/csv` and `application/x-ndjson` (FastAPI says `text/plain` and
+      `application/json` for a plain `Response`);
+    * the append body is the event union (`contracts/schemas/event.json`) or a batch of it,
+      and its bearer token optional (a game's creation needs none) (when the app has the
+      ingest role; `generate` raises `KeyError` when the full app lacks it).
+    """
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            for answer in operation.get("responses", {}).values():
+                content = answer.get("content", {})
+                stream = content.get("text/event-stream")
+                if stream is not None and "itemSchema" in stream:
+                    item = stream.pop("itemSchema")
+                    stream["schema"] = {"type": "string", "description": "server-sent events"}
+                    stream["x-itemSchema"] = item
+                media = next((m for s, m in EXPORT_MEDIA_TYPES.items() if path.endswith(s)), None)
+                if media is not None and len(content) == 1 and media not in content:
+                    content[media] = {"schema": {"type": "string"}}
+                    del content[next(iter(content))]
+    _type_the_append_body(document)
+    _problems_everywhere(document)
+    _outbound_webhooks(document)
+    return document
+
+
+WEBHOOK_HEADERS = [
+    {
+        "name": "webhook-id",
+        "in": "header",
+        "required": True,
+        "description": "the message id (`msg_...`), the same on every retry and replay: "
+        "deduplicate on it",
+        "schema": {"type": "string"},
+    },
+    {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": True,
+        "description": "Unix seconds of this attempt",
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+    },
+    {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": True,
+        "description": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` per live secret, "
+        "space-separated (two during a secret rotation's window)",
+        "schema": {"type": "string"},
+    },
+]
+
+
+def _outbound_webhooks(document: dict[str, Any]) -> None:
+    """The signed outbound messages (Standard Webhooks 1.0) as OpenAPI 3.1 `webhooks`, one
+    operation per message type, bodies from `contracts.webhooks`."""
+    from contracts.webhooks import MESSAGES
+
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    hooks: dict[str, Any] = {}
+    for kind, model in MESSAGES.items():
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(schema.pop("$defs", {}))
+        schemas[model.__name__] = schema
+        hooks[kind] = {
+            "post": {
+                "operationId": "webhook_" + kind.replace(".", "_"),
+                "summary": (model.__doc__ or kind).strip().splitlines()[0],
+                "description": "POSTed to each endpoint that takes this type "
+                "(`scoreledger webhooks add`); retried on 5xx, 429 and no answer.",
+                "parameters": WEBHOOK_HEADERS,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {"$ref": f"#/components/schemas/{model.__name__}"}
+                        }
+                    },
+                },
+                "responses": {"2XX": {"description": "received (any other answer: not)"}},
+            }
+        }
+    document["webhooks"] = hooks
+
+
+RETRY_AFTER_HEADER = {
+    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}
+}
+
+
+def _problems_everywhere(document: dict[str, Any]) -> None:
+    """Every error answer is a `Problem` (`services.doors.asgi.http_errors`): FastAPI's 422 is replaced,
+    every operation with a path parameter documents 404 (an unknown game, seq, player), and
+    every operation but `/healthz` 503 with `Retry-After` (Redis unavailable). Other error
+    answers are documented by their routes (`problem_responses`)."""
+    from services.platform.problems import Problem, problem_responses
+
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    problem_schema = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas["Problem"] = problem_schema
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    ref = {"$ref": "#/components/schemas/Problem"}
+    for path, operations in document["paths"].items():
+        for operation in operations.values():
+            answers = operation.setdefault("responses", {})
+            wanted = {422} | ({404} if "{" in path else set())
+            if path != "/healthz" and "503" not in answers:  # storage faults (issue #10)
+                wanted.add(503)
+            for status, entry in problem_responses(*sorted(wanted)).items():
+                entry["content"] = {k: {"schema": ref} for k in entry["content"]}
+                if status == 503:
+                    entry["headers"] = RETRY_AFTER_HEADER
+                previous = answers.get(str(status), {})
+                answers[str(status)] = {
+                    **entry,
+                    "description": previous.get("description", entry["description"]),
+                }
+
+
+def _type_the_append_body(document: dict[str, Any]) -> None:
+    from contracts.events import EVENT_ADAPTER
+    from services.usecases.parse import MAX_BATCH
+
+    if "post" not in document["paths"].get(APPEND_PATH, {}):
+        return  # an app without the ingest role (`generate` checks the full app has it)
+    union = EVENT_ADAPTER.json_schema(ref_template="#/components/schemas/{model}")
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(union.pop("$defs"))
+    schemas["Event"] = {"title": "Event", **union}
+    event = {"$ref": "#/components/schemas/Event"}
+    batch = {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}
+    append = document["paths"][APPEND_PATH]["post"]
+    # The token is optional: the request creating a game may send none (the 201 returns one);
+    # an empty requirement says so (OpenAPI 3.1 §4.8.30).
+    append["security"] = (
+        [*append.get("security", []), {}]
+        if {} not in append.get("security", [])
+        else append["security"]
+    )
+    body = append["requestBody"]["content"]["application/json"]
+    description = "one event, or a batch of events of this game in seq order"
+    body["schema"] = {"oneOf": [event, batch], "description": description}

@@ -1,4 +1,0 @@
-"""The query service: the read side over HTTP (standings, replay, audit, ledger, health, metrics).
-
-Composition root: `services.query.app.create_app(settings)`.
-"""
