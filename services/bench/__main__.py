@@ -235,7 +235,7 @@ def main(
     ] = "",
 ) -> None:
     """Run the benchmarks on both trees and write the report."""
-    from services.cli.lifetime import exit_on_sigterm
+    from services.platform.lifetime import exit_on_sigterm
 
     exit_on_sigterm()  # a SIGTERM unwinds: every server and tree the run started is stopped
     sizes = QUICK if quick else FULL

@@ -13,7 +13,7 @@ from types import TracebackType
 
 import httpx
 
-from services.cli.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -17,7 +17,7 @@ from types import TracebackType
 
 import redis
 
-from services.cli.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent
 
 
 def free_port() -> int:

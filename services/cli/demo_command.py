@@ -48,9 +48,9 @@ def demo(
     against `scoreledger score` and the measured events/s."""
     from services.bootstrap import NoRedis, demo_redis
     from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
-    from services.cli.lifetime import exit_on_sigterm, sigterm_deferred
     from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
+    from services.platform.lifetime import exit_on_sigterm, sigterm_deferred
     from services.platform.logging import configure_logging
     from services.platform.settings import CommonSettings
 

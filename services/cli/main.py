@@ -282,7 +282,7 @@ app.add_typer(
     name="tournament",
 )
 app.command("simulate")(
-    __import__("services.simulator.cli", fromlist=["simulate"]).simulate
+    __import__("services.cli.simulate_command", fromlist=["simulate"]).simulate
 )  # simulator owner
 
 if __name__ == "__main__":  # pragma: no cover

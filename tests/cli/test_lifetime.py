@@ -21,7 +21,7 @@ BOUND_S = 5.0
 # The command that is killed: it starts `sleep` bound to itself, prints its pid, waits.
 PARENT = """
 import os, shutil, subprocess, sys, time
-from services.cli.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent
 argv = [shutil.which("sleep"), "300"]
 if sys.argv[1] == "bound":
     argv = bound_to_parent(argv, os.getpid())

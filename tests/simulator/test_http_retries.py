@@ -90,7 +90,15 @@ def flaky() -> Iterator[Flaky]:
 
 
 def simulate(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "services.simulator.cli", "--game", "penumbra", "--tables", "2"]
+    args = [
+        sys.executable,
+        "-m",
+        "services.cli.simulate_command",
+        "--game",
+        "penumbra",
+        "--tables",
+        "2",
+    ]
     return subprocess.run(
         [*args, "--seed", "3", "--rate", "500", "--http", url, *extra],
         cwd=ROOT,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import redis
 
-from services.cli.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent
 
 SLOTS = 16384
 """Hash slots of every Redis Cluster (CRC16(key) mod 16384)."""

@@ -22,7 +22,7 @@ from redis.backoff import ConstantBackoff
 from redis.retry import Retry
 
 from services.adapters.redis.connect import connect, parse_target
-from services.cli.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent
 
 HOW_TO_GET_REDIS = (
     "scoreledger demo needs Redis 7. Either install it "

@@ -1,7 +1,7 @@
 """`scoreledger simulate`: seeded tables to JSONL files, HTTP ingest or the Redis inbox.
 
 Registered in `services/cli/main.py` with `app.command("simulate")(simulate)`; also runnable
-alone as `python -m services.simulator.cli`.
+alone as `python -m services.cli.simulate_command`.
 """
 
 from __future__ import annotations
