@@ -41,9 +41,9 @@ class Tree:
 
     def projector(self) -> list[str]:
         """argv of this tree's projector process (`services.cli.projector`; in trees from
-        before it moved there, `services.doors.projector`)."""
+        before it moved there, `services.projector`)."""
         moved = (self.root / "services" / "cli" / "projector.py").exists()
-        return self.module("services.cli.projector" if moved else "services.doors.projector")
+        return self.module("services.cli.projector" if moved else "services.projector")
 
     def cli(self, *args: str) -> list[str]:
         """argv of `scoreledger ARGS...` as this tree builds it (the console script's body)."""
