@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services import gctune
+from services.platform import gctune
 from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.feeds import RedisShardFeeds
