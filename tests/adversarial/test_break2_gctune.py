@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services.platform import gctune
 from services.adapters.redis import feeds as feeds_module
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.feeds import RedisShardFeeds
@@ -28,6 +27,7 @@ from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
 from services.doors.projector import loop as loop_module
 from services.doors.projector.loop import ProjectorLoop
+from services.platform import gctune
 from services.platform.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
 from services.ports.projections import START_ID
 from services.usecases.project import Applied
