@@ -92,5 +92,9 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    seeds = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-    print(markdown(measure(Path(__file__).resolve().parents[2], seeds=seeds)))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The seating row: engine against greedy.")
+    parser.add_argument("seeds", nargs="?", type=int, default=1, help="seeds per size")
+    args = parser.parse_args()
+    print(markdown(measure(Path(__file__).resolve().parents[2], seeds=args.seeds)))

@@ -9,6 +9,7 @@ with status 1 within that time.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import signal
 import sys
@@ -35,7 +36,14 @@ async def _run(settings: ServiceSettings) -> None:
             await stop.wait()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Run the projector; `--help` prints what it does and exits 0 (it takes no arguments: its
+    settings are the `SCORELEDGER_*` environment, as `scoreledger serve`'s)."""
+    argparse.ArgumentParser(
+        prog="python -m services.cli.projector",
+        description="Run the projector until SIGINT or SIGTERM. Settings come from the "
+        "environment (REDIS_URL, SCORELEDGER_SHARDS, ...; see the README's Configuration).",
+    ).parse_args(argv)
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
     try:
