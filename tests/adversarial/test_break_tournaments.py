@@ -1,0 +1,103 @@
+"""Hostile clients against tournaments, tables and leagues (breaker pass): a table's game
+token must not override what a judge ruled, and a league must not count one game twice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.bootstrap import memory_ports, use_cases
+from services.platform.settings import ServiceSettings
+from tests.doors.test_leagues_http import LEAGUE, league_app
+from tests.doors.test_tournament_tables_http import create, play
+from tests.doors.test_tournaments_http import AUTH, problem_of
+
+
+@pytest.fixture
+def http() -> Iterator[TestClient]:
+    with TestClient(league_app(use_cases(memory_ports(4), ServiceSettings()))) as client:
+        yield client
+
+
+def _correction(last: dict[str, Any], player_id: str, amount: int) -> dict[str, Any]:
+    return {
+        **last,
+        "event_id": "00000000-0000-4000-8000-00000000b001",
+        "seq": last["seq"] + 1,
+        "type": "game.score_corrected",
+        "schema_version": 2,
+        "actor": "player",
+        "payload": {"player_id": player_id, "amount": amount, "reason": "mine", "referee": "me"},
+    }
+
+
+def test_a_tables_token_cannot_overturn_a_judges_approval(http: TestClient) -> None:
+    # With a judge in office only a judge approves (README, Tournaments). The table's game
+    # token is the players'; a "correction" written with it after the judge approved must not
+    # become the approved result by itself: the table is held for a judge instead.
+    create(http)
+    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+    t1 = seated["tables"][0]
+    events = play(http, t1, 11)
+    appointed = http.post(
+        "/tournaments/cup/judges", json={"judge_id": "jo", "name": "Jo"}, headers=AUTH
+    ).json()
+    judge = {"Authorization": f"Bearer {appointed['judge_token']}"}
+    url = "/tournaments/cup/tables/1/result"
+    ok = http.post(url, json={"action": "approve", "round": 1}, headers=judge)
+    assert ok.status_code == 200, ok.text
+    table = http.get("/tournaments/cup").json()["rounds"][0]["tables"][0]
+    last = next(line["player_id"] for line in table["approved"] if line["place"] == 4)
+    approved_before = table["approved"]
+    # The last player, holding the table's token, gives themselves 500 VP.
+    table_auth = {"Authorization": f"Bearer {t1['game_token']}"}
+    posted = http.post(
+        f"/games/{t1['game_id']}/events",
+        json=_correction(events[-1], last, 500),
+        headers=table_auth,
+    )
+    assert posted.status_code == 201, posted.text
+    table = http.get("/tournaments/cup").json()["rounds"][0]["tables"][0]
+    assert table["approved"] == approved_before or table["status"] == "disputed"
+    assert not (table["status"] == "approved" and table["approved"] != approved_before)
+    standings = {
+        line["player_id"]: line["points"]["value"]
+        for line in http.get("/tournaments/cup/standings").json()["players"]
+    }
+    assert standings[last] != 7  # not first by a correction nobody judged
+
+
+def test_a_league_does_not_count_a_tables_game_twice(http: TestClient) -> None:
+    # A tournament's table games are already in the league through the tournament: adding
+    # one of them again as a single game would count its points and its rating twice.
+    create(http, auto_approve_after_s=0)
+    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+    for t in seated["tables"]:
+        play(http, t, 10 + t["table"])
+    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
+    added = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    assert added.status_code == 200, added.text
+    game_id = seated["tables"][0]["game_id"]
+    twice = http.post("/leagues/club/games", json={"game_id": game_id}, headers=AUTH)
+    problem_of(twice, 422, "league.counted_twice")
+    history = http.get("/leagues/club/ratings").json()["history"]
+    assert len(history) == 2  # the two tables, once each
+
+
+def test_a_league_does_not_take_a_tournament_whose_table_it_has_as_a_game(
+    http: TestClient,
+) -> None:
+    create(http, auto_approve_after_s=0)
+    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+    for t in seated["tables"]:
+        play(http, t, 10 + t["table"])
+    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
+    game_id = seated["tables"][1]["game_id"]
+    single = http.post("/leagues/club/games", json={"game_id": game_id}, headers=AUTH)
+    assert single.status_code == 200, single.text
+    both = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    problem_of(both, 422, "league.counted_twice")
+    assert len(http.get("/leagues/club/ratings").json()["history"]) == 1
