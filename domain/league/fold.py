@@ -4,7 +4,8 @@ Rules (a breach raises `RuleViolation`, rule ids `league.*`, `log.*`): the strea
 `league.created` (once, of a registered game); seqs follow each other; an addition's results
 name each of its players once with competition places (1, 1, 3, ...). Adding a tournament or a
 game that is in the league already replaces its results where it stands (its position in the
-rating history stays).
+rating history stays). A tournament's table game is never also a single game of the league
+(`league.counted_twice`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,32 @@ def _check_places(results: tuple[ResultLine, ...], field_name: str) -> None:
             )
 
 
+def _counted_once(state: LeagueState, p: TournamentAdded | GameAdded) -> None:
+    """A table's game is in the league through its tournament: adding it as a single game too
+    (before or after the tournament) would count its points and rate it twice."""
+    tables = {
+        t.game_id: a.source_id
+        for a in state.additions.values()
+        if isinstance(a.payload, TournamentAdded)
+        for t in a.payload.tables
+        if t.game_id is not None
+    }
+    if isinstance(p, GameAdded) and p.game_id in tables:
+        raise RuleViolation(
+            "league.counted_twice",
+            f"game {p.game_id!r} is a table of tournament {tables[p.game_id]!r}, in the league",
+            "game_id",
+        )
+    if isinstance(p, TournamentAdded):
+        for t in p.tables:
+            if t.game_id is not None and f"game:{t.game_id}" in state.additions:
+                raise RuleViolation(
+                    "league.counted_twice",
+                    f"round {t.round} table {t.table} is game {t.game_id!r}, in the league",
+                    "tournament_id",
+                )
+
+
 def fold(events: Iterable[LeagueEnvelope], upto_seq: int | None = None) -> LeagueState:
     """Fold a league's events from the first; stop after `upto_seq` when given.
 
@@ -99,6 +126,7 @@ def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
         key, kind, source = f"game:{p.game_id}", "game", p.game_id
     else:
         raise RuleViolation("league.already_created", "the league exists", "type")
+    _counted_once(state, p)
     if key not in state.additions and len(state.additions) >= 2000:
         raise RuleViolation("league.too_many", "at most 2000 additions", "payload")
     state.additions[key] = Addition(key, kind, source, event.seq, p)
