@@ -229,7 +229,19 @@ class TournamentDesk:
         self, tournament_id: str, credential: str, judge_id: str, name: str
     ) -> tuple[TournamentState, str]:
         """Appoint a judge (organiser): the state and the judge's token (hand it over once;
-        the organiser can recompute it, `tournament_keys.judge_token`)."""
+        the organiser can recompute it, `tournament_keys.judge_token`).
+
+        Raises:
+            Refusal: `rule` / `tournament.judge_id_reused` for the id of a dismissed judge (the
+                token depends on the id alone: the dismissed judge's would work again).
+        """
+        if judge_id in (await self.cases.state(tournament_id)).dismissed_judges:
+            raise Refusal(
+                "rule",
+                "tournament.judge_id_reused",
+                f"{judge_id} was dismissed: appoint the judge under a new id",
+                "judge_id",
+            )
         payload = JudgeAppointed(judge_id=judge_id, name=name)
         state = await self._record(tournament_id, [payload], credential)
         return state, judge_token(credential, tournament_id, judge_id)

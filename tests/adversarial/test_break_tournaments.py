@@ -127,12 +127,6 @@ def test_fives_are_refused_for_a_game_that_seats_at_most_four(http: TestClient) 
     assert seated.status_code == 422, seated.text  # never a table its game cannot seat
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: a judge's token is HMAC(digest, tournament, judge_id) with no term of "
-    "the appointment, so a dismissed judge's token works again once any judge is appointed "
-    "under the same id",
-)
 def test_a_dismissed_judges_token_stays_dead_when_the_id_is_reused(http: TestClient) -> None:
     new = {"tournament_id": "c", "title": "C", "game": "penumbra", "rounds": 1}
     assert http.post("/tournaments", json=new, headers=AUTH).status_code == 201
@@ -142,5 +136,18 @@ def test_a_dismissed_judges_token_stays_dead_when_the_id_is_reused(http: TestCli
     again = http.post(
         "/tournaments/c/judges", json={"judge_id": "jo", "name": "Jo Two"}, headers=AUTH
     )
-    assert again.status_code == 201
-    assert again.json()["judge_token"] != old
+    problem_of(again, 422, "tournament.judge_id_reused")
+    dispute = {"action": "dispute", "round": 1, "reason": "x"}
+    problem_of(
+        http.post(
+            "/tournaments/c/tables/1/result",
+            json=dispute,
+            headers={"Authorization": f"Bearer {old}"},
+        ),
+        403,
+        "auth.token_rejected",
+    )
+    # A new id is a new token.
+    other = http.post("/tournaments/c/judges", json={"judge_id": "jo2", "name": "Jo"}, headers=AUTH)
+    assert other.status_code == 201
+    assert other.json()["judge_token"] != old
