@@ -109,22 +109,26 @@ def test_a_league_does_not_take_a_tournament_whose_table_it_has_as_a_game(
     assert len(http.get("/leagues/club/ratings").json()["history"]) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed: the Ruleset protocol names no seat limit, so remainder=fives is taken "
-    "for games that seat at most 4 (Penumbra, Trickerion) and the 5-player table's game is "
-    "refused at seating (game_refused penumbra.setup.players)",
-)
 def test_fives_are_refused_for_a_game_that_seats_at_most_four(http: TestClient) -> None:
     new = {"tournament_id": "f", "title": "F", "game": "penumbra", "rounds": 1}
     created = http.post("/tournaments", json={**new, "remainder": "fives"}, headers=AUTH)
-    if created.status_code == 422:
-        return  # refused at creation, naming the rule: what we want
-    for i in range(9):  # 4k+1: one table of 5 and one of 4
+    problem_of(created, 422, "tournament.remainder_fives")
+    trick = {**new, "tournament_id": "g", "game": "trickerion", "remainder": "fives"}
+    problem_of(
+        http.post("/tournaments", json=trick, headers=AUTH), 422, "tournament.remainder_fives"
+    )
+    # Byes still seat 4k+1 players with every table playable.
+    assert (
+        http.post("/tournaments", json={**new, "remainder": "byes"}, headers=AUTH).status_code
+        == 201
+    )
+    for i in range(9):
         body = {"player_id": f"p{i}", "name": f"P{i}"}
         assert http.post("/tournaments/f/players", json=body, headers=AUTH).status_code == 201
-    seated = http.post("/tournaments/f/rounds", headers=AUTH)
-    assert seated.status_code == 422, seated.text  # never a table its game cannot seat
+    seated = http.post("/tournaments/f/rounds", headers=AUTH).json()
+    assert [len(t["players"]) for t in seated["tables"]] == [4, 4]
+    assert [t["game_refused"] for t in seated["tables"]] == [None, None]
+    assert len(seated["byes"]) == 1
 
 
 def test_a_dismissed_judges_token_stays_dead_when_the_id_is_reused(http: TestClient) -> None:
