@@ -4,8 +4,8 @@ Rules (a breach raises `RuleViolation`, rule ids `league.*`, `log.*`): the strea
 `league.created` (once, of a registered game); seqs follow each other; an addition's results
 name each of its players once with competition places (1, 1, 3, ...). Adding a tournament or a
 game that is in the league already replaces its results where it stands (its position in the
-rating history stays). A tournament's table game is never also a single game of the league
-(`league.counted_twice`).
+rating history stays). `counted_once` is the check the use case makes before an addition: a
+tournament's table game is never also a single game of the league (`league.counted_twice`).
 """
 
 from __future__ import annotations
@@ -55,9 +55,15 @@ def _check_places(results: tuple[ResultLine, ...], field_name: str) -> None:
             )
 
 
-def _counted_once(state: LeagueState, p: TournamentAdded | GameAdded) -> None:
-    """A table's game is in the league through its tournament: adding it as a single game too
-    (before or after the tournament) would count its points and rate it twice."""
+def counted_once(state: LeagueState, p: TournamentAdded | GameAdded) -> None:
+    """Refuse an addition that would count a game twice: a table's game is in the league
+    through its tournament, so adding it as a single game too (before or after the tournament)
+    would count its points and rate it twice. Checked by the use case before appending, not by
+    `apply`, so a stored stream still folds.
+
+    Raises:
+        RuleViolation: `league.counted_twice`.
+    """
     tables = {
         t.game_id: a.source_id
         for a in state.additions.values()
@@ -126,7 +132,6 @@ def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
         key, kind, source = f"game:{p.game_id}", "game", p.game_id
     else:
         raise RuleViolation("league.already_created", "the league exists", "type")
-    _counted_once(state, p)
     if key not in state.additions and len(state.additions) >= 2000:
         raise RuleViolation("league.too_many", "at most 2000 additions", "payload")
     state.additions[key] = Addition(key, kind, source, event.seq, p)
