@@ -155,3 +155,24 @@ def test_a_dismissed_judges_token_stays_dead_when_the_id_is_reused(http: TestCli
     other = http.post("/tournaments/c/judges", json={"judge_id": "jo2", "name": "Jo"}, headers=AUTH)
     assert other.status_code == 201
     assert other.json()["judge_token"] != old
+
+
+def test_the_tournament_qr_code_encodes_the_public_url_not_the_requests_host() -> None:
+    # SCORELEDGER_PUBLIC_URL is the address phones reach: the games' QR code encodes it; the
+    # tournament's took the request's Host header (a proxy's internal name, or any Host a
+    # client sends, cached for 300 s).
+    from fastapi import FastAPI
+
+    from services.doors.web.tournaments import tournament_web_router
+
+    cases = use_cases(memory_ports(4), ServiceSettings())
+    settings = ServiceSettings(public_url="https://scores.example.org/club/")  # type: ignore[arg-type]
+    app = FastAPI()
+    app.include_router(league_app(cases).router)
+    app.include_router(tournament_web_router(cases.tournaments, settings))
+    with TestClient(app) as client:
+        new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 1}
+        assert client.post("/tournaments", json=new, headers=AUTH).status_code == 201
+        qr = client.get("/tournaments/cup/qr.svg", headers={"Host": "evil.example"})
+        assert qr.status_code == 200
+        assert qr.headers["x-qr-url"] == "https://scores.example.org/club/tournaments/cup/me"
