@@ -685,7 +685,7 @@ def _include_tournament_pages(app: FastAPI, service: Service) -> None:
     from services.doors.web.tournaments import tournament_web_router
 
     app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
-    app.include_router(tournament_web_router(service.cases.tournaments))
+    app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
 
 
 def _install_lean_routes(

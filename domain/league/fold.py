@@ -4,7 +4,8 @@ Rules (a breach raises `RuleViolation`, rule ids `league.*`, `log.*`): the strea
 `league.created` (once, of a registered game); seqs follow each other; an addition's results
 name each of its players once with competition places (1, 1, 3, ...). Adding a tournament or a
 game that is in the league already replaces its results where it stands (its position in the
-rating history stays).
+rating history stays). `counted_once` is the check the use case makes before an addition: a
+tournament's table game is never also a single game of the league (`league.counted_twice`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,38 @@ def _check_places(results: tuple[ResultLine, ...], field_name: str) -> None:
             raise RuleViolation(
                 "league.result_places", f"places {places} are not competition places", field_name
             )
+
+
+def counted_once(state: LeagueState, p: TournamentAdded | GameAdded) -> None:
+    """Refuse an addition that would count a game twice: a table's game is in the league
+    through its tournament, so adding it as a single game too (before or after the tournament)
+    would count its points and rate it twice. Checked by the use case before appending, not by
+    `apply`, so a stored stream still folds.
+
+    Raises:
+        RuleViolation: `league.counted_twice`.
+    """
+    tables = {
+        t.game_id: a.source_id
+        for a in state.additions.values()
+        if isinstance(a.payload, TournamentAdded)
+        for t in a.payload.tables
+        if t.game_id is not None
+    }
+    if isinstance(p, GameAdded) and p.game_id in tables:
+        raise RuleViolation(
+            "league.counted_twice",
+            f"game {p.game_id!r} is a table of tournament {tables[p.game_id]!r}, in the league",
+            "game_id",
+        )
+    if isinstance(p, TournamentAdded):
+        for t in p.tables:
+            if t.game_id is not None and f"game:{t.game_id}" in state.additions:
+                raise RuleViolation(
+                    "league.counted_twice",
+                    f"round {t.round} table {t.table} is game {t.game_id!r}, in the league",
+                    "tournament_id",
+                )
 
 
 def fold(events: Iterable[LeagueEnvelope], upto_seq: int | None = None) -> LeagueState:

@@ -103,6 +103,7 @@ class PenumbraRuleset:
     started_type = PenumbraGameStarted
     score_resource = Resource.VP
     categories = CATEGORIES
+    max_players = MAX_PLAYERS  # optional attribute: the most a game seats (tournament tables)
 
     def start(self, event: Envelope) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
         """Empty tableaux for the seated players; no entries (every category starts at 0). A

@@ -305,6 +305,7 @@ def _dismiss(state: TournamentState, p: JudgeDismissed, event: TournamentEnvelop
         raise RuleViolation(
             "tournament.unknown_judge", f"{p.judge_id} is not a judge", "payload.judge_id"
         )
+    state.dismissed_judges.add(p.judge_id)
 
 
 _HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]] = {

@@ -71,7 +71,8 @@ class RoundState:
 @dataclass(slots=True)
 class TournamentState:
     """A tournament after `seq` events: its settings (the created event's payload), players
-    in registration order, rounds in order, judges in office (`judge_id` -> name)."""
+    in registration order, rounds in order, judges in office (`judge_id` -> name) and the ids
+    of those dismissed."""
 
     tournament_id: str
     settings: TournamentCreated
@@ -79,6 +80,9 @@ class TournamentState:
     players: dict[str, Registrant] = field(default_factory=dict)
     rounds: list[RoundState] = field(default_factory=list)
     judges: dict[str, str] = field(default_factory=dict)
+    dismissed_judges: set[str] = field(default_factory=set)
+    """Judge ids dismissed so far: a judge's token depends on the id alone, so the desk never
+    appoints one of these again (the dismissed judge's token would work again)."""
 
     @property
     def current_round(self) -> RoundState | None:

@@ -59,6 +59,7 @@ class TrickerionRuleset:
     started_type = TrickerionGameStarted
     score_resource = Resource.FAME
     categories: tuple[Category, ...] = r.CATEGORIES
+    max_players = 4  # optional attribute: the most a game seats (state.py's setup rule)
 
     def start(self, event: Envelope) -> tuple[TrickerionState, Entries]:
         """Set-up: starting Fame, Coins by starting initiative position, Shards (3 with Magician

@@ -29,7 +29,7 @@ from contracts.league import (
 )
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
-from domain.league.fold import LeagueState, apply, fold
+from domain.league.fold import LeagueState, apply, counted_once, fold
 from domain.league.ratings import Rating, RatingModel, Step, rating_history
 from domain.league.standings import LeagueLine, league_standings
 from domain.standings import standings as game_standings
@@ -254,6 +254,8 @@ class Leagues:
             try:
                 for payload in payloads:
                     event = self._envelope(league_id, len(events) + len(batch) + 1, payload)
+                    if state is not None and isinstance(event.payload, TournamentAdded | GameAdded):
+                        counted_once(state, event.payload)  # on the state this append extends
                     state = apply(state, event)
                     batch.append(event)
                 await self.log.append(league_id, batch, credential)

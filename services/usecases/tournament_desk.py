@@ -43,6 +43,7 @@ from contracts.tournament import (
     TournamentCreated,
 )
 from domain.errors import RuleViolation
+from domain.rulesets import RULESET_BY_GAME
 from domain.tournament.seating import Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
@@ -138,6 +139,7 @@ class TournamentDesk:
         )
         if await self.cases.log.version(tournament_id) > 0:
             raise taken
+        _fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
         try:
@@ -229,7 +231,19 @@ class TournamentDesk:
         self, tournament_id: str, credential: str, judge_id: str, name: str
     ) -> tuple[TournamentState, str]:
         """Appoint a judge (organiser): the state and the judge's token (hand it over once;
-        the organiser can recompute it, `tournament_keys.judge_token`)."""
+        the organiser can recompute it, `tournament_keys.judge_token`).
+
+        Raises:
+            Refusal: `rule` / `tournament.judge_id_reused` for the id of a dismissed judge (the
+                token depends on the id alone: the dismissed judge's would work again).
+        """
+        if judge_id in (await self.cases.state(tournament_id)).dismissed_judges:
+            raise Refusal(
+                "rule",
+                "tournament.judge_id_reused",
+                f"{judge_id} was dismissed: appoint the judge under a new id",
+                "judge_id",
+            )
         payload = JudgeAppointed(judge_id=judge_id, name=name)
         state = await self._record(tournament_id, [payload], credential)
         return state, judge_token(credential, tournament_id, judge_id)
@@ -384,6 +398,25 @@ class TournamentDesk:
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
         return state
+
+
+def _fives_seat(settings: TournamentCreated) -> None:
+    """Refuse `remainder: fives` for a game whose ruleset seats fewer than 5 (its optional
+    `max_players`): the 5-player table's game could not be created (Penumbra and Trickerion
+    seat at most 4). Checked at creation only, so stored streams still fold.
+
+    Raises:
+        Refusal: `rule` / `tournament.remainder_fives`.
+    """
+    ruleset = RULESET_BY_GAME.get(settings.game)
+    seats = getattr(ruleset, "max_players", None)
+    if settings.remainder == "fives" and isinstance(seats, int) and seats < 5:
+        raise Refusal(
+            "rule",
+            "tournament.remainder_fives",
+            f"{settings.game} seats at most {seats} players: no table of 5 (use threes or byes)",
+            "remainder",
+        )
 
 
 def _table_payload(table: int, r: TableRuling) -> Payload:

@@ -214,9 +214,12 @@ class Tournaments:
         - `reported`: the first result from the final game (also approved at once when
           `auto_approve_after_s` is 0: `approved`);
         - `approved`: the table was approved and the game's standings changed since (a void
-          or correction, itself a referee's act): the new result is approved, by the game;
-        - `held`: the game is no longer final (its `game.ended` voided): the table is
-          disputed, held out of the standings until a judge rules;
+          or correction, itself a referee's act): the new result is approved, by the game,
+          while the tournament has no judge in office;
+        - `held`: the game is no longer final (its `game.ended` voided), or an approved
+          table's game changed while the tournament has a judge (the table's token is the
+          players', so it must not overturn a judge's ruling): the table is disputed, held
+          out of the standings until a judge rules;
         - `unchanged` / `waiting`: nothing to append (same result; game not final yet, or the
           table is disputed and waits for a judge).
 
@@ -249,6 +252,11 @@ class Tournaments:
         if table.status == "approved":
             if _same(results, table.approved):
                 return "unchanged"
+            if state.judges:  # the table's token is the players': only a judge overturns a ruling
+                reason = "the table's game changed after its approval; a judge rules"
+                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
+                await self.record(tournament_id, [dispute], actor, credential)
+                return "held"
             ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
             await self.record(tournament_id, [ruling], actor, credential)
             return "approved"

@@ -360,12 +360,15 @@ def test_tables_judges_and_leagues_on_the_assembled_app_on_redis(clean_redis_url
 async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
     import httpx
 
+    from services.adapters.memory.inbox import MemoryInboxQueue
     from services.adapters.redis.keys import Keys
     from services.doors.ingest.inbox import Inbox
+    from services.doors.ingest.inbox_entry import game_of_entry
 
     ports = memory_ports(4)
     cases = use_cases(ports, ServiceSettings(shards=4))
-    inbox = Inbox(None, Keys(4), cases.record, ports.letters, follow=cases.tables.after_write)  # type: ignore[arg-type]
+    queue = MemoryInboxQueue(Keys(4).inbox, game_of_entry)
+    inbox = Inbox(queue, Keys(4), cases.record, ports.letters, follow=cases.tables.after_write)
     transport = httpx.ASGITransport(app=app_of(cases))
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
         new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 1}

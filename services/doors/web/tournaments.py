@@ -7,8 +7,8 @@ seat, standing). `/tournaments/{id}/desk`: the organiser's page (seat the next r
 not reported, approve, drop a player; the organiser token kept in `sessionStorage`).
 `/overlay/tournaments/{id}`: a transparent standings overlay for stream software
 (`?theme=dark|light&scale=&lang=en|ru&rows=`). `/tournaments/{id}/qr.svg`: the QR code
-(SVG, segno) of the phone view under the origin the request came to. An unknown tournament
-gets the not-found page with HTTP 404 (its QR code a 404 problem, `tournament.not_found`).
+(SVG, segno) of the phone view under `SCORELEDGER_PUBLIC_URL`, else the request's origin. An
+unknown tournament gets the not-found page with HTTP 404 (its QR code a 404 problem, `tournament.not_found`).
 Source: issue brief (tournament pages: organiser, room screen with QR code, phone view).
 """
 
@@ -23,6 +23,7 @@ from fastapi.responses import FileResponse
 from services.doors.web.qr import qr_svg
 from services.doors.web.routes import STATIC
 from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.platform.settings import QuerySettings
 from services.usecases.tournaments import Tournaments
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
@@ -34,8 +35,9 @@ def tournament_phone_url(base: str, tournament_id: str) -> str:
     return f"{base.rstrip('/')}/tournaments/{quote(tournament_id, safe='')}/me"
 
 
-def tournament_web_router(cases: Tournaments) -> APIRouter:
-    """The tournament pages and QR code, bound to the tournament use cases (for the 404)."""
+def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = None) -> APIRouter:
+    """The tournament pages and QR code, bound to the tournament use cases (for the 404);
+    `settings.public_url` (read per request), when set, is the QR code's base."""
     router = APIRouter(tags=["web"])
 
     async def page(name: str, tournament_id: str) -> FileResponse:
@@ -71,12 +73,13 @@ def tournament_web_router(cases: Tournaments) -> APIRouter:
     )
     async def tournament_qr(tournament_id: Tid, request: Request) -> Response:
         """The QR code (SVG) that opens the tournament's phone view
-        `{origin}/tournaments/{id}/me`, the origin being the one this request came to (the
-        room screen's). 404 `tournament.not_found`."""
+        `{base}/tournaments/{id}/me`, `base` being `SCORELEDGER_PUBLIC_URL` when set, else the
+        origin this request came to (the room screen's). 404 `tournament.not_found`."""
         if await cases.log.version(tournament_id) == 0:
             missing = problem(404, "tournament.not_found", "tournament_id", "no such tournament")
             return ProblemResponse(missing)
-        url = tournament_phone_url(str(request.base_url), tournament_id)
+        public = settings.public_url if settings is not None else None
+        url = tournament_phone_url(str(public or request.base_url), tournament_id)
         return Response(
             qr_svg(url),
             media_type="image/svg+xml",
