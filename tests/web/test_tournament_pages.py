@@ -249,3 +249,20 @@ async def test_room_screen_shows_the_live_leader_of_a_tables_game(
     assert max(after.values()) != best  # the example's leader scores between events 20 and 60
     await expect(leader).to_contain_text(f" {max(after.values())}")
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+async def test_desk_disables_seating_once_every_round_is_seated(
+    stack: Stack, browser: Browser
+) -> None:
+    # The last round seated but not yet approved: "Seat the next round" used to stay enabled
+    # and answer 422 tournament.rounds_done.
+    await create(stack.client, "cup", 8, rounds=1)
+    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    await page.locator("#tn-token").fill(TOKEN)
+    await page.locator("#tn-token-form button").click()
+    await expect(page.locator("#tn-seat")).to_be_enabled()
+    await page.locator("#tn-seat").click()
+    await expect(page.locator("#tn-msg")).to_have_text("Seated round 1: 2 tables")
+    await expect(page.locator("#tn-seat")).to_be_disabled()
+    await expect(page.locator("#tn-missing")).to_have_text("Not reported: Table 1, Table 2")
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -93,12 +93,12 @@ function paintPlayers(frame) {
 }
 
 async function paint(frame) {
-
   const tn = frame.tournament;
   document.getElementById("tn-title").textContent = tn.settings.title;
   document.title = `${t("tn_desk")}: ${tn.settings.title} — scoreledger`;
   document.getElementById("tn-round").textContent = roundTitle(tn);
-  const done = tn.rounds.length >= tn.settings.rounds && currentRound(tn)?.closed;
+  // every round seated: nothing left to seat, even while the last round's tables are reported
+  const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
   if (done) document.getElementById("tn-missing").textContent = t("tn_all_rounds");
   paintTables(tn);
