@@ -76,7 +76,7 @@ def simulate(
     started = time.perf_counter()
     if out is not None:
         paths = write_jsonl((simulate_game(kind, seed, t) for t in range(tables)), out)
-        err.print(f"wrote {len(paths)} games to {out}")
+        err.print(f"wrote {len(paths)} game{'' if len(paths) == 1 else 's'} to {out}")
         return
     with Progress(
         TextColumn("{task.description}"),

@@ -13,10 +13,21 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from services.cli.terminal import err, out
+
+PIPED_WIDTH = 240
+"""Columns of a table written to a pipe or file (rich assumes 80 and would cut ids and times)."""
+
+
+def _table_out() -> Console:
+    """Standard output for a table: the terminal's width, or `PIPED_WIDTH` columns when it is
+    not a terminal."""
+    return out if out.is_terminal else Console(width=PIPED_WIDTH)
+
 
 if TYPE_CHECKING:
     from services.usecases.webhooks.admin import WebhookAdmin
@@ -104,7 +115,7 @@ def list_endpoints(redis_url: RedisUrl = None) -> None:
             str(depth),
             str(dropped),
         )
-    out.print(table)
+    _table_out().print(table)
 
 
 @webhooks_app.command()
@@ -186,7 +197,7 @@ def deliveries(
             str(e.http_status or "-"),
             escape(d.last_error or ""),
         )
-    out.print(table)
+    _table_out().print(table)
 
 
 @webhooks_app.command()

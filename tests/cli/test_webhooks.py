@@ -74,3 +74,15 @@ def test_a_bad_setting_exits_78_naming_it() -> None:
     code, text = run("redis://127.0.0.1:6379/0?no_such_option=1", "list")
     assert code == 78
     assert "SCORELEDGER_REDIS_URL" in text
+
+
+def test_the_delivery_log_piped_keeps_whole_ids_and_times(clean_redis_url: str) -> None:
+    # Written to a pipe, rich assumed 80 columns and cut "2026-12-…" and "msg_…" to fit.
+    assert run(clean_redis_url, "add", URL)[0] == 0
+    assert run(clean_redis_url, "test", URL)[0] == 1  # nothing listens on port 9
+    code, text = run(clean_redis_url, "deliveries", URL, "--json")
+    [entry] = [json.loads(line) for line in text.splitlines()]
+    code, text = run(clean_redis_url, "deliveries", URL)
+    assert code == 0
+    assert entry["id"] in text
+    assert "…" not in text
