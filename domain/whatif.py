@@ -33,13 +33,16 @@ def _shift(
     final: Mapping[str, int], after: Mapping[str, int], before: Mapping[str, int]
 ) -> dict[str, int]:
     """`final + after - before`, key by key (a key absent counts 0)."""
-    keys = final.keys() | after.keys() | before.keys()
+    # an ordered union (not a set's): the answer's JSON bytes must not depend on the process's
+    # hash seed (a replay worker and the request's process answered a dispute differently)
+    # `after` first: the refold's own order up to the rejoin is the order `evolve` gives
+    keys = dict.fromkeys([*after, *final, *before])
     return {k: final.get(k, 0) + after.get(k, 0) - before.get(k, 0) for k in keys}
 
 
 def _shift_breakdown(final: Any, after: Any, before: Any) -> dict[str, dict[str, int]]:
     """`_shift` per player of three breakdowns (player -> category -> sum)."""
-    players = final.keys() | after.keys() | before.keys()
+    players = dict.fromkeys([*after, *final, *before])
     return {p: _shift(final.get(p, {}), after.get(p, {}), before.get(p, {})) for p in players}
 
 

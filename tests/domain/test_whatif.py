@@ -59,7 +59,10 @@ def outcome(state: GameState, void: Envelope, how: Any) -> tuple[Any, ...]:
     except RuleViolation as error:
         return ("violation", error.rule)
     s = got[0] if isinstance(got, tuple) else got
-    return (standings(s).model_dump(), tuple(s.ledger), dict(s.totals), s.seq, s.status, s.rules)
+    # the JSON and the items in order: the answer's bytes, not only its values, must be evolve's
+    # (a set's order, which follows the hash seed, made a replay worker's dispute differ)
+    totals = list(s.totals.items())
+    return (standings(s).model_dump_json(), tuple(s.ledger), totals, s.seq, s.status, s.rules)
 
 
 def cases() -> Iterator[tuple[str, list[Envelope]]]:
