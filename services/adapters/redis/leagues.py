@@ -12,6 +12,7 @@ from redis.exceptions import ResponseError
 
 from contracts.league import LeagueEnvelope, parse_league_event_json
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.tournaments import _WRONGVERSION, APPEND_TOURNAMENT_LUA
 from services.ports.errors import CredentialMismatch, VersionConflict
@@ -22,11 +23,15 @@ LEAGUE = "@league/"
 
 
 class RedisLeagueLog:
-    """`LeagueLog` on Redis (a client created without `decode_responses`)."""
+    """`LeagueLog` on Redis (a client created without `decode_responses`); `replicas`,
+    `wait_ms` as `RedisTournamentLog`'s (durable acknowledgements)."""
 
-    def __init__(self, client: RedisClient, keys: Keys) -> None:
+    def __init__(
+        self, client: RedisClient, keys: Keys, replicas: int = 0, wait_ms: int = 1000
+    ) -> None:
         self.client = client
         self.keys = keys
+        self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_TOURNAMENT_LUA)
 
     async def append(
@@ -35,7 +40,8 @@ class RedisLeagueLog:
         events: Sequence[LeagueEnvelope],
         credential: str | None = None,
     ) -> AppendResult:
-        """See `LeagueLog.append` (one Lua call, all or nothing)."""
+        """See `LeagueLog.append` (one Lua call, all or nothing, then `WAIT` with `replicas`).
+        Raises also ReplicasUnconfirmed (stored, too few replicas confirmed)."""
         now = datetime.now(UTC)
         args: list[str | int] = [credential or ""]
         for event in events:
@@ -49,7 +55,7 @@ class RedisLeagueLog:
             self.keys.tournament_token(LEAGUE + league_id),
         ]
         try:
-            out: Any = await self._append(keys=keys, args=args)
+            out: Any = await self.durable.call(self._append, keys, args)
         except ResponseError as error:
             if "WRONGTOKEN" in str(error):
                 raise CredentialMismatch(league_id) from None

@@ -2,7 +2,10 @@
 fields `seq`, `id`, `type`, `data`), an event-id HASH and the organiser token's digest, all in
 one slot (the tournament id is the hash tag); one Lua call per append checks the token, the
 expected version of every event and the event ids before it writes anything (the games' append
-script without the shard feed and game index: tournaments are folded on read).
+script without the shard feed and game index: tournaments are folded on read). A call that
+writes no event (every one a duplicate) sets the first id's seq again, to the value it holds,
+so that a `WAIT` after it (durable acknowledgements, `durable.DurableWait`) covers the
+original write too.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from redis.exceptions import ResponseError
 
 from contracts.tournament import TournamentEnvelope, parse_tournament_event_json
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendResult
@@ -61,17 +65,25 @@ for i = 0, n - 1 do
     table.insert(out, p.seq); table.insert(out, 0)
   end
 end
+if next_version == version and n > 0 then
+  redis.call('HSET', KEYS[2], ARGV[2], tostring(plan[1].seq))
+end
 return out
 """
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 
 
 class RedisTournamentLog:
-    """`TournamentLog` on Redis (a client created without `decode_responses`)."""
+    """`TournamentLog` on Redis (a client created without `decode_responses`). `replicas`,
+    `wait_ms` (`SCORELEDGER_APPEND_REPLICAS`): as `RedisEventLog`'s, an append (a duplicate
+    too) returns once that many replicas hold it, else raises `ReplicasUnconfirmed`."""
 
-    def __init__(self, client: RedisClient, keys: Keys) -> None:
+    def __init__(
+        self, client: RedisClient, keys: Keys, replicas: int = 0, wait_ms: int = 1000
+    ) -> None:
         self.client = client
         self.keys = keys
+        self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_TOURNAMENT_LUA)
 
     async def append(
@@ -80,7 +92,8 @@ class RedisTournamentLog:
         events: Sequence[TournamentEnvelope],
         credential: str | None = None,
     ) -> AppendResult:
-        """See `TournamentLog.append` (one Lua call, all or nothing)."""
+        """See `TournamentLog.append` (one Lua call, all or nothing, then `WAIT` with
+        `replicas`). Raises also ReplicasUnconfirmed (stored, too few replicas confirmed)."""
         now = datetime.now(UTC)
         args: list[str | int] = [credential or ""]
         for event in events:
@@ -96,7 +109,7 @@ class RedisTournamentLog:
             self.keys.tournament_token(tournament_id),
         ]
         try:
-            out: Any = await self._append(keys=keys, args=args)
+            out: Any = await self.durable.call(self._append, keys, args)
         except ResponseError as error:
             if "WRONGTOKEN" in str(error):
                 raise CredentialMismatch(tournament_id) from None
