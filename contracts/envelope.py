@@ -14,10 +14,18 @@ never by the sender. Source: issue #2 (contracts), research/anchors.md §1.6 les
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    create_model,
+    field_validator,
+)
 
 GameId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 """A game id: 1-64 characters, letters, digits, `_ . -`; it becomes part of Redis keys."""
@@ -48,7 +56,52 @@ class Payload(BaseModel):
     SCHEMA_VERSION: ClassVar[int] = 1
 
 
-class Envelope(BaseModel):
+_E = TypeVar("_E", bound="EnvelopeChecks")
+
+
+class EnvelopeChecks(BaseModel):
+    """What every envelope kind (`Envelope`, `TournamentEnvelope`, `LeagueEnvelope`) shares
+    beside its fields: frozen, unknown fields refused, `schema_version` a JSON integer, the
+    timestamps RFC 3339 text (issue #11), and `with_recorded_at`. Declares no field, so each
+    kind keeps its own field order (the stored JSON's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @field_validator("schema_version", mode="before", check_fields=False)
+    @classmethod
+    def _whole_number(cls, value: object) -> object:
+        # Subclasses narrow schema_version to a Literal, which alone would read `true` as 1.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
+        return value
+
+    @field_validator("occurred_at", "recorded_at", mode="before", check_fields=False)
+    @classmethod
+    def _rfc3339_text(cls, value: object) -> object:
+        # pydantic would read a number as Unix seconds (-5 -> 1969); the wire has RFC 3339.
+        if value is not None and not isinstance(value, str | datetime):
+            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
+        return value
+
+    def with_recorded_at(self, when: datetime) -> Self:
+        """Return a copy stamped with the store's `recorded_at` (the event itself is unchanged)."""
+        return self.model_copy(update={"recorded_at": when})
+
+
+def envelope_model(base: type[_E], payload_cls: type[Payload], name: str) -> type[_E]:
+    """The envelope model `name` of one payload type: `base` with `type` and `schema_version`
+    pinned to the payload's (`Literal`s: the tagged union's discriminator) and `payload` typed;
+    its docstring says which type and version, then the payload's."""
+    fields: dict[str, Any] = {
+        "type": (Literal[payload_cls.TYPE], ...),
+        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
+        "payload": (payload_cls, ...),
+    }
+    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
+    return create_model(name, __base__=base, __doc__=doc + (payload_cls.__doc__ or ""), **fields)
+
+
+class Envelope(EnvelopeChecks):
     """Metadata common to all events; `payload` is typed per event type in `contracts.events`.
 
     Fields:
@@ -68,8 +121,6 @@ class Envelope(BaseModel):
     same on `validate_json` and on `validate_python` of parsed JSON (issue #11).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     event_id: UUID
     game_id: GameId
     seq: int = Field(ge=1, strict=True)
@@ -81,26 +132,6 @@ class Envelope(BaseModel):
     correlation_id: str | None = Field(default=None, max_length=128)
     causation_id: str | None = Field(default=None, max_length=128)
     payload: Payload
-
-    @field_validator("schema_version", mode="before")
-    @classmethod
-    def _whole_number(cls, value: object) -> object:
-        # Subclasses narrow schema_version to a Literal, which alone would read `true` as 1.
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
-        return value
-
-    @field_validator("occurred_at", "recorded_at", mode="before")
-    @classmethod
-    def _rfc3339_text(cls, value: object) -> object:
-        # pydantic would read a number as Unix seconds (-5 -> 1969); the wire has RFC 3339.
-        if value is not None and not isinstance(value, str | datetime):
-            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
-        return value
-
-    def with_recorded_at(self, when: datetime) -> Envelope:
-        """Return a copy stamped with the store's `recorded_at` (the event itself is unchanged)."""
-        return self.model_copy(update={"recorded_at": when})
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready dict of this event (the JSONL / stream format)."""

@@ -9,13 +9,13 @@ Source: issue #2 (contracts); research/tech.md §5 (pydantic `validate_json` cos
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Union
 
-from pydantic import Field, TypeAdapter, ValidationError, create_model
+from pydantic import Field, TypeAdapter, ValidationError
 
 from contracts import games
 from contracts.common import COMMON_PAYLOADS
-from contracts.envelope import Envelope, Payload
+from contracts.envelope import Envelope, Payload, envelope_model
 from contracts.upcasting import upcast
 
 ALL_PAYLOADS: tuple[type[Payload], ...] = COMMON_PAYLOADS
@@ -27,15 +27,7 @@ ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {}
 
 def _envelope_for(payload_cls: type[Payload]) -> type[Envelope]:
     name = payload_cls.__name__.removesuffix("Payload") + "Event"
-    fields: dict[str, Any] = {
-        "type": (Literal[payload_cls.TYPE], ...),
-        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
-        "payload": (payload_cls, ...),
-    }
-    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
-    return create_model(
-        name, __base__=Envelope, __doc__=doc + (payload_cls.__doc__ or ""), **fields
-    )
+    return envelope_model(Envelope, payload_cls, name)
 
 
 def _union() -> Any:

@@ -13,7 +13,6 @@ Source: issue brief (leagues: best N or all, a multiplayer rating per game, repl
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal, Union
 from uuid import UUID
 
@@ -23,12 +22,18 @@ from pydantic import (
     ConfigDict,
     Field,
     TypeAdapter,
-    create_model,
-    field_validator,
     model_validator,
 )
 
-from contracts.envelope import GameId, NonEmptyText, Payload, PlayerId, TypeName
+from contracts.envelope import (
+    EnvelopeChecks,
+    GameId,
+    NonEmptyText,
+    Payload,
+    PlayerId,
+    TypeName,
+    envelope_model,
+)
 from contracts.tournament import Points, ResultLine, TournamentId
 
 LeagueId = TournamentId
@@ -113,11 +118,9 @@ class GameAdded(Payload):
 LEAGUE_PAYLOADS: tuple[type[Payload], ...] = (LeagueCreated, TournamentAdded, GameAdded)
 
 
-class LeagueEnvelope(BaseModel):
+class LeagueEnvelope(EnvelopeChecks):
     """The metadata of a league event: as `contracts.tournament.TournamentEnvelope`, with
     `league_id` naming the stream."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     event_id: UUID
     league_id: LeagueId
@@ -131,42 +134,9 @@ class LeagueEnvelope(BaseModel):
     causation_id: str | None = Field(default=None, max_length=128)
     payload: Payload
 
-    @field_validator("schema_version", mode="before")
-    @classmethod
-    def _whole_number(cls, value: object) -> object:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
-        return value
-
-    @field_validator("occurred_at", "recorded_at", mode="before")
-    @classmethod
-    def _rfc3339_text(cls, value: object) -> object:
-        if value is not None and not isinstance(value, str | datetime):
-            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
-        return value
-
-    def with_recorded_at(self, when: datetime) -> LeagueEnvelope:
-        """A copy stamped with the store's `recorded_at`."""
-        return self.model_copy(update={"recorded_at": when})
-
-
-def _envelope_for(payload_cls: type[Payload]) -> type[LeagueEnvelope]:
-    fields: dict[str, Any] = {
-        "type": (Literal[payload_cls.TYPE], ...),
-        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
-        "payload": (payload_cls, ...),
-    }
-    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
-    return create_model(
-        payload_cls.__name__ + "Event",
-        __base__=LeagueEnvelope,
-        __doc__=doc + (payload_cls.__doc__ or ""),
-        **fields,
-    )
-
 
 LEAGUE_ENVELOPES: dict[str, type[LeagueEnvelope]] = {
-    p.TYPE: _envelope_for(p) for p in LEAGUE_PAYLOADS
+    p.TYPE: envelope_model(LeagueEnvelope, p, p.__name__ + "Event") for p in LEAGUE_PAYLOADS
 }
 AnyLeagueEvent: Any = Annotated[
     Union[tuple(LEAGUE_ENVELOPES.values())],  # noqa: UP007

@@ -19,7 +19,6 @@ results suggested by players and approved by the organiser; BGA's standings colu
 
 from __future__ import annotations
 
-from datetime import datetime
 from itertools import pairwise
 from typing import Annotated, Any, ClassVar, Literal, Union
 from uuid import UUID
@@ -31,12 +30,18 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
-    create_model,
-    field_validator,
     model_validator,
 )
 
-from contracts.envelope import GameId, NonEmptyText, Payload, PlayerId, TypeName
+from contracts.envelope import (
+    EnvelopeChecks,
+    GameId,
+    NonEmptyText,
+    Payload,
+    PlayerId,
+    TypeName,
+    envelope_model,
+)
 
 TournamentId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
 """A tournament id: 1-64 characters, letters, digits, `_ . -` (it becomes part of keys)."""
@@ -250,12 +255,10 @@ TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
 )
 
 
-class TournamentEnvelope(BaseModel):
+class TournamentEnvelope(EnvelopeChecks):
     """The metadata of a tournament event: as `contracts.envelope.Envelope`, with
     `tournament_id` naming the stream (`seq` = the 1-based position in it; an append with
     `seq = n` expects version `n - 1`; `event_id` the idempotency key)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     event_id: UUID
     tournament_id: TournamentId
@@ -269,40 +272,9 @@ class TournamentEnvelope(BaseModel):
     causation_id: str | None = Field(default=None, max_length=128)
     payload: Payload
 
-    @field_validator("schema_version", mode="before")
-    @classmethod
-    def _whole_number(cls, value: object) -> object:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a JSON integer, got {type(value).__name__}")
-        return value
-
-    @field_validator("occurred_at", "recorded_at", mode="before")
-    @classmethod
-    def _rfc3339_text(cls, value: object) -> object:
-        if value is not None and not isinstance(value, str | datetime):
-            raise ValueError(f"must be an RFC 3339 date-time string, got {type(value).__name__}")
-        return value
-
-    def with_recorded_at(self, when: datetime) -> TournamentEnvelope:
-        """A copy stamped with the store's `recorded_at`."""
-        return self.model_copy(update={"recorded_at": when})
-
-
-def _envelope_for(payload_cls: type[Payload]) -> type[TournamentEnvelope]:
-    name = payload_cls.__name__ + "Event"
-    fields: dict[str, Any] = {
-        "type": (Literal[payload_cls.TYPE], ...),
-        "schema_version": (Literal[payload_cls.SCHEMA_VERSION], payload_cls.SCHEMA_VERSION),
-        "payload": (payload_cls, ...),
-    }
-    doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
-    return create_model(
-        name, __base__=TournamentEnvelope, __doc__=doc + (payload_cls.__doc__ or ""), **fields
-    )
-
 
 TOURNAMENT_ENVELOPES: dict[str, type[TournamentEnvelope]] = {
-    p.TYPE: _envelope_for(p) for p in TOURNAMENT_PAYLOADS
+    p.TYPE: envelope_model(TournamentEnvelope, p, p.__name__ + "Event") for p in TOURNAMENT_PAYLOADS
 }
 AnyTournamentEvent: Any = Annotated[
     Union[tuple(TOURNAMENT_ENVELOPES.values())],  # noqa: UP007

@@ -104,8 +104,8 @@ class ReplicasUnconfirmed(Exception):
         self.acked = acked
         self.write_token: str | None = None
         """Set by the record use case when the unconfirmed write created the game with a
-        generated token: the 503 hands it back as a 201 would, or the retry could not be
-        authorized."""
+        generated token (by the tournament and league creates: the generated organiser
+        token): the 503 hands it back as a 201 would, or the retry could not be authorized."""
         super().__init__(
             f"{acked} of {wanted} replica(s) confirmed the write in time "
             "(rule append.replicas_unconfirmed)"

@@ -36,7 +36,7 @@ from domain.standings import standings as game_standings
 from domain.tournament.results import results_from_game
 from domain.tournament.standings import standings as tournament_standings
 from services.ports.credentials import CredentialLookup
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import EventLog
 from services.ports.leagues import LeagueLog
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
@@ -104,6 +104,8 @@ class Leagues:
 
         Raises:
             Refusal: `conflict` / `league.already_created`.
+            ReplicasUnconfirmed: stored, but too few replicas confirmed it in time (its
+                `write_token` set to the generated organiser token, as a 201 would give it).
         """
         if grant.token is None or not grant.creating:
             raise ValueError("grant: not a creation's grant (use may_create)")
@@ -121,6 +123,10 @@ class Leagues:
                     f"league {league_id!r} exists",
                     "league_id",
                 ) from None
+            raise
+        except ReplicasUnconfirmed as unconfirmed:
+            if grant.generated:  # the league exists under this token now: hand it back
+                unconfirmed.write_token = grant.token
             raise
         return state, grant.token if grant.generated else None
 

@@ -48,7 +48,7 @@ from domain.tournament.seating import Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
 from services.ports.credentials import CredentialLookup
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_keys import judge_of, judge_token, table_game_id
@@ -130,6 +130,8 @@ class TournamentDesk:
         Raises:
             Refusal: `conflict` / `tournament.already_created` when it exists (also when a
                 concurrent request created it first).
+            ReplicasUnconfirmed: stored, but too few replicas confirmed it in time (its
+                `write_token` set to the generated organiser token, as a 201 would give it).
         """
         taken = Refusal(
             "conflict",
@@ -147,6 +149,10 @@ class TournamentDesk:
         except Refusal as refusal:
             if refusal.rule in ("tournament.already_created", "auth.token_rejected"):
                 raise taken from None  # the retry saw the other creator's stream
+            raise
+        except ReplicasUnconfirmed as unconfirmed:
+            if grant.generated:  # the tournament exists under this token now: hand it back
+                unconfirmed.write_token = grant.token
             raise
         return Created(state, grant.token if grant.generated else None)
 

@@ -45,6 +45,9 @@ async def test_appends_check_the_expected_version_all_or_nothing(log: Tournament
     assert [e.seq for e in read] == [2, 3]
     assert all(e.recorded_at is not None for e in read)
     assert read[0] == s.events[1].model_copy(update={"recorded_at": read[0].recorded_at})
+    with pytest.raises(ValueError, match=r"tournament_id: event .* is for cup"):
+        await log.append("other", s.events[:1])
+    assert await log.version("other") == 0
 
 
 async def test_the_creating_append_stores_the_organisers_digest(log: TournamentLog) -> None:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
+from services.adapters.memory.appendplan import check_credential, plan_append
 from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
 from services.ports.errors import CredentialMismatch, HeadMismatch, LeaseLost, VersionConflict
@@ -127,28 +128,13 @@ class MemoryEventLog:
                 raise ValueError(f"game_id: event {event.event_id} is for {event.game_id}")
         known = self.b.ids.get(game_id, {})
         version = len(self.b.logs.get(game_id, []))
-        stored = self.b.digests.get(game_id)
-        if request.credential and (
-            (stored is not None and stored != request.credential) or (stored is None and version)
-        ):
-            raise CredentialMismatch(game_id)
+        check_credential(game_id, request.credential, self.b.digests.get(game_id), version)
         if request.expected_head:  # "" unchecked, as the Redis script
             log = self.b.logs.get(game_id, [])
             head = str(json.loads(log[-1])["event_id"]) if log else ""
             if head != request.expected_head:
                 raise HeadMismatch(version)
-        seen: dict[str, int] = {}
-        plan: list[tuple[Envelope, int, bool]] = []
-        for event in request.events:
-            eid = str(event.event_id)
-            original = seen.get(eid, known.get(eid))
-            if original is not None:
-                plan.append((event, original, True))
-                continue
-            if event.seq - 1 != version:
-                raise VersionConflict(event.seq - 1, version)
-            version = seen[eid] = event.seq
-            plan.append((event, event.seq, False))
+        plan, version = plan_append(request.events, version, known)
         out = []
         shard = shard_of(game_id, self.b.shards)
         for event, seq, dup in plan:

@@ -17,18 +17,18 @@ from typing import Any
 
 from pydantic import TypeAdapter
 from redis.crc import key_slot
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import ResponseError
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA, TOUCH_LUA
-from services.adapters.redis.connect import GatedRedisCluster, RedisClient, is_cluster
+from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.fanout import script_calls
 from services.adapters.redis.keys import Keys, shard_of
 from services.ports.errors import (
     CredentialMismatch,
     HeadMismatch,
-    ReplicasUnconfirmed,
     VersionConflict,
 )
 from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
@@ -101,64 +101,15 @@ class RedisEventLog:
     ) -> None:
         self.client = client
         self.keys = keys
-        self.replicas = replicas
-        self.wait_ms = wait_ms
+        self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_LUA)
         self._touch = client.register_script(TOUCH_LUA)
-
-    async def _waited(self, calls: Sequence[tuple[str, list[str], list[str | int]]]) -> list[Any]:
-        """Each (script source, KEYS, ARGV) run with EVALSHA, then `WAIT`, on one connection
-        per slot (all calls share the first call's slot). Returns the script replies in order
-        (a refused call's `ResponseError` in its place).
-
-        Raises: ReplicasUnconfirmed (a call wrote, or confirmed a duplicate, but fewer than
-        `replicas` replicas confirmed within `wait_ms`)."""
-        replies: list[Any] = [None] * len(calls)
-        todo = list(range(len(calls)))
-        acked = self.replicas
-        for _ in range(3):  # NOSCRIPT (a restarted node): load the scripts, send those again
-            commands: list[list[Any]] = []
-            for i in todo:
-                source, keys, args = calls[i]
-                sha = self._append.sha if source is APPEND_LUA else self._touch.sha
-                commands.append(["EVALSHA", sha, len(keys), *keys, *args])
-            commands.append(["WAIT", self.replicas, self.wait_ms])
-            out = await self._on_one_connection(calls[0][1][0], commands)
-            *answers, waited = out
-            if isinstance(waited, ResponseError):
-                raise waited
-            acked = min(acked, int(waited))
-            missing = []
-            for i, answer in zip(todo, answers, strict=True):
-                replies[i] = answer
-                if isinstance(answer, NoScriptError):
-                    missing.append(i)
-            if not missing:
-                break
-            todo = missing
-            await self._load_scripts(calls[0][1][0])
-        if acked < self.replicas and any(not isinstance(r, ResponseError) for r in replies):
-            raise ReplicasUnconfirmed(self.replicas, acked)
-        return replies
-
-    async def _on_one_connection(self, key: str, commands: list[list[Any]]) -> list[Any]:
-        if is_cluster(self.client):
-            assert isinstance(self.client, GatedRedisCluster)
-            return await self.client.on_one_connection(key, commands)
-        async with self.client.pipeline(transaction=False) as pipe:
-            for command in commands:
-                pipe.execute_command(*command)
-            return list(await pipe.execute(raise_on_error=False))
-
-    async def _load_scripts(self, key: str) -> None:
-        commands = [["SCRIPT", "LOAD", APPEND_LUA], ["SCRIPT", "LOAD", TOUCH_LUA]]
-        await self._on_one_connection(key, commands)
 
     async def confirm_replicated(self, game_id: str, event_id: str) -> None:
         """See `EventLog.confirm_replicated`: with `replicas`, the touch script
         (`append_lua.TOUCH_LUA`) then `WAIT`, on one connection. Raises: ReplicasUnconfirmed."""
-        if self.replicas:
-            await self._waited([(TOUCH_LUA, [self.keys.event_ids(game_id)], [event_id])])
+        if self.durable.enabled:
+            await self.durable.waited([(self._touch, [self.keys.event_ids(game_id)], [event_id])])
 
     async def append(
         self,
@@ -184,13 +135,8 @@ class RedisEventLog:
         """
         request = AppendRequest(game_id, events, credential, expected_head)
         keys, args = self._call(request, datetime.now(UTC))
-        if self.replicas:
-            (out,) = await self._waited([(APPEND_LUA, keys, args)])
-            if isinstance(out, ResponseError):
-                raise _conflict(out, game_id) from None
-            return _result(args, out)
         try:
-            out = await self._append(keys=keys, args=args)
+            out = await self.durable.call(self._append, keys, args)
         except ResponseError as error:
             raise _conflict(error, game_id) from None
         return _result(args, out)
@@ -210,7 +156,7 @@ class RedisEventLog:
             return []
         now = datetime.now(UTC)
         calls = [self._call(request, now) for request in requests]
-        if self.replicas:
+        if self.durable.enabled:
             replies = await self._waited_per_slot(calls)
         else:
             replies = await script_calls(self.client, self._append, calls)
@@ -223,7 +169,7 @@ class RedisEventLog:
         return outcomes
 
     async def _waited_per_slot(self, calls: list[tuple[list[str], list[str | int]]]) -> list[Any]:
-        """`_waited` for the calls of each slot (in call order), the slots at once.
+        """`DurableWait.waited` for the calls of each slot (in call order), the slots at once.
         Raises: ReplicasUnconfirmed (any slot: the caller retries the whole batch)."""
         by_slot: dict[int, list[int]] = {}
         for i, (keys, _) in enumerate(calls):
@@ -232,7 +178,7 @@ class RedisEventLog:
         out: list[Any] = [None] * len(calls)
 
         async def slot_calls(indexes: list[int]) -> None:
-            answers = await self._waited([(APPEND_LUA, *calls[i]) for i in indexes])
+            answers = await self.durable.waited([(self._append, *calls[i]) for i in indexes])
             for i, answer in zip(indexes, answers, strict=True):
                 out[i] = answer
 

@@ -1,130 +1,19 @@
-"""`TournamentLog` on Redis Streams: per tournament a never-trimmed stream (entry id `<seq>-1`,
-fields `seq`, `id`, `type`, `data`), an event-id HASH and the organiser token's digest, all in
-one slot (the tournament id is the hash tag); one Lua call per append checks the token, the
-expected version of every event and the event ids before it writes anything (the games' append
-script without the shard feed and game index: tournaments are folded on read).
-"""
+"""`TournamentLog` on Redis: the side log (`services.adapters.redis.sidelog`) of tournament
+streams, under the tournament keys of the tournament id."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from datetime import UTC, datetime
-from typing import Any
-
-from redis.exceptions import ResponseError
-
-from contracts.tournament import TournamentEnvelope, parse_tournament_event_json
+from contracts.tournament import TournamentEnvelope
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
-from services.ports.errors import CredentialMismatch, VersionConflict
-from services.ports.eventlog import AppendedEvent, AppendResult
-
-APPEND_TOURNAMENT_LUA = """
-local n = (#ARGV - 1) / 4
-local version = redis.call('XLEN', KEYS[1])
-if ARGV[1] ~= '' then
-  local stored = redis.call('GET', KEYS[3])
-  if (stored and stored ~= ARGV[1]) or (not stored and version > 0) then
-    return redis.error_reply('WRONGTOKEN the organiser token does not match the tournament')
-  end
-end
-local next_version = version
-local seen = {}
-local plan = {}
-for i = 0, n - 1 do
-  local eid = ARGV[2 + i * 4]
-  local seq = tonumber(ARGV[3 + i * 4])
-  local original = seen[eid] or redis.call('HGET', KEYS[2], eid)
-  if original then
-    plan[i + 1] = {dup = true, seq = tonumber(original)}
-  else
-    if seq - 1 ~= next_version then
-      return redis.error_reply('WRONGVERSION expected ' .. (seq - 1) .. ' actual ' .. next_version)
-    end
-    next_version = seq
-    seen[eid] = seq
-    plan[i + 1] = {dup = false, seq = seq}
-  end
-end
-local out = {next_version}
-for i = 0, n - 1 do
-  local p = plan[i + 1]
-  if p.dup then
-    table.insert(out, p.seq); table.insert(out, 1)
-  else
-    local eid, etype, data = ARGV[2 + i * 4], ARGV[4 + i * 4], ARGV[5 + i * 4]
-    local sseq = tostring(p.seq)
-    redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
-    redis.call('HSET', KEYS[2], eid, sseq)
-    if p.seq == 1 and ARGV[1] ~= '' then redis.call('SET', KEYS[3], ARGV[1]) end
-    table.insert(out, p.seq); table.insert(out, 0)
-  end
-end
-return out
-"""
-_WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
+from services.adapters.redis.sidelog import RedisSideLog
+from services.ports.tournaments import TOURNAMENTS
 
 
-class RedisTournamentLog:
-    """`TournamentLog` on Redis (a client created without `decode_responses`)."""
+class RedisTournamentLog(RedisSideLog[TournamentEnvelope]):
+    """`TournamentLog` on Redis; `replicas`, `wait_ms` as `RedisSideLog`'s."""
 
-    def __init__(self, client: RedisClient, keys: Keys) -> None:
-        self.client = client
-        self.keys = keys
-        self._append = client.register_script(APPEND_TOURNAMENT_LUA)
-
-    async def append(
-        self,
-        tournament_id: str,
-        events: Sequence[TournamentEnvelope],
-        credential: str | None = None,
-    ) -> AppendResult:
-        """See `TournamentLog.append` (one Lua call, all or nothing)."""
-        now = datetime.now(UTC)
-        args: list[str | int] = [credential or ""]
-        for event in events:
-            if event.tournament_id != tournament_id:
-                raise ValueError(
-                    f"tournament_id: event {event.event_id} is for {event.tournament_id}"
-                )
-            data = event.with_recorded_at(now).model_dump_json()
-            args += [str(event.event_id), event.seq, event.type, data]
-        keys = [
-            self.keys.tournament_stream(tournament_id),
-            self.keys.tournament_ids(tournament_id),
-            self.keys.tournament_token(tournament_id),
-        ]
-        try:
-            out: Any = await self._append(keys=keys, args=args)
-        except ResponseError as error:
-            if "WRONGTOKEN" in str(error):
-                raise CredentialMismatch(tournament_id) from None
-            match = _WRONGVERSION.search(str(error))
-            if match is None:
-                raise
-            raise VersionConflict(int(match[1]), int(match[2])) from None
-        positions = tuple(
-            AppendedEvent(str(event.event_id), int(out[1 + 2 * i]), None, bool(out[2 + 2 * i]))
-            for i, event in enumerate(events)
-        )
-        return AppendResult(positions, int(out[0]))
-
-    async def digest(self, tournament_id: str) -> str | None:
-        """GET of the tournament's token digest key."""
-        stored: Any = await self.client.get(self.keys.tournament_token(tournament_id))
-        return None if stored is None else bytes(stored).decode()
-
-    async def version(self, tournament_id: str) -> int:
-        """XLEN of the tournament's stream."""
-        return int(await self.client.xlen(self.keys.tournament_stream(tournament_id)))
-
-    async def read(
-        self, tournament_id: str, from_seq: int = 1, to_seq: int | None = None
-    ) -> list[TournamentEnvelope]:
-        """Events `from_seq..to_seq` (inclusive), parsed."""
-        end = f"{to_seq}-1" if to_seq is not None else "+"
-        entries: Any = await self.client.xrange(
-            self.keys.tournament_stream(tournament_id), f"{from_seq}-1", end
-        )
-        return [parse_tournament_event_json(fields[b"data"]) for _, fields in entries]
+    def __init__(
+        self, client: RedisClient, keys: Keys, replicas: int = 0, wait_ms: int = 1000
+    ) -> None:
+        super().__init__(client, keys, TOURNAMENTS, "", replicas, wait_ms)

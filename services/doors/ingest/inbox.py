@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -273,15 +273,24 @@ class Inbox:
         for i, outcome in zip(todo, outcomes, strict=True):
             await self._sort(d, s, i, outcome, consumer)
         await self._settle(d, s, [d.ids[i] for i in big])
-        if self.follow is not None:
-            for i, outcome in zip(todo, outcomes, strict=True):
-                game = game_of_entry(d.entries[i])
-                if isinstance(outcome, Recorded) and game is not None:
-                    await self.follow(game, entry_of(d.entries[i]).raw)
+        await self._follow_recorded(d, todo, outcomes)
         if s.waiting and not s.again:
             if consumer is not None:  # a live consumer's entries: not for a reclaimer
                 await self.queue.hold(consumer, [d.ids[i] for i in s.waiting])
             raise Blocked(f"{len(s.waiting)} entries wait for older ones of their games")
+
+    async def _follow_recorded(
+        self, d: _Delivery, todo: list[int], outcomes: Sequence[Recorded | Refusal]
+    ) -> None:
+        """After the round is settled: `follow` (tournament tables follow their games) for
+        each entry of `todo` that was recorded, in order, with its game id and data; nothing
+        without `follow`. `outcomes` are `todo`'s, in order."""
+        if self.follow is None:
+            return
+        for i, outcome in zip(todo, outcomes, strict=True):
+            game = game_of_entry(d.entries[i])
+            if isinstance(outcome, Recorded) and game is not None:
+                await self.follow(game, entry_of(d.entries[i]).raw)
 
     async def _sort(
         self, d: _Delivery, s: _Sorted, i: int, outcome: Recorded | Refusal, consumer: str | None

@@ -20,14 +20,14 @@ import contextlib
 import enum
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import structlog
 
 from services.ports.errors import StoreUnavailable
-from services.ports.notices import ChangeNotices, ProjectionFields
+from services.ports.notices import ChangeNotices, Notice, ProjectionFields
 from services.ports.shards import shard_of
 
 log = structlog.get_logger(__name__)
@@ -46,22 +46,13 @@ def entry_key(entry_id: str) -> tuple[int, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
-    """One notification: notice `entry_id` of shard `shard` says `game_id` is at `seq`."""
-
-    shard: int
-    entry_id: str
-    game_id: str
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
 class Delivery:
-    """What a subscriber receives: the change, the game's rendered projection (`body`, None if
+    """What a subscriber receives: the change (the notice that `game_id` is projected at
+    `seq`), the game's rendered projection (`body`, None if
     the projection is gone), `body_json`, the body serialized once for all subscribers,
     and the wire frames made from it (`frame`), each rendered once for all subscribers."""
 
-    change: Change
+    change: Notice
     body: Any
     body_json: str
     frames: dict[str, bytes] = field(default_factory=dict, compare=False, repr=False)
@@ -312,12 +303,10 @@ class ChangeHub:
                 lambda: self.notices.read(positions, count=1000, block_ms=self.block_ms)
             )
             self._failing_since = self.fault = None  # the store answers again
-            changes: list[Change] = []
             for notice in notices:  # oldest first per shard: the last one is the position
                 positions[notice.shard] = notice.entry_id
-                changes.append(Change(notice.shard, notice.entry_id, notice.game_id, notice.seq))
-            if changes:
-                await self._fan_out(changes)
+            if notices:
+                await self._fan_out(notices)
             self._delivered.update(positions)  # only after the fan-out: see `position`
 
     async def _on_error(self, error: StoreUnavailable) -> None:
@@ -356,7 +345,7 @@ class ChangeHub:
                     if sub.queue.empty():  # never push a change out for a ping
                         sub.offer(Signal.PING)
 
-    async def _fan_out(self, changes: list[Change]) -> None:
+    async def _fan_out(self, changes: Sequence[Notice]) -> None:
         # Per game, only the newest change of the batch matters (the body is the whole state).
         newest = {c.game_id: c for c in changes}
         wanted = [c for g, c in newest.items() if self._subs.get(g) or self._subs.get(None)]

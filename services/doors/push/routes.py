@@ -30,10 +30,11 @@ from domain.memo import Memo
 from domain.standings import Standings
 from services.doors.asgi.http_errors import ends_cleanly, log, storage_fault
 from services.doors.asgi.lean import LeanRoute, header
-from services.doors.push.hub import Change, ChangeHub, Delivery, Rendered, Signal, entry_key
+from services.doors.push.hub import ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.doors.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
 from services.platform.problems import RETRY_AFTER_S
 from services.ports.errors import StoreUnavailable
+from services.ports.notices import Notice
 from services.usecases.readmodels.reads import NotFound, ReadModels
 from services.usecases.readmodels.render import compact, view_json
 from services.usecases.readmodels.shapes import MAX_GAMES_PAGE, GamesResponse
@@ -71,7 +72,7 @@ def render_projection(game_id: str, fields: dict[str, str]) -> Rendered:
     return Rendered(json.loads(text), text)
 
 
-def _change(change: Change) -> dict[str, Any]:
+def _change(change: Notice) -> dict[str, Any]:
     return {
         "shard": change.shard,
         "entry_id": change.entry_id,

@@ -1,0 +1,94 @@
+"""The side-log port: an append-only event stream per id beside the games' logs, one kind per
+envelope type (tournaments, `ports.tournaments`; leagues, `ports.leagues`). No shard feed, no
+game index: side streams are few and are folded on read.
+
+Same append contract as `services.ports.eventlog.EventLog`: every event carries its expected
+version (`seq - 1`), a batch is all or nothing, a known `event_id` is a duplicate (its original
+seq, nothing written), and the creating append stores the organiser's token digest
+(`credential`), which every later append must carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, Protocol, Self, TypeVar
+from uuid import UUID
+
+from services.ports.eventlog import AppendResult
+
+
+class SideEnvelope(Protocol):
+    """What a side log needs of an event (`TournamentEnvelope`, `LeagueEnvelope`)."""
+
+    @property
+    def event_id(self) -> UUID: ...
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def type(self) -> str: ...
+
+    def with_recorded_at(self, when: datetime) -> Self: ...
+
+    def model_dump_json(self) -> str: ...
+
+
+E = TypeVar("E", bound=SideEnvelope)
+
+
+@dataclass(frozen=True, slots=True)
+class SideStream(Generic[E]):
+    """One kind of side stream: `field`, the envelope's field naming the stream
+    (`tournament_id`), and `parse_json`, an event from its stored JSON (raises
+    pydantic.ValidationError)."""
+
+    field: str
+    parse_json: Callable[[bytes], E]
+
+    def stream_of(self, event: E) -> str:
+        """The id of the stream `event` belongs to (its `field`)."""
+        return str(getattr(event, self.field))
+
+    def check(self, stream_id: str, events: Sequence[E]) -> None:
+        """Raises ValueError (naming `field`) when an event is not of stream `stream_id`."""
+        for event in events:
+            if self.stream_of(event) != stream_id:
+                raise ValueError(
+                    f"{self.field}: event {event.event_id} is for {self.stream_of(event)}"
+                )
+
+
+class SideLog(Protocol[E]):
+    """Append and read the side streams of one kind; `stream_id` is a tournament's or a
+    league's id. Implementations: `adapters.memory.sidelog`, `adapters.redis.sidelog`."""
+
+    async def append(
+        self, stream_id: str, events: Sequence[E], credential: str | None = None
+    ) -> AppendResult:
+        """Append `events` in order, all or nothing; stamps `recorded_at`.
+
+        Raises:
+            VersionConflict: an event's `seq - 1` is not the version reached; nothing written.
+            CredentialMismatch: `credential` is not the stored digest (or the stream exists
+                without one); nothing written.
+            ValueError: an event's stream id (`tournament_id`, `league_id`) is not `stream_id`.
+            ReplicasUnconfirmed: (Redis, `SCORELEDGER_APPEND_REPLICAS`) stored, but too few
+                replicas confirmed it in time; a retry with the same ids is a duplicate.
+        """
+        ...
+
+    async def digest(self, stream_id: str) -> str | None:
+        """The organiser token's stored digest (None: no stream, or none stored), for the
+        doors' authorization check before anything else is read."""
+        ...
+
+    async def version(self, stream_id: str) -> int:
+        """The number of events stored (0: unknown stream)."""
+        ...
+
+    async def read(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[E]:
+        """Events `from_seq..to_seq` (inclusive), parsed."""
+        ...
