@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from services.bench import rows_live
 from services.bench.layout import shard_of
-from services.bench.rows_live import Live, abba, pooled, probes
+from services.bench.rows_live import Live, abba, pooled, probes, ready
 from services.bench.trees import Tree
 
 
@@ -44,3 +45,37 @@ def test_one_probe_event_per_shard_under_ids_the_tables_never_use() -> None:
     assert sorted(shard_of(h["game_id"], 4) for h in heads) == [0, 1, 2, 3]
     assert all(h["game_id"].startswith("live-probe-") for h in heads)  # tables are `live-K`
     assert [(h["seq"], h["type"]) for h in heads] == [(1, "x.game_started")] * 4
+
+
+class FakeLoader:
+    """A loader whose projector catches up after `polls` looks at the checkpoints."""
+
+    def __init__(self, polls: int) -> None:
+        self.polls = polls
+        self.appended: list[str] = []
+        self.looks = 0
+
+    def append(self, batch: list[str]) -> dict[str, bytes]:
+        self.appended += batch
+        return {}
+
+    def behind(self) -> int:
+        self.looks += 1
+        return 0 if self.looks > self.polls else 16
+
+
+GAME = ['{"game_id":"g7","seq":1,"type":"x.game_started"}']
+
+
+def test_the_warm_up_waits_until_the_projector_applied_the_probes() -> None:
+    loader = FakeLoader(polls=3)
+    waited = ready(loader, GAME, 1.5)  # type: ignore[arg-type]
+    assert loader.looks == 4  # behind three times, then caught up
+    assert len(loader.appended) == 16  # one probe per shard (layout.SHARDS)
+    assert waited >= 1.5 + 3 * 0.02  # the time already passed, then three polls 20 ms apart
+
+
+def test_a_projector_that_never_applies_them_fails_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rows_live, "READY_TIMEOUT_S", 0.05)
+    with pytest.raises(RuntimeError, match=r"applied nothing within 0\.05 s"):
+        ready(FakeLoader(polls=10**9), GAME, 0.0)  # type: ignore[arg-type]
