@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
@@ -34,6 +34,7 @@ from domain.tournament.results import results_from_game
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
 from domain.tournament.standings import Standings, standings
 from domain.tournament.state import TableState, TournamentState
+from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
 from services.ports.tournaments import TournamentLog
@@ -77,10 +78,12 @@ class Tournaments:
         log: TournamentLog,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         retries: int = 3,
+        schedule: ApprovalSchedule | None = None,
     ) -> None:
         self.log = log
         self.now = now
         self.retries = retries
+        self.schedule = schedule  # None: auto-approval only on writes and approve-due
 
     async def state(self, tournament_id: str, at_seq: int | None = None) -> TournamentState:
         """The folded tournament (after `at_seq` when given: a replay to that point).
@@ -125,6 +128,8 @@ class Tournaments:
                 event = self._envelope(tournament_id, seq, payload, actor, event_id)
                 state = evolve(state, event)
                 batch.append(event)
+            assert state is not None
+            await self._schedule(state, batch)
             try:
                 result = await self.log.append(tournament_id, batch, credential)
             except VersionConflict:
@@ -134,6 +139,19 @@ class Tournaments:
             assert state is not None
             return state, result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _schedule(self, state: TournamentState, batch: Sequence[TournamentEnvelope]) -> None:
+        """Schedule the auto-approval of each result `batch` reports (before the append: an
+        append that then fails leaves an entry whose approval finds nothing to do, while one
+        scheduled after could be lost with the process)."""
+        wait = state.settings.auto_approve_after_s
+        if self.schedule is None or wait is None:
+            return
+        for event in batch:
+            if isinstance(event.payload, TableResultReported):
+                due = event.occurred_at + timedelta(seconds=wait)
+                due_ms = -(-int(due.timestamp() * 1_000_000) // 1000)  # ceil: due <= due_ms
+                await self.schedule.schedule(DueEntry(event.tournament_id, due_ms))
 
     def _envelope(
         self, tid: str, seq: int, payload: Payload, actor: str, event_id: str
