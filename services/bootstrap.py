@@ -702,12 +702,14 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
 
 def _include_tournament_pages(app: FastAPI, service: Service) -> None:
-    """The tournament SSE and pages (query role)."""
+    """The tournament SSE and pages, and the league page (query role)."""
     from services.doors.push.tournaments import TournamentWatch, tournament_push_router
+    from services.doors.web.leagues import league_web_router
     from services.doors.web.tournaments import tournament_web_router
 
     app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
     app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
+    app.include_router(league_web_router(service.cases.leagues))
 
 
 def _install_lean_routes(
