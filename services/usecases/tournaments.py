@@ -297,7 +297,8 @@ class Tournaments:
         from the tables' games); the `(round, table)` pairs approved, in one append.
         Idempotent: each event's id is derived from what it settles (the report it approves,
         the round it closes), so two callers racing append it once (the loser's append is a
-        duplicate, or its re-check finds nothing to do)."""
+        duplicate, or its re-check finds nothing to do; either way the loser's answer does not
+        name those tables)."""
         state = await self.state(tournament_id)
         wait = state.settings.auto_approve_after_s
         now = self.now()
@@ -326,10 +327,12 @@ class Tournaments:
         if not batch:
             return []
         try:
-            await self.record(tournament_id, batch, "auto-approval", credential, ids)
+            _, result = await self.record(tournament_id, batch, "auto-approval", credential, ids)
         except RuleViolation:
             return []  # another caller approved (and closed) first: its re-check failed
-        return [(rn, tn) for rn, tn, _ in due]
+        # a racing caller's approval (same derived id) is a duplicate here: not ours to count
+        appended = result.events[: len(due)]
+        return [(rn, tn) for (rn, tn, _), e in zip(due, appended, strict=True) if not e.duplicate]
 
 
 def _derived_id(tournament_id: str, what: str) -> str:

@@ -157,6 +157,8 @@ async def test_two_timers_racing_append_each_approval_once() -> None:
         ApprovalTimer(cases, first).tick(), ApprovalTimer(other, second).tick()
     )
     assert all(t.failed == () for t in ticks)
+    # each approval is named by the one timer whose append wrote it
+    assert sorted(a for t in ticks for a in t.approved) == [("cup", 1, 1), ("cup", 1, 2)]
     events = await log.read("cup")
     assert _count(events, TableResultApproved) == 2
     assert _count(events, RoundClosed) == 1
