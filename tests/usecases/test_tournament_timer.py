@@ -16,6 +16,7 @@ from contracts.tournament import (
     PlayerRegistered,
     RoundClosed,
     TableResultApproved,
+    TableResultReported,
     TournamentCreated,
 )
 from services.adapters.memory.approvals import MemoryApprovalSchedule
@@ -229,3 +230,41 @@ def _status(data: bytes) -> str:
     body = json.loads(line.removeprefix("data:"))
     status: str = body["tournament"]["rounds"][0]["tables"][0]["status"]
     return status
+
+
+async def test_the_composition_root_schedules_reports_and_runs_the_timer() -> None:
+    # As `serve` wires it (ingest role): the tournaments use case schedules each report in
+    # the ports' schedule and the timer started beside the routes approves it, on the real
+    # clock (a 1 s window; polled with a generous deadline).
+    from contextlib import AsyncExitStack
+
+    from services.adapters.redis.keys import Keys
+    from services.bootstrap import Service, _enter_approvals, memory_ports, use_cases
+    from services.platform.settings import ServiceSettings
+
+    settings = ServiceSettings(approval_every_s=0.05)
+    ports = memory_ports(4)
+    cases = use_cases(ports, settings)
+    service = Service(settings, None, Keys(4), ports, cases)  # type: ignore[arg-type]
+    created = TournamentCreated(title="Cup", game="penumbra", rounds=1, auto_approve_after_s=1)
+    players = [PlayerRegistered(player_id=f"p{i}", name=f"P{i}") for i in range(4)]
+    await cases.tournaments.record("cup", [created, *players], "organiser", "d")
+    await cases.tournaments.seat_next_round("cup", "organiser", "d")
+    table = (await cases.tournaments.state("cup")).rounds[0].tables[1]
+    results = [
+        {"player_id": p, "place": i, "score": 50 - 10 * i} for i, p in enumerate(table.players, 1)
+    ]
+    report = TableResultReported.model_validate(
+        {"round": 1, "table": 1, "results": results, "reported_by": "p0"}
+    )
+    await cases.tournaments.record("cup", [report], "p0", "d")
+    assert isinstance(ports.approvals, MemoryApprovalSchedule)
+    assert len(ports.approvals.entries) == 1
+    async with AsyncExitStack() as stack:
+        await _enter_approvals(stack, service)
+        async with asyncio.timeout(60):
+            while not (await cases.tournaments.state("cup")).rounds[0].closed:
+                await asyncio.sleep(0.05)
+    state = await cases.tournaments.state("cup")
+    assert state.rounds[0].tables[1].status == "approved"
+    assert ports.approvals.entries == {}
