@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.leagues import MemoryLeagueLog
@@ -33,6 +34,7 @@ from services.adapters.memory.store import (
 )
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore
+from services.adapters.redis.approvals import RedisApprovalSchedule
 from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
@@ -52,6 +54,7 @@ from services.adapters.redis.webhooks import RedisWebhookStore
 from services.doors.push.hub import ChangeHub
 from services.platform.gctune import collecting_frozen
 from services.platform.settings import CommonSettings, IngestSettings, ServiceSettings
+from services.ports.approvals import ApprovalSchedule
 from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
@@ -162,6 +165,8 @@ class Ports:
     """The archive of sealed games (None: no archiving; every game stays in Redis)."""
     pipeline: PipelinePorts | None = None
     """The projector's and the push hub's ports (None: these ports cannot run them)."""
+    approvals: ApprovalSchedule | None = None
+    """When reported tournament results fall due for auto-approval (None: no timer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +224,7 @@ def redis_ports(
         RedisHotGames(client, keys),
         archive,
         pipeline,
+        RedisApprovalSchedule(client, keys),
     )
 
 
@@ -246,6 +252,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryHotGames(backend),
         archive,
         pipeline,
+        MemoryApprovalSchedule(),
     )
 
 
@@ -268,7 +275,7 @@ def use_cases(
         seal = Seal(
             ports.log, ports.projections, ports.hot_games, ports.archive, settings.archive_after_s
         )
-    tournaments = Tournaments(ports.tournaments)
+    tournaments = Tournaments(ports.tournaments, schedule=ports.approvals)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     # A tournament creates its tables' games through the same record use case as
     # POST /games, without the creator key: creating the tournament needed it already.
@@ -552,6 +559,8 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
                 await archive.open()  # an unreachable archive fails the start, not a read
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
+            if roles.ingest or roles.inbox:
+                await _enter_approvals(stack, service)
             if roles.projector:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
@@ -566,6 +575,19 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
         if archive is not None:
             await archive.close()
         await service.client.aclose()
+
+
+async def _enter_approvals(stack: AsyncExitStack, service: Service) -> None:
+    """Start the tournaments' auto-approval timer of `service` on `stack` (the processes that
+    write tournaments run it; off with `approval_every_s` 0)."""
+    from services.doors.ingest.approvals import approving
+    from services.usecases.tournament_timer import ApprovalTimer
+
+    s, schedule = service.settings, service.ports.approvals
+    if s.approval_every_s <= 0 or schedule is None:
+        return
+    timer = ApprovalTimer(service.cases.tournaments, schedule, s.approval_batch, s.approval_lease_s)
+    await stack.enter_async_context(approving(timer, s.approval_every_s))
 
 
 async def _enter_projector(stack: AsyncExitStack, service: Service) -> None:
@@ -680,12 +702,14 @@ def assemble(service: Service, roles: Roles) -> Assembled:
 
 
 def _include_tournament_pages(app: FastAPI, service: Service) -> None:
-    """The tournament SSE and pages (query role)."""
+    """The tournament SSE and pages, and the league page (query role)."""
     from services.doors.push.tournaments import TournamentWatch, tournament_push_router
+    from services.doors.web.leagues import league_web_router
     from services.doors.web.tournaments import tournament_web_router
 
     app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
     app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
+    app.include_router(league_web_router(service.cases.leagues))
 
 
 def _install_lean_routes(

@@ -2,15 +2,19 @@
 doors beside the two example games, a step at a time as the games' events go out, so the
 room screen (`/tv/tournaments/{id}`) changes while the games do.
 
-Steps: create and register, seat round 1, report and approve each table, seat round 2, report
-both tables and approve the first; the last table stays reported, so a newcomer opening the
-organiser's page of a kept-running demo has a result to approve. Results are made up but
-fixed (a place order from a hash of the round, table and seats), so every run is the same.
+Steps: create and register, seat round 1 (the service creates each table's game), play each
+table's game with the game simulator (`services.simulator.tables.play_seated_table`, posted in
+a few batches with the table's game token to `POST /games/{id}/events`, the tables taking
+turns), so the game's end reports the table's result through the same use cases as any game
+(`TableGames.after_write`); the organiser approves both tables; seat round 2, play both
+tables, approve the first; the last table stays reported, so a newcomer opening the
+organiser's page of a kept-running demo has a result to approve. The games are seeded from
+the round and table, so every run is the same.
 """
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,25 +22,24 @@ from typing import Any
 
 import httpx
 
+from contracts.envelope import Envelope
+from services.cli.remote import Publisher
+from services.simulator.tables import play_seated_table
+
 PLAYERS = ("Alma", "Boris", "Chen", "Dasha", "Emil", "Fatima", "Gleb", "Hana")
 ROUNDS = 2
 TITLE = "Demo cup"
 BASE_ID = "demo-cup"
+SEED = 7
+"""The seating seed, and the table games' simulator seed."""
+PARTS = 3
+"""Batches each table's game is posted in (the tables take turns, so both play at once)."""
+REPORT_WAIT_S = 30.0
+"""Longest wait for a table's result after its game's end (reported right after the write)."""
 
 
 class TournamentStepFailed(RuntimeError):
     """A write of the demo tournament was refused (status and body in the message)."""
-
-
-def made_up_results(round_: int, table: int, players: list[str]) -> list[dict[str, Any]]:
-    """Places 1..n in an order fixed by a hash of (round, table, player); scores 40, 34, ...
-    (a 6-point step between places, so no tie-break is needed)."""
-
-    def key(pid: str) -> bytes:
-        return hashlib.sha256(f"{round_}:{table}:{pid}".encode()).digest()
-
-    order = sorted(players, key=key)
-    return [{"player_id": p, "place": i, "score": 46 - 6 * i} for i, p in enumerate(order, 1)]
 
 
 @dataclass
@@ -50,13 +53,24 @@ class DemoTournament:
     steps: list[Callable[[httpx.AsyncClient], Awaitable[None]]] = field(default_factory=list)
     tables: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     """(round, table) -> players in seat order, as seated."""
+    games: dict[tuple[int, int], list[Envelope]] = field(default_factory=dict)
+    """(round, table) -> its game's simulated events not posted yet."""
+    tokens: dict[str, str] = field(default_factory=dict)
+    """Table game id -> its write token (from the seating's answer)."""
+    posted: int = 0
+    """Table game events posted so far."""
 
     def __post_init__(self) -> None:
-        self.steps = [self._create, self._seat]
-        self.steps += [self._rule(1, t, a) for t in (1, 2) for a in ("report", "approve")]
-        self.steps += [self._seat, self._rule(2, 1, "report"), self._rule(2, 1, "approve")]
-        self.steps += [self._rule(2, 2, "report")]
+        self.steps = [self._create, self._seat, *self._play_round(1)]
+        self.steps += [self._rule(1, 1, "approve"), self._rule(1, 2, "approve")]
+        self.steps += [self._seat, *self._play_round(2), self._rule(2, 1, "approve")]
         self.total = len(self.steps)
+
+    def _play_round(self, round_: int) -> list[Callable[[httpx.AsyncClient], Awaitable[None]]]:
+        """Each table's game in `PARTS` batches, the tables taking turns; then wait for both
+        results."""
+        plays = [self._play(round_, t, part) for part in range(PARTS) for t in (1, 2)]
+        return [*plays, self._reported(round_)]
 
     def urls(self, base: str) -> dict[str, str]:
         """The tournament's pages under `base`: room screen, phone view, organiser's page."""
@@ -98,16 +112,54 @@ class DemoTournament:
     async def _seat(self, client: httpx.AsyncClient) -> None:
         seated = (await self._write(client, f"/tournaments/{self.tournament_id}/rounds")).json()
         for table in seated["tables"]:
-            self.tables[(seated["round"], table["table"])] = table["players"]
+            key = (seated["round"], table["table"])
+            self.tables[key] = table["players"]
+            game_id = table.get("game_id")
+            if game_id is None or table.get("game_refused") is not None:
+                raise TournamentStepFailed(f"table {key} has no game: {table}")
+            self.tokens[game_id] = table["game_token"]
+            self.games[key] = play_seated_table(
+                SEED, key[0] * 10 + key[1], game_id, table["players"]
+            )
+
+    def _play(
+        self, round_: int, table: int, part: int
+    ) -> Callable[[httpx.AsyncClient], Awaitable[None]]:
+        async def play(client: httpx.AsyncClient) -> None:
+            events = self.games[(round_, table)]
+            size = -(-len(events) // (PARTS - part))  # what is left, over the parts left
+            batch, self.games[(round_, table)] = events[:size], events[size:]
+            if batch:
+                await Publisher(client, self.tokens).post(batch)
+                self.posted += len(batch)
+
+        return play
+
+    def _reported(self, round_: int) -> Callable[[httpx.AsyncClient], Awaitable[None]]:
+        """Wait until the round's tables are reported (the game door syncs a table after its
+        game's end, once the answer is sent)."""
+
+        async def reported(client: httpx.AsyncClient) -> None:
+            try:
+                async with asyncio.timeout(REPORT_WAIT_S):
+                    while True:
+                        state = (await client.get(f"/tournaments/{self.tournament_id}")).json()
+                        tables = state["rounds"][round_ - 1]["tables"]
+                        if all(t["status"] == "reported" for t in tables):
+                            return
+                        await asyncio.sleep(0.02)
+            except TimeoutError:
+                raise TournamentStepFailed(
+                    f"round {round_}'s tables were not reported from their games"
+                ) from None
+
+        return reported
 
     def _rule(
         self, round_: int, table: int, action: str
     ) -> Callable[[httpx.AsyncClient], Awaitable[None]]:
         async def rule(client: httpx.AsyncClient) -> None:
             body: dict[str, Any] = {"action": action, "round": round_, "by": "demo judge"}
-            if action == "report":
-                players = self.tables[(round_, table)]
-                body |= {"results": made_up_results(round_, table, players), "by": players[0]}
             path = f"/tournaments/{self.tournament_id}/tables/{table}/result"
             await self._write(client, path, body)
 
@@ -120,10 +172,13 @@ class DemoTournament:
         table = (await client.get(f"/tournaments/{tid}/standings")).json()
         tables = [t for r in state["rounds"] for t in r["tables"]]
         approved = sum(t["status"] == "approved" for t in tables)
+        reported = sum(t["status"] == "reported" for t in tables)
         top = table["players"][0]
         points = top["points"]["value"]
         return (
             f"tournament {tid} ({TITLE}, {len(PLAYERS)} players of Penumbra): "
-            f"{len(state['rounds'])} of {ROUNDS} rounds seated, {approved} of {len(tables)} "
-            f"tables approved; leader {top['name']} with {points:g} points"
+            f"{len(state['rounds'])} of {ROUNDS} rounds seated, {len(tables)} table games "
+            f"played by the simulator ({self.posted} events), {approved} of {len(tables)} "
+            f"tables approved, {reported} awaiting a judge; leader {top['name']} with "
+            f"{points:g} points"
         )

@@ -276,6 +276,25 @@ class IngestSettings(CommonSettings):
     retention_every_s: float = Field(
         default=10.0, ge=0, description="least time between two retention trims of the inbox"
     )
+    # Tournaments: a reported table result is approved once its `auto_approve_after_s` passed,
+    # by a timer in the ingest and inbox processes (services/doors/ingest/approvals.py).
+    approval_every_s: float = Field(
+        default=2.0,
+        ge=0,
+        le=3600,
+        description="seconds between two passes of the tournaments' auto-approval timer "
+        "(0: off; due results are then approved only by the next write or approve-due)",
+    )
+    approval_batch: int = Field(
+        default=20, ge=1, le=1000, description="due table results a timer pass takes at most"
+    )
+    approval_lease_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="a due result a pass took but did not settle (its process died, the "
+        "append failed) is taken again after this many seconds",
+    )
     # Durable acknowledgements (issue 19): an append is answered (201, inbox ack) only once
     # this many replicas hold it (Redis `WAIT`); else 503 `append.replicas_unconfirmed`.
     append_replicas: int = Field(

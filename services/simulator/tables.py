@@ -7,11 +7,13 @@ depend on how many other tables run or in which order their events are taken.
 from __future__ import annotations
 
 import random
+import uuid
 from collections.abc import Iterable, Iterator
 from importlib import import_module
 from typing import Literal
 
 from contracts.envelope import Envelope
+from contracts.events import parse_event
 from contracts.games import GAMES
 from contracts.penumbra import PenumbraOptions
 from contracts.trickerion import TrickerionOptions
@@ -92,3 +94,49 @@ def simulate_tables(
     return interleave(
         simulate_game(kind, seed, t) for t in range(first_table, first_table + tables)
     )
+
+
+RENAMED_KEYS = frozenset({"player_id", "by_player", "initiative_order", "voided_event_id"})
+"""Payload keys whose values name players (a player id, or a list of them) or events."""
+
+
+def play_seated_table(
+    seed: int, table: int, game_id: str, players: tuple[str, ...] | list[str]
+) -> list[Envelope]:
+    """A simulated Penumbra game for a table whose game already exists (a tournament table:
+    `penumbra.game_started` written at seating with `players` in seat order and the default
+    options): the simulated game's events after its start, in game `game_id` (from seq 2),
+    the simulated seat k's player renamed `players[k - 1]`, each event id derived from the
+    game id and seq (a retry is a duplicate; a void points at the renamed id). Seeded by
+    (`seed`, `table`): the same every run."""
+    events = list(
+        simulate_game(
+            "penumbra", seed, table, players=len(players), penumbra_options=PenumbraOptions()
+        )
+    )
+    started = events[0].payload.model_dump(mode="json")
+    rename = {p["player_id"]: players[p["seat"] - 1] for p in started["players"]}
+    # a void names the event it voids by id: renamed along with the events
+    rename |= {
+        str(e.event_id): str(uuid.uuid5(uuid.NAMESPACE_URL, f"scoreledger:{game_id}:{e.seq}"))
+        for e in events
+    }
+    out = []
+    for event in events[1:]:
+        raw = event.model_dump(mode="json")
+        raw["payload"] = _renamed(raw["payload"], rename, False)
+        raw["game_id"] = game_id
+        raw["event_id"] = rename[str(event.event_id)]
+        out.append(parse_event(raw))
+    return out
+
+
+def _renamed(value: object, rename: dict[str, str], naming: bool) -> object:
+    """`value` with every id under a `RENAMED_KEYS` key renamed by `rename`."""
+    if isinstance(value, dict):
+        return {k: _renamed(v, rename, k in RENAMED_KEYS) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, rename, naming) for v in value]
+    if naming and isinstance(value, str):
+        return rename.get(value, value)
+    return value

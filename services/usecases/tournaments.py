@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
@@ -34,6 +34,7 @@ from domain.tournament.results import results_from_game
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
 from domain.tournament.standings import Standings, standings
 from domain.tournament.state import TableState, TournamentState
+from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
 from services.ports.tournaments import TournamentLog
@@ -77,10 +78,12 @@ class Tournaments:
         log: TournamentLog,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         retries: int = 3,
+        schedule: ApprovalSchedule | None = None,
     ) -> None:
         self.log = log
         self.now = now
         self.retries = retries
+        self.schedule = schedule  # None: auto-approval only on writes and approve-due
 
     async def state(self, tournament_id: str, at_seq: int | None = None) -> TournamentState:
         """The folded tournament (after `at_seq` when given: a replay to that point).
@@ -125,6 +128,8 @@ class Tournaments:
                 event = self._envelope(tournament_id, seq, payload, actor, event_id)
                 state = evolve(state, event)
                 batch.append(event)
+            assert state is not None
+            await self._schedule(state, batch)
             try:
                 result = await self.log.append(tournament_id, batch, credential)
             except VersionConflict:
@@ -134,6 +139,19 @@ class Tournaments:
             assert state is not None
             return state, result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _schedule(self, state: TournamentState, batch: Sequence[TournamentEnvelope]) -> None:
+        """Schedule the auto-approval of each result `batch` reports (before the append: an
+        append that then fails leaves an entry whose approval finds nothing to do, while one
+        scheduled after could be lost with the process)."""
+        wait = state.settings.auto_approve_after_s
+        if self.schedule is None or wait is None:
+            return
+        for event in batch:
+            if isinstance(event.payload, TableResultReported):
+                due = event.occurred_at + timedelta(seconds=wait)
+                due_ms = -(-int(due.timestamp() * 1_000_000) // 1000)  # ceil: due <= due_ms
+                await self.schedule.schedule(DueEntry(event.tournament_id, due_ms))
 
     def _envelope(
         self, tid: str, seq: int, payload: Payload, actor: str, event_id: str
@@ -279,7 +297,8 @@ class Tournaments:
         from the tables' games); the `(round, table)` pairs approved, in one append.
         Idempotent: each event's id is derived from what it settles (the report it approves,
         the round it closes), so two callers racing append it once (the loser's append is a
-        duplicate, or its re-check finds nothing to do)."""
+        duplicate, or its re-check finds nothing to do; either way the loser's answer does not
+        name those tables)."""
         state = await self.state(tournament_id)
         wait = state.settings.auto_approve_after_s
         now = self.now()
@@ -308,10 +327,12 @@ class Tournaments:
         if not batch:
             return []
         try:
-            await self.record(tournament_id, batch, "auto-approval", credential, ids)
+            _, result = await self.record(tournament_id, batch, "auto-approval", credential, ids)
         except RuleViolation:
             return []  # another caller approved (and closed) first: its re-check failed
-        return [(rn, tn) for rn, tn, _ in due]
+        # a racing caller's approval (same derived id) is a duplicate here: not ours to count
+        appended = result.events[: len(due)]
+        return [(rn, tn) for (rn, tn, _), e in zip(due, appended, strict=True) if not e.duplicate]
 
 
 def _derived_id(tournament_id: str, what: str) -> str:

@@ -229,6 +229,7 @@ SAMPLE_KEYS = [
         getattr(Keys(16), name)("cup-1")
         for name in ("tournament_stream", "tournament_ids", "tournament_token")
     ),
+    Keys(16).approval_schedule(),
     *(Keys(16).webhooks(part) for part in ("endpoints", "ckpt", "seen")),
     *(Keys(16).webhooks(part, "ep-1") for part in ("q", "d", "co", "log", "stats")),
 ]

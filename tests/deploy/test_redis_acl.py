@@ -484,6 +484,16 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     for other in ("projector", "integration"):
         await refused(role(other).xrange(KEYS.tournament_stream(tid)))
         await refused(role(other).get(KEYS.tournament_token(tid)))
+    # the auto-approval schedule: ingest (its timer) schedules, claims and settles; no other
+    from services.adapters.redis.approvals import RedisApprovalSchedule
+    from services.ports.approvals import DueEntry
+
+    due = RedisApprovalSchedule(role("ingest"), KEYS)
+    await due.schedule(DueEntry(tid, 1000))
+    assert await due.claim(1000, 5, 100) == [DueEntry(tid, 1000)]
+    await due.done([DueEntry(tid, 1000)])
+    for other in ("projector", "query", "integration"):
+        await refused(RedisApprovalSchedule(role(other), KEYS).schedule(DueEntry(tid, 1)))
 
 
 async def test_leagues_live_under_the_tournament_keys_and_their_acl(

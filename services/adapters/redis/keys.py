@@ -50,6 +50,11 @@ class Keys:
         """HASH event_id -> seq: idempotency of a tournament's appends."""
         return f"{PREFIX}:tournament-ids:{{{tournament_id}}}"
 
+    def approval_schedule(self) -> str:
+        """ZSET `<due_ms>:<tournament id>` -> ms it is due next: reported table results
+        waiting for auto-approval (services/adapters/redis/approvals.py)."""
+        return f"{PREFIX}:tournament-due"
+
     def tournament_token(self, tournament_id: str) -> str:
         """STRING: the organiser token's SHA-256 digest (set by the creating append)."""
         return f"{PREFIX}:tournament-token:{{{tournament_id}}}"

@@ -1,0 +1,44 @@
+"""The auto-approval timer: `ApprovalTimer.tick` every `approval_every_s`, in the process's
+event loop (a task beside the inbox consumer and the ingest routes, which run the other
+tournament follow-ups: `TableGames.after_write`), at most `approval_batch` due results a tick.
+
+A tick that fails (Redis away) is logged and tried again at the next period; a claimed entry
+that was not settled comes back after `approval_lease_s`. Several processes may run it at
+once (`services.usecases.tournament_timer`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import structlog
+
+from services.usecases.tournament_timer import ApprovalTimer
+
+log = structlog.get_logger("tournaments")
+
+
+async def _run(timer: ApprovalTimer, every_s: float) -> None:
+    while True:
+        try:
+            await timer.tick()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a failed tick: logged, the next one tries again
+            log.warning("tournament.approval_tick_failed", error=repr(error)[:300])
+        await asyncio.sleep(every_s)
+
+
+@contextlib.asynccontextmanager
+async def approving(timer: ApprovalTimer, every_s: float) -> AsyncIterator[asyncio.Task[None]]:
+    """Tick `timer` every `every_s` seconds for the block's duration (the task is cancelled
+    at its end)."""
+    task = asyncio.create_task(_run(timer, every_s), name="tournament-approvals")
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
