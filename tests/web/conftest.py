@@ -61,7 +61,7 @@ class Stack:
             self.tokens[game_id] = response.json()["write_token"]
         return response
 
-    async def wait_projected(self, game_id: str, seq: int, timeout_s: float = 5.0) -> None:
+    async def wait_projected(self, game_id: str, seq: int, timeout_s: float = 20.0) -> None:
         """Wait until the projector's HASH of `game_id` is at `seq`."""
         key = Keys(SHARDS).projection(game_id)
         async with asyncio.timeout(timeout_s):
@@ -79,7 +79,7 @@ async def serving(app: Any) -> AsyncIterator[str]:
         )
     )
     task = asyncio.create_task(server.serve())
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(30):  # uvicorn's start-up at load average 8-10
         while not server.started:
             await asyncio.sleep(0.02)
     try:
@@ -96,7 +96,7 @@ async def stack(clean_redis_url: str) -> AsyncIterator[Stack]:
     app = assembled.app
     redis = connect(clean_redis_url)
     try:
-        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=10) as client:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as client:
             yield Stack(
                 url, client, redis, RedisEventLog(redis, Keys(SHARDS)), app, settings, assembled.hub
             )
