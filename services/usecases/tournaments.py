@@ -257,11 +257,18 @@ class Tournaments:
             )
         r, t = round_number, table_number
         actor = f"game {game.game_id}"
+        # Ids derived from the game's version: the follow-up and a hand sync racing on the
+        # same game append one fact, the other's is a duplicate (never two reports).
+        at = f"game:{game.game_id}@{game_events[-1].event_id}:{r}:{t}"
+
+        def ids(*kinds: str) -> list[str]:
+            return [_derived_id(tournament_id, f"{at}:{kind}") for kind in kinds]
+
         if game.status != "final":
             if table.status in ("reported", "approved"):
                 reason = "the table's game is not final any more (a referee reopened it)"
                 dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential)
+                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
                 return "held"
             return "waiting"
         results = results_from_game(game, table.players)
@@ -273,10 +280,10 @@ class Tournaments:
             if state.judges:  # the table's token is the players': only a judge overturns a ruling
                 reason = "the table's game changed after its approval; a judge rules"
                 dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential)
+                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
                 return "held"
             ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
-            await self.record(tournament_id, [ruling], actor, credential)
+            await self.record(tournament_id, [ruling], actor, credential, ids("approved"))
             return "approved"
         if table.status == "reported" and _same(results, table.reported):
             return "unchanged"
@@ -285,7 +292,9 @@ class Tournaments:
         ]
         if state.settings.auto_approve_after_s == 0:
             batch.append(TableResultApproved(round=r, table=t, judge="auto"))
-        await self.record(tournament_id, batch, actor, credential)
+        await self.record(
+            tournament_id, batch, actor, credential, ids("reported", "auto")[: len(batch)]
+        )
         return "approved" if len(batch) == 2 else "reported"
 
     async def approve_due(

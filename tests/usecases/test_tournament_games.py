@@ -5,6 +5,7 @@ configured time."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,6 +19,7 @@ from contracts.tournament import (
     RoundClosed,
     TableResultApproved,
     TournamentCreated,
+    TournamentEnvelope,
 )
 from domain.errors import RuleViolation
 from services.adapters.memory.tournaments import MemoryTournamentLog
@@ -146,3 +148,34 @@ async def test_reported_results_are_auto_approved_after_the_configured_time() ->
     assert await cases.approve_due("cup") == [(1, 1)]
     state = await cases.state("cup")
     assert state.rounds[0].tables[1].status == "approved"
+
+
+class _SlowReads(MemoryTournamentLog):
+    """Reads that yield first, so two callers both read before either appends."""
+
+    async def read(
+        self, stream_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[TournamentEnvelope]:
+        await asyncio.sleep(0.01)
+        return await super().read(stream_id, from_seq, to_seq)
+
+
+async def test_two_callers_syncing_the_same_game_append_one_report() -> None:
+    """The game door's follow-up and a hand sync (`result-from-game`) racing on one game: one
+    `table_result_reported` in the log (the second is a duplicate by its derived id), where
+    before both were appended."""
+    cases, games = await _round_one()
+    cases = Tournaments(_SlowReads(), now=cases.now)
+    created = TournamentCreated(title="Cup", game="penumbra", rounds=2)
+    players = [PlayerRegistered(player_id=f"p{i}", name=f"P{i}") for i in range(8)]
+    await cases.record("cup", [created, *players], "organiser")
+    await cases.seat_next_round("cup", "organiser", game_ids=_game_id)
+    answers = await asyncio.gather(
+        cases.result_from_game("cup", 1, 1, games[1]),
+        cases.result_from_game("cup", 1, 1, games[1]),
+    )
+    assert list(answers) == ["reported", "reported"]
+    events = await cases.log.read("cup")
+    reports = [e for e in events if e.type == "tournament.table_result_reported"]
+    assert len(reports) == 1
+    assert await cases.result_from_game("cup", 1, 1, games[1]) == "unchanged"
