@@ -13,6 +13,7 @@ Source: research/tech.md §3.4; issue brief (projector); issue 8.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,11 +24,13 @@ import structlog
 from pydantic import ValidationError
 
 from contracts.events import parse_event_json
+from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
 from domain.fold import Folder
 from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
+from services.ports.names import PlayerNames
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
 from services.usecases.readmodels.render import view_json
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
@@ -114,6 +117,8 @@ class Project:
         letters: where refused events go.
         changes_maxlen: approximate cap of each shard's change notices.
         clock: the time stamped as `updated_at` (UTC).
+        names: the players' names kept outside the log (`ports.names`), put back into a fed
+            start event (None: none; `log` puts them back into what it reads).
     """
 
     def __init__(
@@ -125,8 +130,10 @@ class Project:
         cache_games: int = 10_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         cache_bytes: int = 256 * 1024 * 1024,
+        names: PlayerNames | None = None,
     ) -> None:
         self.log = log
+        self.names = names
         self.projections = projections
         self.letters = letters
         self.changes_maxlen = changes_maxlen
@@ -182,6 +189,8 @@ class Project:
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
+        if self.names is not None and any(may_be_start(e.data) for e in fresh):
+            fresh = [await self._named(e) for e in fresh]
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh])
@@ -219,6 +228,16 @@ class Project:
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
         return Applied(applied, last, rules)
+
+    async def _named(self, entry: FeedEntry) -> FeedEntry:
+        """The entry with its start event's names put back (`contracts.names`)."""
+        if self.names is None or not may_be_start(entry.data):
+            return entry
+        try:
+            data = put_names(entry.data, await self.names.names(entry.game_id))
+        except ValueError:  # not an event: folding it letters it as it is
+            return entry
+        return entry if data is entry.data else dataclasses.replace(entry, data=data)
 
     async def _refresh_held(self, game_ids: Sequence[str]) -> None:
         """Drop the cached views of held games whose stored hold changed (`scoreledger
