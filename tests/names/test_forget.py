@@ -209,9 +209,7 @@ async def test_a_log_written_with_names_inline_reads_the_pseudonym_once_forgotte
     from contracts.events import parse_event_json
 
     game = "inline-1"
-    events = [
-        parse_event_json(line.replace(GAME.encode(), game.encode())) for line in lines()[:5]
-    ]
+    events = [parse_event_json(line.replace(GAME.encode(), game.encode())) for line in lines()[:5]]
     await app.service.ports.log.append(game, events)  # the adapter itself: names stay inline
     assert holds_name(app.backend.logs[game][0])
     assert holds_name((await app.http.get(f"/games/{game}/export/events.jsonl")).content)
