@@ -32,6 +32,9 @@ class PlayerNames(Protocol):
     async def forget(
         self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
     ) -> None:
-        """Mark `player_id` forgotten, and replace each `(old, new)` text in the game's stored
-        projection (standings, view, ledger), in one atomic step. Idempotent."""
+        """Mark `player_id` forgotten, replace each `(old, new)` text in the game's stored
+        projection (standings, view, ledger), feed the game's last event again (the projector
+        drops its cached fold of the game and refolds it from the log, names put back) and
+        add a change notice at the projection's seq (live push renders the game again), in
+        one atomic step. Idempotent."""
         ...

@@ -254,8 +254,10 @@ class Project:
     async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
         """Drop the cached views of games whose first entry in the batch is not after the
         view (a restart re-reading, or a game fed again: restored from the archive, where its
-        projection left Redis with it) and whose stored projection is not the view's seq, so
-        `_load_views` refolds them from storage. One HMGET per such game; none usually."""
+        projection left Redis with it) and whose stored projection is not the view's seq, or
+        (names kept apart) whose first entry is the view's last event (fed again by
+        `forget`), so `_load_views` refolds them from storage. One HMGET per such game; none
+        usually."""
         first: dict[str, int] = {}
         for entry in fresh:
             first.setdefault(entry.game_id, entry.seq)
@@ -264,7 +266,10 @@ class Project:
             return
         for game_id, head in zip(suspects, await self.projections.heads(suspects), strict=True):
             view = self.views.get(game_id)
-            if view is not None and head.seq != view.seq:
+            # with names kept apart, its last event fed again is also what `forget` does: the
+            # view's fold holds the forgotten name, the log's (read again) does not
+            forgot = self.names is not None and first[game_id] == view.seq if view else False
+            if view is not None and (head.seq != view.seq or forgot):
                 self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(

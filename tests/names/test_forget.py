@@ -218,3 +218,37 @@ async def test_a_log_written_with_names_inline_reads_the_pseudonym_once_forgotte
     assert not holds_name(exported)
     assert b'"player_id":"oren","name":"player-2"' in exported
     assert holds_name(app.backend.logs[game][0])  # the stored bytes are as written (README)
+
+
+async def test_a_game_forgotten_while_in_progress_never_shows_the_name_again(app: App) -> None:
+    # A second game, forgotten at seq 10: the projector's cached fold of it held the name,
+    # and the events after the forget are folded onto the log's fold (the pseudonym).
+    game = "live-1"
+    posted = [line.replace(GAME.encode(), game.encode()) for line in lines()]
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+
+    async def post(part: list[bytes]) -> None:
+        answer = await app.http.post(
+            f"/games/{game}/events", content=b"[" + b",".join(part) + b"]", headers=headers
+        )
+        assert answer.status_code == 201, answer.text
+
+    async def projected(seq: int) -> None:
+        async def done() -> bool:
+            got = await app.http.get(f"/games/{game}/standings")
+            return got.status_code == 200 and got.json()["seq"] == seq
+
+        await wait_until(done, 60, f"{game} projected to {seq}")
+
+    await post(posted[:10])
+    await projected(10)
+    assert holds_name(json.dumps(app.backend.projections[game], ensure_ascii=False).encode())
+    await app.forget(game=game)
+    assert not holds_name(json.dumps(app.backend.projections[game], ensure_ascii=False).encode())
+    await post(posted[10:])
+    await projected(len(posted))
+    assert not holds_name(json.dumps(app.backend.projections[game], ensure_ascii=False).encode())
+    routes = await read_routes(app.http, game)
+    assert [p for p, (_, body) in routes.items() if holds_name(body)] == []
+    answer = await app.http.get(f"/games/{game}/standings")
+    assert ranks_and_totals(answer.json()) == EXPECTED

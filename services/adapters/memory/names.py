@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from services.adapters.memory.store import MemoryBackend
+from services.ports.eventlog import FeedEntry
+from services.ports.notices import Notice
+from services.ports.shards import shard_of
 
 
 class MemoryPlayerNames:
@@ -35,3 +38,12 @@ class MemoryPlayerNames:
                 if old:
                     value = value.replace(old, new)
             fields[field] = value
+        shard = shard_of(game_id, self.b.shards)
+        log = self.b.logs.get(game_id)
+        if log:
+            entry = FeedEntry(self.b.next_id(), game_id, len(log), log[-1])
+            self.b.feeds.setdefault(shard, []).append(entry)
+        if "seq" in fields:
+            notice = Notice(shard, self.b.next_id(), game_id, int(fields["seq"]))
+            self.b.notices.setdefault(shard, []).append(notice)
+        self.b.notify()

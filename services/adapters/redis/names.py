@@ -1,5 +1,6 @@
 """`PlayerNames` on Redis: one HASH per game (`Keys.names`, in the game's shard slot), and a
-Lua call that forgets a player and replaces their name in the game's projection at once."""
+Lua call that forgets a player, replaces their name in the game's projection, feeds the game's
+last event again and adds a change notice, at once (every key in the game's slot)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
-from services.adapters.redis.keys import Keys
+from services.adapters.redis.keys import Keys, shard_of
 
-# KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST; ARGV: 1 player id, then
-# (old, new) pairs. Plain (not pattern) replacement: a name may hold Lua pattern characters.
+# KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
+# 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, then (old, new) pairs.
+# Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
+# event is fed again (the projector drops its cached fold of the game, which holds the name,
+# and refolds it from the log) and a change notice tells live push to render it again.
 _FORGET_LUA = """
 local function replaced(s)
-  for j = 2, #ARGV - 1, 2 do
+  for j = 4, #ARGV - 1, 2 do
     local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
     while true do
       local a, b = string.find(s, old, i, true)
@@ -38,6 +42,18 @@ for i = 1, #items do
   local new = replaced(items[i])
   if new ~= items[i] then redis.call('LSET', KEYS[3], i - 1, new) end
 end
+local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)[1]
+if last then
+  local f, seq, data = last[2], nil, nil
+  for j = 1, #f - 1, 2 do
+    if f[j] == 'seq' then seq = f[j + 1] elseif f[j] == 'data' then data = f[j + 1] end
+  end
+  redis.call('XADD', KEYS[5], '*', 'game', ARGV[2], 'seq', seq, 'data', data)
+end
+local projected = redis.call('HGET', KEYS[2], 'seq')
+if projected then
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*', 'game', ARGV[2], 'seq', projected)
+end
 return 1
 """
 
@@ -45,9 +61,10 @@ return 1
 class RedisPlayerNames:
     """`ports.names.PlayerNames` on `client` (no `decode_responses`)."""
 
-    def __init__(self, client: RedisClient, keys: Keys) -> None:
+    def __init__(self, client: RedisClient, keys: Keys, changes_maxlen: int = 100_000) -> None:
         self.client = client
         self.keys = keys
+        self.changes_maxlen = changes_maxlen
         self._forget = client.register_script(_FORGET_LUA)
 
     async def names(self, game_id: str) -> dict[str, str]:
@@ -69,9 +86,10 @@ class RedisPlayerNames:
         self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
     ) -> None:
         """See `PlayerNames.forget` (one Lua call)."""
-        k = self.keys
+        k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [k.names(game_id), k.projection(game_id), k.ledger(game_id)]
-        args: list[str] = [player_id]
+        keys += [k.game_stream(game_id), k.feed(shard), k.changes(shard)]
+        args: list[str | int] = [player_id, game_id, self.changes_maxlen]
         for old, new in replacements:
             if old:
                 args += [old, new]
