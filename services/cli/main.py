@@ -97,7 +97,7 @@ def export(
     ] = None,
     redis_url: RedisUrl = None,
 ) -> None:
-    """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back.
+    """Write a game's log as JSONL, exactly as posted; `score` and `publish` read it back.
 
     Exits 1 for a game with no events; 69, 77 or 78 with one line as `serve` does when Redis
     cannot be reached, refuses the user, or a setting is bad."""

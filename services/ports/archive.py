@@ -2,9 +2,9 @@
 
 A sealed game is everything Redis held for it: its stored events exactly as stored (the
 envelope JSON of each seq, byte for byte), the write-token digest, the final projection, the
-game-index score, and metadata (ruleset, players, when it ended). `checksum` is the SHA-256
-of the events as the JSONL export writes them (`events_jsonl`), so an archived log and its
-export check against one digest; every adapter verifies it on read and raises
+game-index score, the players' names kept beside the log, and metadata (ruleset, players,
+when it ended). `checksum` is the SHA-256 of the stored events' JSONL (`events_jsonl`; the
+export's bytes but for the names the export puts back into the start event); every adapter verifies it on read and raises
 `ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.archive.PostgresArchive`
 (production), `adapters.directory.archive.DirectoryArchive` (one compressed file per game,
 the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/contract/test_archive.py`
