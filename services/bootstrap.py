@@ -279,7 +279,7 @@ def use_cases(
         reader = ArchiveReader(ports.archive)
         log = TieredEventLog(ports.log, ports.hot_games, reader)
         if ports.names is not None:
-            log = NamedEventLog(log, ports.names, reader)
+            log = NamedEventLog(log, ports.names, reader, ports.log)
         credentials = TieredCredentials(ports.credentials, reader)
         projections = TieredProjections(ports.projections, reader, settings.shards)
         seal = Seal(
@@ -807,7 +807,8 @@ def replay_log(settings: ServiceSettings) -> EventLog:
     if archive is None:
         return NamedEventLog(log, names)
     reader = ArchiveReader(archive)
-    return NamedEventLog(TieredEventLog(log, RedisHotGames(client, keys), reader), names, reader)
+    tiered = TieredEventLog(log, RedisHotGames(client, keys), reader)
+    return NamedEventLog(tiered, names, reader, log)
 
 
 @asynccontextmanager

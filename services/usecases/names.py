@@ -33,21 +33,31 @@ class NamedEventLog:
 
     Args:
         inner: the log the events are stored in; names: the hot tier's names;
-        archive: archived games' names, for a game in the archive only (None: no archive).
+        archive: archived games' names, for a game in the archive only (None: no archive);
+        hot: the hot tier's log, asked before the archive (a game in Redis with no kept
+            names, written before names left the log, needs no archive read; None: ask the
+            archive).
     """
 
     def __init__(
-        self, inner: EventLog, names: PlayerNames, archive: ArchiveReader | None = None
+        self,
+        inner: EventLog,
+        names: PlayerNames,
+        archive: ArchiveReader | None = None,
+        hot: EventLog | None = None,
     ) -> None:
         self.inner = inner
         self.names = names
         self.archive = archive
+        self.hot = hot
 
     async def names_of(self, game_id: str) -> dict[str, str]:
         """The game's kept names: the hot tier's, else the archived copy's (empty: none)."""
         kept = await self.names.names(game_id)
         if kept or self.archive is None:
             return kept
+        if self.hot is not None and await self.hot.version(game_id):
+            return kept  # in Redis: its names (none kept) are Redis's
         game = await self.archive.game(game_id)
         return {} if game is None else dict(game.names)
 
