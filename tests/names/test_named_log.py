@@ -52,5 +52,6 @@ async def test_a_game_written_with_names_inline_reads_them_without_asking_the_ar
     await names.forget(GAME, PLAYER, [])
     assert (await names.names(GAME)) == {PLAYER: FORGOTTEN}
     first = (await log.read_raw(GAME))[0]
-    assert not holds_name(first) and b'"name":"player-2"' in first
+    assert not holds_name(first)
+    assert b'"name":"player-2"' in first
     assert (await log.read_raw(GAME, 2)) == (await hot.read_raw(GAME, 2))  # no start: as stored
