@@ -215,25 +215,32 @@ class Forget:
                 f"game {game_id!r} seats no player {player_id!r} (players: {known})"
             )
         shown = pseudonym(seats[player_id])
-        hot_names = await self.names.names(game_id)
         inline = json.loads(first[0])["payload"]["players"]
         inline_name = next(str(p["name"]) for p in inline if p["player_id"] == player_id)
-        kept = hot_names.get(player_id)
-        if kept is None and archived is not None:
-            kept = archived.names.get(player_id)
-        already = kept == FORGOTTEN
-        # a name kept outside the log, else (a log written before) the one inline
-        name = kept if kept else inline_name
-        pairs = [] if name == player_id and already else replacements(name, shown)
+
+        def texts(kept: str | None) -> list[tuple[str, str]]:
+            # the tier's kept name, else (a log written before) the inline one; nothing left
+            # to replace once forgotten with no name inline
+            name = kept or inline_name
+            return [] if kept == FORGOTTEN and name == player_id else replacements(name, shown)
+
         tiers: list[str] = []
+        already = True
         if await self.hot.version(game_id):
-            await self.names.forget(game_id, player_id, pairs)
+            kept = (await self.names.names(game_id)).get(player_id)
+            already = kept == FORGOTTEN
+            await self.names.forget(game_id, player_id, texts(kept))
             tiers.append("hot")
         if archived is not None and self.archive is not None:
+            kept = archived.names.get(player_id)
+            already = already and kept == FORGOTTEN
             names = {**archived.names, player_id: FORGOTTEN}
             entry = dataclasses.replace(archived.entry, archived_at=self.clock().isoformat())
             changed = dataclasses.replace(
-                archived, entry=entry, names=names, projection=_scrubbed(archived.projection, pairs)
+                archived,
+                entry=entry,
+                names=names,
+                projection=_scrubbed(archived.projection, texts(kept)),
             )
             await self.archive.put(changed)
             tiers.append("archive")

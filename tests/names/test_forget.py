@@ -252,3 +252,24 @@ async def test_a_game_forgotten_while_in_progress_never_shows_the_name_again(app
     assert [p for p, (_, body) in routes.items() if holds_name(body)] == []
     answer = await app.http.get(f"/games/{game}/standings")
     assert ranks_and_totals(answer.json()) == EXPECTED
+
+
+async def test_a_game_in_both_tiers_is_forgotten_in_both(app: App) -> None:
+    # Sealed, then brought back to Redis (as a write to an archived game does first): the
+    # archived copy stays, shadowed, with the name; forget changes both copies.
+    await app.seal()
+    hot_games = app.service.ports.hot_games
+    assert hot_games is not None
+    assert await hot_games.restore(app.archive.games[GAME])
+    assert app.backend.names[GAME][PLAYER] == NAME  # the archived names came back with it
+
+    async def refolded() -> bool:
+        return app.backend.projections.get(GAME, {}).get("seq") == str(len(lines()))
+
+    await wait_until(refolded, 60, "the restored game refolded")
+    done = await app.forget()
+    assert (done.tiers, done.already) == (("hot", "archive"), False)
+    assert [d for d in app.stored() if holds_name(d)] == []
+    assert _leaks(await read_routes(app.http, GAME)) == []
+    again = await app.forget()
+    assert (again.tiers, again.already) == (("hot", "archive"), True)
