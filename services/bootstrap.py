@@ -24,6 +24,7 @@ from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
+from services.adapters.memory.names import MemoryPlayerNames
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -46,6 +47,7 @@ from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
 from services.adapters.redis.localredis import demo_redis as demo_redis
+from services.adapters.redis.names import RedisPlayerNames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
@@ -64,6 +66,7 @@ from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
 from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
+from services.ports.names import PlayerNames
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
@@ -72,6 +75,7 @@ from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.league_rating import OpenSkillModel
 from services.usecases.leagues import Leagues
+from services.usecases.names import Forget, NamedEventLog
 from services.usecases.opening import OpeningArchive
 from services.usecases.project import Project
 from services.usecases.readmodels.fairqueue import Limits
@@ -167,6 +171,12 @@ class Ports:
     """The projector's and the push hub's ports (None: these ports cannot run them)."""
     approvals: ApprovalSchedule | None = None
     """When reported tournament results fall due for auto-approval (None: no timer)."""
+    names: PlayerNames | None = None
+    """Player names kept outside the log (None: names stay inline, as stored before)."""
+
+    def named_log(self) -> EventLog:
+        """`log` with names kept outside it (`usecases.names.NamedEventLog`; Redis only)."""
+        return self.log if self.names is None else NamedEventLog(self.log, self.names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +196,8 @@ class UseCases:
     """Sealing into the archive (None: no archive)."""
     archived: ArchiveReader | None = None
     """Archived games as the doors read them (None: no archive)."""
+    forget: Forget | None = None
+    """Forgetting a player's name (`scoreledger forget`; None: names are not kept apart)."""
 
 
 def _redis_client(settings: ServiceSettings) -> RedisClient:
@@ -225,6 +237,7 @@ def redis_ports(
         archive,
         pipeline,
         RedisApprovalSchedule(client, keys),
+        RedisPlayerNames(client, keys),
     )
 
 
@@ -253,6 +266,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         archive,
         pipeline,
         MemoryApprovalSchedule(),
+        MemoryPlayerNames(backend),
     )
 
 
@@ -265,11 +279,14 @@ def use_cases(
     authorizer = Authorizer(digest(key.get_secret_value()) if key is not None else None)
     # With an archive, the doors' log, credentials and projections fall through to it; the
     # projector, release and sealing work on Redis alone.
-    log, credentials, projections = ports.log, ports.credentials, ports.projections
+    log, credentials, projections = ports.named_log(), ports.credentials, ports.projections
+    hot_log = log
     seal = reader = None
     if ports.archive is not None and ports.hot_games is not None:
         reader = ArchiveReader(ports.archive)
         log = TieredEventLog(ports.log, ports.hot_games, reader)
+        if ports.names is not None:
+            log = NamedEventLog(log, ports.names, reader, ports.log)
         credentials = TieredCredentials(ports.credentials, reader)
         projections = TieredProjections(ports.projections, reader, settings.shards)
         seal = Seal(
@@ -283,11 +300,12 @@ def use_cases(
     return UseCases(
         record=Record(credentials, checked, authorizer),
         project=Project(
-            ports.log,
+            hot_log,
             ports.projections,
             ports.letters,
             changes_maxlen=settings.changes_maxlen,
             cache_bytes=settings.projector_cache_bytes,
+            names=ports.names,
         ),
         reads=ReadModels(
             log,
@@ -303,14 +321,16 @@ def use_cases(
             snapshots=SnapshotConfig(
                 every=settings.replay_snapshot_every, max_bytes=settings.replay_snapshot_bytes
             ),
+            names_stamp=log.names_stamp if isinstance(log, NamedEventLog) else None,
         ),
-        release=Release(ports.log, ports.projections),
+        release=Release(hot_log, ports.projections),
         tournaments=tournaments,
         desk=TournamentDesk(tournaments, authorizer, tables),
         tables=tables,
         leagues=Leagues(ports.leagues, tournaments, log, authorizer, OpenSkillModel()),
         seal=seal,
         archived=reader,
+        forget=None if ports.names is None else Forget(ports.log, ports.names, ports.archive),
     )
 
 
@@ -519,7 +539,12 @@ def _webhook_parts(
     )
     sender = Sender(ports.webhooks, transport, policy, bounds.max_log)
     dispatcher = Dispatcher(
-        ports.webhooks, ports.notices, ports.log, ports.projections, service.keys.shards, bounds
+        ports.webhooks,
+        ports.notices,
+        ports.named_log(),
+        ports.projections,
+        service.keys.shards,
+        bounds,
     )
     grace_s = s.webhook_timeout_s + 1.0
     loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
@@ -801,10 +826,13 @@ def replay_log(settings: ServiceSettings) -> EventLog:
     set."""
     client, keys = connect_from(settings), Keys(settings.shards)
     log = RedisEventLog(client, keys)
+    names = RedisPlayerNames(client, keys)
     archive = archive_of(settings)
     if archive is None:
-        return log
-    return TieredEventLog(log, RedisHotGames(client, keys), ArchiveReader(archive))
+        return NamedEventLog(log, names)
+    reader = ArchiveReader(archive)
+    tiered = TieredEventLog(log, RedisHotGames(client, keys), reader)
+    return NamedEventLog(tiered, names, reader, log)
 
 
 @asynccontextmanager

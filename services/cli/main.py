@@ -2,7 +2,7 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `webhooks` (outbound webhook endpoints: `webhooks_command.py`), `demo` (everything,
+held game), `forget` (a player's name, in every tier), `webhooks` (outbound webhook endpoints: `webhooks_command.py`), `demo` (everything,
 end to end, on a throwaway Redis), `simulate`, `tournament simulate`. Each command is
 thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
@@ -97,7 +97,7 @@ def export(
     ] = None,
     redis_url: RedisUrl = None,
 ) -> None:
-    """Write a game's log as JSONL, exactly as stored; `score` and `publish` read it back.
+    """Write a game's log as JSONL, exactly as posted; `score` and `publish` read it back.
 
     Exits 1 for a game with no events; 69, 77 or 78 with one line as `serve` does when Redis
     cannot be reached, refuses the user, or a setting is bad."""
@@ -143,6 +143,26 @@ def migrate_archive() -> None:
         err.print(f"migrate-archive: {escape(str(error)[:300])}", highlight=False)
         raise typer.Exit(1) from None
     err.print("the archive's schema is current", highlight=False)
+
+
+@app.command()
+def forget(
+    game: Annotated[str, typer.Argument(help="game id")],
+    player: Annotated[str, typer.Argument(help="the player's id (as in the game's start event)")],
+    redis_url: RedisUrl = None,
+) -> None:
+    """Forget a player's name (an operator's command): every answer and export shows
+    `player-<seat>` instead, in Redis and in the archive (SCORELEDGER_ARCHIVE_URL); scores,
+    ranks and the log's events are unchanged. Idempotent. Exits 1 for an unknown game or
+    player; 69, 77 or 78 with one line as `serve` does."""
+    from services.cli.forget import forget_player
+    from services.cli.on_redis import run_on_redis
+
+    settings = _settings("forget", redis_url)
+    report = run_on_redis("forget", settings, lambda: forget_player(settings, game, player))
+    for line in report.lines:
+        (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
+    raise typer.Exit(report.code)
 
 
 @app.command()

@@ -2,9 +2,9 @@
 
 A sealed game is everything Redis held for it: its stored events exactly as stored (the
 envelope JSON of each seq, byte for byte), the write-token digest, the final projection, the
-game-index score, and metadata (ruleset, players, when it ended). `checksum` is the SHA-256
-of the events as the JSONL export writes them (`events_jsonl`), so an archived log and its
-export check against one digest; every adapter verifies it on read and raises
+game-index score, the players' names kept beside the log, and metadata (ruleset, players,
+when it ended). `checksum` is the SHA-256 of the stored events' JSONL (`events_jsonl`; the
+export's bytes but for the names the export puts back into the start event); every adapter verifies it on read and raises
 `ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.archive.PostgresArchive`
 (production), `adapters.directory.archive.DirectoryArchive` (one compressed file per game,
 the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/contract/test_archive.py`
@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -83,14 +83,17 @@ class ArchiveEntry:
 class SealedGame:
     """One archived game: `entry` (metadata; its `checksum` covers `events`), the stored
     events (envelope JSON, byte for byte, seq order, none containing a newline), the
-    write-token digest (None: the game had none), the final projection (None: none stored)
-    and the game-index score (ms of its first append)."""
+    write-token digest (None: the game had none), the final projection (None: none stored),
+    the game-index score (ms of its first append) and the players' names kept outside the
+    log (`player_id -> name`, "" once forgotten: `contracts.names`; not covered by the
+    checksum, since forgetting changes them and never the events)."""
 
     entry: ArchiveEntry
     events: tuple[bytes, ...]
     token_digest: str | None
     projection: ArchivedProjection | None
     index_score: int
+    names: dict[str, str] = field(default_factory=dict)
 
     def verify(self) -> None:
         """Raises `ArchiveCorrupt` unless the events match the entry's count and checksum."""

@@ -11,7 +11,8 @@ archived game before an append reopens it. Every key of a game shares its shard'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from services.ports.archive import ArchivedProjection, SealedGame
@@ -21,8 +22,8 @@ from services.ports.archive import ArchivedProjection, SealedGame
 class HotGame:
     """One game's hot keys as read in one step: its stored events (seq order, byte for
     byte), the id of its last event, its token digest (None: none), its game-index score (ms
-    of its first append; 0: not indexed), its projection (None: none stored) and whether the
-    projector holds it."""
+    of its first append; 0: not indexed), its projection (None: none stored), whether the
+    projector holds it, and its players' names kept outside the log (`ports.names`)."""
 
     events: tuple[bytes, ...]
     head_event_id: str
@@ -30,6 +31,7 @@ class HotGame:
     index_score: int
     projection: ArchivedProjection | None
     held: bool
+    names: dict[str, str] = field(default_factory=dict)
 
     @property
     def version(self) -> int:
@@ -43,15 +45,23 @@ class HotGames(Protocol):
         """The game's hot keys in one atomic read (None: no events in the hot tier)."""
         ...
 
-    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+    async def remove(
+        self,
+        game_id: str,
+        version: int,
+        head_event_id: str,
+        names: Mapping[str, str] | None = None,
+    ) -> bool:
         """Delete every hot key of the game (log, event ids, digest, index entry, projection,
-        hold) if, and only if, its version is still `version` and its last event is still
-        `head_event_id`; False (nothing deleted) otherwise."""
+        hold, names) if, and only if, its version is still `version`, its last event is still
+        `head_event_id` and (unless None) its names are still `names` (a forget came between
+        the snapshot and the removal: the archived copy is older); False (nothing deleted)
+        otherwise."""
         ...
 
     async def restore(self, game: SealedGame) -> bool:
         """Write an archived game back (its log with the same entry ids, event ids, digest,
-        index score) if the hot tier has no event of it, and feed its last event again so the
+        index score, names) if the hot tier has no event of it, and feed its last event again so the
         projector refolds the game from its log (until then reads fall through to the
         archived projection); False (nothing written) when it has events.
 

@@ -13,6 +13,7 @@ Source: research/tech.md §3.4; issue brief (projector); issue 8.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,11 +24,13 @@ import structlog
 from pydantic import ValidationError
 
 from contracts.events import parse_event_json
+from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
 from domain.fold import Folder
 from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
+from services.ports.names import PlayerNames
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
 from services.usecases.readmodels.render import view_json
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
@@ -114,6 +117,8 @@ class Project:
         letters: where refused events go.
         changes_maxlen: approximate cap of each shard's change notices.
         clock: the time stamped as `updated_at` (UTC).
+        names: the players' names kept outside the log (`ports.names`), put back into a fed
+            start event (None: none; `log` puts them back into what it reads).
     """
 
     def __init__(
@@ -125,8 +130,10 @@ class Project:
         cache_games: int = 10_000,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         cache_bytes: int = 256 * 1024 * 1024,
+        names: PlayerNames | None = None,
     ) -> None:
         self.log = log
+        self.names = names
         self.projections = projections
         self.letters = letters
         self.changes_maxlen = changes_maxlen
@@ -182,6 +189,8 @@ class Project:
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
+        if self.names is not None and any(may_be_start(e.data) for e in fresh):
+            fresh = [await self._named(e) for e in fresh]
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh])
@@ -220,6 +229,16 @@ class Project:
         )
         return Applied(applied, last, rules)
 
+    async def _named(self, entry: FeedEntry) -> FeedEntry:
+        """The entry with its start event's names put back (`contracts.names`)."""
+        if self.names is None or not may_be_start(entry.data):
+            return entry
+        try:
+            data = put_names(entry.data, await self.names.names(entry.game_id))
+        except ValueError:  # not an event: folding it letters it as it is
+            return entry
+        return entry if data is entry.data else dataclasses.replace(entry, data=data)
+
     async def _refresh_held(self, game_ids: Sequence[str]) -> None:
         """Drop the cached views of held games whose stored hold changed (`scoreledger
         release` cleared it), so `_load_views` refolds them from the log. One HMGET per held
@@ -235,8 +254,10 @@ class Project:
     async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
         """Drop the cached views of games whose first entry in the batch is not after the
         view (a restart re-reading, or a game fed again: restored from the archive, where its
-        projection left Redis with it) and whose stored projection is not the view's seq, so
-        `_load_views` refolds them from storage. One HMGET per such game; none usually."""
+        projection left Redis with it) and whose stored projection is not the view's seq, or
+        (names kept apart) whose first entry is the view's last event (fed again by
+        `forget`), so `_load_views` refolds them from storage. One HMGET per such game; none
+        usually."""
         first: dict[str, int] = {}
         for entry in fresh:
             first.setdefault(entry.game_id, entry.seq)
@@ -245,7 +266,10 @@ class Project:
             return
         for game_id, head in zip(suspects, await self.projections.heads(suspects), strict=True):
             view = self.views.get(game_id)
-            if view is not None and head.seq != view.seq:
+            # with names kept apart, its last event fed again is also what `forget` does: the
+            # view's fold holds the forgotten name, the log's (read again) does not
+            forgot = self.names is not None and first[game_id] == view.seq if view else False
+            if view is not None and (head.seq != view.seq or forgot):
                 self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(

@@ -7,9 +7,9 @@ One game is sealed in four steps, each safe to crash after:
    least `after_s` ago;
 2. `Archive.put` the sealed copy (events byte for byte, with their SHA-256 checksum);
 3. read it back (`Archive.get`, which verifies the checksum) and compare it with the snapshot;
-4. `HotGames.remove`: only if the game's version and last event are still the snapshot's (a
-   writer that appended meanwhile keeps the game in Redis; the archived copy is shadowed and
-   replaced at the next seal).
+4. `HotGames.remove`: only if the game's version, last event and kept names are still the
+   snapshot's (a writer that appended, or a `forget`, meanwhile keeps the game in Redis; the
+   archived copy is shadowed and replaced at the next seal).
 
 A crash after step 1 or 2 or 3 leaves the game whole in Redis (and maybe a copy in the
 archive): reads answer from Redis, and the next pass seals it again (the put replaces the
@@ -127,9 +127,14 @@ class Seal:
         sealed = self._sealed(game_id, snap, now)
         await self.archive.put(sealed)
         back = await self.archive.get(game_id)
-        if back is None or back.events != snap.events or back.token_digest != snap.token_digest:
+        if (
+            back is None
+            or back.events != snap.events
+            or back.token_digest != snap.token_digest
+            or back.names != snap.names
+        ):
             raise SealMismatch(f"the archive did not give back game {game_id!r} as put")
-        if not await self.hot.remove(game_id, snap.version, snap.head_event_id):
+        if not await self.hot.remove(game_id, snap.version, snap.head_event_id, snap.names):
             log.info("archive.seal_raced", game_id=game_id, version=snap.version)
             return "changed"
         log.info("archive.sealed", game_id=game_id, events=snap.version)
@@ -164,4 +169,6 @@ class Seal:
             archived_at=now.astimezone(UTC).isoformat(),
             updated_at=snap.projection.updated_at,
         )
-        return SealedGame(entry, snap.events, snap.token_digest, snap.projection, snap.index_score)
+        return SealedGame(
+            entry, snap.events, snap.token_digest, snap.projection, snap.index_score, snap.names
+        )

@@ -60,7 +60,7 @@ class ArchiveReader:
             self._games.pop(game_id)
             return None
         kept = self._games.get(game_id)
-        if kept is not None and kept.entry.checksum == entry.checksum:
+        if kept is not None and kept.entry == entry:  # a forget changes `archived_at`
             return kept
         game = await self.archive.get(game_id)
         if game is not None:

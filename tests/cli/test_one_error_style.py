@@ -1,8 +1,8 @@
 """One error style for every command that talks to Redis: with Redis down, with a bad Redis
-URL, or with a bad setting, `serve`, `export`, `release`, `simulate --inbox` (and `demo`, for
-its settings) print the same one line, `scoreledger <command>: ...`, and exit with the same
-sysexits code (69 unreachable, 78 a bad setting, named by its variable). The real commands run
-as subprocesses, together (a hang guard, not a speed check)."""
+URL, or with a bad setting, `serve`, `export`, `release`, `forget`, `simulate --inbox` (and
+`demo`, for its settings) print the same one line, `scoreledger <command>: ...`, and exit with
+the same sysexits code (69 unreachable, 78 a bad setting, named by its variable). The real
+commands run as subprocesses, together (a hang guard, not a speed check)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ COMMANDS = {
     "serve": ["serve", "--port", "0", "--redis-url"],
     "export": ["export", "g1", "--redis-url"],
     "release": ["release", "g1", "--wait", "0", "--redis-url"],
+    "forget": ["forget", "g1", "oren", "--redis-url"],
     "simulate": ["simulate", "--game", "penumbra", "--tables", "1", "--inbox"],
 }
 

@@ -211,7 +211,7 @@ ACL_USERS = {
 SAMPLE_KEYS = [
     *(
         getattr(Keys(16), name)("g-1")
-        for name in ("game_stream", "event_ids", "projection", "ledger")
+        for name in ("game_stream", "event_ids", "names", "projection", "ledger")
     ),
     *(
         getattr(Keys(16), name)(3)

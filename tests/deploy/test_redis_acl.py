@@ -344,18 +344,21 @@ async def test_each_services_own_code_runs_under_its_user(
     game_id, shard = events[0].game_id, shard_of(events[0].game_id, KEYS.shards)
     ingest = redis_ports(role("ingest"), KEYS)
     assert (await ingest.credentials.lookup(game_id)).version == 0
-    checked = CheckedAppend(ingest.log)
+    checked = CheckedAppend(ingest.named_log())  # names kept apart (sl:names)
     for start in range(0, len(events), 30):
         await checked.append(game_id, events[start : start + 30], digest(TOKEN))
     projector_client = role("projector")
     projector = redis_ports(projector_client, KEYS)
     feed: Any = await projector_client.xread({KEYS.feed(shard): "0-0"}, count=1000)
-    project = Project(projector.log, projector.projections, projector.letters)
+    project = Project(
+        projector.named_log(), projector.projections, projector.letters, names=projector.names
+    )
     applied = await project.apply(shard, *feed_entries(feed[0][1], shard, KEYS.shards))
     assert applied.events == len(events)  # the projector's writes were allowed
     query = redis_ports(role("query"), KEYS)
-    reads = ReadModels(query.log, query.projections)
+    reads = ReadModels(query.named_log(), query.projections)
     assert b'"seq":' in await reads.standings_body(game_id)
+    assert (await reads.events(game_id, 1))[0].payload == events[0].payload  # names put back
     assert [g.game_id for g in await reads.games()] == [game_id]
     assert await reads.lag(100) == 0
 

@@ -61,8 +61,11 @@ async def test_valid_appended_garbage_dead_lettered_consumer_goes_on(
             ) == len(garbage)
 
         await wait_until(all_in, 15, "5 events appended and 5 dead letters")
-        pending = await redis_client.xpending(KEYS.inbox, GROUP)
-        assert pending["pending"] == 0
+
+        async def settled() -> bool:  # acked after its append or letter: polled (load 8)
+            return (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+
+        await wait_until(settled, 15, "every inbox entry acknowledged")
     assert [e.event_id for e in await store.read("g1")] == [e.event_id for e in log]
     # one game's letters are in stream order; letters of different games (or of none) may be
     # written in another order (a refusal is re-decided once its game has nothing older pending)

@@ -55,6 +55,7 @@ def _header(game: SealedGame) -> bytes:
         },
         "token_digest": game.token_digest,
         "index_score": game.index_score,
+        "names": dict(game.names),
         "projection": None
         if proj is None
         else {
@@ -158,6 +159,7 @@ class DirectoryArchive:
                 token_digest=header["token_digest"],
                 projection=_projection(header["projection"]),
                 index_score=int(header["index_score"]),
+                names={str(k): str(v) for k, v in header.get("names", {}).items()},
             )
         except (ValueError, KeyError, TypeError) as error:
             raise ArchiveCorrupt(game_id, f"unreadable header ({error})") from None

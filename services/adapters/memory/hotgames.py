@@ -4,6 +4,7 @@ as the Redis adapter, on the in-memory adapters' state (no game index: score 0).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from services.adapters.memory.store import MemoryBackend
 from services.ports.archive import ArchivedProjection, SealedGame
@@ -48,14 +49,23 @@ class MemoryHotGames:
             index_score=0,
             projection=projection,
             held="held" in raw,
+            names=dict(self.b.names.get(game_id, {})),
         )
 
-    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+    async def remove(
+        self,
+        game_id: str,
+        version: int,
+        head_event_id: str,
+        names: Mapping[str, str] | None = None,
+    ) -> bool:
         """See `HotGames.remove`."""
         log = self.b.logs.get(game_id, [])
         if not log or len(log) != version or _head(log[-1]) != head_event_id:
             return False
-        for table in (self.b.logs, self.b.ids, self.b.digests, self.b.projections):
+        if names is not None and self.b.names.get(game_id, {}) != dict(names):
+            return False
+        for table in (self.b.logs, self.b.ids, self.b.digests, self.b.projections, self.b.names):
             table.pop(game_id, None)
         return True
 
@@ -66,6 +76,7 @@ class MemoryHotGames:
             return False
         ids = {_head(data): seq for seq, data in enumerate(game.events, start=1)}
         self.b.logs[game_id] = list(game.events)
+        self.b.names.setdefault(game_id, {}).update(game.names)
         self.b.ids[game_id] = ids
         if game.token_digest is not None:
             self.b.digests[game_id] = game.token_digest

@@ -55,6 +55,8 @@ class MemoryBackend:
     logs: dict[str, list[bytes]] = field(default_factory=dict)
     ids: dict[str, dict[str, int]] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)
+    names: dict[str, dict[str, str]] = field(default_factory=dict)
+    """game -> player_id -> name ("" once forgotten): `memory.names`."""
     feeds: dict[int, list[FeedEntry]] = field(default_factory=dict)
     letters: list[StoredLetter] = field(default_factory=list)
     letters_once: set[str] = field(default_factory=set)  # `put_once` keys (kept for good)

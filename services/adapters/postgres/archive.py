@@ -120,14 +120,15 @@ class PostgresArchive:
         async with self.pool.connection() as conn:
             await conn.execute(
                 f"INSERT INTO archived_games ({_ENTRY}, token_digest, index_score, projection,"
-                " projection_view, events) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s, %s) ON CONFLICT (game_id) DO UPDATE SET ruleset = EXCLUDED.ruleset,"
+                " projection_view, events, names) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s, %s, %s, %s) ON CONFLICT (game_id) DO UPDATE SET ruleset = EXCLUDED.ruleset,"
                 " players = EXCLUDED.players, ended_at = EXCLUDED.ended_at,"
                 " event_count = EXCLUDED.event_count, checksum = EXCLUDED.checksum,"
                 " archived_at = EXCLUDED.archived_at, updated_at = EXCLUDED.updated_at,"
                 " token_digest = EXCLUDED.token_digest,"
                 " index_score = EXCLUDED.index_score, projection = EXCLUDED.projection,"
-                " projection_view = EXCLUDED.projection_view, events = EXCLUDED.events",
+                " projection_view = EXCLUDED.projection_view, events = EXCLUDED.events,"
+                " names = EXCLUDED.names",
                 (
                     e.game_id,
                     e.ruleset,
@@ -142,6 +143,7 @@ class PostgresArchive:
                     projection,
                     None if p is None else p.view_json,
                     events_jsonl(game.events),
+                    Jsonb(dict(game.names)),
                 ),
             )
 
@@ -151,7 +153,7 @@ class PostgresArchive:
         async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             await cur.execute(
                 f"SELECT {_ENTRY}, token_digest, index_score, projection, projection_view,"
-                " events FROM archived_games WHERE game_id = %s",
+                " events, names FROM archived_games WHERE game_id = %s",
                 (game_id,),
             )
             row = await cur.fetchone()
@@ -180,6 +182,7 @@ class PostgresArchive:
             token_digest=row["token_digest"],
             projection=projection,
             index_score=int(row["index_score"]),
+            names={str(k): str(v) for k, v in (row["names"] or {}).items()},
         )
         game.verify()
         return game

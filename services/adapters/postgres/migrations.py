@@ -42,10 +42,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             ON archived_games ((coalesce(updated_at, '') COLLATE "C") DESC, game_id);
         """,
     ),
+    (
+        3,
+        """
+        ALTER TABLE archived_games ADD COLUMN names jsonb NOT NULL DEFAULT '{}'::jsonb;
+        """,
+    ),
 )
 """(version, SQL) in order. `events` holds the game's JSONL (`ports.archive.events_jsonl`),
 compressed by PostgreSQL's TOAST; `projection` the final projection's fields but its view,
-which is `projection_view` (bytes, as stored)."""
+which is `projection_view` (bytes, as stored); `names` the players' names kept outside the log
+(`player_id -> name`, "" once forgotten: `contracts.names`)."""
 
 
 async def applied_versions(conn: AsyncConnection[Any]) -> set[int] | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
@@ -18,16 +19,18 @@ from services.adapters.redis.keys import Keys, shard_of
 from services.ports.archive import ArchivedProjection, SealedGame
 from services.ports.hotgames import HotGame
 
-# KEYS: 1 stream, 2 digest, 3 index, 4 projection, 5 held HASH; ARGV: 1 game id.
+# KEYS: 1 stream, 2 digest, 3 index, 4 projection, 5 held HASH, 6 names; ARGV: 1 game id.
 _SNAPSHOT_LUA = """
 local entries = redis.call('XRANGE', KEYS[1], '-', '+')
 if #entries == 0 then return false end
 return {entries, redis.call('GET', KEYS[2]), redis.call('ZSCORE', KEYS[3], ARGV[1]) or '0',
-        redis.call('HGETALL', KEYS[4]), redis.call('HEXISTS', KEYS[5], ARGV[1])}
+        redis.call('HGETALL', KEYS[4]), redis.call('HEXISTS', KEYS[5], ARGV[1]),
+        redis.call('HGETALL', KEYS[6])}
 """
 
-# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 projection, 6 held HASH, 7 ledger;
-# ARGV: 1 game id, 2 version, 3 the last event's id. Only if the game is unchanged.
+# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 projection, 6 held HASH, 7 ledger, 8 names;
+# ARGV: 1 game id, 2 version, 3 the last event's id, 4 the names as JSON ('': unchecked).
+# Only if the game is unchanged.
 _REMOVE_LUA = """
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[2]) or version == 0 then return 0 end
@@ -36,22 +39,35 @@ local f = last[1] and last[1][2] or {}
 local head = ''
 for j = 1, #f - 1, 2 do if f[j] == 'id' then head = f[j + 1] end end
 if head ~= ARGV[3] then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[7])
+if ARGV[4] ~= '' then
+  local kept, n = cjson.decode(ARGV[4]), 0
+  local now = redis.call('HGETALL', KEYS[8])
+  for j = 1, #now, 2 do
+    if kept[now[j]] ~= now[j + 1] then return 0 end
+    n = n + 1
+  end
+  for _ in pairs(kept) do n = n - 1 end
+  if n ~= 0 then return 0 end
+end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[7], KEYS[8])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
 return 1
 """
 
-# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 shard feed; ARGV: 1 game id, 2 digest ('' none),
-# 3 index score, then per event: id, seq, type, data. Only if the stream is empty. The last
+# KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 shard feed, 6 names; ARGV: 1 game id, 2 digest
+# ('' none), 3 index score, 4 names as JSON, then per event: id, seq, type, data. Only if the
+# stream is empty. The archived names replace any kept since (a creation sent again keeps its
+# names before its append restores the game: the archive's, forgotten ones too, win). The last
 # event is fed again, so the projector refolds the game from its log (as `release` does):
 # ingest, which restores, writes no projection (its ACL user has no projection key).
 _RESTORE_LUA = """
 if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2]) end
 redis.call('ZADD', KEYS[4], 'NX', ARGV[3], ARGV[1])
+for player, name in pairs(cjson.decode(ARGV[4])) do redis.call('HSET', KEYS[6], player, name) end
 local last = #ARGV - 3
-for i = 4, last, 4 do
+for i = 5, last, 4 do
   local seq = ARGV[i + 1]
   redis.call('XADD', KEYS[1], seq .. '-1', 'seq', seq, 'id', ARGV[i], 'type', ARGV[i + 2],
     'data', ARGV[i + 3])
@@ -101,11 +117,12 @@ class RedisHotGames:
             k.game_index(shard),
             k.projection(game_id),
             k.held(shard),
+            k.names(game_id),
         ]
         reply: Any = await self._snapshot(keys=keys, args=[game_id])
         if not reply:
             return None
-        entries, digest, score, proj_raw, held = reply
+        entries, digest, score, proj_raw, held, names_raw = reply
         checkpoint: Any = await self.client.get(k.checkpoint(shard))
         fields = [dict(zip(f[::2], f[1::2], strict=True)) for _, f in entries]
         projection = _projection(dict(zip(proj_raw[::2], proj_raw[1::2], strict=True)))
@@ -118,9 +135,18 @@ class RedisHotGames:
             index_score=int(float(score)),
             projection=projection,
             held=bool(held),
+            names={
+                k.decode(): v.decode() for k, v in zip(names_raw[::2], names_raw[1::2], strict=True)
+            },
         )
 
-    async def remove(self, game_id: str, version: int, head_event_id: str) -> bool:
+    async def remove(
+        self,
+        game_id: str,
+        version: int,
+        head_event_id: str,
+        names: Mapping[str, str] | None = None,
+    ) -> bool:
         """See `HotGames.remove` (one Lua call)."""
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [
@@ -131,8 +157,11 @@ class RedisHotGames:
             k.projection(game_id),
             k.held(shard),
             k.ledger(game_id),
+            k.names(game_id),
         ]
-        return bool(await self._remove(keys=keys, args=[game_id, version, head_event_id]))
+        checked = "" if names is None else json.dumps(dict(names))
+        args: list[str | int] = [game_id, version, head_event_id, checked]
+        return bool(await self._remove(keys=keys, args=args))
 
     async def restore(self, game: SealedGame) -> bool:
         """See `HotGames.restore` (one Lua call with the whole log and a feed entry of its
@@ -140,6 +169,7 @@ class RedisHotGames:
         game_id = game.entry.game_id
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         args: list[str | bytes | int] = [game_id, game.token_digest or "", game.index_score]
+        args.append(json.dumps(game.names) if game.names else "{}")
         for seq, data in enumerate(game.events, start=1):
             event = json.loads(data)
             if not isinstance(event, dict) or "event_id" not in event or "type" not in event:
@@ -151,5 +181,6 @@ class RedisHotGames:
             k.write_token(game_id),
             k.game_index(shard),
             k.feed(shard),
+            k.names(game_id),
         ]
         return bool(await self._restore(keys=keys, args=args))

@@ -37,6 +37,11 @@ class Keys:
         """HASH event_id -> seq: idempotency of appends."""
         return f"{PREFIX}:ids:{self.tag(game_id)}:{game_id}"
 
+    def names(self, game_id: str) -> str:
+        """HASH player_id -> name ("" once forgotten): names kept outside the log
+        (`contracts.names`, `services.ports.names`)."""
+        return f"{PREFIX}:names:{self.tag(game_id)}:{game_id}"
+
     def write_token(self, game_id: str) -> str:
         """STRING: the SHA-256 hex digest of the game's write token (set by the creating append)."""
         return f"{PREFIX}:wtoken:{self.tag(game_id)}:{game_id}"

@@ -102,6 +102,9 @@ class Replays:
             sends the stored events; the only way for an in-memory log).
         queue: where a replay not cached waits its turn (`fairqueue.FairQueue`; default: one
             slot per worker process, the default limits).
+        stamp: a game's names stamp (`usecases.names.NamedEventLog.names_stamp`), part of a
+            result's key: a forget changes no version, and a result kept from before it holds
+            the forgotten name (None: results are keyed by version alone).
     """
 
     def __init__(
@@ -112,8 +115,10 @@ class Replays:
         max_bytes: int = 32 * 1024 * 1024,
         source: LogSource | None = None,
         queue: FairQueue | None = None,
+        stamp: Callable[[str], Awaitable[Hashable]] | None = None,
     ) -> None:
         self.log = log
+        self.stamp = stamp
         self.source = source
         self.queue = queue or FairQueue(Limits(slots=PROCESSES))
         """Where replays not cached wait their turn (`fairqueue`): its slots should be the
@@ -164,7 +169,8 @@ class Replays:
         Raises: what `work` raises (nothing is cached then), or `ReplayFailed`; storage errors;
             `ReplayRefused` (the queue's bounds, for this client or all).
         """
-        key = (what, game_id, version, upto)
+        stamp = None if self.stamp is None else await self.stamp(game_id)
+        key = (what, game_id, version, upto, stamp)
         hit = self._results.get(key)
         if hit is not None:
             return hit[0]  # type: ignore[no-any-return]

@@ -14,7 +14,7 @@ Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -54,6 +54,8 @@ class ReadModels:
         limits: the replay queue's bounds (`fairqueue.Limits`; default: its defaults, one slot
             per worker process).
         snapshots: how the workers keep snapshots of folded games (`snapshots.SnapshotConfig`).
+        names_stamp: a game's kept names as a hashable stamp, part of each replay result's
+            key (`offloop.Replays`; None: names are not kept apart).
 
     Every replay-class read takes `client` (the caller's address, as the door knows it): its
     turn and its limit in the replay queue.
@@ -68,6 +70,7 @@ class ReadModels:
         replay_source: LogSource | None = None,
         limits: Limits | None = None,
         snapshots: SnapshotConfig | None = None,
+        names_stamp: Callable[[str], Awaitable[Hashable]] | None = None,
     ) -> None:
         self.log = log
         self.projections = projections
@@ -80,7 +83,9 @@ class ReadModels:
         self.export_chunk = CHUNK
         """Events per chunk of the JSONL export (each chunk one turn of the replay queue)."""
         queue = FairQueue(limits or Limits(slots=PROCESSES))
-        self.replays = Replays(log, max_bytes=cache_bytes, source=replay_source, queue=queue)
+        self.replays = Replays(
+            log, max_bytes=cache_bytes, source=replay_source, queue=queue, stamp=names_stamp
+        )
         config = snapshots or SnapshotConfig()
         # what a worker runs instead of a fold from the first event (picklable partials)
         self._at_state = functools.partial(state_job, config)

@@ -1,0 +1,101 @@
+"""Player names kept outside the log: taken out of `*.game_started` at append, put back on read.
+
+A name is personal data; the log is immutable. So the stored `*.game_started` event holds each
+player's `player_id` in place of `name` (a valid `NonEmptyText`, and nothing personal beyond the
+id the rest of the log already carries), and the names live beside the log, per game, as
+`player_id -> name`. Reading puts them back (`put_names`, an upcaster of the stored form: the
+event read is the event posted, byte for byte). Forgetting a player replaces their entry by
+`FORGOTTEN`; every read then shows the pseudonym `player-<seat>` instead, also for a log written
+before names left it (its inline name is replaced on read; its stored bytes still hold it).
+Source: research/tournaments-and-integrations.md (GDPR: personal data outside the immutable
+log, or crypto-shredding; Verraes, "Eventsourcing patterns: forgettable payloads").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from contracts.envelope import Envelope
+from contracts.events import dump_event_json, parse_event_json
+
+FORGOTTEN = ""
+"""The names store's value of a forgotten player (a real name is never empty)."""
+
+_MARK = b'game_started"'
+
+
+def pseudonym(seat: int) -> str:
+    """What a forgotten player is called: `player-<seat>` (seat 1-based, as in the event)."""
+    return f"player-{seat}"
+
+
+def may_be_start(data: bytes) -> bool:
+    """A cheap test on stored JSON: False when it cannot be a `*.game_started` event."""
+    return _MARK in data
+
+
+def is_game_started(event_type: str) -> bool:
+    """Whether a wire type is a game's start event (`<game>.game_started`)."""
+    return event_type.endswith(".game_started")
+
+
+def strip_names(event: Envelope) -> tuple[Envelope, dict[str, str]]:
+    """The event to store and the names it carried (`player_id -> name`).
+
+    A `*.game_started` event comes back with each player's `name` set to their `player_id`
+    (the stored placeholder); any other event comes back as is, with no names.
+    """
+    if not is_game_started(event.type):
+        return event, {}
+    payload: Any = event.payload
+    names = {p.player_id: p.name for p in payload.players}
+    players = tuple(p.model_copy(update={"name": p.player_id}) for p in payload.players)
+    stored = event.model_copy(update={"payload": payload.model_copy(update={"players": players})})
+    return stored, names
+
+
+def shown_name(player_id: str, seat: int, inline: str, names: Mapping[str, str]) -> str:
+    """The name a reader sees: the kept name, the pseudonym once forgotten, else the inline
+    one (a log written before names left it, or a game with no kept names)."""
+    kept = names.get(player_id)
+    if kept is None:
+        return inline
+    return pseudonym(seat) if kept == FORGOTTEN else kept
+
+
+def put_names(data: bytes, names: Mapping[str, str]) -> bytes:
+    """A stored event's JSON with its players' names as a reader sees them (`shown_name`).
+
+    Any event other than a `*.game_started`, or one whose names need no change, comes back as
+    the very bytes given (so an old log reads byte for byte as stored); a changed one is
+    dumped as `dump_event_json` dumps every stored event, so a new game's start event reads
+    back byte for byte as posted (and recorded).
+
+    Raises: pydantic.ValidationError (a start event that does not parse).
+    """
+    if not names or _MARK not in data:
+        return data
+    head = json.loads(data)
+    if not isinstance(head, dict) or not is_game_started(str(head.get("type"))):
+        return data
+    event = parse_event_json(data)
+    payload: Any = event.payload
+    players = tuple(
+        p.model_copy(update={"name": shown_name(p.player_id, p.seat, p.name, names)})
+        for p in payload.players
+    )
+    if all(a.name == b.name for a, b in zip(players, payload.players, strict=True)):
+        return data
+    shown = event.model_copy(update={"payload": payload.model_copy(update={"players": players})})
+    return dump_event_json(shown).encode()
+
+
+def start_players(data: bytes) -> dict[str, int]:
+    """`player_id -> seat` of a stored `*.game_started` event's JSON (empty: not one)."""
+    head = json.loads(data)
+    if not isinstance(head, dict) or not is_game_started(str(head.get("type"))):
+        return {}
+    players = (head.get("payload") or {}).get("players") or []
+    return {str(p["player_id"]): int(p["seat"]) for p in players}

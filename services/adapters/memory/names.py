@@ -1,0 +1,49 @@
+"""`PlayerNames` on a `MemoryBackend` (tests): the Redis adapter's behaviour on a dict."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from services.adapters.memory.store import MemoryBackend
+from services.ports.eventlog import FeedEntry
+from services.ports.notices import Notice
+from services.ports.shards import shard_of
+
+
+class MemoryPlayerNames:
+    """`ports.names.PlayerNames` in memory."""
+
+    def __init__(self, backend: MemoryBackend) -> None:
+        self.b = backend
+
+    async def names(self, game_id: str) -> dict[str, str]:
+        """See `PlayerNames.names`."""
+        return dict(self.b.names.get(game_id, {}))
+
+    async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
+        """See `PlayerNames.keep`."""
+        if names:
+            kept = self.b.names.setdefault(game_id, {})
+            for player_id, name in names.items():
+                kept.setdefault(player_id, name)
+
+    async def forget(
+        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+    ) -> None:
+        """See `PlayerNames.forget`."""
+        self.b.names.setdefault(game_id, {})[player_id] = ""
+        fields = self.b.projections.get(game_id, {})
+        for field, value in fields.items():
+            for old, new in replacements:
+                if old:
+                    value = value.replace(old, new)
+            fields[field] = value
+        shard = shard_of(game_id, self.b.shards)
+        log = self.b.logs.get(game_id)
+        if log:
+            entry = FeedEntry(self.b.next_id(), game_id, len(log), log[-1])
+            self.b.feeds.setdefault(shard, []).append(entry)
+        if "seq" in fields:
+            notice = Notice(shard, self.b.next_id(), game_id, int(fields["seq"]))
+            self.b.notices.setdefault(shard, []).append(notice)
+        self.b.notify()

@@ -1,0 +1,96 @@
+"""`PlayerNames` on Redis: one HASH per game (`Keys.names`, in the game's shard slot), and a
+Lua call that forgets a player, replaces their name in the game's projection, feeds the game's
+last event again and adds a change notice, at once (every key in the game's slot)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.keys import Keys, shard_of
+
+# KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
+# 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, then (old, new) pairs.
+# Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
+# event is fed again (the projector drops its cached fold of the game, which holds the name,
+# and refolds it from the log) and a change notice tells live push to render it again.
+_FORGET_LUA = """
+local function replaced(s)
+  for j = 4, #ARGV - 1, 2 do
+    local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
+    while true do
+      local a, b = string.find(s, old, i, true)
+      if not a then break end
+      out[#out + 1] = string.sub(s, i, a - 1)
+      out[#out + 1] = new
+      i = b + 1
+    end
+    out[#out + 1] = string.sub(s, i)
+    s = table.concat(out)
+  end
+  return s
+end
+redis.call('HSET', KEYS[1], ARGV[1], '')
+local fields = redis.call('HGETALL', KEYS[2])
+for i = 1, #fields, 2 do
+  local new = replaced(fields[i + 1])
+  if new ~= fields[i + 1] then redis.call('HSET', KEYS[2], fields[i], new) end
+end
+local items = redis.call('LRANGE', KEYS[3], 0, -1)
+for i = 1, #items do
+  local new = replaced(items[i])
+  if new ~= items[i] then redis.call('LSET', KEYS[3], i - 1, new) end
+end
+local last = redis.call('XREVRANGE', KEYS[4], '+', '-', 'COUNT', 1)[1]
+if last then
+  local f, seq, data = last[2], nil, nil
+  for j = 1, #f - 1, 2 do
+    if f[j] == 'seq' then seq = f[j + 1] elseif f[j] == 'data' then data = f[j + 1] end
+  end
+  redis.call('XADD', KEYS[5], '*', 'game', ARGV[2], 'seq', seq, 'data', data)
+end
+local projected = redis.call('HGET', KEYS[2], 'seq')
+if projected then
+  redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*', 'game', ARGV[2], 'seq', projected)
+end
+return 1
+"""
+
+
+class RedisPlayerNames:
+    """`ports.names.PlayerNames` on `client` (no `decode_responses`)."""
+
+    def __init__(self, client: RedisClient, keys: Keys, changes_maxlen: int = 100_000) -> None:
+        self.client = client
+        self.keys = keys
+        self.changes_maxlen = changes_maxlen
+        self._forget = client.register_script(_FORGET_LUA)
+
+    async def names(self, game_id: str) -> dict[str, str]:
+        """See `PlayerNames.names` (HGETALL)."""
+        raw: Any = await self.client.hgetall(self.keys.names(game_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
+        """See `PlayerNames.keep` (HSETNX per player, one pipeline)."""
+        if not names:
+            return
+        key = self.keys.names(game_id)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for player_id, name in names.items():
+                pipe.hsetnx(key, player_id, name)
+            await pipe.execute()
+
+    async def forget(
+        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+    ) -> None:
+        """See `PlayerNames.forget` (one Lua call)."""
+        k, shard = self.keys, shard_of(game_id, self.keys.shards)
+        keys = [k.names(game_id), k.projection(game_id), k.ledger(game_id)]
+        keys += [k.game_stream(game_id), k.feed(shard), k.changes(shard)]
+        args: list[str | int] = [player_id, game_id, self.changes_maxlen]
+        for old, new in replacements:
+            if old:
+                args += [old, new]
+        await self._forget(keys=keys, args=args)

@@ -1,0 +1,60 @@
+"""`scoreledger forget GAME PLAYER`: make a player's name unreadable in every tier
+(`services.usecases.names.Forget`), an operator's command.
+
+Connects like every other command (`services.bootstrap.build`: the Redis URL, cluster mode,
+ACL user, password and TLS from the settings and the environment; the archive of
+`SCORELEDGER_ARCHIVE_URL` when set), forgets, and prints what changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.platform.settings import CommonSettings
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetReport:
+    """What to print and the exit code: 0 forgotten (now or before), 1 unknown game or player."""
+
+    code: int
+    lines: tuple[str, ...]
+
+
+async def forget_player(settings: CommonSettings, game_id: str, player_id: str) -> ForgetReport:
+    """Forget `player_id` of `game_id` in Redis and the archive (see `Forget.forget`).
+
+    Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
+    """
+    from services.bootstrap import build
+    from services.platform.settings import ServiceSettings
+    from services.usecases.names import UnknownGame, UnknownPlayer
+
+    service = build(
+        ServiceSettings(
+            redis_url=settings.redis_url, shards=settings.shards, archive_url=settings.archive_url
+        )
+    )
+    forget = service.cases.forget
+    assert forget is not None  # the Redis ports keep names apart
+    try:
+        done = await forget.forget(game_id, player_id)
+    except (UnknownGame, UnknownPlayer) as error:
+        return ForgetReport(1, (str(error.args[0]),))
+    finally:
+        if service.ports.archive is not None:
+            await service.ports.archive.close()
+        await service.client.aclose()
+    where = " and ".join({"hot": "Redis", "archive": "the archive"}[t] for t in done.tiers)
+    if done.already:
+        return ForgetReport(
+            0, (f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}",)
+        )
+    return ForgetReport(
+        0,
+        (
+            f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}",
+            "copies taken before now (Redis RDB/AOF, pg_dump, archive directory backups) still"
+            " hold the name until they expire",
+        ),
+    )

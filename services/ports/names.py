@@ -1,0 +1,40 @@
+"""The player-names port: each game's `player_id -> name`, kept beside its log (hot tier).
+
+The log stores `*.game_started` with each name replaced by the player's id
+(`contracts.names`); the names live here, so that forgetting a player changes no stored event.
+A name is written once (`keep` never overwrites, so a retried creation cannot bring a
+forgotten name back); `forget` replaces it by `contracts.names.FORGOTTEN` and, in the same
+atomic step, replaces the name in the game's stored projection (its standings and view JSON
+hold names). The archived copy of a game carries its names too (`SealedGame.names`).
+Implementations: `adapters.redis.names.RedisPlayerNames` (a HASH in the game's slot),
+`adapters.memory.names.MemoryPlayerNames`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+
+class PlayerNames(Protocol):
+    """Names of a game's players in the hot tier."""
+
+    async def names(self, game_id: str) -> dict[str, str]:
+        """`player_id -> name` (`FORGOTTEN`: forgotten); empty for a game with none kept (an
+        unknown game, a game in the archive only, or a log written with names inline)."""
+        ...
+
+    async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
+        """Store each `player_id -> name` not stored yet (a stored one, forgotten or not, is
+        left as it is)."""
+        ...
+
+    async def forget(
+        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+    ) -> None:
+        """Mark `player_id` forgotten, replace each `(old, new)` text in the game's stored
+        projection (standings, view, ledger), feed the game's last event again (the projector
+        drops its cached fold of the game and refolds it from the log, names put back) and
+        add a change notice at the projection's seq (live push renders the game again), in
+        one atomic step. Idempotent."""
+        ...

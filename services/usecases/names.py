@@ -1,0 +1,250 @@
+"""Names outside the log: the event log that takes them out at append and puts them back at
+read, and the `forget` use case (`scoreledger forget GAME PLAYER`).
+
+`NamedEventLog` wraps any `EventLog` (Redis's, the tiered one): an appended `*.game_started`
+is stored with each player's id in place of the name, the names kept first in
+`PlayerNames` (never overwritten: a retried creation, a duplicate by its event id, cannot
+bring a forgotten name back); every read puts the names back (`contracts.names.put_names`), so
+answers and exports read the events as posted, and a forgotten player as `player-<seat>`.
+A game in the archive only reads the archived copy's names. Source:
+research/tournaments-and-integrations.md (personal data outside the immutable log).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from contracts.envelope import Envelope
+from contracts.events import parse_event_json
+from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, strip_names
+from services.ports.archive import Archive, ArchivedProjection
+from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
+from services.ports.names import PlayerNames
+from services.usecases.tiered import ArchiveReader
+
+
+class NamedEventLog:
+    """`EventLog` with player names kept outside the stored events (module docstring).
+
+    Args:
+        inner: the log the events are stored in; names: the hot tier's names;
+        archive: archived games' names, for a game in the archive only (None: no archive);
+        hot: the hot tier's log, asked before the archive (a game in Redis with no kept
+            names, written before names left the log, needs no archive read; None: ask the
+            archive).
+    """
+
+    def __init__(
+        self,
+        inner: EventLog,
+        names: PlayerNames,
+        archive: ArchiveReader | None = None,
+        hot: EventLog | None = None,
+    ) -> None:
+        self.inner = inner
+        self.names = names
+        self.archive = archive
+        self.hot = hot
+
+    async def names_of(self, game_id: str) -> dict[str, str]:
+        """The game's kept names: the hot tier's, else the archived copy's (empty: none)."""
+        kept = await self.names.names(game_id)
+        if kept or self.archive is None:
+            return kept
+        if self.hot is not None and await self.hot.version(game_id):
+            return kept  # in Redis: its names (none kept) are Redis's
+        game = await self.archive.game(game_id)
+        return {} if game is None else dict(game.names)
+
+    async def names_stamp(self, game_id: str) -> tuple[tuple[str, str], ...]:
+        """The game's kept names as a hashable stamp (a forget changes it)."""
+        return tuple(sorted((await self.names_of(game_id)).items()))
+
+    async def _stripped(self, game_id: str, events: Sequence[Envelope]) -> list[Envelope]:
+        out: list[Envelope] = []
+        names: dict[str, str] = {}
+        for event in events:
+            stored, carried = strip_names(event)
+            out.append(stored)
+            names |= carried
+        if names:
+            await self.names.keep(game_id, names)
+        return out
+
+    async def append(
+        self,
+        game_id: str,
+        events: Sequence[Envelope],
+        credential: str | None = None,
+        expected_head: str | None = None,
+    ) -> AppendResult:
+        """See `EventLog.append`; a start event's names are kept first, then it is stored
+        without them."""
+        stored = await self._stripped(game_id, events)
+        return await self.inner.append(game_id, stored, credential, expected_head)
+
+    async def append_many(
+        self, requests: Sequence[AppendRequest]
+    ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
+        """See `EventLog.append_many` (names as `append`)."""
+        stored = [
+            dataclasses.replace(r, events=await self._stripped(r.game_id, r.events))
+            for r in requests
+        ]
+        return await self.inner.append_many(stored)
+
+    async def version(self, game_id: str) -> int:
+        return await self.inner.version(game_id)
+
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        return await self.inner.versions(game_ids)
+
+    async def stored_seqs(
+        self, game_id: str, event_ids: Sequence[str]
+    ) -> tuple[int, list[int | None]]:
+        return await self.inner.stored_seqs(game_id, event_ids)
+
+    async def confirm_replicated(self, game_id: str, event_id: str) -> None:
+        await self.inner.confirm_replicated(game_id, event_id)
+
+    async def read_raw(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[bytes]:
+        """See `EventLog.read_raw`: the events as posted (names put back; a forgotten
+        player's pseudonym). Only a range with seq 1 (the start event) reads the names."""
+        raw = await self.inner.read_raw(game_id, from_seq, to_seq)
+        if from_seq > 1 or not raw:
+            return raw
+        names = await self.names_of(game_id)
+        return [put_names(raw[0], names), *raw[1:]] if names else raw
+
+    async def read(
+        self, game_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[Envelope]:
+        """See `EventLog.read` (names as `read_raw`)."""
+        return [parse_event_json(d) for d in await self.read_raw(game_id, from_seq, to_seq)]
+
+    async def list_games(self, after: str | None = None, limit: int = 1000) -> GamesPage:
+        return await self.inner.list_games(after, limit)
+
+
+class UnknownGame(LookupError):
+    """`forget`: no event of the game in either tier."""
+
+
+class UnknownPlayer(LookupError):
+    """`forget`: the game's start event seats no such player."""
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What `Forget.forget` did: the pseudonym shown from now on, the tiers changed (`hot`,
+    `archive`), and whether the player was forgotten already (nothing more to hide)."""
+
+    game_id: str
+    player_id: str
+    pseudonym: str
+    tiers: tuple[str, ...]
+    already: bool
+
+
+def replacements(name: str, shown: str) -> list[tuple[str, str]]:
+    """`(old, new)` texts that turn the JSON string `name` into `shown` in stored JSON: the
+    whole string literal (quotes included, so a short name never changes a key or another
+    text), escaped as `json.dumps` does and as raw UTF-8."""
+    new = json.dumps(shown)
+    olds = dict.fromkeys((json.dumps(name), json.dumps(name, ensure_ascii=False)))
+    return [(old, new) for old in olds]
+
+
+def _scrubbed(
+    p: ArchivedProjection | None, pairs: list[tuple[str, str]]
+) -> ArchivedProjection | None:
+    if p is None:
+        return None
+    standings, view = p.standings_json, p.view_json
+    for old, new in pairs:
+        standings = standings.replace(old, new)
+        view = view.replace(old.encode(), new.encode())
+    return dataclasses.replace(p, standings_json=standings, view_json=view)
+
+
+class Forget:
+    """Forget a player of a game in both tiers (`scoreledger forget`, an operator's command).
+
+    Args:
+        hot: the hot tier's event log (stored bytes, names not put back); names: its names;
+        archive: the archive (None: none); clock: stamps the archived copy's `archived_at`
+        (a changed entry is how every process's archive cache sees the new names).
+    """
+
+    def __init__(
+        self,
+        hot: EventLog,
+        names: PlayerNames,
+        archive: Archive | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.hot = hot
+        self.names = names
+        self.archive = archive
+        self.clock = clock
+
+    async def forget(self, game_id: str, player_id: str) -> Forgotten:
+        """Mark `player_id` forgotten and replace their name by `player-<seat>` in the game's
+        stored projection, in Redis if the game is there and in the archive if it is there.
+        Idempotent. Scores, ranks and the log's events are unchanged.
+
+        Raises: UnknownGame, UnknownPlayer; storage errors.
+        """
+        first = await self.hot.read_raw(game_id, 1, 1)
+        archived = None if self.archive is None else await self.archive.get(game_id)
+        if not first and archived is not None:
+            first = list(archived.events[:1])
+        if not first:
+            raise UnknownGame(f"game {game_id!r}: no event in Redis or the archive")
+        seats = start_players(first[0])
+        if player_id not in seats:
+            known = ", ".join(sorted(seats)) or "none"
+            raise UnknownPlayer(
+                f"game {game_id!r} seats no player {player_id!r} (players: {known})"
+            )
+        shown = pseudonym(seats[player_id])
+        inline = json.loads(first[0])["payload"]["players"]
+        inline_name = next(str(p["name"]) for p in inline if p["player_id"] == player_id)
+
+        def texts(kept: str | None) -> list[tuple[str, str]]:
+            # the tier's kept name, else (a log written before) the inline one; nothing left
+            # to replace once forgotten with no name inline
+            name = kept or inline_name
+            return [] if kept == FORGOTTEN and name == player_id else replacements(name, shown)
+
+        tiers: list[str] = []
+        already = True
+        if await self.hot.version(game_id):
+            kept = (await self.names.names(game_id)).get(player_id)
+            already = kept == FORGOTTEN
+            await self.names.forget(game_id, player_id, texts(kept))
+            tiers.append("hot")
+        if archived is not None and self.archive is not None:
+            kept = archived.names.get(player_id)
+            already = already and kept == FORGOTTEN
+            names = {**archived.names, player_id: FORGOTTEN}
+            entry = dataclasses.replace(archived.entry, archived_at=self.clock().isoformat())
+            changed = dataclasses.replace(
+                archived,
+                entry=entry,
+                names=names,
+                projection=_scrubbed(archived.projection, texts(kept)),
+            )
+            await self.archive.put(changed)
+            tiers.append("archive")
+        return Forgotten(game_id, player_id, shown, tuple(tiers), already)
+
+
+__all__ = ["Forget", "Forgotten", "NamedEventLog", "UnknownGame", "UnknownPlayer"]

@@ -1,0 +1,44 @@
+"""The forget tests' game: the Penumbra example with Oren renamed "Alma Nováková" (a name with
+non-ASCII letters, so both its UTF-8 and its `\\u`-escaped JSON forms are looked for)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
+GAME = "pen-demo-3p"
+NAME = "Alma Nováková"
+PLAYER = "oren"
+SEAT = 2
+"""Oren's seat in the example's start event: the pseudonym is `player-2`."""
+
+FORMS = (NAME.encode(), json.dumps(NAME)[1:-1].encode(), b"Alma", b"Nov\\u00e1kov", "ková".encode())
+"""Every form of the name looked for: UTF-8, JSON-escaped (`\\u00e1`), and a part of it."""
+
+EXPECTED = {"mira": (1, 68), "tess": (2, 64), "oren": (3, 46)}
+"""player -> (rank, total) of contracts/examples/penumbra-3p.expected.json (the offline
+`scoreledger score` of the example; a name does not change any score)."""
+
+
+def lines() -> list[bytes]:
+    """The example's JSONL lines with Oren's name replaced by `NAME` (as posted)."""
+    out = [line for line in EXAMPLE.read_bytes().splitlines() if line.strip()]
+    first = json.loads(out[0])
+    for player in first["payload"]["players"]:
+        if player["player_id"] == PLAYER:
+            player["name"] = NAME
+    out[0] = json.dumps(first, separators=(",", ":"), ensure_ascii=False).encode()
+    return out
+
+
+def holds_name(data: bytes) -> bool:
+    """Whether `data` holds the name in any form of `FORMS`."""
+    return any(form in data for form in FORMS)
+
+
+def ranks_and_totals(standings: dict[str, object]) -> dict[str, tuple[int, int]]:
+    """player -> (rank, total) of a standings answer."""
+    players = standings["players"]
+    assert isinstance(players, list)
+    return {p["player_id"]: (p["rank"], p["total"]) for p in players}
