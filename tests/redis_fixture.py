@@ -212,3 +212,14 @@ def flush_all(url: str) -> None:
         cluster.flushall(target_nodes=RedisCluster.PRIMARIES)
     finally:
         cluster.close()
+
+
+def every_key(client: Any) -> list[Any]:
+    """Every key name `client` can reach: `KEYS *` on a single node; on a cluster, on every
+    primary (redis-py sends a bare `KEYS` to one node, so it sees a third of a 3-primary
+    cluster's keys)."""
+    from redis.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster):
+        return list(client.keys("*", target_nodes=RedisCluster.PRIMARIES))
+    return list(client.keys("*"))

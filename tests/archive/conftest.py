@@ -19,7 +19,7 @@ from services.bootstrap import Assembled, Roles, assemble, build
 from services.doors.archiver import seal_all
 from services.platform.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
-from tests.redis_fixture import sync_client
+from tests.redis_fixture import every_key, sync_client
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 TOKEN = "archive-test-token-0123456789abcdefghijklmnop"
@@ -51,7 +51,7 @@ class Stack:
     def redis_keys_of(self, game_id: str) -> list[str]:
         """Every Redis key whose name holds the game id, or that holds it (index, held)."""
         client = sync_client(self.redis_url)
-        every = [k.decode() if isinstance(k, bytes) else str(k) for k in client.keys("*")]
+        every = [k.decode() if isinstance(k, bytes) else str(k) for k in every_key(client)]
         names = [k for k in every if game_id in k]
         for shard in range(self.keys.shards):
             if client.zscore(self.keys.game_index(shard), game_id) is not None:

@@ -19,7 +19,7 @@ from services.platform.settings import CommonSettings
 from tests.archive.conftest import TOKEN, Stack, start_stack
 from tests.archive.reads import read_routes
 from tests.names.helpers import EXPECTED, GAME, holds_name, lines, ranks_and_totals
-from tests.redis_fixture import sync_client
+from tests.redis_fixture import every_key, sync_client
 
 pytestmark = pytest.mark.redis
 
@@ -42,7 +42,7 @@ def redis_values(url: str) -> list[bytes]:
     """Every key name and every value Redis holds, read by its type."""
     client = sync_client(url)
     out: list[bytes] = []
-    for key in client.keys("*"):
+    for key in every_key(client):
         out.append(key)
         kind = client.type(key)
         kind = kind.decode() if isinstance(kind, bytes) else kind
