@@ -45,9 +45,11 @@ def created(league_id: str = "club") -> LeagueEnvelope:
 
 
 async def test_no_replica_stores_but_refuses_and_the_retry_is_a_duplicate_that_waits(
-    clean_redis_url: str,
+    servers: tuple[RedisServer, RedisServer],
 ) -> None:
-    client = connect(clean_redis_url)
+    # A primary of its own with no replica (the session's Redis may be a cluster with replicas).
+    primary, _ = servers
+    client = connect(primary.url)
     try:
         tournaments = RedisTournamentLog(client, KEYS, replicas=1, wait_ms=50)
         leagues = RedisLeagueLog(client, KEYS, replicas=1, wait_ms=50)
@@ -97,9 +99,12 @@ async def test_the_retry_is_acknowledged_once_a_replica_holds_it(
         await client.aclose()
 
 
-def test_http_creates_answer_503_with_the_generated_organiser_token(clean_redis_url: str) -> None:
+def test_http_creates_answer_503_with_the_generated_organiser_token(
+    servers: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, _ = servers  # no replica attached: WAIT 1 cannot be confirmed
     settings = ServiceSettings(
-        redis_url=clean_redis_url, shards=4, append_replicas=1, append_wait_ms=50
+        redis_url=primary.url, shards=4, append_replicas=1, append_wait_ms=50
     )
     app = build_app(Roles(inbox=False, projector=False, query=False), settings)
     cup = {"tournament_id": "cup", "title": "Cup", "game": "trickerion", "rounds": 2}
@@ -124,7 +129,7 @@ def test_http_creates_answer_503_with_the_generated_organiser_token(clean_redis_
         assert registered.status_code == 503, registered.text
         assert registered.json()["rule"] == "append.replicas_unconfirmed"
         assert "write_token" not in registered.json()  # not a creation
-    direct = redis.Redis.from_url(clean_redis_url)
+    direct = redis.Redis.from_url(primary.url)
     assert direct.xlen(KEYS.tournament_stream("cup")) == 2
     assert direct.xlen(KEYS.tournament_stream(LEAGUE + "club")) == 1
     direct.close()
