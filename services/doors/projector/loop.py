@@ -191,6 +191,14 @@ class ProjectorLoop:
             log.warning("projector.write_fenced", shard=shard, why=lost.why)
             await self.lose(shard)
             return 0
+        # Counted as soon as the apply has committed, before any other await: a stop or a
+        # lost lease after this point must not leave applied entries and letters uncounted.
+        meters = self._meters.get(shard) or self._meters.setdefault(shard, ShardMeters.of(shard))
+        meters.applied.inc(result.events)
+        for rule in result.malformed:
+            FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
+        meters.latency.observe(time.perf_counter() - started)
+        meters.lag.set(max(0.0, time.time() - feed_id_key(batch.last_id)[0] / 1000))
         if self._epoch[shard] != epoch:  # lost during the apply: drop what it cached
             self._forget_games(shard)
             return 0
@@ -200,13 +208,6 @@ class ProjectorLoop:
             await self.retention.advanced(shard)  # at most once per `every_s`
             if self._epoch[shard] != epoch:  # lost during the trim: `lose` dropped the rest
                 return result.events
-        meters = self._meters.get(shard) or self._meters.setdefault(shard, ShardMeters.of(shard))
-        meters.applied.inc(result.events)
-        for rule in result.malformed:
-            FEED_MALFORMED.labels(shard=str(shard), rule=rule).inc()
-        meters.latency.observe(time.perf_counter() - started)
-        last_ms = feed_id_key(last_id)[0]
-        meters.lag.set(max(0.0, time.time() - last_ms / 1000))
         return result.events
 
     async def run(self) -> None:
