@@ -7,6 +7,8 @@ id the rest of the log already carries), and the names live beside the log, per 
 event read is the event posted, byte for byte). Forgetting a player replaces their entry by
 `FORGOTTEN`; every read then shows the pseudonym `player-<seat>` instead, also for a log written
 before names left it (its inline name is replaced on read; its stored bytes still hold it).
+Tournament and league events that name players are stored the same way (`strip_side_names`,
+`put_side_names`).
 Source: research/tournaments-and-integrations.md (GDPR: personal data outside the immutable
 log, or crypto-shredding; Verraes, "Eventsourcing patterns: forgettable payloads").
 """
@@ -15,7 +17,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
@@ -99,3 +103,61 @@ def start_players(data: bytes) -> dict[str, int]:
         return {}
     players = (head.get("payload") or {}).get("players") or []
     return {str(p["player_id"]): int(p["seat"]) for p in players}
+
+
+# --- Side logs (tournaments, leagues) ---------------------------------------------------
+# A tournament's `player_registered` / `player_joined_late` and a league addition's `players`
+# name players too. Their stored form holds the player's id in place of the name, as a start
+# event does; the names are kept per stream beside the side log. A forgotten player's kept
+# value is the pseudonym itself (`player-<n>`, n the player's 1-based order in the stream), so
+# putting names back needs nothing but the kept map.
+
+M = TypeVar("M")
+"""A side-log envelope (`TournamentEnvelope`, `LeagueEnvelope`: pydantic models)."""
+
+
+def _is_named(model: object) -> bool:
+    return isinstance(model, BaseModel) and {"player_id", "name"} <= set(type(model).model_fields)
+
+
+def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str]) -> M:
+    """`event` with each named player's `name` replaced: by their id (`name_of` None: the
+    stored form) or by `name_of[player_id]` when kept; the names met go into `found`."""
+
+    def one(model: Any) -> Any:
+        found[model.player_id] = model.name
+        new = model.player_id if name_of is None else name_of.get(model.player_id, model.name)
+        return model if new == model.name else model.model_copy(update={"name": new})
+
+    payload: Any = getattr(event, "payload", None)
+    if not isinstance(event, BaseModel) or payload is None:
+        return event
+    update: dict[str, Any] = {}
+    if _is_named(payload):
+        changed = one(payload)
+        if changed is not payload:
+            payload = changed
+            update["payload"] = payload
+    players = getattr(payload, "players", None)
+    if isinstance(players, tuple) and players and all(_is_named(p) for p in players):
+        new_players = tuple(one(p) for p in players)
+        if any(a is not b for a, b in zip(new_players, players, strict=True)):
+            update["payload"] = payload.model_copy(update={"players": new_players})
+    return event.model_copy(update=update) if update else event
+
+
+def strip_side_names(event: M) -> tuple[M, dict[str, str]]:
+    """A side-log event (tournament, league) to store, and the names it carried
+    (`player_id -> name`): each named player's `name` set to their `player_id`. An event
+    naming no player comes back as is, with no names."""
+    found: dict[str, str] = {}
+    return _renamed(event, None, found), found
+
+
+def put_side_names(event: M, names: Mapping[str, str]) -> M:
+    """A stored side-log event with its players' kept names (or pseudonyms) put back; a
+    player with no kept name keeps the stored one (an event written with names inline).
+    The same object when nothing changes."""
+    if not names:
+        return event
+    return _renamed(event, names, {})

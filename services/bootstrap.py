@@ -24,7 +24,7 @@ from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
-from services.adapters.memory.names import MemoryPlayerNames
+from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
 from services.adapters.memory.store import (
     MemoryBackend,
     MemoryChangeNotices,
@@ -43,11 +43,11 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.keys import Keys
-from services.adapters.redis.leagues import RedisLeagueLog
+from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
 from services.adapters.redis.localredis import demo_redis as demo_redis
-from services.adapters.redis.names import RedisPlayerNames
+from services.adapters.redis.names import RedisPlayerNames, RedisSideNames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
@@ -66,7 +66,7 @@ from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
 from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
-from services.ports.names import PlayerNames
+from services.ports.names import PlayerNames, SideNames
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
 from services.ports.tournaments import TournamentLog
@@ -85,6 +85,7 @@ from services.usecases.readmodels.snapshots import SnapshotConfig
 from services.usecases.record import Record
 from services.usecases.release import Release
 from services.usecases.seal import Seal
+from services.usecases.side_names import NamedSideLog, SideForget
 from services.usecases.tiered import (
     ArchiveReader,
     TieredCredentials,
@@ -173,6 +174,10 @@ class Ports:
     """When reported tournament results fall due for auto-approval (None: no timer)."""
     names: PlayerNames | None = None
     """Player names kept outside the log (None: names stay inline, as stored before)."""
+    tournament_names: SideNames | None = None
+    """Names kept outside the tournament streams (None: inline, as stored before)."""
+    league_names: SideNames | None = None
+    """Names kept outside the league streams (None: inline, as stored before)."""
 
     def named_log(self) -> EventLog:
         """`log` with names kept outside it (`usecases.names.NamedEventLog`; Redis only)."""
@@ -238,6 +243,8 @@ def redis_ports(
         pipeline,
         RedisApprovalSchedule(client, keys),
         RedisPlayerNames(client, keys),
+        RedisSideNames(client, keys),
+        RedisSideNames(client, keys, LEAGUE),
     )
 
 
@@ -267,6 +274,8 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         pipeline,
         MemoryApprovalSchedule(),
         MemoryPlayerNames(backend),
+        MemorySideNames(),
+        MemorySideNames(),
     )
 
 
@@ -292,7 +301,14 @@ def use_cases(
         seal = Seal(
             ports.log, ports.projections, ports.hot_games, ports.archive, settings.archive_after_s
         )
-    tournaments = Tournaments(ports.tournaments, schedule=ports.approvals)
+    tournament_log: TournamentLog = ports.tournaments
+    league_log: LeagueLog = ports.leagues
+    side = None
+    if ports.tournament_names is not None and ports.league_names is not None:
+        named_t = NamedSideLog(ports.tournaments, ports.tournament_names)
+        named_l = NamedSideLog(ports.leagues, ports.league_names)
+        tournament_log, league_log, side = named_t, named_l, SideForget(named_t, named_l)
+    tournaments = Tournaments(tournament_log, schedule=ports.approvals)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     # A tournament creates its tables' games through the same record use case as
     # POST /games, without the creator key: creating the tournament needed it already.
@@ -327,10 +343,12 @@ def use_cases(
         tournaments=tournaments,
         desk=TournamentDesk(tournaments, authorizer, tables),
         tables=tables,
-        leagues=Leagues(ports.leagues, tournaments, log, authorizer, OpenSkillModel()),
+        leagues=Leagues(league_log, tournaments, log, authorizer, OpenSkillModel()),
         seal=seal,
         archived=reader,
-        forget=None if ports.names is None else Forget(ports.log, ports.names, ports.archive),
+        forget=None
+        if ports.names is None
+        else Forget(ports.log, ports.names, ports.archive, side=side),
     )
 
 

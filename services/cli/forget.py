@@ -3,7 +3,8 @@
 
 Connects like every other command (`services.bootstrap.build`: the Redis URL, cluster mode,
 ACL user, password and TLS from the settings and the environment; the archive of
-`SCORELEDGER_ARCHIVE_URL` when set), forgets, and prints what changed.
+`SCORELEDGER_ARCHIVE_URL` when set), forgets (in the game, and in its tournament, the
+tournament's other table games and the leagues that added them), and prints what changed.
 """
 
 from __future__ import annotations
@@ -46,15 +47,24 @@ async def forget_player(settings: CommonSettings, game_id: str, player_id: str) 
             await service.ports.archive.close()
         await service.client.aclose()
     where = " and ".join({"hot": "Redis", "archive": "the archive"}[t] for t in done.tiers)
+    lines: list[str] = []
     if done.already:
-        return ForgetReport(
-            0, (f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}",)
+        lines.append(
+            f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}"
         )
-    return ForgetReport(
-        0,
-        (
-            f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}",
+    else:
+        lines.append(f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}")
+    side = done.side
+    if side is not None and side.tournament is not None:
+        tid, shown = side.tournament
+        lines.append(f"tournament {tid}: shown as {shown}")
+        if side.games:
+            lines.append(f"the tournament's other games of {player_id}: {', '.join(side.games)}")
+    for league_id, shown in side.leagues if side is not None else ():
+        lines.append(f"league {league_id}: shown as {shown}")
+    if not done.already:
+        lines.append(
             "copies taken before now (Redis RDB/AOF, pg_dump, archive directory backups) still"
-            " hold the name until they expire",
-        ),
-    )
+            " hold the name until they expire"
+        )
+    return ForgetReport(0, tuple(lines))

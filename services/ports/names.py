@@ -38,3 +38,27 @@ class PlayerNames(Protocol):
         add a change notice at the projection's seq (live push renders the game again), in
         one atomic step. Idempotent."""
         ...
+
+
+class SideNames(Protocol):
+    """Names of the players a side stream (a tournament, a league) names, kept beside it:
+    `player_id -> name`, or the player's pseudonym once forgotten (`contracts.names`).
+    Implementations: `adapters.redis.names.RedisSideNames` (a HASH in the stream's slot, and
+    a SET of the streams that keep names), `adapters.memory.names.MemorySideNames`."""
+
+    async def names(self, stream_id: str) -> dict[str, str]:
+        """`player_id -> name or pseudonym` (empty: none kept)."""
+        ...
+
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
+        """Store each `player_id -> name` not stored yet (a stored one, forgotten or not, is
+        left as it is, so a retried append cannot bring a forgotten name back)."""
+        ...
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
+        """Replace the player's kept name by `pseudonym` (idempotent)."""
+        ...
+
+    async def streams(self) -> list[str]:
+        """The ids of every stream that keeps names (sorted)."""
+        ...

@@ -25,6 +25,7 @@ from services.ports.archive import Archive, ArchivedProjection
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
 from services.ports.names import PlayerNames
+from services.usecases.side_names import SideForget, SideForgotten
 from services.usecases.tiered import ArchiveReader
 
 
@@ -144,13 +145,16 @@ class UnknownPlayer(LookupError):
 @dataclass(frozen=True, slots=True)
 class Forgotten:
     """What `Forget.forget` did: the pseudonym shown from now on, the tiers changed (`hot`,
-    `archive`), and whether the player was forgotten already (nothing more to hide)."""
+    `archive`), and whether the player was forgotten already (nothing more to hide); beside
+    the game (`side`, None: no tournaments or leagues kept apart): the tournament, its other
+    table games (each forgotten as this one) and the leagues where the player is hidden now."""
 
     game_id: str
     player_id: str
     pseudonym: str
     tiers: tuple[str, ...]
     already: bool
+    side: SideForgotten | None = None
 
 
 def replacements(name: str, shown: str) -> list[tuple[str, str]]:
@@ -175,12 +179,15 @@ def _scrubbed(
 
 
 class Forget:
-    """Forget a player of a game in both tiers (`scoreledger forget`, an operator's command).
+    """Forget a player of a game in both tiers (`scoreledger forget`, an operator's command),
+    and beside it: the game's tournament, its other table games seating the player, and the
+    leagues that added them (`side`).
 
     Args:
         hot: the hot tier's event log (stored bytes, names not put back); names: its names;
         archive: the archive (None: none); clock: stamps the archived copy's `archived_at`
-        (a changed entry is how every process's archive cache sees the new names).
+        (a changed entry is how every process's archive cache sees the new names); side: the
+        tournaments and leagues with names kept apart (None: the game alone).
     """
 
     def __init__(
@@ -189,19 +196,37 @@ class Forget:
         names: PlayerNames,
         archive: Archive | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        side: SideForget | None = None,
     ) -> None:
         self.hot = hot
         self.names = names
         self.archive = archive
         self.clock = clock
+        self.side = side
 
     async def forget(self, game_id: str, player_id: str) -> Forgotten:
         """Mark `player_id` forgotten and replace their name by `player-<seat>` in the game's
-        stored projection, in Redis if the game is there and in the archive if it is there.
-        Idempotent. Scores, ranks and the log's events are unchanged.
+        stored projection, in Redis if the game is there and in the archive if it is there;
+        then in the game's tournament (`player-<registration order>`), the tournament's other
+        table games seating the player (as this one), and every league that added one of them
+        (`player-<order in the league>`). Idempotent. Scores, ranks and the logs' events are
+        unchanged.
 
         Raises: UnknownGame, UnknownPlayer; storage errors.
         """
+        done, first = await self._game(game_id, player_id)
+        if self.side is None:
+            return done
+        side = await self.side.forget(game_id, player_id, first)
+        for other in side.games:
+            try:
+                await self._game(other, player_id)
+            except (UnknownGame, UnknownPlayer):
+                continue  # a table whose game was never created, or seats someone else now
+        return dataclasses.replace(done, side=side)
+
+    async def _game(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
+        """Forget in one game's tiers; what was done and the game's stored first event."""
         first = await self.hot.read_raw(game_id, 1, 1)
         archived = None if self.archive is None else await self.archive.get(game_id)
         if not first and archived is not None:
@@ -244,7 +269,7 @@ class Forget:
             )
             await self.archive.put(changed)
             tiers.append("archive")
-        return Forgotten(game_id, player_id, shown, tuple(tiers), already)
+        return Forgotten(game_id, player_id, shown, tuple(tiers), already), first[0]
 
 
 __all__ = ["Forget", "Forgotten", "NamedEventLog", "UnknownGame", "UnknownPlayer"]

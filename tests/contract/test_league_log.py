@@ -1,5 +1,6 @@
-"""Both `LeagueLog` adapters held to one suite: expected version, all or nothing, idempotent
-event ids, the organiser's digest; on Redis a league never shares a tournament's keys."""
+"""Both `LeagueLog` adapters held to one suite, and each wrapped in `NamedSideLog` (names kept
+apart, read back as posted): expected version, all or nothing, idempotent event ids, the
+organiser's digest; on Redis a league never shares a tournament's keys."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import pytest
 from contracts.envelope import Payload
 from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, parse_league_event
 from services.adapters.memory.leagues import MemoryLeagueLog
+from services.adapters.memory.names import MemorySideNames
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.leagues import LeagueLog
+from services.usecases.side_names import NamedSideLog
 from tests.domain.league.test_league import GAME
 
 
@@ -33,16 +36,28 @@ def _event(seq: int, payload: Payload, league_id: str = "club") -> LeagueEnvelop
     return parse_league_event(raw)
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(
+    params=[
+        "memory",
+        "memory-named",
+        pytest.param("redis", marks=pytest.mark.redis),
+        pytest.param("redis-named", marks=pytest.mark.redis),
+    ]
+)
 async def log(request: pytest.FixtureRequest) -> AsyncIterator[LeagueLog]:
-    if request.param == "memory":
-        yield MemoryLeagueLog()
+    if request.param.startswith("memory"):
+        memory = MemoryLeagueLog()
+        named = request.param == "memory-named"
+        yield NamedSideLog(memory, MemorySideNames()) if named else memory
         return
-    from services.adapters.redis.leagues import RedisLeagueLog
+    from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
+    from services.adapters.redis.names import RedisSideNames
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()
-    yield RedisLeagueLog(client, Keys(4))
+    redis = RedisLeagueLog(client, Keys(4))
+    named = request.param == "redis-named"
+    yield NamedSideLog(redis, RedisSideNames(client, Keys(4), LEAGUE)) if named else redis
     await client.aclose()
 
 
@@ -62,6 +77,7 @@ async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> Non
     assert [e.type for e in read] == ["league.created", "league.game_added"]
     assert isinstance(read[1].payload, GameAdded)
     assert read[1].payload.results == GAME.results
+    assert read[1].payload.players == GAME.players  # names read back as added
     with pytest.raises(ValueError, match="league_id"):
         await log.append("other", [created])
 

@@ -1,5 +1,6 @@
-"""Both `TournamentLog` adapters held to one suite: expected version, all or nothing,
-idempotent event ids, the organiser's digest stored by the creating append, reads by seq."""
+"""Both `TournamentLog` adapters held to one suite, and each wrapped in `NamedSideLog` (names
+kept apart, read back as posted): expected version, all or nothing, idempotent event ids, the
+organiser's digest stored by the creating append, reads by seq."""
 
 from __future__ import annotations
 
@@ -7,25 +8,39 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from services.adapters.memory.names import MemorySideNames
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.tournaments import TournamentLog
+from services.usecases.side_names import NamedSideLog
 from services.usecases.tournaments import Tournaments
 from tests.domain.tournament.stream import Stream
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
+@pytest.fixture(
+    params=[
+        "memory",
+        "memory-named",
+        pytest.param("redis", marks=pytest.mark.redis),
+        pytest.param("redis-named", marks=pytest.mark.redis),
+    ]
+)
 async def log(request: pytest.FixtureRequest) -> AsyncIterator[TournamentLog]:
-    if request.param == "memory":
-        yield MemoryTournamentLog()
+    if request.param.startswith("memory"):
+        memory = MemoryTournamentLog()
+        named = request.param == "memory-named"
+        yield NamedSideLog(memory, MemorySideNames()) if named else memory
         return
+    from services.adapters.redis.names import RedisSideNames
     from services.adapters.redis.tournaments import RedisTournamentLog
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()
-    yield RedisTournamentLog(client, Keys(4))
+    redis = RedisTournamentLog(client, Keys(4))
+    named = request.param == "redis-named"
+    yield NamedSideLog(redis, RedisSideNames(client, Keys(4))) if named else redis
     await client.aclose()
 
 

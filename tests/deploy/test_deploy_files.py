@@ -230,6 +230,8 @@ SAMPLE_KEYS = [
         for name in ("tournament_stream", "tournament_ids", "tournament_token")
     ),
     Keys(16).approval_schedule(),
+    Keys(16).side_names("cup-1"),
+    Keys(16).side_names_index(""),
     *(Keys(16).webhooks(part) for part in ("endpoints", "ckpt", "seen")),
     *(Keys(16).webhooks(part, "ep-1") for part in ("q", "d", "co", "log", "stats")),
 ]

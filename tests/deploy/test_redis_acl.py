@@ -468,17 +468,26 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
 ) -> None:
     # The tournament log adapter under each user: ingest appends (token digest, event ids,
     # stream), query folds the stream but reads no token or id hash, writes nothing.
+    # Names are kept apart (`NamedSideLog`): ingest keeps them, query reads them back.
+    from services.adapters.redis.names import RedisSideNames
     from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.usecases.side_names import NamedSideLog
     from tests.domain.tournament.stream import Stream
+
+    def named(client: aioredis.Redis) -> NamedSideLog[Any]:
+        return NamedSideLog(RedisTournamentLog(client, KEYS), RedisSideNames(client, KEYS))
 
     tid = "acl-cup"
     events = Stream(tid).create().register("a", "b", "c").events
-    ingest = RedisTournamentLog(role("ingest"), KEYS)
+    ingest = named(role("ingest"))
     assert (await ingest.append(tid, events, digest(TOKEN))).version == 4
     assert len(await ingest.read(tid)) == 4
     query_client = role("query")
-    query = RedisTournamentLog(query_client, KEYS)
+    query = named(query_client)
+    assert await query.read(tid) == await ingest.read(tid)
     assert [e.seq for e in await query.read(tid)] == [1, 2, 3, 4]
+    assert await query.names.names(tid) == await ingest.names.names(tid) != {}
+    await refused(query.names.keep(tid, {"z": "Zed"}))
     assert await query.version(tid) == 4
     more = Stream(tid).create().register("a", "b", "c", "d").events[4:]
     await refused(query.append(tid, more, digest(TOKEN)))

@@ -47,3 +47,29 @@ class MemoryPlayerNames:
             notice = Notice(shard, self.b.next_id(), game_id, int(fields["seq"]))
             self.b.notices.setdefault(shard, []).append(notice)
         self.b.notify()
+
+
+class MemorySideNames:
+    """`ports.names.SideNames` of one side-log kind in memory."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, dict[str, str]] = {}
+
+    async def names(self, stream_id: str) -> dict[str, str]:
+        """See `SideNames.names`."""
+        return dict(self.kept.get(stream_id, {}))
+
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
+        """See `SideNames.keep`."""
+        if names:
+            kept = self.kept.setdefault(stream_id, {})
+            for player_id, name in names.items():
+                kept.setdefault(player_id, name)
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
+        """See `SideNames.forget`."""
+        self.kept.setdefault(stream_id, {})[player_id] = pseudonym
+
+    async def streams(self) -> list[str]:
+        """See `SideNames.streams`."""
+        return sorted(self.kept)

@@ -64,6 +64,16 @@ class Keys:
         """STRING: the organiser token's SHA-256 digest (set by the creating append)."""
         return f"{PREFIX}:tournament-token:{{{tournament_id}}}"
 
+    def side_names(self, stream_key: str) -> str:
+        """HASH player_id -> name (or pseudonym once forgotten) of a side stream
+        (`stream_key`: the side log's prefix and the stream id), in the stream's slot."""
+        return f"{PREFIX}:side-names:{{{stream_key}}}"
+
+    def side_names_index(self, prefix: str) -> str:
+        """SET of the side streams of one kind (`prefix`: "" tournaments, "league:" leagues)
+        that keep names: where `forget` looks for the leagues naming a player."""
+        return f"{PREFIX}:side-names-index:{prefix}"
+
     # --- per shard ---
     def feed(self, shard: int) -> str:
         """The shard's feed stream: every appended event of the shard's games, in order."""

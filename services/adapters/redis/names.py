@@ -94,3 +94,42 @@ class RedisPlayerNames:
             if old:
                 args += [old, new]
         await self._forget(keys=keys, args=args)
+
+
+class RedisSideNames:
+    """`ports.names.SideNames` of one side-log kind on `client`: `prefix` as the side log's
+    (`""` tournaments, `"league:"` leagues)."""
+
+    def __init__(self, client: RedisClient, keys: Keys, prefix: str = "") -> None:
+        self.client = client
+        self.keys = keys
+        self.prefix = prefix
+
+    def _key(self, stream_id: str) -> str:
+        return self.keys.side_names(self.prefix + stream_id)
+
+    async def names(self, stream_id: str) -> dict[str, str]:
+        """See `SideNames.names` (HGETALL)."""
+        raw: Any = await self.client.hgetall(self._key(stream_id))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
+        """See `SideNames.keep` (SADD to the index first, so a kept name is always found;
+        then HSETNX per player; one pipeline, no transaction: the keys are in two slots)."""
+        if not names:
+            return
+        key = self._key(stream_id)
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.sadd(self.keys.side_names_index(self.prefix), stream_id)
+            for player_id, name in names.items():
+                pipe.hsetnx(key, player_id, name)
+            await pipe.execute()
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
+        """See `SideNames.forget` (HSET)."""
+        await self.client.hset(self._key(stream_id), player_id, pseudonym)
+
+    async def streams(self) -> list[str]:
+        """See `SideNames.streams` (SMEMBERS of the index)."""
+        raw: Any = await self.client.smembers(self.keys.side_names_index(self.prefix))
+        return sorted(bytes(m).decode() for m in raw)

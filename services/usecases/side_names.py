@@ -1,0 +1,159 @@
+"""Names outside the side logs: the tournament and league logs that take player names out at
+append and put them back at read, and what `forget` does to the tournament and the leagues a
+game belongs to.
+
+`NamedSideLog` wraps a `SideLog` (tournaments, leagues): a `player_registered`,
+`player_joined_late` or league addition is stored with each player's id in place of the name,
+the names kept first in `SideNames` (never overwritten); every read puts them back
+(`contracts.names.put_side_names`), so standings, pages, live screens and league additions read
+the events as posted, and a forgotten player by their pseudonym.
+
+`SideForget` follows a game to where its player is named beside it: the tournament that seated
+the game (its first event's actor, checked against the tournament's own record of its tables),
+that tournament's other table games seating the player, and every league that added the
+tournament or one of those games. Source: research/tournaments-and-integrations.md (personal
+data outside the immutable log).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic
+
+from contracts.league import LeagueEnvelope
+from contracts.names import pseudonym, put_side_names, strip_side_names
+from contracts.tournament import TournamentEnvelope
+from domain.league.fold import fold as fold_league
+from domain.tournament.fold import fold as fold_tournament
+from services.ports.eventlog import AppendResult
+from services.ports.names import SideNames
+from services.ports.sidelog import E, SideLog
+
+TOURNAMENT_ACTOR = "tournament "
+"""The actor of a table game's first event (`tournament_tables.ACTOR_PREFIX`)."""
+
+
+class NamedSideLog(Generic[E]):
+    """`SideLog` with player names kept outside the stored events (module docstring).
+
+    Args:
+        inner: the side log the events are stored in; names: its kind's kept names.
+    """
+
+    def __init__(self, inner: SideLog[E], names: SideNames) -> None:
+        self.inner = inner
+        self.names = names
+
+    async def append(
+        self, stream_id: str, events: Sequence[E], credential: str | None = None
+    ) -> AppendResult:
+        """See `SideLog.append`; the names an event carries are kept first, then it is stored
+        without them (a failed append leaves a kept name no event names: harmless)."""
+        stored: list[E] = []
+        names: dict[str, str] = {}
+        for event in events:
+            out, carried = strip_side_names(event)
+            stored.append(out)
+            names |= carried
+        if names:
+            await self.names.keep(stream_id, names)
+        return await self.inner.append(stream_id, stored, credential)
+
+    async def digest(self, stream_id: str) -> str | None:
+        return await self.inner.digest(stream_id)
+
+    async def version(self, stream_id: str) -> int:
+        return await self.inner.version(stream_id)
+
+    async def read(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[E]:
+        """See `SideLog.read`: the events with the kept names (or pseudonyms) put back."""
+        events = await self.inner.read(stream_id, from_seq, to_seq)
+        if not events:
+            return events
+        names = await self.names.names(stream_id)
+        return [put_side_names(e, names) for e in events] if names else events
+
+
+@dataclass(frozen=True, slots=True)
+class SideForgotten:
+    """Where `SideForget.forget` hid a player: `tournament` (with the pseudonym shown there;
+    None: the game is no tournament's table), the tournament's other table `games` seating
+    the player (each to forget as a game), and `leagues` (league id, pseudonym)."""
+
+    tournament: tuple[str, str] | None
+    games: tuple[str, ...]
+    leagues: tuple[tuple[str, str], ...]
+
+
+class SideForget:
+    """Forget a game's player in the tournament and the leagues the game belongs to.
+
+    Args:
+        tournaments, leagues: the side logs with their kept names (`NamedSideLog`).
+    """
+
+    def __init__(
+        self,
+        tournaments: NamedSideLog[TournamentEnvelope],
+        leagues: NamedSideLog[LeagueEnvelope],
+    ) -> None:
+        self.tournaments = tournaments
+        self.leagues = leagues
+
+    async def forget(self, game_id: str, player_id: str, first: bytes) -> SideForgotten:
+        """Hide `player_id` (a player of `game_id`, whose stored first event is `first`) in
+        the game's tournament and in every league naming them that added the tournament or
+        one of its table games seating them (or, with no tournament, the game). Idempotent.
+
+        Raises: storage errors; RuleViolation (a stored tournament or league that does not
+        fold).
+        """
+        actor = str(json.loads(first).get("actor") or "")
+        tournament = None
+        games: tuple[str, ...] = ()
+        sources = {f"game:{game_id}"}
+        if actor.startswith(TOURNAMENT_ACTOR):
+            found = await self._tournament(actor.removeprefix(TOURNAMENT_ACTOR), game_id, player_id)
+            if found is not None:
+                tournament, games = found
+                sources |= {f"tournament:{tournament[0]}", *(f"game:{g}" for g in games)}
+        leagues = await self._leagues(player_id, sources)
+        return SideForgotten(tournament, games, leagues)
+
+    async def _tournament(
+        self, tournament_id: str, game_id: str, player_id: str
+    ) -> tuple[tuple[str, str], tuple[str, ...]] | None:
+        events = await self.tournaments.inner.read(tournament_id)
+        if not events:
+            return None
+        state = fold_tournament(events)
+        tables = [t for r in state.rounds for t in r.tables.values()]
+        registrant = state.players.get(player_id)
+        if registrant is None or all(t.game_id != game_id for t in tables):
+            return None  # not this tournament's table game, or not its player
+        shown = pseudonym(registrant.order + 1)
+        await self.tournaments.names.forget(tournament_id, player_id, shown)
+        others = tuple(
+            t.game_id
+            for t in tables
+            if t.game_id is not None and t.game_id != game_id and player_id in t.players
+        )
+        return (tournament_id, shown), others
+
+    async def _leagues(self, player_id: str, sources: set[str]) -> tuple[tuple[str, str], ...]:
+        out: list[tuple[str, str]] = []
+        for league_id in await self.leagues.names.streams():
+            if player_id not in await self.leagues.names.names(league_id):
+                continue
+            state = fold_league(await self.leagues.inner.read(league_id))
+            if not sources & set(state.additions):
+                continue
+            shown = pseudonym(list(state.names).index(player_id) + 1)
+            await self.leagues.names.forget(league_id, player_id, shown)
+            out.append((league_id, shown))
+        return tuple(out)
+
+
+__all__ = ["NamedSideLog", "SideForget", "SideForgotten"]

@@ -1,0 +1,197 @@
+"""Forgetting a tournament player: `forget GAME PLAYER` on one of a tournament's table games
+hides the player in the tournament (its answers and CSV), in their other table games and in
+the league that added the tournament, while no stored byte ever held the name (tournament and
+league streams keep names apart); every point and rating stays as it was. In memory, and on
+Redis through `scoreledger forget` with every key and value read back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from services.bootstrap import UseCases, build, memory_ports, use_cases
+from services.cli.forget import forget_player
+from services.platform.settings import CommonSettings, ServiceSettings
+from tests.archive.test_forget import redis_values
+from tests.doors.test_leagues_http import league_app
+from tests.doors.test_tournament_tables_http import game_events
+from tests.doors.test_tournaments_http import AUTH
+from tests.names.helpers import NAME, holds_name
+
+PLAYERS = [f"p{i}" for i in range(1, 8)]  # 7: a table of 4 and one of 3 each round
+FORGOTTEN = "p3"
+SHOWN = "player-3"
+"""p3 registers third: their tournament pseudonym (and, named third there, the league's)."""
+
+
+@dataclass
+class Played:
+    http: httpx.AsyncClient
+    cases: UseCases
+    games: list[str]
+    """p3's table games, round 1 then round 2."""
+
+    async def answers(self) -> dict[str, bytes]:
+        """Every tournament and league read route's body (status 200 checked)."""
+        urls = [
+            "/tournaments/cup",
+            "/tournaments/cup/standings",
+            "/tournaments/cup/standings?at_seq=9",
+            "/tournaments/cup/standings.csv",
+            "/leagues/club",
+            "/leagues/club/standings",
+            "/leagues/club/ratings",
+        ]
+        out = {}
+        for url in urls:
+            got = await self.http.get(url)
+            assert got.status_code == 200, (url, got.text)
+            out[url] = got.content
+        for game in self.games:
+            out[game] = b"".join(await self.cases.reads.log.read_raw(game))
+        return out
+
+    async def scores(self) -> tuple[Any, Any]:
+        """Tournament points and league points and ratings by player."""
+        cup = (await self.http.get("/tournaments/cup/standings")).json()["players"]
+        club = (await self.http.get("/leagues/club/standings")).json()["players"]
+        return (
+            {p["player_id"]: p["points"] for p in cup},
+            {p["player_id"]: (p["points"], p["rating"]) for p in club},
+        )
+
+
+async def play_season(cases: UseCases) -> AsyncIterator[Played]:
+    """Tournament `cup` (p3 named `NAME`), two rounds played through the tables' games,
+    auto-approved; league `club` adds it."""
+    app = league_app(cases)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://sl", timeout=30
+    ) as http:
+        new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 2}
+        created = await http.post(
+            "/tournaments", json={**new, "auto_approve_after_s": 0}, headers=AUTH
+        )
+        assert created.status_code == 201, created.text
+        for pid in PLAYERS:
+            body = {"player_id": pid, "name": NAME if pid == FORGOTTEN else pid.upper()}
+            r = await http.post("/tournaments/cup/players", json=body, headers=AUTH)
+            assert r.status_code == 201, r.text
+        games = []
+        for round_ in (1, 2):
+            seated = await http.post("/tournaments/cup/rounds", headers=AUTH)
+            assert seated.status_code == 201, seated.text
+            for table in seated.json()["tables"]:
+                events = game_events(table, 10 * round_ + table["table"])
+                auth = {"Authorization": f"Bearer {table['game_token']}"}
+                posted = await http.post(
+                    f"/games/{table['game_id']}/events", json=events, headers=auth
+                )
+                assert posted.status_code == 201, posted.text
+                if FORGOTTEN in table["players"]:
+                    games.append(table["game_id"])
+        league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+        assert (await http.post("/leagues", json=league, headers=AUTH)).status_code == 201
+        added = await http.post(
+            "/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH
+        )
+        assert added.status_code == 200, added.text
+        yield Played(http, cases, games)
+
+
+@pytest.fixture
+async def memory() -> AsyncIterator[Played]:
+    async for played in play_season(use_cases(memory_ports(4), ServiceSettings())):
+        yield played
+
+
+def _shown(answers: dict[str, bytes]) -> None:
+    leaks = [where for where, body in answers.items() if holds_name(body)]
+    assert leaks == []
+
+
+async def test_names_never_reach_the_side_logs_and_forget_hides_them_in_every_answer(
+    memory: Played,
+) -> None:
+    ports_t: Any = memory.cases.tournaments.log
+    ports_l: Any = memory.cases.leagues.log
+    stored = [*ports_t.inner.logs["cup"], *ports_l.inner.logs["club"]]
+    assert len(memory.games) == 2
+    assert not any(holds_name(data) for data in stored)  # the ids stand in the streams
+    before = await memory.answers()
+    assert holds_name(before["/tournaments/cup/standings"])  # read back with the name
+    assert holds_name(before["/leagues/club/standings"])
+    assert all(holds_name(before[g]) for g in memory.games)
+    scores = await memory.scores()
+
+    forget = memory.cases.forget
+    assert forget is not None
+    done = await forget.forget(memory.games[0], FORGOTTEN)
+
+    assert done.side is not None
+    assert done.side.tournament == ("cup", SHOWN)
+    assert done.side.games == (memory.games[1],)
+    assert done.side.leagues == (("club", SHOWN),)
+    after = await memory.answers()
+    _shown(after)
+    cup = json.loads(after["/tournaments/cup/standings"])["players"]
+    assert {p["player_id"]: p["name"] for p in cup}[FORGOTTEN] == SHOWN
+    club = json.loads(after["/leagues/club/standings"])["players"]
+    assert {p["player_id"]: p["name"] for p in club}[FORGOTTEN] == SHOWN
+    assert await memory.scores() == scores
+    kept = [
+        *(await ports_t.names.names("cup")).values(),
+        *(await ports_l.names.names("club")).values(),
+    ]
+    assert SHOWN in kept
+    assert not any(holds_name(n.encode()) for n in kept)
+    again = await forget.forget(memory.games[1], FORGOTTEN)  # idempotent, from the other game
+    assert again.already
+    assert again.side is not None
+    assert again.side.tournament == ("cup", SHOWN)
+    assert await memory.answers() == after
+
+
+async def test_a_league_not_holding_the_tournament_is_left_as_it_is(memory: Played) -> None:
+    """A league naming p3 through a source outside the tournament keeps its name: forget
+    follows the game, its tournament and what added them, not a player id anywhere."""
+    other = {"league_id": "other", "title": "Other", "game": "penumbra"}
+    http = memory.http
+    assert (await http.post("/leagues", json=other, headers=AUTH)).status_code == 201
+    names: Any = memory.cases.leagues.log
+    await names.names.keep("other", {FORGOTTEN: NAME})
+    forget = memory.cases.forget
+    assert forget is not None
+    done = await forget.forget(memory.games[0], FORGOTTEN)
+    assert done.side is not None
+    assert done.side.leagues == (("club", SHOWN),)
+    assert (await names.names.names("other"))[FORGOTTEN] == NAME
+
+
+@pytest.mark.redis
+async def test_forget_on_redis_leaves_the_name_in_no_key_or_value(clean_redis_url: str) -> None:
+    service = build(ServiceSettings(redis_url=clean_redis_url, shards=4))
+    try:
+        async for played in play_season(service.cases):
+            assert any(holds_name(v) for v in redis_values(clean_redis_url))  # the kept names
+            scores = await played.scores()
+            report = await forget_player(
+                CommonSettings(redis_url=clean_redis_url, shards=4), played.games[0], FORGOTTEN
+            )
+            assert report.code == 0
+            assert report.lines[1:4] == (
+                f"tournament cup: shown as {SHOWN}",
+                f"the tournament's other games of {FORGOTTEN}: {played.games[1]}",
+                f"league club: shown as {SHOWN}",
+            )
+            leaks = [v for v in redis_values(clean_redis_url) if holds_name(v)]
+            assert leaks == []
+            _shown(await played.answers())
+            assert await played.scores() == scores
+    finally:
+        await service.client.aclose()
