@@ -260,6 +260,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         lambda owner, ttl_ms: MemoryShardLeases(backend, owner, ttl_ms),
         lambda keep_s, every_s, reseed: MemoryFeedRetention(backend, keep_s, every_s, reseed),
     )
+    tournament_log, league_log = MemoryTournamentLog(), MemoryLeagueLog()
     return Ports(
         MemoryEventLog(backend),
         MemoryCredentials(backend),
@@ -267,15 +268,15 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         projections,
         MemoryChangeNotices(backend),
         MemoryWebhookStore(),
-        MemoryTournamentLog(),
-        MemoryLeagueLog(),
+        tournament_log,
+        league_log,
         MemoryHotGames(backend),
         archive,
         pipeline,
         MemoryApprovalSchedule(),
         MemoryPlayerNames(backend),
-        MemorySideNames(),
-        MemorySideNames(),
+        MemorySideNames(tournament_log),
+        MemorySideNames(league_log),
     )
 
 

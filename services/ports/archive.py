@@ -86,7 +86,8 @@ class SealedGame:
     write-token digest (None: the game had none), the final projection (None: none stored),
     the game-index score (ms of its first append) and the players' names kept outside the
     log (`player_id -> name`, "" once forgotten: `contracts.names`; not covered by the
-    checksum, since forgetting changes them and never the events)."""
+    checksum: forgetting changes them, and changes an event only to store a start event
+    written with names inline in today's form, with a new checksum)."""
 
     entry: ArchiveEntry
     events: tuple[bytes, ...]

@@ -39,6 +39,13 @@ class PlayerNames(Protocol):
         one atomic step. Idempotent."""
         ...
 
+    async def rewrite_start(self, game_id: str, data: bytes) -> bool:
+        """Store `data` as the game's start event (seq 1): the same event in today's stored
+        form, for a log written with names inline (`contracts.names.strip_names`). Atomic;
+        the version and every other event unchanged. False: no such event, or already
+        `data`."""
+        ...
+
 
 class SideNames(Protocol):
     """Names of the players a side stream (a tournament, a league) names, kept beside it:
@@ -61,4 +68,10 @@ class SideNames(Protocol):
 
     async def streams(self) -> list[str]:
         """The ids of every stream that keeps names (sorted)."""
+        ...
+
+    async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
+        """Store each `seq -> data` as that event of the stream: the same events in today's
+        stored form, for a stream written with names inline (`strip_side_names`). Atomic;
+        the version and every other event unchanged. The number of events changed."""
         ...

@@ -6,6 +6,7 @@ is stored with each player's id in place of the name, the names kept first in
 `PlayerNames` (never overwritten: a retried creation, a duplicate by its event id, cannot
 bring a forgotten name back); every read puts the names back (`contracts.names.put_names`), so
 answers and exports read the events as posted, and a forgotten player as `player-<seat>`.
+`forget` stores a start event written with names inline again in today's form.
 A game in the archive only reads the archived copy's names. Source:
 research/tournaments-and-integrations.md (personal data outside the immutable log).
 """
@@ -19,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
-from contracts.events import parse_event_json
+from contracts.events import dump_event_json, parse_event_json
 from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, strip_names
-from services.ports.archive import Archive, ArchivedProjection
+from services.ports.archive import Archive, ArchivedProjection, checksum_of
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
 from services.ports.names import PlayerNames
@@ -178,6 +179,16 @@ def _scrubbed(
     return dataclasses.replace(p, standings_json=standings, view_json=view)
 
 
+def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
+    """A start event stored with names inline (a log written before names left it): the
+    same event in today's stored form and the names it held; None when it holds none."""
+    event = parse_event_json(first)
+    stored, names = strip_names(event)
+    if all(name == player_id for player_id, name in names.items()):
+        return None
+    return dump_event_json(stored).encode(), names
+
+
 class Forget:
     """Forget a player of a game in both tiers (`scoreledger forget`, an operator's command),
     and beside it: the game's tournament, its other table games seating the player, and the
@@ -242,6 +253,7 @@ class Forget:
         shown = pseudonym(seats[player_id])
         inline = json.loads(first[0])["payload"]["players"]
         inline_name = next(str(p["name"]) for p in inline if p["player_id"] == player_id)
+        hot_restore = _restored(first[0])
 
         def texts(kept: str | None) -> list[tuple[str, str]]:
             # the tier's kept name, else (a log written before) the inline one; nothing left
@@ -253,17 +265,27 @@ class Forget:
         already = True
         if await self.hot.version(game_id):
             kept = (await self.names.names(game_id)).get(player_id)
-            already = kept == FORGOTTEN
+            already = kept == FORGOTTEN and hot_restore is None
             await self.names.forget(game_id, player_id, texts(kept))
+            if hot_restore is not None:  # names inline: keep them apart, then store without
+                await self.names.keep(game_id, hot_restore[1])
+                await self.names.rewrite_start(game_id, hot_restore[0])
             tiers.append("hot")
         if archived is not None and self.archive is not None:
             kept = archived.names.get(player_id)
-            already = already and kept == FORGOTTEN
-            names = {**archived.names, player_id: FORGOTTEN}
-            entry = dataclasses.replace(archived.entry, archived_at=self.clock().isoformat())
+            restore = _restored(archived.events[0]) if archived.events else None
+            already = already and kept == FORGOTTEN and restore is None
+            events, names = archived.events, {**archived.names, player_id: FORGOTTEN}
+            if restore is not None:
+                events = (restore[0], *archived.events[1:])
+                names = {**restore[1], **names}
+            entry = dataclasses.replace(
+                archived.entry, archived_at=self.clock().isoformat(), checksum=checksum_of(events)
+            )
             changed = dataclasses.replace(
                 archived,
                 entry=entry,
+                events=events,
                 names=names,
                 projection=_scrubbed(archived.projection, texts(kept)),
             )

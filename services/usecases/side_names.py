@@ -11,8 +11,9 @@ the events as posted, and a forgotten player by their pseudonym.
 `SideForget` follows a game to where its player is named beside it: the tournament that seated
 the game (its first event's actor, checked against the tournament's own record of its tables),
 that tournament's other table games seating the player, and every league that added the
-tournament or one of those games. Source: research/tournaments-and-integrations.md (personal
-data outside the immutable log).
+tournament or one of those games. A stream written with names inline (before names left it)
+has them kept apart and its named events stored again in today's form. Source:
+research/tournaments-and-integrations.md (personal data outside the immutable log).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic
+from typing import Any, Generic
 
 from contracts.league import LeagueEnvelope
 from contracts.names import pseudonym, put_side_names, strip_side_names
@@ -74,6 +75,27 @@ class NamedSideLog(Generic[E]):
             return events
         names = await self.names.names(stream_id)
         return [put_side_names(e, names) for e in events] if names else events
+
+
+async def _hide(
+    log: NamedSideLog[Any], stream_id: str, events: Sequence[Any], player_id: str, shown: str
+) -> None:
+    """Show `player_id` as `shown` in a side stream (its stored `events` given). A stream
+    written with names inline (before names left it) has them kept apart first and its named
+    events stored again in today's form, so the name is in no stored byte."""
+    inline: dict[str, str] = {}
+    data: dict[int, bytes] = {}
+    for event in events:
+        stored, carried = strip_side_names(event)
+        held = {p: name for p, name in carried.items() if name != p}
+        if held:
+            inline |= held
+            data[event.seq] = stored.model_dump_json().encode()
+    if inline:
+        await log.names.keep(stream_id, inline)
+    await log.names.forget(stream_id, player_id, shown)
+    if data:
+        await log.names.rewrite(stream_id, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +156,7 @@ class SideForget:
         if registrant is None or all(t.game_id != game_id for t in tables):
             return None  # not this tournament's table game, or not its player
         shown = pseudonym(registrant.order + 1)
-        await self.tournaments.names.forget(tournament_id, player_id, shown)
+        await _hide(self.tournaments, tournament_id, events, player_id, shown)
         others = tuple(
             t.game_id
             for t in tables
@@ -147,11 +169,12 @@ class SideForget:
         for league_id in await self.leagues.names.streams():
             if player_id not in await self.leagues.names.names(league_id):
                 continue
-            state = fold_league(await self.leagues.inner.read(league_id))
+            events = await self.leagues.inner.read(league_id)
+            state = fold_league(events)
             if not sources & set(state.additions):
                 continue
             shown = pseudonym(list(state.names).index(player_id) + 1)
-            await self.leagues.names.forget(league_id, player_id, shown)
+            await _hide(self.leagues, league_id, events, player_id, shown)
             out.append((league_id, shown))
         return tuple(out)
 

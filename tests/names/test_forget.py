@@ -4,6 +4,7 @@ and after archiving, while every score and rank stays the example's."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -213,11 +214,51 @@ async def test_a_log_written_with_names_inline_reads_the_pseudonym_once_forgotte
     await app.service.ports.log.append(game, events)  # the adapter itself: names stay inline
     assert holds_name(app.backend.logs[game][0])
     assert holds_name((await app.http.get(f"/games/{game}/export/events.jsonl")).content)
-    await app.forget(game=game)
+    before = list(app.backend.logs[game])
+    done = await app.forget(game=game)
+    assert done.already is False
     exported = (await app.http.get(f"/games/{game}/export/events.jsonl")).content
     assert not holds_name(exported)
     assert b'"player_id":"oren","name":"player-2"' in exported
-    assert holds_name(app.backend.logs[game][0])  # the stored bytes are as written (README)
+    # The start event is stored again in today's form (ids for names, the names kept apart),
+    # the other players still read by name; every later event is the very bytes written.
+    stored = app.backend.logs[game]
+    assert not holds_name(stored[0])
+    assert b'"player_id":"mira","name":"mira"' in stored[0]
+    assert b'"player_id":"mira","name":"Mira"' in exported
+    assert stored[1:] == before[1:]
+    assert parse_event_json(stored[0]).event_id == parse_event_json(before[0]).event_id
+    assert app.backend.names[game] == {"mira": "Mira", "oren": FORGOTTEN, "tess": "Tess"}
+    again = await app.forget(game=game)
+    assert again.already is True
+    assert app.backend.logs[game][0] == stored[0]
+
+
+async def test_an_archived_log_written_with_names_inline_is_stored_again_without_them(
+    app: App,
+) -> None:
+    from contracts.events import parse_event_json
+    from services.ports.archive import checksum_of
+
+    await app.seal()
+    archived = app.archive.games[GAME]
+    inline = parse_event_json(lines()[0]).model_dump_json().encode()  # as stored before
+    legacy = (inline, *archived.events[1:])
+    app.archive.games[GAME] = dataclasses.replace(
+        archived,
+        events=legacy,
+        names={},
+        entry=dataclasses.replace(archived.entry, checksum=checksum_of(legacy)),
+    )
+    assert holds_name(app.archive.games[GAME].events[0])
+    done = await app.forget()
+    assert (done.tiers, done.already) == (("archive",), False)
+    changed = app.archive.games[GAME]
+    changed.verify()  # the new checksum covers the events as stored now
+    assert changed.events[1:] == legacy[1:]
+    assert [d for d in app.stored() if holds_name(d)] == []
+    assert _leaks(await read_routes(app.http, GAME)) == []
+    assert changed.names == {"mira": "Mira", "oren": FORGOTTEN, "tess": "Tess"}
 
 
 async def test_a_game_forgotten_while_in_progress_never_shows_the_name_again(app: App) -> None:

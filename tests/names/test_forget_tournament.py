@@ -6,6 +6,7 @@ Redis through `scoreledger forget` with every key and value read back."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.bootstrap import UseCases, build, memory_ports, use_cases
+from services.bootstrap import Ports, UseCases, build, memory_ports, use_cases
 from services.cli.forget import forget_player
 from services.platform.settings import CommonSettings, ServiceSettings
 from tests.archive.test_forget import redis_values
@@ -35,6 +36,8 @@ class Played:
     cases: UseCases
     games: list[str]
     """p3's table games, round 1 then round 2."""
+    league: bool = True
+    """Whether league `club` added the tournament."""
 
     async def answers(self) -> dict[str, bytes]:
         """Every tournament and league read route's body (status 200 checked)."""
@@ -43,10 +46,9 @@ class Played:
             "/tournaments/cup/standings",
             "/tournaments/cup/standings?at_seq=9",
             "/tournaments/cup/standings.csv",
-            "/leagues/club",
-            "/leagues/club/standings",
-            "/leagues/club/ratings",
         ]
+        if self.league:
+            urls += ["/leagues/club", "/leagues/club/standings", "/leagues/club/ratings"]
         out = {}
         for url in urls:
             got = await self.http.get(url)
@@ -59,16 +61,18 @@ class Played:
     async def scores(self) -> tuple[Any, Any]:
         """Tournament points and league points and ratings by player."""
         cup = (await self.http.get("/tournaments/cup/standings")).json()["players"]
-        club = (await self.http.get("/leagues/club/standings")).json()["players"]
+        club = []
+        if self.league:
+            club = (await self.http.get("/leagues/club/standings")).json()["players"]
         return (
             {p["player_id"]: p["points"] for p in cup},
             {p["player_id"]: (p["points"], p["rating"]) for p in club},
         )
 
 
-async def play_season(cases: UseCases) -> AsyncIterator[Played]:
+async def play_season(cases: UseCases, league: bool = True) -> AsyncIterator[Played]:
     """Tournament `cup` (p3 named `NAME`), two rounds played through the tables' games,
-    auto-approved; league `club` adds it."""
+    auto-approved; league `club` adds it (`league`)."""
     app = league_app(cases)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://sl", timeout=30
@@ -95,13 +99,15 @@ async def play_season(cases: UseCases) -> AsyncIterator[Played]:
                 assert posted.status_code == 201, posted.text
                 if FORGOTTEN in table["players"]:
                     games.append(table["game_id"])
-        league = {"league_id": "club", "title": "Club", "game": "penumbra"}
-        assert (await http.post("/leagues", json=league, headers=AUTH)).status_code == 201
-        added = await http.post(
-            "/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH
-        )
-        assert added.status_code == 200, added.text
-        yield Played(http, cases, games)
+        if league:
+            new_league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+            created = await http.post("/leagues", json=new_league, headers=AUTH)
+            assert created.status_code == 201, created.text
+            added = await http.post(
+                "/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH
+            )
+            assert added.status_code == 200, added.text
+        yield Played(http, cases, games, league)
 
 
 @pytest.fixture
@@ -193,5 +199,63 @@ async def test_forget_on_redis_leaves_the_name_in_no_key_or_value(clean_redis_ur
             assert leaks == []
             _shown(await played.answers())
             assert await played.scores() == scores
+    finally:
+        await service.client.aclose()
+
+
+def _without_side_names(ports: Ports) -> Ports:
+    """The same adapters with tournament and league names inline, as stored before."""
+    return dataclasses.replace(ports, tournament_names=None, league_names=None)
+
+
+async def test_a_tournament_written_with_names_inline_is_stored_again_without_them() -> None:
+    ports = memory_ports(4)
+    settings = ServiceSettings()
+    async for played in play_season(use_cases(_without_side_names(ports), settings), False):
+        stored: Any = ports.tournaments
+        before = list(stored.logs["cup"])
+        assert sum(holds_name(d) for d in before) == 1  # p3's player_registered
+        scores = await played.scores()
+        forget = use_cases(ports, settings).forget
+        assert forget is not None
+        done = await forget.forget(played.games[0], FORGOTTEN)
+        assert done.side is not None
+        assert done.side.tournament == ("cup", SHOWN)
+        after = stored.logs["cup"]
+        assert not any(holds_name(d) for d in after)
+        assert len(after) == len(before)
+        changed = [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+        assert changed == [1, 2, 3, 4, 5, 6, 7]  # the seven registrations, all ids now
+        # Read through the names kept apart: the others by name, p3 by the pseudonym.
+        now = use_cases(ports, settings)
+        state = await now.tournaments.state("cup")
+        assert {p: r.name for p, r in state.players.items()} == {
+            **{p: p.upper() for p in PLAYERS},
+            FORGOTTEN: SHOWN,
+        }
+        assert await played.scores() == scores
+
+
+@pytest.mark.redis
+async def test_on_redis_a_tournament_written_with_names_inline_is_stored_again(
+    clean_redis_url: str,
+) -> None:
+    service = build(ServiceSettings(redis_url=clean_redis_url, shards=4))
+    legacy = use_cases(_without_side_names(service.ports), service.settings)
+    try:
+        async for played in play_season(legacy, False):
+            report = await forget_player(
+                CommonSettings(redis_url=clean_redis_url, shards=4), played.games[0], FORGOTTEN
+            )
+            assert report.lines[1] == f"tournament cup: shown as {SHOWN}"
+            leaks = [v for v in redis_values(clean_redis_url) if holds_name(v)]
+            assert leaks == []
+            transport = httpx.ASGITransport(app=league_app(service.cases))
+            async with httpx.AsyncClient(transport=transport, base_url="http://sl") as http:
+                answers = await Played(http, service.cases, played.games, False).answers()
+            _shown(answers)
+            cup = json.loads(answers["/tournaments/cup/standings"])["players"]
+            names = {p["player_id"]: p["name"] for p in cup}
+            assert (names["p1"], names[FORGOTTEN]) == ("P1", SHOWN)
     finally:
         await service.client.aclose()

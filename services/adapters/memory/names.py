@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from services.adapters.memory.sidelog import MemorySideLog
 from services.adapters.memory.store import MemoryBackend
 from services.ports.eventlog import FeedEntry
 from services.ports.notices import Notice
@@ -48,12 +50,22 @@ class MemoryPlayerNames:
             self.b.notices.setdefault(shard, []).append(notice)
         self.b.notify()
 
+    async def rewrite_start(self, game_id: str, data: bytes) -> bool:
+        """See `PlayerNames.rewrite_start`."""
+        log = self.b.logs.get(game_id)
+        if not log or log[0] == data:
+            return False
+        log[0] = data
+        return True
+
 
 class MemorySideNames:
-    """`ports.names.SideNames` of one side-log kind in memory."""
+    """`ports.names.SideNames` of one side-log kind in memory; `log`: the side log whose
+    stored events `rewrite` changes (None: a rewrite changes nothing)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: MemorySideLog[Any] | None = None) -> None:
         self.kept: dict[str, dict[str, str]] = {}
+        self.log = log
 
     async def names(self, stream_id: str) -> dict[str, str]:
         """See `SideNames.names`."""
@@ -73,3 +85,13 @@ class MemorySideNames:
     async def streams(self) -> list[str]:
         """See `SideNames.streams`."""
         return sorted(self.kept)
+
+    async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
+        """See `SideNames.rewrite`."""
+        stored = [] if self.log is None else self.log.logs.get(stream_id, [])
+        changed = 0
+        for seq, data in data_by_seq.items():
+            if 1 <= seq <= len(stored) and stored[seq - 1] != data:
+                stored[seq - 1] = data
+                changed += 1
+        return changed

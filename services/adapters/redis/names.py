@@ -9,6 +9,7 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys, shard_of
+from services.adapters.redis.rewrite import StreamRewriter
 
 # KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
 # 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, then (old, new) pairs.
@@ -66,6 +67,7 @@ class RedisPlayerNames:
         self.keys = keys
         self.changes_maxlen = changes_maxlen
         self._forget = client.register_script(_FORGET_LUA)
+        self._rewriter = StreamRewriter(client)
 
     async def names(self, game_id: str) -> dict[str, str]:
         """See `PlayerNames.names` (HGETALL)."""
@@ -95,6 +97,10 @@ class RedisPlayerNames:
                 args += [old, new]
         await self._forget(keys=keys, args=args)
 
+    async def rewrite_start(self, game_id: str, data: bytes) -> bool:
+        """See `PlayerNames.rewrite_start` (`StreamRewriter`: one Lua call)."""
+        return bool(await self._rewriter.rewrite(self.keys.game_stream(game_id), {1: data}))
+
 
 class RedisSideNames:
     """`ports.names.SideNames` of one side-log kind on `client`: `prefix` as the side log's
@@ -104,6 +110,7 @@ class RedisSideNames:
         self.client = client
         self.keys = keys
         self.prefix = prefix
+        self._rewriter = StreamRewriter(client)
 
     def _key(self, stream_id: str) -> str:
         return self.keys.side_names(self.prefix + stream_id)
@@ -133,3 +140,8 @@ class RedisSideNames:
         """See `SideNames.streams` (SMEMBERS of the index)."""
         raw: Any = await self.client.smembers(self.keys.side_names_index(self.prefix))
         return sorted(bytes(m).decode() for m in raw)
+
+    async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
+        """See `SideNames.rewrite` (`StreamRewriter`: one Lua call)."""
+        key = self.keys.tournament_stream(self.prefix + stream_id)
+        return await self._rewriter.rewrite(key, data_by_seq)
