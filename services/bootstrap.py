@@ -113,7 +113,7 @@ async def open_archive(settings: ServiceSettings) -> Archive | None:
     """The archive of `settings.archive_url`, opened now (None when unset): a directory for
     `file:///dir`, PostgreSQL (pooled, schema migrated) for `postgresql://`.
 
-    Raises: psycopg errors, psycopg_pool.PoolTimeout (PostgreSQL unreachable or refusing).
+    Raises: ArchiveUnavailable (PostgreSQL unreachable), psycopg errors (a failed migration).
     """
     archive = archive_of(settings)
     return None if archive is None else await archive.open()

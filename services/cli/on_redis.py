@@ -17,6 +17,7 @@ the same way. No traceback, no password (URLs are masked). Source: sysexits.h; i
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, NoReturn, TypeVar
 
@@ -63,11 +64,14 @@ def run_on_redis(
     `asyncio.run(work())` and return its result.
 
     Exits (never returns) with one line when the PING fails, or when `work` raises a Redis
-    error or an `OSError`: 69, 77 or 78 as `classify` decides. Other exceptions propagate
+    error or an `OSError` (the archive's `ArchiveUnavailable` among them): 69, 77 or 78 as
+    `classify` decides. Other exceptions propagate
     (they are bugs, not the storage).
     """
     from services.ports.errors import StoreError
 
+    # psycopg's pool logs each failed connection to the archive; the one line says it
+    logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     if check:
         check_or_exit(command, settings)
     try:

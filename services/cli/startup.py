@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from services.platform.settings import CommonSettings
+from services.ports.archive import ArchiveUnavailable
 from services.ports.errors import StoreError
 
 EXIT_UNAVAILABLE = 69
@@ -153,6 +154,11 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
+    if isinstance(error, ArchiveUnavailable):  # a ConnectionError too: not Redis's
+        return StartupFailure(
+            f"cannot reach the archive of SCORELEDGER_ARCHIVE_URL ({str(error)[:200]})",
+            EXIT_UNAVAILABLE,
+        )
     where = masked(settings.redis_url)
     chain = _chain(error)
     auth = next((e for e in chain if _kind(e) == "credentials"), None)

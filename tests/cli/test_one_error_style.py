@@ -108,3 +108,26 @@ def test_the_known_url_options_are_redis_pys() -> None:
         REDIS_URL_OPTIONS - set(URL_QUERY_ARGUMENT_PARSERS) - {"max_connections", "timeout"}
         <= taken
     )
+
+
+def test_an_unreachable_archive_is_named_in_one_line_and_exits_69(redis_url: str) -> None:
+    archive = f"postgresql://127.0.0.1:{free_port()}/archive"  # nothing listens on it
+    env = _env(SCORELEDGER_ARCHIVE_URL=archive)
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "services.cli.main", *COMMANDS[name], redis_url],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("forget", "export")
+    }
+    for name, proc in procs.items():
+        code, out, err = _finish(proc)
+        assert (code, out) == (EXIT_UNAVAILABLE, ""), (name, code, err[:2000])
+        line = _one_line(err)
+        assert line.startswith(
+            f"scoreledger {name}: cannot reach the archive of SCORELEDGER_ARCHIVE_URL"
+        ), line

@@ -77,8 +77,9 @@ class PostgresArchive:
         """A pool on `url` (at most `max_size` connections, `timeout_s` to get one and per
         statement), the schema migrated first.
 
-        Raises: psycopg errors (unreachable, refused credentials, a failed migration),
-            psycopg_pool.PoolTimeout.
+        Raises: ArchiveUnavailable (unreachable or no connection in time: psycopg's
+            OperationalError, PoolTimeout among them); other psycopg errors (a failed
+            migration).
         """
         statement_ms = int(timeout_s * 1000)
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
@@ -89,12 +90,14 @@ class PostgresArchive:
             open=False,
             kwargs={"options": f"-c statement_timeout={statement_ms}", "autocommit": True},
         )
-        await pool.open(wait=True, timeout=timeout_s)
         try:
+            await pool.open(wait=True, timeout=timeout_s)
             async with pool.connection() as conn:
                 await migrate(conn)
-        except BaseException:
+        except BaseException as error:
             await pool.close()
+            if isinstance(error, psycopg.OperationalError):
+                raise ArchiveUnavailable(f"PostgreSQL archive: {str(error)[:200]}") from error
             raise
         return cls(pool)
 
