@@ -1,35 +1,46 @@
-"""`scoreledger forget GAME PLAYER`: make a player's name unreadable in every tier
-(`services.usecases.names.Forget`), an operator's command.
+"""`scoreledger forget GAME PLAYER` (and `forget TOURNAMENT PLAYER --tournament`): make a
+player's name unreadable in every tier (`services.usecases.names.Forget`), an operator's
+command.
 
 Connects like every other command (`services.bootstrap.build`: the Redis URL, cluster mode,
 ACL user, password and TLS from the settings and the environment; the archive of
 `SCORELEDGER_ARCHIVE_URL` when set), forgets (in the game, and in its tournament, the
-tournament's other table games and the leagues that added them), and prints what changed.
+tournament's other table games and the leagues that added them; or from a tournament, in it,
+all its table games seating the player and those leagues), and prints what changed.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from services.platform.settings import CommonSettings
+
+if TYPE_CHECKING:
+    from services.usecases.names import Forget
+    from services.usecases.side_names import SideForgotten
+
+COPIES = (
+    "copies taken before now (Redis RDB/AOF, pg_dump, archive directory backups) still"
+    " hold the name until they expire"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class ForgetReport:
-    """What to print and the exit code: 0 forgotten (now or before), 1 unknown game or player."""
+    """What to print and the exit code: 0 forgotten (now or before), 1 unknown game,
+    tournament or player."""
 
     code: int
     lines: tuple[str, ...]
 
 
-async def forget_player(settings: CommonSettings, game_id: str, player_id: str) -> ForgetReport:
-    """Forget `player_id` of `game_id` in Redis and the archive (see `Forget.forget`).
-
-    Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
-    """
+@asynccontextmanager
+async def _forget_case(settings: CommonSettings) -> AsyncIterator[Forget]:
     from services.bootstrap import build
     from services.platform.settings import ServiceSettings
-    from services.usecases.names import UnknownGame, UnknownPlayer
 
     service = build(
         ServiceSettings(
@@ -39,32 +50,62 @@ async def forget_player(settings: CommonSettings, game_id: str, player_id: str) 
     forget = service.cases.forget
     assert forget is not None  # the Redis ports keep names apart
     try:
-        done = await forget.forget(game_id, player_id)
-    except (UnknownGame, UnknownPlayer) as error:
-        return ForgetReport(1, (str(error.args[0]),))
+        yield forget
     finally:
         if service.ports.archive is not None:
             await service.ports.archive.close()
         await service.client.aclose()
-    where = " and ".join({"hot": "Redis", "archive": "the archive"}[t] for t in done.tiers)
+
+
+def _side_lines(player_id: str, side: SideForgotten | None, games_line: str) -> list[str]:
     lines: list[str] = []
-    if done.already:
-        lines.append(
-            f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}"
-        )
-    else:
-        lines.append(f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}")
-    side = done.side
     if side is not None and side.tournament is not None:
         tid, shown = side.tournament
         lines.append(f"tournament {tid}: shown as {shown}")
         if side.games:
-            lines.append(f"the tournament's other games of {player_id}: {', '.join(side.games)}")
+            lines.append(f"{games_line} of {player_id}: {', '.join(side.games)}")
     for league_id, shown in side.leagues if side is not None else ():
         lines.append(f"league {league_id}: shown as {shown}")
-    if not done.already:
-        lines.append(
-            "copies taken before now (Redis RDB/AOF, pg_dump, archive directory backups) still"
-            " hold the name until they expire"
-        )
-    return ForgetReport(0, tuple(lines))
+    return lines
+
+
+async def forget_player(settings: CommonSettings, game_id: str, player_id: str) -> ForgetReport:
+    """Forget `player_id` of `game_id` in Redis and the archive, and beside the game (see
+    `Forget.forget`).
+
+    Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
+    """
+    from services.usecases.names import UnknownGame, UnknownPlayer
+
+    async with _forget_case(settings) as forget:
+        try:
+            done = await forget.forget(game_id, player_id)
+        except (UnknownGame, UnknownPlayer) as error:
+            return ForgetReport(1, (str(error.args[0]),))
+    where = " and ".join({"hot": "Redis", "archive": "the archive"}[t] for t in done.tiers)
+    if done.already:
+        first = f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}"
+    else:
+        first = f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}"
+    lines = [first, *_side_lines(player_id, done.side, "the tournament's other games")]
+    return ForgetReport(0, tuple(lines if done.already else [*lines, COPIES]))
+
+
+async def forget_tournament_player(
+    settings: CommonSettings, tournament_id: str, player_id: str
+) -> ForgetReport:
+    """Forget `player_id` of tournament `tournament_id`, its table games and the leagues
+    that added them (see `Forget.forget_tournament`).
+
+    Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
+    """
+    from services.usecases.side_names import NotNamed
+
+    async with _forget_case(settings) as forget:
+        try:
+            side, games = await forget.forget_tournament(tournament_id, player_id)
+        except NotNamed as error:
+            return ForgetReport(1, (str(error.args[0]),))
+    lines = _side_lines(player_id, side, "the tournament's games")
+    lines += [f"game {g.game_id}: shown as {g.pseudonym}" for g in games]
+    return ForgetReport(0, (*lines, COPIES))

@@ -147,20 +147,29 @@ def migrate_archive() -> None:
 
 @app.command()
 def forget(
-    game: Annotated[str, typer.Argument(help="game id")],
+    game: Annotated[str, typer.Argument(help="game id (with --tournament: tournament id)")],
     player: Annotated[str, typer.Argument(help="the player's id (as in the game's start event)")],
+    tournament: Annotated[
+        bool,
+        typer.Option(
+            "--tournament",
+            help="GAME is a tournament id: forget its player there, in all its table games"
+            " and in the leagues that added them (a registrant who played no game too)",
+        ),
+    ] = False,
     redis_url: RedisUrl = None,
 ) -> None:
     """Forget a player's name (an operator's command): every answer and export shows
     `player-<seat>` instead, in Redis and in the archive (SCORELEDGER_ARCHIVE_URL), and
     `player-<n>` in the game's tournament, its other table games and the leagues that added
     them; scores, ranks and the logs' events are unchanged. Idempotent. Exits 1 for an
-    unknown game or player; 69, 77 or 78 with one line as `serve` does."""
-    from services.cli.forget import forget_player
+    unknown game, tournament or player; 69, 77 or 78 with one line as `serve` does."""
+    from services.cli.forget import forget_player, forget_tournament_player
     from services.cli.on_redis import run_on_redis
 
     settings = _settings("forget", redis_url)
-    report = run_on_redis("forget", settings, lambda: forget_player(settings, game, player))
+    work = forget_tournament_player if tournament else forget_player
+    report = run_on_redis("forget", settings, lambda: work(settings, game, player))
     for line in report.lines:
         (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
     raise typer.Exit(report.code)

@@ -26,7 +26,7 @@ from services.ports.archive import Archive, ArchivedProjection, checksum_of
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
 from services.ports.names import PlayerNames
-from services.usecases.side_names import SideForget, SideForgotten
+from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.usecases.tiered import ArchiveReader
 
 
@@ -235,6 +235,28 @@ class Forget:
             except (UnknownGame, UnknownPlayer):
                 continue  # a table whose game was never created, or seats someone else now
         return dataclasses.replace(done, side=side)
+
+    async def forget_tournament(
+        self, tournament_id: str, player_id: str
+    ) -> tuple[SideForgotten, tuple[Forgotten, ...]]:
+        """Hide `player_id` in a tournament (`player-<registration order>`; a registrant who
+        played no game too), in each of its table games seating them (as `forget`), and in
+        every league that added one of them. Idempotent. What was done beside the games,
+        and each game's `Forgotten`.
+
+        Raises: NotNamed (no such tournament or player; also: no tournaments kept apart);
+        storage errors.
+        """
+        if self.side is None:
+            raise NotNamed("tournament names are not kept apart here")
+        side = await self.side.forget_tournament(tournament_id, player_id)
+        games: list[Forgotten] = []
+        for game_id in side.games:
+            try:
+                games.append((await self._game(game_id, player_id))[0])
+            except (UnknownGame, UnknownPlayer):
+                continue  # a table whose game was never created
+        return side, tuple(games)
 
     async def _game(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
         """Forget in one game's tiers; what was done and the game's stored first event."""

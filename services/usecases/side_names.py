@@ -98,6 +98,10 @@ async def _hide(
         await log.names.rewrite(stream_id, data)
 
 
+class NotNamed(LookupError):
+    """`forget --tournament`: no such tournament, or it names no such player."""
+
+
 @dataclass(frozen=True, slots=True)
 class SideForgotten:
     """Where `SideForget.forget` hid a player: `tournament` (with the pseudonym shown there;
@@ -144,8 +148,27 @@ class SideForget:
         leagues = await self._leagues(player_id, sources)
         return SideForgotten(tournament, games, leagues)
 
+    async def forget_tournament(self, tournament_id: str, player_id: str) -> SideForgotten:
+        """Hide `player_id` in tournament `tournament_id` (a registrant who played no game
+        too) and in every league naming them that added the tournament or one of its table
+        games seating them; `games`: those table games (each to forget as a game).
+        Idempotent.
+
+        Raises: NotNamed (no such tournament, or it has no such player); storage errors.
+        """
+        events = await self.tournaments.inner.read(tournament_id)
+        if not events:
+            raise NotNamed(f"no tournament {tournament_id!r}")
+        if player_id not in fold_tournament(events).players:
+            raise NotNamed(f"tournament {tournament_id!r} has no player {player_id!r}")
+        found = await self._tournament(tournament_id, None, player_id)
+        assert found is not None
+        tournament, games = found
+        sources = {f"tournament:{tournament_id}", *(f"game:{g}" for g in games)}
+        return SideForgotten(tournament, games, await self._leagues(player_id, sources))
+
     async def _tournament(
-        self, tournament_id: str, game_id: str, player_id: str
+        self, tournament_id: str, game_id: str | None, player_id: str
     ) -> tuple[tuple[str, str], tuple[str, ...]] | None:
         events = await self.tournaments.inner.read(tournament_id)
         if not events:
@@ -153,8 +176,10 @@ class SideForget:
         state = fold_tournament(events)
         tables = [t for r in state.rounds for t in r.tables.values()]
         registrant = state.players.get(player_id)
-        if registrant is None or all(t.game_id != game_id for t in tables):
-            return None  # not this tournament's table game, or not its player
+        if registrant is None:
+            return None
+        if game_id is not None and all(t.game_id != game_id for t in tables):
+            return None  # not this tournament's table game
         shown = pseudonym(registrant.order + 1)
         await _hide(self.tournaments, tournament_id, events, player_id, shown)
         others = tuple(
@@ -179,4 +204,4 @@ class SideForget:
         return tuple(out)
 
 
-__all__ = ["NamedSideLog", "SideForget", "SideForgotten"]
+__all__ = ["NamedSideLog", "NotNamed", "SideForget", "SideForgotten"]

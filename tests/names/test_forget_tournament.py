@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from services.bootstrap import Ports, UseCases, build, memory_ports, use_cases
-from services.cli.forget import forget_player
+from services.cli.forget import forget_player, forget_tournament_player
 from services.platform.settings import CommonSettings, ServiceSettings
 from tests.archive.test_forget import redis_values
 from tests.doors.test_leagues_http import league_app
@@ -199,6 +199,20 @@ async def test_forget_on_redis_leaves_the_name_in_no_key_or_value(clean_redis_ur
             assert leaks == []
             _shown(await played.answers())
             assert await played.scores() == scores
+            # From the tournament: the same, every game of the player named.
+            again = await forget_tournament_player(
+                CommonSettings(redis_url=clean_redis_url, shards=4), "cup", FORGOTTEN
+            )
+            assert again.code == 0
+            assert again.lines[:3] == (
+                f"tournament cup: shown as {SHOWN}",
+                f"the tournament's games of {FORGOTTEN}: {', '.join(played.games)}",
+                f"league club: shown as {SHOWN}",
+            )
+            unknown = await forget_tournament_player(
+                CommonSettings(redis_url=clean_redis_url, shards=4), "cup", "zed"
+            )
+            assert (unknown.code, unknown.lines) == (1, ("tournament 'cup' has no player 'zed'",))
     finally:
         await service.client.aclose()
 
@@ -259,3 +273,57 @@ async def test_on_redis_a_tournament_written_with_names_inline_is_stored_again(
             assert (names["p1"], names[FORGOTTEN]) == ("P1", SHOWN)
     finally:
         await service.client.aclose()
+
+
+async def test_forget_from_the_tournament_reaches_every_game_of_the_player(
+    memory: Played,
+) -> None:
+    from services.usecases.side_names import NotNamed
+
+    forget = memory.cases.forget
+    assert forget is not None
+    scores = await memory.scores()
+    side, games = await forget.forget_tournament("cup", FORGOTTEN)
+    assert side.tournament == ("cup", SHOWN)
+    assert side.games == tuple(memory.games)
+    assert [(g.game_id, g.already) for g in games] == [(g, False) for g in memory.games]
+    assert side.leagues == (("club", SHOWN),)
+    _shown(await memory.answers())
+    assert await memory.scores() == scores
+    with pytest.raises(NotNamed, match="no tournament 'nope'"):
+        await forget.forget_tournament("nope", FORGOTTEN)
+    with pytest.raises(NotNamed, match="tournament 'cup' has no player 'zed'"):
+        await forget.forget_tournament("cup", "zed")
+
+
+async def test_a_registrant_who_played_no_game_is_forgotten_from_the_tournament(
+    memory: Played,
+) -> None:
+    http = memory.http
+    new = {"tournament_id": "open", "title": "Open", "game": "penumbra", "rounds": 1}
+    assert (await http.post("/tournaments", json=new, headers=AUTH)).status_code == 201
+    body = {"player_id": FORGOTTEN, "name": NAME}
+    assert (
+        await http.post("/tournaments/open/players", json=body, headers=AUTH)
+    ).status_code == 201
+    assert holds_name((await http.get("/tournaments/open")).content)
+    forget = memory.cases.forget
+    assert forget is not None
+    side, games = await forget.forget_tournament("open", FORGOTTEN)
+    assert (side.tournament, side.games, games, side.leagues) == (("open", "player-1"), (), (), ())
+    answer = await http.get("/tournaments/open")
+    assert not holds_name(answer.content)
+    assert b'"player-1"' in answer.content
+
+
+@pytest.mark.redis
+def test_the_command_takes_a_tournament_with_its_flag(clean_redis_url: str) -> None:
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import ROOT
+
+    command = [sys.executable, "-m", "services.cli.main", "forget", "nope", FORGOTTEN]
+    command += ["--tournament", "--redis-url", clean_redis_url]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (1, "", "no tournament 'nope'")
