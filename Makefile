@@ -15,7 +15,7 @@ CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tes
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \
 	tests/cli/test_serve_stop.py \
 	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py \
-	tests/web/test_push.py tests/archive tests/names/test_forget_tournament.py
+	tests/web/test_push.py tests/archive tests/names/test_forget_tournament.py tests/names/test_side_names_pressure.py
 
 .PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas system-deps clean
 

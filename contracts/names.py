@@ -6,7 +6,8 @@ id the rest of the log already carries), and the names live beside the log, per 
 `player_id -> name`. Reading puts them back (`put_names`, an upcaster of the stored form: the
 event read is the event posted, byte for byte). Forgetting a player replaces their entry by
 `FORGOTTEN`; every read then shows the pseudonym `player-<seat>` instead, also for a log written
-before names left it (its inline name is replaced on read; its stored bytes still hold it).
+before names left it (its inline name is replaced on read, and `forget` stores that start
+event again without the names).
 Tournament and league events that name players are stored the same way (`strip_side_names`,
 `put_side_names`).
 Source: research/tournaments-and-integrations.md (GDPR: personal data outside the immutable
@@ -108,12 +109,29 @@ def start_players(data: bytes) -> dict[str, int]:
 # --- Side logs (tournaments, leagues) ---------------------------------------------------
 # A tournament's `player_registered` / `player_joined_late` and a league addition's `players`
 # name players too. Their stored form holds the player's id in place of the name, as a start
-# event does; the names are kept per stream beside the side log. A forgotten player's kept
-# value is the pseudonym itself (`player-<n>`, n the player's 1-based order in the stream), so
-# putting names back needs nothing but the kept map.
+# event does. The names are kept per stream, each under its event's id and the player's id
+# (`<event_id>/<player_id>`), so every event reads back the names it was appended with (a
+# league's later addition may name a player anew) and a refused append's names never decide
+# what a stored event reads. A forgotten player has `!<player_id>` -> their pseudonym
+# (`player-<n>`, n their 1-based order in the stream), which every event then reads.
 
 M = TypeVar("M")
 """A side-log envelope (`TournamentEnvelope`, `LeagueEnvelope`: pydantic models)."""
+
+
+def side_name_field(event_id: object, player_id: str) -> str:
+    """The kept-names field of the name an event (`event_id`) gave `player_id`."""
+    return f"{event_id}/{player_id}"
+
+
+def side_forgotten_field(player_id: str) -> str:
+    """The kept-names field of a forgotten player's pseudonym."""
+    return f"!{player_id}"
+
+
+def side_field_player(field: str) -> str:
+    """The player id of a kept-names field (either kind)."""
+    return field[1:] if field.startswith("!") else field.split("/", 1)[-1]
 
 
 def _is_named(model: object) -> bool:
@@ -122,11 +140,19 @@ def _is_named(model: object) -> bool:
 
 def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str]) -> M:
     """`event` with each named player's `name` replaced: by their id (`name_of` None: the
-    stored form) or by `name_of[player_id]` when kept; the names met go into `found`."""
+    stored form) or by what `name_of` keeps for them (module comment); the names met go into
+    `found`, by kept-names field."""
+    event_id = getattr(event, "event_id", "")
 
     def one(model: Any) -> Any:
-        found[model.player_id] = model.name
-        new = model.player_id if name_of is None else name_of.get(model.player_id, model.name)
+        pid = model.player_id
+        found[side_name_field(event_id, pid)] = model.name
+        if name_of is None:
+            new = pid
+        else:
+            new = name_of.get(side_forgotten_field(pid)) or name_of.get(
+                side_name_field(event_id, pid), model.name
+            )
         return model if new == model.name else model.model_copy(update={"name": new})
 
     payload: Any = getattr(event, "payload", None)
@@ -147,17 +173,18 @@ def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str])
 
 
 def strip_side_names(event: M) -> tuple[M, dict[str, str]]:
-    """A side-log event (tournament, league) to store, and the names it carried
-    (`player_id -> name`): each named player's `name` set to their `player_id`. An event
-    naming no player comes back as is, with no names."""
+    """A side-log event (tournament, league) to store, and the names it carried by
+    kept-names field (`<event_id>/<player_id> -> name`): each named player's `name` set to
+    their `player_id`. An event naming no player comes back as is, with no names."""
     found: dict[str, str] = {}
     return _renamed(event, None, found), found
 
 
-def put_side_names(event: M, names: Mapping[str, str]) -> M:
-    """A stored side-log event with its players' kept names (or pseudonyms) put back; a
-    player with no kept name keeps the stored one (an event written with names inline).
-    The same object when nothing changes."""
-    if not names:
+def put_side_names(event: M, kept: Mapping[str, str]) -> M:
+    """A stored side-log event with its players' names as kept (`kept`: a stream's kept
+    names, module comment): a forgotten player's pseudonym, else the name this event was
+    appended with, else the stored one (an event written with names inline). The same object
+    when nothing changes."""
+    if not kept:
         return event
-    return _renamed(event, names, {})
+    return _renamed(event, kept, {})

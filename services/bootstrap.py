@@ -308,7 +308,9 @@ def use_cases(
     if ports.tournament_names is not None and ports.league_names is not None:
         named_t = NamedSideLog(ports.tournaments, ports.tournament_names)
         named_l = NamedSideLog(ports.leagues, ports.league_names)
-        tournament_log, league_log, side = named_t, named_l, SideForget(named_t, named_l)
+        names_of = log.names_of if isinstance(log, NamedEventLog) else None
+        tournament_log, league_log = named_t, named_l
+        side = SideForget(named_t, named_l, names_of)
     tournaments = Tournaments(tournament_log, schedule=ports.approvals)
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     # A tournament creates its tables' games through the same record use case as
@@ -344,7 +346,14 @@ def use_cases(
         tournaments=tournaments,
         desk=TournamentDesk(tournaments, authorizer, tables),
         tables=tables,
-        leagues=Leagues(league_log, tournaments, log, authorizer, OpenSkillModel()),
+        leagues=Leagues(
+            league_log,
+            tournaments,
+            log,
+            authorizer,
+            OpenSkillModel(),
+            added=None if side is None else side.league_added,
+        ),
         seal=seal,
         archived=reader,
         forget=None

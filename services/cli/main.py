@@ -162,7 +162,7 @@ def forget(
     """Forget a player's name (an operator's command): every answer and export shows
     `player-<seat>` instead, in Redis and in the archive (SCORELEDGER_ARCHIVE_URL), and
     `player-<n>` in the game's tournament, its other table games and the leagues that added
-    them; scores, ranks and the logs' events are unchanged. Idempotent. Exits 1 for an
+    them; scores, ranks and what the events say are unchanged. Idempotent. Exits 1 for an
     unknown game, tournament or player; 69, 77 or 78 with one line as `serve` does."""
     from services.cli.forget import forget_player, forget_tournament_player
     from services.cli.on_redis import run_on_redis

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from services.platform.settings import CommonSettings
-from services.ports.archive import ArchiveUnavailable
+from services.ports.archive import ArchiveRefused, ArchiveUnavailable
 from services.ports.errors import StoreError
 
 EXIT_UNAVAILABLE = 69
@@ -154,6 +154,11 @@ def _chain(error: BaseException) -> list[BaseException]:
 
 def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
+    if isinstance(error, ArchiveRefused):
+        return StartupFailure(
+            f"the archive of SCORELEDGER_ARCHIVE_URL refused the connection ({str(error)[:200]})",
+            EXIT_NOPERM,
+        )
     if isinstance(error, ArchiveUnavailable):  # a ConnectionError too: not Redis's
         return StartupFailure(
             f"cannot reach the archive of SCORELEDGER_ARCHIVE_URL ({str(error)[:200]})",

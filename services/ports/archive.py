@@ -37,6 +37,11 @@ class ArchiveUnavailable(ConnectionError):
     transient fault, answered 503 like Redis's and retried by the inbox (an `OSError`)."""
 
 
+class ArchiveRefused(ArchiveUnavailable):
+    """The archive's server answered and refused the connection (credentials, role, database
+    or host not allowed): a setting to fix, not a fault to wait out."""
+
+
 def events_jsonl(events: Sequence[bytes]) -> bytes:
     """The JSONL of stored events: each one's bytes and a newline (the export's body)."""
     return b"".join(event + b"\n" for event in events)

@@ -1,7 +1,9 @@
 """The player-names port: each game's `player_id -> name`, kept beside its log (hot tier).
 
 The log stores `*.game_started` with each name replaced by the player's id
-(`contracts.names`); the names live here, so that forgetting a player changes no stored event.
+(`contracts.names`); the names live here, so that forgetting a player changes no stored event
+(but for a log written before names left it, whose start event `rewrite_start` stores again
+in today's form).
 A name is written once (`keep` never overwrites, so a retried creation cannot bring a
 forgotten name back); `forget` replaces it by `contracts.names.FORGOTTEN` and, in the same
 atomic step, replaces the name in the game's stored projection (its standings and view JSON
@@ -48,22 +50,29 @@ class PlayerNames(Protocol):
 
 
 class SideNames(Protocol):
-    """Names of the players a side stream (a tournament, a league) names, kept beside it:
-    `player_id -> name`, or the player's pseudonym once forgotten (`contracts.names`).
-    Implementations: `adapters.redis.names.RedisSideNames` (a HASH in the stream's slot, and
-    a SET of the streams that keep names), `adapters.memory.names.MemorySideNames`."""
+    """Names of the players a side stream (a tournament, a league) names, kept beside it by
+    field (`contracts.names`: `<event_id>/<player_id> -> name`, and `!<player_id> ->
+    pseudonym` once forgotten). Implementations: `adapters.redis.names.RedisSideNames` (a
+    HASH in the stream's slot, and a SET of the streams that keep names),
+    `adapters.memory.names.MemorySideNames`."""
 
     async def names(self, stream_id: str) -> dict[str, str]:
-        """`player_id -> name or pseudonym` (empty: none kept)."""
+        """Every kept field of the stream (empty: none kept)."""
         ...
 
-    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
-        """Store each `player_id -> name` not stored yet (a stored one, forgotten or not, is
-        left as it is, so a retried append cannot bring a forgotten name back)."""
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> list[str]:
+        """Store each `field -> name` not stored yet, unless its player is forgotten (a
+        stored one is left as it is, so a retried append cannot bring a forgotten name
+        back); the fields this call stored."""
         ...
 
-    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
-        """Replace the player's kept name by `pseudonym` (idempotent)."""
+    async def drop(self, stream_id: str, fields: Sequence[str]) -> None:
+        """Remove `fields` (those `keep` stored for an append then refused)."""
+        ...
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> bool:
+        """Show `player_id` as `pseudonym`: their forgotten field set and every name kept for
+        them replaced, in one atomic step. False: nothing changed (forgotten before)."""
         ...
 
     async def streams(self) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hmac
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
 from contracts.envelope import Payload
@@ -62,6 +62,7 @@ class Leagues:
         model: RatingModel,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         retries: int = 3,
+        added: Callable[[str, str], Awaitable[None]] | None = None,
     ) -> None:
         self.log = log
         self.tournaments = tournaments
@@ -70,6 +71,7 @@ class Leagues:
         self.model = model
         self.now = now
         self.retries = retries
+        self.added = added  # (league id, `tournament:<id>` / `game:<id>`) after an addition
 
     async def state(self, league_id: str, at_seq: int | None = None) -> LeagueState:
         """The folded league (after `at_seq` when given).
@@ -204,7 +206,7 @@ class Leagues:
             ),
             tables=tables,
         )
-        return await self._record(league_id, [payload], credential)
+        return await self._added(league_id, payload, credential, f"tournament:{tournament_id}")
 
     async def add_game(self, league_id: str, credential: str, game_id: str) -> LeagueState:
         """Add a single game (again: replace its results): its final places, tie-break
@@ -238,7 +240,17 @@ class Leagues:
             players=tuple(LeaguePlayer(player_id=p.player_id, name=p.name) for p in game.players),
             results=results,
         )
-        return await self._record(league_id, [payload], credential)
+        return await self._added(league_id, payload, credential, f"game:{game_id}")
+
+    async def _added(
+        self, league_id: str, payload: Payload, credential: str, source: str
+    ) -> LeagueState:
+        # A player forgotten in the source since it was read is hidden in the league too
+        # (`SideForget.league_added`).
+        state = await self._record(league_id, [payload], credential)
+        if self.added is not None:
+            await self.added(league_id, source)
+        return state
 
     @staticmethod
     def _same_game(league: LeagueState, game: str, field: str) -> None:

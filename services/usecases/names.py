@@ -220,8 +220,8 @@ class Forget:
         stored projection, in Redis if the game is there and in the archive if it is there;
         then in the game's tournament (`player-<registration order>`), the tournament's other
         table games seating the player (as this one), and every league that added one of them
-        (`player-<order in the league>`). Idempotent. Scores, ranks and the logs' events are
-        unchanged.
+        (`player-<order in the league>`). Idempotent. Scores, ranks and what the logs' events
+        say are unchanged (a log written with names inline is stored again without them).
 
         Raises: UnknownGame, UnknownPlayer; storage errors.
         """
@@ -229,12 +229,13 @@ class Forget:
         if self.side is None:
             return done
         side = await self.side.forget(game_id, player_id, first)
+        already = done.already and not side.changed
         for other in side.games:
             try:
-                await self._game(other, player_id)
+                already = (await self._game(other, player_id))[0].already and already
             except (UnknownGame, UnknownPlayer):
                 continue  # a table whose game was never created, or seats someone else now
-        return dataclasses.replace(done, side=side)
+        return dataclasses.replace(done, side=side, already=already)
 
     async def forget_tournament(
         self, tournament_id: str, player_id: str

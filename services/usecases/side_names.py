@@ -19,12 +19,12 @@ research/tournaments-and-integrations.md (personal data outside the immutable lo
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
 from contracts.league import LeagueEnvelope
-from contracts.names import pseudonym, put_side_names, strip_side_names
+from contracts.names import pseudonym, put_side_names, side_field_player, strip_side_names
 from contracts.tournament import TournamentEnvelope
 from domain.league.fold import fold as fold_league
 from domain.tournament.fold import fold as fold_tournament
@@ -50,17 +50,21 @@ class NamedSideLog(Generic[E]):
     async def append(
         self, stream_id: str, events: Sequence[E], credential: str | None = None
     ) -> AppendResult:
-        """See `SideLog.append`; the names an event carries are kept first, then it is stored
-        without them (a failed append leaves a kept name no event names: harmless)."""
+        """See `SideLog.append`; the names the events carry are kept first (by event id, so
+        readers of the stored events never miss them), then the events are stored without
+        them; a refused append takes back the names it kept."""
         stored: list[E] = []
         names: dict[str, str] = {}
         for event in events:
             out, carried = strip_side_names(event)
             stored.append(out)
             names |= carried
-        if names:
-            await self.names.keep(stream_id, names)
-        return await self.inner.append(stream_id, stored, credential)
+        kept = await self.names.keep(stream_id, names) if names else []
+        try:
+            return await self.inner.append(stream_id, stored, credential)
+        except Exception:
+            await self.names.drop(stream_id, kept)
+            raise
 
     async def digest(self, stream_id: str) -> str | None:
         return await self.inner.digest(stream_id)
@@ -78,24 +82,32 @@ class NamedSideLog(Generic[E]):
 
 
 async def _hide(
-    log: NamedSideLog[Any], stream_id: str, events: Sequence[Any], player_id: str, shown: str
-) -> None:
+    log: NamedSideLog[Any],
+    stream_id: str,
+    events: Sequence[Any],
+    player_id: str,
+    shown: str,
+    rewrite: bool = True,
+) -> bool:
     """Show `player_id` as `shown` in a side stream (its stored `events` given). A stream
-    written with names inline (before names left it) has them kept apart first and its named
-    events stored again in today's form, so the name is in no stored byte."""
+    written with names inline (before names left it) has them kept apart first and (with
+    `rewrite`: the operator's `forget`, whose user may rewrite streams) its named events
+    stored again in today's form, so the name is in no stored byte. False: nothing changed
+    (forgotten before)."""
     inline: dict[str, str] = {}
     data: dict[int, bytes] = {}
     for event in events:
         stored, carried = strip_side_names(event)
-        held = {p: name for p, name in carried.items() if name != p}
+        held = {f: name for f, name in carried.items() if name != side_field_player(f)}
         if held:
             inline |= held
             data[event.seq] = stored.model_dump_json().encode()
     if inline:
         await log.names.keep(stream_id, inline)
-    await log.names.forget(stream_id, player_id, shown)
-    if data:
-        await log.names.rewrite(stream_id, data)
+    changed = await log.names.forget(stream_id, player_id, shown)
+    if data and rewrite:
+        changed = await log.names.rewrite(stream_id, data) > 0 or changed
+    return changed
 
 
 class NotNamed(LookupError):
@@ -106,27 +118,33 @@ class NotNamed(LookupError):
 class SideForgotten:
     """Where `SideForget.forget` hid a player: `tournament` (with the pseudonym shown there;
     None: the game is no tournament's table), the tournament's other table `games` seating
-    the player (each to forget as a game), and `leagues` (league id, pseudonym)."""
+    the player (each to forget as a game), `leagues` (league id, pseudonym), and `changed`."""
 
     tournament: tuple[str, str] | None
     games: tuple[str, ...]
     leagues: tuple[tuple[str, str], ...]
+    changed: bool = False
+    """Whether anything beside the games changed (False: all of it was forgotten before)."""
 
 
 class SideForget:
     """Forget a game's player in the tournament and the leagues the game belongs to.
 
     Args:
-        tournaments, leagues: the side logs with their kept names (`NamedSideLog`).
+        tournaments, leagues: the side logs with their kept names (`NamedSideLog`);
+        game_names: a game's kept names (`NamedEventLog.names_of`: `player_id -> name`,
+            `FORGOTTEN` once forgotten), for a league adding a game (None: not followed).
     """
 
     def __init__(
         self,
         tournaments: NamedSideLog[TournamentEnvelope],
         leagues: NamedSideLog[LeagueEnvelope],
+        game_names: Callable[[str], Awaitable[dict[str, str]]] | None = None,
     ) -> None:
         self.tournaments = tournaments
         self.leagues = leagues
+        self.game_names = game_names
 
     async def forget(self, game_id: str, player_id: str, first: bytes) -> SideForgotten:
         """Hide `player_id` (a player of `game_id`, whose stored first event is `first`) in
@@ -139,14 +157,16 @@ class SideForget:
         actor = str(json.loads(first).get("actor") or "")
         tournament = None
         games: tuple[str, ...] = ()
+        changed = False
         sources = {f"game:{game_id}"}
         if actor.startswith(TOURNAMENT_ACTOR):
-            found = await self._tournament(actor.removeprefix(TOURNAMENT_ACTOR), game_id, player_id)
+            tid = actor.removeprefix(TOURNAMENT_ACTOR)
+            found = await self._tournament(tid, game_id, player_id)
             if found is not None:
-                tournament, games = found
-                sources |= {f"tournament:{tournament[0]}", *(f"game:{g}" for g in games)}
-        leagues = await self._leagues(player_id, sources)
-        return SideForgotten(tournament, games, leagues)
+                tournament, games, changed = found
+                sources |= {f"tournament:{tid}", *(f"game:{g}" for g in games)}
+        leagues, in_leagues = await self._leagues(player_id, sources)
+        return SideForgotten(tournament, games, leagues, changed or in_leagues)
 
     async def forget_tournament(self, tournament_id: str, player_id: str) -> SideForgotten:
         """Hide `player_id` in tournament `tournament_id` (a registrant who played no game
@@ -163,13 +183,37 @@ class SideForget:
             raise NotNamed(f"tournament {tournament_id!r} has no player {player_id!r}")
         found = await self._tournament(tournament_id, None, player_id)
         assert found is not None
-        tournament, games = found
+        tournament, games, changed = found
         sources = {f"tournament:{tournament_id}", *(f"game:{g}" for g in games)}
-        return SideForgotten(tournament, games, await self._leagues(player_id, sources))
+        leagues, in_leagues = await self._leagues(player_id, sources)
+        return SideForgotten(tournament, games, leagues, changed or in_leagues)
+
+    async def league_added(self, league_id: str, source: str) -> None:
+        """After a league added `source` (`tournament:<id>` or `game:<id>`): hide in the
+        league each player forgotten in the source, so an addition that read the source
+        before a forget (and the league, not holding it yet, was passed over) keeps no name.
+        """
+        kind, _, source_id = source.partition(":")
+        if kind == "tournament":
+            kept = await self.tournaments.names.names(source_id)
+            forgotten = {side_field_player(f) for f in kept if f.startswith("!")}
+        elif self.game_names is not None:
+            forgotten = {p for p, n in (await self.game_names(source_id)).items() if not n}
+        else:
+            return
+        if not forgotten:
+            return
+        events = await self.leagues.inner.read(league_id)
+        state = fold_league(events)
+        order = list(state.names)
+        for player_id in forgotten & set(order):
+            shown = pseudonym(order.index(player_id) + 1)
+            # ingest runs this: no stream rewrite (its ACL user has none; `forget` does it)
+            await _hide(self.leagues, league_id, events, player_id, shown, rewrite=False)
 
     async def _tournament(
         self, tournament_id: str, game_id: str | None, player_id: str
-    ) -> tuple[tuple[str, str], tuple[str, ...]] | None:
+    ) -> tuple[tuple[str, str], tuple[str, ...], bool] | None:
         events = await self.tournaments.inner.read(tournament_id)
         if not events:
             return None
@@ -181,27 +225,32 @@ class SideForget:
         if game_id is not None and all(t.game_id != game_id for t in tables):
             return None  # not this tournament's table game
         shown = pseudonym(registrant.order + 1)
-        await _hide(self.tournaments, tournament_id, events, player_id, shown)
+        changed = await _hide(self.tournaments, tournament_id, events, player_id, shown)
         others = tuple(
             t.game_id
             for t in tables
             if t.game_id is not None and t.game_id != game_id and player_id in t.players
         )
-        return (tournament_id, shown), others
+        return (tournament_id, shown), others, changed
 
-    async def _leagues(self, player_id: str, sources: set[str]) -> tuple[tuple[str, str], ...]:
+    async def _leagues(
+        self, player_id: str, sources: set[str]
+    ) -> tuple[tuple[tuple[str, str], ...], bool]:
+        # Every league that keeps names; whether it names the player is read from its fold
+        # (a league written partly before names left it keeps none for an early addition).
         out: list[tuple[str, str]] = []
+        changed = False
         for league_id in await self.leagues.names.streams():
-            if player_id not in await self.leagues.names.names(league_id):
-                continue
             events = await self.leagues.inner.read(league_id)
+            if not events:
+                continue
             state = fold_league(events)
-            if not sources & set(state.additions):
+            if player_id not in state.names or not sources & set(state.additions):
                 continue
             shown = pseudonym(list(state.names).index(player_id) + 1)
-            await _hide(self.leagues, league_id, events, player_id, shown)
+            changed = await _hide(self.leagues, league_id, events, player_id, shown) or changed
             out.append((league_id, shown))
-        return tuple(out)
+        return tuple(out), changed
 
 
 __all__ = ["NamedSideLog", "NotNamed", "SideForget", "SideForgotten"]

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from urllib.parse import urlsplit, urlunsplit
 
-from services.cli.startup import EXIT_CONFIG, EXIT_UNAVAILABLE
+import pytest
+
+from services.cli.startup import EXIT_CONFIG, EXIT_NOPERM, EXIT_UNAVAILABLE
 from tests.cli.conftest import ROOT
 from tests.cli.test_startup import LIMIT_S, _env, _finish, _one_line
 from tests.redis_fixture import free_port
@@ -131,3 +134,28 @@ def test_an_unreachable_archive_is_named_in_one_line_and_exits_69(redis_url: str
         assert line.startswith(
             f"scoreledger {name}: cannot reach the archive of SCORELEDGER_ARCHIVE_URL"
         ), line
+
+
+@pytest.mark.postgres
+def test_an_archive_refusing_the_role_exits_77_in_one_line(
+    redis_url: str, postgres_url: str
+) -> None:
+    """The server answers and refuses (an unknown role): 77 at once, as Redis's refused
+    credentials, not "cannot reach" after the pool's timeout."""
+    parts = urlsplit(postgres_url)
+    host = parts.hostname or "127.0.0.1"
+    refused = urlunsplit(parts._replace(netloc=f"no-such-role-x9:pw@{host}:{parts.port or 5432}"))
+    env = _env(SCORELEDGER_ARCHIVE_URL=refused)
+    command = [sys.executable, "-m", "services.cli.main", *COMMANDS["export"], redis_url]
+    code, out, err = _finish(
+        subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    )
+    assert (code, out) == (EXIT_NOPERM, ""), (code, err[:2000])
+    line = _one_line(err)
+    assert line.startswith(
+        "scoreledger export: the archive of SCORELEDGER_ARCHIVE_URL refused the connection"
+    ), line
+    assert "no-such-role-x9" in line
+    assert ":pw@" not in line  # no password shown

@@ -471,6 +471,7 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     # Names are kept apart (`NamedSideLog`): ingest keeps them, query reads them back.
     from services.adapters.redis.names import RedisSideNames
     from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.ports.errors import VersionConflict
     from services.usecases.side_names import NamedSideLog
     from tests.domain.tournament.stream import Stream
 
@@ -488,6 +489,12 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     assert [e.seq for e in await query.read(tid)] == [1, 2, 3, 4]
     assert await query.names.names(tid) == await ingest.names.names(tid) != {}
     await refused(query.names.keep(tid, {"z": "Zed"}))
+    # a refused append takes back the names it kept (HDEL, granted on these keys only)
+    stale = Stream(tid).create().register("a", "b", "c", "d").events[4]
+    with pytest.raises(VersionConflict):
+        await ingest.append(tid, [stale.model_copy(update={"seq": 9})], digest(TOKEN))
+    assert len(await ingest.names.names(tid)) == 3
+    await refused(role("ingest").hdel(KEYS.tournament_ids(tid), str(events[0].event_id)))
     assert await query.version(tid) == 4
     more = Stream(tid).create().register("a", "b", "c", "d").events[4:]
     await refused(query.append(tid, more, digest(TOKEN)))
@@ -525,3 +532,12 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     await refused(query_client.get(KEYS.tournament_token(LEAGUE + "acl-club")))
     for other in ("projector", "integration"):
         await refused(role(other).xrange(KEYS.tournament_stream(LEAGUE + "acl-club")))
+    # A league addition hides the players forgotten in its source (SideForget.league_added,
+    # run by ingest): the names scripts under ingest's user.
+    from services.adapters.redis.names import RedisSideNames
+
+    names = RedisSideNames(role("ingest"), KEYS, LEAGUE)
+    assert await names.keep("acl-club", {"e1/a": "Ann"}) == ["e1/a"]
+    assert await names.forget("acl-club", "a", "player-1") is True
+    assert await names.names("acl-club") == {"e1/a": "player-1", "!a": "player-1"}
+    await refused(RedisSideNames(role("query"), KEYS, LEAGUE).forget("acl-club", "a", "x"))

@@ -18,6 +18,7 @@ import pytest
 from services.bootstrap import Ports, UseCases, build, memory_ports, use_cases
 from services.cli.forget import forget_player, forget_tournament_player
 from services.platform.settings import CommonSettings, ServiceSettings
+from services.simulator.tables import simulate_game
 from tests.archive.test_forget import redis_values
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournament_tables_http import game_events
@@ -164,19 +165,30 @@ async def test_names_never_reach_the_side_logs_and_forget_hides_them_in_every_an
 
 
 async def test_a_league_not_holding_the_tournament_is_left_as_it_is(memory: Played) -> None:
-    """A league naming p3 through a source outside the tournament keeps its name: forget
-    follows the game, its tournament and what added them, not a player id anywhere."""
-    other = {"league_id": "other", "title": "Other", "game": "penumbra"}
+    """A league naming p3 through a source outside the tournament (a single game seating a
+    `p3`) keeps the name: forget follows the game, its tournament and what added them, not a
+    player id anywhere."""
+    events = [e.model_dump(mode="json") for e in simulate_game("penumbra", 9, 3, players=3)]
+    first = events[0]["payload"]["players"][0]
+    text = json.dumps(events).replace(f'"{first["player_id"]}"', f'"{FORGOTTEN}"')
+    solo = json.loads(text)
+    for e in solo:
+        e["game_id"] = "solo-1"
+    solo[0]["payload"]["players"][0]["name"] = NAME
     http = memory.http
+    token = {"Authorization": "Bearer " + "s" * 40}
+    assert (await http.post("/games/solo-1/events", json=solo, headers=token)).status_code == 201
+    other = {"league_id": "other", "title": "Other", "game": "penumbra"}
     assert (await http.post("/leagues", json=other, headers=AUTH)).status_code == 201
-    names: Any = memory.cases.leagues.log
-    await names.names.keep("other", {FORGOTTEN: NAME})
+    added = await http.post("/leagues/other/games", json={"game_id": "solo-1"}, headers=AUTH)
+    assert added.status_code == 200, added.text
+    assert holds_name((await http.get("/leagues/other/standings")).content)
     forget = memory.cases.forget
     assert forget is not None
     done = await forget.forget(memory.games[0], FORGOTTEN)
     assert done.side is not None
     assert done.side.leagues == (("club", SHOWN),)
-    assert (await names.names.names("other"))[FORGOTTEN] == NAME
+    assert holds_name((await http.get("/leagues/other/standings")).content)
 
 
 @pytest.mark.redis

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from contracts.names import side_field_player, side_forgotten_field
 from services.adapters.memory.sidelog import MemorySideLog
 from services.adapters.memory.store import MemoryBackend
 from services.ports.eventlog import FeedEntry
@@ -71,16 +72,33 @@ class MemorySideNames:
         """See `SideNames.names`."""
         return dict(self.kept.get(stream_id, {}))
 
-    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> list[str]:
         """See `SideNames.keep`."""
+        stored: list[str] = []
         if names:
             kept = self.kept.setdefault(stream_id, {})
-            for player_id, name in names.items():
-                kept.setdefault(player_id, name)
+            for field, name in names.items():
+                if field in kept or side_forgotten_field(side_field_player(field)) in kept:
+                    continue
+                kept[field] = name
+                stored.append(field)
+        return stored
 
-    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
+    async def drop(self, stream_id: str, fields: Sequence[str]) -> None:
+        """See `SideNames.drop`."""
+        kept = self.kept.get(stream_id, {})
+        for field in fields:
+            kept.pop(field, None)
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> bool:
         """See `SideNames.forget`."""
-        self.kept.setdefault(stream_id, {})[player_id] = pseudonym
+        kept = self.kept.setdefault(stream_id, {})
+        fields = [f for f in kept if f.endswith("/" + player_id)]
+        fields.append(side_forgotten_field(player_id))
+        changed = [f for f in fields if kept.get(f) != pseudonym]
+        for field in changed:
+            kept[field] = pseudonym
+        return bool(changed)
 
     async def streams(self) -> list[str]:
         """See `SideNames.streams`."""

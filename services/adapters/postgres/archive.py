@@ -24,6 +24,7 @@ from services.ports.archive import (
     ArchivedProjection,
     ArchiveEntry,
     ArchivePage,
+    ArchiveRefused,
     ArchiveUnavailable,
     SealedGame,
     check_sealable,
@@ -48,6 +49,20 @@ def _unavailable(
             raise ArchiveUnavailable(f"PostgreSQL archive: {str(error)[:200]}") from error
 
     return guarded
+
+
+async def _reachable(url: str, timeout_s: float) -> None:
+    """One direct connection before the pool (whose timeout hides why it got none): a server
+    that answers and refuses (`FATAL:`, e.g. a wrong password or an unknown role) raises
+    ArchiveRefused at once, an unreachable one ArchiveUnavailable."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, connect_timeout=max(1, int(timeout_s)))
+    except psycopg.OperationalError as error:
+        said = "PostgreSQL archive: " + " ".join(str(error).split())[:200]  # one line
+        if "FATAL:" in str(error):  # libpq's words for the server's refusal
+            raise ArchiveRefused(said) from error
+        raise ArchiveUnavailable(said) from error
+    await conn.close()
 
 
 _ENTRY = "game_id, ruleset, players, ended_at, event_count, checksum, archived_at, updated_at"
@@ -77,11 +92,12 @@ class PostgresArchive:
         """A pool on `url` (at most `max_size` connections, `timeout_s` to get one and per
         statement), the schema migrated first.
 
-        Raises: ArchiveUnavailable (unreachable or no connection in time: psycopg's
-            OperationalError, PoolTimeout among them); other psycopg errors (a failed
-            migration).
+        Raises: ArchiveRefused (the server refused the connection: credentials, role,
+            database); ArchiveUnavailable (unreachable or no connection in time); other
+            psycopg errors (a failed migration).
         """
         statement_ms = int(timeout_s * 1000)
+        await _reachable(url, timeout_s)
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url,
             min_size=1,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from contracts.names import side_field_player
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.rewrite import StreamRewriter
@@ -102,15 +103,51 @@ class RedisPlayerNames:
         return bool(await self._rewriter.rewrite(self.keys.game_stream(game_id), {1: data}))
 
 
+# KEYS: 1 the names HASH. ARGV: (field, player id, name) triples. Stores each field not set
+# yet whose player is not forgotten; returns the fields stored.
+_KEEP_SIDE_LUA = """
+local out = {}
+for i = 1, #ARGV - 2, 3 do
+  if redis.call('HEXISTS', KEYS[1], '!' .. ARGV[i + 1]) == 0
+      and redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 2]) == 1 then
+    out[#out + 1] = ARGV[i]
+  end
+end
+return out
+"""
+
+# KEYS: 1 the names HASH. ARGV: 1 player id, 2 pseudonym. Every name kept for the player
+# (`<event_id>/<player id>`) and their forgotten field set to the pseudonym; returns how many
+# fields changed.
+_FORGET_SIDE_LUA = """
+local suffix, changed = '/' .. ARGV[1], 0
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local f = fields[i]
+  if #f > #suffix and string.sub(f, -#suffix) == suffix and fields[i + 1] ~= ARGV[2] then
+    redis.call('HSET', KEYS[1], f, ARGV[2])
+    changed = changed + 1
+  end
+end
+if redis.call('HGET', KEYS[1], '!' .. ARGV[1]) ~= ARGV[2] then
+  redis.call('HSET', KEYS[1], '!' .. ARGV[1], ARGV[2])
+  changed = changed + 1
+end
+return changed
+"""
+
+
 class RedisSideNames:
     """`ports.names.SideNames` of one side-log kind on `client`: `prefix` as the side log's
-    (`""` tournaments, `"league:"` leagues)."""
+    (`""` tournaments, `"@league/"` leagues)."""
 
     def __init__(self, client: RedisClient, keys: Keys, prefix: str = "") -> None:
         self.client = client
         self.keys = keys
         self.prefix = prefix
         self._rewriter = StreamRewriter(client)
+        self._keep = client.register_script(_KEEP_SIDE_LUA)
+        self._forget = client.register_script(_FORGET_SIDE_LUA)
 
     def _key(self, stream_id: str) -> str:
         return self.keys.side_names(self.prefix + stream_id)
@@ -120,21 +157,27 @@ class RedisSideNames:
         raw: Any = await self.client.hgetall(self._key(stream_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
 
-    async def keep(self, stream_id: str, names: Mapping[str, str]) -> None:
+    async def keep(self, stream_id: str, names: Mapping[str, str]) -> list[str]:
         """See `SideNames.keep` (SADD to the index first, so a kept name is always found;
-        then HSETNX per player; one pipeline, no transaction: the keys are in two slots)."""
+        then one Lua call on the stream's HASH)."""
         if not names:
-            return
-        key = self._key(stream_id)
-        async with self.client.pipeline(transaction=False) as pipe:
-            pipe.sadd(self.keys.side_names_index(self.prefix), stream_id)
-            for player_id, name in names.items():
-                pipe.hsetnx(key, player_id, name)
-            await pipe.execute()
+            return []
+        await self.client.sadd(self.keys.side_names_index(self.prefix), stream_id)
+        args: list[str] = []
+        for field, name in names.items():
+            args += [field, side_field_player(field), name]
+        stored: Any = await self._keep(keys=[self._key(stream_id)], args=args)
+        return [bytes(f).decode() for f in stored]
 
-    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> None:
-        """See `SideNames.forget` (HSET)."""
-        await self.client.hset(self._key(stream_id), player_id, pseudonym)
+    async def drop(self, stream_id: str, fields: Sequence[str]) -> None:
+        """See `SideNames.drop` (HDEL)."""
+        if fields:
+            await self.client.hdel(self._key(stream_id), *fields)
+
+    async def forget(self, stream_id: str, player_id: str, pseudonym: str) -> bool:
+        """See `SideNames.forget` (one Lua call)."""
+        key = self._key(stream_id)
+        return bool(await self._forget(keys=[key], args=[player_id, pseudonym]))
 
     async def streams(self) -> list[str]:
         """See `SideNames.streams` (SMEMBERS of the index)."""
