@@ -311,7 +311,11 @@ def use_cases(
         names_of = log.names_of if isinstance(log, NamedEventLog) else None
         tournament_log, league_log = named_t, named_l
         side = SideForget(named_t, named_l, names_of)
-    tournaments = Tournaments(tournament_log, schedule=ports.approvals)
+    tournaments = Tournaments(
+        tournament_log,
+        schedule=ports.approvals,
+        names_count=None if ports.tournament_names is None else ports.tournament_names.count,
+    )
     checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
     # A tournament creates its tables' games through the same record use case as
     # POST /games, without the creator key: creating the tournament needed it already.

@@ -79,6 +79,11 @@ class SideNames(Protocol):
         """The ids of every stream that keeps names (sorted)."""
         ...
 
+    async def count(self, stream_id: str) -> int:
+        """How many fields the stream keeps: what a reader shows changes only with the
+        stream's version or with this count (a forget adds the forgotten field)."""
+        ...
+
     async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
         """Store each `seq -> data` as that event of the stream: the same events in today's
         stored form, for a stream written with names inline (`strip_side_names`). Atomic;

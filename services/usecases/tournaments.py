@@ -10,7 +10,7 @@ times, so two judges approving two tables at once both land.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from contracts.envelope import Envelope, Payload
@@ -79,11 +79,18 @@ class Tournaments:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         retries: int = 3,
         schedule: ApprovalSchedule | None = None,
+        names_count: Callable[[str], Awaitable[int]] | None = None,
     ) -> None:
         self.log = log
         self.now = now
         self.retries = retries
         self.schedule = schedule  # None: auto-approval only on writes and approve-due
+        self.names_count = names_count  # `SideNames.count` of the names kept apart
+
+    async def names_stamp(self, tournament_id: str) -> int:
+        """Changes when the names a reader sees change without a new event (a player
+        forgotten): the count of names kept beside the stream (0: none kept apart)."""
+        return 0 if self.names_count is None else await self.names_count(tournament_id)
 
     async def state(self, tournament_id: str, at_seq: int | None = None) -> TournamentState:
         """The folded tournament (after `at_seq` when given: a replay to that point).

@@ -488,6 +488,7 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     assert await query.read(tid) == await ingest.read(tid)
     assert [e.seq for e in await query.read(tid)] == [1, 2, 3, 4]
     assert await query.names.names(tid) == await ingest.names.names(tid) != {}
+    assert await query.names.count(tid) == 3  # the live screens' names stamp (HLEN)
     await refused(query.names.keep(tid, {"z": "Zed"}))
     # a refused append takes back the names it kept (HDEL, granted on these keys only)
     stale = Stream(tid).create().register("a", "b", "c", "d").events[4]

@@ -70,3 +70,29 @@ async def test_more_tournaments_than_the_bound_are_refused() -> None:
             pass
     async with watch.subscribe("b"):  # free again
         pass
+
+
+async def test_a_forgotten_player_reaches_every_screen_without_a_new_event() -> None:
+    # A forget changes no version; the names stamp (HLEN of the kept names) moves instead, so
+    # the poller renders again: subscribers get the same seq with the pseudonym, and a new
+    # subscriber's first frame is never the cached one with the name.
+    all_cases = use_cases(memory_ports(4), ServiceSettings())
+    cases = all_cases.tournaments
+    created = TournamentCreated(title="cup", game="penumbra", rounds=2)
+    await cases.record("cup", [created], "organiser", "digest")
+    joined = PlayerRegistered(player_id="p1", name="Alma Nováková")
+    await cases.record("cup", [joined], "o", "digest")
+    watch = TournamentWatch(cases, poll_s=0.05)
+    async with watch.subscribe("cup") as screen:
+        async with asyncio.timeout(20):
+            named = await screen.get()
+        assert "Alma" in named.data.decode()
+        assert all_cases.forget is not None
+        await all_cases.forget.forget_tournament("cup", "p1")
+        async with asyncio.timeout(20):
+            hidden = await screen.get()
+        assert hidden.seq == named.seq == 2
+        assert hidden.newer_than(named.seq, named.stamp)
+        players = _data(hidden.data)["tournament"]["players"]  # type: ignore[index]
+        assert [p["name"] for p in players] == ["player-1"]
+        assert "Alma" not in (await watch.render("cup")).data.decode()

@@ -104,6 +104,10 @@ class MemorySideNames:
         """See `SideNames.streams`."""
         return sorted(self.kept)
 
+    async def count(self, stream_id: str) -> int:
+        """See `SideNames.count`."""
+        return len(self.kept.get(stream_id, {}))
+
     async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
         """See `SideNames.rewrite`."""
         stored = [] if self.log is None else self.log.logs.get(stream_id, [])

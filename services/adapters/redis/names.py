@@ -184,6 +184,10 @@ class RedisSideNames:
         raw: Any = await self.client.smembers(self.keys.side_names_index(self.prefix))
         return sorted(bytes(m).decode() for m in raw)
 
+    async def count(self, stream_id: str) -> int:
+        """See `SideNames.count` (HLEN)."""
+        return int(await self.client.hlen(self._key(stream_id)))
+
     async def rewrite(self, stream_id: str, data_by_seq: Mapping[int, bytes]) -> int:
         """See `SideNames.rewrite` (`StreamRewriter`: one Lua call)."""
         key = self.keys.tournament_stream(self.prefix + stream_id)

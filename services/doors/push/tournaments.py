@@ -2,6 +2,7 @@
 
 A tournament stream has no shard change feed (tournaments are few and folded on read), so a
 `TournamentWatch` polls each watched tournament's version (`TournamentLog.version`, one XLEN)
+and names stamp (`Tournaments.names_stamp`, one HLEN: a forgotten player changes it)
 every `poll_s` with one task per tournament, however many screens follow it; on a change it
 folds the stream once and hands the same frame to every subscriber (a subscriber that has not
 taken the previous frame gets only the newest: each frame is the whole state).
@@ -45,10 +46,18 @@ KEEPALIVE_S = 15.0
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One rendered state of a tournament: its seq and the SSE bytes (event, id, data)."""
+    """One rendered state of a tournament: its seq, the SSE bytes (event, id, data), and the
+    names stamp it was rendered at (`Tournaments.names_stamp`: a forgotten player changes
+    what a frame shows without a new event)."""
 
     seq: int
     data: bytes
+    stamp: int = 0
+
+    def newer_than(self, seq: int, stamp: int) -> bool:
+        """Whether a subscriber last sent (`seq`, `stamp`) should get this frame: a later
+        seq, or the same seq with the names changed."""
+        return self.seq > seq or (self.seq == seq and self.stamp != stamp)
 
 
 @dataclass
@@ -100,7 +109,12 @@ class TournamentWatch:
         Raises: UnknownTournament."""
         watched = self._watched.get(tournament_id)
         latest = watched.latest if watched is not None else None
-        if latest is not None and latest.seq == await self.cases.log.version(tournament_id):
+        stamp = await self.cases.names_stamp(tournament_id)
+        if (
+            latest is not None
+            and latest.stamp == stamp
+            and latest.seq == await self.cases.log.version(tournament_id)
+        ):
             return latest
         state = await self.cases.state(tournament_id)
         body = {
@@ -110,9 +124,13 @@ class TournamentWatch:
         }
         data = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         frame = Frame(
-            state.seq, format_sse_event(data_str=data, event="tournament", id=str(state.seq))
+            state.seq,
+            format_sse_event(data_str=data, event="tournament", id=str(state.seq)),
+            stamp,
         )
-        if watched is not None and (watched.latest is None or watched.latest.seq < frame.seq):
+        if watched is not None and (
+            watched.latest is None or frame.newer_than(watched.latest.seq, watched.latest.stamp)
+        ):
             watched.latest = frame
         return frame
 
@@ -144,11 +162,11 @@ class TournamentWatch:
         # Rendered at the first poll whatever the version: a change landing between a
         # subscriber's first frame and this task's first read is then never missed (each
         # subscriber drops a frame no newer than what it was sent).
-        seen = 0
+        seen, seen_stamp = 0, 0
         while True:
             await asyncio.sleep(self.poll_s)
-            version = await self._version(tournament_id, seen)
-            if version == seen:
+            version, stamp = await self._version(tournament_id, seen, seen_stamp)
+            if (version, stamp) == (seen, seen_stamp):
                 continue
             try:
                 frame = await self.render(tournament_id)
@@ -156,21 +174,25 @@ class TournamentWatch:
                 if storage_fault(exc) is None:
                     raise
                 continue  # try again at the next poll
-            seen = frame.seq
+            seen, seen_stamp = frame.seq, frame.stamp
             for queue in list(watched.queues):
                 if queue.full():
                     queue.get_nowait()  # an unread older state: the newer one replaces it
                 queue.put_nowait(frame)
 
-    async def _version(self, tournament_id: str, fallback: int) -> int:
+    async def _version(
+        self, tournament_id: str, fallback: int, fallback_stamp: int
+    ) -> tuple[int, int]:
+        """The tournament's version and names stamp (the fallbacks on a storage fault)."""
         try:
-            return await self.cases.log.version(tournament_id)
+            version = await self.cases.log.version(tournament_id)
+            return version, await self.cases.names_stamp(tournament_id)
         except Exception as exc:
             reason = storage_fault(exc)
             if reason is None:
                 raise
             log.warning("sse.tournament_poll_failed", reason=reason)
-            return fallback
+            return fallback, fallback_stamp
 
 
 class WatchFull(Exception):
@@ -185,10 +207,9 @@ async def _frames(
             first = await watch.render(tournament_id)
             if last_event_id is not None and last_event_id.strip() == str(first.seq):
                 yield format_sse_event(comment="resumed", retry=RETRY_MS)
-                sent = first.seq
             else:
                 yield format_sse_event(retry=RETRY_MS) + first.data
-                sent = first.seq
+            sent, sent_stamp = first.seq, first.stamp
             while True:
                 try:
                     async with asyncio.timeout(KEEPALIVE_S):
@@ -196,8 +217,8 @@ async def _frames(
                 except TimeoutError:
                     yield b": ping\n\n"
                     continue
-                if frame.seq > sent:
-                    sent = frame.seq
+                if frame.newer_than(sent, sent_stamp):
+                    sent, sent_stamp = frame.seq, frame.stamp
                     yield frame.data
     except Exception as exc:
         reason = storage_fault(exc)
