@@ -303,9 +303,22 @@ class TournamentDesk:
         self, tournament_id: str, credential: str, player_id: str, name: str, seed: int | None
     ) -> TournamentState:
         """Register the player before round 1 is seated, else a late join (seated from the
-        next round; `seed` is then ignored: a late joiner is seeded after everyone).
-        `credential`: what `authorize` returned (the append checks it again)."""
+        next round; a late joiner is seeded after everyone, docs/tournament-rules.md).
+        `credential`: what `authorize` returned (the append checks it again).
+
+        Raises:
+            Refusal: `rule` with `tournament.late_seed` (a `seed` with a late join: it would
+                not count, so it is refused rather than dropped), `tournament.player_exists`.
+        """
         state = await self.cases.state(tournament_id)
+        if state.rounds and seed is not None:
+            raise Refusal(
+                "rule",
+                "tournament.late_seed",
+                "round 1 is seated: a late joiner is seeded after every registered player; "
+                "send the join without a seed",
+                "seed",
+            )
         payload: Payload = (
             PlayerJoinedLate(player_id=player_id, name=name)
             if state.rounds
