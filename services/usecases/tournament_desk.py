@@ -141,7 +141,7 @@ class TournamentDesk:
         )
         if await self.cases.log.version(tournament_id) > 0:
             raise taken
-        _fives_seat(settings)
+        check_fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
         try:
@@ -419,7 +419,7 @@ class TournamentDesk:
         return state
 
 
-def _fives_seat(settings: TournamentCreated) -> None:
+def check_fives_seat(settings: TournamentCreated) -> None:
     """Refuse `remainder: fives` for a game whose ruleset seats fewer than 5 (its optional
     `max_players`): the 5-player table's game could not be created (Penumbra and Trickerion
     seat at most 4). Checked at creation only, so stored streams still fold.
