@@ -8,9 +8,10 @@ player (not dropped, joined by then) at exactly one table or given a bye, and no
 result names exactly the table's players with places 1..size consistent with scores not
 required (places are the game's, tie-break included); a dispute holds the table out until a
 judge approves; a judge's ruling (an approval giving `results`) is the table's result for
-good: a later plain approval confirms the latest ruling, never the report it replaced, and no
-report is taken after a ruling (`tournament.ruling_stands`); a round closes only when every
-table is approved. After a round closed, a
+good: a later plain approval confirms the latest ruling, never the report it replaced, and a
+new report after a ruling is refused (`tournament.ruling_stands`, checked by `admit` on
+appends only, so a stored stream holding one still folds, the ruling standing); a round closes
+only when every table is approved. After a round closed, a
 judge may still approve a new result for a table or dispute it (a referee's void or correction
 in the table's game changes its result after the round). Judges are appointed once and
 dismissed only while in office (at most 20).
@@ -72,6 +73,28 @@ def evolve(state: TournamentState | None, event: TournamentEnvelope) -> Tourname
         RuleViolation: the event breaks a rule (see the module doc).
     """
     return _apply(copy.deepcopy(state), event)
+
+
+def admit(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
+    """`evolve` for an event about to be appended: also applies the rules added after streams
+    were stored, which a replay does not (a stored stream still folds). Such rules:
+    `tournament.ruling_stands`, a report for a table a judge ruled on (only a new ruling
+    changes its result; docs/tournament-rules.md).
+
+    Raises:
+        RuleViolation: the event breaks a rule.
+    """
+    p = event.payload
+    if state is not None and isinstance(p, TableResultReported):
+        rnd = state.rounds[p.round - 1] if 1 <= p.round <= len(state.rounds) else None
+        table = rnd.tables.get(p.table) if rnd is not None else None
+        if table is not None and table.ruling is not None and table.status != "approved":
+            raise RuleViolation(
+                "tournament.ruling_stands",
+                "a judge ruled on the table: only a new ruling (approve with results) changes it",
+                "payload.results",
+            )
+    return evolve(state, event)
 
 
 def _apply(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
@@ -239,12 +262,6 @@ def _report(state: TournamentState, p: TableResultReported, event: TournamentEnv
     if table.status == "approved":
         raise RuleViolation(
             "tournament.result_approved", "the table's result is approved already", "payload.table"
-        )
-    if table.ruling is not None:
-        raise RuleViolation(
-            "tournament.ruling_stands",
-            "a judge ruled on the table: only a new ruling (approve with results) changes it",
-            "payload.results",
         )
     _check_results(table, p.results, "payload.results")
     table.history.append(TableEntry(event.seq, "reported", p.reported_by, p.results))

@@ -53,7 +53,7 @@ class Registrant:
 class TableState:
     """One table of a round: players in seat order; its result as reported and as approved
     (what counts); the latest ruling (`ruling`: the results of the last approval that gave
-    them; once there is one, it is the table's result and no report replaces it); who
+    them; once there is one, a plain approval confirms it, never a report); who
     confirmed; the disputes raised (`status == "disputed"` holds it out); every report,
     ruling, approval and dispute in order (`history`)."""
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.doors.test_tournaments_http import AUTH, memory_app
+from tests.doors.test_tournaments_http import AUTH, memory_app, problem_of
 
 URL = "/tournaments/cup/tables/1/result"
 
@@ -60,11 +60,19 @@ def test_a_dispute_and_a_plain_approval_confirm_the_ruling_not_the_report(
     assert [line["points"]["value"] for line in standings["players"]] == [7, 5, 3, 1]
     csv_rows = http.get("/tournaments/cup/standings.csv").text.splitlines()
     assert "dan" in csv_rows[1]
+    act(http, action="dispute", by="bob", reason="recount")
+    again = {"round": 1, "action": "report", "results": lines("ann", "bob", "cat", "dan")}
+    refused = problem_of(http.post(URL, json=again, headers=AUTH), 422, "tournament.ruling_stands")
+    assert refused["field"] == "payload.results"
+    act(http, action="approve", by="judge")
+    assert order(http) == ["dan", "cat", "bob", "ann"]
     table = http.get("/tournaments/cup").json()["rounds"][0]["tables"][0]
     assert [line["player_id"] for line in table["approved"]] == ["dan", "cat", "bob", "ann"]
     assert [(h["kind"], h["by"]) for h in table["history"]] == [
         ("reported", "ann"),
         ("ruled", "judge"),
         ("disputed", "ann"),
+        ("approved", "judge"),
+        ("disputed", "bob"),
         ("approved", "judge"),
     ]

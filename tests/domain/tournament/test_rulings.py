@@ -19,7 +19,7 @@ from contracts.tournament import (
     TableResultReported,
 )
 from domain.errors import RuleViolation
-from domain.tournament.fold import evolve, fold
+from domain.tournament.fold import admit, fold
 from domain.tournament.standings import standings
 from domain.tournament.state import TournamentState
 from tests.domain.tournament.stream import Stream
@@ -56,18 +56,31 @@ def test_the_steps_leave_the_ruling_in_force() -> None:
     ]
 
 
-def test_no_report_is_taken_after_a_ruling() -> None:
+def test_no_report_is_taken_after_a_ruling_and_a_stored_one_leaves_the_ruling() -> None:
     s = cup()
     s.add(TableResultReported(round=1, table=1, results=lines(PLAYERS), reported_by="ann"))
-    s.add(TableResultApproved(round=1, table=1, judge="jo", results=lines(PLAYERS[::-1])))
+    ruling = lines(PLAYERS[::-1])
+    s.add(TableResultApproved(round=1, table=1, judge="jo", results=ruling))
     s.add(TableResultDisputed(round=1, table=1, by="ann", reason="I won"))
-    s.add(TableResultReported(round=1, table=1, results=lines(PLAYERS), reported_by="ann"))
+    before = fold(s.events)
+    report = s.add(TableResultReported(round=1, table=1, results=lines(PLAYERS), reported_by="ann"))
     with pytest.raises(RuleViolation) as refused:
-        fold(s.events)
+        admit(before, report)  # an append
     assert (refused.value.rule, refused.value.field) == (
         "tournament.ruling_stands",
         "payload.results",
     )
+    # A stream stored before the rule still folds; its plain approval confirms the ruling.
+    s.add(TableResultApproved(round=1, table=1, judge="jo"))
+    table = fold(s.events).rounds[0].tables[1]
+    assert table.approved == ruling
+    assert [h.kind for h in table.history] == [
+        "reported",
+        "ruled",
+        "disputed",
+        "reported",
+        "approved",
+    ]
 
 
 @dataclass
@@ -142,7 +155,7 @@ def test_random_reports_rulings_and_disputes_agree_with_the_model(
         envelope = event.add(payload, actor="x")
         assert envelope.seq == seq
         try:
-            state = evolve(state, envelope)
+            state = admit(state, envelope)
         except RuleViolation:
             assert not taken
             continue
