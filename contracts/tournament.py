@@ -30,7 +30,7 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
-    model_validator,
+    field_validator,
 )
 
 from contracts.envelope import (
@@ -71,9 +71,16 @@ Round = Annotated[int, Field(ge=1, le=50, strict=True)]
 TableNumber = Annotated[int, Field(ge=1, le=500, strict=True)]
 
 
-def _descending(points: tuple[int, ...] | None, name: str) -> None:
+_DESCENDING = (
+    "Refused (422, rule tournament.points_order named in the message) when a later place earns "
+    "more than an earlier one; equal points for neighbouring places are accepted."
+)
+
+
+def _descending(points: tuple[int, ...] | None) -> tuple[int, ...] | None:
     if points is not None and any(a < b for a, b in pairwise(points)):
-        raise ValueError(f"{name}: placement points must not grow with the place")
+        raise ValueError("tournament.points_order: placement points must not grow with the place")
+    return points
 
 
 class TournamentCreated(Payload):
@@ -83,7 +90,7 @@ class TournamentCreated(Payload):
     score, Fame or VP, summed). `points_4`: placement points at a 4-player table (default
     7/5/3/1); `points_3` / `points_5`: at 3- and 5-player tables (default: scaled from
     `points_4`, see `domain.tournament.points`). `bye_points`: what a bye earns.
-    `tie_breaks`: applied in order after points; the seed decides last. Seating: `pairing`,
+    `tie_breaks`: applied in order after points; the effective seed decides last. Seating: `pairing`,
     `first_round`, `remainder` (see `domain.tournament.seating`), `seating_seed`.
     `auto_approve_after_s`: a reported table result is approved after this many seconds
     without a dispute (None: a judge approves every table).
@@ -94,25 +101,58 @@ class TournamentCreated(Payload):
     game: str = Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")
     rounds: Round
     scoring: Literal["placement", "game_score"] = "placement"
-    points_4: tuple[Points, Points, Points, Points] = (7, 5, 3, 1)
-    points_3: tuple[Points, Points, Points] | None = None
-    points_5: tuple[Points, Points, Points, Points, Points] | None = None
-    bye_points: Points = 4
-    tie_breaks: tuple[TieBreak, ...] = Field(default=DEFAULT_TIE_BREAKS, max_length=6)
+    points_4: tuple[Points, Points, Points, Points] = Field(
+        default=(7, 5, 3, 1),
+        description="Placement points at a 4-player table, 1st place first. " + _DESCENDING,
+    )
+    points_3: tuple[Points, Points, Points] | None = Field(
+        default=None,
+        description="Placement points at a 3-player table (None: scaled from points_4). "
+        + _DESCENDING,
+    )
+    points_5: tuple[Points, Points, Points, Points, Points] | None = Field(
+        default=None,
+        description="Placement points at a 5-player table (None: scaled from points_4). "
+        + _DESCENDING,
+    )
+    bye_points: Points = Field(
+        default=4,
+        description="What a bye earns with placement scoring (nothing with game_score). A "
+        "bye's points count once every table of its round has an approved result, and for "
+        "good once the round closed.",
+    )
+    tie_breaks: tuple[TieBreak, ...] = Field(
+        default=DEFAULT_TIE_BREAKS,
+        max_length=6,
+        json_schema_extra={"uniqueItems": True},
+        description="Tie-breaks applied in this order after points; the effective seed "
+        "decides last. Each at most once: a tie-break listed twice is refused (422, rule "
+        "tournament.tie_break_twice named in the message). An empty list is accepted: "
+        "points, then the effective seed.",
+    )
     pairing: Literal["swiss", "balanced"] = "swiss"
     first_round: Literal["random", "seeded"] = "random"
-    remainder: Literal["threes", "fives", "byes"] = "threes"
+    remainder: Literal["threes", "fives", "byes"] = Field(
+        default="threes",
+        description="What absorbs a 4k+1 head count: threes (three 3-player tables), fives "
+        "(one 5-player table) or byes (one bye). The bye goes to the player with the fewest "
+        "byes so far, then the fewest points, then the largest effective seed number (the "
+        "tie-breaks are not consulted), then the larger player id.",
+    )
     seating_seed: int = Field(default=0, ge=0, le=2**63 - 1, strict=True)
     auto_approve_after_s: int | None = Field(default=None, ge=0, le=7 * 86400, strict=True)
 
-    @model_validator(mode="after")
-    def _valid(self) -> TournamentCreated:
-        if len(set(self.tie_breaks)) != len(self.tie_breaks):
-            raise ValueError("tie_breaks: each tie-break at most once")
-        _descending(self.points_4, "points_4")
-        _descending(self.points_3, "points_3")
-        _descending(self.points_5, "points_5")
-        return self
+    @field_validator("tie_breaks")
+    @classmethod
+    def _once(cls, tie_breaks: tuple[TieBreak, ...]) -> tuple[TieBreak, ...]:
+        if len(set(tie_breaks)) != len(tie_breaks):
+            raise ValueError("tournament.tie_break_twice: each tie-break at most once")
+        return tie_breaks
+
+    @field_validator("points_4", "points_3", "points_5")
+    @classmethod
+    def _placement_order(cls, points: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return _descending(points)
 
 
 class JudgeAppointed(Payload):
@@ -134,17 +174,32 @@ class JudgeDismissed(Payload):
 
 
 class PlayerRegistered(Payload):
-    """A player registers before round 1 is seated. `seed`: 1 = top (None: registration order)."""
+    """A player registers before round 1 is seated. `seed`: 1 = top (None: registration order).
+
+    The effective seed (seeded first round, the last tie-break, who gets a bye): players with
+    a seed first, by seed ascending, then the unseeded in registration order, then late
+    joiners in join order; numbered 1, 2, 3, ... Duplicate seeds are accepted: players sharing
+    a seed rank in registration order."""
 
     TYPE: ClassVar[str] = "tournament.player_registered"
     player_id: PlayerId
     name: NonEmptyText
-    seed: int | None = Field(default=None, ge=1, le=10_000, strict=True)
+    seed: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        strict=True,
+        description="1 = top; None: unseeded (ranked after every seeded player, in "
+        "registration order). A seed another player holds is accepted: the earlier "
+        "registration ranks first.",
+    )
 
 
 class PlayerJoinedLate(Payload):
     """A player joins after round 1 was seated; they are seated from the next round and score
-    nothing for the rounds they missed."""
+    nothing for the rounds they missed. A late joiner has no seed: their effective seed comes
+    after every registered player's, in join order (a `seed` sent with a late join is refused,
+    rule `tournament.late_seed`)."""
 
     TYPE: ClassVar[str] = "tournament.player_joined_late"
     player_id: PlayerId
@@ -192,7 +247,8 @@ class ResultLine(BaseModel):
 
 class TableResultReported(Payload):
     """A table's result is reported (by a player, the table's game, or a judge); it counts once
-    approved. A new report before approval replaces the earlier one."""
+    approved. A new report before approval replaces the earlier one; once a judge ruled on the
+    table (an approval with `results`) no report is taken (rule `tournament.ruling_stands`)."""
 
     TYPE: ClassVar[str] = "tournament.table_result_reported"
     round: Round
@@ -223,7 +279,9 @@ class TableResultDisputed(Payload):
 
 class TableResultApproved(Payload):
     """A judge approves the table's result (or it was auto-approved, `judge: "auto"`):
-    `results` given here replace the reported ones (the judge's ruling on a dispute)."""
+    `results` given here replace the reported ones for good (the judge's ruling on a dispute).
+    Without `results` the approval confirms the table's latest ruling, or the report when no
+    ruling was given: a dispute and a plain approval after a ruling leave the ruling in force."""
 
     TYPE: ClassVar[str] = "tournament.table_result_approved"
     round: Round

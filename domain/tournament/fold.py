@@ -7,7 +7,11 @@ and join late after; a round is seated only after the previous one closed, with 
 player (not dropped, joined by then) at exactly one table or given a bye, and no other; a
 result names exactly the table's players with places 1..size consistent with scores not
 required (places are the game's, tie-break included); a dispute holds the table out until a
-judge approves; a round closes only when every table is approved. After a round closed, a
+judge approves; a judge's ruling (an approval giving `results`) is the table's result for
+good: a later plain approval confirms the latest ruling, never the report it replaced, and a
+new report after a ruling is refused (`tournament.ruling_stands`, checked by `admit` on
+appends only, so a stored stream holding one still folds, the ruling standing); a round closes
+only when every table is approved. After a round closed, a
 judge may still approve a new result for a table or dispute it (a referee's void or correction
 in the table's game changes its result after the round). Judges are appointed once and
 dismissed only while in office (at most 20).
@@ -37,7 +41,13 @@ from contracts.tournament import (
 )
 from domain.errors import RuleViolation
 from domain.rulesets import RULESET_BY_GAME
-from domain.tournament.state import Registrant, RoundState, TableState, TournamentState
+from domain.tournament.state import (
+    Registrant,
+    RoundState,
+    TableEntry,
+    TableState,
+    TournamentState,
+)
 
 
 def fold(events: Iterable[TournamentEnvelope], upto_seq: int | None = None) -> TournamentState:
@@ -63,6 +73,28 @@ def evolve(state: TournamentState | None, event: TournamentEnvelope) -> Tourname
         RuleViolation: the event breaks a rule (see the module doc).
     """
     return _apply(copy.deepcopy(state), event)
+
+
+def admit(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
+    """`evolve` for an event about to be appended: also applies the rules added after streams
+    were stored, which a replay does not (a stored stream still folds). Such rules:
+    `tournament.ruling_stands`, a report for a table a judge ruled on (only a new ruling
+    changes its result; docs/tournament-rules.md).
+
+    Raises:
+        RuleViolation: the event breaks a rule.
+    """
+    p = event.payload
+    if state is not None and isinstance(p, TableResultReported):
+        rnd = state.rounds[p.round - 1] if 1 <= p.round <= len(state.rounds) else None
+        table = rnd.tables.get(p.table) if rnd is not None else None
+        if table is not None and table.ruling is not None and table.status != "approved":
+            raise RuleViolation(
+                "tournament.ruling_stands",
+                "a judge ruled on the table: only a new ruling (approve with results) changes it",
+                "payload.results",
+            )
+    return evolve(state, event)
 
 
 def _apply(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
@@ -232,6 +264,7 @@ def _report(state: TournamentState, p: TableResultReported, event: TournamentEnv
             "tournament.result_approved", "the table's result is approved already", "payload.table"
         )
     _check_results(table, p.results, "payload.results")
+    table.history.append(TableEntry(event.seq, "reported", p.reported_by, p.results))
     table.reported, table.reported_seq = p.results, event.seq
     table.reported_at = event.occurred_at
     table.confirmed = []
@@ -259,12 +292,14 @@ def _dispute(state: TournamentState, p: TableResultDisputed, event: TournamentEn
     table.status = "disputed"
     table.approved = table.approved_seq = None
     table.disputes.append(f"{p.by}: {p.reason}")
+    table.history.append(TableEntry(event.seq, "disputed", p.by, reason=p.reason))
 
 
 def _approve(state: TournamentState, p: TableResultApproved, event: TournamentEnvelope) -> None:
     # After the round closed too: a judge's ruling (e.g. after a void in the table's game).
     table = _table(state, p.round, p.table, closed_ok=True)
-    results = p.results or table.reported
+    # The latest ruling stands: a plain approval confirms it, never the report it replaced.
+    results = p.results or table.ruling or table.reported
     if results is None:
         raise RuleViolation(
             "tournament.no_result",
@@ -272,6 +307,11 @@ def _approve(state: TournamentState, p: TableResultApproved, event: TournamentEn
             "payload.results",
         )
     _check_results(table, results, "payload.results")
+    if p.results is not None:
+        table.ruling = p.results
+    table.history.append(
+        TableEntry(event.seq, "approved" if p.results is None else "ruled", p.judge, p.results)
+    )
     table.approved, table.approved_seq, table.status = results, event.seq, "approved"
 
 

@@ -3,7 +3,8 @@
 Steps (each table gets a written reason):
 
 1. Who plays: every entrant not dropped; a bye (only with `remainder="byes"`) goes to the player
-   with the fewest byes, then lowest in the standings, then the lowest seed.
+   with the fewest byes, then the fewest points, then the largest effective seed number (the
+   standings' tie-breaks are not consulted; docs/tournament-rules.md).
 2. The order: round 1 is a random draw (`first_round="random"`) or by seeding (`"seeded"`:
    seeds dealt over the tables in a snake, so the top seeds meet late); later rounds are
    ordered by standings points (`pairing="swiss"`) or drawn at random (`"balanced"`).
@@ -118,7 +119,8 @@ def _order(
 
 
 def _byes(ordered: list[Entrant], count: int, history: History) -> list[Entrant]:
-    """The `count` players who sit out: fewest byes, then lowest standing, then lowest seed."""
+    """The `count` players who sit out: fewest byes, then fewest points, then the largest seed
+    number (then the larger player id); the tie-breaks are not consulted."""
     if count == 0:
         return []
     ranked = _standing_order(ordered)

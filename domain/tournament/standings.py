@@ -2,11 +2,13 @@
 number carries the tables behind it.
 
 Only approved table results count (a reported, unapproved or disputed table is held out and
-listed in `held`). Definitions (a "game" is one approved table a player sat at; opponents are
+listed in `held`; a seated table with no report yet is not listed). Definitions (a "game" is one approved table a player sat at; opponents are
 the other players at it; "total" is a player's points now):
 
 - points: placement points (`domain.tournament.points`) or, with `scoring="game_score"`, the
-  game's own score summed; a bye earns `bye_points` with placement scoring, nothing otherwise.
+  game's own score summed; a bye earns `bye_points` with placement scoring, nothing otherwise,
+  counted once every table of the bye's round has an approved result (for good once the round
+  closed).
 - opponents_points: the sum, over every game and every opponent in it, of that opponent's
   total (an opponent met twice counts twice). BGA's "opponents points".
 - opponents_average: opponents_points divided by the number of opponents counted.
@@ -153,7 +155,8 @@ class Line:
 @dataclass(frozen=True, slots=True)
 class Standings:
     """A tournament's standings after `seq`: lines in place order and the tables held out
-    (reported but unapproved, or disputed) as `(round, table, status)`."""
+    (reported but unapproved, or disputed) as `(round, table, status)`; a seated table with
+    no report is not held (docs/tournament-rules.md)."""
 
     tournament_id: str
     seq: int

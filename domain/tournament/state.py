@@ -14,6 +14,20 @@ from typing import Literal
 from contracts.tournament import ResultLine, TournamentCreated
 
 TableStatus = Literal["seated", "reported", "disputed", "approved"]
+EntryKind = Literal["reported", "ruled", "approved", "disputed"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableEntry:
+    """One act on a table, in stream order: `seq` of its event, `kind` (`reported`; `ruled`:
+    an approval giving `results`; `approved`: a plain approval; `disputed`), `by` (reporter,
+    judge or disputer), the results it gave (reports and rulings) and a dispute's reason."""
+
+    seq: int
+    kind: EntryKind
+    by: str
+    results: tuple[ResultLine, ...] | None = None
+    reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -38,7 +52,10 @@ class Registrant:
 @dataclass(slots=True)
 class TableState:
     """One table of a round: players in seat order; its result as reported and as approved
-    (what counts); who confirmed; the disputes raised (`status == "disputed"` holds it out)."""
+    (what counts); the latest ruling (`ruling`: the results of the last approval that gave
+    them; once there is one, a plain approval confirms it, never a report); who
+    confirmed; the disputes raised (`status == "disputed"` holds it out); every report,
+    ruling, approval and dispute in order (`history`)."""
 
     round: int
     number: int
@@ -51,8 +68,10 @@ class TableState:
     reported_at: datetime | None = None
     approved: tuple[ResultLine, ...] | None = None
     approved_seq: int | None = None
+    ruling: tuple[ResultLine, ...] | None = None
     confirmed: list[str] = field(default_factory=list)
     disputes: list[str] = field(default_factory=list)
+    history: list[TableEntry] = field(default_factory=list)
 
 
 @dataclass(slots=True)

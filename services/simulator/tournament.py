@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,18 +37,21 @@ from domain.tournament.results import results_from_game
 from domain.tournament.seating import greedy_round, seat_round
 from domain.tournament.standings import Standings
 from services.simulator.tables import simulate_game
+from services.usecases.tournament_desk import check_fives_seat
 from services.usecases.tournaments import SeatMethod, Tournaments, history_of
 
 
 @dataclass(frozen=True)
 class Run:
     """One simulated tournament: rounds (tables of player ids in seat order, byes), final
-    standings, the seating measures, and the CPU seconds spent seating."""
+    standings, the seating measures, the CPU seconds spent seating, and the settings its
+    stream was created with."""
 
     rounds: list[dict[str, Any]]
     standings: Standings
     measures: dict[str, int]
     seating_seconds: float
+    settings: TournamentCreated
 
 
 def table_result(
@@ -68,21 +72,34 @@ async def run_tournament(
     game: str = "penumbra",
     method: SeatMethod = seat_round,
     cases: Tournaments | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Run:
     """Simulate a whole tournament `sim-<seed>` on an in-memory stream (see the module doc),
-    or on `cases` when given (several tournaments on one log, for a league).
+    or on `cases` when given (several tournaments on one log, for a league). `options`: more
+    `tournament.created` settings, as `POST /tournaments` takes them (`scoring`, `points_4`,
+    `points_3`, `points_5`, `bye_points`, `tie_breaks`, `pairing`, `first_round`,
+    `remainder`); the service's defaults for the rest.
 
     Raises:
         domain.tournament.tables.SeatingError: the players cannot be seated (fewer than 3, 5).
+        pydantic.ValidationError: an option the service refuses (names the field).
+        services.usecases.refusal.Refusal: `tournament.remainder_fives` (the game seats 4).
     """
     if cases is None:
         from services.bootstrap import memory_tournaments  # the composition root builds it
 
         cases = memory_tournaments()
     tid = f"sim-{seed}"
-    settings = TournamentCreated(
-        title=f"simulated {game} tournament", game=game, rounds=rounds, seating_seed=seed
+    settings = TournamentCreated.model_validate(
+        {
+            "title": f"simulated {game} tournament",
+            "game": game,
+            "rounds": rounds,
+            "seating_seed": seed,
+            **(options or {}),
+        }
     )
+    check_fives_seat(settings)  # as POST /tournaments refuses it
     registrations = [
         PlayerRegistered(player_id=f"p{i:02d}", name=f"Player {i:02d}")
         for i in range(1, players + 1)
@@ -100,10 +117,12 @@ async def run_tournament(
                 "tables": [list(t.players) for t in seating.tables],
                 "byes": list(seating.byes),
                 "reasons": [t.reason for t in seating.tables],
+                "results": [],
             }
         )
         for table in seating.tables:
             results = table_result(game, seed, number * 1000 + table.number, table.players)
+            seated[-1]["results"].append([r.model_dump(mode="json") for r in results])
             await cases.record(
                 tid,
                 [
@@ -124,21 +143,31 @@ async def run_tournament(
         "lower_bound": repeat_lower_bound(tuple(r["tables"]) for r in seated),
         "sum_of_squares": sum_of_squares(history),
     }
-    return Run(seated, await cases.standings(tid), measures, seating_seconds)
+    return Run(seated, await cases.standings(tid), measures, seating_seconds, state.settings)
 
 
-def simulate(players: int, rounds: int, seed: int, game: str = "penumbra") -> dict[str, Any]:
-    """The `tournament simulate --json` document: the engine's rounds and standings, and for
-    `engine` and `greedy` the measures (`repeats`: extra meetings of the same pair;
-    `seat_spread`: the largest difference in one player's seat counts; `worst_repeats`,
-    `lower_bound`, `sum_of_squares`, `seating_seconds`)."""
-    engine = asyncio.run(run_tournament(players, rounds, seed, game, seat_round))
-    greedy = asyncio.run(run_tournament(players, rounds, seed, game, greedy_round))
+def simulate(
+    players: int,
+    rounds: int,
+    seed: int,
+    game: str = "penumbra",
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The `tournament simulate --json` document: the settings, the engine's rounds (each
+    table's `results` as reported and approved) and standings, and for `engine` and `greedy`
+    the measures (`repeats`: extra meetings of the same pair; `seat_spread`: the largest
+    difference in one player's seat counts; `worst_repeats`, `lower_bound`,
+    `sum_of_squares`, `seating_seconds`). `options`: as `run_tournament` (same errors)."""
+    engine = asyncio.run(run_tournament(players, rounds, seed, game, seat_round, options=options))
+    greedy = asyncio.run(run_tournament(players, rounds, seed, game, greedy_round, options=options))
     return {
         "players": players,
         "rounds_played": rounds,
         "seed": seed,
         "game": game,
+        "settings": engine.settings.model_dump(
+            mode="json", exclude={"title", "game", "rounds", "seating_seed"}
+        ),
         "rounds": engine.rounds,
         "standings": engine.standings.to_dict()["players"],
         "engine": {**engine.measures, "seating_seconds": round(engine.seating_seconds, 4)},

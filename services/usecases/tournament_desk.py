@@ -141,7 +141,7 @@ class TournamentDesk:
         )
         if await self.cases.log.version(tournament_id) > 0:
             raise taken
-        _fives_seat(settings)
+        check_fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
         try:
@@ -303,9 +303,22 @@ class TournamentDesk:
         self, tournament_id: str, credential: str, player_id: str, name: str, seed: int | None
     ) -> TournamentState:
         """Register the player before round 1 is seated, else a late join (seated from the
-        next round; `seed` is then ignored: a late joiner is seeded after everyone).
-        `credential`: what `authorize` returned (the append checks it again)."""
+        next round; a late joiner is seeded after everyone, docs/tournament-rules.md).
+        `credential`: what `authorize` returned (the append checks it again).
+
+        Raises:
+            Refusal: `rule` with `tournament.late_seed` (a `seed` with a late join: it would
+                not count, so it is refused rather than dropped), `tournament.player_exists`.
+        """
         state = await self.cases.state(tournament_id)
+        if state.rounds and seed is not None:
+            raise Refusal(
+                "rule",
+                "tournament.late_seed",
+                "round 1 is seated: a late joiner is seeded after every registered player; "
+                "send the join without a seed",
+                "seed",
+            )
         payload: Payload = (
             PlayerJoinedLate(player_id=player_id, name=name)
             if state.rounds
@@ -406,7 +419,7 @@ class TournamentDesk:
         return state
 
 
-def _fives_seat(settings: TournamentCreated) -> None:
+def check_fives_seat(settings: TournamentCreated) -> None:
     """Refuse `remainder: fives` for a game whose ruleset seats fewer than 5 (its optional
     `max_players`): the 5-player table's game could not be created (Penumbra and Trickerion
     seat at most 4). Checked at creation only, so stored streams still fold.

@@ -28,7 +28,7 @@ from contracts.tournament import (
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
 from domain.standings import standings as game_standings
-from domain.tournament.fold import evolve, fold
+from domain.tournament.fold import admit, fold
 from domain.tournament.history import History
 from domain.tournament.results import results_from_game
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
@@ -133,7 +133,7 @@ class Tournaments:
                 event_id = event_ids[i] if event_ids is not None else str(uuid.uuid4())
                 seq = len(events) + len(batch) + 1
                 event = self._envelope(tournament_id, seq, payload, actor, event_id)
-                state = evolve(state, event)
+                state = admit(state, event)
                 batch.append(event)
             assert state is not None
             await self._schedule(state, batch)

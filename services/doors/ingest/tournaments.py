@@ -55,7 +55,15 @@ class NewPlayer(BaseModel):
     model_config = ConfigDict(extra="forbid")
     player_id: PlayerId
     name: NonEmptyText
-    seed: int | None = Field(default=None, ge=1, le=10_000, strict=True)
+    seed: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000,
+        strict=True,
+        description="1 = top; None: unseeded. A seed another player holds is accepted (the "
+        "earlier registration ranks first). With a late join (round 1 seated) a seed is "
+        "refused: 422 rule tournament.late_seed, field seed.",
+    )
 
 
 class TableWrite(BaseModel):

@@ -98,8 +98,8 @@ def tournament_read_router(cases: Tournaments) -> APIRouter:
     ) -> JSONResponse | ProblemResponse:
         """The standings now, or after the first `at_seq` events (a replay): each player's
         place, points and tie-breaks, each figure with its sources (round, table, game,
-        opponent), why they stand there in words, and the tables held out (unapproved or
-        disputed)."""
+        opponent), why they stand there in words, and the tables held out (`held`: reported
+        but unapproved, or disputed; never a seated table with no report)."""
         state = await folded(tournament_id, at_seq)
         if isinstance(state, ProblemResponse):
             return state

@@ -12,7 +12,8 @@ from domain.tournament.state import TableState, TournamentState
 
 def summary(state: TournamentState) -> dict[str, Any]:
     """`GET /tournaments/{id}`: settings, players (seed, from_round, dropped_after) and rounds
-    (tables: players in seat order, reason, game_id, status, reported and approved results)."""
+    (tables: players in seat order, reason, game_id, status, reported and approved results,
+    `history`: every report, ruling, approval and dispute in order)."""
     return {
         "tournament_id": state.tournament_id,
         "seq": state.seq,
@@ -56,4 +57,14 @@ def _table(t: TableState) -> dict[str, Any]:
         "approved": lines(t.approved),
         "confirmed": list(t.confirmed),
         "disputes": list(t.disputes),
+        "history": [
+            {
+                "seq": h.seq,
+                "kind": h.kind,
+                "by": h.by,
+                "results": lines(h.results),
+                "reason": h.reason,
+            }
+            for h in t.history
+        ],
     }
