@@ -18,7 +18,7 @@ shown with its password masked. Exit codes (sysexits.h, documented in the README
 consumer group, the projector's readers) is reported the same way, classified like the PING,
 instead of as a traceback in the log.
 
-Source: issue #11 ("A clear start-up failure"), issue #10 ("Start-up that fails fast").
+Source: docs/decisions/0019-hostile-input-at-every-door.md ("A clear start-up failure"), docs/decisions/0011-faults-are-answered-not-crashed.md ("Start-up that fails fast").
 """
 
 from __future__ import annotations

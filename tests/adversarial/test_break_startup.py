@@ -1,4 +1,4 @@
-"""Regression tests (issue #11, found by review on wt/break): `scoreledger serve`'s start-up
+"""Regression tests (docs/decisions/0019-hostile-input-at-every-door.md, found by review on wt/break): `scoreledger serve`'s start-up
 line (services/cli/startup.py) never carries the password, whatever the URL holds; a wrong
 cluster password exits 77; a taken port is one line on stderr, exit 70.
 """

@@ -1,4 +1,4 @@
-"""Integrations with a stream of their own, against a real redis-server (issue 11 (hostile
+"""Integrations with a stream of their own, against a real redis-server (docs/decisions/0019-hostile-input-at-every-door.md (hostile
 integrations)): `deploy/scripts/redis-acl.sh` renders one user `integration-<name>` per name in
 `REDIS_ACL_INTEGRATIONS`, which may XADD to `sl:inbox:<name>` and nothing else, so its
 `XADD ... MAXLEN 0` trims no other stream; ingest consumes, reclaims and trims those streams.
