@@ -61,7 +61,7 @@ def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
 
 @pytest.mark.redis
 def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
-    """The README says a start-up failure is one line on stderr: with the port taken, the
+    """docs/operating/configuration.md says a start-up failure is one line on stderr: with the port taken, the
     port is checked before uvicorn starts (none of its logs), one line, exit 70."""
     server = RedisServer(tmp_path).start()
     taken = socket.socket()
