@@ -1,4 +1,5 @@
-"""The tournament walk-through of docs/tournaments.md runs as printed against `scoreledger serve`.
+"""The docs' commands run as printed: the tournament walk-through of docs/tournaments.md against
+`scoreledger serve`, and the README tour's offline `score` commands.
 
 The page's bash block under "A tournament over HTTP" is run by bash unchanged, with `U` set to
 a served instance (the block's own default is `serve`'s address, 127.0.0.1:8000) and `-e`, so a
@@ -18,8 +19,8 @@ import pytest
 
 from tests.cli.conftest import ROOT
 
-pytestmark = pytest.mark.redis
 PAGE = ROOT / "docs" / "tournaments.md"
+README = ROOT / "README.md"
 
 
 def walkthrough() -> str:
@@ -30,6 +31,7 @@ def walkthrough() -> str:
     return match.group(1)
 
 
+@pytest.mark.redis
 def test_the_tournament_walkthrough_runs_as_printed(serve_process: Callable[..., str]) -> None:
     url = serve_process()
     done = subprocess.run(
@@ -57,3 +59,21 @@ def test_the_tournament_walkthrough_runs_as_printed(serve_process: Callable[...,
     assert [rows[p]["place"] for p in table_1] == ["1", "2", "3", "4"]
     others = [row["points"] for p, row in rows.items() if p not in table_1]
     assert others == ["0.00", "0.00", "0.00"]
+
+
+def test_the_readme_tour_score_commands_run_as_printed() -> None:
+    """Step 1 of the README's tour: both `score` lines, as printed, from the repository root.
+    The final standings are those of contracts/examples/penumbra-3p.expected.json (Mira 68,
+    Tess 64, Oren 46); after event 40 the game is still in play (no winner yet)."""
+    lines = re.findall(
+        r"^\s*(\.venv/bin/scoreledger score [^#\n]*?)\s*#", README.read_text("utf-8"), re.M
+    )
+    assert len(lines) == 2, lines
+    final, at_40 = (
+        subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, check=True)
+        for line in lines
+    )
+    assert "Winner: Mira" in final.stdout, final.stdout
+    assert re.search(r"Total\s*│\s*68\s*│\s*64\s*│\s*46\s*│", final.stdout), final.stdout
+    assert "Winner" not in at_40.stdout, at_40.stdout
+    assert "If the game ended now" in at_40.stdout, at_40.stdout
