@@ -17,7 +17,7 @@ CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tes
 	tests/cli/test_startup.py::test_the_check_passes_on_a_live_redis tests/doors/test_faults_pool.py \
 	tests/web/test_push.py tests/archive tests/names/test_forget_tournament.py tests/names/test_side_names_pressure.py
 
-.PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas system-deps clean
+.PHONY: demo demo-cluster test test-fast test-cluster bench lint schemas docs system-deps clean
 
 .cache/uvtool/bin/uv:
 	python3 -m venv .cache/uvtool
@@ -79,6 +79,15 @@ bench: .venv/.synced
 ## schemas: regenerate the committed JSON Schema / AsyncAPI / OpenAPI under contracts/
 schemas: .venv/.synced
 	$(RUN) python -m services.contracts_gen
+
+## the documentation site's tools (MkDocs, Material): the docs group beside the full install
+.venv/.synced-docs: .venv/.synced
+	$(UV) sync --frozen --quiet --inexact --group bench --group docs
+	@touch $@
+
+## docs: the documentation site, built strictly (a broken link or anchor fails) into site/
+docs: .venv/.synced-docs
+	NO_MKDOCS_2_WARNING=1 $(RUN) mkdocs build --strict
 
 ## lint: ruff check, ruff format --check, mypy strict (contracts, domain, services)
 lint: .venv/.synced

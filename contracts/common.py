@@ -1,7 +1,7 @@
 """Events common to every game: players, turns, corrections, voids, the game's end.
 
-Source: issue #2 ("at least: a game started ..., turn and initiative changes, a correction, a
-void, the game ended"); research/anchors.md §2.2 (corrections are new events, never edits).
+Source: docs/decisions/0001-events-are-immutable-facts.md ("at least: a game started ..., turn and initiative changes, a correction, a
+void, the game ended"); docs/decisions/0001-events-are-immutable-facts.md (corrections are new events, never edits).
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class EventVoided(Payload):
     `game.ended` event turns a final game back to in progress, so the referee must say so:
     `reopens_game: true` (rule `void.game_ended_needs_reopen`); the flag on a void of any
     other event is refused (`void.reopen_not_game_ended`). Optional with default false, so
-    stored v1 voids parse unchanged (issue #11).
+    stored v1 voids parse unchanged (docs/decisions/0008-upcast-on-read.md).
     """
 
     TYPE: ClassVar[str] = "game.event_voided"

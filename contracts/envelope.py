@@ -8,7 +8,7 @@ Wire shape (one JSON object per event, one per JSONL line)::
      "payload": {...}}
 
 `type` is a stable wire name, independent of Python paths. `recorded_at` is set by the store,
-never by the sender. Source: issue #2 (contracts), research/anchors.md §1.6 lesson 3.
+never by the sender. Source: docs/decisions/0001-events-are-immutable-facts.md (the envelope).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Payload(BaseModel):
     Subclasses set `TYPE` (the wire name) and `SCHEMA_VERSION` (bumped when the payload's
     shape changes; older versions are upcast on read, see `contracts.upcasting`). Whole
     numbers are declared `Field(strict=True)` (or `Strict()` in an `Annotated` alias): JSON
-    `true`, `"5"` and `99.0` are refused, never read as 1, 5 and 99 (issue #11).
+    `true`, `"5"` and `99.0` are refused, never read as 1, 5 and 99 (docs/decisions/0019-hostile-input-at-every-door.md).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -62,7 +62,7 @@ _E = TypeVar("_E", bound="EnvelopeChecks")
 class EnvelopeChecks(BaseModel):
     """What every envelope kind (`Envelope`, `TournamentEnvelope`, `LeagueEnvelope`) shares
     beside its fields: frozen, unknown fields refused, `schema_version` a JSON integer, the
-    timestamps RFC 3339 text (issue #11), and `with_recorded_at`. Declares no field, so each
+    timestamps RFC 3339 text (docs/decisions/0019-hostile-input-at-every-door.md), and `with_recorded_at`. Declares no field, so each
     kind keeps its own field order (the stored JSON's)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -118,7 +118,7 @@ class Envelope(EnvelopeChecks):
 
     `seq` and `schema_version` must be JSON integers (`true`, `"5"`, `1.0` refused) and the
     timestamps RFC 3339 text (a bare number such as `-5` is refused, not read as 1969): the
-    same on `validate_json` and on `validate_python` of parsed JSON (issue #11).
+    same on `validate_json` and on `validate_python` of parsed JSON (docs/decisions/0019-hostile-input-at-every-door.md).
     """
 
     event_id: UUID

@@ -3,7 +3,7 @@
 The wire types are the common `game.*` ones plus each registered game's (`contracts.games`);
 `AnyEvent` is a discriminated union on `type`, rebuilt when a game is registered; `parse_event` / `parse_event_json` validate one
 event (upcasting old `schema_version`s on the way), `dump_event_json` writes one JSONL line.
-Source: issue #2 (contracts); research/tech.md §5 (pydantic `validate_json` costs ~1.6 µs).
+Source: docs/decisions/0001-events-are-immutable-facts.md (contracts); docs/decisions/0012-hot-reads-and-off-loop-replays.md (pydantic `validate_json` costs ~1.6 µs).
 """
 
 from __future__ import annotations

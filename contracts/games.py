@@ -7,7 +7,7 @@ the ruleset's `categories`) and optionally its simulator. Every surface takes na
 from here: the parse union (`contracts.events`), the rulesets (`domain.rulesets`), standings,
 the CLI, exports and schema generation. A game outside this package (e.g. a test's) is added with
 `register` and removed with `unregister`; listeners (`on_change`) rebuild what depends on the set.
-Source: issue #8 ("a game is one unit").
+Source: docs/architecture/adding-a-game.md ("a game is one unit").
 """
 
 from __future__ import annotations

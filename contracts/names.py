@@ -10,7 +10,7 @@ before names left it (its inline name is replaced on read, and `forget` stores t
 event again without the names).
 Tournament and league events that name players are stored the same way (`strip_side_names`,
 `put_side_names`).
-Source: research/tournaments-and-integrations.md (GDPR: personal data outside the immutable
+Source: docs/decisions/0014-names-outside-the-log.md (GDPR: personal data outside the immutable
 log, or crypto-shredding; Verraes, "Eventsourcing patterns: forgettable payloads").
 """
 

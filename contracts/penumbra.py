@@ -1,11 +1,11 @@
 """Penumbra: Trials of Arcana event payloads (wire types `penumbra.*`).
 
 Score unit: VP (победные очки). What the events carry is exactly what the end-game tally of
-`shared/rules/penumbra-scoring.ru.md` needs: Arcana in supply, completed Trials, Mortal Wounds,
+`docs/rules/penumbra.md` needs: Arcana in supply, completed Trials, Mortal Wounds,
 experience symbols, fulfilled / reserved Contracts, Marks on the Wizard board, Goals, Light and
-Dark. Card data is not known (research/penumbra.md §7), so each event carries the card's printed
+Dark. Card data is not known (docs/rules/penumbra.md#categories), so each event carries the card's printed
 or realised values. Turns use the common `game.turn_started`; the end is the common `game.ended`.
-Source: research/penumbra.md §8 (event model), §10 (edge cases), §13 (open questions).
+Source: docs/rules/penumbra.md (the events' printed values: #reserved-contracts; the open readings as options).
 """
 
 from __future__ import annotations

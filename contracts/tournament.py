@@ -13,7 +13,7 @@ Types: `tournament.created`, `tournament.player_registered`, `tournament.player_
 `tournament.table_result_confirmed`, `tournament.table_result_disputed`,
 `tournament.table_result_approved`, `tournament.round_closed`, `tournament.judge_appointed`,
 `tournament.judge_dismissed`.
-Source: research/tournaments-and-integrations.md Q1 (Match Play Events: placement points,
+Source: docs/rules/tournaments.md#points (Match Play Events: placement points,
 results suggested by players and approved by the organiser; BGA's standings columns).
 """
 

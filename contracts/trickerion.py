@@ -3,8 +3,8 @@
 Wire types (all `trickerion.*`): game_started, advertised, trick_learned, character_hired,
 link_created, trick_yielded, performance_given, resources_changed, endgame_inventory_declared.
 Turns use the common `game.turn_started` / `game.initiative_changed`; the end is `game.ended`.
-Sources: /work/shared/rules/trickerion-scoring.md (the specification, wins), and
-research/trickerion.md (card data §3, edge cases and REC decisions §4-§5).
+Sources: docs/rules/trickerion.md (the specification, wins), and
+docs/rules/trickerion.md (the rules and each recommended reading); the card data's sources are named in domain/trickerion/data/*.json.
 """
 
 from __future__ import annotations
@@ -17,17 +17,17 @@ from contracts.common import GameStartedBase
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
 TrickId = Annotated[str, StringConstraints(pattern=r"^(T[0-9]{2}|X-[A-Za-z0-9_-]{1,24})$")]
-"""A Trick card id: T01-T48 from the catalog (research/trickerion.md §3.1), or `X-...` for a
+"""A Trick card id: T01-T48 from the catalog (docs/rules/trickerion.md#level-3), or `X-...` for a
 card declared in the game start (`ExtraTrick`); unknown ids are rejected by the domain."""
 
 PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{2}$")]
-"""A Performance card id, P01-P28 (research/trickerion.md §3.2); unknown ids are rejected."""
+"""A Performance card id, P01-P28 (docs/rules/trickerion.md#level-3); unknown ids are rejected."""
 
 Specialist = Literal["assistant", "manager", "engineer"]
 """The three Specialists (trickerion-scoring.md 'Theater specialists')."""
 
 ArcaneWorker = Literal["specter", "golem", "trickster", "shapeshifter"]
-"""Arcane Arts workers (research/trickerion.md §2 row 15, §4 Arcane Arts)."""
+"""Arcane Arts workers (docs/rules/trickerion.md#arcane-arts)."""
 
 Character = Literal[
     "apprentice",
@@ -46,7 +46,7 @@ ShapeshifterType = Literal["apprentice", "assistant", "manager", "engineer"]
 """The character type a Shapeshifter counts as at game end (trickerion-scoring.md, Arcane Arts)."""
 
 Weekday = Literal["thursday", "friday", "saturday", "sunday"]
-"""A performance day (research/trickerion.md §1.1; only used with `weekday_yield_modifiers`)."""
+"""A performance day (docs/rules/trickerion.md#during-play; only used with `weekday_yield_modifiers`)."""
 
 Count = Annotated[int, Field(ge=0, le=999, strict=True)]
 
@@ -56,10 +56,10 @@ class _Frozen(BaseModel):
 
 
 class TrickerionOptions(_Frozen):
-    """Modules and every REC of research/trickerion.md as a named option (default = the REC).
+    """Modules and every REC of docs/rules/trickerion.md as a named option (default = the REC).
 
     Recorded in `trickerion.game_started`, so a replay years later scores the same. Each field's
-    docstring cites its source; "[§n]" is a section of research/trickerion.md.
+    docstring cites its source; docs/rules/trickerion.md gives each reading.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
@@ -328,7 +328,7 @@ ResourceReason = Literal[
     "enhance",
     "other",
 ]
-"""Why Fame / Coins / Shards changed outside the seed's rows (research/trickerion.md §2 rows
+"""Why Fame / Coins / Shards changed outside the seed's rows (docs/rules/trickerion.md#during-play rows
 8-15, §3.5): wages, Market Row, Bank, Special Assignments, prophecies, abilities, Academy..."""
 
 
@@ -336,7 +336,7 @@ class ResourcesChanged(Payload):
     """Any other change of Fame / Coins / Shards (signed amounts), with its `reason`.
 
     `wages` with too few Coins: under `negative_coins="never"` the player pays what they have
-    and loses `unpaid_coin_fame_penalty` Fame per unpaid Coin (research/trickerion.md §5.3).
+    and loses `unpaid_coin_fame_penalty` Fame per unpaid Coin (docs/rules/trickerion.md#during-play).
     """
 
     TYPE: ClassVar[str] = "trickerion.resources_changed"

@@ -2,7 +2,7 @@
 
 Stored events are never changed. A reader that meets `schema_version` n < current applies the
 explicit chain `UPCASTERS[(type, n)]`, `UPCASTERS[(type, n + 1)]`, ... on the raw dict and then
-validates. Source: issue #2; research/anchors.md §1.2 (eventsourcing's `upcast_v1_v2`).
+validates. Source: docs/decisions/0008-upcast-on-read.md (as eventsourcing's `upcast_v1_v2`).
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 Game-independent duties live here: the log's rules are checked (`domain.logrules`: order, one
 game per log, nothing after the end but corrections and voids), corrections become ledger
 entries, voids a refold without the voided event. Everything else is delegated to the game's
-`Ruleset`. No I/O, clock or randomness. Source: issue #2 (domain/), research/anchors.md §1.6
+`Ruleset`. No I/O, clock or randomness. Source: docs/decisions/0007-pure-domain-fold.md (domain/), docs/decisions/0007-pure-domain-fold.md
 lessons 1 and 6.
 
-Cost (issue #9): a `Folder` is the mutable working state of one game. `add` costs O(1)
+Cost (docs/decisions/0012-hot-reads-and-off-loop-replays.md): a `Folder` is the mutable working state of one game. `add` costs O(1)
 amortised whatever the game's length: the ledger and history are append-only lists, the score
 tally is updated by the new entries only, and `state` hands out a frozen `GameState` in O(1) (views
 of the lists, see `domain.log`). A void refolds from the nearest mark (a saved point every
@@ -40,7 +40,7 @@ S = TypeVar("S", default=Any)
 
 MARK_EVERY = 16
 """Events between two marks (the saved points a void refolds from). 16, not 64: a void refolds
-8 events on average instead of 32 (voids were 9% of the simulated games' fold, issue 9), and
+8 events on average instead of 32 (voids were 9% of the simulated games' fold, docs/decisions/0012-hot-reads-and-off-loop-replays.md), and
 a mark costs a copy of the sums (a few dicts of players x categories) every 16 events."""
 
 Totals = Mapping[str, int]
@@ -184,7 +184,7 @@ class Folder(Generic[S]):
     @property
     def totals(self) -> Mapping[str, int]:
         """Each player's running total in the score unit, O(1) without handing out a state
-        (a read-only view, valid until the next `add`; issue 9: `/series` reads it per event)."""
+        (a read-only view, valid until the next `add`; docs/decisions/0012-hot-reads-and-off-loop-replays.md: `/series` reads it per event)."""
         return MappingProxyType(self._totals)
 
     def add(self, event: Envelope) -> None:

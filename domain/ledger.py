@@ -2,7 +2,7 @@
 
 Each `LedgerEntry` names the event that caused it, the player, the resource, the breakdown
 category, the amount and the rule that produced it. Totals and breakdowns are derived from the
-ledger, never stored beside it. Source: issue #2 ("every point has a cause").
+ledger, never stored beside it. Source: docs/decisions/0007-pure-domain-fold.md ("every point has a cause").
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Resource(StrEnum):
 
 class LedgerEntry(NamedTuple):
     """One change of one resource for one player (immutable: a named tuple, which costs a tenth
-    of a frozen dataclass to build; the fold builds one per change, issue #9).
+    of a frozen dataclass to build; the fold builds one per change, docs/decisions/0012-hot-reads-and-off-loop-replays.md).
 
     Attributes:
         event_id / seq: the event that caused it (for end-game entries, the `game.ended` event).

@@ -3,7 +3,7 @@
 The fold's ledger and history only ever grow, so a snapshot of them is a (list, length) pair: the
 items a snapshot sees are never changed later (writers append past its end, or copy first when
 the list has already grown past their own length, see `own`). That makes handing out a frozen
-state O(1) instead of O(n) per event. Source: issue #9 (a fold whose cost per event does not
+state O(1) instead of O(n) per event. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (a fold whose cost per event does not
 grow with the game).
 """
 

@@ -1,8 +1,8 @@
 """The game-independent rules of a game's log, which the fold checks before any ruleset: the
 log's order (`log.*`), a referee's score correction (`correction.*`) and a void (`void.*`).
 Pure functions of plain values (no fold state), each raising `RuleViolation` with the rule's
-name and the field it concerns. Source: issue #2 (the log), issue #4 (corrections and voids as
-new events), research/anchors.md §1.6.
+name and the field it concerns. Source: docs/decisions/0007-pure-domain-fold.md (the log), docs/decisions/0001-events-are-immutable-facts.md (corrections and voids as
+new events), docs/decisions/0007-pure-domain-fold.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ can be kept from the last call while their inputs are the very same objects. One
 (the latest inputs and value), so a memo holds at most one entry per player and part: it is
 shared by every state of one game (a `compare=False` field copied along by `values.replace`)
 and never grows with the game's length. A miss just recomputes: the result is the same either
-way (pure functions of immutable inputs). Source: issue #9 (standings kept incrementally).
+way (pure functions of immutable inputs). Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (standings kept incrementally).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ game.
 A ruleset may offer `rank_key(rules_state, player_id) -> tuple | None`: a sort key (lower
 first) that orders players tied on total, or None to keep the place shared (the option
 `tie_break_ranks`, contracts/trickerion.py and contracts/penumbra.py). Sources:
-trickerion-scoring.md L27 (the tie-break names a winner only); research/penumbra.md §6, EC-24,
-§9.6 and §13.8 (no sourced tie-break, no solo win condition); research/trickerion.md §5.22.
+trickerion-scoring.md L27 (the tie-break names a winner only); docs/rules/penumbra.md#winner
+(no tie-break in the rules, no solo win condition); docs/rules/trickerion.md#winner.
 """
 
 from __future__ import annotations

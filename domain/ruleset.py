@@ -2,7 +2,7 @@
 
 A ruleset owns its game-specific state (a frozen value) and turns events into new state plus
 ledger entries. `domain.fold` handles what every game shares: the log's order, corrections,
-voids and the game's end. Source: issue #2 (domain/), research/anchors.md §1.5 (decider).
+voids and the game's end. Source: docs/decisions/0007-pure-domain-fold.md (domain/), docs/decisions/0007-pure-domain-fold.md (decider).
 """
 
 from __future__ import annotations

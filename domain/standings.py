@@ -5,8 +5,8 @@ categories, marked provisional); the fold keeps those sums as entries arrive (`G
 `.breakdown`), so standings cost O(players x categories) per state, not O(ledger), and are
 computed once per state (`GameState.memo`); `standings_json` renders the wire JSON once, as bytes.
 The game's labels (categories, title, score unit) come from the registry and are built once per
-game. Ranks are standard competition ranking (1, 1, 3). Source: issue #2 (standings),
-research/anchors.md §2.2; issue #9 (incremental standings).
+game. Ranks are standard competition ranking (1, 1, 3). Source: docs/decisions/0007-pure-domain-fold.md (standings),
+docs/decisions/0001-events-are-immutable-facts.md; docs/decisions/0012-hot-reads-and-off-loop-replays.md (incremental standings).
 """
 
 from __future__ import annotations

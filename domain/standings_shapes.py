@@ -1,6 +1,6 @@
 """The standings' wire shapes (pydantic models): `Standings`, `PlayerStanding`, `Provisional`,
 `CategoryLabel`, `Label`. Built by `domain.standings` from the fold's own values (without
-validation); re-exported there. Source: issue #2 (standings), issue #9.
+validation); re-exported there. Source: docs/decisions/0007-pure-domain-fold.md (standings), docs/decisions/0012-hot-reads-and-off-loop-replays.md.
 """
 
 from __future__ import annotations

@@ -773,7 +773,7 @@ def _install_lean_routes(
     app: FrontedFastAPI, reads: ReadModels, hub: ChangeHub | None, metrics: QueryMetrics
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
-    app's front door ahead of its middleware (issue 9)."""
+    app's front door ahead of its middleware (docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
     from services.doors.asgi.lean import install
     from services.doors.push.routes import lean_push_routes
     from services.doors.query.front import FrontDoor

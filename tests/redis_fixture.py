@@ -5,7 +5,7 @@ URL `redis+cluster://...`); `REDIS_URL` still wins.
 
 `RedisServer` is also the helper for durability tests: a dedicated `redis-server` (optionally
 with `--appendonly yes`) that a test can stop and start again on the same port and data dir.
-Source: research/tech.md §4 ("Recommended fixture").
+Source: docs/development.md ("Recommended fixture").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Penumbra: Trials of Arcana ruleset (rules/penumbra-scoring.ru.md). Exports `RULESET`.
 
-The shared game layout (README "Adding a game"): `state` (frozen tableaux), `turns` (rounds,
+The shared game layout (docs/architecture/adding-a-game.md): `state` (frozen tableaux), `turns` (rounds,
 initiative, the Prophecy and final turns, when the game may end, the tie-break), `play` (in-play
 handlers: Arcana, Tomes, Mortal Wounds, Marks, Goals), `join` (joining in progress),
 `categories` (the eight VP categories with EN/RU labels and rule lines, each a function of the

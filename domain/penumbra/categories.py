@@ -97,7 +97,7 @@ def category_vp_since(
     """`category_vp(tableau, options)`, taking from `last` (an earlier tableau of the player and
     its `category_vp` under the same `options`) every category whose inputs are the very same
     objects (a move replaces only the fields it changes, so most events recompute one or two
-    categories; issue 9: `category_vp` was 8% of the simulated games' fold)."""
+    categories; docs/decisions/0012-hot-reads-and-off-loop-replays.md: `category_vp` was 8% of the simulated games' fold)."""
     old, vp = last
     trials = tableau.trials is old.trials
     contracts = tableau.contracts is old.contracts

@@ -2,7 +2,7 @@
 
 rules/penumbra-scoring.ru.md lines 13-24: each set of six different symbols gives 7 VP; the
 identical symbols of each kind score 1, 2, 4, 6, 9 VP for 1..5 symbols; a symbol may count in
-both. research/penumbra.md §5: six-sets = min over the six kinds (Q2), 6+ identical by policy (Q1).
+both. docs/rules/penumbra.md#experience: six-sets = min over the six kinds, 6+ identical by policy (#six-plus).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ removal or Trial scores as it would have.
 The declared symbols sit on one pseudo-card per player (id `(joined)`, which no card id can be:
 contracts.penumbra.CardId), so experience sets and Fate keep counting from them (rules lines
 13-24, 34-40); VP they do not explain goes to the category `joined`. Arcana above the cap
-cannot be held (S1, research/penumbra.md §12.2).
+cannot be held (docs/rules/penumbra.md#categories).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def joined(state: PenumbraState, join: PenumbraJoinedInProgress) -> PenumbraStat
 
 def _each_card_once(join: PenumbraJoinedInProgress) -> None:
     """A card is in one place: one reserved Contract, Mortal Wound or reserved Trial id is
-    declared once over all players (research/penumbra.md §10, EC-23)."""
+    declared once over all players (docs/rules/penumbra.md#categories)."""
     ids = [
         card
         for w in join.players

@@ -3,7 +3,7 @@
 Every category is a function of the current state (domain.penumbra.categories), so after each
 event the ledger gets one VP entry per (player, category) whose value changed, equal to the
 change. The running total is then the "if the game ended now" score and always equals the sum
-of the ledger (research/penumbra.md §8). Arcana supply changes also get an ARCANA entry.
+of the ledger (docs/rules/penumbra.md#reserved-contracts). Arcana supply changes also get an ARCANA entry.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from domain.penumbra.state import PenumbraState, Tableau
 from domain.ruleset import Entries, Handler
 
 MAX_PLAYERS = 4
-"""Penumbra seats 1-4 players (research/penumbra.md §1, S7)."""
+"""Penumbra seats 1-4 players (docs/rules/penumbra.md#end-of-game)."""
 
 Move = Callable[[PenumbraState, Any], PenumbraState]
 
@@ -76,7 +76,7 @@ _MOVES: dict[type[Payload], Move] = {
     ProphecyTriggered: turns.prophecy_triggered,
     FinalTurnTaken: turns.final_turn_taken,
 }
-"""Payload class -> its move on the tableaux; one explicit table (research/anchors.md §1.6
+"""Payload class -> its move on the tableaux; one explicit table (docs/decisions/0007-pure-domain-fold.md
 lesson 4). `HANDLERS` gives each the shared handler shape, the entries being the VP diff."""
 
 

@@ -93,7 +93,7 @@ class PenumbraState:
     """The whole ruleset state.
 
     Attributes:
-        options: the game's ruleset options (REC defaults, research/penumbra.md).
+        options: the game's ruleset options (REC defaults, docs/rules/penumbra.md).
         seats: player ids in seat order; tableaux: player id -> `Tableau`.
         turn: the last `game.turn_started` turn (0 before the first).
         prophecy: the triggering Prophecy, once one has triggered.

@@ -8,7 +8,7 @@ player sent to a 3-player table (which seating decides, not the player) neither 
 for it at the ends; the middle place of three is exactly halfway. (Proportional scaling, e.g.
 7 x 3/4 for a 3-player win, would punish players for the table size seating gave them.)
 Tied players share the average of the points of the places they cover: two tied first at a
-4-player table get (7 + 5) / 2 = 6 each. Source: research/tournaments-and-integrations.md Q1.
+4-player table get (7 + 5) / 2 = 6 each. Source: docs/rules/tournaments.md#points.
 """
 
 from __future__ import annotations

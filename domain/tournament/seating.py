@@ -24,7 +24,7 @@ Steps (each table gets a written reason):
    seat, ties broken by standings order. (Ordering by the players' spreads first was tried and
    measured worse: one player's spread could grow to 4 to save two others'.)
 
-Source: research/tournaments-and-integrations.md Q1 (Match Play's balanced pairing and seat
+Source: docs/rules/tournaments.md#seating (Match Play's balanced pairing and seat
 order, the squared repeat-opponent penalty of pairings_edh / EDH_matchmaker, the top seed last).
 """
 
@@ -349,7 +349,7 @@ def greedy_round(
     """The greedy method the anchors use, for comparison: the same order and table sizes as
     `seat_round`, tables filled in that order (Swiss: sort by points, fill table 1 first), seats
     in that order, no search. Board Game Arena's multiplayer Swiss works this way
-    (research/tournaments-and-integrations.md Q1: it "does not avoid repeated opponents")."""
+    (docs/rules/tournaments.md: it "does not avoid repeated opponents")."""
     rng = SplitMix64(f"{seed}:{round_number}")
     active = _active(entrants)
     ordered, how = _order(active, round_number, rules, rng)

@@ -21,7 +21,7 @@ the other players at it; "total" is a player's points now):
   opponents placed below minus those placed above.
 - seed: the better (lower) effective seed; always last, so the order is total.
 
-Source: research/tournaments-and-integrations.md Q1 (BGA: opponents points / average; Match
+Source: docs/rules/tournaments.md#tie-breaks (BGA: opponents points / average; Match
 Play: Median-Buchholz; TopDeck "score based"; pairings_edh on opponent win % with pods).
 """
 

@@ -2,7 +2,7 @@
 of 3; a 5-player table or a bye only when the organiser configured it.
 
 Source: Match Play Events' group match play ("3-player games when the head count doesn't divide
-by four"), TopDeck.gg's bye modes (research/tournaments-and-integrations.md, Q1).
+by four"), TopDeck.gg's bye modes (docs/rules/tournaments.md#tables).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Trickerion: Legends of Illusion scoring, exactly as rules/trickerion-scoring.md says.
 
-The shared game layout (README "Adding a game"): `state` (immutable state, `settle`), `turns`
+The shared game layout (docs/architecture/adding-a-game.md): `state` (immutable state, `settle`), `turns`
 (turns, the initiative track), `play` (in-play handlers: Advertise, learn, hire, Links, other
 changes), `join` (joining in progress), `endgame` (end-game Fame), `categories` (EN/RU labels,
 rule anchors), `ruleset` (`HANDLERS`, `RULESET`, the `domain.ruleset.Ruleset`). Trickerion's

@@ -1,6 +1,6 @@
 """The card catalog: 48 Trick cards, 28 Performance cards and the characters, loaded from JSON.
 
-Data files live in `domain/trickerion/data/` and name their source (research/trickerion.md
+Data files live in `domain/trickerion/data/` and name their source (docs/rules/trickerion.md
 §3.1, §3.2, §3.4). Amounts the service pays come from here whenever an event names a card.
 """
 
@@ -28,7 +28,7 @@ class Amounts:
 
 @dataclass(frozen=True, slots=True)
 class Trick:
-    """A Trick card (research/trickerion.md §3.1).
+    """A Trick card (docs/rules/trickerion.md#level-3).
 
     `level` 1/2/3 (Fame threshold 1/16/36); `yield_` the printed yield per marker;
     `components` name -> count; `endgame` the Level 3 end-game condition as data (None below L3).
@@ -48,7 +48,7 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class PerformanceCard:
-    """A Performance card (research/trickerion.md §3.2): `links` printed Links (one is a Shard
+    """A Performance card (docs/rules/trickerion.md#level-3): `links` printed Links (one is a Shard
     Link), `bonus` the performer's printed bonus; Magnus Pantheon cards need the Dark Alley."""
 
     id: str
@@ -62,7 +62,7 @@ class PerformanceCard:
 
 @dataclass(frozen=True, slots=True)
 class CharacterCard:
-    """A character type (research/trickerion.md §3.4): `kind` magician / apprentice / specialist
+    """A character type (docs/rules/trickerion.md#characters): `kind` magician / apprentice / specialist
     / protege / arcane; `backstage` the bonus behind the performer; `module` needed, if any."""
 
     id: str

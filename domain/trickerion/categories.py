@@ -1,7 +1,7 @@
 """Breakdown categories (EN / RU labels) and the rule anchors ledger entries cite.
 
-Anchors point at lines of /work/shared/rules/trickerion-scoring.md (the specification) or, for
-sources the specification does not cover, at sections of research/trickerion.md.
+Anchors point at lines of docs/rules/trickerion.md (the specification) or, for
+sources the specification does not cover, at sections of docs/rules/trickerion.md.
 """
 
 from __future__ import annotations

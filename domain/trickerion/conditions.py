@@ -1,6 +1,6 @@
 """Level 3 end-game conditions as data, evaluated by one small interpreter.
 
-A condition is a mapping from the catalog (research/trickerion.md §3.1, "L3 end-game condition"):
+A condition is a mapping from the catalog (docs/rules/trickerion.md#level-3, "L3 end-game condition"):
 - `{"kind": "per", "of": C, "points": p, "every": n}`: p Fame per n of counter C (n defaults
   to 1; the remainder is dropped, e.g. T24 "1 per 3 unspent Coins").
 - `{"kind": "if", "of": [C, ...], "at_least": n, "points": p}`: p Fame if every listed

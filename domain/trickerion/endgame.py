@@ -1,6 +1,6 @@
 """End-game Fame: the regular categories with their caps, Level 3 tricks, the modules, Academy.
 
-Order (research/trickerion.md §4 comb. 6): Shards (module rules) -> Coins -> Special
+Order (docs/rules/trickerion.md#end-of-game): Shards (module rules) -> Coins -> Special
 Assignments, or Apprentices and Specialists in the base game -> Level 3 tricks -> Academy.
 The cap (`category_cap`, 20) applies per category after the module conversion and per Level 3
 trick, never to the Level 3 sum, in-play Fame or Academy points (trickerion-scoring.md).
@@ -123,8 +123,8 @@ def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) 
 
     Arcane workers other than the Shapeshifter count as Apprentices; each Shapeshifter counts
     as `shapeshifter_as` (trickerion-scoring.md, Arcane Arts; one declared type for all of
-    them, research/trickerion.md §4 comb. 4). T46's Shards follow `horror_saws_shards`; Coins
-    below 0 count as 0 (research/trickerion.md §5.3).
+    them, docs/rules/trickerion.md#arcane-arts). T46's Shards follow `horror_saws_shards`; Coins
+    below 0 count as 0 (docs/rules/trickerion.md#during-play).
     """
     shapes = h.arcane_workers.count("shapeshifter")
     arcane = len(h.arcane_workers) - shapes
@@ -270,7 +270,7 @@ def academy_points(
     """Academy Fame by Banners: 2p 8; 3p 12/6; 4p 15/10/5; no Banners, no rank and no Fame.
 
     A tie over ranks k..m takes tier m under `academy_ties="lowest_covered_tier"` (REC), tier
-    k+1 under "next_tier_down"; the next player is ranked m+1 (research/trickerion.md §4 Step C).
+    k+1 under "next_tier_down"; the next player is ranked m+1 (docs/rules/trickerion.md#end-of-game Step C).
     """
     tiers = ACADEMY_TIERS.get(players, ())
     out = {

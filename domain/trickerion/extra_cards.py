@@ -4,7 +4,7 @@ the catalog's cards and turned into catalog `Trick` values for this game only.
 The checks are the catalog's own invariants (data/tricks.json and its test): the Fame
 threshold of the level (thresholds 1 / 16 / 36), component names of the catalog's tiers, a
 Level 3 end-game condition (and none below Level 3) in the condition language of
-`domain.trickerion.conditions`, ids unique and not the catalog's. Source: research/trickerion.md
+`domain.trickerion.conditions`, ids unique and not the catalog's. Source: docs/rules/trickerion.md
 §3.1 (card data), issue "cards outside the catalog".
 """
 

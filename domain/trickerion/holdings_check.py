@@ -3,7 +3,7 @@
 Characters declared must be the characters hired: hires stay to the end (no rule removes one),
 and a voided hire is simply not in the state (`domain.fold` refolds without it). Counts are
 bounded by the card data in `data/limits.json` and `data/tricks.json`.
-Sources: research/trickerion.md §3.4 (characters; the Assistant's bonus Apprentice), §5.19,
+Sources: docs/rules/trickerion.md#characters (characters; the Assistant's bonus Apprentice),
 §5.20 ("Apprentices/Specialists = those hired, including the Assistant's free Apprentice");
 trickerion-scoring.md 'End of the game' (the rows these counts feed).
 """
@@ -34,7 +34,7 @@ def limits() -> dict[str, int]:
 
 def hired_apprentices(hires: tuple[str, ...]) -> int:
     """Apprentices a player has from the log: each hired one plus the Assistant's bonus
-    Apprentice (research/trickerion.md §3.4, §5.20)."""
+    Apprentice (docs/rules/trickerion.md#characters)."""
     return hires.count("apprentice") + int("assistant" in hires)
 
 
@@ -91,7 +91,7 @@ def check_bounds(state: TrickerionState, book: PlayerBook, p: EndgameInventoryDe
     Special Assignment cards in hand <= the 40 Special cards less those declared in other
     hands; Academy Banners <= 12; Trick
     markers on one card <= its printed markers (+1 with an Engineer), in the Workshop <= the sum
-    over the tricks owned (research/trickerion.md §3.1, §3.4, §3.5; data/limits.json).
+    over the tricks owned (docs/rules/trickerion.md#level-3; data/limits.json).
 
     Raises:
         RuleViolation: `trickerion.inventory.over_card_data` naming the field.

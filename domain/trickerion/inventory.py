@@ -1,7 +1,7 @@
 """The end-game inventory: one `trickerion.endgame_inventory_declared` per player, checked
 against the modules in play and the tricks the player owns.
 
-Source: trickerion-scoring.md 'End of the game' and 'Module changes'; research/trickerion.md
+Source: trickerion-scoring.md 'End of the game' and 'Module changes'; docs/rules/trickerion.md
 §4 (eligibility), §5.5-§5.7, §5.19-§5.20.
 """
 

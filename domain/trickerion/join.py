@@ -5,7 +5,7 @@ own rule id, so everything after scores as usual.
 Checked like the events they stand for: every player once, the turn within the game's length
 (trickerion-scoring.md 'End of the game': 7 turns, 5 without the Dark Alley), known Trick cards
 with one owner each (Level 3 only with the Dark Alley), module characters only with their
-module and Specialists / the Protégé once (research/trickerion.md §3.4).
+module and Specialists / the Protégé once (docs/rules/trickerion.md#characters).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PLAYERS = "payload.joined_in_progress.players"
 
 
 def _check_floors(state: TrickerionState, seat: SeatNow) -> None:
-    """Fame and Coins below 0 only where the options let them be (research/trickerion.md §5.3,
+    """Fame and Coins below 0 only where the options let them be (docs/rules/trickerion.md#during-play,
     §5.4: REC Coins never below 0, Fame clamped at 0)."""
     opts = state.options
     if seat.fame < 0 and opts.fame_floor == "clamp_zero":

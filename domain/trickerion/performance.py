@@ -2,7 +2,7 @@
 
 Source: trickerion-scoring.md 'During the game' rows 'Trick yield', 'Perform a linked card',
 'Performance card', 'Theater specialists' and the sentence "Resolve each trick's yield first,
-then the performer's bonuses"; weekday modifiers: research/trickerion.md §1.1, §5.17.
+then the performer's bonuses"; weekday modifiers: docs/rules/trickerion.md#during-play.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from domain.values import replace
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
 
 WEEKDAY_MODIFIERS: dict[str, int] = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
-"""Fame and Coin modifier per trick owner by day (research/trickerion.md §1.1: JD, RC, DZ, BGA)."""
+"""Fame and Coin modifier per trick owner by day (docs/rules/trickerion.md#during-play: JD, RC, DZ, BGA)."""
 
 
 def _card_in_play(state: TrickerionState, card_id: str) -> PerformanceCard:

@@ -2,7 +2,7 @@
 
 Each function takes the state and the event, returns `(new state, ledger entries)` and raises
 `RuleViolation` (state unchanged) for bad input. Performances are in `performance.py`.
-Source: trickerion-scoring.md 'During the game'; research/trickerion.md §2 (rows 8-15), §5.
+Source: trickerion-scoring.md 'During the game'; docs/rules/trickerion.md#during-play.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
     """A placed marker completes a Link: the placer gains the placed trick's Level (1/2/3) in
     Fame or Coins; a Shard Link pays 1 Shard to each connected Trick owner
     (trickerion-scoring.md 'Create a Link'; one owner of both markers: option
-    `shard_link_same_owner`, research/trickerion.md §5.12).
+    `shard_link_same_owner`, docs/rules/trickerion.md#during-play).
 
     Raises:
         RuleViolation: `trickerion.player.unknown` (payload.player_id / payload.other_owner_id),
@@ -198,7 +198,7 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
     """Any other Fame / Coins / Shards change, in the category of its `reason`.
 
     Wages a player cannot pay (`negative_coins="never"`): they pay every Coin they have and lose
-    `unpaid_coin_fame_penalty` Fame per unpaid Coin (research/trickerion.md §1.2, §5.3, Q1).
+    `unpaid_coin_fame_penalty` Fame per unpaid Coin (docs/rules/trickerion.md#during-play).
 
     Raises:
         RuleViolation: `trickerion.coins.insufficient` (payload.coins) or

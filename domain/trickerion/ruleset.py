@@ -1,7 +1,7 @@
 """The Trickerion `Ruleset` (domain/ruleset.py): dispatch, game end, provisional, tie-break.
 
-Score unit Fame. Source: /work/shared/rules/trickerion-scoring.md (the specification);
-research/trickerion.md for the data and the REC options (contracts.trickerion.TrickerionOptions).
+Score unit Fame. Source: docs/rules/trickerion.md (the specification);
+docs/rules/trickerion.md for the data and the REC options (contracts.trickerion.TrickerionOptions).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class TrickerionRuleset:
 
     def start(self, event: Envelope) -> tuple[TrickerionState, Entries]:
         """Set-up: starting Fame, Coins by starting initiative position, Shards (3 with Magician
-        Powers) (research/trickerion.md §2); or, joining a game in progress, the declared turn,
+        Powers) (docs/rules/trickerion.md#during-play); or, joining a game in progress, the declared turn,
         track and holdings (`domain.trickerion.join`).
 
         Raises:
@@ -172,7 +172,7 @@ class TrickerionRuleset:
 
     def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
-        the track as it stands at the end, not recomputed; research/trickerion.md §5.22).
+        the track as it stands at the end, not recomputed; docs/rules/trickerion.md#winner).
 
         Returns ([winner], e.g. "Cy is ahead in initiative order (position 1 vs 2)"); the
         standings prefix who tied on how much.

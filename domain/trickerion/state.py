@@ -125,7 +125,7 @@ def settle(
 ) -> tuple[TrickerionState, tuple[LedgerEntry, ...]]:
     """Apply `changes` in order; return the new state and one ledger entry per non-zero change.
 
-    Coins below 0 are refused under `negative_coins="never"` (research/trickerion.md §5.3);
+    Coins below 0 are refused under `negative_coins="never"` (docs/rules/trickerion.md#during-play);
     Shards never go below 0; Fame stops at 0 under `fame_floor="clamp_zero"` (§5.4), the
     entry's note saying how much was not taken.
 
@@ -189,7 +189,7 @@ _tuple_new = tuple.__new__
 
 def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
     """`replace(book, fame=fame, coins=coins, shards=shards)` without the keyword dict and the
-    field check (settle's write-back, once per changed player and event; issue 9)."""
+    field check (settle's write-back, once per changed player and event; docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
     new: PlayerBook = _new(PlayerBook)
     fields = new.__dict__
     fields.update(book.__dict__)

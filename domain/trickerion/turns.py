@@ -1,7 +1,7 @@
 """Turns and the initiative track (common events `game.turn_started`, `game.initiative_changed`).
 
 Initiative positions 1..N set the Advertise cost and the end-game tie-break
-(trickerion-scoring.md 'Advertise' and the last line; research/trickerion.md §2).
+(trickerion-scoring.md 'Advertise' and the last line; docs/rules/trickerion.md#during-play).
 """
 
 from __future__ import annotations

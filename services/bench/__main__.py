@@ -1,7 +1,7 @@
-"""`python -m services.bench [--quick] [--out docs/benchmarks.md]` (`make bench`): issue 9's
+"""`python -m services.bench [--quick] [--out docs/benchmarks.md]` (`make bench`): docs/decisions/0012-hot-reads-and-off-loop-replays.md's
 target table, every row measured in this one run on the landed code (the baseline commit in a
 temporary git worktree, "today") and on the current tree ("new"), with the same workloads
-through the interfaces both trees share; then issue 10's scale rows and the capacity model.
+through the interfaces both trees share; then docs/decisions/0011-faults-are-answered-not-crashed.md's scale rows and the capacity model.
 
 Sizes: a full run aims at about 15 minutes on the 2-core development machine, `--quick` at about
 2 (a smoke run: small workloads, noisier figures, no profiles).

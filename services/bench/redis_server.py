@@ -1,7 +1,7 @@
 """A dedicated redis-server for a benchmark run, on a free port, stopped by its own handle.
 
 `appendfsync="everysec"` turns AOF on (the durability variant); otherwise nothing is
-persisted. Source: research/tech.md §4 (local redis-server), §6 (AOF everysec cost).
+persisted. Source: docs/development.md (local redis-server); docs/operating/redis.md (AOF everysec).
 """
 
 from __future__ import annotations

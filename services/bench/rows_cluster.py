@@ -1,4 +1,4 @@
-"""Issue 10's "1 vs 3 Redis Cluster nodes" rows: the same log appended through the real append
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): "1 vs 3 Redis Cluster nodes" rows: the same log appended through the real append
 path (`RedisEventLog.append`, the services' own client from `connect`) and then caught up by
 one projector process (`python -m services.cli.projector`), on one `redis-server` and on a local
 3-master Redis Cluster (`services.adapters.redis.localcluster`, the one `scoreledger demo

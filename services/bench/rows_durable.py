@@ -1,4 +1,4 @@
-"""Issue 19's "durable acknowledgements" rows: what `SCORELEDGER_APPEND_REPLICAS=1` costs.
+"""Durable acknowledgements (docs/decisions/0016-durable-acknowledgements.md): "durable acknowledgements" rows: what `SCORELEDGER_APPEND_REPLICAS=1` costs.
 
 One `redis-server` primary with one replica (`REPLICAOF`, both local, loopback), the same
 events appended through the real append path (`RedisEventLog.append`, the services' client from

@@ -1,4 +1,4 @@
-"""Issue 9 rows measured through the CLI and the pure domain's public contract, no Redis:
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): rows measured through the CLI and the pure domain's public contract, no Redis:
 the offline fold against `json.loads`, the per-event fold cost by game length, standings kept
 per event, and `scoreledger score` of the example game as a whole process."""
 

@@ -1,4 +1,4 @@
-"""Issue 9 rows through HTTP against `scoreledger serve` with only the query role (its own
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): rows through HTTP against `scoreledger serve` with only the query role (its own
 process): standings GET at saturation with wrk against a raw ASGI route doing the same Redis
 call, and `/series` of a long game with `/healthz` p99 polled meanwhile."""
 

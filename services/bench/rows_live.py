@@ -1,4 +1,4 @@
-"""Issue 9 rows of the live path: append -> standings visible, p99, over 100 concurrent games at
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): rows of the live path: append -> standings visible, p99, over 100 concurrent games at
 an offered rate, the tree's projector in its own process. Appends are paced on a 10 ms tick and
 written in the stream layout (one round trip per tick, as the ingest's append script writes
 them); a watcher process reads the projector's change notices. Visible = the notice of the

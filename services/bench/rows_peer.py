@@ -1,4 +1,4 @@
-"""Issue 9 row: ours vs the `eventsourcing` library on PostgreSQL, the same work: every game's
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): row: ours vs the `eventsourcing` library on PostgreSQL, the same work: every game's
 events appended in batches of 50, then final standings of every game.
 
 Ours: the tree's `scoreledger serve --no-inbox` (ingest, projector and query in one process, as

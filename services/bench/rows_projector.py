@@ -1,4 +1,4 @@
-"""Issue 9 rows of the projector, as deployed (`python -m services.cli.projector`, its own
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): rows of the projector, as deployed (`python -m services.cli.projector`, its own
 process): catch-up from checkpoint 0 over a prefilled log in events per CPU-second, and a real
 rebuild of a 1,000,000-event log (built by writing the stream layout directly, then timed)."""
 

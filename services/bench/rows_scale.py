@@ -1,4 +1,4 @@
-"""Issue 10's scale rows on the current tree: projector catch-up with 1, 2 and 3 projector
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): scale rows on the current tree: projector catch-up with 1, 2 and 3 projector
 processes over the same log (with a check that every game ended at its last seq, since the
 landed code has no shard ownership), Redis CPU per event, projector memory per live game, and a
 capacity model written from those figures; and the same appends and catch-up on one Redis node

@@ -1,4 +1,4 @@
-"""Issue 9 row: SSE delivery to 1,000 subscribers of one game's `GET /games/{id}/live`, p99.
+"""Performance (docs/decisions/0012-hot-reads-and-off-loop-replays.md): row: SSE delivery to 1,000 subscribers of one game's `GET /games/{id}/live`, p99.
 
 The tree's query-only server and its projector run in their own processes; the subscribers are
 raw-socket asyncio clients in 4 further processes (services/bench/probes/sse_clients.py; their

@@ -1,4 +1,4 @@
-"""The report: issue 9's target table (today, new, ratio, target, met/MISSED, what limits it),
+"""The report: docs/decisions/0012-hot-reads-and-off-loop-replays.md's target table (today, new, ratio, target, met/MISSED, what limits it),
 the scale rows, and the run's header (machine, load average at start and end, date, commits)."""
 
 from __future__ import annotations

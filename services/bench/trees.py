@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BASELINE = "8810943"
-"""The landed code the "today" column measures (issue 9's figures were taken on it)."""
+"""The landed code the "today" column measures (docs/decisions/0012-hot-reads-and-off-loop-replays.md's figures were taken on it)."""
 
 ROOT = Path(__file__).resolve().parents[2]
 

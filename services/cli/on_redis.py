@@ -10,7 +10,7 @@
 
 `settings_or_exit` builds a command's settings; `run_on_redis` PINGs Redis once (no retries,
 about 3 s) and then runs the command's coroutine, classifying a Redis or socket error it raises
-the same way. No traceback, no password (URLs are masked). Source: sysexits.h; issue #11
+the same way. No traceback, no password (URLs are masked). Source: sysexits.h; docs/decisions/0019-hostile-input-at-every-door.md
 ("a clear start-up failure").
 """
 

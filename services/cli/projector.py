@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     argparse.ArgumentParser(
         prog="python -m services.cli.projector",
         description="Run the projector until SIGINT or SIGTERM. Settings come from the "
-        "environment (REDIS_URL, SCORELEDGER_SHARDS, ...; see the README's Configuration).",
+        "environment (REDIS_URL, SCORELEDGER_SHARDS, ...; see docs/operating/configuration.md).",
     ).parse_args(argv)
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)

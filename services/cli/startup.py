@@ -4,7 +4,7 @@ Before any role starts, `check_redis` sends one PING with the role's own client 
 ACL user, password, TLS), no retries and the connect timeout, so a missing Redis or refused
 credentials show within seconds, the same for every role, instead of a traceback (or, for
 some roles, a process that serves 503 forever). The line never carries a password: the URL is
-shown with its password masked. Exit codes (sysexits.h, documented in the README):
+shown with its password masked. Exit codes (sysexits.h, documented in docs/operating/configuration.md):
 
 * `EXIT_UNAVAILABLE` (69): Redis cannot be reached (refused, timed out, unknown host, TLS,
   loading, cluster down);
@@ -18,7 +18,7 @@ shown with its password masked. Exit codes (sysexits.h, documented in the README
 consumer group, the projector's readers) is reported the same way, classified like the PING,
 instead of as a traceback in the log.
 
-Source: issue #11 ("A clear start-up failure"), issue #10 ("Start-up that fails fast").
+Source: docs/decisions/0019-hostile-input-at-every-door.md ("A clear start-up failure"), docs/decisions/0011-faults-are-answered-not-crashed.md ("Start-up that fails fast").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Garbage-collector settings for a long-lived service process (projector, query).
 
 After warm-up (imports done, the app built), `gc.freeze()` moves every object alive then into
-the permanent generation, so no later collection walks them again (issue 9: full collections
+the permanent generation, so no later collection walks them again (docs/decisions/0012-hot-reads-and-off-loop-replays.md: full collections
 of the projector paused it 82-179 ms, straight into the p99).
 
 In the projector (`survivors=True`) every object that survives its first young collection is
@@ -22,7 +22,7 @@ objects' lifetimes were not measured.
 
 Call `tune_for_long_life` once per process, from its entry point, never from a library or a
 test (a frozen object is never collected automatically).
-Source: issue 9; https://docs.python.org/3/library/gc.html#gc.freeze; profile
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md; https://docs.python.org/3/library/gc.html#gc.freeze; profile
 docs/profiles/live-1000.txt.
 """
 
@@ -120,7 +120,7 @@ class CatchUpPause:
     1,000,000-event rebuild, a collection at the end found 728 and 724 unreachable objects:
     start-up's and shutdown's, not the catch-up's) but walk every young object and, from gen1
     on, a heap the size of the state cache: 15.6 s of a 1,000,000-event rebuild's 44 s CPU,
-    growing with the heap (issue 9; docs/profiles/projector-after-gc-pause.txt). After
+    growing with the heap (docs/decisions/0012-hot-reads-and-off-loop-replays.md; docs/profiles/projector-after-gc-pause.txt). After
     `FULL_READS_TO_PAUSE` full reads the collector is off; at the first read that is not full
     what the catch-up left alive is frozen (O(1); the catch-up was the warm-up, and a young
     collection over all of it would be the long pause this avoids) and the collector is on

@@ -3,7 +3,7 @@
 A declared `Content-Length` above the limit is refused before one byte of the body is read; a
 body without one (chunked) or larger than declared is counted chunk by chunk as the app reads
 it and refused as soon as the count passes the limit (the 413 is sent then and the app is told
-the client left), so no more than `max_body_bytes` plus one network chunk is ever held. Source: issue #11 ("There is no body size limit (a 100 MB
+the client left), so no more than `max_body_bytes` plus one network chunk is ever held. Source: docs/decisions/0019-hostile-input-at-every-door.md ("There is no body size limit (a 100 MB
 body was read and parsed)"); ASGI HTTP spec (`http.request` messages, `more_body`).
 """
 

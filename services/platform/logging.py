@@ -1,11 +1,11 @@
 """structlog set-up: JSON when not on a terminal (or when asked), console otherwise.
 
 Bind `game_id`, `event_id` and `seq` with `structlog.contextvars.bound_contextvars` where known.
-Log lines are bounded (issue #11: one line carried a whole batch's locals, 74 MB): tracebacks
+Log lines are bounded (docs/decisions/0019-hostile-input-at-every-door.md: one line carried a whole batch's locals, 74 MB): tracebacks
 never show local variables, at most `MAX_FRAMES` frames, and every string field (the event
 too) is cut to `MAX_FIELD_CHARS`; a field whose key names a secret (`token`, `password`, ...)
 is replaced by `[redacted]`.
-Source: research/anchors.md §4.2 (structlog), research/tech.md §1.10; issue #11.
+Source: docs/decisions/0018-observability-at-the-edges.md (structlog), docs/decisions/0018-observability-at-the-edges.md; docs/decisions/0019-hostile-input-at-every-door.md.
 """
 
 from __future__ import annotations

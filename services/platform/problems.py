@@ -8,7 +8,7 @@ Wire shape::
 `type` names the rule (`about:blank` when there is none, as RFC 9457 §4.2.1 says); `title` is
 the status phrase, the same for every occurrence; `rule` and `field` are extension members
 (§3.2), the same rule ids the dead letters carry. Nothing the client sent is quoted beyond a
-short prefix (`quote`): a 10 MB `type` gets a 422 of a few hundred bytes. Source: issue #11
+short prefix (`quote`): a 10 MB `type` gets a 422 of a few hundred bytes. Source: docs/decisions/0010-one-error-style.md
 ("One error shape"), RFC 9457.
 """
 

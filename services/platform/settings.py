@@ -33,7 +33,7 @@ def integration_names(value: Any) -> tuple[str, ...]:
 
     Raises:
         ValueError: a name that is not `INTEGRATION_NAME`, a name listed twice, or more than
-            `MAX_INTEGRATIONS` names (issue 11 (hostile integrations)).
+            `MAX_INTEGRATIONS` names (docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations)).
     """
     names = (
         tuple(n for n in re.split(r"[ \t\n,]+", value) if n) if isinstance(value, str) else value
@@ -151,7 +151,7 @@ class CommonSettings(BaseSettings):
     )
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: str = "INFO"
-    # Least-privilege Redis (issue #11): this role's ACL user (deploy/users.acl.template) and
+    # Least-privilege Redis (docs/decisions/0019-hostile-input-at-every-door.md): this role's ACL user (deploy/users.acl.template) and
     # its password, from a Secret, never a ConfigMap or the URL. TLS: a `rediss://` URL.
     redis_username: str | None = Field(default=None, max_length=64)
     redis_password: SecretStr | None = None
@@ -225,7 +225,7 @@ class IngestSettings(CommonSettings):
     """Ingest: HTTP appends and the Redis inbox."""
 
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
-    # Inbox consumer group (services/doors/ingest/inbox.py, issue 10): one consumer name per replica.
+    # Inbox consumer group (services/doors/ingest/inbox.py, docs/decisions/0011-faults-are-answered-not-crashed.md): one consumer name per replica.
     inbox_consumer: str | None = Field(
         default=None,
         min_length=1,
@@ -295,7 +295,7 @@ class IngestSettings(CommonSettings):
         description="a due result a pass took but did not settle (its process died, the "
         "append failed) is taken again after this many seconds",
     )
-    # Durable acknowledgements (issue 19): an append is answered (201, inbox ack) only once
+    # Durable acknowledgements (docs/decisions/0016-durable-acknowledgements.md): an append is answered (201, inbox ack) only once
     # this many replicas hold it (Redis `WAIT`); else 503 `append.replicas_unconfirmed`.
     append_replicas: int = Field(
         default=0,
@@ -315,7 +315,7 @@ class IngestSettings(CommonSettings):
         description="when set, creating a game needs this integration key (HTTP header "
         "`X-Creator-Key`, inbox field `creator_key`); off by default",
     )
-    # Issue 11 (hostile integrations): one inbox stream per integration, only its ACL user may
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): (hostile integrations): one inbox stream per integration, only its ACL user may
     # XADD there (services/doors/ingest/inbox_app.py, deploy/users.acl.template). Text in the env.
     inbox_integrations: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),

@@ -8,7 +8,7 @@ export's bytes but for the names the export puts back into the start event); eve
 `ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.archive.PostgresArchive`
 (production), `adapters.directory.archive.DirectoryArchive` (one compressed file per game,
 the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/contract/test_archive.py`
-holds all three to one suite. Source: research/tech.md §6 (archive/cold tier), KurrentDB's
+holds all three to one suite. Source: docs/benchmarks.md (archive/cold tier), KurrentDB's
 archive tier (reads fall through).
 """
 

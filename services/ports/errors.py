@@ -8,7 +8,7 @@ class VersionConflict(Exception):
     """An append expected the game at version `expected` but it is at `actual`.
 
     Nothing of the batch was written. The caller reloads and retries, or reports 409.
-    Source: research/tech.md §3.3 (`WRONGVERSION expected X actual Y`).
+    Source: docs/decisions/0002-one-atomic-append.md (`WRONGVERSION expected X actual Y`).
     """
 
     def __init__(self, expected: int, actual: int) -> None:
@@ -68,7 +68,7 @@ class StoreUnavailable(StoreError, ConnectionError):
     """The store cannot answer now (unreachable, timed out, loading, failing over, out of
     memory, ...): nothing was decided; try again later. HTTP doors answer 503 with
     `Retry-After` naming `reason`; the inbox waits it out. A `ConnectionError` (an `OSError`),
-    so callers treating `OSError` as transient keep doing so. Source: issue 10 (a fault is
+    so callers treating `OSError` as transient keep doing so. Source: docs/decisions/0011-faults-are-answered-not-crashed.md (a fault is
     waited out, not judged)."""
 
     def __init__(
@@ -83,7 +83,7 @@ class StoreUnavailable(StoreError, ConnectionError):
 class LeaseLost(RuntimeError):
     """A fenced write was refused: the caller no longer holds the shard's lease (`why`:
     `lease` expired or taken over, `fence` an older acquisition). Nothing was written; stop
-    the shard's reader. Source: research/tech.md §3.5 (leases, fencing)."""
+    the shard's reader. Source: docs/decisions/0005-leases-with-fencing.md (leases, fencing)."""
 
     def __init__(self, shard: int, why: str) -> None:
         super().__init__(f"shard {shard}: lease lost ({why}); the write was refused")
@@ -96,7 +96,7 @@ class ReplicasUnconfirmed(Exception):
     replicas confirmed it within the wait (`acked` did): it is not acknowledged. A retry with
     the same event ids is answered as a duplicate once the replicas confirm. HTTP answers 503
     `append.replicas_unconfirmed` with Retry-After; the inbox retries the round.
-    Source: issue 19 (durable acknowledgements); Redis `WAIT numreplicas timeout`.
+    Source: docs/decisions/0016-durable-acknowledgements.md (durable acknowledgements); Redis `WAIT numreplicas timeout`.
     """
 
     def __init__(self, wanted: int, acked: int) -> None:

@@ -4,7 +4,7 @@ An append carries the expected version of every event (`seq - 1`) and is idempot
 `event_id`; a batch is all or nothing. An append may carry the writer's write-token digest
 (`credential`): it must equal the game's stored digest (checked in the same atomic step as the
 append), and the append that creates the game (writes seq 1) stores it, so a game never exists
-without its credential. Source: research/tech.md §3.3; issue 8 (credential stored with the append).
+without its credential. Source: docs/decisions/0002-one-atomic-append.md; docs/decisions/0009-one-authorization-on-every-write.md (credential stored with the append).
 """
 
 from __future__ import annotations

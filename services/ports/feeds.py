@@ -2,7 +2,7 @@
 
 Every append adds one entry per new event to its game's shard feed (`EventLog.append`); the
 projector follows the feeds of the shards it holds from their checkpoints (a catch-up
-subscription, research/tech.md §3.4). Entry ids order within one feed only. A feed keeps the
+subscription, docs/decisions/0004-projector-catch-up-subscription.md). Entry ids order within one feed only. A feed keeps the
 entries its checkpoint has not passed; the applied ones are trimmed behind it (`FeedTrimming`).
 """
 

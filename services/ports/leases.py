@@ -6,7 +6,7 @@ owner of the shard; it lapses `ttl_ms` after its last renewal. The projections a
 writes are fenced by the token it holds (`FencedProjections.hold_lease`): a write under a token
 that is not the current lease, or not of the newest fence, is refused whole (`LeaseLost`).
 Live owners register themselves (`members`) so each can compute the same shard assignment.
-Source: research/tech.md §3.5; Kleppmann, "How to do distributed locking".
+Source: docs/decisions/0005-leases-with-fencing.md; Kleppmann, "How to do distributed locking".
 """
 
 from __future__ import annotations

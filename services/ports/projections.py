@@ -6,7 +6,7 @@ JSON (`domain.standings.Standings`), the API view rendered from it (with the seq
 wait). One `write` per feed batch changes every projection
 of the batch, adds one change notice per changed game, and moves the shard checkpoint, all or
 nothing; a batch at or before the stored checkpoint is skipped whole (exactly-once effect).
-Source: research/tech.md §3.4.
+Source: docs/decisions/0004-projector-catch-up-subscription.md.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ class Projections(Protocol):
 
     async def standings(self, game_id: str) -> StoredStandings | None:
         """The game's stored view (else standings) bytes, `updated_at` and shard checkpoint
-        (one round trip), or None without standings: the hot read (issue 9), no field
+        (one round trip), or None without standings: the hot read (docs/decisions/0012-hot-reads-and-off-loop-replays.md), no field
         decoded."""
         ...
 

@@ -1,7 +1,7 @@
 """The partition rule every store shares: a game's shard, so one game's keys, feed, projection and
 checkpoint live together (one Redis Cluster slot; one memory partition).
 
-Source: research/tech.md §3.2 and §3.8 (hash tags by shard, N = 16 feeds).
+Source: docs/decisions/0003-shards-and-hash-tags.md (hash tags by shard, N = 16 feeds).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The declaration is what the ruleset's state holds at the cut (Fame, Coins, Shard
 cards owned, the characters hired, the track), so everything after scores as in the whole game;
 referee corrections before the cut are not declared (a table counts holdings, not a referee's
 adjustments). A cut that the rules would refuse (a later void of an event before the cut, say)
-keeps the whole game. Source: README "Joining a game in progress"; domain/trickerion/join.py.
+keeps the whole game. Source: docs/integrating/events.md ("Joining a game in progress"); domain/trickerion/join.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 Goals until a Prophecy triggers, then one more turn each (rules/penumbra-scoring.ru.md line 1),
 then `game.ended`.
 
-Card data is not published (research/penumbra.md §7), so cards get opaque ids (unique per
+Card data is not published (docs/rules/penumbra.md#categories), so cards get opaque ids (unique per
 game: one physical card, EC-23) and plausible printed values. The simulator respects what the
 ruleset checks: one reserved Trial at a time (S1), a card in one place, Arcana never spent
 beyond the supply, a fulfilment repeating its reservation's printed values, nothing but

@@ -69,10 +69,10 @@ async def paced(events: Iterator[Envelope], rate: float) -> AsyncIterator[list[E
 
 
 def inbox_fields(event: Envelope, token: str) -> dict[str, str]:
-    """The inbox entry of one event: explicit fields readable by any tool (research/tech.md
+    """The inbox entry of one event: explicit fields readable by any tool (docs/decisions/0004-projector-catch-up-subscription.md
     §1.5 decision): `game`, `type`, `id`, `data` = the envelope JSON, and `token`, the game's
     write token (the inbox has no reply channel, so the entry creating a game carries the token
-    its creator chose, and every later entry the same; README "Authorization")."""
+    its creator chose, and every later entry the same; docs/integrating/http.md, "Writes need the game's token")."""
     return {
         "game": event.game_id,
         "type": event.type,

@@ -1,6 +1,6 @@
 """A simulated Trickerion table: a full, rule-valid game from the real card catalog.
 
-Turn structure (research/trickerion.md §2, 'Resolution order within a turn'): the initiative
+Turn structure (docs/rules/trickerion.md#during-play, 'Resolution order within a turn'): the initiative
 track by ascending Fame, Advertise at most once per player in initiative order, character
 placements (learn, hire, Bank, Market Row, Academy, Dark Alley, setting up Trick markers that
 may complete Links), Performance Thursday -> Sunday (each trick's yield to its owner first, then
@@ -55,7 +55,7 @@ from services.simulator.trickerion_tally import Seat, initiative_order
 NAMES = ("Alma", "Bruno", "Clara", "Dmitri", "Edda", "Farid", "Greta", "Hugo")
 WEEKDAYS = ("thursday", "friday", "saturday", "sunday")
 WEEKDAY_MODIFIER = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
-"""Per-owner Fame and Coin yield modifier (research/trickerion.md §1.1), only with the option."""
+"""Per-owner Fame and Coin yield modifier (docs/rules/trickerion.md#during-play), only with the option."""
 RENOVATE = ((5, 7, 9, 2, 5, 9), (3, 4, 6, 1, 3, 6), (6, 8, 10, 4, 7, 10), (4, 5, 11, 1, 3, 13))
 """Academy Renovate spaces: Coins at Fame threshold 1/16/36, then Fame (research §3.6, SC)."""
 MAX_TRICKS = 5

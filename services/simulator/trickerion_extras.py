@@ -1,7 +1,7 @@
 """What real Trickerion tables add to the simulator's plain play: every ruleset option value,
 varied Special Assignment cards, referee voids and corrections, initiative changes.
 
-Special Assignments follow research/trickerion.md §3.5 (BGA `Assignments/`); each returns the
+Special Assignments follow docs/rules/trickerion.md#during-play (BGA `Assignments/`); each returns the
 signed Fame / Coins / Shards change or None when it does not apply. A referee void always
 targets a mistaken event the simulator never counted in its tally, right after it, so nothing
 later depends on it (a void that would break a later event is refused, domain/fold.py).
@@ -92,7 +92,7 @@ ASSIGNMENTS: tuple[tuple[str, Callable[[Seat, random.Random], Change | None]], .
     ("A34 Interest", _interest),
     ("A39 Workshop Exhibition", _workshop_exhibition),
 )
-"""Special Assignment cards that move Fame / Coins / Shards (research/trickerion.md §3.5)."""
+"""Special Assignment cards that move Fame / Coins / Shards (docs/rules/trickerion.md#during-play)."""
 
 
 def play_assignment(seat: Seat, rng: random.Random, opts: TrickerionOptions) -> tuple[str, Change]:

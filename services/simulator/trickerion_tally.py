@@ -2,7 +2,7 @@
 generator rule-valid, e.g. never paying Coins a player does not have).
 
 It mirrors trickerion-scoring.md 'During the game' and the options' REC floors
-(research/trickerion.md §5.3 Coins never below 0 with 2 Fame per unpaid wage Coin, §5.4 Fame
+(docs/rules/trickerion.md#during-play: Coins never below 0 with 2 Fame per unpaid wage Coin, Fame
 clamped at 0). Units: Fame, Coins, Shards (whole numbers).
 """
 
@@ -64,6 +64,6 @@ class Seat:
 
 def initiative_order(seats: list[Seat], previous: list[str]) -> list[str]:
     """Turn 2 on: ascending Fame, equal Fame keeping the previous relative order
-    (research/trickerion.md §2, 'Initiative track')."""
+    (docs/rules/trickerion.md#during-play, 'Initiative track')."""
     by_id = {s.player_id: s for s in seats}
     return sorted(previous, key=lambda pid: (by_id[pid].fame, previous.index(pid)))

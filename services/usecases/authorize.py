@@ -12,7 +12,7 @@
 * Optionally (`creator_key` setting) only holders of an integration key may create games
   (HTTP header `X-Creator-Key`, inbox field `creator_key`): `auth.creator_key_required` /
   `auth.creator_key_rejected`.
-Reads need no token. Source: issue 8 (one authorization on every write path).
+Reads need no token. Source: docs/decisions/0009-one-authorization-on-every-write.md (one authorization on every write path).
 """
 
 from __future__ import annotations

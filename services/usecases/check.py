@@ -11,8 +11,8 @@
    older snapshot). A `HeadMismatch` checks once more on the stored log (step 1 with
    `stored=True`); a `VersionConflict` or `CredentialMismatch` drops the cache and is raised.
 3. `_settle`: each event's position (a duplicate's original seq), the cache set to the new state.
-Source: issue brief (ingest: one append path; benchmarks); research/anchors.md §1.6;
-research/tech.md §3.3; issue 10 (the head check).
+Source: issue brief (ingest: one append path; benchmarks); docs/decisions/0007-pure-domain-fold.md;
+docs/decisions/0002-one-atomic-append.md; docs/decisions/0011-faults-are-answered-not-crashed.md (the head check).
 """
 
 from __future__ import annotations

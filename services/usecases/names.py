@@ -8,7 +8,7 @@ bring a forgotten name back); every read puts the names back (`contracts.names.p
 answers and exports read the events as posted, and a forgotten player as `player-<seat>`.
 `forget` stores a start event written with names inline again in today's form.
 A game in the archive only reads the archived copy's names. Source:
-research/tournaments-and-integrations.md (personal data outside the immutable log).
+docs/decisions/0014-names-outside-the-log.md (personal data outside the immutable log).
 """
 
 from __future__ import annotations

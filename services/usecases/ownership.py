@@ -18,7 +18,7 @@ Takeover: a dead owner's membership and leases expire `ttl_ms` after its last ti
 tick of the owner the shard is reassigned to acquires it, so within `ttl_ms` + one tick.
 A tick that fails (the store unreachable) keeps the leases it renewed less than `ttl_ms` ago and calls
 `on_lost` for the rest (the server has expired them; fenced writes are refused anyway).
-Source: research/tech.md §3.5; Thaler & Ravishankar, rendezvous (HRW) hashing.
+Source: docs/decisions/0005-leases-with-fencing.md; Thaler & Ravishankar, rendezvous (HRW) hashing.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Planning one append on a folded game (the domain check of `check.CheckedAppend`): fold
 the batch's new events onto the base state with one working `Folder`, skip known event ids
 (an exact retry; a reused id with another body is refused), check each seq follows.
-Source: issue brief (ingest); split out of services/usecases/check.py (issue 9).
+Source: issue brief (ingest); split out of services/usecases/check.py (docs/decisions/0012-hot-reads-and-off-loop-replays.md).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the fold refuses is dead-lettered and its game held at that seq; other games go 
 release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
 feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
 Redis, no feed reading (the projector door does that).
-Source: research/tech.md §3.4; issue brief (projector); issue 8.
+Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector); docs/decisions/0004-projector-catch-up-subscription.md.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ class Project:
         self.changes_maxlen = changes_maxlen
         self.cache_games = cache_games
         self.clock = clock
-        # Bounded by games and estimated bytes (issue #10); a view is re-put after its batch.
+        # Bounded by games and estimated bytes (docs/decisions/0011-faults-are-answered-not-crashed.md); a view is re-put after its batch.
         self.views: ByteLRU[str, GameView] = ByteLRU(cache_bytes, _view_bytes, cache_games)
 
     def forget(self) -> None:

@@ -6,7 +6,7 @@ is parsed: `services.usecases.authorize`), parse (`services.usecases.parse`), ch
 the game's rules and append (`services.usecases.check.CheckedAppend`; the token's digest is
 checked again and, for a creation, stored inside the same atomic append). Every refusal is one
 `Refusal`; nothing of a refused write is stored. No HTTP, FastStream or Redis here.
-Source: issue 8 (one write path; the same authorization on both doors).
+Source: docs/decisions/0009-one-authorization-on-every-write.md (one write path; the same authorization on both doors).
 """
 
 from __future__ import annotations

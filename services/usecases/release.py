@@ -2,7 +2,7 @@
 
 The projector holds a game when its rules refuse one of the game's feed entries (the event is
 dead-lettered, later events wait; see `services.usecases.project`). Neither deleting the hold by
-hand nor restarting resumed it (issue 10): the shard checkpoint had moved past the game's entries.
+hand nor restarting resumed it (docs/decisions/0011-faults-are-answered-not-crashed.md): the shard checkpoint had moved past the game's entries.
 After a referee's void or correction has been appended (or the projector's rules were fixed),
 `release` refolds the game's whole log with the pure domain. If it folds, the hold is cleared
 and the log's last event is fed again in one atomic step (`Projections.release`), so whichever

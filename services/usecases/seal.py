@@ -14,7 +14,7 @@ One game is sealed in four steps, each safe to crash after:
 A crash after step 1 or 2 or 3 leaves the game whole in Redis (and maybe a copy in the
 archive): reads answer from Redis, and the next pass seals it again (the put replaces the
 copy). After step 4 it is whole in the archive. So at every moment one tier or the other
-answers every read (`usecases.tiered`). Source: research/tournaments-and-integrations.md
+answers every read (`usecases.tiered`). Source: docs/decisions/0013-archive-cold-tier.md
 (cold archive: seal the stream, a checksummed compressed segment, then trim Redis).
 """
 

@@ -13,7 +13,7 @@ the game (its first event's actor, checked against the tournament's own record o
 that tournament's other table games seating the player, and every league that added the
 tournament or one of those games. A stream written with names inline (before names left it)
 has them kept apart and its named events stored again in today's form. Source:
-research/tournaments-and-integrations.md (personal data outside the immutable log).
+docs/decisions/0014-names-outside-the-log.md (personal data outside the immutable log).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ a ledger note may copy text of an earlier event (a declared card's name on every
 so `state_bytes` adds `TEXT_FACTOR` times the bytes of every string of the events and of the
 ledger entries (each counted once, as they are cached; tests/adversarial/test_break_cache_bytes.py
 measures it).
-Source: issue #10 ("caches bounded by size in bytes with a setting").
+Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("caches bounded by size in bytes with a setting").
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def text_bytes(value: object) -> int:
     `sys.getsizeof` (O(1) per string: 1, 2 or 4 bytes a character plus the header).
 
     A walk with a stack, each type classified once (`_kind_of`): this runs for every event and
-    ledger entry a cache keeps (issue 9: it was a quarter of the projector's catch-up). A
+    ledger entry a cache keeps (docs/decisions/0012-hot-reads-and-off-loop-replays.md: it was a quarter of the projector's catch-up). A
     container's strings are counted and its scalars skipped where it is opened; only nested
     containers go on the stack."""
     total = 0

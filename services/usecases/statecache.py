@@ -1,8 +1,8 @@
 """The ingest's cache of folded games (the domain-checked append plans new events on it).
 
 `StateCache`: LRU map game_id -> `Known` (a folded state and its event ids), bounded by games
-and by estimated bytes (`sizedcache.state_bytes`). Source: issue #10 (caches bounded by size);
-split out of services/usecases/check.py (issue 9).
+and by estimated bytes (`sizedcache.state_bytes`). Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded by size);
+split out of services/usecases/check.py (docs/decisions/0012-hot-reads-and-off-loop-replays.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ the game. Wrappers with the ports' own shapes, so every use case and door keeps 
   The archived copy stays until the game is sealed again; Redis shadows it meanwhile.
 * Archived games are immutable between seals, so their copies are kept in a small LRU
   (bytes-bounded), checked against the archive's checksum on every use.
-Source: research/tournaments-and-integrations.md (KurrentDB archiving: reads fall through).
+Source: docs/decisions/0013-archive-cold-tier.md (KurrentDB archiving: reads fall through).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The byte estimate of a cached folded game (`sizedcache.state_bytes`) stays an upper bound
 of what it retains when valid events carry their longest text (NonEmptyText: 500 characters)
 in 4-byte characters, measured with tracemalloc; and its text count is incremental (a state
-folded further counts only the new events). Source: issue #10 (caches bounded in bytes).
+folded further counts only the new events). Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded in bytes).
 """
 
 from __future__ import annotations

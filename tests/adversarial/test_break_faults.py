@@ -1,4 +1,4 @@
-"""Regression tests (issue #10, found by review on wt/break): Redis faults that reach the
+"""Regression tests (docs/decisions/0011-faults-are-answered-not-crashed.md, found by review on wt/break): Redis faults that reach the
 app as a plain `ResponseError` (NOREPLICAS, MISCONF, BUSY; services/doors/asgi/http_errors.py
 `STORAGE_FAULT_REPLIES`) answer 503 `service.storage_unavailable` with `Retry-After: 1`, not
 500. A real redis-server is put in each state.

@@ -2,7 +2,7 @@
 `storage unavailable: ...` and `retry` (the change hub's reader gives up waiting after
 `ChangeHub.down_after_s`, services/doors/push/hub.py), on both `/games/live` and `/games/{id}/live`;
 once Redis is back, the reconnecting client (`Last-Event-ID`) gets the change it missed.
-Source: issue #10 (honest answers while the storage is down).
+Source: docs/decisions/0011-faults-are-answered-not-crashed.md (honest answers while the storage is down).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Regression tests (issue #11, found by review on wt/break): `scoreledger serve`'s start-up
+"""Regression tests (docs/decisions/0019-hostile-input-at-every-door.md, found by review on wt/break): `scoreledger serve`'s start-up
 line (services/cli/startup.py) never carries the password, whatever the URL holds; a wrong
 cluster password exits 77; a taken port is one line on stderr, exit 70.
 """
@@ -61,7 +61,7 @@ def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
 
 @pytest.mark.redis
 def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
-    """The README says a start-up failure is one line on stderr: with the port taken, the
+    """docs/operating/configuration.md says a start-up failure is one line on stderr: with the port taken, the
     port is checked before uvicorn starts (none of its logs), one line, exit 70."""
     server = RedisServer(tmp_path).start()
     taken = socket.socket()

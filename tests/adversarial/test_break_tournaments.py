@@ -35,7 +35,7 @@ def _correction(last: dict[str, Any], player_id: str, amount: int) -> dict[str, 
 
 
 def test_a_tables_token_cannot_overturn_a_judges_approval(http: TestClient) -> None:
-    # With a judge in office only a judge approves (README, Tournaments). The table's game
+    # With a judge in office only a judge approves (docs/tournaments.md). The table's game
     # token is the players'; a "correction" written with it after the judge approved must not
     # become the approved result by itself: the table is held for a judge instead.
     create(http)

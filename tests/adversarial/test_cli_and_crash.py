@@ -1,5 +1,5 @@
 """The CLI fed clumsy files, and the whole `scoreledger serve` process killed with SIGKILL while
-events stream in: after a restart the live standings equal `score` of `export` (README: 'After
+events stream in: after a restart the live standings equal `score` of `export` (docs/architecture/index.md: 'After
 kill -9 at any moment it resumes exactly: nothing lost, nothing counted twice')."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #11 findings against the running HTTP stack: bounded bodies, authorization before any
+"""Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): findings against the running HTTP stack: bounded bodies, authorization before any
 parsing, one error shape (RFC 9457 problem details) on every 4xx/5xx.
 
 The freeze cases are behaviour tests: the answer is a 413 or a 422 with a short body, and the

@@ -98,7 +98,7 @@ async def test_f2_v1_correction_without_points_is_a_422_not_a_500(stack: Stack) 
 
 
 # F3 -- the creating append's 201 is lost (timeout); the client retries the same event.
-# Issue 8 changed the recovery: the creator chooses its token and retries with it (a token-less
+# Decision 0009 (docs/decisions/0009-one-authorization-on-every-write.md): changed the recovery: the creator chooses its token and retries with it (a token-less
 # retry is now refused first, 401, since the token is checked before the body).
 async def test_f3_retry_of_the_creating_event_is_idempotent(stack: Stack) -> None:
     log = example_game("f3")

@@ -1,6 +1,6 @@
 """A hostile or clumsy integrator against the HTTP ingest and query (black box, raw JSON):
 malformed bodies, all-or-nothing batches, tokens, racing writers, retries, replay bounds,
-voids and corrections. Each test states what the README promises.
+voids and corrections. Each test states what the docs promise (docs/integrating/http.md).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def changed(event: dict[str, Any], **fields: Any) -> dict[str, Any]:
 async def test_malformed_event_is_refused_and_nothing_is_stored(
     stack: Stack, label: str, mutate: Any, status: int
 ) -> None:
-    """README: 409 on a version conflict, 422 naming the field or rule; the log only holds
+    """docs/integrating/http.md: 409 on a version conflict, 422 naming the field or rule; the log only holds
     events the rules accept."""
     log, token = await create(stack, "hostile-1")
     response = await post(stack, "hostile-1", mutate(log[1]), token)
@@ -97,7 +97,7 @@ async def test_batch_over_the_limit_is_refused(stack: Stack) -> None:
 
 @pytest.mark.parametrize("bad_index", [0, 3, 7])
 async def test_batch_with_one_bad_event_stores_nothing(stack: Stack, bad_index: int) -> None:
-    """README: the append writes 'all or nothing'; here event `bad_index` of 8 breaks a rule."""
+    """docs/architecture/index.md: the append writes 'all or nothing'; here event `bad_index` of 8 breaks a rule."""
     log, token = await create(stack, "hostile-4")
     batch = [dict(e) for e in log[1:9]]
     batch[bad_index] = correction("hostile-4", batch[bad_index]["seq"], "nobody", 1)
@@ -116,7 +116,7 @@ async def test_same_event_twice_in_one_batch_is_stored_once(stack: Stack) -> Non
 
 
 async def test_write_tokens_missing_wrong_or_of_another_game(stack: Stack) -> None:
-    """README: '401/403 without the game's token'; nothing is stored."""
+    """docs/integrating/http.md: '401/403 without the game's token'; nothing is stored."""
     log_a, token_a = await create(stack, "tok-a")
     _, token_b = await create(stack, "tok-b")
     assert (await post(stack, "tok-a", log_a[1], None)).status_code == 401
@@ -206,7 +206,7 @@ async def test_at_seq_bounds_and_live_equal_replay_at_n(stack: Stack) -> None:
 
 
 async def test_referee_voids_that_must_be_refused(stack: Stack) -> None:
-    """fold.py / README: the game start cannot be voided, nor a void, nor an event twice, nor
+    """fold.py / docs/integrating/events.md: the game start cannot be voided, nor a void, nor an event twice, nor
     an event of another game."""
     log, token = await create(stack, "void-1", upto=12)
     other, _ = await create(stack, "void-2", upto=3)

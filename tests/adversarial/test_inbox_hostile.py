@@ -1,5 +1,5 @@
 """A hostile Redis client against the inbox: garbage, binary, missing fields, a valid event of a
-game that does not exist, a burst. README: 'an invalid inbox message goes to the dead-letter
+game that does not exist, a burst. docs/integrating/inbox.md: 'an invalid inbox message goes to the dead-letter
 stream with its raw body, reason and time, and the consumer goes on'."""
 
 from __future__ import annotations

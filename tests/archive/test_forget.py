@@ -174,7 +174,7 @@ async def test_a_log_written_with_names_inline_is_stored_again_without_them(
     assert not holds_name(after[0][1][b"data"])
     assert after[0][1][b"id"] == before[0][1][b"id"]
     # Its stream, names, event ids and projection (the shard feed still holds the event as
-    # appended until it is trimmed, README; the fixture's own game names Oren too).
+    # appended until it is trimmed, docs/operating/archive.md; the fixture's own game names Oren too).
     held = redis_values(named.redis_url, game)
     assert any(k.startswith(b"sl:names:") for k in held)
     assert [v for v in held if holds_name(v)] == []

@@ -1,4 +1,4 @@
-"""`scoreledger --help` and `score` start without the network and web stacks (issue 9: "the CLI
+"""`scoreledger --help` and `score` start without the network and web stacks (docs/decisions/0012-hot-reads-and-off-loop-replays.md: "the CLI
 imports lazily"; the import of FastAPI, redis and friends was 2.7 s CPU before any scoring)."""
 
 from __future__ import annotations

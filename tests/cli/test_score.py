@@ -164,7 +164,7 @@ def _write(path: Path, events: list) -> Path:  # type: ignore[type-arg]
 def test_score_json_gives_resources_the_provisional_total_and_each_level3_trick(
     tmp_path: Path,
 ) -> None:
-    # Given Ann (position 1: 10 Coins, 1 Shard, 5 Fame; research/trickerion.md §2) learns T36
+    # Given Ann (position 1: 10 Coins, 1 Shard, 5 Fame; docs/rules/trickerion.md#during-play) learns T36
     # and T47 and takes 4 Coins; Ben (12 Coins) does nothing. If the game ended now (rules
     # L17-L20): Ann 5 + Shards 1 + Coins 14 // 3 = 4 + T36 "4 per Level 3 Trick owned" 2 x 4 = 8
     # + T47 "4 per Level 2 Trick owned" 0 = 18; Ben 5 + 1 + 12 // 3 = 4 -> 10.

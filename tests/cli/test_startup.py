@@ -1,7 +1,7 @@
 """`scoreledger serve` (every role) without a Redis, or with refused credentials: one line on
 stderr naming what is wrong, a documented exit code, within seconds; no traceback, no secret.
-The real command runs as a subprocess. Source: issue #11 ("`serve` without Redis prints a 7 kB
-JSON traceback with the parsed games in it and exits 3"), issue #10 ("Start-up that fails fast").
+The real command runs as a subprocess. Source: docs/decisions/0019-hostile-input-at-every-door.md ("`serve` without Redis prints a 7 kB
+JSON traceback with the parsed games in it and exits 3"), docs/decisions/0011-faults-are-answered-not-crashed.md ("Start-up that fails fast").
 """
 
 from __future__ import annotations
@@ -189,13 +189,13 @@ def test_the_check_passes_on_a_live_redis(redis_url: str) -> None:
     ],
 )
 def test_masked_shows_scheme_user_and_hosts_only(url: str, shown: str) -> None:
-    """Issue #11: whatever the password holds, `masked` shows no piece of it."""
+    """Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): whatever the password holds, `masked` shows no piece of it."""
     print(f"\n{url!r} -> {masked(url)!r}")
     assert masked(url) == shown
 
 
 def test_scrubbed_withholds_a_message_quoting_the_url() -> None:
-    """Issue #11: redis-py quotes parts of a bad URL in its ValueError; none reaches the line."""
+    """Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): redis-py quotes parts of a bad URL in its ValueError; none reaches the line."""
     from services.cli.startup import scrubbed
 
     url = "redis://ingest:hunter2/x@h:1/0"

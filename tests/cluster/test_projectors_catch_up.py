@@ -1,4 +1,4 @@
-"""Issue 10's defect: two projectors catching up together from checkpoint 0 lost updates for
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): defect: two projectors catching up together from checkpoint 0 lost updates for
 good (11 of 60 games stuck 428 events behind). With shard leases each shard has one writer:
 every game's standings equal `score` of its export, none behind, nothing counted twice.
 

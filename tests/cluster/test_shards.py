@@ -1,4 +1,4 @@
-"""How shards spread over cluster primaries (the README's "Shards and slots" table), computed
+"""How shards spread over cluster primaries (the "Shards and slots" table of docs/operating/cluster.md), computed
 from the key slots and checked against a real cluster made by `redis-cli --cluster create`."""
 
 from __future__ import annotations

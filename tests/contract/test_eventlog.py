@@ -166,7 +166,7 @@ async def test_stored_seqs_answers_the_version_and_each_ids_seq(backend: Backend
 
 
 async def test_an_append_expecting_another_head_writes_nothing(backend: Backend) -> None:
-    """The expected head (issue #10): at an equal version, a stored last event other than the
+    """The expected head (docs/decisions/0011-faults-are-answered-not-crashed.md): at an equal version, a stored last event other than the
     one named refuses the batch (`HeadMismatch`, a `VersionConflict`), writing nothing."""
     mine, theirs = game_log("g1", 4), game_log("g1", 4, seed=1)
     await backend.log.append("g1", theirs[:3])

@@ -1,6 +1,6 @@
 """The asyncio client's connections pack commands with hiredis (`packing.hiredis_packing`):
 the same RESP bytes as redis-py's Python packer, and a client built by `connect` uses them.
-Source: issue 9 (ingest profile: packing the append call)."""
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (ingest profile: packing the append call)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`eventlog.stamped_json` writes exactly what `dump_event_json(event.with_recorded_at(now))`
 writes, for unstamped events (whatever their text holds) and for events sent stamped.
-Source: issue 9 (ingest profile: the model copy per stored event)."""
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (ingest profile: the model copy per stored event)."""
 
 from __future__ import annotations
 

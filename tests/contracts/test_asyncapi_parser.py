@@ -1,6 +1,6 @@
 """The committed AsyncAPI document passes the AsyncAPI Initiative's own parser (@asyncapi/parser,
 pinned in tests/contracts/asyncapi_parser/package.json, installed by `make test`), the one
-integrators' tooling (generator, Studio, CLI) runs first (issue #11).
+integrators' tooling (generator, Studio, CLI) runs first (docs/decisions/0019-hostile-input-at-every-door.md).
 
 The pydantic-asyncapi models in test_published_contracts.py check the document's structure; the
 parser also validates every schema against AsyncAPI's Schema Object, which they do not (it

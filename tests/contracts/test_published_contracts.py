@@ -1,7 +1,7 @@
 """The published contracts validate: OpenAPI 3.1 (openapi-spec-validator) and AsyncAPI 3.0
 (pydantic-asyncapi), every `$ref` resolves, and real events match the documented bodies.
 
-Source: issue #11 ("Published contracts that validate and describe").
+Source: docs/decisions/0019-hostile-input-at-every-door.md ("Published contracts that validate and describe").
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_asyncapi_schemas_are_json_schemas() -> None:
 
 
 def test_asyncapi_inbox_message_is_the_event_union() -> None:
-    # the shared inbox's message and the integrations' own streams' (issue 11)
+    # the shared inbox's message and the integrations' own streams' (docs/decisions/0019-hostile-input-at-every-door.md)
     others = ("DeadLetter", "TournamentEvent", "LeagueEvent")
     messages = [m for k, m in ASYNCAPI["components"]["messages"].items() if k not in others]
     assert len(messages) == 2

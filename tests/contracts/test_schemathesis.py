@@ -1,4 +1,4 @@
-"""Issue 11: schemathesis runs every operation of the committed `contracts/openapi.json`
+"""Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): schemathesis runs every operation of the committed `contracts/openapi.json`
 against the whole app (query, ingest, web) served by uvicorn on a real Redis, with a bounded
 number of generated requests each: no answer may be a server error, and every answer must
 match its documented status, media type and schema.

@@ -2,7 +2,7 @@
 
 Both parse paths the doors use are checked: `parse_event` (a dict from parsed JSON, the HTTP
 and inbox doors) and `parse_event_json` (JSON text, the store and the offline `score`).
-Source: issue #11 ("Loose coercion: `seq: true` is stored as 1, ...").
+Source: docs/decisions/0019-hostile-input-at-every-door.md ("Loose coercion: `seq: true` is stored as 1, ...").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Upcasting: a stored v1 `game.score_corrected` reads as v2 and scores the same; the stored
-event is not changed. Source: issue #2 ("old payload versions are upcast on read")."""
+event is not changed. Source: docs/decisions/0008-upcast-on-read.md ("old payload versions are upcast on read")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """deploy/ checked statically (no Docker engine here): YAML parses, settings names exist in
 `services/platform/settings.py`, probe and healthcheck paths exist in the app, commands exist in the CLI.
-Source: research/anchors.md §4.3 (deploy files can only be checked statically here)."""
+Source: docs/development.md (deploy files can only be checked statically here)."""
 
 from __future__ import annotations
 
@@ -199,7 +199,7 @@ def test_system_deps_installs_nothing_that_is_there(tmp_path: Path) -> None:
     assert (code, calls) == (0, "")
 
 
-# --- issue #11: least-privilege Redis, checked statically (the live check: test_redis_acl.py) ---
+# --- docs/decisions/0019-hostile-input-at-every-door.md: least-privilege Redis, checked statically (the live check: test_redis_acl.py) ---
 TEMPLATE = (DEPLOY / "users.acl.template").read_text()
 EACH_INTEGRATION = "user integration-${NAME} "
 """The template line redis-acl.sh writes once per integration; read here for `table-7`."""
@@ -275,7 +275,7 @@ def test_an_integration_may_only_xadd_the_inbox_key() -> None:
 
 
 def test_an_integration_user_may_only_xadd_its_own_stream() -> None:
-    # issue 11 (hostile integrations): the line redis-acl.sh repeats per integration
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): (hostile integrations): the line redis-acl.sh repeats per integration
     (line,) = [x for x in TEMPLATE.splitlines() if x.startswith(EACH_INTEGRATION)]
     rules = ACL_USERS["integration-table-7"]
     assert rules[0] == "on"

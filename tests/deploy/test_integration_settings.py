@@ -1,4 +1,4 @@
-"""`SCORELEDGER_INBOX_INTEGRATIONS` (issue 11 (hostile integrations)): comma- or space-separated
+"""`SCORELEDGER_INBOX_INTEGRATIONS` (docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations)): comma- or space-separated
 names `[a-z0-9][a-z0-9-]{0,31}`, at most 64, each once; a bad list is refused naming the field,
 as `scoreledger serve` prints it. Each name's stream is `sl:inbox:<name>`."""
 

@@ -2,7 +2,7 @@
 
 The server runs the committed `deploy/redis.conf` with the ACL file that
 `deploy/scripts/redis-acl.sh` renders from `deploy/users.acl.template`; the roles run the real
-append and apply Lua scripts and the commands their services send. Source: issue #11
+append and apply Lua scripts and the commands their services send. Source: docs/decisions/0019-hostile-input-at-every-door.md
 ("Test the ACL users against a real Redis: each role works with only its rights, and an
 integration user cannot touch a token or a game stream").
 """
@@ -366,7 +366,7 @@ async def test_each_services_own_code_runs_under_its_user(
 async def test_the_projector_holds_shard_leases_and_writes_fenced_under_its_user(
     role: Callable[[str], aioredis.Redis],
 ) -> None:
-    # Several projectors share the shards (issue 10): membership, leases with fencing tokens
+    # Several projectors share the shards (docs/decisions/0011-faults-are-answered-not-crashed.md): membership, leases with fencing tokens
     # and the fenced apply script, all under the projector's user; nobody else's keys.
     await _append(role("ingest"))
     client = role("projector")

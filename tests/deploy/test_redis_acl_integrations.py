@@ -1,4 +1,4 @@
-"""Integrations with a stream of their own, against a real redis-server (issue 11 (hostile
+"""Integrations with a stream of their own, against a real redis-server (docs/decisions/0019-hostile-input-at-every-door.md (hostile
 integrations)): `deploy/scripts/redis-acl.sh` renders one user `integration-<name>` per name in
 `REDIS_ACL_INTEGRATIONS`, which may XADD to `sl:inbox:<name>` and nothing else, so its
 `XADD ... MAXLEN 0` trims no other stream; ingest consumes, reclaims and trims those streams.
@@ -73,7 +73,7 @@ async def test_an_integrations_maxlen_0_trims_only_its_own_stream(
     assert await admin.xlen(TABLE) == 0  # it emptied its own stream
     assert [f[b"data"] for _, f in await admin.xrange(KEYS.inbox)] == [b"shared-1", b"shared-2"]
     assert [f[b"data"] for _, f in await admin.xrange(APP)] == [b"app-1"]
-    # what remains (README "Known limit"): a holder of the shared user still empties sl:inbox
+    # what remains (docs/operating/security.md, "Known limit"): a holder of the shared user still empties sl:inbox
     await shared.xadd(KEYS.inbox, {"data": "shared-3"}, maxlen=0, approximate=False)
     assert await admin.xlen(KEYS.inbox) == 0
     assert await admin.xlen(APP) == 1

@@ -1,4 +1,4 @@
-"""The flat-cost fold (issue #9): a `Folder` and `evolve` over shared append-only lists give
+"""The flat-cost fold (docs/decisions/0012-hot-reads-and-off-loop-replays.md): a `Folder` and `evolve` over shared append-only lists give
 exactly what a fold from scratch gives; a void refolded from the nearest mark equals a refold
 from the start at any mark spacing; handed-out states never change; two writers continuing
 the same state do not see each other; a 50,000-event game folds in one pass.

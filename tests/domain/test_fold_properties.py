@@ -4,7 +4,7 @@ state, and a rejected event leaves the state unchanged.
 
 Games are drawn as sequences of candidate payloads; each candidate is offered to `evolve` and
 kept only if the rules accept it, so every drawn log is a valid log and the rejections are
-exercised too. Source: issue #2 ("Done when": hypothesis properties).
+exercised too. Source: docs/decisions/0007-pure-domain-fold.md ("Done when": hypothesis properties).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ round trip, totals equal ledger sums, a refold (replay) equals the live state, a
 scored exactly as a log in which the voided event never counted.
 
 The simulator (`services.simulator`) is the generator; the rules accept or reject each
-referee event. Source: issue #2 ("Done when"), issue #5 (the domain accepts the simulator).
+referee event. Source: docs/decisions/0007-pure-domain-fold.md ("Done when"), docs/decisions/0007-pure-domain-fold.md (the domain accepts the simulator).
 """
 
 from __future__ import annotations

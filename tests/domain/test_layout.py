@@ -1,5 +1,5 @@
-"""Every game's domain package has the shared module layout (README "Adding a game"): the same
-module names in every game, the in-play handlers in one `HANDLERS` table. Source: issue #8
+"""Every game's domain package has the shared module layout (docs/architecture/adding-a-game.md): the same
+module names in every game, the in-play handlers in one `HANDLERS` table. Source: docs/architecture/adding-a-game.md
 ("a game is one unit: ... the same module names and handler shape in every game").
 """
 

@@ -2,7 +2,7 @@
 (`tie_break_ranks`, recorded in the game start): `shared` (default) keeps shared places where
 the rules only name a winner; `ordered` ranks tied players by the game's tie-break. A solo game
 has no winner: neither game's rules give a solo win (trickerion-scoring.md L27 names the most
-Fame among players; research/penumbra.md §9.6 and §13.8: solo win condition OPEN).
+Fame among players; docs/rules/penumbra.md#winner: no solo win condition).
 """
 
 from __future__ import annotations

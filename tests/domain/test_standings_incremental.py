@@ -1,4 +1,4 @@
-"""Standings kept incrementally (issue #9) equal standings computed from nothing.
+"""Standings kept incrementally (docs/decisions/0012-hot-reads-and-off-loop-replays.md) equal standings computed from nothing.
 
 The fold shares one `domain.memo.Memo` per game (`GameState.cache`, the rulesets' `memo`) so a
 player's provisional part, details and standings line are recomputed only when their inputs

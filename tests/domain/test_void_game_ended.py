@@ -1,6 +1,6 @@
 """Voiding `game.ended` reopens a final game only when the referee says so (`reopens_game`).
 
-Rules `void.game_ended_needs_reopen` and `void.reopen_not_game_ended`. Source: issue #11
+Rules `void.game_ended_needs_reopen` and `void.reopen_not_game_ended`. Source: docs/decisions/0019-hostile-input-at-every-door.md
 ("Voiding `game.ended` turns a final game back to in progress without a word").
 """
 

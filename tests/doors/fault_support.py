@@ -1,6 +1,6 @@
 """What the fault tests share: a dedicated redis-server to stop or freeze, an app on it with
 short timeouts (one retry) so a fault shows fast, a seeded game, and a log rolled back with
-another writer's events at the same seqs (issue 10)."""
+another writer's events at the same seqs (docs/decisions/0011-faults-are-answered-not-crashed.md)."""
 
 from __future__ import annotations
 

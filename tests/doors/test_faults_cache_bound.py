@@ -1,7 +1,7 @@
 """Caches bounded by bytes: ingest's folded states, the projector's views, the read models'
 rendered standings. The bound holds on the estimate and on the memory really retained
 (tracemalloc: what clearing the cache frees), and the per-game estimate stays above what a
-folded game really keeps. Source: issue #10 ("Growth without bound ... caches capped at 10,000
+folded game really keeps. Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("Growth without bound ... caches capped at 10,000
 games: about 3 GB per process against the 512 Mi limit").
 """
 

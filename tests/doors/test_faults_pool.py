@@ -1,7 +1,7 @@
 """More concurrent requests than Redis connections: the pool waits, nobody gets a 500.
 
 200 concurrent reads and 200 concurrent creating writes against a pool of 8 connections, over
-real uvicorn and a real Redis. Source: issue #10 ("under more than 100 concurrent requests ...
+real uvicorn and a real Redis. Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("under more than 100 concurrent requests ...
 redis-py's pool raises `MaxConnectionsError`"); the pool is `BlockingConnectionPool`
 (services/adapters/redis/connect.py).
 """

@@ -4,7 +4,7 @@ A real redis-server snapshots (SAVE) after the game's first 5 events, takes 40 m
 (SIGKILL: nothing saved) and restarted from the snapshot: it holds 5 events again. The ingest
 process kept running and still has the 45-event game in its state cache. Re-sending the 40 lost
 events must store them again (Redis answers what it holds), not answer `duplicate: true` from
-the cache. Source: issue #10 ("After Redis comes back without its last writes ... 40 of 40").
+the cache. Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("After Redis comes back without its last writes ... 40 of 40").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Honest answers while Redis cannot serve: 503 `service.storage_unavailable` with `Retry-After`
 (RFC 9457), never 500, on every write and read; the first request after Redis returns
 succeeds; `/healthz` stays 200 and `/readyz` is 503 meanwhile. A real redis-server is stopped,
-frozen (SIGSTOP: every reply times out) and started again. Source: issue #10 ("While Redis is
+frozen (SIGSTOP: every reply times out) and started again. Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("While Redis is
 down ... writes and reads answer 500 (not 503 with `Retry-After`), including the first request
 after Redis returns").
 """

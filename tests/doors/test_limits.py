@@ -2,7 +2,7 @@
 
 Driven through the ASGI interface directly so the test sees how much of the body the server
 pulled: a chunked body is stopped at the chunk that passes the limit, not read to the end.
-Source: issue #11 ("There is no body size limit (a 100 MB body was read and parsed)").
+Source: docs/decisions/0019-hostile-input-at-every-door.md ("There is no body size limit (a 100 MB body was read and parsed)").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue #11: log lines without local variables or secrets, every field bounded."""
+"""Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): log lines without local variables or secrets, every field bounded."""
 
 from __future__ import annotations
 

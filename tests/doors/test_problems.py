@@ -1,6 +1,6 @@
 """RFC 9457 problem details: the shape, the media type, and bounded quoting of any input.
 
-Source: issue #11 ("One error shape"; "a 10 MB `type` gave a 21 MB 422").
+Source: docs/decisions/0010-one-error-style.md ("One error shape"; "a 10 MB `type` gave a 21 MB 422").
 """
 
 from __future__ import annotations

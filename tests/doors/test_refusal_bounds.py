@@ -1,4 +1,4 @@
-"""Issue 11: a refusal (what a dead letter's `reason` holds) never quotes the input at length:
+"""Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): a refusal (what a dead letter's `reason` holds) never quotes the input at length:
 a 1 MB unknown `type` once gave a 1 MB reason (21 MB for a 10 MB field)."""
 
 from __future__ import annotations

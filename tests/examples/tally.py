@@ -1,5 +1,5 @@
 """An independent Trickerion tally: reads a JSONL log as plain JSON and applies
-/work/shared/rules/trickerion-scoring.md by hand, WITHOUT importing `domain` (only the card
+docs/rules/trickerion.md by hand, WITHOUT importing `domain` (only the card
 data files, which are printed facts). Used to write and check the example game's score sheet.
 
 Shapes: `tally(lines) -> Sheet`; `Sheet.fame[player][category]` (Fame), `Sheet.work[player]

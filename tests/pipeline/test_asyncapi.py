@@ -24,7 +24,7 @@ def test_asyncapi_documents_the_inbox_with_a_redis_cli_example() -> None:
 
 
 def test_asyncapi_documents_every_integrations_own_stream() -> None:
-    # issue 11 (hostile integrations): one channel for all of sl:inbox:<name>, read by the group
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): (hostile integrations): one channel for all of sl:inbox:<name>, read by the group
     doc = yaml.safe_load(generate())
     channel = doc["channels"]["integration-inbox"]
     assert channel["address"] == "sl:inbox:{integration}"

@@ -1,4 +1,4 @@
-"""Script calls of one event-loop turn share one pipeline (issue 9: the shards' projection writes
+"""Script calls of one event-loop turn share one pipeline (docs/decisions/0012-hot-reads-and-off-loop-replays.md: the shards' projection writes
 of one read were one send and one reply wake-up each). Behaviour only; speed is in `make bench`."""
 
 from __future__ import annotations

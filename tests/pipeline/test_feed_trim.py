@@ -1,4 +1,4 @@
-"""Issue 10, growth without bound: the shard feeds kept a second full copy of every event. Now
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): growth without bound: the shard feeds kept a second full copy of every event. Now
 the projector trims each feed below its checkpoint (minus `feed_keep_s`), and a rebuild from
 checkpoint 0 refolds the games from their streams (the record), not from the trimmed feeds."""
 

@@ -1,4 +1,4 @@
-"""Issue 10, "no silent skips": a malformed shard feed entry is dead-lettered alone, with a log
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): "no silent skips": a malformed shard feed entry is dead-lettered alone, with a log
 line and a metric, and its neighbours in the same batch are applied (it used to drop its whole
 batch: three games' ten events each never projected, nothing logged)."""
 

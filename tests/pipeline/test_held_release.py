@@ -1,4 +1,4 @@
-"""Issue 10, "a held game has no release path": after a rule-breaking feed entry a game stayed at
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): "a held game has no release path": after a rule-breaking feed entry a game stayed at
 seq 20 of 143 while `/readyz` said ok, and neither deleting the hold nor restarting helped.
 
 Now the hold shows in `/readyz` (200, `degraded`, the game, seq and rule listed) and in the gauge

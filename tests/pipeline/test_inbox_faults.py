@@ -1,4 +1,4 @@
-"""Issue 10: a Redis restart or outage while games stream into the inbox dead-letters nothing.
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): a Redis restart or outage while games stream into the inbox dead-letters nothing.
 
 Against the test's own redis-server (AOF, `appendfsync always`): ~30 games stream their entries
 into the inbox while the server is SIGKILLed and restarted 3 s later, three times (a), or

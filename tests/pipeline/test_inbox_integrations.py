@@ -1,4 +1,4 @@
-"""Integrations with an inbox stream of their own (issue 11 (hostile integrations)) against a
+"""Integrations with an inbox stream of their own (docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations)) against a
 real Redis, a single node or a cluster (`SCORELEDGER_TEST_REDIS=cluster`: each stream is a key,
 and a slot, of its own): entries of `sl:inbox:<name>` are appended to their game beside the
 shared `sl:inbox`'s; a refused one is dead-lettered once, naming its stream; the reclaimer and

@@ -1,4 +1,4 @@
-"""Issue 10: inbox replicas share the consumer group without losing order or lettering twice.
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): inbox replicas share the consumer group without losing order or lettering twice.
 
 (c) two replica processes, one SIGKILLed mid-stream: every valid entry stored exactly once and
 in order, every refused entry dead-lettered exactly once, no valid entry dead-lettered; (d) a

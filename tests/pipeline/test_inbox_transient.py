@@ -1,4 +1,4 @@
-"""Issue 10: which Redis errors the inbox waits out, and that waiting never dead-letters.
+"""Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): which Redis errors the inbox waits out, and that waiting never dead-letters.
 
 The inbox's record step is made to fail with each kind of transient fault a few times before it
 works (ports in memory, so the fault is exactly the one injected): the entry is stored, nothing
@@ -35,7 +35,7 @@ RAW_FAULTS: list[BaseException] = [
     rexc.ResponseError("BUSY Redis is busy running a script"),
     rexc.ResponseError("MISCONF Redis is configured to save RDB snapshots, but it's failing"),
     rexc.ResponseError("NOREPLICAS Not enough good replicas to write."),
-    rexc.ResponseError(  # redis-py's pipeline annotation (issue #10)
+    rexc.ResponseError(  # redis-py's pipeline annotation (docs/decisions/0011-faults-are-answered-not-crashed.md)
         "Command # 1 (ZRANGE k 0 -1) of pipeline caused error: ('BUSY Redis is busy',)"
     ),
     rexc.ResponseError("LOADING Redis is loading the dataset in memory"),

@@ -1,4 +1,4 @@
-"""Projector start-up fails fast (issue 10): Redis unreachable, refused credentials, a script
+"""Projector start-up fails fast (docs/decisions/0011-faults-are-answered-not-crashed.md): Redis unreachable, refused credentials, a script
 Redis will not load, a Redis that accepts connections but never answers: `python -m
 services.cli.projector` exits non-zero within seconds with one `projector.start_failed` line, no
 hang (main's loop retried for ever). A projector paused 4 s during start-up comes up and

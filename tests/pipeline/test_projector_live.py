@@ -1,4 +1,4 @@
-"""The live projector's round trips (issue 9: append -> visible p99 at 1,000 events/s): the
+"""The live projector's round trips (docs/decisions/0012-hot-reads-and-off-loop-replays.md: append -> visible p99 at 1,000 events/s): the
 shards of one read are applied together, a checkpoint this process wrote under its lease
 is not read back before every batch, and what arrived during a batch is read with its writes. Behaviour only; the speed is measured in `make bench`."""
 

@@ -1,4 +1,4 @@
-"""The projector stores the API view beside the standings (issue 9): after every batch, the
+"""The projector stores the API view beside the standings (docs/decisions/0012-hot-reads-and-off-loop-replays.md): after every batch, the
 projection HASH's `view` is byte for byte the query service's render of the offline fold's
 standings (`standings_view`, without checkpoint and updated_at), and `view_seq` is its seq; a
 reseed (a rebuild over a trimmed feed) stores it too."""

@@ -1,5 +1,5 @@
 """The capacity model's Redis figure, which `maxmemory` in the shipped configs is sized from
-(deploy/redis.conf, README "Redis memory"): a stored event costs Redis at most 1.5 KiB (game
+(deploy/redis.conf, docs/operating/redis.md#redis-memory): a stored event costs Redis at most 1.5 KiB (game
 stream, event id, shard feed before trimming), measured as `used_memory` growth over 3,000
 events of simulated games appended in batches of 10, as ingest does."""
 

@@ -1,4 +1,4 @@
-"""Issue 11: the inbox and the dead-letter stream are trimmed once settled, and only then.
+"""Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): the inbox and the dead-letter stream are trimmed once settled, and only then.
 
 Against a real Redis: settled (acked) inbox entries older than the retention go, pending or
 undelivered ones stay whatever their age; dead letters older than theirs go; each trim is

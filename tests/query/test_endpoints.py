@@ -175,7 +175,7 @@ async def test_unknown_game_and_player_are_404(api: httpx.AsyncClient, seeder: S
 
 
 async def test_games_are_paged(api: httpx.AsyncClient, seeder: Seeder) -> None:
-    # Issue 11: 20,000 games came back in one 2.8 MB answer.
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): 20,000 games came back in one 2.8 MB answer.
     await seeder.append(TRICKERION)
     await seeder.append(PENUMBRA)
     await seeder.project(TRICKERION, updated_at="2026-11-30T12:00:00+00:00")
@@ -196,7 +196,7 @@ async def test_games_are_paged(api: httpx.AsyncClient, seeder: Seeder) -> None:
 
 
 async def test_docs_are_served_offline(api: httpx.AsyncClient) -> None:
-    # Issue 11: /docs loaded Swagger UI from a CDN (a blank page offline).
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): /docs loaded Swagger UI from a CDN (a blank page offline).
     page = await api.get("/docs")
     assert page.status_code == 200
     assert "cdn." not in page.text

@@ -1,4 +1,4 @@
-"""The front door (issue 9): a plain `GET /games/{id}/standings` is answered before FastAPI's
+"""The front door (docs/decisions/0012-hot-reads-and-off-loop-replays.md): a plain `GET /games/{id}/standings` is answered before FastAPI's
 middleware, with the bytes, headers and problems the same app gives without its front door;
 the projector's stored view is passed through, and without a view of the stored seq (an older
 projector) the standings are rendered to the same bytes."""

@@ -1,4 +1,4 @@
-"""The lean standings route (issue 9): a plain `GET /games/{id}/standings` is served by the raw
+"""The lean standings route (docs/decisions/0012-hot-reads-and-off-loop-replays.md): a plain `GET /games/{id}/standings` is served by the raw
 ASGI `LeanRoute` ahead of FastAPI, with the same body and headers as the FastAPI route gave
 (the `StandingsResponse` JSON with checkpoint and updated_at; content-length, content-type),
 the same RFC 9457 problems (404, 503 with Retry-After) and metrics under the same route

@@ -4,7 +4,7 @@ order of completion), a replay is computed once per (game, version) and once for
 readers, an exception that cannot cross the process boundary comes back as `ReplayFailed`, and
 a dead worker does not break replays for good; given a `LogSource` the worker reads the log
 itself (a storage error there comes back as itself); a worker pauses the collector during a
-replay only. Source: issue 9."""
+replay only. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md."""
 
 from __future__ import annotations
 

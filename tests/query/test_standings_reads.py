@@ -1,4 +1,4 @@
-"""The standings read (issue 9): concurrent reads of one loop turn share one pipeline (the
+"""The standings read (docs/decisions/0012-hot-reads-and-off-loop-replays.md): concurrent reads of one loop turn share one pipeline (the
 client's `ScriptCoalescer`) and each gets its own game's view; a game without a projection
 reads None."""
 

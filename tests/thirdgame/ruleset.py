@@ -1,6 +1,6 @@
 """Tiny Dice's rules: each roll scores its pips (category `rolls`); at the end, every player whose
 best roll is the game's best scores 5 more (`best_roll`, shown as provisional during play). Ties
-stand as a shared place. Modules follow the shared game layout (README "Adding a game"):
+stand as a shared place. Modules follow the shared game layout (docs/architecture/adding-a-game.md):
 `state`, `play`, `endgame`, `categories`, `ruleset`.
 """
 

@@ -1,5 +1,5 @@
 """Both doors authorize alike: the same unauthorized +1000 correction is refused by HTTP and by
-the inbox, and stored by neither (issue 8). The doors are the real ones (the HTTP router, the
+the inbox, and stored by neither (docs/decisions/0009-one-authorization-on-every-write.md). The doors are the real ones (the HTTP router, the
 inbox handler); the ports are in memory, and on Redis for the `redis` case."""
 
 from __future__ import annotations

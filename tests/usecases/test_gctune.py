@@ -1,6 +1,6 @@
 """The long-lived process GC settings: warm-up objects frozen, the thresholds set; in the
 projector every survivor of a collection frozen too, and the full collection that still finds
-cycles among the frozen. Source: issue 9."""
+cycles among the frozen. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md."""
 
 from __future__ import annotations
 

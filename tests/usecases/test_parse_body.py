@@ -1,7 +1,7 @@
 """`parse.parse_body` (one pydantic pass over a valid body) answers exactly what the
 step-by-step `parse_events(decode_json(...))` answers: the same envelopes for valid batches,
 single envelopes and old versions to upcast, the same refusal (kind, rule, field, extras) for
-everything else. Source: issue 9 (ingest profile: parse)."""
+everything else. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (ingest profile: parse)."""
 
 from __future__ import annotations
 

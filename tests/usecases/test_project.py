@@ -103,7 +103,7 @@ class _FencedOnce:
 
 
 async def test_a_refused_event_is_lettered_once_across_a_takeover() -> None:
-    """Issue 10 leftover: a projector letters the refused event, its write is fenced off, the
+    """Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): leftover: a projector letters the refused event, its write is fenced off, the
     new owner holds the game again: one dead letter, not two."""
     ports, _, backend = setup()
     log = game_log("g1", 3)

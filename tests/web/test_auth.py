@@ -53,7 +53,7 @@ async def test_a_creator_chooses_its_token_and_recovers_a_lost_201_with_it(
 
 
 async def test_a_tokenless_exact_retry_is_refused_now(stack: Stack) -> None:
-    """Changed by issue 8: the token is checked first, so a retry without it gets 401 (it used
+    """Changed by docs/decisions/0009-one-authorization-on-every-write.md: the token is checked first, so a retry without it gets 401 (it used
     to be answered with positions); a creator recovers with the token it chose instead."""
     events = list(example())
     await stack.post(events[:2])

@@ -97,7 +97,7 @@ def test_bgstats_play_names_scores_ranks_winner_date_and_game() -> None:
 
 # BG Stats' push-play import format, field by field. Source:
 # bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/, as summarised in
-# research/tournaments-and-integrations.md ("Fields: game{bggId, highestWins, noPoints,
+# docs/integrating/http.md ("Fields: game{bggId, highestWins, noPoints,
 # sourceGameId}, players[{name, score, rank, winner, startPlayer, role, sourcePlayerId}],
 # playDate, durationMin, location, board"), with the fields open-source pushers also send
 # (sourceName, sourcePlayId, game.name, comments). `location` is a string.

@@ -1,4 +1,4 @@
-"""The lean live stream `GET /games/{id}/live` (issue 9): raw ASGI with FastAPI's SSE headers;
+"""The lean live stream `GET /games/{id}/live` (docs/decisions/0012-hot-reads-and-off-loop-replays.md): raw ASGI with FastAPI's SSE headers;
 each change's frame is rendered once and the same bytes go to every subscriber; a client that
 goes away is unsubscribed; an idle subscription gets the hub's keep-alive."""
 

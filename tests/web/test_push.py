@@ -135,7 +135,7 @@ async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> No
 
 
 async def test_games_list_stream_first_frame_is_one_page(stack: Stack) -> None:
-    # Issue 11: the first frame carried every game (20,000 games: 2.8 MB).
+    # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): the first frame carried every game (20,000 games: 2.8 MB).
     events = list(example())
     await stack.append(events[:2])
     other = [e.model_copy(update={"game_id": "other-game"}) for e in events[:2]]

@@ -1,4 +1,4 @@
-"""The SSE hub's body of a projection HASH (issue 9): the view the projector stored for the
+"""The SSE hub's body of a projection HASH (docs/decisions/0012-hot-reads-and-off-loop-replays.md): the view the projector stored for the
 stored seq is passed through as text (nothing validated or re-rendered); a HASH without one
 (an older projector, or a view of an earlier seq) is rendered from its standings, to the same
 JSON."""

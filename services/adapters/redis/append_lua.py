@@ -28,7 +28,7 @@ after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_R
 covers the original write too (WAIT counts replicas up to the connection's own last write).
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
-Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: research/tech.md §3.3.
+Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: docs/decisions/0002-one-atomic-append.md.
 """
 
 APPEND_LUA = """

@@ -3,7 +3,7 @@
 The projector applies the shards of one read concurrently (`ProjectorLoop.step`): each shard's
 fold is synchronous up to its projection write, so the writes of one read are all issued within
 one turn of the event loop. Sent one by one, each is its own `send()` and its own reply wake-up
-(issue 9, py-spy at 1,000 events/s: `_SelectorSocketTransport.write` 15% of the projector's
+(docs/decisions/0012-hot-reads-and-off-loop-replays.md, py-spy at 1,000 events/s: `_SelectorSocketTransport.write` 15% of the projector's
 samples, about six script calls per read). `ScriptCoalescer.call` queues the call and sends
 every call queued in that turn in one pipeline (one send, one round trip); each caller gets its
 own reply or its own error, as if it had called the script alone.
@@ -20,7 +20,7 @@ own reply or its own error, as if it had called the script alone.
   goes out with the writes of the batch before it).
 * One coalescer per client (`ScriptCoalescer.of`), so every caller of one client shares it.
 
-Source: issue 9 (live p99); redis-py 8.1 `redis/asyncio/client.py` (`Pipeline.load_scripts`).
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (live p99); redis-py 8.1 `redis/asyncio/client.py` (`Pipeline.load_scripts`).
 """
 
 from __future__ import annotations

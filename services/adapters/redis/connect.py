@@ -19,7 +19,7 @@
 
 Configuration: `redis+cluster://host:port[,host:port...]` (or `rediss+cluster://`) selects the
 cluster client, and so does `cluster=True` (`SCORELEDGER_REDIS_CLUSTER=true`) with a plain
-`redis://host:port` URL. Source: research/tech.md §3.8; redis-py 8.1 `redis/asyncio/cluster.py`.
+`redis://host:port` URL. Source: docs/decisions/0003-shards-and-hash-tags.md; redis-py 8.1 `redis/asyncio/cluster.py`.
 """
 
 from __future__ import annotations
@@ -288,7 +288,8 @@ def connect(
             retry=retry_policy(retries),
             **common,
         )
-        pool.connection_class = hiredis_packing(pool.connection_class)  # C packing (issue 9)
+        # C packing (docs/decisions/0012-hot-reads-and-off-loop-replays.md)
+        pool.connection_class = hiredis_packing(pool.connection_class)
         return CancelSafeRedis(connection_pool=pool)
     startup = [ClusterNode(host, port) for host, port in target.nodes[1:]]
     client = cast(

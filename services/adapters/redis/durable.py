@@ -6,7 +6,7 @@ Redis adapters (games, tournaments, leagues).
 `WAIT` go down one connection (a pipeline on a single node, the slot primary's connection on
 a cluster, `GatedRedisCluster.on_one_connection`). A script whose call writes nothing (every
 event a duplicate) must still write something (the append scripts set a stored id's seq
-again) so that the `WAIT` covers the original write. Source: issue 19 (durable
+again) so that the `WAIT` covers the original write. Source: docs/decisions/0016-durable-acknowledgements.md (durable
 acknowledgements); Redis `WAIT numreplicas timeout`.
 """
 

@@ -15,7 +15,7 @@ no connection free within `redis_pool_timeout_s`, a refused AUTH: credentials ma
 `LOADING`, cluster down or resharding (`CLUSTERDOWN`, `TRYAGAIN`, `MOVED`/`ASK` storms, redis-py's
 `ClusterError` "TTL exhausted", a slot not covered), `READONLY` during a failover, `OOM` until
 retention frees memory, and the plain replies `BUSY`, `MASTERDOWN`, `NOREPLICAS`, `MISCONF`,
-`UNBLOCKED`. Source: issue 10; redis-py 8.1 `redis/exceptions.py`.
+`UNBLOCKED`. Source: docs/decisions/0011-faults-are-answered-not-crashed.md; redis-py 8.1 `redis/exceptions.py`.
 """
 
 from __future__ import annotations

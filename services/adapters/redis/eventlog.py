@@ -3,7 +3,7 @@ per batch, the creating append also storing the write-token digest), read, versi
 
 Per game: a never-trimmed stream (entry id `<seq>-1`, fields `seq`, `id`, `type`, `data`), an
 event-id HASH and the write-token digest STRING; per shard: the feed stream (fields `game`,
-`seq`, `data`) and the game index ZSET. Source: research/tech.md §3.2-3.3; keys in
+`seq`, `data`) and the game index ZSET. Source: docs/decisions/0003-shards-and-hash-tags.md; keys in
 `services.adapters.redis.keys`.
 """
 

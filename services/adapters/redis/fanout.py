@@ -12,7 +12,7 @@ keys. What this module does instead:
 * `XREAD` of several shard streams: one command on a single node; on a cluster a pipeline of
   one-stream reads without BLOCK, and a short sleep when all were empty (the caller loops).
 
-Source: research/tech.md §3.8; redis-py 8.1 `redis/asyncio/cluster.py` (ClusterPipeline).
+Source: docs/decisions/0003-shards-and-hash-tags.md; redis-py 8.1 `redis/asyncio/cluster.py` (ClusterPipeline).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 An entry that is not what the append script writes (a hostile or broken `XADD`, a bug) becomes a
 `MalformedFeedEntry` naming the rule and field, instead of an exception that would lose the
-whole batch (issue 10: "a malformed feed entry drops its whole batch silently").
+whole batch (docs/decisions/0011-faults-are-answered-not-crashed.md: "a malformed feed entry drops its whole batch silently").
 
 Rules: `feed.field_missing` (`game`, `seq`, `data`), `feed.not_utf8` (`game`, `seq`),
 `feed.seq_invalid` (not a positive integer), `feed.game_id_invalid` (not a game id, see

@@ -4,7 +4,7 @@
 `read` is one `XREAD BLOCK` over the feeds asked (on a Cluster a pipeline of one-stream reads,
 `fanout.xread_streams`). `read_soon` sends a non-blocking XREAD in the pipeline of this
 event-loop turn's script calls (`coalesce.ScriptCoalescer`): the projector's next read rides
-with a batch's writes (issue 9: one round trip less per batch). Single node only.
+with a batch's writes (docs/decisions/0012-hot-reads-and-off-loop-replays.md: one round trip less per batch). Single node only.
 """
 
 from __future__ import annotations

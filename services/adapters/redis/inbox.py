@@ -11,7 +11,7 @@
   (`services.adapters.redis.exhausted`).
 
 Every Redis error comes out as the ports' `StoreError` / `StoreUnavailable` (the client's).
-Source: issue 10 (the inbox's order and reclaiming); Redis XPENDING, XCLAIM, XAUTOCLAIM,
+Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the inbox's order and reclaiming); Redis XPENDING, XCLAIM, XAUTOCLAIM,
 XINFO GROUPS / CONSUMERS.
 """
 

@@ -1,7 +1,7 @@
 """Redis key layout. Every key carries a shard hash tag `{sK}` so that one game's keys, its
 shard's feed, projections and checkpoint live in one Redis Cluster slot.
 
-Source: research/tech.md §3.2 and §3.8 (hash tags by shard, N = 16 feeds).
+Source: docs/decisions/0003-shards-and-hash-tags.md (hash tags by shard, N = 16 feeds).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class Keys:
     inbox: str = f"{PREFIX}:inbox"
 
     def integration_inbox(self, name: str) -> str:
-        """`sl:inbox:<name>`: the inbox stream of one integration (issue 11 (hostile
+        """`sl:inbox:<name>`: the inbox stream of one integration (docs/decisions/0019-hostile-input-at-every-door.md (hostile
         integrations): only its own ACL user `integration-<name>` may XADD there, so its
         `XADD ... MAXLEN 0` trims nobody else's entries). A key of its own, so a Redis Cluster
         slot of its own; `name` is checked by `IngestSettings.inbox_integrations`."""

@@ -12,7 +12,7 @@ Keys, all in the shard's slot `{sK}` so a projection script can check them atomi
 
 A write script includes the check (see `fenced_script`): KEYS `lease_key`, `fence_key` and ARGV
 token; it answers `FENCED ...` (raised as `LeaseLost` by `raise_if_fenced`) and writes nothing.
-Source: research/tech.md §3.5 (leases, fencing); Kleppmann, "How to do distributed locking".
+Source: docs/decisions/0005-leases-with-fencing.md (leases, fencing); Kleppmann, "How to do distributed locking".
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def free_cluster_port() -> int:
 def slot_ranges(masters: int) -> list[tuple[int, int]]:
     """`masters` consecutive (first, last) slot ranges covering 0..16383: the split of
     `redis-cli --cluster create` (redis-cli.c, `clusterManagerCommandCreate`: each range ends
-    at round(cursor + 16384 / masters - 1)), so the README's shards-per-primary table holds."""
+    at round(cursor + 16384 / masters - 1)), so the shards-per-primary table of docs/operating/cluster.md holds."""
     per_node = SLOTS / masters
     ranges: list[tuple[int, int]] = []
     first, cursor = 0, 0.0

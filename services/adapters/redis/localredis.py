@@ -2,7 +2,7 @@
 `redis+cluster://` URL, through the app's own client, `connect`), else a throwaway local
 `redis-server` on a free port (no persistence, its own temp dir, stopped by its own process
 handle) or, with `--cluster`, a throwaway 3-master Redis Cluster (`services.adapters.redis.localcluster`),
-else an explanation of how to get one. Source: research/tech.md §4 (fixture order).
+else an explanation of how to get one. Source: docs/development.md (fixture order).
 """
 
 from __future__ import annotations

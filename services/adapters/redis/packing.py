@@ -2,7 +2,7 @@
 
 redis-py's sync `Connection` packs with `HiredisRespSerializer` whenever hiredis is installed;
 its asyncio `Connection` always packs in Python, argument by argument. The append call of a
-50-event batch has 212 arguments: 184 µs to pack in Python, 32 µs with hiredis (issue 9,
+50-event batch has 212 arguments: 184 µs to pack in Python, 32 µs with hiredis (docs/decisions/0012-hot-reads-and-off-loop-replays.md,
 ingest profile; the projector's writes are as large). `hiredis_packing(cls)` is `cls` with
 the sync client's packer; without hiredis it is `cls` itself.
 """

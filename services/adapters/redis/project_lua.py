@@ -1,5 +1,5 @@
 """The projector's apply Lua script: projections, change notices and the checkpoint, in one
-atomic step per feed batch. Source: research/tech.md §3.4 (exactly-once effect).
+atomic step per feed batch. Source: docs/decisions/0004-projector-catch-up-subscription.md (exactly-once effect).
 
 KEYS: 1 checkpoint, 2 changes stream, 3 held-games HASH, then one projection HASH per op (all
 `{sK}`).
@@ -19,7 +19,7 @@ per op 8 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, ga
 Returns the indexes (1-based) of ops that were skipped, or -1.
 
 No ledger list is written: the ledger read model folds the log (it honours voids and never
-lags the log), and nothing read the list (issue 8).
+lags the log), and nothing read the list (docs/decisions/0004-projector-catch-up-subscription.md).
 """
 
 APPLY_LUA = """

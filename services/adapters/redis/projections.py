@@ -5,7 +5,7 @@ rendered view and its view_seq, updated_at, held); per shard: the checkpoint STR
 changes stream. A batch is one call of `project_lua.APPLY_LUA`; for a shard whose lease this
 process holds (`hold_lease`) the call goes through `lease.fenced_script`, so a former owner
 writes nothing (`LeaseLost`).
-Source: research/tech.md §3.4, §3.5, §3.9.
+Source: docs/decisions/0004-projector-catch-up-subscription.md.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ return 1
 """
 
 
-# The standings GET's read (issue 9): the rendered view if it is of the stored seq (an older
+# The standings GET's read (docs/decisions/0012-hot-reads-and-off-loop-replays.md): the rendered view if it is of the stored seq (an older
 # projector writes seq and standings, not the view), else the standings to render; updated_at
 # and the checkpoint. Nothing else crosses the wire, nothing is decoded.
 _STANDINGS_LUA = """
@@ -111,7 +111,7 @@ class RedisProjections:
         self._writes = ScriptCoalescer.of(client)
         self.leases: dict[int, ShardLease] = {}
         # Checkpoints this process wrote under a held lease: no other writer can move them, so
-        # `checkpoint` need not ask Redis before each batch (issue 9: one round trip less per
+        # `checkpoint` need not ask Redis before each batch (docs/decisions/0012-hot-reads-and-off-loop-replays.md: one round trip less per
         # apply). Dropped with the lease, before each write, and on a stale batch.
         self._written: dict[int, str] = {}
         # read-only: the projector's user may only read the feeds (`readonly` module)
@@ -203,7 +203,7 @@ class RedisProjections:
     async def standings(self, game_id: str) -> StoredStandings | None:
         """The view (else the standings) bytes, `updated_at` and shard checkpoint, one
         command, sent with the other calls of this event-loop turn (`coalesce.ScriptCoalescer`:
-        a query process starts many standings GETs in one turn, issue 9)."""
+        a query process starts many standings GETs in one turn, docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
         ckpt_key = self.keys.checkpoint(shard_of(game_id, self.keys.shards))
         keys = [self.keys.projection(game_id), ckpt_key]
         got = await self._writes.call(self._standings, keys, ())

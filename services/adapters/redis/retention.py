@@ -1,4 +1,4 @@
-"""Retention of the inbox and the dead-letter stream (issue #11: `sl:inbox` and
+"""Retention of the inbox and the dead-letter stream (docs/decisions/0019-hostile-input-at-every-door.md: `sl:inbox` and
 `sl:deadletter` were never trimmed under `noeviction`, so anyone who could XADD filled Redis).
 
 * The inbox keeps a settled entry (delivered to the consumer group and acked) for
@@ -11,7 +11,7 @@
   for an operator to read, then dropped (`XTRIM MINID`).
 
 * A shard feed (a second copy of every event, for the projector) keeps what its checkpoint has
-  not passed, and the applied entries of the last `keep_s` before the checkpoint (issue 10:
+  not passed, and the applied entries of the last `keep_s` before the checkpoint (docs/decisions/0011-faults-are-answered-not-crashed.md:
   "the shard feeds keep a second full copy of every event"); the game streams remain the
   record. The checkpoint is one per shard, whoever owns it, so an entry it has passed is
   applied for good. Trimmed by the projector after a checkpoint advance, at most once per
@@ -20,7 +20,7 @@
   (`services.usecases.reseed`), not from the feed.
 
 Trimmed entries are counted in `scoreledger_stream_trimmed_entries_total{stream}`.
-Source: issue #11 ("retention for the inbox and the dead-letter stream"); issue 10; Redis
+Source: docs/operating/security.md#what-is-kept-how-long ("retention for the inbox and the dead-letter stream"); docs/decisions/0011-faults-are-answered-not-crashed.md; Redis
 XTRIM, XINFO GROUPS, XPENDING, XINFO STREAM (`entries-added`, Redis >= 7.0).
 """
 

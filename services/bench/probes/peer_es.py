@@ -5,7 +5,7 @@ event first validated and checked against the game's rules as our ingest does (p
 folded onto the game's state with the tree's own fold: `Folder.add`, or `evolve` in a tree
 without it), then read each game back and fold it to final standings. `PEER_WORK=store`
 leaves out the check at the write (the peer as first written: it stored what it was sent).
-Writes {"events", "wall_s", "cpu_s"}. Source: research/anchors.md §1.2 (eventsourcing)."""
+Writes {"events", "wall_s", "cpu_s"}. Source: docs/decisions/0008-upcast-on-read.md (eventsourcing)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@
 `refusal_problem` is the ingest door's answer to a use-case `Refusal`: the same rule ids the
 dead letters carry; 401 with `WWW-Authenticate: Bearer`; 409 with `expected`, `actual`,
 `version`; 422 with `index` and `errors` (each error's type, loc and a clipped msg, never the
-input). Source: issue #11 ("One error shape"), RFC 9457.
+input). Source: docs/decisions/0010-one-error-style.md ("One error shape"), RFC 9457.
 """
 
 from __future__ import annotations

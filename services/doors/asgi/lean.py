@@ -4,14 +4,14 @@ imports the other).
 
 FastAPI's request handling (dependency solving, parameter validation, a `Request` object, the
 response model, its SSE producer/keep-alive tasks) cost about two thirds of a standings GET
-(issue 9: 608 µs CPU as deployed, 236 µs as raw ASGI). A `LeanRoute` takes the requests its
+(docs/decisions/0012-hot-reads-and-off-loop-replays.md: 608 µs CPU as deployed, 236 µs as raw ASGI). A `LeanRoute` takes the requests its
 ASGI endpoint handles in full (GET, and for the standings only without a query string) and
 lets every other request fall through to the FastAPI route declared right after it for the
 same path, which also stays the OpenAPI description (FastAPI documents `APIRoute`s only). So
 `?at_seq=`, a bad parameter, HEAD or POST get exactly the answers they got before; the lean
 endpoint raises the read models' errors (`NotFound`, `Pending`) into the app's problem
 handlers (`services.doors.asgi.http_errors`), so its 404/503 are the same RFC 9457 problems.
-Source: issue 9 ("the hot read routes as lean ASGI/Starlette routes, still described in the
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md ("the hot read routes as lean ASGI/Starlette routes, still described in the
 OpenAPI").
 """
 

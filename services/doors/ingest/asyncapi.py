@@ -5,8 +5,8 @@
 the inbox) is `services.contracts_gen.asyncapi_yaml`'s, so this door imports no composition root.
 A test fails when the committed file drifts; regenerate with `make schemas`.
 The app is built with one integration, `EXAMPLE_INTEGRATION`; its subscriber's channel becomes
-the channel of every integration's own stream, `sl:inbox:{integration}` (issue 11 (hostile
-integrations)). Source: research/tech.md §1.7.
+the channel of every integration's own stream, `sl:inbox:{integration}` (docs/decisions/0019-hostile-input-at-every-door.md (hostile
+integrations)). Source: docs/decisions/0017-contracts-committed-and-checked.md.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _integration_channel(document: dict[str, Any], example: str) -> None:
 
 
 def publishable(document: dict[str, Any]) -> dict[str, Any]:
-    """Make FastStream's document valid AsyncAPI 3.0 and say what travels (issue #11):
+    """Make FastStream's document valid AsyncAPI 3.0 and say what travels (docs/decisions/0019-hostile-input-at-every-door.md):
 
     * every `discriminator` is a property name (the AsyncAPI Schema Object's form);
     * the example integration's channel is every integration's (`_integration_channel`);

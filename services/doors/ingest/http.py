@@ -9,8 +9,8 @@ write is authorized, and a `Refusal` becomes an RFC 9457 problem
 201: `Appended` (`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}`), plus
 `write_token` when the request created the game. When a tournament table's game ends, or a
 referee voids or corrects in it, the table's result follows (`TableGames.game_changed`, after
-the 201 is sent). Source: issue brief (ingest); issue 8 (write
-tokens); issue 11 (one error shape).
+the 201 is sent). Source: issue brief (ingest); docs/decisions/0009-one-authorization-on-every-write.md (write
+tokens); docs/decisions/0010-one-error-style.md (one error shape).
 """
 
 from __future__ import annotations

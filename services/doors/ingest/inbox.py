@@ -2,7 +2,7 @@
 
 One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`, any integration may XADD
 there) or an integration's own `Keys.integration_inbox(name)` (`sl:inbox:<name>`, only its ACL
-user may: issue 11 (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
+user may: docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
 stream has its own group `ingest`, PEL, order check, reclaimer and retention
 (`services.doors.ingest.inbox_app` wires one subscriber per stream); order is kept per stream, so one
 game's entries should come through one stream.
@@ -17,7 +17,7 @@ the stream (acks, a game's older pending entries, holds, trimming) goes through 
 `InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
 Only a refusal (rules, contract, auth) is dead-lettered, once per entry, and a game's entries
-are decided in stream order (issue 10). The design, simplest first:
+are decided in stream order (docs/decisions/0011-faults-are-answered-not-crashed.md). The design, simplest first:
 
 * **A Redis fault is waited out, not judged.** A delivery is settled in rounds; a round that
   meets a transient storage error (the ports' `StoreUnavailable`, `services.doors.ingest.transient`) is retried whole with tenacity's

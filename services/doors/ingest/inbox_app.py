@@ -6,10 +6,10 @@ The streams: the shared `Keys.inbox` (`sl:inbox`), then `Keys.integration_inbox(
 a key of its own (its own Redis Cluster slot), read by its own subscribers in the same group
 `ingest` under the same consumer name, and settled by its own `Inbox` (`Inbox.sibling`): its
 PEL, per-game order check, reclaimer and retention are its own, so a hostile integration's
-`XADD ... MAXLEN 0` on its stream can touch no other stream. Source: issue 11 (hostile
-integrations); issue 10 (consumer names, reclaiming).
+`XADD ... MAXLEN 0` on its stream can touch no other stream. Source: docs/decisions/0019-hostile-input-at-every-door.md (hostile
+integrations); docs/decisions/0011-faults-are-answered-not-crashed.md (consumer names, reclaiming).
 
-What FastStream does here, and what it does not (0.7.8; research/tech.md §1.2-1.4, measured):
+What FastStream does here, and what it does not (0.7.8; docs/decisions/0006-inbox-consumer-group.md, measured):
 
 * **Reading**: FastStream's subscriber (`StreamSub(group=, consumer=, batch=True)`) reads new
   entries (`XREADGROUP >`) and calls `Inbox.process`, which records each through the use case

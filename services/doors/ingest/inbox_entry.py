@@ -54,7 +54,7 @@ the same way.
 
 Only the integration's own Redis user, `integration-<integration>`, may XADD here, and it may
 XADD nowhere else: so an `XADD ... MAXLEN 0` (which an ACL cannot forbid) trims no other
-integration's entries (issue 11, hostile integrations). An operator lists the integrations
+integration's entries (docs/decisions/0019-hostile-input-at-every-door.md). An operator lists the integrations
 in ingest's `SCORELEDGER_INBOX_INTEGRATIONS` and renders their ACL users with
 `deploy/scripts/redis-acl.sh`. A refused entry's dead letter also carries `inbox`, the stream's
 key. Order is kept per stream: send all of one game's entries through one stream.

@@ -6,7 +6,7 @@ is the port's `pending_older`). One per stream: the shared inbox and each integr
 * `drain`, at start-up before the consumer reads: settle the consumer's own pending entries (a
   previous process of the same consumer name died holding them). FastStream does not: a
   subscriber reading `>` never sees its own PEL again, and one reading `0` never reads new
-  entries (research/tech.md §1.3, measured on 0.7.8).
+  entries (docs/decisions/0006-inbox-consumer-group.md, measured on 0.7.8).
 * `once`, every `every_s`: settle its own pending entries that nothing in this process works on,
   idle `ORPHAN_IDLE_MS` (a read whose reply was lost in a Redis restart); with `claim_others`,
   take entries idle `claim_idle_ms` in any consumer's PEL (a dead replica's: `claim_idle`);
@@ -14,7 +14,7 @@ is the port's `pending_older`). One per stream: the shared inbox and each integr
   replicas gone for good). The inbox app leaves `claim_others` to FastStream's own claiming
   subscriber (`StreamSub(..., min_idle_time=)`, XAUTOCLAIM) and keeps the rest here.
 Re-delivery is harmless: appends are idempotent by event id, dead letters are written once per
-entry id. Source: issue 10; research/tech.md §1.3 (stranded PELs, XAUTOCLAIM).
+entry id. Source: docs/decisions/0011-faults-are-answered-not-crashed.md; docs/decisions/0006-inbox-consumer-group.md (stranded PELs, XAUTOCLAIM).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ token, or a judge's where a judge may write (`Authorization: Bearer`), is checke
 body read and validated only after;
 a `Refusal` becomes the games' problem (`refusal_problem`: 401 with `WWW-Authenticate:
 Bearer`, 403, 409, 422 naming the rule and field), an unknown tournament 404
-`tournament.not_found`. Source: issue brief (tournament doors); issue 8 (one authorization on
-every write path); issue 11 (one error shape).
+`tournament.not_found`. Source: issue brief (tournament doors); docs/decisions/0009-one-authorization-on-every-write.md (one authorization on
+every write path); docs/decisions/0010-one-error-style.md (one error shape).
 """
 
 from __future__ import annotations

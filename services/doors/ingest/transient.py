@@ -11,7 +11,7 @@ taken again by a reclaimer (`services.doors.ingest.inbox_pel`).
 
 Retries are counted in `scoreledger_inbox_retries_total{reason}`: `redis` (a transient fault),
 `order` (an entry waiting for an earlier pending entry of its game).
-Source: issue 10 ("a Redis error is retried, with backoff, from a library"); tenacity 9
+Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("a Redis error is retried, with backoff, from a library"); tenacity 9
 `AsyncRetrying`.
 """
 

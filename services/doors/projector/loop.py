@@ -20,7 +20,7 @@ shards' calls running concurrently (on Redis their writes go as one pipeline), w
 read riding along (`readahead.ReadAhead`). After a storage error the positions are reloaded
 from the checkpoints and the cached states dropped, so the batch is read again: nothing is
 lost and, the checkpoint moving in the same write, nothing is counted twice. No consumer
-group: a catch-up subscription (research/tech.md §3.4, §3.5). Every store is reached through
+group: a catch-up subscription (docs/decisions/0004-projector-catch-up-subscription.md). Every store is reached through
 ports (`ports.feeds`, `ports.leases`, `ports.projections`), built by `bootstrap.projecting`.
 """
 
@@ -166,7 +166,7 @@ class ProjectorLoop:
             # The shards' applies run together (their games are disjoint): on Redis their
             # writes go out in one pipeline (`ScriptCoalescer`) instead of queueing one after
             # another; under CPU contention each round trip waits for Redis to be scheduled
-            # (issue 9: p99 860 ms at 1,000 events/s, projector 34%).
+            # (docs/decisions/0012-hot-reads-and-off-loop-replays.md: p99 860 ms at 1,000 events/s, projector 34%).
             applies = asyncio.gather(
                 *(
                     self._apply(b, epochs[b.shard])

@@ -1,5 +1,5 @@
 """One held shard's projector metrics, looked up once (`labels()` takes a lock and a dict
-lookup per call; it was 1.5% of the projector's samples at 1,000 events/s, issue 9)."""
+lookup per call; it was 1.5% of the projector's samples at 1,000 events/s, docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The projector's read-ahead: the next read of the feeds rides with a batch's writes
 (`ShardFeeds.read_soon`; on Redis in the same pipeline), so what arrived while the batch was
-folded is read without a round trip of its own (issue 9: two round trips per read, each a
+folded is read without a round trip of its own (docs/decisions/0012-hot-reads-and-off-loop-replays.md: two round trips per read, each a
 wake-up that waits for a CPU under load; at 1,000 events/s about half the reads were fed this
 way, docs/profiles/live-1000.txt).
 

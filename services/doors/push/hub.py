@@ -10,7 +10,7 @@ delivery carries the whole current state, so only the newest matters. A read tha
 (`StoreUnavailable`) is retried forever, backing off to 2 s; when the reader has failed for
 `down_after_s`, every open subscription is told (`Subscription.get` raises `StorageDown`) so
 its stream ends cleanly and the browser reconnects, resuming with `Last-Event-ID` once the
-store is back. Source: issue brief (live push); research/anchors.md §3 (SSE id = notice id).
+store is back. Source: issue brief (live push); docs/decisions/0018-observability-at-the-edges.md (SSE id = notice id).
 """
 
 from __future__ import annotations

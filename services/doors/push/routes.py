@@ -12,7 +12,7 @@ every new change. Without `Last-Event-ID` it gets the current standings first.
 updated_at}}`, id = the entry id; a (re)connecting client is sent the whole list first (event
 `games`, the body of `GET /games`), which stands in for any change it missed: the ids of 16
 shard streams do not order against each other, so one `Last-Event-ID` cannot resume them all.
-Source: issue brief (live push); research/anchors.md §3 (SSE, Last-Event-ID).
+Source: issue brief (live push); docs/decisions/0018-observability-at-the-edges.md (SSE, Last-Event-ID).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
     router = APIRouter(tags=["live"])
 
     @router.get("/games/live", response_class=EventSourceResponse)
-    @ends_cleanly  # a storage fault ends the stream cleanly (issue #10)
+    @ends_cleanly  # a storage fault ends the stream cleanly (docs/decisions/0011-faults-are-answered-not-crashed.md)
     async def games_live(
         limit: Annotated[
             int, Query(ge=1, le=MAX_GAMES_PAGE, description="games in the first frame")

@@ -5,9 +5,9 @@ sent (`text/event-stream; charset=utf-8`, `Cache-Control: no-cache`, `X-Accel-Bu
 then runs `produce(write)`, whose each `write(frame)` is one ASGI body message. A second task
 waits for the client's `http.disconnect` and cancels `produce` (uvicorn drops writes to a gone
 client silently, so nothing else would end the stream). Per frame this costs one `send`: no
-per-frame model, encoder, memory stream or keep-alive timer (issue 9: that machinery was
+per-frame model, encoder, memory stream or keep-alive timer (docs/decisions/0012-hot-reads-and-off-loop-replays.md: that machinery was
 about 4 task switches per frame per subscriber).
-Source: issue 9 (SSE delivery to 1,000 subscribers); WHATWG HTML §9.2 (event stream format).
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (SSE delivery to 1,000 subscribers); WHATWG HTML §9.2 (event stream format).
 """
 
 from __future__ import annotations

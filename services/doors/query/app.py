@@ -1,7 +1,7 @@
 """The probes every process serves, whatever its roles: `/healthz` (process only), `/readyz`
 (Redis PING and, where the projector matters, its lag under `max_lag_events` and the games it
 holds) and `/metrics` (Prometheus text). The app itself is assembled in `services.bootstrap`.
-Source: research/anchors.md §4.2 (health, metrics); research/tech.md §1.9 (FastAPI).
+Source: docs/decisions/0018-observability-at-the-edges.md (health, metrics); docs/decisions/0012-hot-reads-and-off-loop-replays.md (FastAPI).
 """
 
 from __future__ import annotations

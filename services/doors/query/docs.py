@@ -2,7 +2,7 @@
 (Swagger UI 5, which renders OpenAPI 3.1), never from a CDN; ReDoc (CDN only) is off.
 
 Routes: `GET /docs` (the page, on `/openapi.json`) and `/docs/assets/*` (the package's
-`swagger-ui-bundle.js`, `swagger-ui.css`, favicons). Source: issue #11 ("`/docs` is a blank page
+`swagger-ui-bundle.js`, `swagger-ui.css`, favicons). Source: docs/decisions/0019-hostile-input-at-every-door.md ("`/docs` is a blank page
 offline (Swagger UI from a CDN)").
 """
 

@@ -4,7 +4,7 @@ A `LeanRoute` inside the app still passes FastAPI's and Starlette's middleware o
 and out (`ServerErrorMiddleware`, FastAPI's telemetry and body-limit layers, our
 `BodySizeLimit` and `MetricsMiddleware`, `ExceptionMiddleware`, the router, `AsyncExitStack`):
 about 40 µs CPU of a 120 µs standings GET, two thirds of what separated it from a raw ASGI
-route doing the same Redis call (issue 9, py-spy under wrk: docs/profiles/standings-get.txt).
+route doing the same Redis call (docs/decisions/0012-hot-reads-and-off-loop-replays.md, py-spy under wrk: docs/profiles/standings-get.txt).
 `FrontedFastAPI` is the FastAPI app whose `__call__` first asks its `FrontDoor`: a GET of a
 lean route's path (for `plain_only` routes without a query string) that declares no body (no
 `content-length` / `transfer-encoding`, so the body limits have nothing to say) is served by
@@ -22,7 +22,7 @@ scope) goes to FastAPI unchanged. What the stack did for the lean requests is do
 
 FastAPI's native telemetry (OpenTelemetry tracing, off unless a tracer provider is
 configured; this service configures none) does not see the front door's requests. OpenAPI is
-unchanged: the FastAPI routes still declare these paths. Source: issue 9 ("the hot read routes
+unchanged: the FastAPI routes still declare these paths. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md ("the hot read routes
 as lean ASGI/Starlette routes, still described in the OpenAPI").
 """
 

@@ -1,6 +1,6 @@
 """Prometheus metrics of the query service, in a registry per app (tests build many apps).
 
-Names follow research/anchors.md §3 (observability): `projection_lag_events` plus HTTP
+Names follow docs/decisions/0018-observability-at-the-edges.md (observability): `projection_lag_events` plus HTTP
 request counts and latencies labelled by route template (never by raw path: bounded labels).
 """
 

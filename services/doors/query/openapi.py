@@ -6,7 +6,7 @@ the full development app, which `services.contracts_gen` builds (`scoreledger se
 role: query, ingest, live push, web scoreboard; the wiring is the composition root's, not this
 door's); nothing is hand-written, and nothing differs between the file and the wire. Regenerate with `make schemas` (`python -m services.contracts_gen`); the drift tests
 under `tests/contracts/` fail while the committed file differs from either.
-Source: research/anchors.md §4.2 (contracts), §1.6 lesson 9 (drift tests).
+Source: docs/decisions/0017-contracts-committed-and-checked.md (contracts, drift tests).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ APPEND_PATH = "/games/{game_id}/events"
 
 
 def publishable(document: dict[str, Any]) -> dict[str, Any]:
-    """Make FastAPI's document valid OpenAPI 3.1 and true to the wire (issue #11):
+    """Make FastAPI's document valid OpenAPI 3.1 and true to the wire (docs/decisions/0019-hostile-input-at-every-door.md):
 
     * `itemSchema` (OpenAPI 3.2) of `text/event-stream` answers becomes a string schema, the
       item kept as the extension `x-itemSchema`;
@@ -163,7 +163,8 @@ def _problems_everywhere(document: dict[str, Any]) -> None:
         for operation in operations.values():
             answers = operation.setdefault("responses", {})
             wanted = {422} | ({404} if "{" in path else set())
-            if path != "/healthz" and "503" not in answers:  # storage faults (issue #10)
+            # storage faults (docs/decisions/0011-faults-are-answered-not-crashed.md)
+            if path != "/healthz" and "503" not in answers:
                 wanted.add(503)
             for status, entry in problem_responses(*sorted(wanted)).items():
                 entry["content"] = {k: {"schema": ref} for k in entry["content"]}

@@ -6,7 +6,7 @@
 the rules exactly as for any client, and its answer (status and body) comes back as is.
 Bounded: a body over `forward_max_bytes` is refused with 413 before anything is sent; ingest
 unreachable gives 502 `ingest_unreachable`. Mounted only when `ingest_url` is set.
-Source: issue 12 ("dispute across a split deployment").
+Source: docs/integrating/http.md ("dispute across a split deployment").
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ library: ISO/IEC 18004, pure Python, no image stack).
 percent-encoded); `qr_svg(url)` draws it: error correction level M (15 % of the code may be
 lost: a screen's glare), the standard quiet zone of 4 modules, dark modules on white, no fixed
 size (a `viewBox` only), so the page scales it to the room. Source: research note
-shared/research/tournaments-and-integrations.md Q3 ("Convention TV screens: a QR code for
+docs/getting-started.md ("Convention TV screens: a QR code for
 spectators"); segno's docs (`QRCode.save(kind="svg", omitsize=True)`).
 """
 

@@ -17,7 +17,7 @@ Reads only; writes (voids, corrections) go through ingest `POST /games/{id}/even
 game's write token (forwarded there by `services.doors.web.forward` in a split deployment).
 Errors: 404 `game_not_found` (also for the QR code of an unknown game) / `event_not_found` / `seq_not_found` / `player_not_found`,
 409 `game_not_final`, 422 `unknown_time_zone`.
-Source: issue brief (web scoreboard, exports); issue 12.
+Source: issue brief (web scoreboard, exports); docs/integrating/http.md.
 """
 
 from __future__ import annotations

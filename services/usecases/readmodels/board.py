@@ -5,7 +5,7 @@ round, and a status that tells a live game from an abandoned one (`stale`).
 (live games first) and, for those games only, the stored standings and the last events of the
 log. The turn is the latest `game.turn_started` among the last `TURN_WINDOW` events (None when
 that window holds none: the start of the game, or an unusually long turn).
-Source: issue 12 ("games list with players, leader and score, turn or round, status including
+Source: docs/integrating/http.md ("games list with players, leader and score, turn or round, status including
 stale, paged").
 """
 

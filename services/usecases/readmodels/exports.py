@@ -17,8 +17,8 @@ Pure functions (no I/O); the routes in `services.doors.web.routes` serve them.
   `highestWins`, `noPoints`}, `players` [{`name`, `sourcePlayerId`, `score`, `rank`,
   `winner`, `startPlayer`}], `comments` (title, modules, tie-break).
   Source: bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/ (as
-  summarised in research/tournaments-and-integrations.md, and as open-source pushers send
-  it: `location` a string); research/anchors.md §2.1; issue 12.
+  summarised in docs/integrating/http.md, and as open-source pushers send
+  it: `location` a string); docs/integrating/http.md.
   A `.bgsplay` file is the app's own backup/share format (with `players`, `locations`,
   `games` and `plays` lists cross-referenced by id), not this record, so none is offered.
 * JSONL log: `ReadModels.events_jsonl` (the stored envelopes byte for byte).

@@ -2,7 +2,7 @@
 
 A replay (series, timeline, dispute, `?at_seq`, a ledger, an export, an audit page) parses and
 folds the whole log: O(n) CPU. Run on the event loop it would stall every other request (the
-liveness probe included, issue 9: 16.9 s for `/series` of a 6,000-event game). A worker
+liveness probe included, docs/decisions/0012-hot-reads-and-off-loop-replays.md: 16.9 s for `/series` of a 6,000-event game). A worker
 thread is not enough: it holds the GIL, the loop waits up to the switch interval (5 ms) each
 time it wants it back, and one long C call (a `json.dumps` of the answer, ~10 ms for 6,000
 events) cannot be interrupted at all. So the parse and the work run in a worker process
@@ -19,7 +19,7 @@ the loop either.
 A work function crosses the process boundary by name: it must be a module-level function,
 its arguments and result picklable. An exception that does not survive pickling comes back
 as `ReplayFailed` (its type and message), never as a broken pool.
-Source: issue 9 (replays and exports O(n) per request, off the event loop, cached).
+Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (replays and exports O(n) per request, off the event loop, cached).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ class Replays:
         pool's workers, so that they wait there, fairly, and not in the pool's FIFO."""
         self.capacity = capacity
         self._executor = executor
-        # key -> (result, events replayed), bounded by results and bytes (issue #10)
+        # key -> (result, events replayed), bounded by results and bytes (docs/decisions/0011-faults-are-answered-not-crashed.md)
         self._results: ByteLRU[Hashable, tuple[Any, int]] = ByteLRU(
             max_bytes, lambda item: _estimate(*item), capacity
         )
@@ -237,12 +237,13 @@ async def read_paged(
 
 
 def _estimate(result: Any, events: int) -> int:
-    """The bytes a kept result holds: JSON / text its own (issue 9: a long game's series is
+    """The bytes a kept result holds: JSON / text its own (docs/decisions/0012-hot-reads-and-off-loop-replays.md: a long game's series is
     0.5 MB, estimated as a folded game it was 21 MB and a 32 MB cache kept one), anything else
-    at least a folded game of the `events` it replayed (issue #10)."""
+    at least a folded game of the `events` it replayed (docs/decisions/0011-faults-are-answered-not-crashed.md)."""
     if isinstance(result, bytes | str):
         return sys.getsizeof(result)
-    if isinstance(result, GameState):  # its text counted too (issue #10: long non-Latin text)
+    # its text counted too (docs/decisions/0011-faults-are-answered-not-crashed.md: long non-Latin text)
+    if isinstance(result, GameState):
         return max(game_bytes(events), state_bytes(result))
     return game_bytes(events)
 
@@ -407,7 +408,7 @@ _in_worker = False
 def _collector_paused() -> Iterator[None]:
     """In a worker process, no garbage collection during one replay: the events it parses all
     stay alive until it ends, and the collections they trigger walked them again and again
-    (27% of a 6,000-event series, issue 9). Reference counting still frees what dies at once;
+    (27% of a 6,000-event series, docs/decisions/0012-hot-reads-and-off-loop-replays.md). Reference counting still frees what dies at once;
     cycles are collected after. A no-op elsewhere (a thread pool in tests) and when nested."""
     if not _in_worker or not gc.isenabled():
         yield

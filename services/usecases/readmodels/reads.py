@@ -8,7 +8,7 @@
 * `score_sheet`, `bgstats`, `events_jsonl`: exports (`exports.py`).
 Errors: `NotFound` (404 at the HTTP door), `Pending` (no projection yet: 503).
 Every O(n) read runs in a worker process (`offloop.Replays`, the work in `work.py`).
-Source: issue brief (query service, scoreboard, exports); research/tech.md §3.9.
+Source: issue brief (query service, scoreboard, exports); docs/decisions/0012-hot-reads-and-off-loop-replays.md.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class ReadModels:
         self.projections = projections
         self.cache_games = cache_games
         # game_id -> (stored standings JSON, its rendered body without checkpoint/updated_at),
-        # bounded by games and bytes (issue #10)
+        # bounded by games and bytes (docs/decisions/0011-faults-are-answered-not-crashed.md)
         self._bodies: ByteLRU[str, tuple[bytes, bytes]] = ByteLRU(
             cache_bytes, lambda item: len(item[0]) + len(item[1]) + 200, cache_games
         )

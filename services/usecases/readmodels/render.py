@@ -23,7 +23,7 @@ serializer, a run of consecutive fields in one call; each player's line is kept 
 memo (`GameState.cache`) while the line is the same object (the standings keep a player's
 line while its inputs are unchanged, `domain.standings._lines`) under the same labels, and
 the breakdown is one `%`-template per game and label set. About 21 µs a change on the
-simulated games. Source: issue 9 (the stored view), issue 12 (compact frames), issue 18
+simulated games. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (the stored view), docs/integrating/http.md (compact frames), docs/architecture/index.md
 (one renderer).
 """
 

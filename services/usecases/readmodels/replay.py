@@ -8,7 +8,7 @@ view. No I/O: each function takes the game's events (seq order) and returns JSON
 A point of the series at seq N is `fold(events, upto_seq=N)`, the same replay as
 `GET /games/{id}/standings?at_seq=N`, so the chart, the slider and the API agree: an event
 voided later still counts before its void and drops out at the void's seq.
-Source: issue brief (scoreboard, history, dispute view); research/anchors.md §2.2
+Source: issue brief (scoreboard, history, dispute view); docs/decisions/0001-events-are-immutable-facts.md
 (charts over rounds, corrections that show in the history).
 """
 
@@ -29,7 +29,7 @@ from domain.whatif import evolve_void
 
 
 def _totals(state: GameState) -> dict[str, int]:
-    """Each player's total in the score unit: the fold's running sums, O(players) (issue 9;
+    """Each player's total in the score unit: the fold's running sums, O(players) (docs/decisions/0012-hot-reads-and-off-loop-replays.md;
     the sums equal the ledger's, a property the fold's tests guard)."""
     totals = dict.fromkeys((p.player_id for p in state.players), 0)
     for pid, total in state.totals.items():
@@ -38,7 +38,7 @@ def _totals(state: GameState) -> dict[str, int]:
 
 
 def _states(events: Iterable[Envelope]) -> Iterator[tuple[Envelope, GameState]]:
-    """Each event with the state after it, from one `Folder` in one pass (issue 9: each step
+    """Each event with the state after it, from one `Folder` in one pass (docs/decisions/0012-hot-reads-and-off-loop-replays.md: each step
     O(1) amortised, the running sums kept by the folder, no re-derivation per event).
 
     Raises:
@@ -54,7 +54,7 @@ def series(events: Sequence[Envelope]) -> dict[str, Any]:
     """Each player's total after every event and after the last event of every turn.
 
     One `Folder` in one pass, its running sums read per event (`Folder.totals`): no state is
-    handed out per event, so the folder never copies its sums (issue 9: 6,000 events cost
+    handed out per event, so the folder never copies its sums (docs/decisions/0012-hot-reads-and-off-loop-replays.md: 6,000 events cost
     the fold plus about 1 µs each).
 
     Returns:

@@ -1,6 +1,6 @@
 """Adversarial Given-events / Then-standings cases for Penumbra, answers computed by hand first.
 
-Rule lines are those of /work/shared/rules/penumbra-scoring.ru.md ("L<n>"); G(n) is the
+Rule lines ("L<n>") are those of the Russian rules text summarised in docs/rules/penumbra.md; G(n) is the
 identical-set table of L18-L22: 0, 1, 2, 4, 6, 9 for n = 0..5.
 """
 

@@ -1,4 +1,4 @@
-"""research/penumbra.md §10, EC-1..EC-29: the edge cases the engine decides, Given / Then.
+"""Penumbra rules (docs/rules/penumbra.md): the edge cases the engine decides, Given / Then.
 
 EC-12 and EC-13 are decided by the contracts (no Light / Dark fields on Tomes or Marks; a
 Trial carries the realised symbols); EC-22 (a replayed event id) is the store's dedupe, and

@@ -80,7 +80,7 @@ def test_after_every_event_the_ledger_is_the_if_ended_now_score(events: list) ->
 def test_category_vp_since_any_earlier_tableau_is_category_vp(events: list) -> None:
     """The incremental tally (`category_vp_since`, used by the fold) reuses a category only
     when its inputs are the very same objects: from ANY earlier tableau of the player it gives
-    the full `category_vp` (issue 9)."""
+    the full `category_vp` (docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
     states = [fold(events, upto_seq=upto) for upto in range(1, len(events) + 1)]
     options = states[0].rules.options
     checked = 0

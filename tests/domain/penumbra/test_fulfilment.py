@@ -1,6 +1,6 @@
 """A fulfilment refers to its reservation and must agree with it: one Contract card has one set
 of printed values (rules/penumbra-scoring.ru.md line 26 "победные очки на всех выполненных вами
-Контрактах" are the card's; research/penumbra.md §8: the reservation carries the "printed
+Контрактах" are the card's; docs/rules/penumbra.md#reserved-contracts: the reservation carries the "printed
 vp/xp/light/dark"). Given a reservation, Then a fulfilment with other values is refused naming
 the field; one that agrees scores the card once (EC-5: +vp, no -3).
 """

@@ -1,4 +1,4 @@
-"""Every PenumbraOptions REC with its default and the other reading (research/penumbra.md)."""
+"""Every PenumbraOptions REC with its default and the other reading (docs/rules/penumbra.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""research/penumbra.md §11, Ex 1-8, as Given-events / Then-standings (fold, then standings).
+"""Penumbra rules (docs/rules/penumbra.md#categories): Ex 1-8, as Given-events / Then-standings (fold, then standings).
 
 Each Given spreads the example's inputs over realistic events; each Then is the example's
 hand-computed total and breakdown.

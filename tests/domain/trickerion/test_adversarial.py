@@ -1,8 +1,8 @@
 """Adversarial Given-events / Then-standings cases for Trickerion, answers computed by hand first.
 
-Each comment shows the arithmetic against /work/shared/rules/trickerion-scoring.md (cited as
+Each comment shows the arithmetic against docs/rules/trickerion.md (cited as
 "rules L<n>"). Set-up: Ann starts at initiative 1 (10 Coins), Ben at 2 (12 Coins); both 5 Fame,
-1 Shard (research/trickerion.md §2). `reach` sets in-play holdings with one `other` change.
+1 Shard (docs/rules/trickerion.md#during-play). `reach` sets in-play holdings with one `other` change.
 """
 
 from __future__ import annotations

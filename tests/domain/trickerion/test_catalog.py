@@ -1,4 +1,4 @@
-"""The card catalog matches research/trickerion.md §3 and every Level 3 condition is valid data."""
+"""The card catalog matches docs/rules/trickerion.md#level-3 and every Level 3 condition is valid data."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The worked examples E1-E9 of research/trickerion.md §6 and the applicable Q-table cases of §7,
+"""The worked examples E1-E9 of docs/rules/trickerion.md#end-of-game and the applicable rules questions,
 as Given events / Then standings: build events, fold with `domain.fold.fold`, assert
 `domain.standings.standings`.
 

@@ -1,6 +1,6 @@
 """The end-game inventory against the log: characters declared must be the characters hired
 (voided hires are not in the state, the fold refolds without them), and every count is bounded
-by the card data (research/trickerion.md §3.4, §3.5, §5.19-§5.20; trickerion-scoring.md 'End of
+by the card data (docs/rules/trickerion.md#characters; trickerion-scoring.md 'End of
 the game'). Given the events, Then the rule and the field of the refusal, or the Fame.
 """
 

@@ -1,5 +1,5 @@
 """Fame, Coins and Shards during play: one test per row of trickerion-scoring.md 'During the game'
-and its two sentences, plus the set-up and the in-play REC options (research/trickerion.md §5).
+and its two sentences, plus the set-up and the in-play REC options (docs/rules/trickerion.md).
 
 Values are hand-computed. Set-up (research §2): 5 Fame, 1 Shard, Coins 10/12/14/16 by position.
 """

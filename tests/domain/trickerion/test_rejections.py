@@ -1,5 +1,5 @@
 """Bad input is rejected with a RuleViolation naming the rule and the field, and the state the
-event was applied to is left unchanged (research/trickerion.md §5; trickerion-scoring.md)."""
+event was applied to is left unchanged (docs/rules/trickerion.md; trickerion-scoring.md)."""
 
 from __future__ import annotations
 
