@@ -1,5 +1,6 @@
-"""Project-wide fixtures: a real Redis for every Redis test (see tests/redis_fixture.py), and
-the run's process check: a run that leaves a process of its own alive fails, naming it."""
+"""Project-wide fixtures: a real Redis for every Redis test (see tests/redis_fixture.py), the
+markers of every test that reaches a server (tests/resource_marks.py), and the run's process
+check: a run that leaves a process of its own alive fails, naming it."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from services.usecases.readmodels import offloop
 from tests import procs
 from tests.postgres_fixture import fresh_database, provide_postgres_url
 from tests.redis_fixture import RedisServer, flush_all, provide_redis_url
+from tests.resource_marks import _unmarked_resource_guard, mark_by_fixtures
+
+__all__ = ["_unmarked_resource_guard"]  # the guard is an autouse fixture of every test
 
 LEAK_GRACE_S = 10.0
 """How long the run's own processes get to end after the last fixture stopped (at load 8)."""
@@ -27,6 +31,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     (The replay pool is not held for the session: each app's lifespan ends the workers it
     started, as in production; a session-long pool made tests/doors' 200-write test fail.)"""
     procs.become_subreaper()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test whose fixtures provide Redis, PostgreSQL or a browser gets that marker
+    (tests/resource_marks.py)."""
+    mark_by_fixtures(items)
 
 
 @pytest.hookimpl(trylast=True)

@@ -1,5 +1,5 @@
-"""Smoke test of the benchmark harness at tiny sizes: every row runs and the report has issue
-9's table. The current tree alone fills both columns (no git history needed). No speed is
+"""Smoke test of the benchmark harness at tiny sizes: every row runs and the report has the
+benchmark table (docs/benchmarks.md). The current tree alone fills both columns (no git history needed). No speed is
 asserted (benchmarks are separate)."""
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ TINY = replace(
 
 
 @pytest.mark.slow
+@pytest.mark.redis  # the harness starts redis-server and reaches PostgreSQL (the peer row)
+@pytest.mark.postgres
 @pytest.mark.timeout(600)
 def test_harness_measures_every_row_on_both_columns() -> None:
     report = Report()
