@@ -80,6 +80,7 @@ def test_every_role_without_redis_says_so_in_one_line() -> None:
     assert took < LIMIT_S
 
 
+@pytest.mark.redis
 def test_refused_credentials_name_the_user_and_never_the_password(tmp_path: Path) -> None:
     from tests.deploy.test_redis_acl import AclServer
 
@@ -144,6 +145,7 @@ def test_bad_settings_exit_78(env: dict[str, str], url: str, expected: str) -> N
     assert _one_line(err).startswith(f"scoreledger serve: {expected}")
 
 
+@pytest.mark.redis
 def test_a_role_refused_later_in_its_start_up_ends_with_one_line(tmp_path: Path) -> None:
     """The PING passes (the user exists, its password is right), then the inbox's start-up is
     refused by the ACL (user `query` may not create a consumer group): the last line names it,

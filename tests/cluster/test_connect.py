@@ -104,6 +104,7 @@ async def test_no_free_connection_within_the_timeout_is_a_connection_error(any_u
         await client.aclose()
 
 
+@pytest.mark.redis
 async def test_single_node_outage_is_retried_with_backoff(tmp_path: Path) -> None:
     server = RedisServer(tmp_path, appendonly=True).start()
     client = connect(server.url, retries=12)

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 import yaml
 from typer.main import get_command
@@ -80,6 +81,7 @@ def test_k8s_settings_exist_and_the_cluster_url_parses() -> None:
         assert container["resources"]["limits"]["memory"]
 
 
+@pytest.mark.redis
 def test_the_node_configuration_starts_a_cluster_node(tmp_path: Path) -> None:
     conf = (HERE / "redis-cluster.conf").read_text().replace("/data", str(tmp_path))
     (tmp_path / "redis.conf").write_text(conf)

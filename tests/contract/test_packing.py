@@ -44,6 +44,7 @@ def test_wrapping_twice_is_wrapping_once() -> None:
     assert issubclass(once, Connection)
 
 
+@pytest.mark.redis
 async def test_a_connected_client_packs_with_hiredis() -> None:
     client = connect("redis://127.0.0.1:6379/0")
     try:

@@ -79,6 +79,7 @@ def test_redis_unreachable_exits_non_zero(tmp_path: Path) -> None:
     assert_one_clear_line(*run_to_exit(url, tmp_path), says="ConnectionError")
 
 
+@pytest.mark.redis
 def test_refused_credentials_exit_non_zero(own_redis: RedisServer, tmp_path: Path) -> None:
     status = run_to_exit(
         own_redis.url, tmp_path, REDIS_USERNAME="projector", REDIS_PASSWORD="not-the-password"
@@ -86,6 +87,7 @@ def test_refused_credentials_exit_non_zero(own_redis: RedisServer, tmp_path: Pat
     assert_one_clear_line(*status, says="AuthenticationError")
 
 
+@pytest.mark.redis
 def test_a_script_redis_will_not_load_exits_non_zero(
     own_redis: RedisServer, tmp_path: Path
 ) -> None:
@@ -98,6 +100,7 @@ def test_a_script_redis_will_not_load_exits_non_zero(
     assert_one_clear_line(*status, says="NoPermissionError")
 
 
+@pytest.mark.redis
 def test_a_redis_that_never_answers_exits_within_the_start_timeout(
     own_redis: RedisServer, tmp_path: Path
 ) -> None:
@@ -163,6 +166,7 @@ async def test_sigterm_exits_promptly_and_releases_every_lease(clean_redis_url: 
     print(f"SIGTERM exits {len(exits)}, slowest {max(exits):.2f} s, every lease released")
 
 
+@pytest.mark.redis
 def test_serve_with_the_projector_role_reports_a_refused_script(
     own_redis: RedisServer, tmp_path: Path
 ) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
@@ -17,6 +19,7 @@ SIZED_FOR = 1536
 """Bytes per stored event the sizing assumes (deploy/redis.conf: "about 1 KiB")."""
 
 
+@pytest.mark.redis
 async def test_a_stored_event_costs_redis_what_maxmemory_is_sized_for(tmp_path: Path) -> None:
     server = RedisServer(tmp_path).start()  # its own: nothing else's keys in used_memory
     client = connect(server.url)
