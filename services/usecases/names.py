@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, strip_names
+from domain.errors import RuleViolation
+from domain.fold import fold
+from domain.standings import standings, standings_json
 from services.ports.archive import Archive, ArchivedProjection, checksum_of
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
-from services.ports.names import PlayerNames
+from services.ports.names import PlayerNames, Rendered
+from services.usecases.readmodels.render import view_json
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.usecases.tiered import ArchiveReader
 
@@ -179,6 +183,38 @@ def _scrubbed(
     return dataclasses.replace(p, standings_json=standings, view_json=view)
 
 
+def rendered(events: Sequence[bytes], names: Mapping[str, str]) -> Rendered | None:
+    """The game's projection rendered again from its stored `events` (seq order) with the
+    start event's names as `names` give them (`put_names`: a forgotten player's pseudonym):
+    the standings and view JSON the projector writes for that fold, so every sentence that
+    names a player (the view's `result`, the standings' `tie_break`) is written anew. None:
+    no events, or the fold refuses one (a held game: its projection stays the projector's)."""
+    if not events:
+        return None
+    try:
+        state = fold(
+            parse_event_json(put_names(data, names) if i == 0 else data)
+            for i, data in enumerate(events)
+        )
+    except (RuleViolation, ValueError):
+        return None
+    view = view_json(standings(state), state.cache)
+    return Rendered(state.seq, standings_json(state).decode(), view)
+
+
+def _archived_projection(
+    p: ArchivedProjection | None, events: Sequence[bytes], names: Mapping[str, str]
+) -> ArchivedProjection | None:
+    """The archived projection rendered again with `names` when it is of the last event (else,
+    or if the fold refuses, as it is: the caller replaces the name's texts, `_scrubbed`)."""
+    if p is None:
+        return None
+    again = rendered(events, names) if p.seq == len(events) else None
+    if again is None:
+        return p
+    return dataclasses.replace(p, standings_json=again.standings_json, view_json=again.view_json)
+
+
 def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
     """A start event stored with names inline (a log written before names left it): the
     same event in today's stored form and the names it held; None when it holds none."""
@@ -287,9 +323,12 @@ class Forget:
         tiers: list[str] = []
         already = True
         if await self.hot.version(game_id):
-            kept = (await self.names.names(game_id)).get(player_id)
+            now = await self.names.names(game_id)
+            kept = now.get(player_id)
             already = kept == FORGOTTEN and hot_restore is None
-            await self.names.forget(game_id, player_id, texts(kept))
+            after = {**(hot_restore[1] if hot_restore else {}), **now, player_id: FORGOTTEN}
+            again = rendered(await self.hot.read_raw(game_id), after)
+            await self.names.forget(game_id, player_id, texts(kept), again)
             if hot_restore is not None:  # names inline: keep them apart, then store without
                 await self.names.keep(game_id, hot_restore[1])
                 await self.names.rewrite_start(game_id, hot_restore[0])
@@ -310,7 +349,9 @@ class Forget:
                 entry=entry,
                 events=events,
                 names=names,
-                projection=_scrubbed(archived.projection, texts(kept)),
+                projection=_scrubbed(
+                    _archived_projection(archived.projection, events, names), texts(kept)
+                ),
             )
             await self.archive.put(changed)
             tiers.append("archive")
