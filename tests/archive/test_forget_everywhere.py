@@ -1,5 +1,5 @@
 """After `scoreledger forget pen-demo-3p mira` (the winner) no tier holds "Mira" anywhere: no
-Redis key or value, no archived byte (the directory's files decompressed and every base64
+Redis key or value (the webhook deliveries kept for replay too), no archived byte (the directory's files decompressed and every base64
 field of their headers decoded; PostgreSQL's rows with their bytea columns), no answer;
 before and after sealing (docs/forget.md)."""
 
@@ -80,6 +80,34 @@ def every_archived_byte(archive_url: str) -> list[bytes]:
     return out
 
 
+async def _kept_webhooks(stack: Stack) -> None:
+    """Deliveries of the game kept as the webhooks role keeps them (one logged, one pending),
+    with bodies built from the game's events and standings as read now (naming Mira)."""
+    from datetime import UTC, datetime
+
+    from domain.fold import fold
+    from domain.standings import standings
+    from services.ports.webhooks import Delivery, Endpoint, Secret
+    from services.usecases.webhooks.messages import (
+        event_messages,
+        standings_message,
+        standings_summary,
+    )
+
+    store = stack.assembled.service.ports.webhooks
+    endpoint = Endpoint("ep-1", "https://hooks.example/in", None, (), (Secret("whsec_x"),), 0)
+    await store.put_endpoint(endpoint)
+    events = await stack.assembled.service.ports.named_log().read(GAME)
+    summary = standings_summary(standings(fold(events)))
+    bodies = [b for _, _, b in event_messages(events, summary)]
+    bodies.append(standings_message(GAME, summary, datetime(2026, 12, 6, tzinfo=UTC)))
+    kept = [Delivery(f"msg_{i}", endpoint.id, "x", GAME, b, 0) for i, b in enumerate(bodies)]
+    for delivery in kept:
+        await store.enqueue(delivery, 100, 100)
+    await store.settle(kept[0], "delivered", 200, 100)
+    assert [v for v in redis_values(stack.redis_url, ":wh:") if NAME in v]
+
+
 async def _forget(stack: Stack, archive_url: str) -> tuple[str, ...]:
     settings = CommonSettings(redis_url=stack.redis_url, archive_url=archive_url)  # type: ignore[arg-type]
     report = await forget_player(settings, GAME, "mira")
@@ -104,9 +132,13 @@ async def test_the_winner_forgotten_before_sealing_is_in_no_tier(
     stack: Stack, archive_url: str
 ) -> None:
     assert _tiers(stack, archive_url)["redis"]  # the check can fail: the name is there
+    await _kept_webhooks(stack)
     assert (await stack.http.get(f"/games/{GAME}/standings")).json()["result"] == "Winner: Mira"
     lines = await _forget(stack, archive_url)
-    assert lines[0] == "forgot mira of game pen-demo-3p in Redis: shown as player-1"
+    assert lines[0] == (
+        "forgot mira of game pen-demo-3p in Redis and the webhook deliveries kept:"
+        " shown as player-1"
+    )
     assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
     assert [a for a in await _answers(stack) if NAME in a] == []
     assert (await stack.seal())["sealed"] == 1
@@ -119,10 +151,14 @@ async def test_the_winner_forgotten_before_sealing_is_in_no_tier(
 async def test_the_winner_forgotten_after_sealing_is_in_no_tier(
     stack: Stack, archive_url: str
 ) -> None:
+    await _kept_webhooks(stack)
     assert (await stack.seal())["sealed"] == 1
     assert _tiers(stack, archive_url)["archive"]  # the check can fail: the name is there
     lines = await _forget(stack, archive_url)
-    assert lines[0] == "forgot mira of game pen-demo-3p in the archive: shown as player-1"
+    assert lines[0] == (
+        "forgot mira of game pen-demo-3p in the archive and the webhook deliveries kept:"
+        " shown as player-1"
+    )
     assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
     assert [a for a in await _answers(stack) if NAME in a] == []
     standings = (await stack.http.get(f"/games/{GAME}/standings")).json()
