@@ -160,7 +160,7 @@ class GameBusy(RuntimeError):
 @dataclass(frozen=True, slots=True)
 class Forgotten:
     """What `Forget.forget` did: the pseudonym shown from now on, the tiers changed (`hot`,
-    `archive`), and whether the player was forgotten already (nothing more to hide); beside
+    `archive`, `webhooks`: the deliveries kept for replay), and whether the player was forgotten already (nothing more to hide); beside
     the game (`side`, None: no tournaments or leagues kept apart): the tournament, its other
     table games (each forgotten as this one) and the leagues where the player is hidden now."""
 
