@@ -362,7 +362,14 @@ def use_cases(
         archived=reader,
         forget=None
         if ports.names is None
-        else Forget(ports.log, ports.names, ports.archive, side=side),
+        else Forget(
+            ports.log,
+            ports.names,
+            ports.archive,
+            side=side,
+            tiers=ports.hot_games,
+            webhooks=ports.webhooks,
+        ),
     )
 
 

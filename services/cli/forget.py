@@ -28,10 +28,14 @@ COPIES = (
 )
 
 
+_TIERS = {"hot": "Redis", "archive": "the archive", "webhooks": "the webhook deliveries kept"}
+"""How the report names each tier `Forget` changed."""
+
+
 @dataclass(frozen=True, slots=True)
 class ForgetReport:
     """What to print and the exit code: 0 forgotten (now or before), 1 unknown game,
-    tournament or player."""
+    tournament or player, or a game a seal kept busy (nothing changed)."""
 
     code: int
     lines: tuple[str, ...]
@@ -75,14 +79,14 @@ async def forget_player(settings: CommonSettings, game_id: str, player_id: str) 
 
     Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
     """
-    from services.usecases.names import UnknownGame, UnknownPlayer
+    from services.usecases.names import GameBusy, UnknownGame, UnknownPlayer
 
     async with _forget_case(settings) as forget:
         try:
             done = await forget.forget(game_id, player_id)
-        except (UnknownGame, UnknownPlayer) as error:
+        except (UnknownGame, UnknownPlayer, GameBusy) as error:
             return ForgetReport(1, (str(error.args[0]),))
-    where = " and ".join({"hot": "Redis", "archive": "the archive"}[t] for t in done.tiers)
+    where = " and ".join(_TIERS[t] for t in done.tiers)
     if done.already:
         first = f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}"
     else:
@@ -99,12 +103,13 @@ async def forget_tournament_player(
 
     Raises: redis errors (Redis unreachable), archive errors (`ArchiveUnavailable`).
     """
+    from services.usecases.names import GameBusy
     from services.usecases.side_names import NotNamed
 
     async with _forget_case(settings) as forget:
         try:
             side, games = await forget.forget_tournament(tournament_id, player_id)
-        except NotNamed as error:
+        except (NotNamed, GameBusy) as error:
             return ForgetReport(1, (str(error.args[0]),))
     lines = _side_lines(player_id, side, "the tournament's games")
     lines += [f"game {g.game_id}: shown as {g.pseudonym}" for g in games]

@@ -59,6 +59,17 @@ class HotGames(Protocol):
         otherwise."""
         ...
 
+    async def lock(self, game_id: str, owner: str, ttl_ms: int) -> bool:
+        """Take the game's tier lock for `owner` (a unique token) unless another owner holds
+        it: sealing and `forget` each hold it while they read and change the game's tiers,
+        so they never interleave. It ends after `ttl_ms` ms (a holder that crashed); True:
+        taken (or held by `owner` already, its time renewed)."""
+        ...
+
+    async def unlock(self, game_id: str, owner: str) -> None:
+        """Release the game's tier lock if `owner` holds it (else nothing)."""
+        ...
+
     async def restore(self, game: SealedGame) -> bool:
         """Write an archived game back (its log with the same entry ids, event ids, digest,
         index score, names) if the hot tier has no event of it, and feed its last event again so the

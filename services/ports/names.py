@@ -15,7 +15,19 @@ Implementations: `adapters.redis.names.RedisPlayerNames` (a HASH in the game's s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A game's projection rendered again from its log with the names as they are after a
+    forget: the standings JSON and view JSON of the fold at `seq` (every sentence that names
+    a player, such as the view's `result` and the standings' `tie_break`, written anew)."""
+
+    seq: int
+    standings_json: str
+    view_json: bytes
 
 
 class PlayerNames(Protocol):
@@ -32,9 +44,15 @@ class PlayerNames(Protocol):
         ...
 
     async def forget(
-        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+        self,
+        game_id: str,
+        player_id: str,
+        replacements: Sequence[tuple[str, str]],
+        rendered: Rendered | None = None,
     ) -> None:
-        """Mark `player_id` forgotten, replace each `(old, new)` text in the game's stored
+        """Mark `player_id` forgotten, store `rendered` as the game's standings and view if
+        the stored projection is at `rendered.seq` (None, or another seq: the projector
+        renders it), replace each `(old, new)` text in the game's stored
         projection (standings, view, ledger), feed the game's last event again (the projector
         drops its cached fold of the game and refolds it from the log, names put back) and
         add a change notice at the projection's seq (live push renders the game again), in

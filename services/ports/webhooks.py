@@ -174,6 +174,12 @@ class WebhookStore(Protocol):
         """How many deliveries the endpoint's bound has dropped, ever."""
         ...
 
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """Replace each `(old, new)` text in the body of every delivery of `game_id` kept by
+        any endpoint, queued or logged (`forget`: a replay then sends the pseudonym), in one
+        atomic step; how many deliveries changed."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:

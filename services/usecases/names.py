@@ -13,19 +13,29 @@ docs/decisions/0014-names-outside-the-log.md (personal data outside the immutabl
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, strip_names
+from domain.errors import RuleViolation
+from domain.fold import fold
+from domain.standings import standings, standings_json
 from services.ports.archive import Archive, ArchivedProjection, checksum_of
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
-from services.ports.names import PlayerNames
+from services.ports.hotgames import HotGames
+from services.ports.names import PlayerNames, Rendered
+from services.ports.webhooks import WebhookStore
+from services.usecases.readmodels.render import view_json
+from services.usecases.seal import LOCK_TTL_MS
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.usecases.tiered import ArchiveReader
 
@@ -143,10 +153,14 @@ class UnknownPlayer(LookupError):
     """`forget`: the game's start event seats no such player."""
 
 
+class GameBusy(RuntimeError):
+    """`forget`: the game's tier lock stayed held (a seal) past the wait; nothing changed."""
+
+
 @dataclass(frozen=True, slots=True)
 class Forgotten:
     """What `Forget.forget` did: the pseudonym shown from now on, the tiers changed (`hot`,
-    `archive`), and whether the player was forgotten already (nothing more to hide); beside
+    `archive`, `webhooks`: the deliveries kept for replay), and whether the player was forgotten already (nothing more to hide); beside
     the game (`side`, None: no tournaments or leagues kept apart): the tournament, its other
     table games (each forgotten as this one) and the leagues where the player is hidden now."""
 
@@ -179,6 +193,38 @@ def _scrubbed(
     return dataclasses.replace(p, standings_json=standings, view_json=view)
 
 
+def rendered(events: Sequence[bytes], names: Mapping[str, str]) -> Rendered | None:
+    """The game's projection rendered again from its stored `events` (seq order) with the
+    start event's names as `names` give them (`put_names`: a forgotten player's pseudonym):
+    the standings and view JSON the projector writes for that fold, so every sentence that
+    names a player (the view's `result`, the standings' `tie_break`) is written anew. None:
+    no events, or the fold refuses one (a held game: its projection stays the projector's)."""
+    if not events:
+        return None
+    try:
+        state = fold(
+            parse_event_json(put_names(data, names) if i == 0 else data)
+            for i, data in enumerate(events)
+        )
+    except (RuleViolation, ValueError):
+        return None
+    view = view_json(standings(state), state.cache)
+    return Rendered(state.seq, standings_json(state).decode(), view)
+
+
+def _archived_projection(
+    p: ArchivedProjection | None, events: Sequence[bytes], names: Mapping[str, str]
+) -> ArchivedProjection | None:
+    """The archived projection rendered again with `names` when it is of the last event (else,
+    or if the fold refuses, as it is: the caller replaces the name's texts, `_scrubbed`)."""
+    if p is None:
+        return None
+    again = rendered(events, names) if p.seq == len(events) else None
+    if again is None:
+        return p
+    return dataclasses.replace(p, standings_json=again.standings_json, view_json=again.view_json)
+
+
 def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
     """A start event stored with names inline (a log written before names left it): the
     same event in today's stored form and the names it held; None when it holds none."""
@@ -198,7 +244,11 @@ class Forget:
         hot: the hot tier's event log (stored bytes, names not put back); names: its names;
         archive: the archive (None: none); clock: stamps the archived copy's `archived_at`
         (a changed entry is how every process's archive cache sees the new names); side: the
-        tournaments and leagues with names kept apart (None: the game alone).
+        tournaments and leagues with names kept apart (None: the game alone); tiers: whose
+        tier lock a game's forget holds, so that sealing never runs between its reads and
+        writes of the two tiers (None: no sealing to exclude); lock_wait_s: how long to wait
+        for a seal to let the lock go (seconds); webhooks: the deliveries kept for replay
+        (their bodies scrubbed of the name; None: none kept).
     """
 
     def __init__(
@@ -208,12 +258,18 @@ class Forget:
         archive: Archive | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         side: SideForget | None = None,
+        tiers: HotGames | None = None,
+        lock_wait_s: float = 30.0,
+        webhooks: WebhookStore | None = None,
     ) -> None:
         self.hot = hot
         self.names = names
         self.archive = archive
         self.clock = clock
         self.side = side
+        self.tiers = tiers
+        self.lock_wait_s = lock_wait_s
+        self.webhooks = webhooks
 
     async def forget(self, game_id: str, player_id: str) -> Forgotten:
         """Mark `player_id` forgotten and replace their name by `player-<seat>` in the game's
@@ -223,7 +279,8 @@ class Forget:
         (`player-<order in the league>`). Idempotent. Scores, ranks and what the logs' events
         say are unchanged (a log written with names inline is stored again without them).
 
-        Raises: UnknownGame, UnknownPlayer; storage errors.
+        Raises: UnknownGame, UnknownPlayer, GameBusy (a seal held the game past the wait);
+        storage errors.
         """
         done, first = await self._game(game_id, player_id)
         if self.side is None:
@@ -260,7 +317,26 @@ class Forget:
         return side, tuple(games)
 
     async def _game(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
-        """Forget in one game's tiers; what was done and the game's stored first event."""
+        """Forget in one game's tiers, holding its tier lock (`HotGames.lock`); what was done
+        and the game's stored first event. Raises: GameBusy, and as `_locked`."""
+        if self.tiers is None:
+            return await self._locked(game_id, player_id)
+        owner = f"forget-{uuid.uuid4().hex}"
+        deadline = time.monotonic() + self.lock_wait_s
+        while not await self.tiers.lock(game_id, owner, LOCK_TTL_MS):
+            if time.monotonic() >= deadline:
+                raise GameBusy(
+                    f"game {game_id!r} is being sealed (its tier lock stayed held"
+                    f" {self.lock_wait_s:g} s); nothing changed, try again"
+                )
+            await asyncio.sleep(0.05)
+        try:
+            return await self._locked(game_id, player_id)
+        finally:
+            await self.tiers.unlock(game_id, owner)
+
+    async def _locked(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
+        """`_game`'s work, under the lock. Raises: UnknownGame, UnknownPlayer."""
         first = await self.hot.read_raw(game_id, 1, 1)
         archived = None if self.archive is None else await self.archive.get(game_id)
         if not first and archived is not None:
@@ -286,16 +362,22 @@ class Forget:
 
         tiers: list[str] = []
         already = True
+        held = {inline_name}  # every name of the player a tier still holds (webhook bodies)
         if await self.hot.version(game_id):
-            kept = (await self.names.names(game_id)).get(player_id)
+            now = await self.names.names(game_id)
+            kept = now.get(player_id)
+            held.add(kept or "")
             already = kept == FORGOTTEN and hot_restore is None
-            await self.names.forget(game_id, player_id, texts(kept))
+            after = {**(hot_restore[1] if hot_restore else {}), **now, player_id: FORGOTTEN}
+            again = rendered(await self.hot.read_raw(game_id), after)
+            await self.names.forget(game_id, player_id, texts(kept), again)
             if hot_restore is not None:  # names inline: keep them apart, then store without
                 await self.names.keep(game_id, hot_restore[1])
                 await self.names.rewrite_start(game_id, hot_restore[0])
             tiers.append("hot")
         if archived is not None and self.archive is not None:
             kept = archived.names.get(player_id)
+            held.add(kept or "")
             restore = _restored(archived.events[0]) if archived.events else None
             already = already and kept == FORGOTTEN and restore is None
             events, names = archived.events, {**archived.names, player_id: FORGOTTEN}
@@ -310,11 +392,20 @@ class Forget:
                 entry=entry,
                 events=events,
                 names=names,
-                projection=_scrubbed(archived.projection, texts(kept)),
+                projection=_scrubbed(
+                    _archived_projection(archived.projection, events, names), texts(kept)
+                ),
             )
             await self.archive.put(changed)
             tiers.append("archive")
+        if self.webhooks is not None:
+            pairs = [
+                r for n in sorted(held - {FORGOTTEN, player_id}) for r in replacements(n, shown)
+            ]
+            if pairs and await self.webhooks.scrub(game_id, pairs):
+                tiers.append("webhooks")
+                already = False
         return Forgotten(game_id, player_id, shown, tuple(tiers), already), first[0]
 
 
-__all__ = ["Forget", "Forgotten", "NamedEventLog", "UnknownGame", "UnknownPlayer"]
+__all__ = ["Forget", "Forgotten", "GameBusy", "NamedEventLog", "UnknownGame", "UnknownPlayer"]

@@ -21,6 +21,7 @@ answers every read (`usecases.tiered`). Source: docs/decisions/0013-archive-cold
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,11 +36,16 @@ from services.ports.projections import Projections
 
 log = structlog.get_logger("archive")
 
-Result = Literal["sealed", "gone", "not_final", "not_quiet", "held", "behind", "changed"]
+Result = Literal["sealed", "gone", "not_final", "not_quiet", "held", "behind", "changed", "busy"]
 """What a seal attempt came to: `sealed` (now in the archive only), `gone` (no events in
 Redis), `not_final` (no `game.ended` in force), `not_quiet` (an event within `after_s`),
 `held` (the projector holds it), `behind` (its projection is behind its log), `changed` (an
-append came between the snapshot and the removal: it stays in Redis)."""
+append came between the snapshot and the removal: it stays in Redis), `busy` (a `forget`
+holds the game's tier lock: the next pass tries again)."""
+
+LOCK_TTL_MS = 120_000
+"""How long a seal or a `forget` may hold a game's tier lock before it ends by itself (a
+holder that crashed); far above one game's seal or forget."""
 
 
 class SealMismatch(RuntimeError):
@@ -116,8 +122,18 @@ class Seal:
         return SealPass(results, page.next_after)
 
     async def game(self, game_id: str, now: datetime) -> Result:
-        """Seal one game if it is final and quiet (steps 1-4 of the module docstring).
+        """Seal one game if it is final and quiet (steps 1-4 of the module docstring), holding
+        its tier lock throughout (`HotGames.lock`: a `forget` never runs between the steps).
         Raises: storage errors, `SealMismatch`, ArchiveCorrupt."""
+        owner = f"seal-{uuid.uuid4().hex}"
+        if not await self.hot.lock(game_id, owner, LOCK_TTL_MS):
+            return "busy"
+        try:
+            return await self._locked(game_id, now)
+        finally:
+            await self.hot.unlock(game_id, owner)
+
+    async def _locked(self, game_id: str, now: datetime) -> Result:
         snap = await self.hot.snapshot(game_id)
         if snap is None:
             return "gone"

@@ -77,3 +77,21 @@ async def test_snapshot_remove_and_restore(backend: Backend) -> None:
     assert [(e.seq, e.duplicate) for e in again.events] == [(3, True)]
     more = game_log("g1", 8)[6:]
     assert (await backend.log.append("g1", more, credential=DIGEST)).version == 8
+
+
+async def test_the_tier_lock_has_one_owner_at_a_time_and_ends_by_itself(
+    backend: Backend,
+) -> None:
+    import asyncio
+
+    hot = hot_games(backend)
+    assert await hot.lock("g-lock", "seal-1", 60_000)
+    assert await hot.lock("g-lock", "seal-1", 60_000)  # its owner again: renewed
+    assert not await hot.lock("g-lock", "forget-1", 60_000)
+    assert await hot.lock("g-other", "forget-1", 60_000)  # another game's lock is its own
+    await hot.unlock("g-lock", "forget-1")  # not the owner: nothing
+    assert not await hot.lock("g-lock", "forget-1", 60_000)
+    await hot.unlock("g-lock", "seal-1")
+    assert await hot.lock("g-lock", "forget-1", 200)
+    await asyncio.sleep(0.4)  # a holder that crashed: the lock ends after its 200 ms
+    assert await hot.lock("g-lock", "seal-2", 60_000)

@@ -131,3 +131,22 @@ async def test_attempts_are_recorded_and_settling_logs_once(store: WebhookStore)
         await store.settle(delivery(i), "delivered", 200, 2)
     assert [e.delivery.id for e in await store.log(EP.id, 10)] == ["msg_4", "msg_3"]
     assert await store.depth(EP.id) == 0
+
+
+async def test_scrub_replaces_a_name_in_the_game_s_kept_bodies_only(store: WebhookStore) -> None:
+    # A forget's texts: the name's JSON literal (non-ASCII letters raw, as bodies hold them)
+    # becomes the pseudonym's, in pending and logged deliveries of the game only.
+    await store.put_endpoint(EP)
+    body = '{"players":[{"player_id":"oren","name":"Alma Nováková"},"Alma Nováková ok"]}'
+    mine = [replace(delivery(i), body=body) for i in (1, 2)]
+    other = replace(delivery(3), game_id="g2", body=body)
+    for d in (*mine, other):
+        await store.enqueue(d, 10, 10)
+    assert await store.settle(mine[0], "delivered", 200, 10)
+    pairs = [('"Alma Nováková"', '"player-2"'), ('"Alma Nov\\u00e1kov\\u00e1"', '"player-2"')]
+    assert await store.scrub("g1", pairs) == 2
+    bodies = {e.delivery.id: e.delivery.body for e in await store.log(EP.id, 10)}
+    scrubbed = '{"players":[{"player_id":"oren","name":"player-2"},"Alma Nováková ok"]}'
+    assert bodies == {"msg_1": scrubbed, "msg_2": scrubbed, "msg_3": body}
+    assert [d.body for d in await store.pending(EP.id, 10)] == [scrubbed, body]
+    assert await store.scrub("g1", pairs) == 0

@@ -218,6 +218,7 @@ SAMPLE_KEYS = [
         for name in ("feed", "game_index", "checkpoint", "changes", "held")
     ),
     Keys(16).write_token("g-1"),
+    Keys(16).tier_lock("g-1"),
     Keys(16).inbox,
     Keys(16).integration_inbox("table-7"),
     Keys(16).dead_letter,
@@ -297,9 +298,13 @@ def test_every_acl_key_pattern_names_real_keys_and_tokens_are_ingest_only() -> N
         if any(fnmatch.fnmatchcase(token, p) for p in _key_patterns(rules))
     }
     # the archiver carries a sealed game's digest into the archive and deletes it; it has no
-    # SET, so it cannot write one (tests/deploy/test_redis_acl_archive.py)
+    # SET but on its games' tier locks, so it cannot write one
+    # (tests/deploy/test_redis_acl_archive.py)
     assert readers == {"ingest", "admin", "archiver"}
-    assert not any(r in ("+set", "+@write", "+@all") for r in ACL_USERS["archiver"])
+    archiver = " ".join(ACL_USERS["archiver"])
+    root, _, selectors = archiver.partition("(")
+    assert not any(r in ("+set", "+@write", "+@all") for r in root.split())
+    assert selectors == "~sl:tierlock:* +evalsha +eval +get +set +del)"
     organiser = Keys(16).tournament_token("cup-1")
     readers = {
         u

@@ -4,6 +4,7 @@ as the Redis adapter, on the in-memory adapters' state (no game index: score 0).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 
 from services.adapters.memory.store import MemoryBackend
@@ -22,6 +23,23 @@ class MemoryHotGames:
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
+        self.locks: dict[str, tuple[str, float]] = {}
+        """game id -> (owner, monotonic time it ends)."""
+
+    async def lock(self, game_id: str, owner: str, ttl_ms: int) -> bool:
+        """See `HotGames.lock`."""
+        now = time.monotonic()
+        held = self.locks.get(game_id)
+        if held is not None and held[0] != owner and held[1] > now:
+            return False
+        self.locks[game_id] = (owner, now + ttl_ms / 1000)
+        return True
+
+    async def unlock(self, game_id: str, owner: str) -> None:
+        """See `HotGames.unlock`."""
+        held = self.locks.get(game_id)
+        if held is not None and held[0] == owner:
+            del self.locks[game_id]
 
     async def snapshot(self, game_id: str) -> HotGame | None:
         """See `HotGames.snapshot`."""

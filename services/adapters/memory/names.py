@@ -9,6 +9,7 @@ from contracts.names import side_field_player, side_forgotten_field
 from services.adapters.memory.sidelog import MemorySideLog
 from services.adapters.memory.store import MemoryBackend
 from services.ports.eventlog import FeedEntry
+from services.ports.names import Rendered
 from services.ports.notices import Notice
 from services.ports.shards import shard_of
 
@@ -31,11 +32,18 @@ class MemoryPlayerNames:
                 kept.setdefault(player_id, name)
 
     async def forget(
-        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+        self,
+        game_id: str,
+        player_id: str,
+        replacements: Sequence[tuple[str, str]],
+        rendered: Rendered | None = None,
     ) -> None:
         """See `PlayerNames.forget`."""
         self.b.names.setdefault(game_id, {})[player_id] = ""
         fields = self.b.projections.get(game_id, {})
+        if rendered is not None and fields.get("seq") == str(rendered.seq):
+            fields["standings"] = rendered.standings_json
+            fields["view"], fields["view_seq"] = rendered.view_json.decode(), str(rendered.seq)
         for field, value in fields.items():
             for old, new in replacements:
                 if old:

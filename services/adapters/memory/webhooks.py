@@ -158,3 +158,23 @@ class MemoryWebhookStore:
 
     async def dropped(self, endpoint_id: str) -> int:
         return self._queue(endpoint_id).dropped
+
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """See `WebhookStore.scrub`."""
+
+        def scrubbed(d: Delivery) -> Delivery:
+            body = d.body
+            for old, new in replacements:
+                body = body.replace(old, new)
+            return d if body == d.body else replace(d, body=body)
+
+        changed = 0
+        for q in self._queues.values():
+            for delivery_id, d in list(q.pending.items()):
+                if d.game_id == game_id and (new := scrubbed(d)) is not d:
+                    q.pending[delivery_id], changed = new, changed + 1
+            for i, entry in enumerate(q.log):
+                d = entry.delivery
+                if d.game_id == game_id and (new := scrubbed(d)) is not d:
+                    q.log[i], changed = replace(entry, delivery=new), changed + 1
+        return changed

@@ -78,6 +78,21 @@ return 1
 """
 
 
+# KEYS: 1 the tier lock; ARGV: 1 owner, 2 ttl ms. Taken if free or already the owner's.
+_LOCK_LUA = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+# KEYS: 1 the tier lock; ARGV: 1 owner. Deleted only if the owner's.
+_UNLOCK_LUA = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+
+
 def _projection(raw: dict[bytes, bytes]) -> ArchivedProjection | None:
     """The archived form of a projection HASH (None: no standings stored)."""
     fields = {k.decode(): v for k, v in raw.items()}
@@ -105,6 +120,17 @@ class RedisHotGames:
         self._snapshot = client.register_script(_SNAPSHOT_LUA)
         self._remove = client.register_script(_REMOVE_LUA)
         self._restore = client.register_script(_RESTORE_LUA)
+        self._lock = client.register_script(_LOCK_LUA)
+        self._unlock = client.register_script(_UNLOCK_LUA)
+
+    async def lock(self, game_id: str, owner: str, ttl_ms: int) -> bool:
+        """See `HotGames.lock` (one Lua call)."""
+        keys = [self.keys.tier_lock(game_id)]
+        return bool(await self._lock(keys=keys, args=[owner, ttl_ms]))
+
+    async def unlock(self, game_id: str, owner: str) -> None:
+        """See `HotGames.unlock` (one Lua call)."""
+        await self._unlock(keys=[self.keys.tier_lock(game_id)], args=[owner])
 
     async def snapshot(self, game_id: str) -> HotGame | None:
         """See `HotGames.snapshot` (one Lua call; the projection's checkpoint is the shard's,

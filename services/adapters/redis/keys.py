@@ -42,6 +42,11 @@ class Keys:
         (`contracts.names`, `services.ports.names`)."""
         return f"{PREFIX}:names:{self.tag(game_id)}:{game_id}"
 
+    def tier_lock(self, game_id: str) -> str:
+        """STRING with a TTL: the owner token of the game's tier lock (sealing and `forget`
+        hold it while they change the game's tiers; `services.ports.hotgames`)."""
+        return f"{PREFIX}:tierlock:{self.tag(game_id)}:{game_id}"
+
     def write_token(self, game_id: str) -> str:
         """STRING: the SHA-256 hex digest of the game's write token (set by the creating append)."""
         return f"{PREFIX}:wtoken:{self.tag(game_id)}:{game_id}"

@@ -11,15 +11,18 @@ from contracts.names import side_field_player
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.rewrite import StreamRewriter
+from services.ports.names import Rendered
 
 # KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
-# 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, then (old, new) pairs.
+# 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, 4 the rendered projection's
+# seq ('': none), 5 its standings, 6 its view, then (old, new) pairs. The rendered projection
+# is stored only over a projection at its seq (else the projector's next write renders it).
 # Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
 # event is fed again (the projector drops its cached fold of the game, which holds the name,
 # and refolds it from the log) and a change notice tells live push to render it again.
 _FORGET_LUA = """
 local function replaced(s)
-  for j = 4, #ARGV - 1, 2 do
+  for j = 7, #ARGV - 1, 2 do
     local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
     while true do
       local a, b = string.find(s, old, i, true)
@@ -34,6 +37,9 @@ local function replaced(s)
   return s
 end
 redis.call('HSET', KEYS[1], ARGV[1], '')
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[2], 'seq') == ARGV[4] then
+  redis.call('HSET', KEYS[2], 'standings', ARGV[5], 'view', ARGV[6], 'view_seq', ARGV[4])
+end
 local fields = redis.call('HGETALL', KEYS[2])
 for i = 1, #fields, 2 do
   local new = replaced(fields[i + 1])
@@ -86,13 +92,21 @@ class RedisPlayerNames:
             await pipe.execute()
 
     async def forget(
-        self, game_id: str, player_id: str, replacements: Sequence[tuple[str, str]]
+        self,
+        game_id: str,
+        player_id: str,
+        replacements: Sequence[tuple[str, str]],
+        rendered: Rendered | None = None,
     ) -> None:
         """See `PlayerNames.forget` (one Lua call)."""
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [k.names(game_id), k.projection(game_id), k.ledger(game_id)]
         keys += [k.game_stream(game_id), k.feed(shard), k.changes(shard)]
-        args: list[str | int] = [player_id, game_id, self.changes_maxlen]
+        args: list[str | int | bytes] = [player_id, game_id, self.changes_maxlen]
+        if rendered is None:
+            args += ["", "", ""]
+        else:
+            args += [rendered.seq, rendered.standings_json, rendered.view_json]
         for old, new in replacements:
             if old:
                 args += [old, new]

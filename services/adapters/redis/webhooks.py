@@ -136,6 +136,64 @@ return 1
 """
 
 
+# KEYS: per endpoint its pending HASH `d` then its log LIST; ARGV: 1 game id, then (old, new)
+# pairs of the texts as stored (the body is a JSON string inside the stored JSON). Only the
+# deliveries of the game change; plain (not pattern) replacement.
+_SCRUB_LUA = """
+local function replaced(s)
+  for j = 2, #ARGV - 1, 2 do
+    local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
+    while true do
+      local a, b = string.find(s, old, i, true)
+      if not a then break end
+      out[#out + 1] = string.sub(s, i, a - 1)
+      out[#out + 1] = new
+      i = b + 1
+    end
+    out[#out + 1] = string.sub(s, i)
+    s = table.concat(out)
+  end
+  return s
+end
+local function of_game(json, logged)
+  local ok, v = pcall(cjson.decode, json)
+  if not ok or type(v) ~= 'table' then return false end
+  if logged then v = v['delivery'] end
+  return type(v) == 'table' and v['game_id'] == ARGV[1]
+end
+local changed = 0
+for k = 1, #KEYS - 1, 2 do
+  local fields = redis.call('HGETALL', KEYS[k])
+  for i = 1, #fields, 2 do
+    if of_game(fields[i + 1], false) then
+      local new = replaced(fields[i + 1])
+      if new ~= fields[i + 1] then
+        redis.call('HSET', KEYS[k], fields[i], new)
+        changed = changed + 1
+      end
+    end
+  end
+  local items = redis.call('LRANGE', KEYS[k + 1], 0, -1)
+  for i = 1, #items do
+    if of_game(items[i], true) then
+      local new = replaced(items[i])
+      if new ~= items[i] then
+        redis.call('LSET', KEYS[k + 1], i - 1, new)
+        changed = changed + 1
+      end
+    end
+  end
+end
+return changed
+"""
+
+
+def _stored_forms(text: str) -> list[str]:
+    """`text` (a part of a body) as it reads inside a stored delivery's JSON: escaped as a JSON
+    string's inside, with non-ASCII letters escaped (as `json.dumps` stores) or not."""
+    return list(dict.fromkeys(json.dumps(text, ensure_ascii=a)[1:-1] for a in (True, False)))
+
+
 def delivery_json(d: Delivery) -> str:
     """`d` as stored (every field, JSON)."""
     return json.dumps(asdict(d), separators=(",", ":"))
@@ -180,6 +238,7 @@ class RedisWebhookStore:
         self._commit = client.register_script(COMMIT_LUA)
         self._settle = client.register_script(SETTLE_LUA)
         self._attempted = client.register_script(ATTEMPTED_LUA)
+        self._scrub = client.register_script(_SCRUB_LUA)
 
     def _k(self, part: str, endpoint_id: str | None = None) -> str:
         return self.keys.webhooks(part, endpoint_id)
@@ -314,3 +373,20 @@ class RedisWebhookStore:
         """HGET `dropped` of the endpoint's stats."""
         n: Any = await self.client.hget(self._k("stats", endpoint_id), "dropped")
         return int(n or 0)
+
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """See `WebhookStore.scrub` (one Lua call over every endpoint's pending deliveries
+        and log)."""
+        ids: Any = await self.client.hkeys(self._k("endpoints"))
+        keys: list[str] = []
+        for raw in ids:
+            endpoint_id = raw.decode() if isinstance(raw, bytes) else str(raw)
+            keys += [self._k("d", endpoint_id), self._k("log", endpoint_id)]
+        args = [game_id]
+        for old, new in replacements:
+            stored_new = json.dumps(new)[1:-1]
+            for stored_old in _stored_forms(old) if old else []:
+                args += [stored_old, stored_new]
+        if not keys or len(args) == 1:
+            return 0
+        return int(await self._scrub(keys=keys, args=args))
