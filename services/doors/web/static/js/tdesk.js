@@ -4,6 +4,8 @@
 // entered once and kept in this tab's `sessionStorage` (gone when the tab closes: a shared
 // laptop at a venue keeps no organiser token). The page repaints from the tournament's SSE;
 // each write's outcome (or the refusal's rule and message) is announced under the buttons.
+// Once the tournament is finished the desk names the winner, offers the standings' exports
+// and no longer offers drops.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
@@ -70,11 +72,14 @@ function paintTables(tn) {
 function paintPlayers(frame) {
   const tn = frame.tournament;
   const dropped = new Set(tn.players.filter((p) => p.dropped_after !== null).map((p) => p.player_id));
+  const finished = tn.status === "finished";
   document.querySelector("#tn-players tbody").replaceChildren(...frame.standings.players.map((p) => {
     const tr = el("tr");
     tr.dataset.player = p.player_id;
     const action = el("td");
-    if (!dropped.has(p.player_id)) {
+    if (finished) {
+      action.textContent = dropped.has(p.player_id) ? t("tn_dropped") : "—";
+    } else if (!dropped.has(p.player_id)) {
       const button = el("button", t("tn_drop"));
       button.type = "button";
       button.setAttribute("aria-label", `${t("tn_drop")}: ${p.name}`);
@@ -101,6 +106,13 @@ async function paint(frame) {
   const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
   if (done) document.getElementById("tn-missing").textContent = t("tn_all_rounds");
+  const finished = tn.status === "finished";
+  document.getElementById("tn-end").hidden = !finished;
+  if (finished) {
+    document.getElementById("tn-round").textContent = t("tn_finished");
+    document.getElementById("tn-missing").textContent = "";
+    document.getElementById("tn-winner").textContent = tn.winner ? tn.winner.name : "";
+  }
   paintTables(tn);
   paintPlayers(frame);
 }
@@ -117,5 +129,7 @@ document.getElementById("tn-seat").addEventListener("click", async () => {
 tokenInput.value = sessionStorage.getItem(KEY) || "";
 document.getElementById("tn-tv-link").href = `/tv${base}`;
 document.getElementById("tn-me-link").href = `${base}/me`;
+document.getElementById("tn-export-csv").href = `${base}/standings.csv`;
+document.getElementById("tn-export-json").href = `${base}/standings`;
 translatePage();
 follow(paint);
