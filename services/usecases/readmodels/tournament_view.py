@@ -75,3 +75,24 @@ def _table(t: TableState) -> dict[str, Any]:
         "confirmed": list(t.confirmed),
         "disputes": list(t.disputes),
     }
+
+
+def listing(states: list[TournamentState]) -> dict[str, list[dict[str, Any]]]:
+    """`GET /tournaments`: the tournaments by status (`live`, `upcoming`, `finished`), each
+    `{tournament_id, title, game, rounds, rounds_seated, players, status, winner}`, in the
+    order given (newest first)."""
+    out: dict[str, list[dict[str, Any]]] = {"live": [], "upcoming": [], "finished": []}
+    for state in states:
+        out[state.status].append(
+            {
+                "tournament_id": state.tournament_id,
+                "title": state.settings.title,
+                "game": state.settings.game,
+                "rounds": state.settings.rounds,
+                "rounds_seated": len(state.rounds),
+                "players": len(state.players),
+                "status": state.status,
+                "winner": winner(state),
+            }
+        )
+    return out

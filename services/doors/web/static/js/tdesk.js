@@ -127,6 +127,12 @@ document.getElementById("tn-seat").addEventListener("click", async () => {
   if (seated) say(`${t("tn_seated_round")} ${seated.round}: ${seated.tables.length} ${t("tn_tables").toLowerCase()}`);
 });
 tokenInput.value = sessionStorage.getItem(KEY) || "";
+// Just created from /tournaments/new: the token in clear this once (a reload hides it).
+if (sessionStorage.getItem(`scoreledger.organiser.new.${tid}`)) {
+  sessionStorage.removeItem(`scoreledger.organiser.new.${tid}`);
+  document.getElementById("tn-token-shown").textContent = tokenInput.value;
+  document.getElementById("tn-token-once").hidden = false;
+}
 document.getElementById("tn-tv-link").href = `/tv${base}`;
 document.getElementById("tn-me-link").href = `${base}/me`;
 document.getElementById("tn-export-csv").href = `${base}/standings.csv`;
