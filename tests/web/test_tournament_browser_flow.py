@@ -1,8 +1,8 @@
 """A club night from the browser (docs/tournaments-in-the-browser.md): the games list links to
 the tournaments; the form "New tournament" creates one of 8 players and lands on the desk,
 which shows the organiser token once and keeps it in the field "Organiser token"; the desk
-seats round 1, each table reports (with the token the page holds) and the desk approves; round
-2 likewise; the tournament is `finished` with a `winner`, the room screen shows the podium and
+seats round 1, each table reports from its phone link (the desk's, the table's key in the
+fragment) and a second player confirms, the desk approves; round 2 likewise; the tournament is `finished` with a `winner`, the room screen shows the podium and
 `GET /tournaments` lists it. EN pages at 390 and 1920 px: no sideways scroll, axe clean."""
 
 from __future__ import annotations
@@ -30,25 +30,55 @@ async def fill_the_form(page: Page) -> None:
     await page.get_by_label("When players do not divide into tables of 4").select_option("threes")
 
 
-async def play_round(stack: Stack, page: Page, tid: str, token: str, round_: int) -> None:
-    """Seat from the desk; each table reports its seat order as the finishing order (via the
-    API, with the desk's token); the desk approves each table."""
+async def report_from_the_phone(browser: Browser, link: str, players: list[str]) -> None:
+    """One phone reports the table (seat order as the finishing order: 40, 37, 34, ...), a
+    second confirms as the player in seat 2."""
+    phone = await open_page(browser, link, "phone")
+    await expect(phone.locator("#tn-report-rows tbody tr")).to_have_count(len(players))
+    for i, pid in enumerate(players, 1):
+        row = phone.locator(f'#tn-report-rows tr[data-player="{pid}"]')
+        await row.locator("select").select_option(str(i))
+        await row.locator("input").fill(str(43 - 3 * i))
+    await phone.locator("#tn-report-by").select_option(players[0])
+    await no_horizontal_overflow(phone)
+    await phone.get_by_role("button", name="Report this result").click()
+    await expect(phone.locator("#tn-msg")).to_contain_text("Reported.")
+    other = await open_page(browser, link, "phone")
+    await expect(other.locator("#tn-confirm")).to_be_visible()
+    await other.locator("#tn-confirm-who").select_option(players[1])
+    await other.get_by_role("button", name="Confirm this result").click()
+    await expect(other.locator("#tn-msg")).to_contain_text("Confirmed:")
+    await expect(phone.locator("#tn-reported-confirmed")).to_contain_text("Confirmed by")
+    assert await axe_serious(phone) == []
+    assert phone.errors == []  # type: ignore[attr-defined]
+    assert other.errors == []  # type: ignore[attr-defined]
+    await phone.context.close()
+    await other.context.close()
+
+
+async def play_round(stack: Stack, browser: Browser, page: Page, tid: str, round_: int) -> None:
+    """Seat from the desk; each table reports from its phone link (taken from the desk) and
+    is confirmed by a second player; the desk approves each table."""
     await page.get_by_role("button", name="Seat the next round").click()
     await expect(page.locator("#tn-msg")).to_have_text(f"Seated round {round_}: 2 tables")
     state: dict[str, Any] = (await stack.client.get(f"/tournaments/{tid}")).json()
-    auth = {"Authorization": f"Bearer {token}"}
+    links = page.locator(f'#tn-links-list a[href*="#round={round_}&key="]')
+    await expect(links).to_have_count(2)
     for table in state["rounds"][round_ - 1]["tables"]:
-        players = table["players"]
-        results = [
-            {"player_id": p, "place": i, "score": 43 - 3 * i} for i, p in enumerate(players, 1)
-        ]
-        body = {"action": "report", "round": round_, "results": results, "by": players[0]}
-        url = f"/tournaments/{tid}/tables/{table['table']}/result"
-        assert (await stack.client.post(url, json=body, headers=auth)).status_code == 200
-        row = page.locator(f'#tn-tables tr[data-table="{table["table"]}"]')
+        number = table["table"]
+        href = await page.locator(f'#tn-links-list a[data-table="{number}"]').get_attribute("href")
+        assert href is not None
+        assert f"/tables/{number}/report#round={round_}&key=" in href
+        await report_from_the_phone(browser, stack.url + href, table["players"])
+        row = page.locator(f'#tn-tables tr[data-table="{number}"]')
         await expect(row).to_have_attribute("data-status", "reported")
-        await row.get_by_role("button", name=f"Approve: Table {table['table']}").click()
+        await row.get_by_role("button", name=f"Approve: Table {number}").click()
         await expect(row).to_have_attribute("data-status", "approved")
+        after = (await stack.client.get(f"/tournaments/{tid}")).json()
+        approved = after["rounds"][round_ - 1]["tables"][number - 1]
+        assert approved["confirmed"] == [table["players"][1]]
+        assert [r["player_id"] for r in approved["approved"]] == table["players"]
+        assert [r["score"] for r in approved["approved"]] == [40, 37, 34, 31]
 
 
 @pytest.mark.parametrize("size", ["phone", "tv"])
@@ -85,8 +115,8 @@ async def test_a_club_night_from_the_browser(stack: Stack, browser: Browser, siz
     assert [p["name"] for p in state["players"]] == NAMES
     assert state["settings"]["remainder"] == "threes"
     assert state["settings"]["auto_approve_after_s"] is None
-    await play_round(stack, page, tid, token, 1)
-    await play_round(stack, page, tid, token, 2)
+    await play_round(stack, browser, page, tid, 1)
+    await play_round(stack, browser, page, tid, 2)
     await expect(page.locator("#tn-end")).to_be_visible()
     done = (await stack.client.get(f"/tournaments/{tid}")).json()
     assert done["status"] == "finished"

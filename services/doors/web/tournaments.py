@@ -9,6 +9,8 @@ not reported, approve, drop a player; the organiser token kept in `sessionStorag
 (a request that accepts `text/html`) or JSON; `/tournaments/new`: the form that creates one
 (through `POST /tournaments` and `POST /tournaments/{id}/players`, the organiser token's own
 routes) and lands on its desk.
+`/tournaments/{id}/tables/{n}/report#round=&key=`: a table's report form (report, then the
+others confirm), the table's token in the fragment (never sent to a server, so never logged).
 `/overlay/tournaments/{id}`: a transparent standings overlay for stream software
 (`?theme=dark|light&scale=&lang=en|ru&rows=`). `/tournaments/{id}/qr.svg`: the QR code
 (SVG, segno) of the phone view under `SCORELEDGER_PUBLIC_URL`, else the request's origin. An
@@ -96,6 +98,14 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
     async def desk_page(tournament_id: Tid) -> FileResponse:
         """The organiser's page."""
         return await page("tournament-desk.html", tournament_id)
+
+    @router.get("/tournaments/{tournament_id}/tables/{table}/report", include_in_schema=False)
+    async def report_page(
+        tournament_id: Tid, table: Annotated[int, Path(ge=1, le=500)]
+    ) -> FileResponse:
+        """A table's report form for its players' phones; the table's token rides in the
+        link's fragment (`#round=1&key=...`), which browsers never send, so no log holds it."""
+        return await page("tournament-report.html", tournament_id)
 
     @router.get("/overlay/tournaments/{tournament_id}", include_in_schema=False)
     async def overlay_page(tournament_id: Tid) -> FileResponse:

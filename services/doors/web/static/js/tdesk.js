@@ -5,7 +5,9 @@
 // laptop at a venue keeps no organiser token). The page repaints from the tournament's SSE;
 // each write's outcome (or the refusal's rule and message) is announced under the buttons.
 // Once the tournament is finished the desk names the winner, offers the standings' exports
-// and no longer offers drops.
+// and no longer offers drops. Each table of the current round gets its phone link (the
+// table's report form, its key, the table game's token, in the fragment), from
+// `POST /tournaments/{id}/rounds/{n}/games` with the organiser token.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
@@ -69,6 +71,34 @@ function paintTables(tn) {
   }));
 }
 
+let linked = 0; // the round whose phone links are shown
+
+/** The current round's phone links, fetched once per round (the organiser token needed). */
+async function paintLinks(tn) {
+  const round = currentRound(tn);
+  const box = document.getElementById("tn-links");
+  if (!round || tn.status === "finished") {
+    box.hidden = true;
+    return;
+  }
+  if (linked === round.round || !(sessionStorage.getItem(KEY) || tokenInput.value.trim())) return;
+  linked = round.round;
+  const answer = await write("POST", `${base}/rounds/${round.round}/games`);
+  if (!answer) {
+    linked = 0;
+    return;
+  }
+  document.getElementById("tn-links-list").replaceChildren(...answer.games.filter((g) => g.token).map((g) => {
+    const li = el("li");
+    const a = el("a", `${t("tn_table")} ${g.table}: ${t("tn_phone_link")}`);
+    a.href = `${base}/tables/${g.table}/report#round=${g.round}&key=${encodeURIComponent(g.token)}`;
+    a.dataset.table = g.table;
+    li.append(a);
+    return li;
+  }));
+  box.hidden = false;
+}
+
 function paintPlayers(frame) {
   const tn = frame.tournament;
   const dropped = new Set(tn.players.filter((p) => p.dropped_after !== null).map((p) => p.player_id));
@@ -115,6 +145,7 @@ async function paint(frame) {
   }
   paintTables(tn);
   paintPlayers(frame);
+  await paintLinks(tn);
 }
 
 document.getElementById("tn-token-form").addEventListener("submit", (e) => {
