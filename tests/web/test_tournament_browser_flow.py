@@ -44,6 +44,7 @@ async def report_from_the_phone(browser: Browser, link: str, players: list[str])
     await phone.screenshot(path=shot_path("tournament-report-phone"), full_page=True)
     await phone.get_by_role("button", name="Report this result").click()
     await expect(phone.locator("#tn-msg")).to_contain_text("Reported.")
+    await expect(phone.locator("#tn-report")).to_be_hidden()  # reported: the result, not the form
     other = await open_page(browser, link, "phone")
     await expect(other.locator("#tn-confirm")).to_be_visible()
     await other.locator("#tn-confirm-who").select_option(players[1])

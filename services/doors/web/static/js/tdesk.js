@@ -136,8 +136,10 @@ async function paint(frame) {
   const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
   if (done) document.getElementById("tn-missing").textContent = t("tn_all_rounds");
+  known = tn.players.map((p) => p.player_id);
   const finished = tn.status === "finished";
   document.getElementById("tn-end").hidden = !finished;
+  document.getElementById("tn-add-form").hidden = finished;
   if (finished) {
     document.getElementById("tn-round").textContent = t("tn_finished");
     document.getElementById("tn-missing").textContent = "";
@@ -152,6 +154,23 @@ document.getElementById("tn-token-form").addEventListener("submit", (e) => {
   e.preventDefault();
   sessionStorage.setItem(KEY, tokenInput.value.trim());
   say(t("tn_token_set"));
+});
+// Add a player by name (a registration before round 1, a late join after): the next free id.
+let known = [];
+document.getElementById("tn-add-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const input = document.getElementById("tn-add-name");
+  const name = input.value.trim();
+  if (!name) return;
+  let n = known.length + 1;
+  const id = () => `p${String(n).padStart(2, "0")}`;
+  while (known.includes(id())) n += 1;
+  const done = await write("POST", `${base}/players`, { player_id: id(), name });
+  if (done) {
+    known = [...known, id()];
+    input.value = "";
+    say(`${t("tn_added_msg")} ${name}`);
+  }
 });
 document.getElementById("tn-seat").addEventListener("click", async () => {
   const seated = await write("POST", `${base}/rounds`);
