@@ -728,8 +728,10 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         from services.doors.query.leagues import league_read_router
         from services.doors.query.routes import query_router
         from services.doors.query.tournaments import tournament_read_router
+        from services.doors.web.tournaments import tournament_list_router
 
         app.include_router(query_router(reads))
+        app.include_router(tournament_list_router(service.cases.tournaments))  # before /{id}
         app.include_router(tournament_read_router(service.cases.tournaments))
         app.include_router(league_read_router(service.cases.leagues))
     if roles.ingest:

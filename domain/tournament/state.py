@@ -30,6 +30,9 @@ class TableEntry:
     reason: str | None = None
 
 
+TournamentStatus = Literal["upcoming", "live", "finished"]
+
+
 @dataclass(slots=True)
 class Registrant:
     """A player of the tournament. `seed`: as registered (None: unseeded); `order`: the
@@ -107,6 +110,17 @@ class TournamentState:
     def current_round(self) -> RoundState | None:
         """The last seated round (None before round 1)."""
         return self.rounds[-1] if self.rounds else None
+
+    @property
+    def status(self) -> TournamentStatus:
+        """`upcoming` before round 1 is seated; `finished` once the last of `settings.rounds`
+        rounds is seated and closed (every table approved); `live` in between."""
+        if not self.rounds:
+            return "upcoming"
+        last = self.rounds[-1]
+        if len(self.rounds) >= self.settings.rounds and last.closed:
+            return "finished"
+        return "live"
 
     def active(self, for_round: int) -> list[Registrant]:
         """Players who may be seated in `for_round`: not dropped, joined by then."""

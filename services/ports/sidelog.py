@@ -92,3 +92,8 @@ class SideLog(Protocol[E]):
     async def read(self, stream_id: str, from_seq: int = 1, to_seq: int | None = None) -> list[E]:
         """Events `from_seq..to_seq` (inclusive), parsed."""
         ...
+
+    async def streams(self, limit: int) -> list[str]:
+        """The ids of at most `limit` streams of this kind, the most recently created first
+        (a list page: `GET /tournaments`)."""
+        ...

@@ -80,6 +80,9 @@ class NamedSideLog(Generic[E]):
         names = await self.names.names(stream_id)
         return [put_side_names(e, names) for e in events] if names else events
 
+    async def streams(self, limit: int) -> list[str]:
+        return await self.inner.streams(limit)
+
 
 async def _hide(
     log: NamedSideLog[Any],

@@ -51,7 +51,7 @@ from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_keys import judge_of, judge_token, table_game_id
+from services.usecases.tournament_keys import judge_of, judge_token, table_game_id, table_token
 from services.usecases.tournament_tables import OpenedTable, TableGames
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
@@ -59,17 +59,19 @@ ORGANISER = "organiser"
 """The actor of the desk's events."""
 
 TableAction = Literal["report", "confirm", "dispute", "approve"]
-Role = Literal["organiser", "judge"]
+Role = Literal["organiser", "judge", "table"]
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
     """Who passed `authorize_as`: the digest to append with (the organiser's, which the store
-    checks), the role, and the judge's id (None for the organiser)."""
+    checks), the role, the judge's id (None for the others) and, for a table's token, its
+    `(round, table)`."""
 
     credential: str
     role: Role
     judge_id: str | None = None
+    table: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,21 +204,26 @@ class TournamentDesk:
     async def authorize_as(
         self, tournament_id: str, token: str | None, roles: tuple[Role, ...]
     ) -> Caller:
-        """Who `token` is, when one of `roles` may make this write: the organiser token or
-        the token of a judge in office. The one check of every tournament write.
+        """Who `token` is, when one of `roles` may make this write: the organiser token, the
+        token of a judge in office, or (role `table`) the write token of a seated table's game,
+        handed to that table (`tournament_keys.table_token`). The one check of every
+        tournament write.
 
         Raises:
             UnknownTournament: no such tournament (404 before 401).
             Refusal: `unauthorized` / `auth.token_required`; `forbidden` /
-                `auth.token_rejected` (neither token) or `auth.organiser_required` (a judge's
-                token where only the organiser may write).
+                `auth.token_rejected` (none of the tokens `roles` allow) or
+                `auth.organiser_required` (a judge's token where only the organiser may write).
         """
         stored = await self.cases.log.digest(tournament_id)
         if stored is None or token is None or hmac.compare_digest(stored, digest(token)):
             credential = await self._organiser(tournament_id, token)
             return Caller(credential, "organiser")
-        judges = (await self.cases.state(tournament_id)).judges
-        judge_id = judge_of(stored, tournament_id, judges, token)
+        state = await self.cases.state(tournament_id)
+        judge_id = judge_of(stored, tournament_id, state.judges, token)
+        table = table_of_token(stored, state, token) if "table" in roles else None
+        if table is not None:
+            return Caller(stored, "table", table=table)
         if judge_id is None:
             raise Refusal(
                 "forbidden",
@@ -374,6 +381,8 @@ class TournamentDesk:
         if isinstance(caller, str):
             caller = Caller(caller, "organiser")
         credential = caller.credential
+        if caller.table is not None:
+            _table_may(caller.table, ruling, table)
         if ruling.action in ("approve", "dispute"):
             judges = (await self.cases.state(tournament_id)).judges
             if judges and caller.role != "judge":
@@ -417,6 +426,35 @@ class TournamentDesk:
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
         return state
+
+
+def _table_may(own: tuple[int, int], ruling: TableRuling, table: int) -> None:
+    """A table's token reports or confirms its own table's result, nothing else."""
+    if ruling.action not in ("report", "confirm"):
+        raise Refusal(
+            "forbidden",
+            "auth.table_reports_only",
+            "a table's token reports or confirms its result; the organiser or a judge approves",
+            "action",
+        )
+    if (ruling.round, table) != own:
+        raise Refusal(
+            "forbidden",
+            "auth.table_token_other_table",
+            f"this token is table {own[1]}'s of round {own[0]}",
+            "authorization",
+        )
+
+
+def table_of_token(stored: str, state: TournamentState, token: str) -> tuple[int, int] | None:
+    """The `(round, table)` whose game's write token `token` is (None: no seated table's);
+    constant-time per table, open rounds and closed alike (a late confirmation)."""
+    found = None
+    for seated in state.rounds:
+        for t in seated.tables.values():
+            if t.game_id is not None and hmac.compare_digest(table_token(stored, t.game_id), token):
+                found = (seated.number, t.number)
+    return found
 
 
 def check_fives_seat(settings: TournamentCreated) -> None:

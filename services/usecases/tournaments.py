@@ -103,6 +103,17 @@ class Tournaments:
             raise UnknownTournament(tournament_id)
         return fold(events)
 
+    async def listing(self, limit: int) -> list[TournamentState]:
+        """The `limit` most recently created tournaments, folded, newest first (a stream
+        that no longer folds, e.g. one forgotten meanwhile, is left out)."""
+        states = []
+        for tournament_id in await self.log.streams(limit):
+            try:
+                states.append(await self.state(tournament_id))
+            except (UnknownTournament, RuleViolation):
+                continue
+        return states
+
     async def standings(self, tournament_id: str, at_seq: int | None = None) -> Standings:
         """The standings now, or as they stood after `at_seq`."""
         return standings(await self.state(tournament_id, at_seq))

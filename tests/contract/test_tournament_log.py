@@ -1,9 +1,11 @@
 """Both `TournamentLog` adapters held to one suite, and each wrapped in `NamedSideLog` (names
 kept apart, read back as posted): expected version, all or nothing, idempotent event ids, the
-organiser's digest stored by the creating append, reads by seq."""
+organiser's digest stored by the creating append, reads by seq, the streams listed newest
+first."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -83,3 +85,15 @@ async def test_the_use_cases_run_on_the_adapter(log: TournamentLog) -> None:
     assert sorted(len(t) for t in seating.table_players) == [3, 4]
     assert len((await cases.state("cup")).rounds) == 1
     assert await log.read("other") == []
+
+
+async def test_streams_lists_each_created_stream_once_newest_first(log: TournamentLog) -> None:
+    assert await log.streams(10) == []
+    for tid in ("one", "two", "three"):
+        events = Stream(tid).create().register("a", "b", "c").events
+        await log.append(tid, events[:1])
+        await log.append(tid, events[:1])  # a duplicate creating append lists nothing again
+        await log.append(tid, events[1:])
+        await asyncio.sleep(0.002)  # the Redis index orders by creation ms
+    assert await log.streams(10) == ["three", "two", "one"]
+    assert await log.streams(2) == ["three", "two"]

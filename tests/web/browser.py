@@ -48,8 +48,23 @@ DOC_SHOTS = {
     "scoreboard-ru",
     "flow-phone-ru",
     "games-list-laptop",
+    # docs/tournaments-in-the-browser.md
+    *(
+        f"{page}-{size}"
+        for size in ("phone", "tv")
+        for page in (
+            "tournaments-list",
+            "tournament-new",
+            "tournament-desk-new",
+            "tournament-desk-finished",
+            "tournament-podium",
+        )
+    ),
+    "tournament-report-phone",
+    "tournament-final-phone-en",
+    "tournament-final-phone-ru",
 }
-"""The screenshots the README shows; the others always go to the temporary folder."""
+"""The screenshots the README and the docs show; the others always go to the temporary folder."""
 TMP_SHOTS = Path(tempfile.gettempdir()) / "scoreledger-screenshots"
 TMP_SHOTS.mkdir(parents=True, exist_ok=True)
 

@@ -56,3 +56,7 @@ class MemorySideLog(Generic[E]):
         log = self.logs.get(stream_id, [])
         chunk = log[from_seq - 1 : to_seq if to_seq is not None else len(log)]
         return [self.stream.parse_json(d) for d in chunk]
+
+    async def streams(self, limit: int) -> list[str]:
+        """See `SideLog.streams` (the streams in creation order, reversed)."""
+        return list(reversed(self.logs))[:limit]

@@ -74,6 +74,11 @@ class Keys:
         (`stream_key`: the side log's prefix and the stream id), in the stream's slot."""
         return f"{PREFIX}:side-names:{{{stream_key}}}"
 
+    def side_index(self, prefix: str) -> str:
+        """ZSET stream id -> ms it was created, of one side-stream kind (`prefix`: ""
+        tournaments, "league:" leagues): the list pages' index."""
+        return f"{PREFIX}:side-index:{prefix}"
+
     def side_names_index(self, prefix: str) -> str:
         """SET of the side streams of one kind (`prefix`: "" tournaments, "league:" leagues)
         that keep names: where `forget` looks for the leagues naming a player."""

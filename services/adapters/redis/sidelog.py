@@ -130,6 +130,11 @@ class RedisSideLog(Generic[E]):
             AppendedEvent(str(event.event_id), int(out[1 + 2 * i]), None, bool(out[2 + 2 * i]))
             for i, event in enumerate(events)
         )
+        if any(p.seq == 1 and not p.duplicate for p in positions):
+            # Outside the script: the index is one key for every stream, in another cluster
+            # slot. A crash between the two leaves the stream readable but unlisted.
+            index = self.keys.side_index(self.prefix)
+            await self.client.zadd(index, {stream_id: int(now.timestamp() * 1000)}, nx=True)
         return AppendResult(positions, int(out[0]))
 
     async def digest(self, stream_id: str) -> str | None:
@@ -148,3 +153,8 @@ class RedisSideLog(Generic[E]):
             self.keys.tournament_stream(self.prefix + stream_id), f"{from_seq}-1", end
         )
         return [self.stream.parse_json(fields[b"data"]) for _, fields in entries]
+
+    async def streams(self, limit: int) -> list[str]:
+        """See `SideLog.streams` (ZREVRANGE of the kind's index)."""
+        ids: Any = await self.client.zrevrange(self.keys.side_index(self.prefix), 0, limit - 1)
+        return [bytes(i).decode() for i in ids]

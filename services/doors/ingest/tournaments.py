@@ -30,7 +30,7 @@ from services.platform.problems import (
 )
 from services.usecases.authorize import WriteProof
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_desk import Seated, TableRuling, TournamentDesk
+from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
 from services.usecases.tournaments import UnknownTournament
 
 _bearer = HTTPBearer(
@@ -375,13 +375,16 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         request: Request,
         bearer: Bearer,
     ) -> JSONResponse | ProblemResponse:
-        """One ruling on the table of `round` (organiser or judge token). While the
+        """One ruling on the table of `round` (organiser or judge token; the table's own
+        token, its game's write token, reports or confirms that table only: 403
+        `auth.table_reports_only`, `auth.table_token_other_table`). While the
         tournament has a judge, `approve` and `dispute` need a judge's token (403
         `auth.judge_required`) and name that judge. An approval that leaves every table of
         the open round approved also closes the round (`tournament.round_closed`, same
         append)."""
         try:
-            caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
+            roles: tuple[Role, ...] = ("organiser", "judge", "table")
+            caller = await desk.authorize_as(tournament_id, token(bearer), roles)
             w = await _parse(TableWrite, request)
             ruling = TableRuling(w.action, w.round, w.results, w.by, w.player_id, w.reason)
             state = await desk.rule_on_table(tournament_id, caller, table, ruling)

@@ -5,6 +5,12 @@ of each table's game, standings, a QR code to the phone view), live over
 `/tournaments/{id}/live`. `/tournaments/{id}/me` (`?player=`): a player's phone view (table,
 seat, standing). `/tournaments/{id}/desk`: the organiser's page (seat the next round, who has
 not reported, approve, drop a player; the organiser token kept in `sessionStorage`).
+`/tournaments` (`tournament_list_router`): the tournaments live, upcoming and finished, as a page
+(a request that accepts `text/html`) or JSON; `/tournaments/new`: the form that creates one
+(through `POST /tournaments` and `POST /tournaments/{id}/players`, the organiser token's own
+routes) and lands on its desk.
+`/tournaments/{id}/tables/{n}/report#round=&key=`: a table's report form (report, then the
+others confirm), the table's token in the fragment (never sent to a server, so never logged).
 `/overlay/tournaments/{id}`: a transparent standings overlay for stream software
 (`?theme=dark|light&scale=&lang=en|ru&rows=`). `/tournaments/{id}/qr.svg`: the QR code
 (SVG, segno) of the phone view under `SCORELEDGER_PUBLIC_URL`, else the request's origin. An
@@ -14,16 +20,17 @@ Source: issue brief (tournament pages: organiser, room screen with QR code, phon
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Path, Request, Response
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
 
 from services.doors.web.qr import qr_svg
 from services.doors.web.routes import STATIC
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.settings import QuerySettings
+from services.usecases.readmodels.tournament_view import listing
 from services.usecases.tournaments import Tournaments
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
@@ -33,6 +40,38 @@ def tournament_phone_url(base: str, tournament_id: str) -> str:
     """The phone view of `tournament_id` under `base` (scheme, host, port):
     `https://host/tournaments/con%202026/me`."""
     return f"{base.rstrip('/')}/tournaments/{quote(tournament_id, safe='')}/me"
+
+
+def tournament_list_router(cases: Tournaments) -> APIRouter:
+    """`GET /tournaments` (the list, page or JSON) and `GET /tournaments/new` (the form);
+    included ahead of `GET /tournaments/{id}`, which would read `new` as an id."""
+    router = APIRouter(tags=["tournaments"])
+
+    @router.get(
+        "/tournaments",
+        response_model=None,
+        responses={200: {"content": {"application/json": {}, "text/html": {}}}},
+    )
+    async def list_tournaments(
+        request: Request,
+        limit: Annotated[int, Query(ge=1, le=100, description="at most this many")] = 50,
+    ) -> FileResponse | JSONResponse:
+        """The `limit` most recently created tournaments by status: `{"live": [...],
+        "upcoming": [...], "finished": [...]}`, each `{tournament_id, title, game, rounds,
+        rounds_seated, players, status, winner}`; the list page instead when the request
+        accepts `text/html` (a browser)."""
+        vary = {"Vary": "Accept"}  # one URL, two bodies: a cache must not mix them up
+        if "text/html" in request.headers.get("accept", ""):
+            return FileResponse(STATIC / "tournaments.html", media_type="text/html", headers=vary)
+        body: dict[str, Any] = listing(await cases.listing(limit))
+        return JSONResponse(body, headers=vary)
+
+    @router.get("/tournaments/new", include_in_schema=False)
+    async def new_page() -> FileResponse:
+        """The form that creates a tournament."""
+        return FileResponse(STATIC / "tournament-new.html", media_type="text/html")
+
+    return router
 
 
 def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = None) -> APIRouter:
@@ -59,6 +98,14 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
     async def desk_page(tournament_id: Tid) -> FileResponse:
         """The organiser's page."""
         return await page("tournament-desk.html", tournament_id)
+
+    @router.get("/tournaments/{tournament_id}/tables/{table}/report", include_in_schema=False)
+    async def report_page(
+        tournament_id: Tid, table: Annotated[int, Path(ge=1, le=500)]
+    ) -> FileResponse:
+        """A table's report form for its players' phones; the table's token rides in the
+        link's fragment (`#round=1&key=...`), which browsers never send, so no log holds it."""
+        return await page("tournament-report.html", tournament_id)
 
     @router.get("/overlay/tournaments/{tournament_id}", include_in_schema=False)
     async def overlay_page(tournament_id: Tid) -> FileResponse:

@@ -7,16 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 from contracts.tournament import ResultLine
+from domain.tournament.standings import standings
 from domain.tournament.state import TableState, TournamentState
 
 
 def summary(state: TournamentState) -> dict[str, Any]:
-    """`GET /tournaments/{id}`: settings, players (seed, from_round, dropped_after) and rounds
-    (tables: players in seat order, reason, game_id, status, reported and approved results,
-    `history`: every report, ruling, approval and dispute in order)."""
+    """`GET /tournaments/{id}`: status (`upcoming`, `live`, `finished`), the winner once
+    finished (`{player_id, name, points}`: first place of the standings, else None), settings,
+    players (seed, from_round, dropped_after) and rounds (tables: players in seat order,
+    reason, game_id, status, reported and approved results, `history`: every report, ruling,
+    approval and dispute in order)."""
     return {
         "tournament_id": state.tournament_id,
         "seq": state.seq,
+        "status": state.status,
+        "winner": winner(state),
         "settings": state.settings.model_dump(mode="json"),
         "players": [
             {
@@ -38,6 +43,19 @@ def summary(state: TournamentState) -> dict[str, Any]:
             }
             for r in state.rounds
         ],
+    }
+
+
+def winner(state: TournamentState) -> dict[str, Any] | None:
+    """The first place of a finished tournament's standings (places are unique: the seed
+    breaks the last tie), points as the standings give them (4 decimals); None until finished."""
+    if state.status != "finished" or not state.players:
+        return None
+    top = standings(state).lines[0]
+    return {
+        "player_id": top.player_id,
+        "name": top.name,
+        "points": round(float(top.points.value), 4),
     }
 
 
@@ -68,3 +86,24 @@ def _table(t: TableState) -> dict[str, Any]:
             for h in t.history
         ],
     }
+
+
+def listing(states: list[TournamentState]) -> dict[str, list[dict[str, Any]]]:
+    """`GET /tournaments`: the tournaments by status (`live`, `upcoming`, `finished`), each
+    `{tournament_id, title, game, rounds, rounds_seated, players, status, winner}`, in the
+    order given (newest first)."""
+    out: dict[str, list[dict[str, Any]]] = {"live": [], "upcoming": [], "finished": []}
+    for state in states:
+        out[state.status].append(
+            {
+                "tournament_id": state.tournament_id,
+                "title": state.settings.title,
+                "game": state.settings.game,
+                "rounds": state.settings.rounds,
+                "rounds_seated": len(state.rounds),
+                "players": len(state.players),
+                "status": state.status,
+                "winner": winner(state),
+            }
+        )
+    return out

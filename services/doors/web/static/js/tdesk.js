@@ -4,6 +4,10 @@
 // entered once and kept in this tab's `sessionStorage` (gone when the tab closes: a shared
 // laptop at a venue keeps no organiser token). The page repaints from the tournament's SSE;
 // each write's outcome (or the refusal's rule and message) is announced under the buttons.
+// Once the tournament is finished the desk names the winner, offers the standings' exports
+// and no longer offers drops. Each table of the current round gets its phone link (the
+// table's report form, its key, the table game's token, in the fragment), from
+// `POST /tournaments/{id}/rounds/{n}/games` with the organiser token.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
@@ -67,14 +71,45 @@ function paintTables(tn) {
   }));
 }
 
+let linked = 0; // the round whose phone links are shown
+
+/** The current round's phone links, fetched once per round (the organiser token needed). */
+async function paintLinks(tn) {
+  const round = currentRound(tn);
+  const box = document.getElementById("tn-links");
+  if (!round || tn.status === "finished") {
+    box.hidden = true;
+    return;
+  }
+  if (linked === round.round || !(sessionStorage.getItem(KEY) || tokenInput.value.trim())) return;
+  linked = round.round;
+  const answer = await write("POST", `${base}/rounds/${round.round}/games`);
+  if (!answer) {
+    linked = 0;
+    return;
+  }
+  document.getElementById("tn-links-list").replaceChildren(...answer.games.filter((g) => g.token).map((g) => {
+    const li = el("li");
+    const a = el("a", `${t("tn_table")} ${g.table}: ${t("tn_phone_link")}`);
+    a.href = `${base}/tables/${g.table}/report#round=${g.round}&key=${encodeURIComponent(g.token)}`;
+    a.dataset.table = g.table;
+    li.append(a);
+    return li;
+  }));
+  box.hidden = false;
+}
+
 function paintPlayers(frame) {
   const tn = frame.tournament;
   const dropped = new Set(tn.players.filter((p) => p.dropped_after !== null).map((p) => p.player_id));
+  const finished = tn.status === "finished";
   document.querySelector("#tn-players tbody").replaceChildren(...frame.standings.players.map((p) => {
     const tr = el("tr");
     tr.dataset.player = p.player_id;
     const action = el("td");
-    if (!dropped.has(p.player_id)) {
+    if (finished) {
+      action.textContent = dropped.has(p.player_id) ? t("tn_dropped") : "—";
+    } else if (!dropped.has(p.player_id)) {
       const button = el("button", t("tn_drop"));
       button.type = "button";
       button.setAttribute("aria-label", `${t("tn_drop")}: ${p.name}`);
@@ -101,8 +136,18 @@ async function paint(frame) {
   const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
   if (done) document.getElementById("tn-missing").textContent = t("tn_all_rounds");
+  known = tn.players.map((p) => p.player_id);
+  const finished = tn.status === "finished";
+  document.getElementById("tn-end").hidden = !finished;
+  document.getElementById("tn-add-form").hidden = finished;
+  if (finished) {
+    document.getElementById("tn-round").textContent = t("tn_finished");
+    document.getElementById("tn-missing").textContent = "";
+    document.getElementById("tn-winner").textContent = tn.winner ? tn.winner.name : "";
+  }
   paintTables(tn);
   paintPlayers(frame);
+  await paintLinks(tn);
 }
 
 document.getElementById("tn-token-form").addEventListener("submit", (e) => {
@@ -110,12 +155,37 @@ document.getElementById("tn-token-form").addEventListener("submit", (e) => {
   sessionStorage.setItem(KEY, tokenInput.value.trim());
   say(t("tn_token_set"));
 });
+// Add a player by name (a registration before round 1, a late join after): the next free id.
+let known = [];
+document.getElementById("tn-add-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const input = document.getElementById("tn-add-name");
+  const name = input.value.trim();
+  if (!name) return;
+  let n = known.length + 1;
+  const id = () => `p${String(n).padStart(2, "0")}`;
+  while (known.includes(id())) n += 1;
+  const done = await write("POST", `${base}/players`, { player_id: id(), name });
+  if (done) {
+    known = [...known, id()];
+    input.value = "";
+    say(`${t("tn_added_msg")} ${name}`);
+  }
+});
 document.getElementById("tn-seat").addEventListener("click", async () => {
   const seated = await write("POST", `${base}/rounds`);
   if (seated) say(`${t("tn_seated_round")} ${seated.round}: ${seated.tables.length} ${t("tn_tables").toLowerCase()}`);
 });
 tokenInput.value = sessionStorage.getItem(KEY) || "";
+// Just created from /tournaments/new: the token in clear this once (a reload hides it).
+if (sessionStorage.getItem(`scoreledger.organiser.new.${tid}`)) {
+  sessionStorage.removeItem(`scoreledger.organiser.new.${tid}`);
+  document.getElementById("tn-token-shown").textContent = tokenInput.value;
+  document.getElementById("tn-token-once").hidden = false;
+}
 document.getElementById("tn-tv-link").href = `/tv${base}`;
 document.getElementById("tn-me-link").href = `${base}/me`;
+document.getElementById("tn-export-csv").href = `${base}/standings.csv`;
+document.getElementById("tn-export-json").href = `${base}/standings`;
 translatePage();
 follow(paint);

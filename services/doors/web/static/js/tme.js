@@ -1,7 +1,8 @@
 // A player's phone view of a tournament (`/tournaments/{id}/me?player=`): their table and seat
 // in the current round, the players at that table in seat order, their standing (place, points
 // and why, in the standings' own words), and the standings; without `?player=` (or with an
-// unknown one) a list to pick from. Live over `/tournaments/{id}/live`.
+// unknown one) a list to pick from. Live over `/tournaments/{id}/live`. Once the tournament
+// is finished: the player's final place, in a sentence.
 import { lang, t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { currentRound, el, follow, namesOf, num, roundTitle, statusWord } from "./tournament.js";
@@ -55,6 +56,17 @@ function paintMe(frame, player) {
     ? `${line.place} ${t("tn_of")} ${frame.standings.players.length} · ${num(line.points)} ${t("tn_pts")}${line.dropped ? ` · ${t("tn_dropped")}` : ""}`
     : "—";
   document.getElementById("tn-me-explain").textContent = line ? explain(line) : "";
+  const finished = tn.status === "finished";
+  document.getElementById("tn-me-standing-label").textContent = t(finished ? "tn_final_place" : "tn_my_standing");
+  if (finished && line) {
+    tableText.textContent = t("tn_finished");
+    seatText.textContent = "—";
+    mates.replaceChildren();
+    const count = String(frame.standings.players.length);
+    document.getElementById("tn-me-explain").textContent = t("tn_final_explain").replace("{name}", line.name)
+      .replace("{place}", String(line.place)).replace("{count}", count).replace("{value}", num(line.points))
+      + " " + explain(line);
+  }
   const change = new URL(location.href);
   change.searchParams.delete("player");
   document.getElementById("tn-me-change").href = change.pathname + change.search;
@@ -84,7 +96,7 @@ function paintStandings(standings) {
 async function paint(frame) {
   const tn = frame.tournament;
   document.getElementById("tn-title").textContent = tn.settings.title;
-  document.getElementById("tn-round").textContent = roundTitle(tn);
+  document.getElementById("tn-round").textContent = tn.status === "finished" ? t("tn_finished") : roundTitle(tn);
   const player = tn.players.find((p) => p.player_id === me);
   document.title = `${player ? `${player.name} · ` : ""}${tn.settings.title} — scoreledger`;
   if (player) paintMe(frame, player);

@@ -3,7 +3,9 @@
 // as a scoreledger game), the standings, and a QR code to the phone view
 // (`/tournaments/{id}/qr.svg`, drawn by the server). Live over `/tournaments/{id}/live`; the
 // leaders follow `/games/live` (one connection for every table: a change of one of the
-// round's games refetches that game's standings).
+// round's games refetches that game's standings). A table with a result (reported by hand or
+// from its game) shows the result's winner, never the game's live leader; once the tournament
+// is finished the tables give way to the podium.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
@@ -39,10 +41,38 @@ function tableCard(table, names, points) {
       el("span", num(points[pid] ?? 0), "ttv-pts"));
     seats.append(row);
   });
-  const leader = el("p", table.game_id ? leaders.get(table.game_id) || "" : "", "ttv-leader");
+  const leader = el("p", lineOf(table, names), "ttv-leader");
   card.append(head, seats, leader);
   li.append(card);
   return li;
+}
+
+/** A table's line under its seats: the result's winner once a result is in ("won: Ada 45"),
+ * else the live leader of its game (when it has one). */
+function lineOf(table, names) {
+  const result = table.approved || table.reported;
+  if (result) {
+    const first = result.filter((r) => r.place === 1);
+    return `${t("tn_won")}: ${first.map((r) => names[r.player_id] || r.player_id).join(", ")} ${first[0]?.score ?? ""}`.trim();
+  }
+  return table.game_id ? leaders.get(table.game_id) || "" : "";
+}
+
+/** The finished tournament's podium (the standings' first three) and its winner. */
+function paintPodium(tn, standings) {
+  const podium = document.getElementById("ttv-podium");
+  const done = tn.status === "finished";
+  podium.hidden = !done;
+  grid.hidden = done;
+  if (!done) return;
+  document.getElementById("ttv-winner").textContent = tn.winner ? tn.winner.name : "";
+  document.getElementById("ttv-podium-list").replaceChildren(...standings.players.slice(0, 3).map((p) => {
+    const li = el("li", null, `ttv-step ttv-step-${p.place}`);
+    li.dataset.player = p.player_id;
+    li.append(el("span", `${p.place}`, "ttv-place"), el("span", p.name, "ttv-pname"),
+      el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
+    return li;
+  }));
 }
 
 function paintStandings(standings) {
@@ -64,7 +94,7 @@ async function paint(frame) {
   const tn = frame.tournament;
   document.getElementById("ttv-title").textContent = tn.settings.title;
   document.title = `${tn.settings.title} — scoreledger`;
-  document.getElementById("ttv-round").textContent = roundTitle(tn);
+  document.getElementById("ttv-round").textContent = tn.status === "finished" ? t("tn_finished") : roundTitle(tn);
   const round = currentRound(tn);
   const names = namesOf(tn);
   const points = Object.fromEntries(frame.standings.players.map((p) => [p.player_id, p.points]));
@@ -74,9 +104,10 @@ async function paint(frame) {
   grid.style.setProperty("--rows", Math.max(1, Math.ceil(tables.length / cols)));
   grid.replaceChildren(...tables.map((table) => tableCard(table, names, points)));
   const empty = document.getElementById("ttv-empty");
-  empty.hidden = tables.length > 0;
+  empty.hidden = tables.length > 0 || tn.status === "finished";
   empty.textContent = t("tn_not_seated");
   paintStandings(frame.standings);
+  paintPodium(tn, frame.standings);
   watchGames(tables.map((table) => table.game_id).filter(Boolean));
 }
 
@@ -86,9 +117,11 @@ async function refreshLeader(gameId) {
   if (!response.ok) return;
   const s = await response.json();
   const top = s.players.filter((p) => p.rank === 1);
-  const text = top.length ? `${t("tn_leads")}: ${top.map((p) => p.name).join(", ")} ${top[0].total}` : "";
+  // nobody leads while everyone is level (a game not scored yet)
+  const text = top.length && top.length < s.players.length
+    ? `${t("tn_leads")}: ${top.map((p) => p.name).join(", ")} ${top[0].total}` : "";
   leaders.set(gameId, text);
-  const node = grid.querySelector(`[data-game="${CSS.escape(gameId)}"] .ttv-leader`);
+  const node = grid.querySelector(`.ttv-table.seated[data-game="${CSS.escape(gameId)}"] .ttv-leader`);
   if (node) node.textContent = text;
 }
 
