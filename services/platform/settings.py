@@ -492,7 +492,11 @@ class WebhookSettings(CommonSettings):
         default=300.0, gt=0, le=3600, description="longest wait between two attempts"
     )
     webhook_timeout_s: float = Field(
-        default=10.0, gt=0, le=60, description="per request (connect, write, read)"
+        default=10.0,
+        gt=0,
+        le=60,
+        description="whole-request deadline of every outbound call (connect, send and the "
+        "answer's headers together), `webhooks test` too",
     )
     webhook_rotation_window_s: float = Field(
         default=86_400.0,

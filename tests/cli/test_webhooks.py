@@ -5,12 +5,14 @@ bad setting: one line and 69 or 78, as every command that talks to Redis."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
 from tests.redis_fixture import free_port
+from tests.trickle import elapsed_s, trickling_receiver
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()
@@ -86,3 +88,20 @@ def test_the_delivery_log_piped_keeps_whole_ids_and_times(clean_redis_url: str) 
     assert code == 0
     assert entry["id"] in text
     assert "…" not in text
+
+
+def test_webhooks_test_ends_at_the_deadline_on_a_trickling_receiver(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The receiver sends a header line every 0.5 s for 20 s; the command must give up at
+    # SCORELEDGER_WEBHOOK_TIMEOUT_S (1 s) for the whole request, report it and exit 1.
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_TIMEOUT_S", "1")
+    with trickling_receiver(every_s=0.5, lines=40) as hook:
+        assert run(clean_redis_url, "add", hook)[0] == 0
+        began = time.monotonic()
+        code, text = run(clean_redis_url, "test", hook)
+        took = elapsed_s(began)
+    assert code == 1, text
+    assert text.startswith("failed"), text
+    assert "deadline" in text
+    assert took < 3.0, took

@@ -3,6 +3,7 @@ answer (a timeout, a refused connection, a bad URL) as a `TransportError`."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 import httpx
@@ -11,6 +12,7 @@ import pytest
 from services.adapters.http.webhooks import HttpxTransport, retry_after_s
 from services.ports.webhooks import Answer, TransportError
 from tests.redis_fixture import free_port
+from tests.trickle import elapsed_s, trickling_receiver
 
 
 def test_retry_after_takes_seconds_or_an_http_date() -> None:
@@ -51,3 +53,16 @@ async def test_no_answer_is_a_transport_error() -> None:
     with pytest.raises(TransportError):
         await real.post("http://[not-a-host/h", b"{}", {})
     await real.aclose()
+
+
+async def test_a_trickling_receiver_is_cut_at_the_whole_request_deadline() -> None:
+    # One header line every 0.5 s: each read is short, so httpx's per-read timeout of 1 s
+    # never fires; only a deadline on the whole request ends it (20 s of trickle otherwise).
+    transport = HttpxTransport(1.0)
+    with trickling_receiver(every_s=0.5, lines=40) as url:
+        began = time.monotonic()
+        with pytest.raises(TransportError, match="deadline"):
+            await transport.post(url, b"{}", {})
+        took = elapsed_s(began)
+    await transport.aclose()
+    assert took < 2.5, took

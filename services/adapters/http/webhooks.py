@@ -1,9 +1,12 @@
 """`WebhookTransport` over httpx: one client (connection pool) per process, every request
-bounded by `timeout_s` (connect, read, write and pool alike), no redirects followed (a 3xx is an
-answer, and fails the delivery), the answer's body never read past its headers."""
+bounded by `timeout_s` as a whole (connect, send and the answer's headers together: httpx's own
+timeout is per read, and a receiver sending a byte now and then would hold it forever), no
+redirects followed (a 3xx is an answer, and fails the delivery), the answer's body never read
+past its headers."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -31,9 +34,11 @@ def retry_after_s(value: str | None, now: datetime | None = None) -> float | Non
 
 
 class HttpxTransport:
-    """POSTs with `httpx.AsyncClient`; `aclose()` it at the end."""
+    """POSTs with `httpx.AsyncClient`, each within `timeout_s` seconds from start to the
+    answer's headers; `aclose()` it at the end."""
 
     def __init__(self, timeout_s: float, client: httpx.AsyncClient | None = None) -> None:
+        self.timeout_s = timeout_s
         self.client = client or httpx.AsyncClient(
             timeout=httpx.Timeout(timeout_s),
             follow_redirects=False,
@@ -41,11 +46,19 @@ class HttpxTransport:
         )
 
     async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
-        """One POST; the answer's status and `Retry-After`. Raises `TransportError` on a
-        timeout or a connection, protocol or URL error."""
+        """One POST; the answer's status and `Retry-After`. Raises `TransportError` past the
+        whole-request deadline (`timeout_s`), or on a timeout or a connection, protocol or URL
+        error."""
         try:
-            async with self.client.stream("POST", url, content=body, headers=dict(headers)) as r:
-                return Answer(r.status_code, retry_after_s(r.headers.get("retry-after")))
+            async with asyncio.timeout(self.timeout_s):
+                async with self.client.stream(
+                    "POST", url, content=body, headers=dict(headers)
+                ) as r:
+                    return Answer(r.status_code, retry_after_s(r.headers.get("retry-after")))
+        except TimeoutError:
+            raise TransportError(
+                f"no answer within the whole-request deadline of {self.timeout_s:g} s"
+            ) from None
         except (httpx.HTTPError, httpx.InvalidURL) as error:
             raise TransportError(f"{type(error).__name__}: {error}"[:300]) from None
 
