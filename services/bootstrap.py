@@ -562,7 +562,7 @@ def _webhook_parts(
     from services.usecases.webhooks.dispatch import Bounds, Dispatcher
 
     s, ports = service.settings, service.ports
-    transport = HttpxTransport(s.webhook_timeout_s)
+    transport = HttpxTransport(s.webhook_timeout_s, allow_private=s.webhook_allow_private)
     bounds = Bounds(s.webhook_queue_max, s.webhook_log_max)
     policy = RetryPolicy(
         s.webhook_max_attempts,
@@ -581,7 +581,8 @@ def _webhook_parts(
     )
     grace_s = s.webhook_timeout_s + 1.0
     loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
-    return loop, WebhookAdmin(ports.webhooks, sender, bounds), aclosing(transport)
+    admin = WebhookAdmin(ports.webhooks, sender, bounds, allow_private=s.webhook_allow_private)
+    return loop, admin, aclosing(transport)
 
 
 @asynccontextmanager

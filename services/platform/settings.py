@@ -514,6 +514,12 @@ class WebhookSettings(CommonSettings):
         description="whole-request deadline of every outbound call (connect, send and the "
         "answer's headers together), `webhooks test` too",
     )
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="let endpoints target loopback, private and link-local addresses (a "
+        "receiver on this host or network); off: refused when added (webhook.private_address) "
+        "and never contacted, whatever a name resolves to",
+    )
     webhook_rotation_window_s: float = Field(
         default=86_400.0,
         ge=0,

@@ -19,6 +19,12 @@ runner = CliRunner()
 URL = "http://127.0.0.1:9/hook"  # port 9 (discard): nothing answers
 
 
+@pytest.fixture(autouse=True)
+def loopback_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The receivers here are on loopback: allowed as an operator allows them."""
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_ALLOW_PRIVATE", "true")
+
+
 def run(url: str, *args: str) -> tuple[int, str]:
     done = runner.invoke(app, ["webhooks", *args, "--redis-url", url])
     return done.exit_code, done.output
@@ -105,3 +111,24 @@ def test_webhooks_test_ends_at_the_deadline_on_a_trickling_receiver(
     assert text.startswith("failed"), text
     assert "deadline" in text
     assert took < 3.0, took
+
+
+def test_loopback_is_refused_unless_allowed_and_credentials_never_listed(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_ALLOW_PRIVATE", "false")
+    code, text = run(clean_redis_url, "add", "http://127.0.0.1:6379/")
+    assert (code, text.startswith("webhook.private_address:")) == (1, True)
+    code, text = run(clean_redis_url, "add", "http://169.254.169.254/latest/meta-data")
+    assert (code, text.startswith("webhook.private_address:")) == (1, True)
+    hook = "https://bot:s3cret-pass@hooks.example.org/in"
+    code, text = run(clean_redis_url, "add", hook)
+    assert code == 0, text
+    assert "s3cret-pass" not in text.split("secret:")[0]
+    assert "https://***@hooks.example.org/in" in text
+    code, text = run(clean_redis_url, "list")
+    assert code == 0
+    assert "s3cret-pass" not in text
+    assert "***@hooks.example.org" in text
+    code, text = run(clean_redis_url, "remove", hook)
+    assert (code, "s3cret-pass" in text) == (0, False)
