@@ -103,6 +103,7 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
 
     from services.doors.ingest.inbox import Inbox
     from services.doors.projector.loop import ProjectorLoop
+    from services.doors.push.holds import ClientHolds
     from services.doors.query.front import FrontedFastAPI
     from services.doors.query.metrics import QueryMetrics
     from services.doors.webhooks.loop import WebhooksLoop
@@ -568,7 +569,7 @@ def _webhook_parts(
     from services.usecases.webhooks.dispatch import Bounds, Dispatcher
 
     s, ports = service.settings, service.ports
-    transport = HttpxTransport(s.webhook_timeout_s)
+    transport = HttpxTransport(s.webhook_timeout_s, allow_private=s.webhook_allow_private)
     bounds = Bounds(s.webhook_queue_max, s.webhook_log_max)
     policy = RetryPolicy(
         s.webhook_max_attempts,
@@ -587,7 +588,8 @@ def _webhook_parts(
     )
     grace_s = s.webhook_timeout_s + 1.0
     loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
-    return loop, WebhookAdmin(ports.webhooks, sender, bounds), aclosing(transport)
+    admin = WebhookAdmin(ports.webhooks, sender, bounds, allow_private=s.webhook_allow_private)
+    return loop, admin, aclosing(transport)
 
 
 @asynccontextmanager
@@ -683,6 +685,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
     from services.doors.asgi.http_errors import install_problem_handlers
     from services.doors.asgi.replaylimits import ReplayQueueCollector
+    from services.doors.push.holds import ClientHolds
     from services.doors.push.routes import push_router
     from services.doors.query.app import health_router
     from services.doors.query.docs import install_docs
@@ -745,13 +748,14 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     if hub is not None:
         from services.doors.web.routes import web_router
 
-        app.include_router(push_router(hub, reads))
+        streams = ClientHolds(service.settings.live_per_client)  # every live stream's client
+        app.include_router(push_router(hub, reads, streams))
         if service.settings.ingest_url is not None:  # a split deployment: writes go to ingest
             from services.doors.web.forward import forward_router
 
             app.include_router(forward_router(service.settings))
         app.include_router(web_router(reads, service.settings))
-        _include_tournament_pages(app, service)
+        _include_tournament_pages(app, service, streams)
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
@@ -763,23 +767,30 @@ def assemble(service: Service, roles: Roles) -> Assembled:
             service.ports.projections.held,
         )
     )
-    _install_lean_routes(app, reads, hub, metrics)
+    if hub is not None:  # the query role
+        _install_lean_routes(app, reads, hub, metrics, streams)
     return Assembled(app, service, hub)
 
 
-def _include_tournament_pages(app: FastAPI, service: Service) -> None:
+def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHolds) -> None:
     """The tournament SSE and pages, and the league page (query role)."""
     from services.doors.push.tournaments import TournamentWatch, tournament_push_router
     from services.doors.web.leagues import league_web_router
     from services.doors.web.tournaments import tournament_web_router
 
-    app.include_router(tournament_push_router(TournamentWatch(service.cases.tournaments)))
+    s = service.settings
+    watch = TournamentWatch(service.cases.tournaments, per_client=s.watch_per_client)
+    app.include_router(tournament_push_router(watch, streams))
     app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
     app.include_router(league_web_router(service.cases.leagues))
 
 
 def _install_lean_routes(
-    app: FrontedFastAPI, reads: ReadModels, hub: ChangeHub | None, metrics: QueryMetrics
+    app: FrontedFastAPI,
+    reads: ReadModels,
+    hub: ChangeHub,
+    metrics: QueryMetrics,
+    streams: ClientHolds,
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
     app's front door ahead of its middleware (docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
@@ -788,10 +799,9 @@ def _install_lean_routes(
     from services.doors.query.front import FrontDoor
     from services.doors.query.routes import lean_query_routes
 
-    if hub is not None:  # the query role
-        routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads)]
-        install(app, routes)
-        app.front = FrontDoor(app, routes, metrics)
+    routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads, streams)]
+    install(app, routes)
+    app.front = FrontDoor(app, routes, metrics)
 
 
 async def ping_once(settings: CommonSettings, timeout_s: float) -> None:

@@ -92,15 +92,20 @@ def add(
     redis_url: RedisUrl = None,
 ) -> None:
     """Add an endpoint and print its signing secret (shown once; `list` masks it)."""
+    from services.usecases.webhooks.admin import masked_url
+
     kinds = [k.strip() for item in events or [] for k in item.split(",") if k.strip()]
     endpoint = _run(redis_url, lambda admin: admin.add(url, game, kinds))
-    out.print(f"added {escape(endpoint.url)} ({endpoint.id})", highlight=False)
+    out.print(f"added {escape(masked_url(endpoint.url))} ({endpoint.id})", highlight=False)
     out.print(f"secret: {endpoint.secrets[0].value}", highlight=False, soft_wrap=True)
 
 
 @webhooks_app.command("list")
 def list_endpoints(redis_url: RedisUrl = None) -> None:
-    """The endpoints with their games, event types, secrets (masked), queue and drops."""
+    """The endpoints with their games, event types, secrets (masked), queue and drops; a URL's
+    credentials (`user:password@`) masked too."""
+    from services.usecases.webhooks.admin import masked_url
+
     table = Table("url", "game", "events", "secrets", "queued", "dropped")
     for endpoint, depth, dropped in _run(redis_url, lambda admin: admin.overview()):
         secrets = ", ".join(
@@ -108,7 +113,7 @@ def list_endpoints(redis_url: RedisUrl = None) -> None:
             for s in endpoint.secrets
         )
         table.add_row(
-            escape(endpoint.url),
+            escape(masked_url(endpoint.url)),
             endpoint.game_id or "all",
             ", ".join(endpoint.events) or "all",
             secrets,
@@ -121,8 +126,10 @@ def list_endpoints(redis_url: RedisUrl = None) -> None:
 @webhooks_app.command()
 def remove(url: Url, redis_url: RedisUrl = None) -> None:
     """Remove an endpoint with its queue and delivery log."""
+    from services.usecases.webhooks.admin import masked_url
+
     _run(redis_url, lambda admin: admin.remove(url))
-    out.print(f"removed {escape(url)}", highlight=False)
+    out.print(f"removed {escape(masked_url(url))}", highlight=False)
 
 
 @webhooks_app.command("rotate-secret")

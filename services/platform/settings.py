@@ -421,6 +421,22 @@ class QuerySettings(CommonSettings):
         "a path prefix kept): the TV's and kiosk's QR codes encode it; unset, the origin the "
         "request came to (the TV's own address)",
     )
+    # Live streams (services/doors/push/holds.py): what one client may hold at once.
+    live_per_client: int = Field(
+        default=512,
+        ge=1,
+        le=100_000,
+        description="live SSE streams (games, games list, tournaments) one client holds at "
+        "once; past it 429 live.client_limit (a venue's phones behind one address are one "
+        "client: see SCORELEDGER_TRUSTED_PROXIES)",
+    )
+    watch_per_client: int = Field(
+        default=20,
+        ge=1,
+        le=10_000,
+        description="tournaments one client follows live at once, of the 200 a query "
+        "process follows; past it 429 tournament.watch_client_limit",
+    )
     forward_max_bytes: int = Field(default=1_000_000, ge=1024, le=16_000_000)
     forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
     # Replay limits (services/usecases/readmodels/fairqueue.py, snapshots.py): every replay,
@@ -492,7 +508,17 @@ class WebhookSettings(CommonSettings):
         default=300.0, gt=0, le=3600, description="longest wait between two attempts"
     )
     webhook_timeout_s: float = Field(
-        default=10.0, gt=0, le=60, description="per request (connect, write, read)"
+        default=10.0,
+        gt=0,
+        le=60,
+        description="whole-request deadline of every outbound call (connect, send and the "
+        "answer's headers together), `webhooks test` too",
+    )
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="let endpoints target loopback, private and link-local addresses (a "
+        "receiver on this host or network); off: refused when added (webhook.private_address) "
+        "and never contacted, whatever a name resolves to",
     )
     webhook_rotation_window_s: float = Field(
         default=86_400.0,

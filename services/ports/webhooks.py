@@ -12,6 +12,8 @@ tournaments-and-integrations.md Q4).
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
@@ -192,6 +194,43 @@ class Answer:
 
 class TransportError(Exception):
     """The request got no answer: timeout, refused, reset, DNS (retried)."""
+
+
+LOCAL_NAMES = frozenset(("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"))
+"""Host names that mean this machine whatever DNS says."""
+
+
+def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address `host` (a URL's host name, brackets removed) spells, in any form a
+    resolver takes (`127.0.0.1`, `2130706433`, `0x7f.1`, `::1`); None for a DNS name."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    try:  # the legacy IPv4 forms getaddrinfo still accepts
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def non_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """True for an address a webhook must not reach unless the operator allows it: loopback,
+    private (RFC 1918, ULA), link-local (cloud metadata at 169.254.169.254), shared
+    (100.64/10), unspecified, reserved, multicast; an IPv4-mapped IPv6 address as its IPv4.
+    Source: IANA special-purpose address registries (Python's `ipaddress.is_global`)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return not address.is_global or address.is_multicast
+
+
+def non_public_host(host: str) -> bool:
+    """True when `host` (a URL's host name) is a local name or spells a non-public address
+    (a DNS name is judged by what it resolves to, when sent)."""
+    name = host.strip("[]").rstrip(".").lower()
+    if name in LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    address = literal_address(name)
+    return address is not None and non_public(address)
 
 
 class WebhookTransport(Protocol):

@@ -40,6 +40,7 @@ from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, Versi
 from services.ports.eventlog import EventLog
 from services.ports.leagues import LeagueLog
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
@@ -100,9 +101,11 @@ class Leagues:
         return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
 
     async def create(
-        self, league_id: str, settings: LeagueCreated, grant: Grant
+        self, league_id: str, settings: LeagueCreated, grant: Grant, key: str | None = None
     ) -> tuple[LeagueState, str | None]:
-        """Create the league; the state and the organiser token when it was generated.
+        """Create the league; the state and the organiser token when it was generated. The
+        retry of a creation stored under `key` answers the state after it (as
+        `TournamentDesk.create`: no token; a chosen one must be the league's).
 
         Raises:
             Refusal: `conflict` / `league.already_created`.
@@ -111,12 +114,23 @@ class Leagues:
         """
         if grant.token is None or not grant.creating:
             raise ValueError("grant: not a creation's grant (use may_create)")
+        taken = Refusal(
+            "conflict", "league.already_created", f"league {league_id!r} exists", "league_id"
+        )
+        replay = await self._replayed(league_id, key)
+        if replay is not None:
+            first, state = replay
+            same_request(first, settings)
+            stored = await self.log.digest(league_id)
+            if grant.generated or (
+                stored is not None and hmac.compare_digest(stored, digest(grant.token))
+            ):
+                return state, None
+            raise taken
         if await self.log.version(league_id) > 0:
-            raise Refusal(
-                "conflict", "league.already_created", f"league {league_id!r} exists", "league_id"
-            )
+            raise taken
         try:
-            state = await self._record(league_id, [settings], digest(grant.token))
+            state = await self._record(league_id, [settings], digest(grant.token), key)
         except Refusal as refusal:
             if refusal.rule in ("league.already_created", "auth.token_rejected"):
                 raise Refusal(  # a concurrent creator won the race
@@ -158,14 +172,21 @@ class Leagues:
         return stored
 
     async def add_tournament(
-        self, league_id: str, credential: str, tournament_id: str
+        self, league_id: str, credential: str, tournament_id: str, key: str | None = None
     ) -> LeagueState:
         """Add the tournament (again: replace its results): its standings points and its
         approved tables as they are now.
 
         Raises:
-            Refusal: `league.unknown_tournament`, `league.wrong_game`, `league.nothing_played`.
+            Refusal: `league.unknown_tournament`, `league.wrong_game`, `league.nothing_played`,
+                `idempotency.key_reused`.
         """
+        replay = await self._replayed(league_id, key)
+        if replay is not None:  # the tournament may have moved on: the same addition is its id
+            first, done = replay
+            if not isinstance(first, TournamentAdded) or first.tournament_id != tournament_id:
+                raise key_reused()
+            return done
         league = await self.state(league_id)
         try:
             state = await self.tournaments.state(tournament_id)
@@ -206,16 +227,24 @@ class Leagues:
             ),
             tables=tables,
         )
-        return await self._added(league_id, payload, credential, f"tournament:{tournament_id}")
+        return await self._added(league_id, payload, credential, f"tournament:{tournament_id}", key)
 
-    async def add_game(self, league_id: str, credential: str, game_id: str) -> LeagueState:
+    async def add_game(
+        self, league_id: str, credential: str, game_id: str, key: str | None = None
+    ) -> LeagueState:
         """Add a single game (again: replace its results): its final places, tie-break
         included, and scores as they are now.
 
         Raises:
             Refusal: `league.unknown_game_id`, `league.wrong_game`, `tournament.game_not_final`,
-                `league.game_players` (not 2 to 5 players).
+                `league.game_players` (not 2 to 5 players), `idempotency.key_reused`.
         """
+        replay = await self._replayed(league_id, key)
+        if replay is not None:
+            first, done = replay
+            if not isinstance(first, GameAdded) or first.game_id != game_id:
+                raise key_reused()
+            return done
         league = await self.state(league_id)
         events = await self.game_log.read(game_id)
         if not events:
@@ -240,14 +269,25 @@ class Leagues:
             players=tuple(LeaguePlayer(player_id=p.player_id, name=p.name) for p in game.players),
             results=results,
         )
-        return await self._added(league_id, payload, credential, f"game:{game_id}")
+        return await self._added(league_id, payload, credential, f"game:{game_id}", key)
+
+    async def _replayed(
+        self, league_id: str, key: str | None
+    ) -> tuple[Payload, LeagueState] | None:
+        """The first payload a request under `key` stored and the state right after its
+        batch (`services.usecases.idempotency`); None without a key or when none is stored."""
+        if key is None:
+            return None
+        events = await self.log.read(league_id)
+        found = find_request(events, "league", league_id, key)
+        return None if found is None else (found.first, fold(events[: found.upto]))
 
     async def _added(
-        self, league_id: str, payload: Payload, credential: str, source: str
+        self, league_id: str, payload: Payload, credential: str, source: str, key: str | None
     ) -> LeagueState:
         # A player forgotten in the source since it was read is hidden in the league too
         # (`SideForget.league_added`).
-        state = await self._record(league_id, [payload], credential)
+        state = await self._record(league_id, [payload], credential, key)
         if self.added is not None:
             await self.added(league_id, source)
         return state
@@ -263,15 +303,21 @@ class Leagues:
             )
 
     async def _record(
-        self, league_id: str, payloads: Sequence[Payload], credential: str
+        self,
+        league_id: str,
+        payloads: Sequence[Payload],
+        credential: str,
+        key: str | None = None,
     ) -> LeagueState:
+        ids = None if key is None else request_ids("league", league_id, key, len(payloads))
         for attempt in range(self.retries + 1):
             events = await self.log.read(league_id)
             state = fold(events) if events else None
             batch: list[LeagueEnvelope] = []
             try:
-                for payload in payloads:
-                    event = self._envelope(league_id, len(events) + len(batch) + 1, payload)
+                for i, payload in enumerate(payloads):
+                    seq = len(events) + len(batch) + 1
+                    event = self._envelope(league_id, seq, payload, ids[i] if ids else None)
                     if state is not None and isinstance(event.payload, TournamentAdded | GameAdded):
                         counted_once(state, event.payload)  # on the state this append extends
                     state = apply(state, event)
@@ -300,10 +346,12 @@ class Leagues:
             return state
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _envelope(self, league_id: str, seq: int, payload: Payload) -> LeagueEnvelope:
+    def _envelope(
+        self, league_id: str, seq: int, payload: Payload, event_id: str | None = None
+    ) -> LeagueEnvelope:
         return parse_league_event(
             {
-                "event_id": str(uuid.uuid4()),
+                "event_id": event_id or str(uuid.uuid4()),
                 "league_id": league_id,
                 "seq": seq,
                 "type": payload.TYPE,

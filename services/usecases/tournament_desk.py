@@ -16,6 +16,10 @@ confirmations take either token. Seating a round creates each table's game
 seating (`Tournaments.approve_due`). Other refusals: `rule` with the fold's or
 seating's rule id, `conflict` / `log.expected_version` after the record retries, and
 `UnknownTournament` for a tournament with no stream.
+Every write that appends takes an optional request `key` (the HTTP `Idempotency-Key`): its
+events get ids derived from the key, and a retry of a stored request is answered from the
+state right after it (`services.usecases.idempotency`); the same key with another request is
+`rule` / `idempotency.key_reused`.
 """
 
 from __future__ import annotations
@@ -36,20 +40,24 @@ from contracts.tournament import (
     PlayerRegistered,
     ResultLine,
     RoundClosed,
+    RoundSeated,
     TableResultApproved,
     TableResultConfirmed,
     TableResultDisputed,
     TableResultReported,
     TournamentCreated,
+    TournamentEnvelope,
 )
 from domain.errors import RuleViolation
 from domain.rulesets import RULESET_BY_GAME
-from domain.tournament.seating import Seating
+from domain.tournament.fold import fold
+from domain.tournament.seating import SeatedTable, Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.idempotency import Found, find_request, key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_keys import judge_of, judge_token, table_game_id, table_token
 from services.usecases.tournament_tables import OpenedTable, TableGames
@@ -124,10 +132,12 @@ class TournamentDesk:
         return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
 
     async def create(
-        self, tournament_id: str, settings: TournamentCreated, grant: Grant
+        self, tournament_id: str, settings: TournamentCreated, grant: Grant, key: str | None = None
     ) -> Created:
         """Create the tournament's stream with `settings` (its first event), under the token
-        of `grant` (from `may_create`).
+        of `grant` (from `may_create`). The retry of a creation stored under `key` answers
+        the state after it (without the organiser token when it was generated: the 503
+        handed it back), when it chose the same token.
 
         Raises:
             Refusal: `conflict` / `tournament.already_created` when it exists (also when a
@@ -141,13 +151,24 @@ class TournamentDesk:
             f"tournament {tournament_id!r} exists",
             "tournament_id",
         )
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            found, state = replay
+            same_request(found.first, settings)
+            if grant.generated:  # nothing to prove: the answer holds no token
+                return Created(state, None)
+            stored = await self.cases.log.digest(tournament_id)
+            mine = grant.token is not None and stored is not None
+            if mine and hmac.compare_digest(stored or "", digest(grant.token or "")):
+                return Created(state, None)
+            raise taken
         if await self.cases.log.version(tournament_id) > 0:
             raise taken
         check_fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
         try:
-            state = await self._record(tournament_id, [settings], digest(grant.token))
+            state = await self._record(tournament_id, [settings], digest(grant.token), key=key)
         except Refusal as refusal:
             if refusal.rule in ("tournament.already_created", "auth.token_rejected"):
                 raise taken from None  # the retry saw the other creator's stream
@@ -241,7 +262,7 @@ class TournamentDesk:
         return Caller(stored, "judge", judge_id)
 
     async def appoint_judge(
-        self, tournament_id: str, credential: str, judge_id: str, name: str
+        self, tournament_id: str, credential: str, judge_id: str, name: str, key: str | None = None
     ) -> tuple[TournamentState, str]:
         """Appoint a judge (organiser): the state and the judge's token (hand it over once;
         the organiser can recompute it, `tournament_keys.judge_token`).
@@ -250,6 +271,11 @@ class TournamentDesk:
             Refusal: `rule` / `tournament.judge_id_reused` for the id of a dismissed judge (the
                 token depends on the id alone: the dismissed judge's would work again).
         """
+        payload = JudgeAppointed(judge_id=judge_id, name=name)
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            same_request(replay[0].first, payload)
+            return replay[1], judge_token(credential, tournament_id, judge_id)
         if judge_id in (await self.cases.state(tournament_id)).dismissed_judges:
             raise Refusal(
                 "rule",
@@ -257,15 +283,14 @@ class TournamentDesk:
                 f"{judge_id} was dismissed: appoint the judge under a new id",
                 "judge_id",
             )
-        payload = JudgeAppointed(judge_id=judge_id, name=name)
-        state = await self._record(tournament_id, [payload], credential)
+        state = await self._record(tournament_id, [payload], credential, key=key)
         return state, judge_token(credential, tournament_id, judge_id)
 
     async def dismiss_judge(
-        self, tournament_id: str, credential: str, judge_id: str
+        self, tournament_id: str, credential: str, judge_id: str, key: str | None = None
     ) -> TournamentState:
         """Dismiss a judge (organiser): their token stops working."""
-        return await self._record(tournament_id, [JudgeDismissed(judge_id=judge_id)], credential)
+        return await self._once(tournament_id, [JudgeDismissed(judge_id=judge_id)], credential, key)
 
     async def open_games(
         self, tournament_id: str, credential: str, round_number: int | None = None
@@ -307,7 +332,13 @@ class TournamentDesk:
         return due, await self.cases.state(tournament_id)
 
     async def add_player(
-        self, tournament_id: str, credential: str, player_id: str, name: str, seed: int | None
+        self,
+        tournament_id: str,
+        credential: str,
+        player_id: str,
+        name: str,
+        seed: int | None,
+        key: str | None = None,
     ) -> TournamentState:
         """Register the player before round 1 is seated, else a late join (seated from the
         next round; a late joiner is seeded after everyone, docs/tournament-rules.md).
@@ -317,6 +348,16 @@ class TournamentDesk:
             Refusal: `rule` with `tournament.late_seed` (a `seed` with a late join: it would
                 not count, so it is refused rather than dropped), `tournament.player_exists`.
         """
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            late = isinstance(replay[0].first, PlayerJoinedLate)
+            same_request(
+                replay[0].first,
+                PlayerJoinedLate(player_id=player_id, name=name)
+                if late
+                else PlayerRegistered(player_id=player_id, name=name, seed=seed),
+            )
+            return replay[1]
         state = await self.cases.state(tournament_id)
         if state.rounds and seed is not None:
             raise Refusal(
@@ -331,19 +372,27 @@ class TournamentDesk:
             if state.rounds
             else PlayerRegistered(player_id=player_id, name=name, seed=seed)
         )
-        return await self._record(tournament_id, [payload], credential)
+        return await self._record(tournament_id, [payload], credential, key=key)
 
     async def drop_player(
-        self, tournament_id: str, credential: str, player_id: str, reason: str
+        self,
+        tournament_id: str,
+        credential: str,
+        player_id: str,
+        reason: str,
+        key: str | None = None,
     ) -> TournamentState:
         """Drop the player (never seated again; results so far stay)."""
         payload = PlayerDropped(player_id=player_id, reason=reason)
-        return await self._record(tournament_id, [payload], credential)
+        return await self._once(tournament_id, [payload], credential, key)
 
-    async def seat_next_round(self, tournament_id: str, credential: str) -> Seated:
+    async def seat_next_round(
+        self, tournament_id: str, credential: str, key: str | None = None
+    ) -> Seated:
         """Approve what is due, seat the next round with the seating engine
         (`Tournaments.seat_next_round`), each table played by a new scoreledger game (when the
-        desk has `tables`), and create those games.
+        desk has `tables`), and create those games. The retry of a seating stored under `key`
+        answers that seating and creates its games when missing.
 
         Raises:
             Refusal: `rule` with `tournament.round_open`, `tournament.rounds_done`,
@@ -355,10 +404,19 @@ class TournamentDesk:
                 return None
             return table_game_id(credential, tournament_id, round_number, table)
 
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            stored = replay[0].first
+            if not isinstance(stored, RoundSeated):
+                raise key_reused()
+            return Seated(
+                _seating_of(stored), await self.open_games(tournament_id, credential, stored.round)
+            )
+        ids = None if key is None else request_ids("tournament", tournament_id, key, 1)
         try:
             await self.cases.approve_due(tournament_id, credential)
             seating = await self.cases.seat_next_round(
-                tournament_id, ORGANISER, credential, game_ids=game_ids
+                tournament_id, ORGANISER, credential, game_ids=game_ids, event_ids=ids
             )
         except SeatingError as error:
             raise Refusal("rule", error.rule, str(error), error.field) from None
@@ -367,7 +425,12 @@ class TournamentDesk:
         return Seated(seating, await self.open_games(tournament_id, credential, seating.round))
 
     async def rule_on_table(
-        self, tournament_id: str, caller: str | Caller, table: int, ruling: TableRuling
+        self,
+        tournament_id: str,
+        caller: str | Caller,
+        table: int,
+        ruling: TableRuling,
+        key: str | None = None,
     ) -> TournamentState:
         """Append the table's report, confirmation, dispute or approval (after approving
         what is due). An approval that leaves every table of the open round approved also
@@ -394,6 +457,10 @@ class TournamentDesk:
                 )
             if caller.judge_id is not None:  # the ruling names the judge of the token
                 ruling = replace(ruling, by=caller.judge_id)
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            same_request(replay[0].first, _asked_payload(table, ruling))
+            return replay[1]
         try:
             await self.cases.approve_due(tournament_id, credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
@@ -410,7 +477,29 @@ class TournamentDesk:
             if _closes(state, ruling.round, table):
                 batch.append(RoundClosed(round=ruling.round))
         actor = f"judge {caller.judge_id}" if caller.judge_id else ORGANISER
-        return await self._record(tournament_id, batch, credential, actor)
+        return await self._record(tournament_id, batch, credential, actor, key)
+
+    async def _replayed(
+        self, tournament_id: str, key: str | None
+    ) -> tuple[Found[TournamentEnvelope], TournamentState] | None:
+        """The batch a request under `key` stored and the state right after it; None when
+        there is no key or nothing stored under it."""
+        if key is None:
+            return None
+        events = await self.cases.log.read(tournament_id)
+        found = find_request(events, "tournament", tournament_id, key)
+        return None if found is None else (found, fold(events[: found.upto]))
+
+    async def _once(
+        self, tournament_id: str, payloads: Sequence[Payload], credential: str, key: str | None
+    ) -> TournamentState:
+        """`_record` under `key`, or the state after the batch `key` stored already (the
+        same request: else `idempotency.key_reused`)."""
+        replay = await self._replayed(tournament_id, key)
+        if replay is not None:
+            same_request(replay[0].first, payloads[0])
+            return replay[1]
+        return await self._record(tournament_id, payloads, credential, key=key)
 
     async def _record(
         self,
@@ -418,11 +507,13 @@ class TournamentDesk:
         payloads: Sequence[Payload],
         credential: str,
         actor: str = ORGANISER,
+        key: str | None = None,
     ) -> TournamentState:
         if not credential:  # an empty credential would skip the store's token check
             raise Refusal("unauthorized", "auth.token_required", "no organiser token", "token")
+        ids = None if key is None else request_ids("tournament", tournament_id, key, len(payloads))
         try:
-            state, _ = await self.cases.record(tournament_id, payloads, actor, credential)
+            state, _ = await self.cases.record(tournament_id, payloads, actor, credential, ids)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
         return state
@@ -474,6 +565,23 @@ def check_fives_seat(settings: TournamentCreated) -> None:
             f"{settings.game} seats at most {seats} players: no table of 5 (use threes or byes)",
             "remainder",
         )
+
+
+def _seating_of(seated: RoundSeated) -> Seating:
+    """The seating a stored `round_seated` event records (a retried seating's answer)."""
+    tables = tuple(SeatedTable(t.number, t.players, t.reason) for t in seated.tables)
+    return Seating(seated.round, tables, seated.byes, seated.reason)
+
+
+def _asked_payload(table: int, r: TableRuling) -> Payload:
+    """What a table write appends first (its retry's check), a bad one refused as the write
+    itself is."""
+    try:
+        return _table_payload(table, r)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        field = ".".join(str(p) for p in first["loc"]) or "body"
+        raise Refusal("invalid", "schema.field", first["msg"], field) from None
 
 
 def _table_payload(table: int, r: TableRuling) -> Payload:

@@ -194,11 +194,12 @@ class Tournaments:
         credential: str | None = None,
         method: SeatMethod = seat_round,
         game_ids: Callable[[int, int], str | None] = lambda round_, table: None,
+        event_ids: Sequence[str] | None = None,
     ) -> Seating:
         """Seat the next round with `method` from the stream's state and append it.
 
         `game_ids(round, table)` names the scoreledger game that plays each table (None: the
-        result is reported by hand).
+        result is reported by hand); `event_ids`: the `round_seated` event's id (`record`).
 
         Raises:
             UnknownTournament: no such stream.
@@ -233,7 +234,7 @@ class Tournaments:
             byes=seating.byes,
             reason=seating.reason[:2000],
         )
-        await self.record(tournament_id, [payload], actor, credential)
+        await self.record(tournament_id, [payload], actor, credential, event_ids)
         return seating
 
     async def result_from_game(

@@ -5,16 +5,24 @@ bad setting: one line and 69 or 78, as every command that talks to Redis."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
 from tests.redis_fixture import free_port
+from tests.trickle import elapsed_s, trickling_receiver
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()
 URL = "http://127.0.0.1:9/hook"  # port 9 (discard): nothing answers
+
+
+@pytest.fixture(autouse=True)
+def loopback_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The receivers here are on loopback: allowed as an operator allows them."""
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_ALLOW_PRIVATE", "true")
 
 
 def run(url: str, *args: str) -> tuple[int, str]:
@@ -86,3 +94,41 @@ def test_the_delivery_log_piped_keeps_whole_ids_and_times(clean_redis_url: str) 
     assert code == 0
     assert entry["id"] in text
     assert "…" not in text
+
+
+def test_webhooks_test_ends_at_the_deadline_on_a_trickling_receiver(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The receiver sends a header line every 0.5 s for 20 s; the command must give up at
+    # SCORELEDGER_WEBHOOK_TIMEOUT_S (1 s) for the whole request, report it and exit 1.
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_TIMEOUT_S", "1")
+    with trickling_receiver(every_s=0.5, lines=40) as hook:
+        assert run(clean_redis_url, "add", hook)[0] == 0
+        began = time.monotonic()
+        code, text = run(clean_redis_url, "test", hook)
+        took = elapsed_s(began)
+    assert code == 1, text
+    assert text.startswith("failed"), text
+    assert "deadline" in text
+    assert took < 3.0, took
+
+
+def test_loopback_is_refused_unless_allowed_and_credentials_never_listed(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCORELEDGER_WEBHOOK_ALLOW_PRIVATE", "false")
+    code, text = run(clean_redis_url, "add", "http://127.0.0.1:6379/")
+    assert (code, text.startswith("webhook.private_address:")) == (1, True)
+    code, text = run(clean_redis_url, "add", "http://169.254.169.254/latest/meta-data")
+    assert (code, text.startswith("webhook.private_address:")) == (1, True)
+    hook = "https://bot:s3cret-pass@hooks.example.org/in"
+    code, text = run(clean_redis_url, "add", hook)
+    assert code == 0, text
+    assert "s3cret-pass" not in text.split("secret:")[0]
+    assert "https://***@hooks.example.org/in" in text
+    code, text = run(clean_redis_url, "list")
+    assert code == 0
+    assert "s3cret-pass" not in text
+    assert "***@hooks.example.org" in text
+    code, text = run(clean_redis_url, "remove", hook)
+    assert (code, "s3cret-pass" in text) == (0, False)

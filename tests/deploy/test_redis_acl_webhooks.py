@@ -38,6 +38,7 @@ def settings_as(server: AclServer, user: str) -> ServiceSettings:
         webhook_backoff_s=0.05,
         webhook_backoff_max_s=0.5,
         webhook_poll_s=0.2,
+        webhook_allow_private=True,  # the receivers listen on loopback
         feed_trim=False,
     )
 

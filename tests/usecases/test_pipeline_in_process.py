@@ -29,6 +29,7 @@ from services.bootstrap import (
     redis_ports,
     use_cases,
 )
+from services.doors.push.holds import ClientHolds
 from services.doors.push.routes import lean_push_routes
 from services.platform.settings import ServiceSettings
 from tests.pipeline.factory import corrected, started
@@ -114,7 +115,7 @@ async def test_a_posted_event_reaches_a_live_subscriber(ports: Ports) -> None:
     settings = ServiceSettings(shards=SHARDS, lease_ttl_ms=5_000)
     cases = use_cases(ports, settings)
     hub = change_hub(ports, SHARDS, block_ms=200)
-    sse = Starlette(routes=lean_push_routes(hub, cases.reads))
+    sse = Starlette(routes=lean_push_routes(hub, cases.reads, ClientHolds(64)))
     transport = httpx.ASGITransport(app=ingest_app(cases, settings))
     auth = {"Authorization": f"Bearer {TOKEN}"}
     await hub.start()

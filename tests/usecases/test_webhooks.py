@@ -84,7 +84,7 @@ def world(policy: RetryPolicy | None = None) -> World:
     assert isinstance(store, MemoryWebhookStore)
     transport = FakeTransport()
     sender = Sender(store, transport, policy or RetryPolicy(4, 0.001, 0.01, 1.0), 50)
-    admin = WebhookAdmin(store, sender, Bounds(100, 50))
+    admin = WebhookAdmin(store, sender, Bounds(100, 50), allow_private=True)  # 127.0.0.1:9
     return World(ports, project, ports.log.b, store, transport, admin, sender)  # type: ignore[attr-defined]
 
 

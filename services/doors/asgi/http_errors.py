@@ -212,7 +212,9 @@ async def internal_handler(request: Request, exc: Exception) -> ProblemResponse:
 async def replicas_handler(request: Request, exc: Exception) -> ProblemResponse:
     """503 `append.replicas_unconfirmed` with Retry-After: the write is on the primary but too
     few replicas confirmed it in time (`SCORELEDGER_APPEND_REPLICAS`), so it is not
-    acknowledged; sending the same events again answers them as duplicates once confirmed.
+    acknowledged; sending the same events again answers them as duplicates once confirmed, and
+    a tournament or league write sent again with the same `Idempotency-Key` answers as stored
+    (`services.usecases.idempotency`; without a key its retry is a new request).
     A write that created its game with a generated token carries `write_token`, as a 201 would."""
     assert isinstance(exc, ReplicasUnconfirmed)
     log.warning("http.replicas_unconfirmed", wanted=exc.wanted, acked=exc.acked)
@@ -224,7 +226,9 @@ async def replicas_handler(request: Request, exc: Exception) -> ProblemResponse:
         "append.replicas_unconfirmed",
         None,
         f"{exc.acked} of {exc.wanted} replica(s) confirmed the write in time; send the same "
-        f"events again after {RETRY_AFTER_S} s (they are answered as duplicates)",
+        f"request again after {RETRY_AFTER_S} s: the same game events are answered as "
+        "duplicates, a tournament or league write as stored when it carries the same "
+        "Idempotency-Key",
         **extras,
     )
     return ProblemResponse(item, headers={"Retry-After": str(RETRY_AFTER_S)})

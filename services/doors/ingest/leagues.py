@@ -16,7 +16,7 @@ from contracts.league import LeagueCreated, LeagueId
 from contracts.tournament import TournamentId
 from domain.league.fold import LeagueState
 from services.doors.asgi.http_errors import refusal_problem
-from services.doors.ingest.tournaments import Bearer, _body, _parse, _token
+from services.doors.ingest.tournaments import Bearer, Key, _body, _parse, _token
 from services.platform.problems import (
     ProblemResponse,
     from_validation_error,
@@ -24,6 +24,7 @@ from services.platform.problems import (
     problem_responses,
 )
 from services.usecases.authorize import WriteProof
+from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
 from services.usecases.refusal import Refusal
 
@@ -80,16 +81,19 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         openapi_extra={"requestBody": _body(NewLeague), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
-    async def create(request: Request, bearer: Bearer) -> JSONResponse | ProblemResponse:
+    async def create(
+        request: Request, bearer: Bearer, idempotency_key: Key = None
+    ) -> JSONResponse | ProblemResponse:
         """Create the league (`league.created`); the organiser token as for tournaments
         (chosen, or generated and returned once as `organiser_token`)."""
         try:
             grant = leagues.may_create(
                 WriteProof(_token(bearer), request.headers.get("x-creator-key"))
             )
+            key = check_key(idempotency_key)
             new = await _parse(NewLeague, request)
             settings = LeagueCreated(**new.model_dump(exclude={"league_id"}))
-            state, token = await leagues.create(new.league_id, settings, grant)
+            state, token = await leagues.create(new.league_id, settings, grant, key)
         except failures as error:
             return _failure(error)
         return _written(state, 201, token)
@@ -102,13 +106,14 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         responses=errors,
     )
     async def add_tournament(
-        league_id: Lid, request: Request, bearer: Bearer
+        league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.tournament_added`: the tournament's points and approved tables as now."""
         try:
             credential = await leagues.authorize(league_id, _token(bearer))
+            key = check_key(idempotency_key)
             body = await _parse(AddTournament, request)
-            state = await leagues.add_tournament(league_id, credential, body.tournament_id)
+            state = await leagues.add_tournament(league_id, credential, body.tournament_id, key)
         except failures as error:
             return _failure(error)
         return _written(state)
@@ -121,13 +126,14 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         responses=errors,
     )
     async def add_game(
-        league_id: Lid, request: Request, bearer: Bearer
+        league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.game_added`: the final game's places (tie-break included) and scores."""
         try:
             credential = await leagues.authorize(league_id, _token(bearer))
+            key = check_key(idempotency_key)
             body = await _parse(AddGame, request)
-            state = await leagues.add_game(league_id, credential, body.game_id)
+            state = await leagues.add_game(league_id, credential, body.game_id, key)
         except failures as error:
             return _failure(error)
         return _written(state)

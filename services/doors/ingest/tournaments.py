@@ -5,15 +5,18 @@ token, or a judge's where a judge may write (`Authorization: Bearer`), is checke
 body read and validated only after;
 a `Refusal` becomes the games' problem (`refusal_problem`: 401 with `WWW-Authenticate:
 Bearer`, 403, 409, 422 naming the rule and field), an unknown tournament 404
-`tournament.not_found`. Source: issue brief (tournament doors); docs/decisions/0009-one-authorization-on-every-write.md (one authorization on
-every write path); docs/decisions/0010-one-error-style.md (one error shape).
+`tournament.not_found`. Every write that appends takes an `Idempotency-Key` header: the retry
+of a stored request (after `503 append.replicas_unconfirmed`) answers as the write would have,
+and the key with another request is 422 `idempotency.key_reused`
+(`services.usecases.idempotency`). Source: docs/decisions/0009-one-authorization-on-every-write.md
+(one authorization on every write path); docs/decisions/0010-one-error-style.md (one error shape).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,6 +32,7 @@ from services.platform.problems import (
     problem_responses,
 )
 from services.usecases.authorize import WriteProof
+from services.usecases.idempotency import KEY_MAX, check_key
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
 from services.usecases.tournaments import UnknownTournament
@@ -40,6 +44,15 @@ _bearer = HTTPBearer(
 )
 Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
+Key = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description=f"a request id of the client's choosing (1 to {KEY_MAX} visible ASCII "
+        "characters): a retry with the same key answers as the stored write did; the key "
+        "with another request is 422 idempotency.key_reused",
+    ),
+]
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -175,16 +188,19 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         openapi_extra={"requestBody": _body(NewTournament), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
-    async def create(request: Request, bearer: Bearer) -> JSONResponse | ProblemResponse:
+    async def create(
+        request: Request, bearer: Bearer, idempotency_key: Key = None
+    ) -> JSONResponse | ProblemResponse:
         """Create the tournament (`tournament.created`). The request may choose the organiser
         token (Bearer, 32+ URL-safe characters), else one is generated and returned once as
         `organiser_token`. 409 `tournament.already_created` when the id is taken."""
         try:
             proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
             grant = desk.may_create(proof)  # before the body is read
+            key = check_key(idempotency_key)
             new = await _parse(NewTournament, request)
             settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
-            created = await desk.create(new.tournament_id, settings, grant)
+            created = await desk.create(new.tournament_id, settings, grant, key)
         except failures as error:
             return _failure(error)
         return _written(created.state, 201, created.organiser_token)
@@ -198,15 +214,16 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         responses=WRITE_ERRORS,
     )
     async def add_player(
-        tournament_id: Tid, request: Request, bearer: Bearer
+        tournament_id: Tid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_registered` before round 1 is seated, else
         `tournament.player_joined_late` (seated from the next round). Organiser token."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
+            key = check_key(idempotency_key)
             new = await _parse(NewPlayer, request)
             state = await desk.add_player(
-                tournament_id, credential, new.player_id, new.name, new.seed
+                tournament_id, credential, new.player_id, new.name, new.seed, key
             )
         except failures as error:
             return _failure(error)
@@ -223,11 +240,13 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         player_id: Annotated[str, Path(max_length=64)],
         bearer: Bearer,
         reason: Annotated[str, Query(min_length=1, max_length=500)] = "dropped by the organiser",
+        idempotency_key: Key = None,
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_dropped`: never seated again; results so far stay."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
-            state = await desk.drop_player(tournament_id, credential, player_id, reason)
+            key = check_key(idempotency_key)
+            state = await desk.drop_player(tournament_id, credential, player_id, reason, key)
         except failures as error:
             return _failure(error)
         return _written(state)
@@ -239,7 +258,9 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         response_model=None,
         responses=WRITE_ERRORS,
     )
-    async def seat(tournament_id: Tid, bearer: Bearer) -> JSONResponse | ProblemResponse:
+    async def seat(
+        tournament_id: Tid, bearer: Bearer, idempotency_key: Key = None
+    ) -> JSONResponse | ProblemResponse:
         """Seat the next round with the seating engine (the previous round must be closed:
         `tournament.round_open`; tables whose auto-approval is due are approved first); 201
         with the tables, each with its players in seat order, the reason for it, and the
@@ -247,7 +268,8 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         table) and `game_refused` (None, or the rule that refused creating it)."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
-            seated = await desk.seat_next_round(tournament_id, credential)
+            key = check_key(idempotency_key)
+            seated = await desk.seat_next_round(tournament_id, credential, key)
         except failures as error:
             return _failure(error)
         return JSONResponse(_seated(seated), status_code=201)
@@ -329,16 +351,17 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         responses=WRITE_ERRORS,
     )
     async def appoint_judge(
-        tournament_id: Tid, request: Request, bearer: Bearer
+        tournament_id: Tid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`tournament.judge_appointed` (organiser token); 201 with the judge's token
         (`judge_token`, derived, never stored). While a tournament has a judge, only a judge
         approves or disputes results."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
+            key = check_key(idempotency_key)
             new = await _parse(NewJudge, request)
             state, judge = await desk.appoint_judge(
-                tournament_id, credential, new.judge_id, new.name
+                tournament_id, credential, new.judge_id, new.name, key
             )
         except failures as error:
             return _failure(error)
@@ -352,12 +375,16 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         responses=WRITE_ERRORS,
     )
     async def dismiss_judge(
-        tournament_id: Tid, judge_id: Annotated[str, Path(max_length=64)], bearer: Bearer
+        tournament_id: Tid,
+        judge_id: Annotated[str, Path(max_length=64)],
+        bearer: Bearer,
+        idempotency_key: Key = None,
     ) -> JSONResponse | ProblemResponse:
         """`tournament.judge_dismissed` (organiser token): the judge's token stops working."""
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
-            state = await desk.dismiss_judge(tournament_id, credential, judge_id)
+            key = check_key(idempotency_key)
+            state = await desk.dismiss_judge(tournament_id, credential, judge_id, key)
         except failures as error:
             return _failure(error)
         return _written(state)
@@ -374,6 +401,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         table: Annotated[int, Path(ge=1, le=500)],
         request: Request,
         bearer: Bearer,
+        idempotency_key: Key = None,
     ) -> JSONResponse | ProblemResponse:
         """One ruling on the table of `round` (organiser or judge token; the table's own
         token, its game's write token, reports or confirms that table only: 403
@@ -385,9 +413,10 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         try:
             roles: tuple[Role, ...] = ("organiser", "judge", "table")
             caller = await desk.authorize_as(tournament_id, token(bearer), roles)
+            key = check_key(idempotency_key)
             w = await _parse(TableWrite, request)
             ruling = TableRuling(w.action, w.round, w.results, w.by, w.player_id, w.reason)
-            state = await desk.rule_on_table(tournament_id, caller, table, ruling)
+            state = await desk.rule_on_table(tournament_id, caller, table, ruling, key)
         except failures as error:
             return _failure(error)
         return _written(state)

@@ -12,7 +12,11 @@ every new change. Without `Last-Event-ID` it gets the current standings first.
 updated_at}}`, id = the entry id; a (re)connecting client is sent the whole list first (event
 `games`, the body of `GET /games`), which stands in for any change it missed: the ids of 16
 shard streams do not order against each other, so one `Last-Event-ID` cannot resume them all.
-Source: issue brief (live push); docs/decisions/0018-observability-at-the-edges.md (SSE, Last-Event-ID).
+Every stream counts against its client's `SCORELEDGER_LIVE_PER_CLIENT`
+(`services.doors.push.holds`): `/games/{id}/live` past it is refused 429 `live.client_limit`;
+`/games/live` (its answer starts before its first frame) then ends at once with a comment and
+`retry`.
+Source: docs/decisions/0018-observability-at-the-edges.md (SSE, Last-Event-ID).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
@@ -30,6 +34,8 @@ from domain.memo import Memo
 from domain.standings import Standings
 from services.doors.asgi.http_errors import ends_cleanly, log, storage_fault
 from services.doors.asgi.lean import LeanRoute, header
+from services.doors.asgi.replaylimits import UNKNOWN_CLIENT, client_of
+from services.doors.push.holds import ClientHolds, LiveRefused
 from services.doors.push.hub import ChangeHub, Delivery, Rendered, Signal, entry_key
 from services.doors.push.stream import KEEPALIVE_COMMENT, Write, format_sse_event, serve_events
 from services.platform.problems import RETRY_AFTER_S
@@ -81,17 +87,20 @@ def _change(change: Notice) -> dict[str, Any]:
     }
 
 
-def lean_push_routes(hub: ChangeHub, reads: ReadModels) -> list[LeanRoute]:
+def lean_push_routes(hub: ChangeHub, reads: ReadModels, streams: ClientHolds) -> list[LeanRoute]:
     """`GET /games/{game_id}/live` as raw ASGI (`services.doors.push.stream`): each change's frame is
     rendered once (`Delivery.frame`) and the same bytes written to every subscriber.
 
     A game with no events is refused before the stream starts, as every other route of a game
     refuses it: `NotFound` becomes the app's 404 problem (`game_not_found`) through the front
     door. A storage fault during that check starts the stream anyway, which then ends with the
-    storage comment and `retry`: an `EventSource` reconnects after that, never after a 503."""
+    storage comment and `retry`: an `EventSource` reconnects after that, never after a 503.
+    A client holding `streams.per_client` streams is refused (`LiveRefused`: 429)."""
 
     async def game_live(scope: Scope, receive: Receive, send: Send) -> None:
         game_id = scope["path_params"]["game_id"]
+        client = scope["client"][0] if scope.get("client") else UNKNOWN_CLIENT
+        streams.check(client)
         try:
             await reads.version(game_id)  # NotFound: 404 before any frame, not pings forever
         except NotFound:
@@ -100,9 +109,10 @@ def lean_push_routes(hub: ChangeHub, reads: ReadModels) -> list[LeanRoute]:
             if storage_fault(exc) is None:
                 raise
         last_event_id = header(scope, b"last-event-id")
-        await serve_events(
-            receive, send, lambda write: _game_frames(hub, game_id, last_event_id, write)
-        )
+        with streams.hold(client):  # no await since the check: it holds
+            await serve_events(
+                receive, send, lambda write: _game_frames(hub, game_id, last_event_id, write)
+            )
 
     return [LeanRoute("/games/{game_id}/live", game_live)]
 
@@ -158,32 +168,45 @@ def _standings_frame(delivery: Delivery) -> bytes:
     return format_sse_event(data_str=data, event="standings", id=delivery.change.entry_id)
 
 
-def push_router(hub: ChangeHub, reads: ReadModels) -> APIRouter:
-    """The SSE routes, bound to the process's change hub and the read models."""
+def push_router(hub: ChangeHub, reads: ReadModels, streams: ClientHolds) -> APIRouter:
+    """The SSE routes, bound to the process's change hub, the read models and the per-client
+    count of live streams."""
     router = APIRouter(tags=["live"])
 
     @router.get("/games/live", response_class=EventSourceResponse)
     @ends_cleanly  # a storage fault ends the stream cleanly (docs/decisions/0011-faults-are-answered-not-crashed.md)
     async def games_live(
+        request: Request,
         limit: Annotated[
             int, Query(ge=1, le=MAX_GAMES_PAGE, description="games in the first frame")
         ] = 100,
     ) -> AsyncIterator[ServerSentEvent]:
         """Live games list: the first page of the list first (event `games`, the body of
         `GET /games?limit=`; `next_page` says whether there are more), then one `game` event
-        per change."""
-        await _hub_ready(hub)
-        async with hub.subscribe(None) as sub:
-            async with hub.limited():
-                # after subscribing: a change from now on is queued
-                chosen, total = await reads.games_page(1, limit)
-            first = GamesResponse.of_page(chosen, 1, limit, total)
-            yield ServerSentEvent(event="games", data=first.model_dump(mode="json"), retry=RETRY_MS)
-            while True:
-                item = await sub.get()
-                if isinstance(item, Delivery):  # FastAPI sends its own keep-alives
-                    raw = item.frame("game", _summary_json).decode()
-                    yield ServerSentEvent(event="game", id=item.change.entry_id, raw_data=raw)
+        per change. Past this client's `SCORELEDGER_LIVE_PER_CLIENT` streams it ends at once
+        with a comment (`refused: live.client_limit`) and `retry`."""
+        client = client_of(request)
+        try:
+            streams.check(client)
+        except LiveRefused as refused:
+            wait_ms = refused.retry_after_s * 1000
+            yield ServerSentEvent(comment=f"refused: {refused.rule}", retry=wait_ms)
+            return
+        with streams.hold(client):  # no await since the check: it holds
+            await _hub_ready(hub)
+            async with hub.subscribe(None) as sub:
+                async with hub.limited():
+                    # after subscribing: a change from now on is queued
+                    chosen, total = await reads.games_page(1, limit)
+                first = GamesResponse.of_page(chosen, 1, limit, total)
+                yield ServerSentEvent(
+                    event="games", data=first.model_dump(mode="json"), retry=RETRY_MS
+                )
+                while True:
+                    item = await sub.get()
+                    if isinstance(item, Delivery):  # FastAPI sends its own keep-alives
+                        raw = item.frame("game", _summary_json).decode()
+                        yield ServerSentEvent(event="game", id=item.change.entry_id, raw_data=raw)
 
     @router.get("/games/{game_id}/live", response_class=EventSourceResponse)
     @ends_cleanly

@@ -14,7 +14,14 @@ lines without their sources>}`. The first frame comes on connect; a client recon
 `: resumed` comment says so), else the current state at once. A keep-alive comment every
 `KEEPALIVE_S`. 404 `tournament.not_found` for a tournament with no events (before the stream
 starts). A storage fault while the stream runs ends it with a comment and `retry` (the
-browser reconnects), as the game SSE does. Source: issue brief (SSE for the tournament);
+browser reconnects), as the game SSE does.
+
+Bounds (`services.doors.push.holds`): the process follows at most `max_tournaments` at once
+(503 `tournament.watch_full`), one client at most `per_client` of them
+(`SCORELEDGER_WATCH_PER_CLIENT`, 429 `tournament.watch_client_limit`) and at most
+`SCORELEDGER_LIVE_PER_CLIENT` streams (429 `live.client_limit`): one client cannot take every
+slot. A bound reached between the check and the stream's start ends the stream at once with a
+comment and `retry`. Source: issue brief (SSE for the tournament);
 WHATWG HTML §9.2 (`Last-Event-ID`).
 """
 
@@ -27,13 +34,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path
+from fastapi import APIRouter, Header, Path, Request
 from fastapi.responses import StreamingResponse
 from fastapi.sse import format_sse_event
 
 from domain.tournament.standings import standings
 from domain.tournament.state import TournamentState
 from services.doors.asgi.http_errors import log, storage_fault
+from services.doors.asgi.replaylimits import client_of
+from services.doors.push.holds import ClientHolds, LiveRefused
 from services.platform.problems import RETRY_AFTER_S, ProblemResponse, problem, problem_responses
 from services.usecases.readmodels.tournament_view import summary
 from services.usecases.tournaments import Tournaments, UnknownTournament
@@ -42,6 +51,8 @@ RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
 KEEPALIVE_S = 15.0
 """A comment this often keeps proxies from closing a quiet stream."""
+LOCAL = "local"
+"""The client of a subscriber that is no remote client (a test, the CLI)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,13 +106,24 @@ class TournamentWatch:
 
     `poll_s`: seconds between version reads of a watched tournament. `max_tournaments`: at
     most this many tournaments watched at once by this process (`subscribe` raises
-    `WatchFull` beyond it, answered 503)."""
+    `WatchFull` beyond it, answered 503). `per_client`: at most this many of them followed by
+    one client at once (`subscribe` raises `LiveRefused`, answered 429)."""
 
-    def __init__(self, cases: Tournaments, poll_s: float = 0.5, max_tournaments: int = 200) -> None:
+    SETTING = "SCORELEDGER_WATCH_PER_CLIENT"
+
+    def __init__(
+        self,
+        cases: Tournaments,
+        poll_s: float = 0.5,
+        max_tournaments: int = 200,
+        per_client: int = 20,
+    ) -> None:
         self.cases = cases
         self.poll_s = poll_s
         self.max_tournaments = max_tournaments
+        self.per_client = per_client
         self._watched: dict[str, _Watched] = {}
+        self._followed: dict[str, dict[str, int]] = {}  # client -> tournament -> its streams
 
     async def render(self, tournament_id: str) -> Frame:
         """The current state's frame (folded now; the last one reused when still current).
@@ -138,20 +160,44 @@ class TournamentWatch:
         """True when following `tournament_id` would pass `max_tournaments`."""
         return tournament_id not in self._watched and len(self._watched) >= self.max_tournaments
 
+    def check(self, tournament_id: str, client: str) -> None:
+        """Raises `LiveRefused("tournament.watch_client_limit")` when `client` follows
+        `per_client` other tournaments, `WatchFull` when following `tournament_id` would pass
+        `max_tournaments`."""
+        followed = self._followed.get(client, {})
+        if tournament_id not in followed and len(followed) >= self.per_client:
+            raise LiveRefused(
+                "tournament.watch_client_limit",
+                self.SETTING,
+                self.per_client,
+                f"this client follows {self.per_client} tournaments already; close one first",
+            )
+        if self.full_for(tournament_id):
+            raise WatchFull(self.max_tournaments)
+
     @asynccontextmanager
-    async def subscribe(self, tournament_id: str) -> AsyncIterator[asyncio.Queue[Frame]]:
-        """A queue receiving each new frame of `tournament_id` while the block runs."""
+    async def subscribe(
+        self, tournament_id: str, client: str = LOCAL
+    ) -> AsyncIterator[asyncio.Queue[Frame]]:
+        """A queue receiving each new frame of `tournament_id` while the block runs, followed
+        by `client`. Raises `LiveRefused` or `WatchFull` (`check`)."""
+        self.check(tournament_id, client)
         watched = self._watched.get(tournament_id)
         if watched is None:
-            if self.full_for(tournament_id):
-                raise WatchFull(self.max_tournaments)
             watched = self._watched[tournament_id] = _Watched()
             watched.task = asyncio.create_task(self._poll(tournament_id, watched))
         queue: asyncio.Queue[Frame] = asyncio.Queue(maxsize=1)
         watched.queues.add(queue)
+        followed = self._followed.setdefault(client, {})
+        followed[tournament_id] = followed.get(tournament_id, 0) + 1
         try:
             yield queue
         finally:
+            followed[tournament_id] -= 1
+            if not followed[tournament_id]:
+                del followed[tournament_id]
+                if not followed and self._followed.get(client) is followed:
+                    del self._followed[client]
             watched.queues.discard(queue)
             if not watched.queues and self._watched.get(tournament_id) is watched:
                 del self._watched[tournament_id]
@@ -200,10 +246,26 @@ class WatchFull(Exception):
 
 
 async def _frames(
-    watch: TournamentWatch, tournament_id: str, last_event_id: str | None
+    watch: TournamentWatch,
+    streams: ClientHolds,
+    tournament_id: str,
+    client: str,
+    last_event_id: str | None,
 ) -> AsyncIterator[bytes]:
     try:
-        async with watch.subscribe(tournament_id) as queue:
+        with streams.hold(client):
+            async for chunk in _followed(watch, tournament_id, client, last_event_id):
+                yield chunk
+    except (LiveRefused, WatchFull) as refused:  # taken since the route's check
+        rule = refused.rule if isinstance(refused, LiveRefused) else "tournament.watch_full"
+        yield format_sse_event(comment=f"refused: {rule}", retry=RETRY_AFTER_S * 1000)
+
+
+async def _followed(
+    watch: TournamentWatch, tournament_id: str, client: str, last_event_id: str | None
+) -> AsyncIterator[bytes]:
+    try:
+        async with watch.subscribe(tournament_id, client) as queue:
             first = await watch.render(tournament_id)
             if last_event_id is not None and last_event_id.strip() == str(first.seq):
                 yield format_sse_event(comment="resumed", retry=RETRY_MS)
@@ -246,12 +308,13 @@ _SSE_DOC: dict[int | str, dict[str, Any]] = {
             }
         },
     },
-    **problem_responses(404, 503),
+    **problem_responses(404, 429, 503),
 }
 
 
-def tournament_push_router(watch: TournamentWatch) -> APIRouter:
-    """`GET /tournaments/{tournament_id}/live`, bound to the process's tournament watch."""
+def tournament_push_router(watch: TournamentWatch, streams: ClientHolds) -> APIRouter:
+    """`GET /tournaments/{tournament_id}/live`, bound to the process's tournament watch and
+    its per-client count of live streams (shared with the game streams)."""
     router = APIRouter(tags=["live"])
 
     @router.get(
@@ -260,6 +323,7 @@ def tournament_push_router(watch: TournamentWatch) -> APIRouter:
         responses=_SSE_DOC,
     )
     async def tournament_live(
+        request: Request,
         tournament_id: Annotated[str, Path(max_length=64, description="the tournament id")],
         last_event_id: Annotated[
             str | None, Header(max_length=32, description="resume after this seq")
@@ -267,16 +331,22 @@ def tournament_push_router(watch: TournamentWatch) -> APIRouter:
     ) -> StreamingResponse | ProblemResponse:
         """Live state of one tournament: seating, results, approvals and standings, one
         frame per change (see `services.doors.push.tournaments` for the frame and resume rule);
-        404 `tournament.not_found` for a tournament with no events."""
+        404 `tournament.not_found` for a tournament with no events; 429
+        `live.client_limit` / `tournament.watch_client_limit` past this client's share, 503
+        `tournament.watch_full` past the process's."""
         if await watch.cases.log.version(tournament_id) == 0:
             message = "no such tournament"
             return ProblemResponse(problem(404, "tournament.not_found", "tournament_id", message))
-        if watch.full_for(tournament_id):
+        client = client_of(request)
+        streams.check(client)  # LiveRefused: the app's 429 problem
+        try:
+            watch.check(tournament_id, client)
+        except WatchFull:
             message = f"this process already follows {watch.max_tournaments} tournaments"
             busy = problem(503, "tournament.watch_full", None, message)
             return ProblemResponse(busy, headers={"Retry-After": str(RETRY_AFTER_S)})
         return StreamingResponse(
-            _frames(watch, tournament_id, last_event_id),
+            _frames(watch, streams, tournament_id, client, last_event_id),
             media_type="text/event-stream; charset=utf-8",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

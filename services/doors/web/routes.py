@@ -32,7 +32,7 @@ from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.doors.asgi.replaylimits import client_of, replay_responses
-from services.doors.web.qr import phone_url, qr_svg
+from services.doors.web.qr import phone_url, qr_response
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
@@ -100,21 +100,17 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     @router.get(
         "/games/{game_id}/qr.svg",
         response_class=Response,
-        responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(404)},
+        responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(400, 404, 503)},
     )
     async def game_qr(game_id: str, request: Request) -> Response:
         """The QR code (SVG, scalable) that opens the game's phone view `{base}/games/{id}`,
         `base` being `SCORELEDGER_PUBLIC_URL` when set, else the origin this request came to
-        (the TV's); the URL is also in `X-QR-URL`. 404 `game_not_found`."""
+        (the TV's); the URL is also in `X-QR-URL`. 404 `game_not_found`, 400 `qr.host` (a Host
+        that is no host name), 503 `qr.busy` (`services.doors.web.qr`)."""
         if await reads.log.version(game_id) == 0:
             raise NotFound("game_not_found", f"no game {game_id[:64]!r}", "game_id")
-        base = str(settings.public_url or request.base_url)  # read per request
-        url = phone_url(base, game_id)
-        return Response(
-            qr_svg(url),
-            media_type="image/svg+xml",
-            headers={"Cache-Control": "max-age=300", "X-QR-URL": url},
-        )
+        # public_url read per request
+        return await qr_response(settings.public_url, request, lambda b: phone_url(b, game_id))
 
     @router.get("/overlay/games/{game_id}", include_in_schema=False)
     async def overlay_page(game_id: str) -> FileResponse:

@@ -26,7 +26,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 
-from services.doors.web.qr import qr_svg
+from services.doors.web.qr import qr_response
 from services.doors.web.routes import STATIC
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.settings import QuerySettings
@@ -116,21 +116,19 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
         "/tournaments/{tournament_id}/qr.svg",
         response_model=None,
         response_class=Response,
-        responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(404)},
+        responses={200: {"content": {"image/svg+xml": {}}}, **problem_responses(400, 404, 503)},
     )
     async def tournament_qr(tournament_id: Tid, request: Request) -> Response:
         """The QR code (SVG) that opens the tournament's phone view
         `{base}/tournaments/{id}/me`, `base` being `SCORELEDGER_PUBLIC_URL` when set, else the
-        origin this request came to (the room screen's). 404 `tournament.not_found`."""
+        origin this request came to (the room screen's). 404 `tournament.not_found`, 400
+        `qr.host`, 503 `qr.busy` (`services.doors.web.qr`)."""
         if await cases.log.version(tournament_id) == 0:
             missing = problem(404, "tournament.not_found", "tournament_id", "no such tournament")
             return ProblemResponse(missing)
         public = settings.public_url if settings is not None else None
-        url = tournament_phone_url(str(public or request.base_url), tournament_id)
-        return Response(
-            qr_svg(url),
-            media_type="image/svg+xml",
-            headers={"Cache-Control": "max-age=300", "X-QR-URL": url},
+        return await qr_response(
+            public, request, lambda base: tournament_phone_url(base, tournament_id)
         )
 
     return router

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from services.ports.webhooks import (
     Delivery,
@@ -27,6 +27,7 @@ from services.ports.webhooks import (
     Secret,
     TransportError,
     WebhookStore,
+    non_public_host,
 )
 from services.usecases.webhooks.deliver import Sender
 from services.usecases.webhooks.dispatch import Bounds
@@ -54,13 +55,38 @@ def endpoint_id(url: str) -> str:
     return "ep_" + hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
-def check_url(url: str) -> str:
+def check_url(url: str, allow_private: bool = False) -> str:
     """`url` if it is an absolute http(s) URL of at most 2000 characters, else
-    `WebhookRefused("webhook.url")`."""
-    parts = urlsplit(url)
-    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise WebhookRefused("webhook.url", f"not an http(s) URL of at most {MAX_URL} characters")
+    `WebhookRefused("webhook.url")`; a local name or a non-public address as its host
+    (loopback, private, link-local, ...: `services.ports.webhooks.non_public`) is
+    `WebhookRefused("webhook.private_address")` unless `allow_private`
+    (`SCORELEDGER_WEBHOOK_ALLOW_PRIVATE`). A DNS name is checked again when sent, by what it
+    resolves to."""
+    bad = WebhookRefused("webhook.url", f"not an http(s) URL of at most {MAX_URL} characters")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        raise bad from None
+    if len(url) > MAX_URL or parts.scheme not in ("http", "https") or not host:
+        raise bad
+    if not allow_private and non_public_host(host):
+        raise WebhookRefused(
+            "webhook.private_address",
+            f"{host[:100]} is a loopback, private or link-local address; an operator allows "
+            "those with SCORELEDGER_WEBHOOK_ALLOW_PRIVATE",
+        )
     return url
+
+
+def masked_url(url: str) -> str:
+    """`url` with the credentials of its authority (`user:password@`) shown as `***@`, for
+    every listing and message."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"***@{host}"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +98,8 @@ class TestResult:
 
 
 class WebhookAdmin:
-    """The operator's use case over `store`; `sender` sends test events. `clock`: Unix seconds."""
+    """The operator's use case over `store`; `sender` sends test events. `clock`: Unix seconds.
+    `allow_private`: endpoints may target loopback, private and link-local addresses."""
 
     def __init__(
         self,
@@ -80,17 +107,19 @@ class WebhookAdmin:
         sender: Sender,
         bounds: Bounds,
         clock: Callable[[], float] = time.time,
+        allow_private: bool = False,
     ) -> None:
         self.store = store
         self.sender = sender
         self.bounds = bounds
         self.clock = clock
+        self.allow_private = allow_private
 
     async def add(self, url: str, game_id: str | None, events: Sequence[str]) -> Endpoint:
         """A new endpoint for `url` (one game or all, `events` of `messages.TYPES`, empty: all)
         with a fresh secret. Raises `WebhookRefused` (`webhook.url`, `webhook.events`,
-        `webhook.exists`)."""
-        check_url(url)
+        `webhook.exists`, `webhook.private_address`)."""
+        check_url(url, self.allow_private)
         unknown = sorted(set(events) - set(TYPES))
         if unknown:
             raise WebhookRefused(

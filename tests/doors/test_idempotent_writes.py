@@ -1,0 +1,191 @@
+"""Tournament writes with an `Idempotency-Key`: a retry after `503 append.replicas_unconfirmed`
+(the write stored on the primary, not acknowledged) answers as the write would have (same
+status and body), including a seating's table games; the same key with another request is
+refused 422 `idempotency.key_reused`. Before, the retry of a stored write answered 409
+`tournament.already_created`, 422 `tournament.player_exists` or `tournament.round_open`, and a
+seating's table games existed only after `POST /rounds/1/games`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.bootstrap import UseCases, memory_ports, use_cases
+from services.platform.settings import ServiceSettings
+from services.ports.errors import ReplicasUnconfirmed
+from tests.doors.test_tournament_tables_http import PLAYERS, app_of
+from tests.doors.test_tournaments_http import AUTH
+
+NEW = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 2}
+
+
+class Flaky:
+    """The tournament log's append, stored and then refused with `ReplicasUnconfirmed` for the
+    next `armed` appends (what too few replicas do)."""
+
+    def __init__(self, cases: UseCases) -> None:
+        self.log = cases.tournaments.log
+        self.append = self.log.append
+        self.armed = 0
+        self.log.append = self._append  # type: ignore[method-assign]
+
+    async def _append(self, stream_id: str, events: Sequence[Any], credential: Any = None) -> Any:
+        result = await self.append(stream_id, events, credential)
+        if self.armed:
+            self.armed -= 1
+            raise ReplicasUnconfirmed(1, 0)
+        return result
+
+
+@pytest.fixture
+def cases() -> UseCases:
+    return use_cases(memory_ports(4), ServiceSettings())
+
+
+@pytest.fixture
+def flaky(cases: UseCases) -> Flaky:
+    return Flaky(cases)
+
+
+@pytest.fixture
+def http(cases: UseCases) -> Iterator[TestClient]:
+    with TestClient(app_of(cases)) as client:
+        yield client
+
+
+def keyed(key: str) -> dict[str, str]:
+    return {**AUTH, "Idempotency-Key": key}
+
+
+def post_twice(
+    http: TestClient, flaky: Flaky, url: str, key: str, **kw: Any
+) -> tuple[Any, Any, Any]:
+    """The write under a 503, its retry, and the retry's retry (all with `key`)."""
+    flaky.armed = 1
+    first = http.post(url, headers=keyed(key), **kw)
+    assert first.status_code == 503, first.text
+    assert first.json()["rule"] == "append.replicas_unconfirmed"
+    assert "Idempotency-Key" in first.json()["detail"]  # the advice holds for this route
+    return first, http.post(url, headers=keyed(key), **kw), http.post(url, headers=keyed(key), **kw)
+
+
+def test_a_creation_retried_after_a_503_answers_201(http: TestClient, flaky: Flaky) -> None:
+    _, again, third = post_twice(http, flaky, "/tournaments", "k-create", json=NEW)
+    assert (again.status_code, again.json()) == (201, {"tournament_id": "cup", "version": 1})
+    assert (third.status_code, third.json()) == (201, again.json())
+    assert http.get("/tournaments/cup").json()["seq"] == 1  # stored once
+
+
+def test_a_registration_retried_after_a_503_answers_as_the_write(
+    http: TestClient, flaky: Flaky
+) -> None:
+    assert http.post("/tournaments", json=NEW, headers=AUTH).status_code == 201
+    body = {"player_id": "p1", "name": "Mira"}
+    _, again, third = post_twice(http, flaky, "/tournaments/cup/players", "k-p1", json=body)
+    assert (again.status_code, again.json()) == (201, {"tournament_id": "cup", "version": 2})
+    assert (third.status_code, third.json()) == (201, again.json())
+    # the key names that request: another body under it is refused, nothing stored
+    other = http.post(
+        "/tournaments/cup/players",
+        json={"player_id": "p2", "name": "Ansel"},
+        headers=keyed("k-p1"),
+    )
+    assert other.status_code == 422
+    assert (other.json()["rule"], other.json()["field"]) == (
+        "idempotency.key_reused",
+        "idempotency-key",
+    )
+    assert http.get("/tournaments/cup").json()["seq"] == 2
+    # without a key the retry is a new request, refused by the rules as before
+    plain = http.post("/tournaments/cup/players", json=body, headers=AUTH)
+    assert plain.json()["rule"] == "tournament.player_exists"
+
+
+def test_a_seating_retried_after_a_503_answers_with_its_table_games(
+    http: TestClient, flaky: Flaky, cases: UseCases
+) -> None:
+    assert http.post("/tournaments", json=NEW, headers=AUTH).status_code == 201
+    for pid in PLAYERS:
+        body = {"player_id": pid, "name": pid.upper()}
+        assert http.post("/tournaments/cup/players", json=body, headers=AUTH).status_code == 201
+    _, again, third = post_twice(http, flaky, "/tournaments/cup/rounds", "k-seat-1")
+    assert again.status_code == 201, again.text
+    assert third.json() == again.json()
+    seated = again.json()
+    assert seated["round"] == 1
+    assert [len(t["players"]) for t in seated["tables"]] == [4, 3]
+    for table in seated["tables"]:
+        assert table["game_refused"] is None
+        assert table["game_token"]
+        # the table's game exists now (before, only after POST /rounds/1/games)
+        assert asyncio.run(cases.reads.log.version(table["game_id"])) >= 1
+    assert len(http.get("/tournaments/cup").json()["rounds"]) == 1
+    # another write under the seating's key is refused
+    refused = http.post(
+        "/tournaments/cup/players", json={"player_id": "p9", "name": "Z"}, headers=keyed("k-seat-1")
+    )
+    assert refused.json()["rule"] == "idempotency.key_reused"
+
+
+def test_a_judge_and_a_drop_retried_after_a_503(http: TestClient, flaky: Flaky) -> None:
+    assert http.post("/tournaments", json=NEW, headers=AUTH).status_code == 201
+    for pid in ("p1", "p2", "p3"):
+        body = {"player_id": pid, "name": pid}
+        assert http.post("/tournaments/cup/players", json=body, headers=AUTH).status_code == 201
+    judge = {"judge_id": "j1", "name": "Jo"}
+    _, again, third = post_twice(http, flaky, "/tournaments/cup/judges", "k-j1", json=judge)
+    assert again.status_code == 201, again.text
+    assert again.json()["version"] == 5
+    assert third.json() == again.json()
+    flaky.armed = 1
+    url = "/tournaments/cup/players/p3"
+    assert http.delete(url, headers=keyed("k-drop")).status_code == 503
+    retried = http.delete(url, headers=keyed("k-drop"))
+    assert (retried.status_code, retried.json()["version"]) == (200, 6)
+
+
+def test_a_bad_key_is_refused_naming_the_header(http: TestClient) -> None:
+    answer = http.post("/tournaments", json=NEW, headers=keyed("k" * 201))
+    assert answer.status_code == 422
+    assert "idempotency" in answer.text.lower()
+
+
+def test_league_writes_retried_after_a_503_answer_as_stored(cases: UseCases) -> None:
+    # Before: the creation's retry was 409 league.already_created, and an addition's retry
+    # appended the addition a second time (a new version).
+    from tests.doors.test_leagues_http import LEAGUE, league_app, single_game
+
+    league = cases.leagues.log
+    real = league.append
+    armed = [0]
+
+    async def append(stream_id: str, events: Sequence[Any], credential: Any = None) -> Any:
+        result = await real(stream_id, events, credential)
+        if armed[0]:
+            armed[0] -= 1
+            raise ReplicasUnconfirmed(1, 0)
+        return result
+
+    league.append = append  # type: ignore[method-assign]
+    with TestClient(league_app(cases)) as http:
+        single_game(http, "friday-1")
+        for url, body, key, status, version in (
+            ("/leagues", LEAGUE, "k-league", 201, 1),
+            ("/leagues/club/games", {"game_id": "friday-1"}, "k-add", 200, 2),
+        ):
+            armed[0] = 1
+            assert http.post(url, json=body, headers=keyed(key)).status_code == 503
+            again = http.post(url, json=body, headers=keyed(key))
+            assert (again.status_code, again.json()) == (
+                status,
+                {"league_id": "club", "version": version},
+            )
+        assert http.get("/leagues/club").json()["seq"] == 2
+        reused = http.post(
+            "/leagues/club/tournaments", json={"tournament_id": "x"}, headers=keyed("k-add")
+        )
+        assert reused.json()["rule"] == "idempotency.key_reused"
