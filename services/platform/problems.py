@@ -30,6 +30,9 @@ QUOTE_CHARS = 40
 MAX_DETAIL_CHARS = 1200
 """Most characters of a problem's `detail` (a refusal lists what is valid, bounded in bytes)."""
 MAX_FIELD_CHARS = 120
+MAX_ERRORS = 10
+"""Most schema errors a 422 lists (the rest are counted in `detail`)."""
+MAX_MSG_CHARS = 120
 
 
 class Problem(BaseModel):
@@ -110,6 +113,25 @@ def from_rule_violation(error: RuleViolation, *, index: int | None = None) -> Pr
     return problem(422, error.rule, error.field, error.message, index=index)
 
 
+def bounded_errors(errors: Any) -> list[dict[str, Any]]:
+    """At most `MAX_ERRORS` of `errors` (pydantic's error dicts), each only `type`, `loc`
+    (str/int parts, at most 120 characters each) and `msg` (clipped): nothing of the input.
+    The `errors` member of every 422 that lists schema errors, on every door."""
+    out: list[dict[str, Any]] = []
+    for error in list(errors or [])[:MAX_ERRORS]:
+        if not isinstance(error, dict):
+            continue
+        loc = [p if isinstance(p, int) else str(p)[:MAX_MSG_CHARS] for p in error.get("loc", ())]
+        out.append(
+            {
+                "type": str(error.get("type", ""))[:MAX_MSG_CHARS],
+                "loc": loc[:20],
+                "msg": str(error.get("msg", ""))[:MAX_MSG_CHARS],
+            }
+        )
+    return out
+
+
 def _field_of(loc: tuple[int | str, ...]) -> str:
     # The discriminated union adds the tag (`game.ended`) to loc; it is not a field.
     parts = [str(p) for p in loc if not (isinstance(p, str) and "." in p)]
@@ -119,7 +141,8 @@ def _field_of(loc: tuple[int | str, ...]) -> str:
 def from_validation_error(
     error: ValidationError, *, index: int | None = None, rule: str = "contract.invalid"
 ) -> Problem:
-    """422 for input that does not match the contract: the first error's field and message.
+    """422 for input that does not match the contract: the first error's field and message,
+    and `errors` (`bounded_errors`: each error's type, loc and clipped msg).
 
     pydantic messages can embed the input (an unknown union tag is quoted whole); that message
     is rewritten with `quote`, and no other input is included.
@@ -138,7 +161,8 @@ def from_validation_error(
     more = error.error_count() - 1
     if more:
         message += f" (and {more} more error{'s' if more > 1 else ''})"
-    return problem(422, rule, field, message, index=index)
+    errors = bounded_errors(error.errors(include_url=False, include_input=False))
+    return problem(422, rule, field, message, index=index, errors=errors)
 
 
 def internal_error() -> Problem:

@@ -47,17 +47,19 @@ class Entry:
     raw: bytes | None
 
 
-def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch) -> Refusal:
+def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch, batch: bool) -> Refusal:
+    """The refusal of `error`; `batch`: the body was a JSON array (its `index` is kept; one
+    envelope is not a batch, as `parse_events` says)."""
     if isinstance(error, RuleViolation):
-        return Refusal.of_rule(error)
+        return Refusal.of_rule(error, batch)
     if isinstance(error, VersionConflict):
-        return Refusal.of_conflict(error)
+        return Refusal.of_conflict(error, batch)
     return Refusal("forbidden", "auth.token_rejected", str(error), None)
 
 
-def _recorded(grant: Grant, outcome: Outcome) -> Recorded:
+def _recorded(grant: Grant, outcome: Outcome, batch: bool) -> Recorded:
     if not isinstance(outcome, AppendResult):
-        raise _refusal(outcome)
+        raise _refusal(outcome, batch)
     created = grant.creating and any(e.seq == 1 and not e.duplicate for e in outcome.events)
     return Recorded(outcome, grant.token if created else None)
 
@@ -93,18 +95,20 @@ class Record:
         grant = self.authorizer.check(
             game_id, found, proof, generate=True, token_field="authorization"
         )
-        events = parse_body(await body(), "body")
+        raw = await body()
+        events = parse_body(raw, "body")
+        batch = raw.lstrip()[:1] == b"["
         try:
             outcome: Outcome = await self.checked.append(
                 game_id, events, grant.credential, found.version
             )
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
+            raise _refusal(error, batch) from None
         except ReplicasUnconfirmed as unconfirmed:
             if grant.creating and grant.generated:
                 unconfirmed.write_token = grant.token  # the game exists with this token now
             raise
-        return _recorded(grant, outcome)
+        return _recorded(grant, outcome, batch)
 
     async def record_entries(self, entries: Sequence[Entry]) -> list[Recorded | Refusal]:
         """Record inbox entries in order; one outcome per entry. Each entry names its game
@@ -156,7 +160,7 @@ class Record:
         )
         for (i, grant, _), outcome in zip(accepted, outcomes, strict=True):
             try:
-                out[i] = _recorded(grant, outcome)
+                out[i] = _recorded(grant, outcome, isinstance(bodies[i], list))
             except Refusal as refusal:
                 out[i] = refusal
         return [o for o in out if o is not None]
