@@ -26,6 +26,9 @@ from services.doors.ingest.http import ingest_router
 from services.doors.ingest.inbox import Inbox
 from services.doors.ingest.inbox_entry import game_of_entry
 from services.platform.settings import ServiceSettings
+from services.ports.errors import VersionConflict
+from services.usecases.check import first_fresh
+from services.usecases.plan import Plan
 from tests.pipeline.factory import corrected, game_log
 
 TOKEN = "owner-of-g1-chose-this-token-0123456789"
@@ -140,3 +143,14 @@ async def test_an_oversized_inbox_entry_names_the_field_and_says_why(doors: Door
     assert reason["message"] == "an inbox entry is limited to 4096 bytes, as a request body"
     assert reason["detail"] == reason["message"]
     assert set(PROBLEM_MEMBERS[:6]) <= set(reason)
+
+
+def test_a_conflict_the_log_itself_refuses_names_the_first_new_event() -> None:
+    """The append's own version check (another writer landed between the plan and the append)
+    knows no batch: the conflict is given the position of the plan's first new event."""
+    log = game_log("g1", 4)
+    plan = Plan("g1", log, None, None, fresh=list(log[2:]))  # seqs 1, 2 known, 3, 4 new
+    conflict = first_fresh(plan, VersionConflict(2, 3))
+    assert (conflict.index, conflict.expected, conflict.actual) == (2, 2, 3)
+    kept = first_fresh(plan, VersionConflict(2, 3, index=0))  # one already named stays
+    assert kept.index == 0
