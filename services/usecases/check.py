@@ -114,6 +114,32 @@ class CheckedAppend:
             # (a second mismatch, another writer again, is raised as the VersionConflict it is)
             return await self._append(await self._check(game_id, events, stored=True), credential)
 
+    async def dry_run(
+        self, game_id: str, events: Sequence[Envelope], known_version: int | None = None
+    ) -> AppendResult:
+        """What `append` would answer for `events` now, nothing stored: the same check on the
+        same state, each event's position (a duplicate's original seq) and the version after
+        it. No replica wait and no cached state of the batch (the cache holds stored states
+        only). `feed_id` is None: nothing was written to a feed.
+
+        Raises:
+            RuleViolation, VersionConflict: as `append` (a write racing this one may still
+                decide otherwise: the dry run reads, it does not reserve).
+        """
+        plan = await self._check(game_id, events, known_version)
+        out: list[AppendedEvent] = []
+        seen: set[str] = set()
+        for event in plan.events:
+            key = str(event.event_id)
+            if event.event_id in plan.added and key not in seen:
+                seen.add(key)
+                out.append(AppendedEvent(key, event.seq, None, False))
+            else:
+                seq = plan.added.get(event.event_id) or plan.base_ids[event.event_id]
+                out.append(AppendedEvent(key, seq, None, True))
+        version = plan.fresh[-1].seq if plan.fresh else await self._version(plan)
+        return AppendResult(events=tuple(out), version=version)
+
     async def _check(
         self,
         game_id: str,

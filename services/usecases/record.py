@@ -80,10 +80,15 @@ class Record:
         self.checked = checked
         self.authorizer = authorizer
 
-    async def record(self, game_id: str, proof: WriteProof, body: BodySource) -> Recorded:
+    async def record(
+        self, game_id: str, proof: WriteProof, body: BodySource, *, dry_run: bool = False
+    ) -> Recorded:
         """Record one write to `game_id` (HTTP): `body()` gives one envelope JSON or an array.
 
         A creation without a token gets a generated one (`Recorded.write_token`).
+        `dry_run`: authorize, parse and check exactly as the write, answer what it would
+        (`CheckedAppend.dry_run`), store nothing; a chosen token is echoed as the write
+        echoes it, a generated one is not handed back (nothing stores it).
 
         Raises:
             Refusal: `unauthorized` / `forbidden` (checked first: the body is not parsed),
@@ -99,6 +104,11 @@ class Record:
         events = parse_body(raw, "body")
         batch = raw.lstrip()[:1] == b"["
         try:
+            if dry_run:
+                tried = _recorded(
+                    grant, await self.checked.dry_run(game_id, events, found.version), batch
+                )
+                return tried if not grant.generated else Recorded(tried.result)
             outcome: Outcome = await self.checked.append(
                 game_id, events, grant.credential, found.version
             )
