@@ -116,6 +116,9 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
         a no-op answered with its original seq (`duplicate: true`): a creator whose 201 was
         lost retries with the token it chose.
 
+        Every refusal is an RFC 9457 problem naming its `rule`; every rule id this route can
+        send, with its status, is listed in the published `rules.json` beside this document.
+
         `?dry_run=true` checks the write (token, schema, the game's rules, seqs) on the game
         as it is and answers as the write would, 200 instead of 201, storing nothing.
         """
