@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, model_validator
 
-from contracts.common import GameStartedBase
+from contracts.common import GameStartedBase, Player
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
 TrickId = Annotated[str, StringConstraints(pattern=r"^(T[0-9]{2}|X-[A-Za-z0-9_-]{1,24})$")]
@@ -211,11 +211,17 @@ class ExtraTrick(_Frozen):
     source: NonEmptyText
 
 
+MAX_PLAYERS = 4
+"""Trickerion seats 1 to 4 players (the rule book's player count): the schema's bound and the
+rules' (`domain.trickerion.state.start_state`), one constant."""
+
+
 class TrickerionGameStarted(GameStartedBase):
-    """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options;
-    `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
+    """A Trickerion game starts: 1 to 4 players (each with a starting `initiative` 1..N) and
+    options; `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "trickerion.game_started"
+    players: tuple[Player, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
     options: TrickerionOptions = TrickerionOptions()
     joined_in_progress: JoinedInProgress | None = None
     extra_tricks: tuple[ExtraTrick, ...] = Field(default=(), max_length=24)
