@@ -16,9 +16,10 @@ from services.doors.query.openapi import COMMITTED
 from services.platform.settings import ServiceSettings
 
 FULL = Roles(inbox=False)
-MAX_OPENAPI_BYTES = 330_000
+MAX_OPENAPI_BYTES = 340_000
 """The committed document's bound (it was 564,820 bytes with the problem shape inlined in
-every answer; 323,813 with it defined once and the plain answers shared)."""
+every answer; 323,813 with it defined once and the plain answers shared; 333,419 with the
+catalogue's card ids listed)."""
 
 
 def resolved(document: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
