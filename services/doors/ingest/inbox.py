@@ -12,7 +12,8 @@ JSON array of envelopes of one game), `token` (the game's write token; an entry 
 game carries the token its creator chose) and, where the deployment requires one,
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
-the raw body and the refusal's kind/rule/field/message (never a token). Everything it asks of
+the raw body and the refusal's kind/rule/field/message plus the problem members HTTP would
+answer (`letter_reason`; never a token). Everything it asks of
 the stream (acks, a game's older pending entries, holds, trimming) goes through the
 `InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
