@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from contracts.common import GameStartedBase
+from contracts.common import GameStartedBase, Player
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
 ExperienceKind = Literal["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]
@@ -123,11 +123,17 @@ class PenumbraJoinedInProgress(BaseModel):
     players: tuple[WizardNow, ...] = Field(min_length=1, max_length=4)
 
 
+MAX_PLAYERS = 4
+"""Penumbra seats 1 to 4 players (S7): the schema's bound and the rules' (`domain.penumbra`),
+one constant."""
+
+
 class PenumbraGameStarted(GameStartedBase):
     """A Penumbra game starts (1-4 players, S7) with its ruleset options; `joined_in_progress`
     when scoring starts mid-game (see `PenumbraJoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "penumbra.game_started"
+    players: tuple[Player, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
     options: PenumbraOptions = PenumbraOptions()
     joined_in_progress: PenumbraJoinedInProgress | None = None
 

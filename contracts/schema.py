@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -34,13 +35,37 @@ def _dump(schema: dict[str, object]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def tagged(union: dict[str, Any]) -> dict[str, Any]:
+    """`union` (pydantic's `oneOf` of every event type with an OpenAPI `discriminator`, a
+    keyword JSON Schema validators ignore) as a tagged union standard validators read: `type`
+    one of the known values, then one `if type is X then X's schema` per type. One bad field
+    of an event gives one error naming it (with `oneOf`, one per event type). The per-type
+    schemas stay in `$defs`; `oneOf` and `discriminator` are gone."""
+    mapping: dict[str, str] = union.pop("discriminator")["mapping"]
+    union.pop("oneOf")
+    tag = {"type": {"enum": sorted(mapping)}}
+    return {
+        **union,
+        "type": "object",
+        "required": ["type"],
+        "properties": tag,
+        "allOf": [
+            {
+                "if": {"properties": {"type": {"const": wire_type}}, "required": ["type"]},
+                "then": {"$ref": ref},
+            }
+            for wire_type, ref in sorted(mapping.items())
+        ],
+    }
+
+
 def generate_json_schemas() -> dict[str, str]:
     """File name -> JSON Schema text: `event.json` (any event, discriminated on `type`) and
     one `<wire type>.json` per event type of the registered games (`contracts.games`); the
     same for tournament and league streams (`tournament.event.json`, `tournament.*.json`,
     `league.event.json`, `league.*.json`)."""
     files: dict[str, str] = {}
-    union = TypeAdapter(events.AnyEvent).json_schema(mode="validation")
+    union = tagged(TypeAdapter(events.AnyEvent).json_schema(mode="validation"))
     union["$id"] = SCHEMA_ID_BASE + "event.json"
     union["title"] = "scoreledger event (any type)"
     files["event.json"] = _dump(union)
@@ -48,7 +73,7 @@ def generate_json_schemas() -> dict[str, str]:
         schema = envelope.model_json_schema(mode="validation")
         schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
         files[f"{wire_type}.json"] = _dump(schema)
-    tournaments = TypeAdapter(tournament.AnyTournamentEvent).json_schema(mode="validation")
+    tournaments = tagged(TypeAdapter(tournament.AnyTournamentEvent).json_schema(mode="validation"))
     tournaments["$id"] = SCHEMA_ID_BASE + "tournament.event.json"
     tournaments["title"] = "scoreledger tournament event (any type)"
     files["tournament.event.json"] = _dump(tournaments)
@@ -56,7 +81,7 @@ def generate_json_schemas() -> dict[str, str]:
         schema = kind.model_json_schema(mode="validation")
         schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
         files[f"{wire_type}.json"] = _dump(schema)
-    leagues = TypeAdapter(league.AnyLeagueEvent).json_schema(mode="validation")
+    leagues = tagged(TypeAdapter(league.AnyLeagueEvent).json_schema(mode="validation"))
     leagues["$id"] = SCHEMA_ID_BASE + "league.event.json"
     leagues["title"] = "scoreledger league event (any type)"
     files["league.event.json"] = _dump(leagues)

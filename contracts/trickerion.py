@@ -11,17 +11,53 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StringConstraints,
+    WithJsonSchema,
+    model_validator,
+)
 
-from contracts.common import GameStartedBase
+from contracts import catalogue
+from contracts.common import GameStartedBase, Player
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
-TrickId = Annotated[str, StringConstraints(pattern=r"^(T[0-9]{2}|X-[A-Za-z0-9_-]{1,24})$")]
-"""A Trick card id: T01-T48 from the catalog (docs/rules/trickerion.md#level-3), or `X-...` for a
-card declared in the game start (`ExtraTrick`); unknown ids are rejected by the domain."""
+TRICK_IDS = tuple(sorted(t["id"] for t in catalogue.read("trickerion", "tricks.json")["tricks"]))
+"""The catalogue's Trick card ids (T01-T48), `contracts/catalogue/trickerion/tricks.json`."""
+PERFORMANCE_CARD_IDS = tuple(
+    sorted(p["id"] for p in catalogue.read("trickerion", "performances.json")["performances"])
+)
+"""The catalogue's Performance card ids (P01-P28), `.../performances.json`."""
+EXTRA_TRICK_PATTERN = r"^X-[A-Za-z0-9_-]{1,24}$"
 
-PerformanceCardId = Annotated[str, StringConstraints(pattern=r"^P[0-9]{2}$")]
-"""A Performance card id, P01-P28 (docs/rules/trickerion.md#level-3); unknown ids are rejected."""
+TrickId = Annotated[
+    str,
+    StringConstraints(pattern=r"^(T[0-9]{2}|X-[A-Za-z0-9_-]{1,24})$"),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "anyOf": [
+                {"enum": list(TRICK_IDS)},
+                {"pattern": EXTRA_TRICK_PATTERN},
+            ],
+        }
+    ),
+]
+"""A Trick card id: one of the catalogue's (docs/rules/trickerion.md#level-3), or `X-...` for a
+card declared in the game start (`ExtraTrick`). The schema lists the catalogue's ids; the
+service refuses an id outside it by the rule `trickerion.card.unknown_trick` (an `X-` id not
+declared in the game too)."""
+
+PerformanceCardId = Annotated[
+    str,
+    StringConstraints(pattern=r"^P[0-9]{2}$"),
+    WithJsonSchema({"type": "string", "enum": list(PERFORMANCE_CARD_IDS)}),
+]
+"""A Performance card id, one of the catalogue's (docs/rules/trickerion.md#level-3); the service
+refuses another by `trickerion.card.unknown_performance`."""
 
 Specialist = Literal["assistant", "manager", "engineer"]
 """The three Specialists (trickerion-scoring.md 'Theater specialists')."""
@@ -211,11 +247,17 @@ class ExtraTrick(_Frozen):
     source: NonEmptyText
 
 
+MAX_PLAYERS = 4
+"""Trickerion seats 1 to 4 players (the rule book's player count): the schema's bound and the
+rules' (`domain.trickerion.state.start_state`), one constant."""
+
+
 class TrickerionGameStarted(GameStartedBase):
-    """A Trickerion game starts: players (each with a starting `initiative` 1..N) and options;
-    `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
+    """A Trickerion game starts: 1 to 4 players (each with a starting `initiative` 1..N) and
+    options; `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "trickerion.game_started"
+    players: tuple[Player, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
     options: TrickerionOptions = TrickerionOptions()
     joined_in_progress: JoinedInProgress | None = None
     extra_tricks: tuple[ExtraTrick, ...] = Field(default=(), max_length=24)

@@ -10,12 +10,15 @@ class RuleViolation(ValueError):
         rule: a stable rule id, e.g. `trickerion.advertise.once_per_turn` or `log.seq_gap`.
         field: the event field at fault, dotted (`payload.trick_id`), or None.
         message: a sentence a referee can read.
+        index: the 0-based position in a written batch of the event at fault, set by the use
+            case that checked the batch (None: not known, or not a batch).
     """
 
     def __init__(self, rule: str, message: str, field: str | None = None) -> None:
         self.rule = rule
         self.field = field
         self.message = message
+        self.index: int | None = None
         where = f" [{field}]" if field else ""
         super().__init__(f"{rule}{where}: {message}")
 

@@ -34,9 +34,18 @@ def openapi_json() -> str:
     return document_text(build_app(Roles(inbox=False), ServiceSettings(_env_file=None)))
 
 
+def rules_json() -> str:
+    """`contracts/rules.json`: every rule id the game write route can send, read from the code
+    (`services.rule_ids`)."""
+    from services.rule_ids import rules_json as text
+
+    return text()
+
+
 GENERATED: dict[str, Callable[[], str]] = {
     "asyncapi.yaml": asyncapi_yaml,
     "openapi.json": openapi_json,
+    "rules.json": rules_json,
 }
 
 

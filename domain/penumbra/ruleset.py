@@ -13,6 +13,7 @@ from typing import Any
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
+from contracts.penumbra import MAX_PLAYERS as PENUMBRA_MAX_PLAYERS
 from contracts.penumbra import (
     ArcanaGained,
     ArcanaSpent,
@@ -49,7 +50,7 @@ from domain.penumbra.categories import (
 from domain.penumbra.state import PenumbraState, Tableau
 from domain.ruleset import Entries, Handler
 
-MAX_PLAYERS = 4
+MAX_PLAYERS = PENUMBRA_MAX_PLAYERS  # the contract's bound, one constant
 """Penumbra seats 1-4 players (docs/rules/penumbra.md#end-of-game)."""
 
 Move = Callable[[PenumbraState, Any], PenumbraState]

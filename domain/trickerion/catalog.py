@@ -1,6 +1,7 @@
 """The card catalog: 48 Trick cards, 28 Performance cards and the characters, loaded from JSON.
 
-Data files live in `domain/trickerion/data/` and name their source (docs/rules/trickerion.md
+Data files live in `contracts/catalogue/trickerion/` (published with the schemas, which name
+the same ids) and name their source (docs/rules/trickerion.md
 §3.1, §3.2, §3.4). Amounts the service pays come from here whenever an event names a card.
 """
 
@@ -10,10 +11,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from types import MappingProxyType
 from typing import Any
 
+from contracts import catalogue
 from domain.errors import RuleViolation
 
 
@@ -72,9 +73,7 @@ class CharacterCard:
 
 
 def _load(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(
-        files("domain.trickerion").joinpath("data", name).read_text(encoding="utf-8")
-    )
+    data: dict[str, Any] = json.loads(catalogue.text("trickerion", name))
     return data
 
 

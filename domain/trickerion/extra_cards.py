@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cache
-from importlib.resources import files
 from types import MappingProxyType
 from typing import Any
 
+from contracts import catalogue
 from contracts.trickerion import ExtraTrick
 from domain.errors import RuleViolation
 from domain.trickerion.catalog import Amounts, Trick, tricks
@@ -27,9 +27,7 @@ FIELD = "payload.extra_tricks"
 
 @cache
 def _catalog_meta() -> tuple[dict[int, int], frozenset[str]]:
-    raw = json.loads(
-        files("domain.trickerion").joinpath("data", "tricks.json").read_text(encoding="utf-8")
-    )
+    raw = json.loads(catalogue.text("trickerion", "tricks.json"))
     thresholds = {int(k): int(v) for k, v in raw["thresholds"].items()}
     names = frozenset(n for tier in raw["component_tiers"].values() for n in tier)
     return thresholds, names

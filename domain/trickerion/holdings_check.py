@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import cache
-from importlib.resources import files
 
+from contracts import catalogue
 from contracts.trickerion import EndgameInventoryDeclared
 from domain.errors import RuleViolation
 from domain.trickerion.state import PlayerBook, TrickerionState
@@ -26,9 +26,7 @@ SPECIALISTS = ("assistant", "manager", "engineer")
 @cache
 def limits() -> dict[str, int]:
     """The bounds of `data/limits.json` (its `source` names where each comes from)."""
-    raw = json.loads(
-        files("domain.trickerion").joinpath("data", "limits.json").read_text(encoding="utf-8")
-    )
+    raw = json.loads(catalogue.text("trickerion", "limits.json"))
     return {k: v for k, v in raw.items() if isinstance(v, int)}
 
 

@@ -12,6 +12,7 @@ from functools import partial
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
 from contracts.trickerion import (
+    MAX_PLAYERS,
     Advertised,
     CharacterHired,
     EndgameInventoryDeclared,
@@ -59,7 +60,7 @@ class TrickerionRuleset:
     started_type = TrickerionGameStarted
     score_resource = Resource.FAME
     categories: tuple[Category, ...] = r.CATEGORIES
-    max_players = 4  # optional attribute: the most a game seats (state.py's setup rule)
+    max_players = MAX_PLAYERS  # optional attribute: the most a game seats (the contract's)
 
     def start(self, event: Envelope) -> tuple[TrickerionState, Entries]:
         """Set-up: starting Fame, Coins by starting initiative position, Shards (3 with Magician

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from contracts.common import Player
 from contracts.envelope import Envelope
-from contracts.trickerion import EndgameInventoryDeclared, TrickerionOptions
+from contracts.trickerion import MAX_PLAYERS, EndgameInventoryDeclared, TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.memo import Memo
@@ -205,9 +205,11 @@ def start_state(options: TrickerionOptions, players: tuple[Player, ...]) -> Tric
             `trickerion.setup.initiative` (starting positions are not exactly 1..N), both
             naming `payload.players`.
     """
-    if not 1 <= len(players) <= 4:
+    if not 1 <= len(players) <= MAX_PLAYERS:
         raise RuleViolation(
-            "trickerion.setup.players", "Trickerion seats 1 to 4 players", "payload.players"
+            "trickerion.setup.players",
+            f"Trickerion seats 1 to {MAX_PLAYERS} players",
+            "payload.players",
         )
     positions = sorted(p.initiative or 0 for p in players)
     if positions != list(range(1, len(players) + 1)):

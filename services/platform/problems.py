@@ -2,8 +2,9 @@
 
 Wire shape::
 
-    {"type": "urn:scoreledger:rule:log.seq_gap", "title": "Unprocessable Content",
-     "status": 422, "detail": "expected seq 4, got 9", "rule": "log.seq_gap", "field": "seq"}
+    {"type": "urn:scoreledger:rule:correction.unknown_player",
+     "title": "Unprocessable Content", "status": 422, "detail": "no player 'zoe' in this game",
+     "rule": "correction.unknown_player", "field": "payload.player_id", "index": 2}
 
 `type` names the rule (`about:blank` when there is none, as RFC 9457 §4.2.1 says); `title` is
 the status phrase, the same for every occurrence; `rule` and `field` are extension members
@@ -30,20 +31,43 @@ QUOTE_CHARS = 40
 MAX_DETAIL_CHARS = 1200
 """Most characters of a problem's `detail` (a refusal lists what is valid, bounded in bytes)."""
 MAX_FIELD_CHARS = 120
+MAX_ERRORS = 10
+"""Most schema errors a 422 lists (the rest are counted in `detail`)."""
+MAX_MSG_CHARS = 120
+
+
+class ProblemError(BaseModel):
+    """One schema error of a 422's `errors`: pydantic's error type, where, and a short message
+    (never the input)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    loc: list[str | int]
+    msg: str
 
 
 class Problem(BaseModel):
-    """An RFC 9457 problem details object, with the `rule` and `field` extension members.
+    """An RFC 9457 problem details object (`application/problem+json`), the one error shape of
+    every door: HTTP answers it, an inbox dead letter's `reason` carries the same members.
 
     Fields:
         type: a URI naming the problem: `urn:scoreledger:rule:<rule>` or `about:blank`.
         title: the HTTP status phrase (e.g. `Conflict`).
         status: the HTTP status code, 400-599.
         detail: one sentence for this occurrence, at most 1200 characters.
-        rule: the stable rule id (`log.seq_gap`, `auth.token_missing`, ...) or null.
-        field: the dotted field at fault (`payload.amount`, `body`) or null.
-        index: the position in a batch of the event at fault, or null.
-    Further members (e.g. `current_version` on a 409) are allowed, as §3.2 permits.
+        rule: the stable rule id (`log.expected_version`, `auth.token_required`,
+            `schema.field`, a game's rule id such as `correction.unknown_player`) or null.
+        field: the dotted field at fault (`payload.amount`, `seq`, `body`) or null.
+        index: the 0-based position in a batch (a JSON array body) of the event at fault, or
+            null (one envelope, or no event at fault).
+        expected: on a 409 `log.expected_version`: the version the event at `index` says the
+            game is at (its `seq - 1`).
+        actual: on a 409: the version the game holds.
+        version: on a 409: the version the game holds (reload from it and send again).
+        errors: on a 422 of a schema refusal: at most 10 errors (type, loc, msg).
+    Further members are allowed, as RFC 9457 §3.2 permits (a 503 `append.replicas_unconfirmed`
+    carries `wanted`, `acked`; the rate limits of replays carry their own).
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
@@ -54,7 +78,11 @@ class Problem(BaseModel):
     detail: str | None = Field(default=None, max_length=MAX_DETAIL_CHARS)
     rule: str | None = None
     field: str | None = None
-    index: int | None = None
+    index: int | None = Field(default=None, ge=0)
+    expected: int | None = None
+    actual: int | None = None
+    version: int | None = None
+    errors: list[ProblemError] | None = None
 
 
 def quote(value: object, limit: int = QUOTE_CHARS) -> str:
@@ -110,6 +138,25 @@ def from_rule_violation(error: RuleViolation, *, index: int | None = None) -> Pr
     return problem(422, error.rule, error.field, error.message, index=index)
 
 
+def bounded_errors(errors: Any) -> list[dict[str, Any]]:
+    """At most `MAX_ERRORS` of `errors` (pydantic's error dicts), each only `type`, `loc`
+    (str/int parts, at most 120 characters each) and `msg` (clipped): nothing of the input.
+    The `errors` member of every 422 that lists schema errors, on every door."""
+    out: list[dict[str, Any]] = []
+    for error in list(errors or [])[:MAX_ERRORS]:
+        if not isinstance(error, dict):
+            continue
+        loc = [p if isinstance(p, int) else str(p)[:MAX_MSG_CHARS] for p in error.get("loc", ())]
+        out.append(
+            {
+                "type": str(error.get("type", ""))[:MAX_MSG_CHARS],
+                "loc": loc[:20],
+                "msg": str(error.get("msg", ""))[:MAX_MSG_CHARS],
+            }
+        )
+    return out
+
+
 def _field_of(loc: tuple[int | str, ...]) -> str:
     # The discriminated union adds the tag (`game.ended`) to loc; it is not a field.
     parts = [str(p) for p in loc if not (isinstance(p, str) and "." in p)]
@@ -119,7 +166,8 @@ def _field_of(loc: tuple[int | str, ...]) -> str:
 def from_validation_error(
     error: ValidationError, *, index: int | None = None, rule: str = "contract.invalid"
 ) -> Problem:
-    """422 for input that does not match the contract: the first error's field and message.
+    """422 for input that does not match the contract: the first error's field and message,
+    and `errors` (`bounded_errors`: each error's type, loc and clipped msg).
 
     pydantic messages can embed the input (an unknown union tag is quoted whole); that message
     is rewritten with `quote`, and no other input is included.
@@ -138,7 +186,8 @@ def from_validation_error(
     more = error.error_count() - 1
     if more:
         message += f" (and {more} more error{'s' if more > 1 else ''})"
-    return problem(422, rule, field, message, index=index)
+    errors = bounded_errors(error.errors(include_url=False, include_input=False))
+    return problem(422, rule, field, message, index=index, errors=errors)
 
 
 def internal_error() -> Problem:
@@ -166,6 +215,11 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """FastAPI `responses=` entries documenting `statuses` as `application/problem+json`
     `Problem`s, e.g. `@router.post(..., responses=problem_responses(401, 403, 409, 413, 422))`."""
     schema = Problem.model_json_schema()
+    # one self-contained schema (a route's answer has no `$defs` to point into); the published
+    # document refers every problem answer to `components/schemas/Problem` instead
+    defs = schema.pop("$defs", {})
+    errors = schema["properties"]["errors"]["anyOf"][0]
+    errors["items"] = defs[errors["items"]["$ref"].rsplit("/", 1)[1]]
     return {
         status: {
             "description": HTTPStatus(status).phrase,

@@ -1,7 +1,8 @@
 """The dead-letter port: every input that could not be recorded or projected, kept whole.
 
-A letter holds the raw input as received, the reason (a `Refusal`'s kind/rule/field/message,
-never an HTTP body), its source (`http`, `inbox`, `projector`), the time, and context such as
+A letter holds the raw input as received, the reason (a `Refusal`'s kind/rule/field/message;
+an inbox letter adds the members of the problem HTTP answers for it: `status`, `type`,
+`title`, `detail`, `index`, `errors`, ...), its source (`http`, `inbox`, `projector`), the time, and context such as
 `game`, `seq`, `feed_id`, `inbox_id`. Letters are kept `dead_letter_keep_s` (`trim`).
 """
 

@@ -8,13 +8,41 @@ class VersionConflict(Exception):
     """An append expected the game at version `expected` but it is at `actual`.
 
     Nothing of the batch was written. The caller reloads and retries, or reports 409.
+
+    Attributes:
+        expected: the version the event at fault says the game is at (its `seq - 1`).
+        actual: the version the game holds (the stored log's, before the batch).
+        index: the 0-based position in the batch of the event at fault (None: not known).
+        follows: the seq the event at fault had to follow, when the batch's own earlier events
+            moved it past `actual` (a gap inside the batch), else None.
     Source: docs/decisions/0002-one-atomic-append.md (`WRONGVERSION expected X actual Y`).
     """
 
-    def __init__(self, expected: int, actual: int) -> None:
+    def __init__(
+        self,
+        expected: int,
+        actual: int,
+        index: int | None = None,
+        follows: int | None = None,
+    ) -> None:
         self.expected = expected
         self.actual = actual
+        self.index = index
+        self.follows = follows
         super().__init__(f"expected version {expected}, actual {actual}")
+
+    def __str__(self) -> str:
+        """One sentence: which event, what it said, what the game holds."""
+        where = "" if self.index is None else f"event {self.index} of the batch: "
+        after = (
+            ""
+            if self.follows is None or self.follows == self.actual
+            else f" (the batch's earlier events reach seq {self.follows})"
+        )
+        return (
+            f"{where}expected version {self.expected}, but the game is at version "
+            f"{self.actual}{after}"
+        )
 
     def to_dict(self) -> dict[str, int | str]:
         """`{"error": "version_conflict", "expected", "actual"}` for API bodies."""

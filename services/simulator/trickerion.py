@@ -5,7 +5,7 @@ track by ascending Fame, Advertise at most once per player in initiative order, 
 placements (learn, hire, Bank, Market Row, Academy, Dark Alley, setting up Trick markers that
 may complete Links), Performance Thursday -> Sunday (each trick's yield to its owner first, then
 the performer's bonuses), End Turn wages. After the final turn (7 with the Dark Alley, else 5)
-each player declares the end-game inventory, then `game.ended`. Cards: domain/trickerion/data.
+each player declares the end-game inventory, then `game.ended`. Cards: contracts/catalogue/trickerion.
 """
 
 from __future__ import annotations

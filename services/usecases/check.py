@@ -34,12 +34,24 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 
 
 def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
-    """Raises `RuleViolation` (`log.game_id`) when an event names another game."""
-    for event in events:
+    """Raises `RuleViolation` (`log.game_id`, its `index` the event's position) when an event
+    names another game."""
+    for index, event in enumerate(events):
         if event.game_id != game_id:
-            raise RuleViolation(
+            violation = RuleViolation(
                 "log.game_id", f"event is for game {event.game_id}, not {game_id}", "game_id"
             )
+            violation.index = index
+            raise violation
+
+
+def first_fresh(plan: Plan, conflict: VersionConflict) -> VersionConflict:
+    """`conflict` (refused by the log's own version check) with its `index`: the position in
+    the batch of the plan's first new event, the one that named the version."""
+    if conflict.index is None and plan.fresh:
+        first = plan.fresh[0].event_id
+        conflict.index = next(i for i, e in enumerate(plan.events) if e.event_id == first)
+    return conflict
 
 
 class CheckedAppend:
@@ -102,6 +114,32 @@ class CheckedAppend:
             # (a second mismatch, another writer again, is raised as the VersionConflict it is)
             return await self._append(await self._check(game_id, events, stored=True), credential)
 
+    async def dry_run(
+        self, game_id: str, events: Sequence[Envelope], known_version: int | None = None
+    ) -> AppendResult:
+        """What `append` would answer for `events` now, nothing stored: the same check on the
+        same state, each event's position (a duplicate's original seq) and the version after
+        it. No replica wait and no cached state of the batch (the cache holds stored states
+        only). `feed_id` is None: nothing was written to a feed.
+
+        Raises:
+            RuleViolation, VersionConflict: as `append` (a write racing this one may still
+                decide otherwise: the dry run reads, it does not reserve).
+        """
+        plan = await self._check(game_id, events, known_version)
+        out: list[AppendedEvent] = []
+        seen: set[str] = set()
+        for event in plan.events:
+            key = str(event.event_id)
+            if event.event_id in plan.added and key not in seen:
+                seen.add(key)
+                out.append(AppendedEvent(key, event.seq, None, False))
+            else:
+                seq = plan.added.get(event.event_id) or plan.base_ids[event.event_id]
+                out.append(AppendedEvent(key, seq, None, True))
+        version = plan.fresh[-1].seq if plan.fresh else await self._version(plan)
+        return AppendResult(events=tuple(out), version=version)
+
     async def _check(
         self,
         game_id: str,
@@ -156,7 +194,11 @@ class CheckedAppend:
             return await self._duplicates(plan)
         try:
             stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head)
-        except (VersionConflict, CredentialMismatch):
+        except VersionConflict as conflict:
+            self.cache.drop(plan.game_id)
+            first_fresh(plan, conflict)
+            raise
+        except CredentialMismatch:
             self.cache.drop(plan.game_id)
             raise
         return self._settle(plan, stored)
@@ -201,7 +243,10 @@ class CheckedAppend:
                 if isinstance(result, HeadMismatch):  # as in `append`: re-plan on the stored log
                     self.cache.drop(plan.game_id)
                     out[i] = await self._outcome(requests[i])
-                elif isinstance(result, VersionConflict | CredentialMismatch):
+                elif isinstance(result, VersionConflict):
+                    self.cache.drop(plan.game_id)
+                    out[i] = first_fresh(plan, result)
+                elif isinstance(result, CredentialMismatch):
                     self.cache.drop(plan.game_id)
                     out[i] = result
                 elif result is None:  # all duplicates

@@ -34,8 +34,8 @@ def _json_safe(errors: list[Any]) -> list[dict[str, Any]]:
 
 def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
     """`invalid` / `schema.field`: `field` is the first error's dotted loc within the event
-    (without the union tag; `type` when the tag itself is wrong); extras `index` and `detail`
-    (every error: type, loc prefixed by `body` and the batch index, msg)."""
+    (without the union tag; `type` when the tag itself is wrong); extras `index` and `errors`
+    (at most 10 errors: type, loc prefixed by `body` and the batch index, msg)."""
     prefix: list[str | int] = ["body"] + ([index] if index is not None else [])
     errors = _json_safe(error.errors(include_url=False, include_input=False, include_context=False))
     # A message can quote the input (an unknown union tag whole): clipped, at most 10 errors.
@@ -56,7 +56,7 @@ def schema_refusal(error: ValidationError, index: int | None) -> Refusal:
         "schema.field",
         message,
         ".".join(map(str, loc)),
-        {"index": index, "detail": detail},
+        {"index": index, "errors": detail},
     )
 
 

@@ -63,23 +63,29 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
 
     Raises:
-        RuleViolation: an event breaks a rule. VersionConflict: an event's `seq - 1` is not the
-            version reached so far.
+        RuleViolation: an event breaks a rule (its `index`: the event's position in `events`).
+        VersionConflict: an event's `seq - 1` is not the version reached so far (`index` the
+            event's position, `actual` the base's version, `follows` the version reached).
     """
     plan = Plan(game_id, events, base, base.state if base is not None else None)
     ids = base.ids if base is not None else {}
     plan.base_ids = ids
     if base is not None and base.state.history:
         plan.head = str(base.state.history[-1].event_id)
+    held = base.state.seq if base is not None else 0
     folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
-    for event in events:
-        if event.event_id in ids or event.event_id in plan.added:
-            _check_same_event(plan, event)
-            continue
-        current = folder.seq if folder.started else 0
-        if event.seq - 1 != current:
-            raise VersionConflict(event.seq - 1, current)
-        folder.add(event)
+    for index, event in enumerate(events):
+        try:
+            if event.event_id in ids or event.event_id in plan.added:
+                _check_same_event(plan, event)
+                continue
+            current = folder.seq if folder.started else 0
+            if event.seq - 1 != current:
+                raise VersionConflict(event.seq - 1, held, index, current)
+            folder.add(event)
+        except RuleViolation as violation:
+            violation.index = index
+            raise
         plan.added[event.event_id] = event.seq
         plan.fresh.append(event)
     if folder.started:

@@ -47,17 +47,19 @@ class Entry:
     raw: bytes | None
 
 
-def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch) -> Refusal:
+def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch, batch: bool) -> Refusal:
+    """The refusal of `error`; `batch`: the body was a JSON array (its `index` is kept; one
+    envelope is not a batch, as `parse_events` says)."""
     if isinstance(error, RuleViolation):
-        return Refusal.of_rule(error)
+        return Refusal.of_rule(error, batch)
     if isinstance(error, VersionConflict):
-        return Refusal.of_conflict(error)
+        return Refusal.of_conflict(error, batch)
     return Refusal("forbidden", "auth.token_rejected", str(error), None)
 
 
-def _recorded(grant: Grant, outcome: Outcome) -> Recorded:
+def _recorded(grant: Grant, outcome: Outcome, batch: bool) -> Recorded:
     if not isinstance(outcome, AppendResult):
-        raise _refusal(outcome)
+        raise _refusal(outcome, batch)
     created = grant.creating and any(e.seq == 1 and not e.duplicate for e in outcome.events)
     return Recorded(outcome, grant.token if created else None)
 
@@ -78,10 +80,15 @@ class Record:
         self.checked = checked
         self.authorizer = authorizer
 
-    async def record(self, game_id: str, proof: WriteProof, body: BodySource) -> Recorded:
+    async def record(
+        self, game_id: str, proof: WriteProof, body: BodySource, *, dry_run: bool = False
+    ) -> Recorded:
         """Record one write to `game_id` (HTTP): `body()` gives one envelope JSON or an array.
 
         A creation without a token gets a generated one (`Recorded.write_token`).
+        `dry_run`: authorize, parse and check exactly as the write, answer what it would
+        (`CheckedAppend.dry_run`), store nothing; a chosen token is echoed as the write
+        echoes it, a generated one is not handed back (nothing stores it).
 
         Raises:
             Refusal: `unauthorized` / `forbidden` (checked first: the body is not parsed),
@@ -93,18 +100,25 @@ class Record:
         grant = self.authorizer.check(
             game_id, found, proof, generate=True, token_field="authorization"
         )
-        events = parse_body(await body(), "body")
+        raw = await body()
+        events = parse_body(raw, "body")
+        batch = raw.lstrip()[:1] == b"["
         try:
+            if dry_run:
+                tried = _recorded(
+                    grant, await self.checked.dry_run(game_id, events, found.version), batch
+                )
+                return tried if not grant.generated else Recorded(tried.result)
             outcome: Outcome = await self.checked.append(
                 game_id, events, grant.credential, found.version
             )
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
+            raise _refusal(error, batch) from None
         except ReplicasUnconfirmed as unconfirmed:
             if grant.creating and grant.generated:
                 unconfirmed.write_token = grant.token  # the game exists with this token now
             raise
-        return _recorded(grant, outcome)
+        return _recorded(grant, outcome, batch)
 
     async def record_entries(self, entries: Sequence[Entry]) -> list[Recorded | Refusal]:
         """Record inbox entries in order; one outcome per entry. Each entry names its game
@@ -156,7 +170,7 @@ class Record:
         )
         for (i, grant, _), outcome in zip(accepted, outcomes, strict=True):
             try:
-                out[i] = _recorded(grant, outcome)
+                out[i] = _recorded(grant, outcome, isinstance(bodies[i], list))
             except Refusal as refusal:
                 out[i] = refusal
         return [o for o in out if o is not None]

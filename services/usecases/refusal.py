@@ -64,8 +64,9 @@ class Refusal(Exception):
             domain's rule id (`log.event_id_reused`, `trickerion.advertise.once_per_turn`...).
         field: the input field at fault, dotted (`payload.trick_id`, `seq`, `token`), or None.
         message: a sentence, at most `MESSAGE_MAX` characters.
-        extras: JSON-ready details: `index` (batch position), `detail` (schema errors without
-            the input), `expected` / `actual` (versions of a conflict).
+        extras: JSON-ready details: `index` (0-based batch position of the event at fault),
+            `errors` (schema errors without the input), `expected` / `actual` / `version`
+            (a conflict: the event's `seq - 1`, the version the game holds, twice).
     """
 
     def __init__(
@@ -94,17 +95,22 @@ class Refusal(Exception):
         }
 
     @classmethod
-    def of_rule(cls, violation: RuleViolation) -> Refusal:
-        """The refusal of a domain `RuleViolation` (kind `rule`, its rule, field and message)."""
-        return cls("rule", violation.rule, violation.message, violation.field)
+    def of_rule(cls, violation: RuleViolation, batch: bool = False) -> Refusal:
+        """The refusal of a domain `RuleViolation` (kind `rule`, its rule, field and message;
+        `index` when `batch` and the violation names its event)."""
+        extras = {"index": violation.index} if batch and violation.index is not None else None
+        return cls("rule", violation.rule, violation.message, violation.field, extras)
 
     @classmethod
-    def of_conflict(cls, conflict: VersionConflict) -> Refusal:
-        """The refusal of a `VersionConflict` (kind `conflict`, field `seq`)."""
-        return cls(
-            "conflict",
-            "log.expected_version",
-            str(conflict),
-            "seq",
-            {"expected": conflict.expected, "actual": conflict.actual},
-        )
+    def of_conflict(cls, conflict: VersionConflict, batch: bool = False) -> Refusal:
+        """The refusal of a `VersionConflict` (kind `conflict`, field `seq`): `expected` (the
+        event's `seq - 1`), `actual` and `version` (both the version the game holds), and
+        `index` when `batch` and the conflict names its event."""
+        extras: dict[str, Any] = {
+            "expected": conflict.expected,
+            "actual": conflict.actual,
+            "version": conflict.actual,
+        }
+        if batch and conflict.index is not None:
+            extras["index"] = conflict.index
+        return cls("conflict", "log.expected_version", str(conflict), "seq", extras)

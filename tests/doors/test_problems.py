@@ -154,5 +154,7 @@ def test_problem_responses_document_the_errors_in_valid_openapi() -> None:
     assert list(OpenAPIV31SpecValidator(document).iter_errors()) == []
     answers = document["paths"]["/x"]["post"]["responses"]
     schema = answers["413"]["content"][PROBLEM_MEDIA_TYPE]["schema"]
-    assert {"type", "title", "status", "detail", "rule", "field"} <= set(schema["properties"])
+    assert {"type", "title", "status", "detail", "rule", "field", "index", "errors"} <= set(
+        schema["properties"]
+    )
     assert answers["401"]["description"] == "Unauthorized"

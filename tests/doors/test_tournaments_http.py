@@ -306,3 +306,14 @@ def test_a_creation_is_checked_before_its_body_is_read() -> None:
         problem_of(
             http.post("/tournaments", content=b"{not json", headers=short), 422, "auth.token_format"
         )
+
+
+def test_a_request_refused_by_its_schema_lists_errors_as_the_games_door_does(
+    http: TestClient,
+) -> None:
+    """One problem shape on every door: a tournament body failing its schema lists `errors`
+    (type, loc, msg of each) as `POST /games/{id}/events` does."""
+    bad = problem_of(
+        http.post("/tournaments", json={**NEW, "rounds": 0}, headers=AUTH), 422, "request.invalid"
+    )
+    assert [(e["type"], e["loc"][-1]) for e in bad["errors"]] == [("greater_than_equal", "rounds")]

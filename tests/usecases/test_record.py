@@ -94,7 +94,7 @@ async def test_refusals_name_the_rule_and_field(record: Record, ports: Ports) ->
     assert (rule.kind, rule.rule) == ("rule", "correction.unknown_player")
     conflict = await refused(record, "g1", proof, body(corrected("g1", 7, "ann", 1)))
     assert (conflict.kind, conflict.field) == ("conflict", "seq")
-    assert dict(conflict.extras) == {"expected": 6, "actual": 2}
+    assert dict(conflict.extras) == {"expected": 6, "actual": 2, "version": 2, "index": 0}
     assert await ports.log.version("g1") == 2
 
 

@@ -17,9 +17,10 @@
   too few replicas confirmed in time, `SCORELEDGER_APPEND_REPLICAS`);
 * any other exception -> 500 `server.internal` without detail (it is logged).
 
-`refusal_problem` is the ingest door's answer to a use-case `Refusal`: the same rule ids the
-dead letters carry; 401 with `WWW-Authenticate: Bearer`; 409 with `expected`, `actual`,
-`version`; 422 with `index` and `errors` (each error's type, loc and a clipped msg, never the
+`refusal_problem` is the ingest door's answer to a use-case `Refusal` (`refusal_item`, whose
+members the dead letters carry too): 401 with `WWW-Authenticate: Bearer`; 409 with `expected`,
+`actual`, `version` (the version the game holds); `index`, the 0-based position in a batch of
+the event at fault; 422 with `errors` (each error's type, loc and a clipped msg, never the
 input). Source: docs/decisions/0010-one-error-style.md ("One error shape"), RFC 9457.
 """
 
@@ -37,8 +38,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.doors.asgi.replaylimits import replay_refused_handler
 from services.platform.problems import (
+    MAX_MSG_CHARS,
     RETRY_AFTER_S,
+    Problem,
     ProblemResponse,
+    bounded_errors,
     internal_error,
     problem,
     quote,
@@ -54,9 +58,7 @@ log = structlog.get_logger("http")
 P = ParamSpec("P")
 
 STATUS_OF_KIND = {"unauthorized": 401, "forbidden": 403, "conflict": 409}
-MAX_ERRORS = 10
-"""Most schema errors a 422 lists (the rest are counted in `detail`)."""
-MAX_MSG_CHARS = 120
+STATUS_OF_RULE = {"body.too_large": 413}
 
 STORAGE_FAULTS: tuple[type[Exception], ...] = (ArchiveUnavailable, StoreUnavailable)
 """The port errors answered 503 (`ArchiveUnavailable`: "the archive is unreachable"; a
@@ -66,35 +68,21 @@ stays a 500."""
 ARCHIVE_UNAVAILABLE = "the archive is unreachable"
 
 
-def bounded_errors(errors: Any) -> list[dict[str, Any]]:
-    """At most `MAX_ERRORS` of `errors` (pydantic's error dicts), each only `type`, `loc`
-    (str/int parts, at most 120 characters each) and `msg` (clipped): nothing of the input."""
-    out: list[dict[str, Any]] = []
-    for error in list(errors or [])[:MAX_ERRORS]:
-        if not isinstance(error, dict):
-            continue
-        loc = [p if isinstance(p, int) else str(p)[:MAX_MSG_CHARS] for p in error.get("loc", ())]
-        out.append(
-            {
-                "type": str(error.get("type", ""))[:MAX_MSG_CHARS],
-                "loc": loc[:20],
-                "msg": str(error.get("msg", ""))[:MAX_MSG_CHARS],
-            }
-        )
-    return out
-
-
-def refusal_problem(refusal: Refusal) -> ProblemResponse:
-    """The HTTP answer to a use-case refusal (status by kind, 422 for `invalid` and `rule`)."""
-    status = STATUS_OF_KIND.get(refusal.kind, 422)
+def refusal_item(refusal: Refusal) -> Problem:
+    """The problem of a use-case refusal, the same on every door (HTTP answers it, the inbox's
+    dead letter carries its members): status by kind (422 for `invalid` and `rule`; 413 for
+    `body.too_large`); `index` (the event at fault in a batch); on a conflict `expected`,
+    `actual` and `version` (the version the game holds); `errors` for schema refusals."""
+    status = STATUS_OF_RULE.get(refusal.rule) or STATUS_OF_KIND.get(refusal.kind, 422)
     extras: dict[str, Any] = {}
     if refusal.kind == "conflict":
         expected, actual = refusal.extras.get("expected"), refusal.extras.get("actual")
-        extras = {"expected": expected, "actual": actual, "version": actual}
-    if "detail" in refusal.extras:
-        extras["errors"] = bounded_errors(refusal.extras["detail"])
+        version = refusal.extras.get("version", actual)
+        extras = {"expected": expected, "actual": actual, "version": version}
+    if "errors" in refusal.extras:
+        extras["errors"] = bounded_errors(refusal.extras["errors"])
     index = refusal.extras.get("index")
-    item = problem(
+    return problem(
         status,
         refusal.rule,
         refusal.field,
@@ -102,7 +90,12 @@ def refusal_problem(refusal: Refusal) -> ProblemResponse:
         index=index if isinstance(index, int) else None,
         **extras,
     )
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+
+
+def refusal_problem(refusal: Refusal) -> ProblemResponse:
+    """The HTTP answer to a use-case refusal (`refusal_item`; 401 with `WWW-Authenticate`)."""
+    item = refusal_item(refusal)
+    headers = {"WWW-Authenticate": "Bearer"} if item.status == 401 else None
     return ProblemResponse(item, headers=headers)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import structlog
-from fastapi import APIRouter, BackgroundTasks, Depends, Header, Request
+from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -64,8 +64,9 @@ class AppendedEvent(BaseModel):
 
 
 class Appended(BaseModel):
-    """The 201 of an append: the events in order, the game's version after it, and the
-    generated `write_token` when this request created the game without choosing one."""
+    """The 201 of an append: the events in order, the game's version after it, and
+    `write_token` when this request created the game: the token it generated, or the one the
+    creator chose (echoed, so a creator's code reads the token from one place)."""
 
     appended: list[AppendedEvent]
     version: int = Field(ge=1)
@@ -84,7 +85,10 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
         openapi_extra={"requestBody": _BODY},
         response_model=Appended,
         response_model_exclude_none=True,
-        responses=problem_responses(400, 401, 403, 409, 413, 422),
+        responses={
+            200: {"model": Appended, "description": "`dry_run=true`: what the write would answer"},
+            **problem_responses(400, 401, 403, 409, 413, 422),
+        },
     )
     async def post_events(
         game_id: str,
@@ -94,6 +98,14 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
         x_creator_key: Annotated[
             str | None, Header(description="the integration key, when creating games needs one")
         ] = None,
+        dry_run: Annotated[
+            bool,
+            Query(
+                description="true: answer as the write would (the same body with 200, or the "
+                "same problem) and store nothing; a generated `write_token` is not returned "
+                "(nothing stores it)"
+            ),
+        ] = False,
     ) -> JSONResponse | ProblemResponse:
         """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
@@ -103,24 +115,37 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
         request carries it as `write_token`. A repeated `event_id` (same body, same token) is
         a no-op answered with its original seq (`duplicate: true`): a creator whose 201 was
         lost retries with the token it chose.
+
+        Every refusal is an RFC 9457 problem naming its `rule`; every rule id this route can
+        send, with its status, is listed in the published `rules.json` beside this document.
+
+        `?dry_run=true` checks the write (token, schema, the game's rules, seqs) on the game
+        as it is and answers as the write would, 200 instead of 201, storing nothing.
         """
         proof = WriteProof(bearer.credentials if bearer else None, x_creator_key)
         with structlog.contextvars.bound_contextvars(game_id=game_id):
             try:
-                recorded = await record.record(game_id, proof, request.body)
+                recorded = await record.record(game_id, proof, request.body, dry_run=dry_run)
             except Refusal as refusal:
-                count_refused(refusal.kind, "http")
+                if not dry_run:
+                    count_refused(refusal.kind, "http")
                 log.info(
-                    "ingest.rejected", kind=refusal.kind, rule=refusal.rule, field=refusal.field
+                    "ingest.rejected",
+                    kind=refusal.kind,
+                    rule=refusal.rule,
+                    field=refusal.field,
+                    dry_run=dry_run,
                 )
                 return refusal_problem(refusal)
+        body = recorded.result.to_dict()
+        if recorded.write_token is not None:
+            body["write_token"] = recorded.write_token
+        if dry_run:
+            return JSONResponse(body, status_code=200)
         count_appended(recorded.result, "http")
         body_bytes = await request.body()
         if tables is not None and may_move_a_table(game_id, body_bytes):
             background.add_task(tables.after_write, game_id, body_bytes)
-        body = recorded.result.to_dict()
-        if recorded.write_token is not None:
-            body["write_token"] = recorded.write_token
         return JSONResponse(body, status_code=201)
 
     return router

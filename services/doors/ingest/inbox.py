@@ -12,7 +12,8 @@ JSON array of envelopes of one game), `token` (the game's write token; an entry 
 game carries the token its creator chose) and, where the deployment requires one,
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
-the raw body and the refusal's kind/rule/field/message (never a token). Everything it asks of
+the raw body and the refusal's kind/rule/field/message plus the problem members HTTP would
+answer (`letter_reason`; never a token). Everything it asks of
 the stream (acks, a game's older pending entries, holds, trimming) goes through the
 `InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
@@ -69,6 +70,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from services.doors.asgi.http_errors import refusal_item
 from services.doors.ingest.inbox_entry import entry_of, game_of_entry, raw_of
 from services.doors.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.platform.metrics import count_appended, count_refused
@@ -94,6 +96,14 @@ STANDING_KINDS = frozenset({"rule", "invalid"})
 not depend on the log, and a rule refusal was decided on the stored state at the event's own
 version (`services.usecases.plan`), so deciding again on a newer state could only turn it into
 a version conflict (a later entry of the game taking its seq) and hide the rule it broke."""
+
+
+def letter_reason(refusal: Refusal) -> dict[str, object]:
+    """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC 9457
+    members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
+    `expected` / `actual` / `version`), plus the refusal's `kind` and `message` (= `detail`)."""
+    item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
+    return {**refusal.to_dict(), **item}
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,7 +360,7 @@ class Inbox:
             return {}
         message = f"an inbox entry is limited to {limit} bytes, as a request body"
         return {
-            i: Refusal("invalid", "body.too_large", "body", message)
+            i: Refusal("invalid", "body.too_large", message, "body")
             for i in d.todo
             if sum(len(k) + len(v) for k, v in d.entries[i].items()) > limit
         }
@@ -367,12 +377,13 @@ class Inbox:
         context, once = {"inbox_id": inbox_id}, f"inbox:{inbox_id}"
         if self.stream != self.keys.inbox:  # the shared stream's letters stay as they were
             context, once = {**context, "inbox": self.stream}, f"inbox:{self.stream}:{inbox_id}"
-        letter = DeadLetter(kept, refusal.to_dict(), "inbox", context)
+        reason = letter_reason(refusal)
+        letter = DeadLetter(kept, reason, "inbox", context)
         if await self.letters.put_once(letter, once, keep_s) is None:
             log.info("inbox.dead_letter_repeat", **context)
             return
         count_refused(refusal.kind, "inbox")
-        log.warning("inbox.dead_letter", **context, reason=refusal.to_dict())
+        log.warning("inbox.dead_letter", **context, reason=reason)
 
     async def process_one(self, entry_id: str, fields: dict[bytes, bytes]) -> None:
         """Settle one entry (validate, append, or dead-letter). Raises only on Redis errors."""

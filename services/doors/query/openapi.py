@@ -12,6 +12,7 @@ Source: docs/decisions/0017-contracts-committed-and-checked.md (contracts, drift
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -150,11 +151,13 @@ def _problems_everywhere(document: dict[str, Any]) -> None:
     """Every error answer is a `Problem` (`services.doors.asgi.http_errors`): FastAPI's 422 is replaced,
     every operation with a path parameter documents 404 (an unknown game, seq, player), and
     every operation but `/healthz` 503 with `Retry-After` (Redis unavailable). Other error
-    answers are documented by their routes (`problem_responses`)."""
-    from services.platform.problems import Problem, problem_responses
+    answers are documented by their routes (`problem_responses`). The shape is defined once,
+    `components/schemas/Problem`, and every `application/problem+json` answer refers to it."""
+    from services.platform.problems import PROBLEM_MEDIA_TYPE, Problem, problem_responses
 
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     problem_schema = Problem.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(problem_schema.pop("$defs", {}))
     schemas["Problem"] = problem_schema
     schemas.pop("HTTPValidationError", None)
     schemas.pop("ValidationError", None)
@@ -175,6 +178,23 @@ def _problems_everywhere(document: dict[str, Any]) -> None:
                     **entry,
                     "description": previous.get("description", entry["description"]),
                 }
+            for status, answer in answers.items():  # the routes' own (`problem_responses`)
+                if PROBLEM_MEDIA_TYPE not in answer.get("content", {}):
+                    continue
+                answer["content"][PROBLEM_MEDIA_TYPE] = {"schema": ref}
+                answers[status] = _shared_answer(document, status, answer)
+
+
+def _shared_answer(document: dict[str, Any], status: str, answer: dict[str, Any]) -> Any:
+    """`answer` as a reference to `components/responses/Problem<status>` when it is that
+    status's plain problem answer (its phrase as description), else `answer` itself."""
+    shared = document["components"].setdefault("responses", {})
+    name = f"Problem{status}"
+    if answer["description"] != HTTPStatus(int(status)).phrase:
+        return answer
+    if shared.setdefault(name, answer) != answer:
+        return answer  # another route's answer of this status differs (headers): keep inline
+    return {"$ref": f"#/components/responses/{name}"}
 
 
 def _type_the_append_body(document: dict[str, Any]) -> None:

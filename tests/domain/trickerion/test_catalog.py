@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 
 import pytest
 
+from contracts import catalogue
 from domain.trickerion.catalog import characters, performances, tricks
 from domain.trickerion.conditions import COUNTERS, condition_points
 
@@ -18,7 +18,7 @@ def test_catalog_holds_48_tricks_and_28_performance_cards() -> None:
 
 @pytest.mark.parametrize("name", ["tricks.json", "performances.json", "characters.json"])
 def test_each_data_file_names_its_source(name: str) -> None:
-    data = json.loads(files("domain.trickerion").joinpath("data", name).read_text(encoding="utf-8"))
+    data = json.loads(catalogue.text("trickerion", name))
     assert "research/trickerion.md" in data["source"] or "trickerion-scoring.md" in data["source"]
 
 

@@ -1,0 +1,28 @@
+"""The games' card catalogues as data, published with the contracts: the schemas name their
+ids (`contracts.trickerion.TrickId`) and the domain reads its amounts from the same files
+(`domain.trickerion.catalog`). Files: `trickerion/tricks.json` (48 Trick cards: level, yield,
+markers, components), `performances.json` (28 Performance cards), `characters.json`,
+`limits.json`; each names its source (research/trickerion.md §3.1, §3.2, §3.4).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+
+@cache
+def text(game: str, name: str) -> str:
+    """The UTF-8 text of catalogue file `name` of `game` (`"trickerion"`, `"tricks.json"`).
+
+    Raises:
+        FileNotFoundError: no such file.
+    """
+    return files("contracts.catalogue").joinpath(game, name).read_text(encoding="utf-8")
+
+
+def read(game: str, name: str) -> Any:
+    """The JSON value of catalogue file `name` of `game` (a fresh copy per call)."""
+    return json.loads(text(game, name))
