@@ -83,7 +83,9 @@ def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
         first = [writer.append(game_id, body)]
         outbox.acknowledge(ids)
         seen: list[StandingsFrame] = []
-        follower = threading.Thread(target=follow_to, args=(reader, game_id, last_seq, seen))
+        follower = threading.Thread(
+            target=follow_to, args=(reader, game_id, last_seq, seen), daemon=True
+        )
         follower.start()
         answers = first + writer.send(outbox, batch)
         follower.join(timeout=120)
