@@ -57,8 +57,13 @@ tests/contracts/asyncapi_parser/node_modules/.installed: tests/contracts/asyncap
 	npm ci --prefix tests/contracts/asyncapi_parser --silent --no-audit --no-fund
 	@touch $@
 
+## the TypeScript client's tools (openapi-typescript, typescript), run by tests/clients
+contracts/typescript/node_modules/.installed: contracts/typescript/package.json contracts/typescript/package-lock.json
+	npm ci --prefix contracts/typescript --silent --no-audit --no-fund
+	@touch $@
+
 ## test: the whole test suite against a real Redis and a real headless Chromium
-test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/contracts/asyncapi_parser/node_modules/.installed
+test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/contracts/asyncapi_parser/node_modules/.installed contracts/typescript/node_modules/.installed
 	$(RUN) pytest $(PYTEST_ARGS)
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)

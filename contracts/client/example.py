@@ -1,0 +1,126 @@
+"""Runnable example: create a game with a chosen token, send an example game with a lost
+response and a retry, follow the standings over SSE (with a resume) to the last seq, and
+print the final standings as JSON.
+
+    python -m contracts.client.example --base-url http://127.0.0.1:8000 \
+        [--log contracts/examples/penumbra-3p.jsonl] [--batch 20]
+
+The output's last line is `{"game_id", "status", "winner", "players": {id: {rank, total}},
+"lost_responses", "duplicates", "resumed"}`. Exit status 1 with the problem on a refusal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from pathlib import Path
+
+import httpx
+
+from contracts.client.client import Client, new_write_token
+from contracts.client.outbox import Outbox
+from contracts.client.problems import ScoreledgerError
+from contracts.client.sse import StandingsFrame
+from contracts.events import parse_event_json
+
+DEFAULT_LOG = Path(__file__).resolve().parents[1] / "examples" / "penumbra-3p.jsonl"
+
+
+class LoseResponses(httpx.BaseTransport):
+    """A transport that delivers the `lose`-th, ... POSTs to the service and then drops the
+    answer (`httpx.ReadError`), as a network that fails after the write would."""
+
+    def __init__(self, lose: set[int]) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.lose = lose
+        self.posts = 0
+        self.lost = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Forward `request`; raise `httpx.ReadError` instead of its answer when chosen."""
+        answer = self.inner.handle_request(request)
+        if request.method == "POST":
+            self.posts += 1
+            if self.posts in self.lose:
+                answer.read()
+                answer.close()
+                self.lost += 1
+                raise httpx.ReadError("response lost (simulated)", request=request)
+        return answer
+
+    def close(self) -> None:
+        """Close the inner transport."""
+        self.inner.close()
+
+
+def follow_to(client: Client, game_id: str, last_seq: int, seen: list[StandingsFrame]) -> None:
+    """Read the live standings until a frame at `last_seq`, dropping the connection after
+    the first frame and resuming with its id (`Last-Event-ID`)."""
+    for frame in client.follow(game_id):
+        seen.append(frame)
+        break  # a dropped connection: resume below from the last id
+    for frame in client.follow(game_id, last_event_id=seen[-1].id if seen else None):
+        seen.append(frame)
+        if frame.seq == last_seq:
+            return
+
+
+def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
+    """The example's steps; returns the summary printed. Raises: ScoreledgerError."""
+    lines = [line for line in log.read_bytes().splitlines() if line.strip()]
+    events = [parse_event_json(line) for line in lines]
+    game_id, last_seq = events[0].game_id, events[-1].seq
+    outbox = Outbox(game_id)
+    for event, raw in zip(events, lines, strict=True):
+        outbox.add(event, raw)  # the file's bytes, resent as they are
+
+    transport = LoseResponses(lose={2})  # the second POST is stored, its answer lost
+    token = new_write_token()
+    with Client(base_url, token, transport=transport) as writer, Client(base_url) as reader:
+        ids, body = outbox.batch(1)  # the first event creates the game with the chosen token
+        first = [writer.append(game_id, body)]
+        outbox.acknowledge(ids)
+        seen: list[StandingsFrame] = []
+        follower = threading.Thread(
+            target=follow_to, args=(reader, game_id, last_seq, seen), daemon=True
+        )
+        follower.start()
+        answers = first + writer.send(outbox, batch)
+        follower.join(timeout=120)
+        if follower.is_alive() or not seen or seen[-1].seq != last_seq:
+            raise ScoreledgerError(f"the live standings did not reach seq {last_seq}")
+        final = reader.standings(game_id)
+    return {
+        "game_id": final["game_id"],
+        "status": final["status"],
+        "winner": final["winner"],
+        "players": {
+            p["player_id"]: {"rank": p["rank"], "total": p["total"]} for p in final["players"]
+        },
+        "lost_responses": transport.lost,
+        "duplicates": sum(e.duplicate for a in answers for e in a.events),
+        "frames": len(seen),
+        "resumed": len(seen) >= 2,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the arguments and run; 0 on success, 1 (the error on stderr) on a failure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--log", type=Path, default=DEFAULT_LOG)
+    parser.add_argument("--batch", type=int, default=20)
+    args = parser.parse_args(argv)
+    try:
+        summary = run(args.base_url, args.log, args.batch)
+    except ScoreledgerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+/**
+ * Runnable example (the same steps as contracts/client/example.py): create a game with a chosen
+ * token, send an example game with a lost response and a retry, follow the standings over SSE
+ * (with a resume) to the last seq, and print the final standings as one JSON line.
+ *
+ *   node dist/example.js --base-url http://127.0.0.1:8000 [--log ../examples/penumbra-3p.jsonl]
+ */
+import { readFileSync } from "node:fs";
+import { Client, newWriteToken, Outbox, ProblemError, type Event, type StandingsFrame } from "./client.js";
+
+function option(name: string, fallback?: string): string {
+  const at = process.argv.indexOf(name);
+  const value = at >= 0 ? process.argv[at + 1] : fallback;
+  if (value === undefined) throw new Error(`${name} is required`);
+  return value;
+}
+
+/** A fetch that delivers the chosen POSTs to the service and then loses their answers. */
+function losingFetch(lose: Set<number>): { fetch: typeof fetch; lost: () => number } {
+  let posts = 0;
+  let lost = 0;
+  const lossy: typeof fetch = async (input, init) => {
+    const answer = await fetch(input, init);
+    if (init?.method === "POST" && lose.has(++posts)) {
+      await answer.arrayBuffer();
+      lost++;
+      throw new TypeError("fetch failed (response lost, simulated)");
+    }
+    return answer;
+  };
+  return { fetch: lossy, lost: () => lost };
+}
+
+async function followTo(client: Client, gameId: string, lastSeq: number, seen: StandingsFrame[]): Promise<void> {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), 120_000); // never wait forever
+  for await (const frame of client.follow(gameId, null, stop.signal)) {
+    seen.push(frame);
+    break; // a dropped connection: resume below from the last id
+  }
+  for await (const frame of client.follow(gameId, seen.at(-1)?.id ?? null, stop.signal)) {
+    seen.push(frame);
+    if (frame.seq === lastSeq) break;
+  }
+  clearTimeout(timer);
+  stop.abort();
+  if (seen.at(-1)?.seq !== lastSeq) throw new Error(`the live standings did not reach seq ${lastSeq}`);
+}
+
+async function main(): Promise<void> {
+  const baseUrl = option("--base-url");
+  const log = option("--log", new URL("../../examples/penumbra-3p.jsonl", import.meta.url).pathname);
+  const batch = Number(option("--batch", "20"));
+  const lines = readFileSync(log, "utf8").split("\n").filter((line) => line.trim());
+  const events = lines.map((line) => JSON.parse(line) as Event);
+  const gameId = events[0]!.game_id;
+  const lastSeq = events.at(-1)!.seq;
+  const outbox = new Outbox(gameId);
+  for (const line of lines) outbox.add(line); // the file's bytes, resent as they are
+
+  const lossy = losingFetch(new Set([2])); // the second POST is stored, its answer lost
+  const writer = new Client(baseUrl, { writeToken: newWriteToken(), fetch: lossy.fetch });
+  const reader = new Client(baseUrl);
+  const first = outbox.batch(1); // the first event creates the game with the chosen token
+  const answers = [await writer.append(gameId, first.body)];
+  outbox.acknowledge(first.ids);
+  const seen: StandingsFrame[] = [];
+  const following = followTo(reader, gameId, lastSeq, seen);
+  answers.push(...(await writer.send(outbox, batch)));
+  await following;
+  const final = await reader.standings(gameId);
+  console.log(
+    JSON.stringify({
+      game_id: final.game_id,
+      status: final.status,
+      winner: final.winner,
+      players: Object.fromEntries(final.players.map((p) => [p.player_id, { rank: p.rank, total: p.total }])),
+      lost_responses: lossy.lost(),
+      duplicates: answers.flatMap((a) => a.appended).filter((e) => e.duplicate).length,
+      frames: seen.length,
+      resumed: seen.length >= 2,
+    }),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ProblemError ? `error: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,130 @@
+"""The clients' runnable examples against a served instance (`scoreledger serve` on a free port
+over the clean session Redis): each creates a game with a chosen token, sends an example game
+with one lost answer and its retry, follows the standings over SSE (with a resume) to the last
+seq, and prints the final standings, which must be the example's hand-checked ones
+(contracts/examples/*.expected.json)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "contracts" / "examples"
+TYPESCRIPT = ROOT / "contracts" / "typescript"
+GAMES = ["penumbra-3p", "trickerion-4p-dark-alley-academy"]
+
+
+def expected(game: str) -> dict[str, object]:
+    """The example's hand-checked final standings: game, winner, each player's total."""
+    sheet = json.loads((EXAMPLES / f"{game}.expected.json").read_text(encoding="utf-8"))
+    totals = {p: v["total"] for p, v in sheet["players"].items()}
+    return {"game_id": sheet["game_id"], "winner": sheet["winner"], "totals": totals}
+
+
+def check(summary: dict[str, object], game: str) -> None:
+    players = summary["players"]
+    assert isinstance(players, dict)
+    totals = {p: line["total"] for p, line in players.items()}
+    assert {"game_id": summary["game_id"], "winner": summary["winner"], "totals": totals} == (
+        expected(game)
+    )
+    assert summary["status"] == "final"
+    assert summary["lost_responses"] == 1
+    assert summary["duplicates"] == 20  # the lost batch of 20, answered `duplicate` on retry
+    assert summary["resumed"] is True
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_the_python_example_against_a_served_instance(
+    serve_process: Callable[..., str], game: str
+) -> None:
+    url = serve_process()
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "contracts.client.example", "--base-url", url),
+            *("--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    check(json.loads(done.stdout.splitlines()[-1]), game)
+
+
+def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run npm in contracts/typescript; fails (never skips) when Node.js is missing."""
+    tool = shutil.which("npm")
+    if tool is None:
+        pytest.fail(
+            "npm is not installed: the TypeScript client needs Node.js 20 (make system-deps)"
+        )
+    return subprocess.run(
+        [tool, "--prefix", str(TYPESCRIPT), *args],
+        cwd=TYPESCRIPT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def typescript_build() -> Path:
+    """`npm ci` (from the pinned lock file, unless `make test` just did) and `npm run build`:
+    openapi-typescript on contracts/openapi.json with no flags, then `tsc` (strict) on the
+    client and the example against those types. Returns the compiled example."""
+    stamp = TYPESCRIPT / "node_modules" / ".installed"
+    lock = TYPESCRIPT / "package-lock.json"
+    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
+        done = npm("ci", "--no-audit", "--no-fund")
+        assert done.returncode == 0, done.stderr
+        stamp.touch()
+    done = npm("run", "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return TYPESCRIPT / "dist" / "example.js"
+
+
+@pytest.mark.node
+def test_openapi_typescript_generates_usable_types_without_flags(typescript_build: Path) -> None:
+    # the build ran `openapi-typescript ../openapi.json -o src/schema.d.ts` with no flag and
+    # `tsc --strict` accepted the client's uses of the generated types
+    schema = (TYPESCRIPT / "src" / "schema.d.ts").read_text(encoding="utf-8")
+    assert typescript_build.exists()
+    for name in ("Appended", "AppendedEvent", "StandingsResponse", "Problem", "Event"):
+        assert f"\n        {name}: " in schema, name
+    appended = schema.split("\n        Appended: {", 1)[1].split("\n        };", 1)[0]
+    assert "version: number;" in appended  # required, not `version?:`
+
+
+@pytest.mark.node
+@pytest.mark.redis
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_the_typescript_example_against_a_served_instance(
+    typescript_build: Path, serve_process: Callable[..., str], game: str
+) -> None:
+    node = shutil.which("node")
+    assert node is not None
+    url = serve_process()
+    done = subprocess.run(
+        [node, str(typescript_build), "--base-url", url, "--log", str(EXAMPLES / f"{game}.jsonl")],
+        cwd=TYPESCRIPT,
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    check(json.loads(done.stdout.splitlines()[-1]), game)
