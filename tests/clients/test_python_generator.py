@@ -1,11 +1,10 @@
 """openapi-python-client (0.29.1, installed for this test only, in a throwaway virtual
 environment) generates a client from contracts/openapi.json without a duplicate model.
 
-It fails today: the problem shape is written inline on each route's 4xx answers, so the
-generator names one model per route and status, finds them equal, and drops those answers
-("Attempted to generate duplicate models", so `parsed` is None for them). The shape becoming
-one shared OpenAPI component is the cure; the strict xfail turns into a failure when it lands,
-so the marker is removed then.
+With the problem shape written inline on each route's 4xx answers, the generator named one
+model per route and status, found them equal, and dropped those answers ("Attempted to
+generate duplicate models", so `parsed` was None for them); the shape is now one shared
+OpenAPI component (`Problem`).
 """
 
 from __future__ import annotations
@@ -21,11 +20,6 @@ GENERATOR = "openapi-python-client==0.29.1"
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,  # only the assertion on duplicates; an install failure fails
-    reason="the problem shape is inline per route in contracts/openapi.json (docs/clients.md)",
-)
 def test_openapi_python_client_generates_without_duplicate_models(tmp_path: Path) -> None:
     env = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(env)], check=True, timeout=120)
