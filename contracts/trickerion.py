@@ -4,7 +4,7 @@ Wire types (all `trickerion.*`): game_started, advertised, trick_learned, charac
 link_created, trick_yielded, performance_given, resources_changed, endgame_inventory_declared.
 Turns use the common `game.turn_started` / `game.initiative_changed`; the end is `game.ended`.
 Sources: docs/rules/trickerion.md (the specification, wins), and
-docs/rules/trickerion.md (the rules and each recommended reading); the card data's sources are named in domain/trickerion/data/*.json.
+docs/rules/trickerion.md (the rules and each recommended reading); the card data's sources are named in contracts/catalogue/trickerion/*.json.
 """
 
 from __future__ import annotations

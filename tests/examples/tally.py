@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "domain" / "trickerion" / "data"
+DATA = Path(__file__).resolve().parents[2] / "contracts" / "catalogue" / "trickerion"
 TRICKS = {t["id"]: t for t in json.loads((DATA / "tricks.json").read_text())["tricks"]}
 CARDS = {p["id"]: p for p in json.loads((DATA / "performances.json").read_text())["performances"]}
 CAP = 20  # "Each of the listed categories and each individual Level 3 trick can award at most 20 Fame."
