@@ -387,14 +387,15 @@ class Forget:
             entry = dataclasses.replace(
                 archived.entry, archived_at=self.clock().isoformat(), checksum=checksum_of(events)
             )
+            projection = _archived_projection(archived.projection, events, names)
+            if projection is archived.projection:  # not rendered again (a rendered one is
+                projection = _scrubbed(projection, texts(kept))  # stored as is: same names)
             changed = dataclasses.replace(
                 archived,
                 entry=entry,
                 events=events,
                 names=names,
-                projection=_scrubbed(
-                    _archived_projection(archived.projection, events, names), texts(kept)
-                ),
+                projection=projection,
             )
             await self.archive.put(changed)
             tiers.append("archive")
