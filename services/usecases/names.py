@@ -400,8 +400,13 @@ class Forget:
             await self.archive.put(changed)
             tiers.append("archive")
         if self.webhooks is not None:
+            # a body names a player as `"player_id":…,"name":…` (`webhooks.messages`): only
+            # the forgotten player's entries, never another's same name or another text
+            anchor = f'"player_id":{json.dumps(player_id)},"name":'
             pairs = [
-                r for n in sorted(held - {FORGOTTEN, player_id}) for r in replacements(n, shown)
+                (anchor + old, anchor + new)
+                for n in sorted(held - {FORGOTTEN, player_id})
+                for old, new in replacements(n, shown)
             ]
             if pairs and await self.webhooks.scrub(game_id, pairs):
                 tiers.append("webhooks")

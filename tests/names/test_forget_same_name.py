@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
 from contracts.events import parse_event_json
+from domain.fold import fold
+from domain.standings import standings
 from services.adapters.memory.names import MemoryPlayerNames
 from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.connect import RedisClient
@@ -18,8 +21,14 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.names import RedisPlayerNames
 from services.bootstrap import memory_ports
 from services.ports.names import Rendered
+from services.ports.webhooks import Delivery, Endpoint, Secret
 from services.usecases.names import Forget, replacements
 from services.usecases.project import Project
+from services.usecases.webhooks.messages import (
+    event_messages,
+    standings_message,
+    standings_summary,
+)
 from tests.names import test_forget
 from tests.names.helpers import GAME, PLAYER, lines
 from tests.names.test_forget import TOKEN, App
@@ -113,3 +122,35 @@ async def test_an_archived_game_keeps_the_other_players_same_name(app: App) -> N
     assert projection is not None
     shown = _names(projection.standings_json)
     assert shown == {"mira": "Mira", "oren": "player-2", "tess": SAME}
+
+
+async def test_kept_webhook_bodies_keep_the_other_players_same_name(app: App) -> None:
+    game = "same-name-2"
+    body = b"[" + b",".join(line.replace(GAME.encode(), game.encode()) for line in _lines()) + b"]"
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    posted = await app.http.post(f"/games/{game}/events", content=body, headers=headers)
+    assert posted.status_code == 201, posted.text
+    store = app.service.ports.webhooks
+    endpoint = Endpoint("ep-1", "https://hooks.example/in", None, (), (Secret("whsec_x"),), 0)
+    await store.put_endpoint(endpoint)
+    events = await app.service.ports.named_log().read(game)
+    summary = standings_summary(standings(fold(events)))
+    bodies = [b for _, _, b in event_messages(events, summary)]
+    bodies.append(standings_message(game, summary, datetime(2026, 12, 6, tzinfo=UTC)))
+    for i, text in enumerate(bodies):
+        await store.enqueue(Delivery(f"msg_{i}", endpoint.id, "x", game, text, 0), 100, 100)
+    done = await app.forget(game=game)
+    assert "webhooks" in done.tiers
+    for entry in await store.log("ep-1", 100):
+        for player in _players(json.loads(entry.delivery.body)):
+            assert (
+                player["name"]
+                == {"mira": "Mira", "oren": "player-2", "tess": SAME}[player["player_id"]]
+            ), entry.delivery.body
+
+
+def _players(message: dict[str, Any]) -> list[dict[str, Any]]:
+    data = message["data"]
+    if "players" in data:
+        return list(data["players"])
+    return list(data["standings"]["players"]) if data.get("standings") else []
