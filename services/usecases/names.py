@@ -387,20 +387,26 @@ class Forget:
             entry = dataclasses.replace(
                 archived.entry, archived_at=self.clock().isoformat(), checksum=checksum_of(events)
             )
+            projection = _archived_projection(archived.projection, events, names)
+            if projection is archived.projection:  # not rendered again (a rendered one is
+                projection = _scrubbed(projection, texts(kept))  # stored as is: same names)
             changed = dataclasses.replace(
                 archived,
                 entry=entry,
                 events=events,
                 names=names,
-                projection=_scrubbed(
-                    _archived_projection(archived.projection, events, names), texts(kept)
-                ),
+                projection=projection,
             )
             await self.archive.put(changed)
             tiers.append("archive")
         if self.webhooks is not None:
+            # a body names a player as `"player_id":…,"name":…` (`webhooks.messages`): only
+            # the forgotten player's entries, never another's same name or another text
+            anchor = f'"player_id":{json.dumps(player_id)},"name":'
             pairs = [
-                r for n in sorted(held - {FORGOTTEN, player_id}) for r in replacements(n, shown)
+                (anchor + old, anchor + new)
+                for n in sorted(held - {FORGOTTEN, player_id})
+                for old, new in replacements(n, shown)
             ]
             if pairs and await self.webhooks.scrub(game_id, pairs):
                 tiers.append("webhooks")

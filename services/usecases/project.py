@@ -72,6 +72,9 @@ class _Work:
     held: int | None = None
     events: int = 0
     reason: dict[str, Any] | None = None
+    refolded: bool = False
+    """Folded again from the log (names as they are now) after an entry fed again: written
+    even at the same seq."""
 
     @property
     def seq(self) -> int:
@@ -254,10 +257,9 @@ class Project:
     async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
         """Drop the cached views of games whose first entry in the batch is not after the
         view (a restart re-reading, or a game fed again: restored from the archive, where its
-        projection left Redis with it) and whose stored projection is not the view's seq, or
-        (names kept apart) whose first entry is the view's last event (fed again by
-        `forget`), so `_load_views` refolds them from storage. One HMGET per such game; none
-        usually."""
+        projection left Redis with it) and whose stored projection is not the view's seq, so
+        `_load_views` refolds them from storage (an entry fed again by `forget`: `_refold`).
+        One HMGET per such game; none usually."""
         first: dict[str, int] = {}
         for entry in fresh:
             first.setdefault(entry.game_id, entry.seq)
@@ -266,10 +268,7 @@ class Project:
             return
         for game_id, head in zip(suspects, await self.projections.heads(suspects), strict=True):
             view = self.views.get(game_id)
-            # with names kept apart, its last event fed again is also what `forget` does: the
-            # view's fold holds the forgotten name, the log's (read again) does not
-            forgot = self.names is not None and first[game_id] == view.seq if view else False
-            if view is not None and (head.seq != view.seq or forgot):
+            if view is not None and head.seq != view.seq:
                 self.views.pop(game_id, None)
 
     async def _dead_letter_malformed(
@@ -294,13 +293,26 @@ class Project:
 
     async def _fold_one(self, w: _Work, entry: FeedEntry) -> None:
         current = w.seq
-        if w.held is not None or entry.seq <= current:
-            return  # held game, or already applied before a restart
+        if w.held is not None:
+            return
+        if entry.seq <= current:  # applied before a restart, or fed again by `forget`
+            if self.names is not None and not w.refolded:
+                await self._refold(w, entry.game_id)
+            return
         if entry.seq > current + 1:  # a gap (e.g. after a released hold): fill from the log
             for raw in await self.log.read_raw(entry.game_id, current + 1, entry.seq - 1):
                 if not await self._step(w, entry, raw):
                     return
         await self._step_feed(w, entry)
+
+    async def _refold(self, w: _Work, game_id: str) -> None:
+        """Fold `w`'s game again from the log up to its seq, with the names as they are now:
+        a forget feeds the game's last event again, and the cached fold (and what this batch
+        folded onto it) still holds the forgotten name (docs/forget.md). Once per batch."""
+        folder: Folder[Any] = Folder()
+        for data in await self.log.read_raw(game_id, 1, w.seq):
+            folder.add(parse_event_json(data))
+        w.view.folder, w.refolded = folder, True
 
     async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
         reason = _evolve(w, data)
@@ -356,7 +368,7 @@ class Project:
     def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
         ops: list[ProjectionOp] = []
         for game_id, w in work.items():
-            if w.seq > w.base_seq:
+            if w.seq > w.base_seq or (w.refolded and w.held is None):
                 state = w.view.folder.state  # frozen, O(1); rendered once per batch
                 ops.append(
                     ProjectionOp(

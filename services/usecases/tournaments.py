@@ -125,11 +125,14 @@ class Tournaments:
         actor: str,
         credential: str | None = None,
         event_ids: Sequence[str] | None = None,
+        still: Callable[[TournamentState | None], None] | None = None,
     ) -> tuple[TournamentState, AppendResult]:
         """Check `payloads` in order against the tournament's rules and append them as one
         all-or-nothing batch at the version they were checked on; re-read and retry on a
         concurrent append (up to `retries` times). `event_ids` (one per payload) makes the
         append idempotent across callers: a known id is a duplicate, nothing written.
+        `still`: called with each read's state before the payloads are checked; raises
+        `RuleViolation` when what the caller decided on has changed meanwhile.
 
         Raises:
             RuleViolation: a payload breaks a rule (nothing appended).
@@ -139,6 +142,8 @@ class Tournaments:
         for attempt in range(self.retries + 1):
             events = await self.log.read(tournament_id)
             state = fold(events) if events else None
+            if still is not None:
+                still(state)
             batch: list[TournamentEnvelope] = []
             for i, payload in enumerate(payloads):
                 event_id = event_ids[i] if event_ids is not None else str(uuid.uuid4())
@@ -354,8 +359,22 @@ class Tournaments:
             ids.append(_derived_id(tournament_id, f"close:{current.number}"))
         if not batch:
             return []
+
+        def still(now: TournamentState | None) -> None:
+            # a dispute or a new report since the read above: not this approval's to settle
+            for rn, tn, seq in due:
+                table = None if now is None else now.rounds[rn - 1].tables[tn]
+                if table is None or table.status != "reported" or table.reported_seq != seq:
+                    raise RuleViolation(
+                        "tournament.result_changed",
+                        f"round {rn} table {tn} changed since its report was due",
+                        "payload.table",
+                    )
+
         try:
-            _, result = await self.record(tournament_id, batch, "auto-approval", credential, ids)
+            _, result = await self.record(
+                tournament_id, batch, "auto-approval", credential, ids, still
+            )
         except RuleViolation:
             return []  # another caller approved (and closed) first: its re-check failed
         # a racing caller's approval (same derived id) is a duplicate here: not ours to count

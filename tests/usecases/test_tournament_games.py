@@ -18,10 +18,13 @@ from contracts.tournament import (
     PlayerRegistered,
     RoundClosed,
     TableResultApproved,
+    TableResultDisputed,
     TournamentCreated,
     TournamentEnvelope,
 )
 from domain.errors import RuleViolation
+from domain.tournament.fold import fold
+from domain.tournament.state import TournamentState
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.simulator.tables import simulate_game
 from services.usecases.tournaments import Tournaments
@@ -179,3 +182,26 @@ async def test_two_callers_syncing_the_same_game_append_one_report() -> None:
     reports = [e for e in events if e.type == "tournament.table_result_reported"]
     assert len(reports) == 1
     assert await cases.result_from_game("cup", 1, 1, games[1]) == "unchanged"
+
+
+async def test_an_auto_approval_racing_a_dispute_leaves_the_table_disputed() -> None:
+    """A tablemate disputes after the auto-approval read the table as reported and before it
+    appended: the dispute holds the table out until a judge approves (docs/tournament-rules.md),
+    so the auto-approval approves nothing, where before it approved over the dispute."""
+    clock = [datetime(2026, 12, 1, 10, 0, tzinfo=UTC)]
+    cases, games = await _round_one(auto_approve_after_s=300)
+    cases.now = lambda: clock[0]
+    assert await cases.result_from_game("cup", 1, 1, games[1]) == "reported"
+    clock[0] += timedelta(seconds=300)
+    seen = await cases.state("cup")  # what the auto-approval read: table 1 reported, due
+    dispute = TableResultDisputed(round=1, table=1, by="p0", reason="my score is wrong")
+    await cases.record("cup", [dispute], "p0")
+
+    async def read_before_the_dispute(tid: str, at_seq: int | None = None) -> TournamentState:
+        return seen
+
+    cases.state = read_before_the_dispute  # type: ignore[method-assign,assignment]
+    assert await cases.approve_due("cup") == []
+    table = fold(await cases.log.read("cup")).rounds[0].tables[1]
+    assert table.status == "disputed"
+    assert table.approved is None

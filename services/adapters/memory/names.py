@@ -41,10 +41,14 @@ class MemoryPlayerNames:
         """See `PlayerNames.forget`."""
         self.b.names.setdefault(game_id, {})[player_id] = ""
         fields = self.b.projections.get(game_id, {})
+        fresh: tuple[str, ...] = ()  # rendered: stored as is (another may have the same name)
         if rendered is not None and fields.get("seq") == str(rendered.seq):
             fields["standings"] = rendered.standings_json
             fields["view"], fields["view_seq"] = rendered.view_json.decode(), str(rendered.seq)
+            fresh = ("standings", "view")
         for field, value in fields.items():
+            if field in fresh:
+                continue
             for old, new in replacements:
                 if old:
                     value = value.replace(old, new)

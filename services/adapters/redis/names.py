@@ -16,7 +16,8 @@ from services.ports.names import Rendered
 # KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
 # 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, 4 the rendered projection's
 # seq ('': none), 5 its standings, 6 its view, then (old, new) pairs. The rendered projection
-# is stored only over a projection at its seq (else the projector's next write renders it).
+# is stored only over a projection at its seq (else the projector's next write renders it),
+# and the (old, new) pairs are not applied to it (another player may have the same name).
 # Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
 # event is fed again (the projector drops its cached fold of the game, which holds the name,
 # and refolds it from the log) and a change notice tells live push to render it again.
@@ -37,13 +38,17 @@ local function replaced(s)
   return s
 end
 redis.call('HSET', KEYS[1], ARGV[1], '')
+local fresh = false  -- rendered: stored as is (a replacement could hit another's same name)
 if ARGV[4] ~= '' and redis.call('HGET', KEYS[2], 'seq') == ARGV[4] then
   redis.call('HSET', KEYS[2], 'standings', ARGV[5], 'view', ARGV[6], 'view_seq', ARGV[4])
+  fresh = true
 end
 local fields = redis.call('HGETALL', KEYS[2])
 for i = 1, #fields, 2 do
-  local new = replaced(fields[i + 1])
-  if new ~= fields[i + 1] then redis.call('HSET', KEYS[2], fields[i], new) end
+  if not (fresh and (fields[i] == 'standings' or fields[i] == 'view')) then
+    local new = replaced(fields[i + 1])
+    if new ~= fields[i + 1] then redis.call('HSET', KEYS[2], fields[i], new) end
+  end
 end
 local items = redis.call('LRANGE', KEYS[3], 0, -1)
 for i = 1, #items do
