@@ -1,5 +1,5 @@
 """deploy/ checked statically (no Docker engine here): YAML parses, settings names exist in
-`services/platform/settings.py`, probe and healthcheck paths exist in the app, commands exist in the CLI.
+`services/platform/settings/`, probe and healthcheck paths exist in the app, commands exist in the CLI.
 Source: docs/development.md (deploy files can only be checked statically here)."""
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def test_compose_services_and_redis_with_aof_config() -> None:
 def test_compose_env_commands_and_healthchecks(name: str) -> None:
     service = COMPOSE["services"][name]
     unknown = set(service["environment"]) - _env_names()
-    assert not unknown, f"{name}: env vars not in services/platform/settings.py: {unknown}"
+    assert not unknown, f"{name}: env vars not in services/platform/settings/: {unknown}"
     _check_command(service["command"])
     probe = " ".join(service["healthcheck"]["test"])
     path = re.search(r"http://127\.0\.0\.1:8000(/[a-z]+)", probe)
@@ -107,7 +107,7 @@ def test_k8s_configmap_names_are_settings() -> None:
     configmaps = [d for d in K8S if d["kind"] == "ConfigMap"]
     assert len(configmaps) == 1
     unknown = set(configmaps[0]["data"]) - _env_names()
-    assert not unknown, f"ConfigMap keys not in services/platform/settings.py: {unknown}"
+    assert not unknown, f"ConfigMap keys not in services/platform/settings/: {unknown}"
 
 
 def test_k8s_deployment_per_service_with_probes_and_cli_args() -> None:
