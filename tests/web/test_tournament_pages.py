@@ -111,6 +111,10 @@ async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: 
     page = await open_page(browser, f"{stack.url}/tv/tournaments/cup?lang=en", "tv")
     card = page.locator('.ttv-table[data-table="1"]')
     await expect(card).to_have_class(re.compile(r"\bseated\b"))
+    # a seat number reads as a seat, not as a place, and the points as points
+    seat_one = card.locator(".ttv-seats li").first
+    await expect(seat_one.locator(".ttv-seat-no")).to_have_text("Seat 1")
+    await expect(seat_one.locator(".ttv-pts")).to_have_text("0 pts")
     await expect(page.locator("#live-status")).to_have_class(re.compile(r"\bok\b"))
     await report(stack.client, "cup", 1, 1, tables[0])
     await expect(card).to_have_class(re.compile(r"\breported\b"))
@@ -121,6 +125,7 @@ async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: 
     top = page.locator("#ttv-standings li").first
     await expect(top).to_have_attribute("data-player", tables[0][0])
     await expect(top.locator(".ttv-pts")).to_have_text("7 pts")
+    await expect(seat_one.locator(".ttv-pts")).to_have_text("7 pts")
     assert page.errors == []  # type: ignore[attr-defined]
 
 
