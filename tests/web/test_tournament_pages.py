@@ -151,10 +151,11 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     # second of three at a 3-player table: 4 placement points (7/4/1)
     await expect(page.locator("#tn-me-standing")).to_contain_text("13 · 4 ")
     name = f"Player {int(me[1:])}"
-    why = (  # 2nd of the 13: the one 7-point winner ahead, no other player on 4 points
-        f"{name} is 2nd on points 4: R1 T{number}"
+    why = (  # 2nd of the 13: the one 7-point winner ahead, no other player on 4 points; the
+        # table in words, not "R1 T3"
+        f"{name} is in place 2 with 4 points (from round 1, table {number})."
         if lang == "en"
-        else f"{name}: 2-е место по показателю «очки» 4"
+        else f"{name}: 2-е место, очков: 4 (за раунд 1, стол {number})."
     )
     await expect(page.locator("#tn-me-explain")).to_have_text(why)
     await no_horizontal_overflow(page)
