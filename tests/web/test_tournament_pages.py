@@ -173,6 +173,26 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     assert picker.errors == []  # type: ignore[attr-defined]
 
 
+async def test_the_desk_prints_the_pairings_without_its_controls(
+    stack: Stack, browser: Browser
+) -> None:
+    await create(stack.client, "cup", 8, rounds=2)
+    tables = await seat(stack.client, "cup")
+    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    rows = page.locator("#tn-tables tbody tr")
+    await expect(rows).to_have_count(2)
+    await page.emulate_media(media="print")
+    # on paper: each table and its players, nothing to press, no token, no phone links
+    await expect(page.locator("#tn-tables")).to_be_visible()
+    await expect(rows.first).to_contain_text(f"Player {int(tables[0][0][1:])}")
+    for hidden in ("header.bar", "#tn-token-form", "#tn-seat", "#tn-add-form", "#tn-links"):
+        await expect(page.locator(hidden)).to_be_hidden()
+    await expect(page.locator("#tn-tables th").last).to_be_hidden()  # the Action column
+    await page.emulate_media(media="screen")
+    await expect(page.locator("#tn-seat")).to_be_visible()
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
 async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     stack: Stack, browser: Browser
 ) -> None:
