@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 import time
 import uuid
@@ -28,6 +29,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from contracts.common import EventVoided
 from contracts.envelope import Envelope
+from services.cli.demo_state import DemoState, clear_state, phone_base, write_state
 from services.cli.demo_tournament import DemoTournament
 from services.cli.offline import score_file
 from services.cli.remote import Publisher, read_log
@@ -260,6 +262,7 @@ async def run_demo(
     on_report: Callable[[DemoReport], None] | None = None,
     cluster: bool = False,
     archive_dir: Path | None = None,
+    host: str = "127.0.0.1",
 ) -> DemoReport:
     """Serve all roles on a free port over `redis_url`, publish `games`, wait for the projection.
 
@@ -267,7 +270,10 @@ async def run_demo(
     `redis+cluster://` URL says so by itself). `archive_dir`: a directory archive the games
     are sealed into `ARCHIVE_AFTER_S` after they end (the demo waits for it and reads them
     back from there); None: `SCORELEDGER_ARCHIVE_URL` as set (or none). With `keep_running`, `on_report` shows the report
-    first, then it serves until Ctrl-C.
+    first, then it prints the pages' links and serves until Ctrl-C. `host`: the address to
+    bind (`0.0.0.0`: phones on this network too; the QR codes then encode this machine's
+    network address, `services.cli.demo_state.phone_base`). While the services are up, the
+    demo's state file lets the other commands find them (`services.cli.demo_state`).
 
     Raises:
         PublishError: the ingest refused an event. TimeoutError: projection did not catch up.
@@ -283,28 +289,35 @@ async def run_demo(
             "archive_after_s": ARCHIVE_AFTER_S,
             "archive_every_s": 0.5,
         }
-    server = uvicorn_server(build_app(roles, overrides), "127.0.0.1", port)
+    phones, qr_line = phone_base(host, port)
+    if phones is not None and not os.environ.get("SCORELEDGER_PUBLIC_URL"):
+        overrides["public_url"] = phones  # the QR codes: an address a phone reaches
+    server = uvicorn_server(build_app(roles, overrides), host, port)
     serving = asyncio.create_task(server.serve())
-    url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"  # this machine's own requests
     try:
         while not server.started:
             if serving.done():
                 raise RuntimeError(f"the services did not start: {serving.exception()!r}")
             await asyncio.sleep(0.02)
-        console.print(
-            f"services up at {url}  (query API docs while the demo runs: {url}/docs)",
-            highlight=False,
+        write_state(
+            DemoState(
+                os.getpid(),
+                url,
+                redis_url,
+                cluster,
+                archive_dir.as_uri() if archive_dir is not None else None,
+            )
         )
+        if not keep_running:  # its pages stop with it: no links that will be dead
+            console.print(
+                "services up on this machine while the demo runs (with --keep-running they "
+                "stay up, and it prints their links)",
+                highlight=False,
+            )
         tournament = DemoTournament()
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             await tournament.pick_id(client)
-        pages = tournament.urls(url)
-        console.print(
-            f"a tournament beside the games: room screen {pages['room']}  phone view "
-            f"{pages['phone']}  organiser's page {pages['desk']}",
-            highlight=False,
-            soft_wrap=True,
-        )
         report = await _publish_and_watch(url, games, console, tournament)
         if archive_dir is not None:
             async with httpx.AsyncClient(base_url=url, timeout=30) as client:
@@ -321,19 +334,26 @@ async def run_demo(
                     soft_wrap=True,
                 )
             if report.tournament is not None:
+                pages = report.tournament.urls(phones or url)
                 console.print(
-                    f"{report.tournament.tournament_id}: organiser token (for the organiser's "
-                    f"page): {report.tournament.token}",
+                    f"{report.tournament.tournament_id}: room screen {pages['room']}  phone "
+                    f"view {pages['phone']}  organiser's page {pages['desk']}  organiser "
+                    f"token (for the organiser's page): {report.tournament.token}",
                     highlight=False,
                     soft_wrap=True,
                 )
+            console.print(qr_line, highlight=False, soft_wrap=True)
             console.print(
-                f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs",
+                f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs ; "
+                "in another terminal `scoreledger publish FILE`, `export`, `forget` and "
+                "`webhooks` use this demo by themselves",
                 highlight=False,
+                soft_wrap=True,
             )
             await serving
         return report
     finally:
+        clear_state(os.getpid())
         server.should_exit = True
         await serving
 

@@ -41,6 +41,14 @@ def demo(
             "--cluster", help="without REDIS_URL: a throwaway 3-master Redis Cluster, not one node"
         ),
     ] = False,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host",
+            help="bind address; 0.0.0.0: phones on this network too (QR codes encode this "
+            "machine's network address)",
+        ),
+    ] = "127.0.0.1",
 ) -> None:
     """Run everything on this machine: Redis (REDIS_URL, or a throwaway redis-server, or with
     `--cluster` a throwaway 3-master Redis Cluster), ingest, projector and query in-process;
@@ -94,7 +102,14 @@ def demo(
                     )
                 report = asyncio.run(
                     run_demo(
-                        redis.url, games, console, keep_running, show, redis.cluster, archive_dir
+                        redis.url,
+                        games,
+                        console,
+                        keep_running,
+                        show,
+                        redis.cluster,
+                        archive_dir,
+                        host,
                     )
                 )
     except NoRedis as error:
@@ -107,11 +122,13 @@ def demo(
     if not keep_running:
         _show_demo_report(report, console, as_json)
         console.print(
-            "To watch the scoreboard: run `.venv/bin/scoreledger demo --keep-running` and open "
-            "the URL it prints: / (scoreboard), /tv, /tv/tournaments/demo-cup (the tournament's "
-            "room screen), /docs (the API), /games/<id>/standings, "
-            "/metrics",
+            "The demo has stopped, and its pages with it. To keep it running: "
+            "`.venv/bin/scoreledger demo --keep-running` (add `--host 0.0.0.0` for phones on "
+            "this network); it prints the links to open: / (scoreboard), /tv, "
+            "/tv/tournaments/demo-cup (the tournament's room screen), /docs (the API), "
+            "/games/<id>/standings, /metrics",
             highlight=False,
+            soft_wrap=True,
         )
     if report.mismatches:
         err.print(f"standings differ from the offline fold for: {', '.join(report.mismatches)}")

@@ -74,19 +74,23 @@ def score(
 
 RedisUrl = Annotated[
     str | None,
-    typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)"),
+    typer.Option(
+        "--redis-url",
+        help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL, else a running demo's)",
+    ),
 ]
 
 
 def _settings(command: str, redis_url: str | None) -> CommonSettings:
-    """The settings of a command talking to Redis (`--redis-url` over the environment); a bad
-    one exits 78 naming it (`services.cli.on_redis`)."""
+    """The settings of a command talking to Redis (`--redis-url` over the environment over a
+    running demo's, `services.cli.demo_state`); a bad one exits 78 naming it
+    (`services.cli.on_redis`)."""
+    from services.cli.demo_state import redis_overrides
     from services.cli.on_redis import settings_or_exit
     from services.platform.settings import CommonSettings
 
-    return settings_or_exit(
-        command, lambda: CommonSettings(redis_url=redis_url) if redis_url else CommonSettings()
-    )
+    overrides = redis_overrides(redis_url)
+    return settings_or_exit(command, lambda: CommonSettings(**overrides))
 
 
 @app.command()
@@ -314,6 +318,29 @@ app.add_typer(
 app.command("simulate")(
     __import__("services.cli.simulate_command", fromlist=["simulate"]).simulate
 )  # simulator owner
+
+NEWCOMER_ORDER = {
+    "demo": "Run everything on this machine and watch live standings (start here).",
+    "score": "Fold a JSONL event log offline and print the standings.",
+    "publish": "Send a JSONL log to a running service (a running demo by default).",
+    "serve": "Run the services: all roles together, or one role each.",
+    "export": "Write a game's log as JSONL, exactly as posted.",
+    "release": "Resume a game the projector holds, after a referee's correction.",
+    "forget": "Forget a player's name in every tier (an operator's command).",
+    "simulate": "Generate rule-valid games (reproducible from --seed) and send or write them.",
+    "migrate-archive": "Bring the archive's schema up to date and exit.",
+}
+"""`--help`'s command list: the order a newcomer needs them, each in one line (the exit codes
+are in each command's own `--help`). Groups (`webhooks`, `league`, `tournament`) follow."""
+
+
+def _name(info: Any) -> str:
+    return str(info.name or info.callback.__name__.replace("_", "-"))
+
+
+app.registered_commands.sort(key=lambda info: list(NEWCOMER_ORDER).index(_name(info)))
+for _info in app.registered_commands:
+    _info.short_help = NEWCOMER_ORDER[_name(_info)]
 
 if __name__ == "__main__":  # pragma: no cover
     app()

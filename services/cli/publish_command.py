@@ -15,12 +15,18 @@ from services.cli.terminal import LogFile, err
 if TYPE_CHECKING:  # httpx and rich.progress load when the command runs
     from rich.progress import Progress
 
+URL = "http://127.0.0.1:8000"
+"""Where `publish` sends without `--url` and no running demo: `serve`'s default address."""
+
 
 def publish(
     file: LogFile,
     url: Annotated[
-        str, typer.Option("--url", help="the ingest service's base URL")
-    ] = "http://127.0.0.1:8000",
+        str | None,
+        typer.Option(
+            "--url", help=f"the ingest service's base URL (default: a running demo's, else {URL})"
+        ),
+    ] = None,
     batch: Annotated[
         int, typer.Option("--batch", min=1, max=1000, help="events per POST (ingest takes 1-1000)")
     ] = 100,
@@ -54,6 +60,13 @@ def publish(
         tokens_path,
     )
 
+    if url is None:
+        from services.cli.demo_state import running_demo
+
+        demo = running_demo()
+        url = URL if demo is None else demo.url
+        if demo is not None:
+            err.print(f"publishing to the running demo at {url}", highlight=False)
     try:
         events = read_log(file)
     except LogLineError as error:

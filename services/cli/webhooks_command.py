@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -41,7 +41,10 @@ webhooks_app = typer.Typer(
 T = TypeVar("T")
 RedisUrl = Annotated[
     str | None,
-    typer.Option("--redis-url", help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL)"),
+    typer.Option(
+        "--redis-url",
+        help="Redis URL (default: SCORELEDGER_REDIS_URL / REDIS_URL, else a running demo's)",
+    ),
 ]
 Url = Annotated[str, typer.Argument(help="the endpoint's URL")]
 
@@ -51,11 +54,12 @@ def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) ->
     away, a refused user or a bad setting: one line and 69, 77 or 78, as every command that
     talks to Redis (`services.cli.on_redis`)."""
     from services.bootstrap import webhook_admin
+    from services.cli.demo_state import redis_overrides
     from services.cli.on_redis import run_on_redis, settings_or_exit
     from services.platform.settings import ServiceSettings
     from services.usecases.webhooks.admin import WebhookRefused
 
-    overrides: dict[str, Any] = {"redis_url": redis_url} if redis_url else {}
+    overrides = redis_overrides(redis_url)  # a running demo's, when nothing names one
     settings = settings_or_exit("webhooks", lambda: ServiceSettings(**overrides))
 
     async def go() -> T:

@@ -19,12 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.timeout(300)
-def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
+def test_demo_runs_end_to_end_on_a_throwaway_redis(tmp_path: Path) -> None:
     assert shutil.which("redis-server"), (
         "redis-server must be on the PATH (deploy/scripts/system-deps.sh)"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
     env["COLUMNS"] = "120"
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)  # the demo's state file (services.cli.demo_state)
     demo = subprocess.run(
         [sys.executable, "-m", "services.cli.main", "demo", "--json"],
         cwd=ROOT,
@@ -41,6 +42,10 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis() -> None:
     assert demo.stderr.count("left Redis for the archive") == len(example_logs())
     # how to open the scoreboard: the kept-running demo, whose Redis holds the games
     assert "`.venv/bin/scoreledger demo --keep-running`" in " ".join(demo.stderr.split())
+    # its pages stopped with it: it says so and prints no link that is dead by now
+    assert "The demo has stopped, and its pages with it." in " ".join(demo.stderr.split())
+    assert "http://" not in demo.stderr
+    assert not (tmp_path / "scoreledger" / "scoreledger-demo.json").exists()
     # the small tournament beside the games: its room screen, and where it ended
     assert "/tv/tournaments/demo-cup" in " ".join(demo.stderr.split())
     said = " ".join(demo.stderr.split())

@@ -4,6 +4,7 @@ stopped by SIGTERM stops its throwaway Redis (and everything else) before it exi
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -70,6 +71,8 @@ def test_a_bound_server_ends_when_its_command_is_killed(how: str) -> None:
 @pytest.mark.timeout(300)
 def test_the_kept_running_demo_stopped_by_sigterm_leaves_nothing(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
+    env["XDG_RUNTIME_DIR"] = str(tmp_path)  # the demo's state file (services.cli.demo_state)
+    state = tmp_path / "scoreledger" / "scoreledger-demo.json"
     log = tmp_path / "demo.log"
     with log.open("wb") as out:
         demo = subprocess.Popen(
@@ -88,11 +91,27 @@ def test_the_kept_running_demo_stopped_by_sigterm_leaves_nothing(tmp_path: Path)
             time.sleep(0.2)
         started = procs.in_session(demo.pid)
         assert any("redis-server" in p.cmdline for p in started), started
+        said = " ".join(log.read_text(errors="replace").split())
+        assert "QR codes encode 127.0.0.1, which only this machine reaches" in said
+        assert "/tv/tournaments/demo-cup" in said  # the links, now that they stay up
+        # another command finds the running demo's Redis by itself, and says so
+        assert json.loads(state.read_text())["pid"] == demo.pid
+        export = subprocess.run(
+            [sys.executable, "-m", "services.cli.main", "export", "no-such-game"],
+            cwd=ROOT,
+            env=env | {"COLUMNS": "200"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "using the running demo's Redis" in export.stderr
+        assert export.returncode == 1, export.stderr  # reached; the game is unknown there
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=60) == 128 + signal.SIGTERM
         left = procs.wait_until_none(lambda: procs.in_session(demo.pid), BOUND_S)
         assert not left, f"started {[str(p) for p in started]}; left {[str(p) for p in left]}"
         assert "never retrieved" not in log.read_text(errors="replace")
+        assert not state.exists()  # a stopped demo is not found again
     finally:
         if demo.poll() is None:
             demo.kill()

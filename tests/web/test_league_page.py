@@ -122,6 +122,9 @@ def test_the_league_page_speaks_russian_and_404s_an_unknown_league(http: TestCli
     assert '<html lang="en">' in en
     assert "<h2>Standings</h2>" in en
     assert "every event counts" in en
+    # the game by its name, not its key `penumbra`
+    assert "Game: Penumbra: Trials of Arcana ·" in en
+    assert "Игра: Пенумбра. Испытания Арканы ·" in ru
     missing = http.get("/leagues/nope/page")
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("text/html")

@@ -111,6 +111,10 @@ async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: 
     page = await open_page(browser, f"{stack.url}/tv/tournaments/cup?lang=en", "tv")
     card = page.locator('.ttv-table[data-table="1"]')
     await expect(card).to_have_class(re.compile(r"\bseated\b"))
+    # a seat number reads as a seat, not as a place, and the points as points
+    seat_one = card.locator(".ttv-seats li").first
+    await expect(seat_one.locator(".ttv-seat-no")).to_have_text("Seat 1")
+    await expect(seat_one.locator(".ttv-pts")).to_have_text("0 pts")
     await expect(page.locator("#live-status")).to_have_class(re.compile(r"\bok\b"))
     await report(stack.client, "cup", 1, 1, tables[0])
     await expect(card).to_have_class(re.compile(r"\breported\b"))
@@ -121,6 +125,7 @@ async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: 
     top = page.locator("#ttv-standings li").first
     await expect(top).to_have_attribute("data-player", tables[0][0])
     await expect(top.locator(".ttv-pts")).to_have_text("7 pts")
+    await expect(seat_one.locator(".ttv-pts")).to_have_text("7 pts")
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -146,10 +151,11 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     # second of three at a 3-player table: 4 placement points (7/4/1)
     await expect(page.locator("#tn-me-standing")).to_contain_text("13 · 4 ")
     name = f"Player {int(me[1:])}"
-    why = (  # 2nd of the 13: the one 7-point winner ahead, no other player on 4 points
-        f"{name} is 2nd on points 4: R1 T{number}"
+    why = (  # 2nd of the 13: the one 7-point winner ahead, no other player on 4 points; the
+        # table in words, not "R1 T3"
+        f"{name} is in place 2 with 4 points (from round 1, table {number})."
         if lang == "en"
-        else f"{name}: 2-е место по показателю «очки» 4"
+        else f"{name}: 2-е место, очков: 4 (за раунд 1, стол {number})."
     )
     await expect(page.locator("#tn-me-explain")).to_have_text(why)
     await no_horizontal_overflow(page)
@@ -165,6 +171,26 @@ async def test_phone_view_shows_my_table_seat_and_standing(
     )
     assert page.errors == []  # type: ignore[attr-defined]
     assert picker.errors == []  # type: ignore[attr-defined]
+
+
+async def test_the_desk_prints_the_pairings_without_its_controls(
+    stack: Stack, browser: Browser
+) -> None:
+    await create(stack.client, "cup", 8, rounds=2)
+    tables = await seat(stack.client, "cup")
+    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    rows = page.locator("#tn-tables tbody tr")
+    await expect(rows).to_have_count(2)
+    await page.emulate_media(media="print")
+    # on paper: each table and its players, nothing to press, no token, no phone links
+    await expect(page.locator("#tn-tables")).to_be_visible()
+    await expect(rows.first).to_contain_text(f"Player {int(tables[0][0][1:])}")
+    for hidden in ("header.bar", "#tn-token-form", "#tn-seat", "#tn-add-form", "#tn-links"):
+        await expect(page.locator(hidden)).to_be_hidden()
+    await expect(page.locator("#tn-tables th").last).to_be_hidden()  # the Action column
+    await page.emulate_media(media="screen")
+    await expect(page.locator("#tn-seat")).to_be_visible()
+    assert page.errors == []  # type: ignore[attr-defined]
 
 
 async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import FileResponse, HTMLResponse
 
+from contracts.games import game_info
 from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
 from domain.league.standings import LeagueLine
@@ -71,6 +72,16 @@ TEXT: dict[Lang, dict[str, str]] = {
 """The page's words, per language."""
 
 
+def _game_name(key: str, lang: Lang) -> str:
+    """The game's name in `lang` ("Penumbra: Trials of Arcana"), from the game catalogue
+    (`contracts.games`); the key itself for a game no longer registered."""
+    try:
+        title = game_info(key).title
+    except KeyError:
+        return key
+    return title.ru if lang == "ru" else title.en
+
+
 def render_league(
     state: LeagueState, lines: list[LeagueLine], ratings: dict[str, Rating], lang: Lang = "en"
 ) -> str:
@@ -99,7 +110,7 @@ def render_league(
   </header>
   <main class="league">
     <h1 id="league-title">{title}</h1>
-    <p id="league-rule">{t["league"]} · {t["game"]}: {escape(s.game)} · {rule}</p>
+    <p id="league-rule">{t["league"]} · {t["game"]}: {escape(_game_name(s.game, lang))} · {rule}</p>
     <h2>{t["standings"]}</h2>
     <table id="league-standings">
       <thead><tr><th>{t["place"]}</th><th>{t["player"]}</th><th>{t["points"]}</th><th>{t["counted"]}</th><th>{t["rating"]}</th></tr></thead>

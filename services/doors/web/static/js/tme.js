@@ -1,9 +1,9 @@
 // A player's phone view of a tournament (`/tournaments/{id}/me?player=`): their table and seat
 // in the current round, the players at that table in seat order, their standing (place, points
-// and why, in the standings' own words), and the standings; without `?player=` (or with an
+// and why, in words: "round 1, table 3"), and the standings; without `?player=` (or with an
 // unknown one) a list to pick from. Live over `/tournaments/{id}/live`. Once the tournament
 // is finished: the player's final place, in a sentence.
-import { lang, t } from "./i18n.js";
+import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 import { currentRound, el, follow, namesOf, num, roundTitle, statusWord } from "./tournament.js";
 
@@ -72,16 +72,30 @@ function paintMe(frame, player) {
   document.getElementById("tn-me-change").href = change.pathname + change.search;
 }
 
-/** Why the player stands where they do. English: the standings' own sentence (it names the
- * tables behind the figure); other languages: built here from `decided_by` and the figure. */
+/** The tables behind the deciding figure, in words ("round 1, table 3; round 2 (bye)"). The
+ * live frame keeps figures lean (values only), so they are read from the tail of the
+ * standings' own sentence, `explain` ("…: R1 T3, R2 bye"); none when it has no such tail. */
+function tablesOf(line) {
+  const tail = /: (R\d+ (?:T\d+|bye)(?:, R\d+ (?:T\d+|bye))*)$/.exec(line.explain || "");
+  if (!tail) return "";
+  return tail[1].split(", ").map((part) => {
+    const [round, table] = part.slice(1).split(" ");
+    const words = table === "bye" ? t("tn_why_bye") : t("tn_why_table").replace("{table}", table.slice(1));
+    return words.replace("{round}", round);
+  }).join("; ");
+}
+
+/** Why the player stands where they do, in words a player reads (EN and RU alike): place,
+ * the figure that decided it, and the tables behind that figure (`tablesOf`). */
 function explain(line) {
-  if (lang === "en") return line.explain;
-  const fill = (key, criterion, value) => t(key).replace("{name}", line.name).replace("{place}", line.place)
-    .replace("{criterion}", criterion).replace("{value}", value);
-  if (line.decided_by === null) return fill("tn_explain_first", "", num(line.points));
-  if (line.decided_by === "seed") return fill("tn_explain_seed", "", String(line.seed));
-  const value = line.decided_by === "points" ? line.points : line.tie_breaks[line.decided_by];
-  return fill("tn_explain", t(`tn_tb_${line.decided_by}`), num(value ?? 0));
+  const fill = (key, criterion, value) => t(key).replace("{name}", line.name)
+    .replace("{place}", String(line.place)).replace("{criterion}", criterion).replace("{value}", value);
+  if (line.decided_by === "seed") return `${fill("tn_why_seed", "", String(line.seed))}.`;
+  const said = line.decided_by === null || line.decided_by === "points"
+    ? fill("tn_why_points", "", num(line.points))
+    : fill("tn_why_tie_break", t(`tn_tb_${line.decided_by}`), num(line.tie_breaks[line.decided_by] ?? 0));
+  const tables = tablesOf(line);
+  return tables ? `${said} (${t("tn_why_from").replace("{tables}", tables)}).` : `${said}.`;
 }
 
 function paintStandings(standings) {

@@ -37,8 +37,9 @@ function tableCard(table, names, points) {
   table.players.forEach((pid, i) => {
     const row = el("li");
     row.dataset.player = pid;
-    row.append(el("span", String(i + 1), "ttv-seat-no"), el("span", names[pid] || pid, "ttv-pname"),
-      el("span", num(points[pid] ?? 0), "ttv-pts"));
+    // "Seat 1 Gleb 4 pts": a bare "1 Gleb 4" read as a place and a score
+    row.append(el("span", `${t("tn_seat_no")} ${i + 1}`, "ttv-seat-no"), el("span", names[pid] || pid, "ttv-pname"),
+      el("span", `${num(points[pid] ?? 0)} ${t("tn_pts")}`, "ttv-pts"));
     seats.append(row);
   });
   const leader = el("p", lineOf(table, names), "ttv-leader");
