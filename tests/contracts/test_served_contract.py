@@ -151,3 +151,23 @@ def test_an_event_validates_against_the_documented_append_body() -> None:
     assert [e.validator for e in extra] == ["additionalProperties"]
     bad = list(check.iter_errors({**event, "actor": ""}))
     assert [list(e.absolute_path) for e in bad] == [["actor"]]
+
+
+def test_game_and_tournament_routes_name_their_own_bearer_token() -> None:
+    """The game routes take the game's write token, the tournament and league routes their
+    organiser's (or a judge's, a table's): two schemes, each route naming its own. One
+    scheme name for both made the last one's description (the organiser's) every route's."""
+    document = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    schemes = document["components"]["securitySchemes"]
+
+    def described(path: str, method: str = "post") -> str:
+        security = document["paths"][path][method]["security"]
+        names = {name for requirement in security for name in requirement}
+        assert len(names) == 1, (path, names)
+        return str(schemes[names.pop()]["description"])
+
+    assert "game's write token" in described("/games/{game_id}/events")
+    assert "organiser" not in described("/games/{game_id}/events")
+    tournament = described("/tournaments/{tournament_id}/tables/{table}/result")
+    assert all(role in tournament for role in ("organiser", "judge", "table"))
+    assert "league" in described("/leagues/{league_id}/games")
