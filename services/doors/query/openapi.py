@@ -82,6 +82,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     _type_the_append_body(document)
     _problems_everywhere(document)
     _outbound_webhooks(document)
+    _share_parameters(document)
     return document
 
 
@@ -275,3 +276,51 @@ def _share_the_envelope(schemas: dict[str, Any], refs: Iterable[str]) -> None:
         "required": envelope_required,
         "additionalProperties": False,
     }
+
+
+SHARED_PARAMETERS = (
+    ("path", "game_id"),
+    ("path", "tournament_id"),
+    ("path", "league_id"),
+    ("path", "table"),
+    ("header", "Idempotency-Key"),
+    ("header", "webhook-id"),
+    ("header", "webhook-timestamp"),
+    ("header", "webhook-signature"),
+)
+"""(in, name) of the parameters defined once, `components/parameters/<name>`: declared once
+in code and used by many operations. A fixed list, not "what repeats", so an app with fewer
+roles refers to the same components and serves the committed document's operations."""
+
+
+def _share_parameters(document: dict[str, Any]) -> None:
+    """Move each of `SHARED_PARAMETERS` into `components/parameters` and refer to it from
+    every operation (`paths` and `webhooks`).
+
+    Raises:
+        ValueError: two operations declare one of them differently.
+    """
+    wanted = set(SHARED_PARAMETERS)
+    shared = document.setdefault("components", {}).setdefault("parameters", {})
+    for section in ("paths", "webhooks"):
+        for operations in document.get(section, {}).values():
+            for operation in operations.values():
+                if "parameters" in operation:  # a new list: it may be a module constant's
+                    operation["parameters"] = [
+                        _shared(shared, p) if (p.get("in"), p.get("name")) in wanted else p
+                        for p in operation["parameters"]
+                    ]
+    if not shared:
+        del document["components"]["parameters"]
+
+
+def _shared(shared: dict[str, Any], parameter: dict[str, Any]) -> dict[str, str]:
+    """A reference to `parameter`'s entry of `shared` (added if new).
+
+    Raises:
+        ValueError: the entry of that name differs from `parameter`.
+    """
+    name = parameter["name"]
+    if shared.setdefault(name, parameter) != parameter:
+        raise ValueError(f"parameter {name} is declared differently by two operations")
+    return {"$ref": f"#/components/parameters/{name}"}
