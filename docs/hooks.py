@@ -130,7 +130,11 @@ def http_api() -> str:
         for method, op in item.items():
             out += ["", f"## `{method.upper()} {route}`", ""]
             out += [op.get("description") or op.get("summary", ""), ""]
-            params = op.get("parameters", [])
+            shared = spec.get("components", {}).get("parameters", {})
+            params = [
+                shared[p["$ref"].rsplit("/", 1)[1]] if "$ref" in p else p
+                for p in op.get("parameters", [])
+            ]  # a shared one is a `$ref`
             if params:
                 out += ["| parameter | in | type | required |", "|---|---|---|---|"]
                 out += [

@@ -35,6 +35,7 @@ log = structlog.get_logger("ingest")
 
 _bearer = HTTPBearer(
     auto_error=False,
+    scheme_name="GameWriteToken",  # not the tournament routes' scheme (another token)
     description="the game's write token: chosen by its creator, or returned in the 201 that "
     "created the game",
 )

@@ -39,8 +39,10 @@ from services.usecases.tournaments import UnknownTournament
 
 _bearer = HTTPBearer(
     auto_error=False,
-    description="the tournament's organiser token: chosen by its creator, or returned in the "
-    "201 that created it",
+    scheme_name="OrganiserToken",  # not the game routes' scheme (another token)
+    description="on tournament routes, the tournament's organiser token, or a judge's or a "
+    "table's where the route says so; on league routes, the league's organiser token: chosen "
+    "by its creator, or returned in the 201 that created it",
 )
 Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]

@@ -11,7 +11,9 @@ Source: docs/decisions/0017-contracts-committed-and-checked.md (contracts, drift
 
 from __future__ import annotations
 
+import inspect
 import json
+from collections.abc import Iterable
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -80,6 +82,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     _type_the_append_body(document)
     _problems_everywhere(document)
     _outbound_webhooks(document)
+    _share_parameters(document)
     return document
 
 
@@ -207,6 +210,7 @@ def _type_the_append_body(document: dict[str, Any]) -> None:
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
     schemas.update(union.pop("$defs"))
     schemas["Event"] = {"title": "Event", **union}
+    _share_the_envelope(schemas, union["discriminator"]["mapping"].values())
     event = {"$ref": "#/components/schemas/Event"}
     batch = {"type": "array", "items": event, "minItems": 1, "maxItems": MAX_BATCH}
     append = document["paths"][APPEND_PATH]["post"]
@@ -220,3 +224,103 @@ def _type_the_append_body(document: dict[str, Any]) -> None:
     body = append["requestBody"]["content"]["application/json"]
     description = "one event, or a batch of events of this game in seq order"
     body["schema"] = {"oneOf": [event, batch], "description": description}
+
+
+ENVELOPE_SCHEMA = "EventEnvelope"
+OWN_FIELDS = ("type", "schema_version", "payload")
+"""What each event type's schema declares itself (narrowed); the rest is `EventEnvelope`."""
+
+
+def _share_the_envelope(schemas: dict[str, Any], refs: Iterable[str]) -> None:
+    """Define the envelope (`contracts.envelope.Envelope`) once, `components/schemas/
+    EventEnvelope`, and make every event type's schema (`refs`) refer to it by `allOf`,
+    narrowing only `type` and `schema_version` (constants) and `payload` (its model). The
+    envelope keeps `additionalProperties: false`, so an unknown member is still refused,
+    and one bad field gives one error (with `unevaluatedProperties` on each type, a bad
+    envelope field gave two: the field, and the field again as unevaluated). The same JSON
+    is valid as before; the document shrinks by about 50 kB.
+
+    Raises:
+        ValueError: two event types document an envelope field differently (one shared
+            component would then misstate one of them).
+    """
+    from contracts.envelope import Envelope
+
+    names = [n for n in Envelope.model_fields if n not in OWN_FIELDS]
+    shared: dict[str, Any] | None = None
+    envelope_required: list[str] = []
+    for ref in refs:
+        event = schemas[ref.rsplit("/", 1)[1]]
+        fields = {name: event["properties"].pop(name) for name in names}
+        if shared is None:
+            shared = fields
+        elif fields != shared:
+            raise ValueError(f"{ref} documents the envelope fields differently")
+        required = event.pop("required")
+        envelope_required = required
+        event["required"] = [name for name in required if name not in names]
+        event["allOf"] = [{"$ref": f"#/components/schemas/{ENVELOPE_SCHEMA}"}]
+        event.pop("additionalProperties", None)
+    if shared is None:
+        return
+    whole = Envelope.model_json_schema()["properties"]
+    payload = {"description": "the event type's payload: an object, its schema is the type's"}
+    schemas[ENVELOPE_SCHEMA] = {
+        "title": ENVELOPE_SCHEMA,
+        "description": inspect.cleandoc(Envelope.__doc__ or ""),
+        "type": "object",
+        "properties": {
+            name: shared.get(name) or (payload if name == "payload" else whole[name])
+            for name in Envelope.model_fields
+        },
+        "required": envelope_required,
+        "additionalProperties": False,
+    }
+
+
+SHARED_PARAMETERS = (
+    ("path", "game_id"),
+    ("path", "tournament_id"),
+    ("path", "league_id"),
+    ("path", "table"),
+    ("header", "Idempotency-Key"),
+    ("header", "webhook-id"),
+    ("header", "webhook-timestamp"),
+    ("header", "webhook-signature"),
+)
+"""(in, name) of the parameters defined once, `components/parameters/<name>`: declared once
+in code and used by many operations. A fixed list, not "what repeats", so an app with fewer
+roles refers to the same components and serves the committed document's operations."""
+
+
+def _share_parameters(document: dict[str, Any]) -> None:
+    """Move each of `SHARED_PARAMETERS` into `components/parameters` and refer to it from
+    every operation (`paths` and `webhooks`).
+
+    Raises:
+        ValueError: two operations declare one of them differently.
+    """
+    wanted = set(SHARED_PARAMETERS)
+    shared = document.setdefault("components", {}).setdefault("parameters", {})
+    for section in ("paths", "webhooks"):
+        for operations in document.get(section, {}).values():
+            for operation in operations.values():
+                if "parameters" in operation:  # a new list: it may be a module constant's
+                    operation["parameters"] = [
+                        _shared(shared, p) if (p.get("in"), p.get("name")) in wanted else p
+                        for p in operation["parameters"]
+                    ]
+    if not shared:
+        del document["components"]["parameters"]
+
+
+def _shared(shared: dict[str, Any], parameter: dict[str, Any]) -> dict[str, str]:
+    """A reference to `parameter`'s entry of `shared` (added if new).
+
+    Raises:
+        ValueError: the entry of that name differs from `parameter`.
+    """
+    name = parameter["name"]
+    if shared.setdefault(name, parameter) != parameter:
+        raise ValueError(f"parameter {name} is declared differently by two operations")
+    return {"$ref": f"#/components/parameters/{name}"}
