@@ -72,6 +72,9 @@ class _Work:
     held: int | None = None
     events: int = 0
     reason: dict[str, Any] | None = None
+    rerender: bool = False
+    """Written even at the seq it started from: its view was folded again after a `forget`
+    (a name changed), so the stored render may hold the old name."""
 
     @property
     def seq(self) -> int:
@@ -192,7 +195,7 @@ class Project:
         if self.names is not None and any(may_be_start(e.data) for e in fresh):
             fresh = [await self._named(e) for e in fresh]
         await self._refresh_held([e.game_id for e in fresh])
-        await self._refresh_refed(fresh)
+        rerender = await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
         try:
@@ -203,6 +206,7 @@ class Project:
                         await self._load_views([entry.game_id])
                     view = self.views[entry.game_id]
                     w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
+                    w.rerender = entry.game_id in rerender
                 if w.held is None and entry.seq == w.seq + 1:  # the usual case, no await
                     reason = _evolve(w, entry.data)
                     if reason is not None:
@@ -251,19 +255,29 @@ class Project:
             if view is not None and (head.held != view.held or head.seq != view.seq):
                 self.views.pop(game_id, None)
 
-    async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
+    async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> set[str]:
         """Drop the cached views of games whose first entry in the batch is not after the
         view (a restart re-reading, or a game fed again: restored from the archive, where its
         projection left Redis with it) and whose stored projection is not the view's seq, or
-        (names kept apart) whose first entry is the view's last event (fed again by
-        `forget`), so `_load_views` refolds them from storage. One HMGET per such game; none
-        usually."""
+        (names kept apart) whose first entry is the view's last event, or whose later entry
+        is not after the one before it (an event fed again by `forget`, behind or after the
+        events the projector had not applied yet), so `_load_views` refolds them from storage
+        with the names as they are now. The games refolded for a forget (written again even
+        at the same seq, docs/forget.md). One HMGET per such game; none usually."""
         first: dict[str, int] = {}
+        last: dict[str, int] = {}
+        again: set[str] = set()
         for entry in fresh:
             first.setdefault(entry.game_id, entry.seq)
+            if self.names is not None and entry.seq <= last.get(entry.game_id, 0):
+                again.add(entry.game_id)
+            last[entry.game_id] = max(entry.seq, last.get(entry.game_id, 0))
         suspects = [g for g, seq in first.items() if g in self.views and seq <= self.views[g].seq]
+        for game_id in again:
+            self.views.pop(game_id, None)
+        suspects = [g for g in suspects if g not in again]
         if not suspects:
-            return
+            return again
         for game_id, head in zip(suspects, await self.projections.heads(suspects), strict=True):
             view = self.views.get(game_id)
             # with names kept apart, its last event fed again is also what `forget` does: the
@@ -271,6 +285,9 @@ class Project:
             forgot = self.names is not None and first[game_id] == view.seq if view else False
             if view is not None and (head.seq != view.seq or forgot):
                 self.views.pop(game_id, None)
+                if forgot:
+                    again.add(game_id)
+        return again
 
     async def _dead_letter_malformed(
         self, shard: int, ckpt: tuple[int, int], malformed: Sequence[MalformedFeedEntry]
@@ -356,7 +373,7 @@ class Project:
     def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
         ops: list[ProjectionOp] = []
         for game_id, w in work.items():
-            if w.seq > w.base_seq:
+            if w.seq > w.base_seq or (w.rerender and w.held is None and w.seq > 0):
                 state = w.view.folder.state  # frozen, O(1); rendered once per batch
                 ops.append(
                     ProjectionOp(
