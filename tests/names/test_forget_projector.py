@@ -58,3 +58,36 @@ async def test_a_forget_while_the_projector_is_behind_leaves_no_name_once_it_cat
     assert {p["player_id"]: p["name"] for p in standings["players"]}[PLAYER] == "player-2"
     view = json.loads(stored["view"])
     assert ranks_and_totals(view) == EXPECTED
+
+
+@pytest.mark.redis
+async def test_on_redis_no_key_or_value_holds_the_name_once_the_projector_catches_up(
+    clean_redis_url: str,
+) -> None:
+    from services.bootstrap import build
+    from tests.archive.test_forget import redis_values
+
+    service = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
+    try:
+        ports, cases = service.ports, service.cases
+        await ports.named_log().append(GAME, [parse_event_json(line) for line in lines()])
+        shard = shard_of(GAME, SHARDS)
+        assert ports.pipeline is not None
+        (batch,) = await ports.pipeline.feeds.read({shard: "0-0"}, 1000, 0)
+        assert len(batch.entries) == 91
+        await cases.project.apply(shard, batch.entries[:BEHIND])
+        forget = cases.forget
+        assert forget is not None
+        await forget.forget(GAME, PLAYER)
+        await cases.project.apply(shard, batch.entries)  # the old fold, as a projector behind
+        (after,) = await ports.pipeline.feeds.read({shard: batch.last_id}, 1000, 0)
+        assert [e.seq for e in after.entries] == [91]  # the entry forget fed again
+        assert [v for v in redis_values(clean_redis_url, ":proj:") if holds_name(v)]  # can fail
+        await cases.project.apply(shard, after.entries)
+        # every key and value but the shard feed, which keeps the events as appended until
+        # trimmed (docs/operating/archive.md)
+        held = [v for v in redis_values(clean_redis_url) if holds_name(v)]
+        feed = [v for v in redis_values(clean_redis_url, ":feed:") if holds_name(v)]
+        assert held == feed
+    finally:
+        await service.client.aclose()
