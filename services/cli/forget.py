@@ -86,13 +86,16 @@ async def forget_player(settings: CommonSettings, game_id: str, player_id: str) 
             done = await forget.forget(game_id, player_id)
         except (UnknownGame, UnknownPlayer, GameBusy) as error:
             return ForgetReport(1, (str(error.args[0]),))
-    where = " and ".join(_TIERS[t] for t in done.tiers)
+    where = " and ".join(_TIERS[c.tier] for c in done.changes if c.changed)
     if done.already:
         first = f"{player_id} of game {game_id} was forgotten already: shown as {done.pseudonym}"
     else:
         first = f"forgot {player_id} of game {game_id} in {where}: shown as {done.pseudonym}"
     lines = [first, *_side_lines(player_id, done.side, "the tournament's other games")]
-    return ForgetReport(0, tuple(lines if done.already else [*lines, COPIES]))
+    if done.already:
+        return ForgetReport(0, tuple(lines))
+    lines += [f"{_TIERS[c.tier]}: {c.what}" for c in done.changes]
+    return ForgetReport(0, (*lines, COPIES))
 
 
 async def forget_tournament_player(

@@ -49,14 +49,14 @@ class PlayerNames(Protocol):
         player_id: str,
         replacements: Sequence[tuple[str, str]],
         rendered: Rendered | None = None,
-    ) -> None:
+    ) -> bool:
         """Mark `player_id` forgotten, store `rendered` as the game's standings and view if
         the stored projection is at `rendered.seq` (None, or another seq: the projector
         renders it), replace each `(old, new)` text in the game's stored
         projection (standings, view, ledger), feed the game's last event again (the projector
         drops its cached fold of the game and refolds it from the log, names put back) and
         add a change notice at the projection's seq (live push renders the game again), in
-        one atomic step. Idempotent."""
+        one atomic step. Idempotent. True: `rendered` was stored."""
         ...
 
     async def rewrite_start(self, game_id: str, data: bytes) -> bool:

@@ -158,11 +158,23 @@ class GameBusy(RuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
+class TierChange:
+    """What a forget did in one tier (`hot`, `archive`, `webhooks`): `changed` False when the
+    tier held the player forgotten already; `what` in words."""
+
+    tier: str
+    changed: bool
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
 class Forgotten:
-    """What `Forget.forget` did: the pseudonym shown from now on, the tiers changed (`hot`,
+    """What `Forget.forget` did: the pseudonym shown from now on, the tiers it went to (`hot`,
     `archive`, `webhooks`: the deliveries kept for replay), and whether the player was forgotten already (nothing more to hide); beside
     the game (`side`, None: no tournaments or leagues kept apart): the tournament, its other
-    table games (each forgotten as this one) and the leagues where the player is hidden now."""
+    table games (each forgotten as this one) and the leagues where the player is hidden now.
+    `changes`: per tier the game is in (`hot`, `archive`; `webhooks` when a body changed),
+    whether and what changed there (`scoreledger forget` prints them)."""
 
     game_id: str
     player_id: str
@@ -170,6 +182,7 @@ class Forgotten:
     tiers: tuple[str, ...]
     already: bool
     side: SideForgotten | None = None
+    changes: tuple[TierChange, ...] = ()
 
 
 def replacements(name: str, shown: str) -> list[tuple[str, str]]:
@@ -214,15 +227,17 @@ def rendered(events: Sequence[bytes], names: Mapping[str, str]) -> Rendered | No
 
 def _archived_projection(
     p: ArchivedProjection | None, events: Sequence[bytes], names: Mapping[str, str]
-) -> ArchivedProjection | None:
+) -> tuple[ArchivedProjection | None, bool]:
     """The archived projection rendered again with `names` when it is of the last event (else,
-    or if the fold refuses, as it is: the caller replaces the name's texts, `_scrubbed`)."""
+    or if the fold refuses, as it is: the caller replaces the name's texts, `_scrubbed`), and
+    whether it was rendered again."""
     if p is None:
-        return None
+        return None, False
     again = rendered(events, names) if p.seq == len(events) else None
     if again is None:
-        return p
-    return dataclasses.replace(p, standings_json=again.standings_json, view_json=again.view_json)
+        return p, False
+    done = dataclasses.replace(p, standings_json=again.standings_json, view_json=again.view_json)
+    return done, True
 
 
 def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
@@ -361,6 +376,7 @@ class Forget:
             return [] if kept == FORGOTTEN and name == player_id else replacements(name, shown)
 
         tiers: list[str] = []
+        changes: list[TierChange] = []
         already = True
         held = {inline_name}  # every name of the player a tier still holds (webhook bodies)
         if await self.hot.version(game_id):
@@ -370,16 +386,19 @@ class Forget:
             already = kept == FORGOTTEN and hot_restore is None
             after = {**(hot_restore[1] if hot_restore else {}), **now, player_id: FORGOTTEN}
             again = rendered(await self.hot.read_raw(game_id), after)
-            await self.names.forget(game_id, player_id, texts(kept), again)
+            stored = await self.names.forget(game_id, player_id, texts(kept), again)
             if hot_restore is not None:  # names inline: keep them apart, then store without
                 await self.names.keep(game_id, hot_restore[1])
                 await self.names.rewrite_start(game_id, hot_restore[0])
             tiers.append("hot")
+            said = _hot_change(already, hot_restore is not None, stored, again)
+            changes.append(TierChange("hot", not already, said))
         if archived is not None and self.archive is not None:
             kept = archived.names.get(player_id)
             held.add(kept or "")
             restore = _restored(archived.events[0]) if archived.events else None
-            already = already and kept == FORGOTTEN and restore is None
+            archive_already = kept == FORGOTTEN and restore is None
+            already = already and archive_already
             events, names = archived.events, {**archived.names, player_id: FORGOTTEN}
             if restore is not None:
                 events = (restore[0], *archived.events[1:])
@@ -387,9 +406,9 @@ class Forget:
             entry = dataclasses.replace(
                 archived.entry, archived_at=self.clock().isoformat(), checksum=checksum_of(events)
             )
-            projection = _archived_projection(archived.projection, events, names)
-            if projection is archived.projection:  # not rendered again (a rendered one is
-                projection = _scrubbed(projection, texts(kept))  # stored as is: same names)
+            projection, again_archived = _archived_projection(archived.projection, events, names)
+            if not again_archived:  # a rendered projection is stored as is (same names)
+                projection = _scrubbed(projection, texts(kept))
             changed = dataclasses.replace(
                 archived,
                 entry=entry,
@@ -399,6 +418,10 @@ class Forget:
             )
             await self.archive.put(changed)
             tiers.append("archive")
+            said = _archive_change(
+                archive_already, restore is not None, archived.projection, again_archived
+            )
+            changes.append(TierChange("archive", not archive_already, said))
         if self.webhooks is not None:
             # a body names a player as `"player_id":…,"name":…` (`webhooks.messages`): only
             # the forgotten player's entries, never another's same name or another text
@@ -408,10 +431,53 @@ class Forget:
                 for n in sorted(held - {FORGOTTEN, player_id})
                 for old, new in replacements(n, shown)
             ]
-            if pairs and await self.webhooks.scrub(game_id, pairs):
+            scrubbed = await self.webhooks.scrub(game_id, pairs) if pairs else 0
+            if scrubbed:
                 tiers.append("webhooks")
+                said = f"{scrubbed} kept bodies: the name replaced"
+                changes.append(TierChange("webhooks", True, said))
                 already = False
-        return Forgotten(game_id, player_id, shown, tuple(tiers), already), first[0]
+        done = Forgotten(game_id, player_id, shown, tuple(tiers), already, None, tuple(changes))
+        return done, first[0]
 
 
-__all__ = ["Forget", "Forgotten", "GameBusy", "NamedEventLog", "UnknownGame", "UnknownPlayer"]
+def _hot_change(already: bool, restored: bool, stored: bool, again: Rendered | None) -> str:
+    """What a forget changed in Redis, in words (`Forgotten.changes`)."""
+    if already:
+        return "forgotten already, nothing changed"
+    said = "the name forgotten (the names HASH)"
+    if restored:
+        said += ", the start event stored again without names"
+    if stored and again is not None:
+        return f"{said}; standings and view rendered again at seq {again.seq}"
+    return (
+        f"{said}; the name's texts replaced in the stored projection, which the projector"
+        " renders again from the log with the names as they are now"
+    )
+
+
+def _archive_change(
+    already: bool, restored: bool, before: ArchivedProjection | None, again: bool
+) -> str:
+    """What a forget changed in the archive, in words (`Forgotten.changes`)."""
+    if already:
+        return "forgotten already, nothing changed"
+    said = "the copy stored again with the name forgotten"
+    if restored:
+        said += " and the start event without names"
+    if before is None:
+        return f"{said} (no projection archived)"
+    if again:
+        return f"{said}; standings and view rendered again at seq {before.seq}"
+    return f"{said}; the name's texts replaced in the archived projection"
+
+
+__all__ = [
+    "Forget",
+    "Forgotten",
+    "GameBusy",
+    "NamedEventLog",
+    "TierChange",
+    "UnknownGame",
+    "UnknownPlayer",
+]

@@ -15,14 +15,17 @@ Source: docs/decisions/0013-archive-cold-tier.md (KurrentDB archiving: reads fal
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+import uuid
 from collections.abc import Sequence
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from services.ports.archive import Archive, SealedGame
 from services.ports.credentials import CredentialLookup, Credentials
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, StoreUnavailable, VersionConflict
 from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
 from services.ports.hotgames import HotGames
 from services.ports.projections import (
@@ -35,6 +38,7 @@ from services.ports.projections import (
     WriteOutcome,
 )
 from services.ports.shards import shard_of
+from services.usecases.seal import LOCK_TTL_MS
 from services.usecases.sizedcache import ByteLRU
 
 
@@ -97,22 +101,48 @@ class TieredEventLog:
 
     Args:
         hot: the Redis event log; hot_games: restores a game before an append reopens it;
-        archive: the archived games' reader.
+        archive: the archived games' reader; lock_wait_s: how long a restore waits for the
+        game's tier lock (a seal or a `forget` holding it), in seconds.
     """
 
-    def __init__(self, hot: EventLog, hot_games: HotGames, archive: ArchiveReader) -> None:
+    def __init__(
+        self,
+        hot: EventLog,
+        hot_games: HotGames,
+        archive: ArchiveReader,
+        lock_wait_s: float = 10.0,
+    ) -> None:
         self.hot = hot
         self.hot_games = hot_games
         self.archive = archive
+        self.lock_wait_s = lock_wait_s
 
     async def _restore(self, game_id: str) -> bool:
         """Bring the archived game back to Redis when Redis has none of it; True if it is
-        archived (restored now or by another writer)."""
-        game = await self.archive.game(game_id)
-        if game is None:
-            return False
-        await self.hot_games.restore(game)
-        return True
+        archived (restored now or by another writer). Holds the game's tier lock from the
+        archive read to the write (`HotGames.lock`), so a `forget` never runs between them
+        and a restore never writes back a name forgotten meanwhile (docs/forget.md).
+
+        Raises: StoreUnavailable (`busy`: the lock stayed held past `lock_wait_s`; nothing
+        was written, the write may be sent again)."""
+        owner = f"restore-{uuid.uuid4().hex}"
+        deadline = time.monotonic() + self.lock_wait_s
+        while not await self.hot_games.lock(game_id, owner, LOCK_TTL_MS):
+            if time.monotonic() >= deadline:
+                raise StoreUnavailable(
+                    f"game {game_id!r}: its tier lock stayed held {self.lock_wait_s:g} s",
+                    "the game is being moved between storage tiers",
+                    "busy",
+                )
+            await asyncio.sleep(0.05)
+        try:
+            game = await self.archive.game(game_id)
+            if game is None:
+                return False
+            await self.hot_games.restore(game)
+            return True
+        finally:
+            await self.hot_games.unlock(game_id, owner)
 
     async def append(
         self,

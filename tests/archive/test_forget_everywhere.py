@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 
-from services.cli.forget import forget_player
+from services.cli.forget import COPIES, forget_player
 from services.platform.settings import CommonSettings
 from tests.archive.conftest import Stack
 from tests.archive.reads import live_first_frame, read_routes
@@ -30,6 +30,13 @@ stack = named
 """The service with the example game published and projected final (`test_forget.named`)."""
 
 NAME = b"Mira"
+
+SEQ = 91
+"""The example's last seq: contracts/examples/penumbra-3p.jsonl has 91 events."""
+
+KEPT_BODIES = 4
+"""The kept deliveries naming Mira: the start, the void and `game.ended` (standings attached)
+and one `standings.changed` (`_kept_webhooks`)."""
 
 
 def _decoded(value: Any) -> list[bytes]:
@@ -139,6 +146,12 @@ async def test_the_winner_forgotten_before_sealing_is_in_no_tier(
         "forgot mira of game pen-demo-3p in Redis and the webhook deliveries kept:"
         " shown as player-1"
     )
+    assert lines[1:] == (
+        "Redis: the name forgotten (the names HASH); standings and view rendered again at"
+        f" seq {SEQ}",
+        f"the webhook deliveries kept: {KEPT_BODIES} kept bodies: the name replaced",
+        COPIES,
+    )
     assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
     assert [a for a in await _answers(stack) if NAME in a] == []
     assert (await stack.seal())["sealed"] == 1
@@ -158,6 +171,12 @@ async def test_the_winner_forgotten_after_sealing_is_in_no_tier(
     assert lines[0] == (
         "forgot mira of game pen-demo-3p in the archive and the webhook deliveries kept:"
         " shown as player-1"
+    )
+    assert lines[1:] == (
+        "the archive: the copy stored again with the name forgotten; standings and view"
+        f" rendered again at seq {SEQ}",
+        f"the webhook deliveries kept: {KEPT_BODIES} kept bodies: the name replaced",
+        COPIES,
     )
     assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
     assert [a for a in await _answers(stack) if NAME in a] == []

@@ -150,3 +150,31 @@ async def test_scrub_replaces_a_name_in_the_game_s_kept_bodies_only(store: Webho
     assert bodies == {"msg_1": scrubbed, "msg_2": scrubbed, "msg_3": body}
     assert [d.body for d in await store.pending(EP.id, 10)] == [scrubbed, body]
     assert await store.scrub("g1", pairs) == 0
+
+
+async def test_a_delivery_in_flight_during_a_scrub_keeps_the_scrubbed_body(
+    store: WebhookStore,
+) -> None:
+    # The sender holds the body it read before a forget's scrub; recording its attempt and
+    # settling it must not store that body back (docs/forget.md: the scrub wins).
+    await store.put_endpoint(EP)
+    body = '{"result":"Winner: Mira","name":"Mira","url":"a/b\\\\c"}'
+    held = [replace(delivery(i), body=body) for i in (1, 2)]
+    for d in held:
+        await store.enqueue(d, 10, 10)
+    assert await store.scrub("g1", [('"Mira"', '"player-1"')]) == 2
+    scrubbed = '{"result":"Winner: Mira","name":"player-1","url":"a/b\\\\c"}'
+    assert await store.attempted(replace(held[0], attempts=1, last_error="HTTP 503"))
+    assert await store.attempted(replace(held[1], attempts=1, last_error="HTTP 503"))
+    (first, second) = await store.pending(EP.id, 10)
+    assert (first.body, first.attempts, first.last_error) == (scrubbed, 1, "HTTP 503")
+    assert second.body == scrubbed
+    assert await store.settle(replace(held[1], attempts=2), "delivered", 200, 10)
+    logged = {e.delivery.id: e.delivery for e in await store.log(EP.id, 10)}
+    assert (logged["msg_2"].body, logged["msg_2"].attempts) == (scrubbed, 2)
+    assert logged["msg_1"].body == scrubbed
+    assert not any('"Mira"' in e.delivery.body for e in await store.log(EP.id, 10))
+    # a body the scrub did not change is stored as sent
+    await store.enqueue(replace(delivery(3), body=body), 10, 10)
+    assert await store.settle(replace(delivery(3), body=body), "failed", 500, 10)
+    assert {e.delivery.id: e.delivery.body for e in await store.log(EP.id, 10)}["msg_3"] == body

@@ -233,6 +233,7 @@ SAMPLE_KEYS = [
     Keys(16).approval_schedule(),
     Keys(16).side_names("cup-1"),
     Keys(16).side_names_index(""),
+    Keys(16).side_index(""),
     *(Keys(16).webhooks(part) for part in ("endpoints", "ckpt", "seen")),
     *(Keys(16).webhooks(part, "ep-1") for part in ("q", "d", "co", "log", "stats")),
 ]
@@ -241,7 +242,7 @@ SAMPLE_KEYS = [
 # Commands that change no key (scripts: only what the user may call runs inside them).
 QUERY_READS = {"ping", "evalsha", "eval", "evalsha_ro", "eval_ro", "script", "get", "hget", "hmget"}
 QUERY_READS |= {"hgetall", "lrange", "llen", "xlen", "xrange", "xrevrange", "xread", "zrange"}
-QUERY_READS |= {"zcard", "zscore", "exists", "hlen", "hscan"}
+QUERY_READS |= {"zrevrange", "zcard", "zscore", "exists", "hlen", "hscan"}
 
 
 def _key_patterns(rules: list[str]) -> list[str]:

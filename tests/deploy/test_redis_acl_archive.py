@@ -63,8 +63,14 @@ async def test_the_archiver_seals_a_game_and_writes_nothing_else(
         with pytest.raises(NoPermissionError):
             await forbidden
 
-    # an append to the archived game: ingest restores it under its own user
-    assert await RedisHotGames(role("ingest"), KEYS).restore(stored)
+    # an append to the archived game: ingest restores it under its own user, holding the
+    # game's tier lock (docs/forget.md)
+    ingest = RedisHotGames(role("ingest"), KEYS)
+    assert await ingest.lock(GAME, "restore-1", 60_000)
+    assert await ingest.restore(stored)
+    await ingest.unlock(GAME, "restore-1")
+    assert await ingest.lock(GAME, "restore-2", 60_000)  # let go: taken again
+    await ingest.unlock(GAME, "restore-2")
     assert await RedisEventLog(role("query"), KEYS).read_raw(GAME) == list(stored.events)
 
 

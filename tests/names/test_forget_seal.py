@@ -14,7 +14,7 @@ from contracts.names import FORGOTTEN
 from services.adapters.memory.archive import MemoryArchive
 from services.ports.archive import SealedGame
 from tests.names import test_forget
-from tests.names.helpers import GAME, PLAYER, holds_name
+from tests.names.helpers import GAME, PLAYER, holds_name, lines
 from tests.names.test_forget import App
 
 app = test_forget.app
@@ -87,3 +87,43 @@ async def test_a_forget_kept_waiting_past_its_bound_changes_nothing(app: App) ->
     with pytest.raises(GameBusy, match="being sealed"):
         await forget.forget(GAME, PLAYER)
     assert app.backend.names[GAME][PLAYER] != FORGOTTEN
+
+
+async def test_a_restore_overlapping_a_forget_brings_no_name_back(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A write to an archived game restores it to Redis: it reads the archived copy, then
+    # writes it back. A forget between the two found Redis empty and changed the archive only;
+    # the restore then wrote the names it had read. Both hold the tier lock now.
+    import asyncio
+
+    from contracts.events import parse_event_json
+    from services.usecases.tiered import ArchiveReader, TieredEventLog
+
+    await app.seal()
+    hot = app.service.ports.hot_games
+    forget = app.service.cases.forget
+    assert hot is not None
+    assert forget is not None
+    started, go = asyncio.Event(), asyncio.Event()
+    original = hot.restore
+
+    async def paused(game: SealedGame) -> bool:
+        started.set()
+        await go.wait()
+        return await original(game)
+
+    monkeypatch.setattr(hot, "restore", paused)
+    log = TieredEventLog(app.service.ports.log, hot, ArchiveReader(app.archive))
+    first = parse_event_json(lines()[0])
+    write = asyncio.create_task(log.append(GAME, [first]))  # a creation sent again
+    await asyncio.wait_for(started.wait(), 10)
+    forgetting = asyncio.create_task(forget.forget(GAME, PLAYER))
+    await asyncio.sleep(0.3)  # the forget runs now, or waits for the restore's lock
+    go.set()
+    await write
+    done = await forgetting
+    assert done.already is False
+    assert app.backend.names[GAME][PLAYER] == FORGOTTEN  # restored, then forgotten there
+    assert app.archive.games[GAME].names[PLAYER] == FORGOTTEN
+    assert [d for d in app.stored() if holds_name(d)] == []

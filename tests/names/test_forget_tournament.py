@@ -339,3 +339,30 @@ def test_the_command_takes_a_tournament_with_its_flag(clean_redis_url: str) -> N
     command += ["--tournament", "--redis-url", clean_redis_url]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr.strip()) == (1, "", "no tournament 'nope'")
+
+
+async def test_the_forgotten_winner_is_in_no_tournament_or_league_sentence(
+    memory: Played,
+) -> None:
+    # p4 ("P4", registered fourth) wins the season (hand-checked: 14 points). The `winner` of
+    # the tournament, the tables' `history` and the league answers are rendered from ids at
+    # read time, so no text keeps the name after a forget (docs/forget.md).
+    before = await memory.answers()
+    cup = json.loads(before["/tournaments/cup"])
+    assert cup["winner"] == {"player_id": "p4", "name": "P4", "points": 14.0}
+    assert b"P4" in before["/leagues/club/standings"]
+    forget = memory.cases.forget
+    assert forget is not None
+    side, games = await forget.forget_tournament("cup", "p4")
+    assert side.tournament == ("cup", "player-4")
+    assert games  # p4's table games, forgotten there too
+    after = {url: body for url, body in (await memory.answers()).items() if url[0] == "/"}
+    for game in games:  # p4's games, as every read answers them
+        after[game.game_id] = b"".join(await memory.cases.reads.log.read_raw(game.game_id))
+    assert [where for where, body in after.items() if b'"P4"' in body] == []
+    assert [url for url, body in after.items() if url[0] == "/" and b"P4" in body] == []
+    cup = json.loads(after["/tournaments/cup"])
+    assert cup["winner"] == {"player_id": "p4", "name": "player-4", "points": 14.0}
+    histories = [h for r in cup["rounds"] for t in r["tables"] for h in t["history"]]
+    assert histories
+    assert not any("P4" in json.dumps(h) for h in histories)

@@ -37,12 +37,13 @@ class MemoryPlayerNames:
         player_id: str,
         replacements: Sequence[tuple[str, str]],
         rendered: Rendered | None = None,
-    ) -> None:
+    ) -> bool:
         """See `PlayerNames.forget`."""
         self.b.names.setdefault(game_id, {})[player_id] = ""
         fields = self.b.projections.get(game_id, {})
         fresh: tuple[str, ...] = ()  # rendered: stored as is (another may have the same name)
-        if rendered is not None and fields.get("seq") == str(rendered.seq):
+        stored = rendered is not None and fields.get("seq") == str(rendered.seq)
+        if rendered is not None and stored:
             fields["standings"] = rendered.standings_json
             fields["view"], fields["view_seq"] = rendered.view_json.decode(), str(rendered.seq)
             fresh = ("standings", "view")
@@ -62,6 +63,7 @@ class MemoryPlayerNames:
             notice = Notice(shard, self.b.next_id(), game_id, int(fields["seq"]))
             self.b.notices.setdefault(shard, []).append(notice)
         self.b.notify()
+        return stored
 
     async def rewrite_start(self, game_id: str, data: bytes) -> bool:
         """See `PlayerNames.rewrite_start`."""

@@ -147,8 +147,10 @@ class MemoryWebhookStore:
         q = self._queue(delivery.endpoint_id)
         if delivery.id not in q.pending:
             return False
-        q.forget(delivery.id)
-        q.remember(LogEntry(delivery, outcome, _now_ms(), http_status), max_log)
+        kept = q.forget(delivery.id)  # its body as stored: a forget's scrub wins
+        q.remember(
+            LogEntry(replace(delivery, body=kept.body), outcome, _now_ms(), http_status), max_log
+        )
         return True
 
     async def log(self, endpoint_id: str, limit: int) -> list[LogEntry]:

@@ -17,7 +17,8 @@ from services.ports.names import Rendered
 # 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, 4 the rendered projection's
 # seq ('': none), 5 its standings, 6 its view, then (old, new) pairs. The rendered projection
 # is stored only over a projection at its seq (else the projector's next write renders it),
-# and the (old, new) pairs are not applied to it (another player may have the same name).
+# and the (old, new) pairs are not applied to it (another player may have the same name);
+# returns 1 when it was stored.
 # Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
 # event is fed again (the projector drops its cached fold of the game, which holds the name,
 # and refolds it from the log) and a change notice tells live push to render it again.
@@ -39,9 +40,11 @@ local function replaced(s)
 end
 redis.call('HSET', KEYS[1], ARGV[1], '')
 local fresh = false  -- rendered: stored as is (a replacement could hit another's same name)
+local stored = 0
 if ARGV[4] ~= '' and redis.call('HGET', KEYS[2], 'seq') == ARGV[4] then
   redis.call('HSET', KEYS[2], 'standings', ARGV[5], 'view', ARGV[6], 'view_seq', ARGV[4])
   fresh = true
+  stored = 1
 end
 local fields = redis.call('HGETALL', KEYS[2])
 for i = 1, #fields, 2 do
@@ -67,7 +70,7 @@ local projected = redis.call('HGET', KEYS[2], 'seq')
 if projected then
   redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*', 'game', ARGV[2], 'seq', projected)
 end
-return 1
+return stored
 """
 
 
@@ -102,7 +105,7 @@ class RedisPlayerNames:
         player_id: str,
         replacements: Sequence[tuple[str, str]],
         rendered: Rendered | None = None,
-    ) -> None:
+    ) -> bool:
         """See `PlayerNames.forget` (one Lua call)."""
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [k.names(game_id), k.projection(game_id), k.ledger(game_id)]
@@ -115,7 +118,7 @@ class RedisPlayerNames:
         for old, new in replacements:
             if old:
                 args += [old, new]
-        await self._forget(keys=keys, args=args)
+        return bool(await self._forget(keys=keys, args=args))
 
     async def rewrite_start(self, game_id: str, data: bytes) -> bool:
         """See `PlayerNames.rewrite_start` (`StreamRewriter`: one Lua call)."""

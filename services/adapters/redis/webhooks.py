@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
@@ -115,25 +115,49 @@ queue, max log, now (ms), n, then (id, JSON, coalesce game or '') per delivery, 
 count and (game, seq) pairs, then the checkpoint's count and (field, value) pairs. Returns per
 delivery 0 (already queued), 1 (queued), 2 (superseded a pending one), 3 (dropped one)."""
 
-SETTLE_LUA = """
+# The body as stored, as a JSON string literal: the sender's own literal (ARGV[n + 1]) when the
+# stored body equals the one it holds (ARGV[n]), else the stored one (a forget's scrub ran
+# while the delivery was in flight: the scrub wins). cjson writes `/` as `\/`; every `/` it
+# writes is escaped, so dropping the backslash before each is exact.
+_BODY_LUA = """
+local function kept_body(stored, n)
+  local body = cjson.decode(stored)['body']
+  if body == ARGV[n] then return ARGV[n + 1] end
+  return (string.gsub(cjson.encode(body), '\\\\/', '/'))
+end
+"""
+
+SETTLE_LUA = (
+    _BODY_LUA
+    + """
 local q, d, co, log = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-if redis.call('HDEL', d, ARGV[1]) == 0 then return 0 end
+local stored = redis.call('HGET', d, ARGV[1])
+if not stored then return 0 end
+redis.call('HDEL', d, ARGV[1])
 redis.call('LREM', q, 1, ARGV[1])
 if ARGV[2] ~= '' and redis.call('HGET', co, ARGV[2]) == ARGV[1] then
   redis.call('HDEL', co, ARGV[2])
 end
-redis.call('LPUSH', log, ARGV[3])
-redis.call('LTRIM', log, 0, tonumber(ARGV[4]) - 1)
+redis.call('LPUSH', log, ARGV[3] .. kept_body(stored, 6) .. ARGV[4])
+redis.call('LTRIM', log, 0, tonumber(ARGV[5]) - 1)
 return 1
 """
-"""KEYS: `q d co log` of the endpoint. ARGV: id, coalesce game or '', the log entry JSON, max
-log. Returns 1 when settled, 0 when the delivery was no longer queued."""
+)
+"""KEYS: `q d co log` of the endpoint. ARGV: id, coalesce game or '', the log entry JSON
+before and after its delivery's body literal, max log, the body sent and its literal. Returns 1
+when settled, 0 when the delivery was no longer queued."""
 
-ATTEMPTED_LUA = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+ATTEMPTED_LUA = (
+    _BODY_LUA
+    + """
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+if not stored then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. kept_body(stored, 4) .. ARGV[3])
 return 1
 """
+)
+"""KEYS: the endpoint's pending HASH. ARGV: id, the delivery JSON before and after its body
+literal, the body sent and its literal. Returns 1 when recorded, 0 when no longer queued."""
 
 
 # KEYS: per endpoint its pending HASH `d` then its log LIST; ARGV: 1 game id, then (old, new)
@@ -197,6 +221,21 @@ def _stored_forms(text: str) -> list[str]:
 def delivery_json(d: Delivery) -> str:
     """`d` as stored (every field, JSON)."""
     return json.dumps(asdict(d), separators=(",", ":"))
+
+
+_NO_BODY = '"body":""'
+
+
+def _around_body(text: str) -> tuple[str, str]:
+    """`text`, JSON holding one delivery whose body is `""`, split around that literal: a
+    `"body":""` outside a string literal occurs once (inside one, every `"` is escaped)."""
+    head, _, tail = text.partition(_NO_BODY)
+    return head + '"body":', tail
+
+
+def _body_args(d: Delivery) -> list[str]:
+    """ARGV tail of `_BODY_LUA`: the body the sender holds and its literal as `json` writes it."""
+    return [d.body, json.dumps(d.body)]
 
 
 def delivery_of(data: Any) -> Delivery:
@@ -328,8 +367,10 @@ class RedisWebhookStore:
 
     async def attempted(self, delivery: Delivery) -> bool:
         """HSET of the pending delivery if it is still there (one script)."""
+        head, tail = _around_body(delivery_json(replace(delivery, body="")))
         done: Any = await self._attempted(
-            keys=[self._k("d", delivery.endpoint_id)], args=[delivery.id, delivery_json(delivery)]
+            keys=[self._k("d", delivery.endpoint_id)],
+            args=[delivery.id, head, tail, *_body_args(delivery)],
         )
         return bool(done)
 
@@ -339,7 +380,7 @@ class RedisWebhookStore:
         """One `SETTLE_LUA` call."""
         entry = json.dumps(
             {
-                "delivery": asdict(delivery),
+                "delivery": asdict(replace(delivery, body="")),
                 "status": outcome,
                 "at_ms": int(time.time() * 1000),
                 "http_status": http_status,
@@ -347,8 +388,10 @@ class RedisWebhookStore:
             separators=(",", ":"),
         )
         keys = [self._k(p, delivery.endpoint_id) for p in ("q", "d", "co", "log")]
+        head, tail = _around_body(entry)
         done: Any = await self._settle(
-            keys=keys, args=[delivery.id, delivery.coalesce or "", entry, max_log]
+            keys=keys,
+            args=[delivery.id, delivery.coalesce or "", head, tail, max_log, *_body_args(delivery)],
         )
         return bool(done)
 
