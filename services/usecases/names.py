@@ -335,6 +335,14 @@ class Forget:
         finally:
             await self.tiers.unlock(game_id, owner)
 
+    async def _scrub_webhooks(self, game_id: str, names: set[str], shown: str) -> bool:
+        """Replace each of `names` by `shown` in the game's stored webhook bodies; True when
+        one changed."""
+        if self.webhooks is None:
+            return False
+        pairs = [r for n in sorted(names) for r in replacements(n, shown)]
+        return bool(pairs) and await self.webhooks.scrub(game_id, pairs) > 0
+
     async def _locked(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
         """`_game`'s work, under the lock. Raises: UnknownGame, UnknownPlayer."""
         first = await self.hot.read_raw(game_id, 1, 1)
@@ -398,13 +406,9 @@ class Forget:
             )
             await self.archive.put(changed)
             tiers.append("archive")
-        if self.webhooks is not None:
-            pairs = [
-                r for n in sorted(held - {FORGOTTEN, player_id}) for r in replacements(n, shown)
-            ]
-            if pairs and await self.webhooks.scrub(game_id, pairs):
-                tiers.append("webhooks")
-                already = False
+        if await self._scrub_webhooks(game_id, held - {FORGOTTEN, player_id}, shown):
+            tiers.append("webhooks")
+            already = False
         return Forgotten(game_id, player_id, shown, tuple(tiers), already), first[0]
 
 

@@ -27,6 +27,7 @@ from contracts.tournament import (
 )
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
+from domain.standings import Standings as GameStandings
 from domain.standings import standings as game_standings
 from domain.tournament.fold import admit, fold
 from domain.tournament.history import History
@@ -283,38 +284,10 @@ class Tournaments:
         def ids(*kinds: str) -> list[str]:
             return [_derived_id(tournament_id, f"{at}:{kind}") for kind in kinds]
 
-        if game.status != "final":
-            if table.status in ("reported", "approved"):
-                reason = "the table's game is not final any more (a referee reopened it)"
-                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
-                return "held"
-            return "waiting"
-        results = results_from_game(game, table.players)
-        if table.status == "disputed":
-            return "waiting"
-        if table.status == "approved":
-            if _same(results, table.approved):
-                return "unchanged"
-            if state.judges:  # the table's token is the players': only a judge overturns a ruling
-                reason = "the table's game changed after its approval; a judge rules"
-                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
-                return "held"
-            ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
-            await self.record(tournament_id, [ruling], actor, credential, ids("approved"))
-            return "approved"
-        if table.status == "reported" and _same(results, table.reported):
-            return "unchanged"
-        batch: list[Payload] = [
-            TableResultReported(round=r, table=t, results=results, reported_by=actor)
-        ]
-        if state.settings.auto_approve_after_s == 0:
-            batch.append(TableResultApproved(round=r, table=t, judge="auto"))
-        await self.record(
-            tournament_id, batch, actor, credential, ids("reported", "auto")[: len(batch)]
-        )
-        return "approved" if len(batch) == 2 else "reported"
+        outcome, batch, kinds = _follow_up(state, table, game, r, t, actor)
+        if batch:
+            await self.record(tournament_id, batch, actor, credential, ids(*kinds))
+        return outcome
 
     async def approve_due(
         self, tournament_id: str, credential: str | None = None
@@ -366,6 +339,46 @@ class Tournaments:
 def _derived_id(tournament_id: str, what: str) -> str:
     """A stable event id for an event any caller may append (dedupe by id)."""
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"scoreledger:tournament:{tournament_id}:{what}"))
+
+
+def _follow_up(
+    state: TournamentState, table: TableState, game: GameStandings, r: int, t: int, actor: str
+) -> tuple[str, list[Payload], tuple[str, ...]]:
+    """What `result_from_game` appends for table `t` of round `r` given its game's standings:
+    the outcome, the batch (empty: nothing) and the kinds its event ids derive from."""
+    if game.status != "final":
+        if table.status in ("reported", "approved"):
+            reason = "the table's game is not final any more (a referee reopened it)"
+            return (
+                "held",
+                [TableResultDisputed(round=r, table=t, by=actor, reason=reason)],
+                ("held",),
+            )
+        return "waiting", [], ()
+    results = results_from_game(game, table.players)
+    if table.status == "disputed":
+        return "waiting", [], ()
+    if table.status == "approved":
+        if _same(results, table.approved):
+            return "unchanged", [], ()
+        if state.judges:  # the table's token is the players': only a judge overturns a ruling
+            reason = "the table's game changed after its approval; a judge rules"
+            return (
+                "held",
+                [TableResultDisputed(round=r, table=t, by=actor, reason=reason)],
+                ("held",),
+            )
+        ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
+        return "approved", [ruling], ("approved",)
+    if table.status == "reported" and _same(results, table.reported):
+        return "unchanged", [], ()
+    batch: list[Payload] = [
+        TableResultReported(round=r, table=t, results=results, reported_by=actor)
+    ]
+    if state.settings.auto_approve_after_s == 0:
+        batch.append(TableResultApproved(round=r, table=t, judge="auto"))
+    outcome = "approved" if len(batch) == 2 else "reported"
+    return outcome, batch, ("reported", "auto")[: len(batch)]
 
 
 def table_of(state: TournamentState, round_number: int, table_number: int) -> TableState:
