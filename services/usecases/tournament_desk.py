@@ -456,7 +456,7 @@ class TournamentDesk:
             await self.cases.approve_due(tournament_id, credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
-        batch: list[Payload] = [_checked_table_payload(table, ruling)]
+        batch: list[Payload] = [_asked_payload(table, ruling)]
         if ruling.action == "approve":
             state = await self.cases.state(tournament_id)
             if _closes(state, ruling.round, table):
@@ -603,16 +603,6 @@ def _table_payload(table: int, r: TableRuling) -> Payload:
         assert r.reason is not None
         return TableResultDisputed(round=r.round, table=table, by=r.by, reason=r.reason)
     return TableResultApproved(round=r.round, table=table, judge=r.by, results=r.results)
-
-
-def _checked_table_payload(table: int, ruling: TableRuling) -> Payload:
-    """`_table_payload`, a contract failure refused 422 `schema.field` naming the field."""
-    try:
-        return _table_payload(table, ruling)
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        field = ".".join(str(p) for p in first["loc"]) or "body"
-        raise Refusal("invalid", "schema.field", first["msg"], field) from None
 
 
 def _closes(state: TournamentState, round_number: int, table: int) -> bool:
