@@ -3,8 +3,7 @@
 Game-independent duties live here: the log's rules are checked (`domain.logrules`: order, one
 game per log, nothing after the end but corrections and voids), corrections become ledger
 entries, voids a refold without the voided event. Everything else is delegated to the game's
-`Ruleset`. No I/O, clock or randomness. Source: docs/decisions/0007-pure-domain-fold.md (domain/), docs/decisions/0007-pure-domain-fold.md
-lessons 1 and 6.
+`Ruleset`. No I/O, clock or randomness. Source: docs/decisions/0007-pure-domain-fold.md.
 
 Cost (docs/decisions/0012-hot-reads-and-off-loop-replays.md): a `Folder` is the mutable working state of one game. `add` costs O(1)
 amortised whatever the game's length: the ledger and history are append-only lists, the score

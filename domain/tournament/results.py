@@ -9,9 +9,18 @@ the game's rules give them, tie-break included)".
 
 from __future__ import annotations
 
-from contracts.tournament import ResultLine
+from collections.abc import Sequence
+
+from contracts.envelope import Payload
+from contracts.tournament import (
+    ResultLine,
+    TableResultApproved,
+    TableResultDisputed,
+    TableResultReported,
+)
 from domain.errors import RuleViolation
 from domain.standings_shapes import Standings
+from domain.tournament.state import TableState, TournamentState
 
 
 def results_from_game(game: Standings, players: tuple[str, ...]) -> tuple[ResultLine, ...]:
@@ -45,3 +54,52 @@ def results_from_game(game: Standings, players: tuple[str, ...]) -> tuple[Result
         pid = line.player_id if by_id else players[line.seat - 1]
         lines.append(ResultLine(player_id=pid, place=place, score=line.total))
     return tuple(lines)
+
+
+def follow_up(
+    state: TournamentState, table: TableState, game: Standings, r: int, t: int, actor: str
+) -> tuple[str, list[Payload], tuple[str, ...]]:
+    """What bringing table `t` of round `r` in line with its game's standings appends (the
+    outcomes are those of `TournamentCases.result_from_game`): the outcome, the batch
+    (empty: nothing) and the kinds the events' ids derive from.
+
+    Raises:
+        RuleViolation: the game's players are not the table's (`results_from_game`).
+    """
+    if game.status != "final":
+        if table.status in ("reported", "approved"):
+            reason = "the table's game is not final any more (a referee reopened it)"
+            return (
+                "held",
+                [TableResultDisputed(round=r, table=t, by=actor, reason=reason)],
+                ("held",),
+            )
+        return "waiting", [], ()
+    results = results_from_game(game, table.players)
+    if table.status == "disputed":
+        return "waiting", [], ()
+    if table.status == "approved":
+        if _same(results, table.approved):
+            return "unchanged", [], ()
+        if state.judges:  # the table's token is the players': only a judge overturns a ruling
+            reason = "the table's game changed after its approval; a judge rules"
+            return (
+                "held",
+                [TableResultDisputed(round=r, table=t, by=actor, reason=reason)],
+                ("held",),
+            )
+        ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
+        return "approved", [ruling], ("approved",)
+    if table.status == "reported" and _same(results, table.reported):
+        return "unchanged", [], ()
+    batch: list[Payload] = [
+        TableResultReported(round=r, table=t, results=results, reported_by=actor)
+    ]
+    if state.settings.auto_approve_after_s == 0:
+        batch.append(TableResultApproved(round=r, table=t, judge="auto"))
+    outcome = "approved" if len(batch) == 2 else "reported"
+    return outcome, batch, ("reported", "auto")[: len(batch)]
+
+
+def _same(a: Sequence[object], b: Sequence[object] | None) -> bool:
+    return b is not None and sorted(map(repr, a)) == sorted(map(repr, b))

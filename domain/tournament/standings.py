@@ -317,6 +317,51 @@ def _descending(values: dict[str, Fraction]) -> Callable[[str], Fraction]:
     return lambda pid: -values[pid]
 
 
+def _split(
+    decided: dict[str, str | None], group: list[str], key: Callable[[str], Any], name: str
+) -> list[list[str]]:
+    """Split `group` into runs of equal `key`, recording in `decided` what set each run apart."""
+    # The group's first player after the split keeps what set the group apart from the
+    # player above; every later part's first player is set apart by `name`.
+    if not group:  # a tournament nobody has registered for yet
+        return []
+    head = decided.pop(group[0], None)
+    ranked = sorted(group, key=key)
+    parts: list[list[str]] = []
+    for pid in ranked:
+        if parts and key(parts[-1][-1]) == key(pid):
+            parts[-1].append(pid)
+        else:
+            if parts:
+                decided[pid] = name
+            parts.append([pid])
+    if head is not None:
+        decided[ranked[0]] = head
+    return parts
+
+
+def _break_ties(
+    name: TieBreak,
+    groups: list[list[str]],
+    games: list[_Game],
+    fixed: dict[str, dict[str, Figure]],
+    figures: dict[str, dict[str, Figure]],
+    decided: dict[str, str | None],
+) -> list[list[str]]:
+    """Split every tied group by the tie-break `name`, recording each player's figure."""
+    next_groups: list[list[str]] = []
+    for group in groups:
+        source = _head_to_head(games, group) if name == "head_to_head" else None
+        for pid in group:
+            figures[pid][name] = source[pid] if source is not None else fixed[pid][name]
+        values = {pid: figures[pid][name].value for pid in group}
+        if len(group) > 1:
+            next_groups.extend(_split(decided, group, _descending(values), name))
+        else:
+            next_groups.append(group)
+    return next_groups
+
+
 def standings(state: TournamentState) -> Standings:
     """The standings of `state` (pure; see the module doc for every definition)."""
     games, held = _games(state)
@@ -327,47 +372,12 @@ def standings(state: TournamentState) -> Standings:
     order: list[TieBreak] = list(state.settings.tie_breaks)
     figures: dict[str, dict[str, Figure]] = {pid: {} for pid in state.players}
     decided: dict[str, str | None] = {}
-
-    def split(group: list[str], key: Callable[[str], Any], name: str) -> list[list[str]]:
-        # The group's first player after the split keeps what set the group apart from the
-        # player above; every later part's first player is set apart by `name`.
-        if not group:  # a tournament nobody has registered for yet
-            return []
-        head = decided.pop(group[0], None)
-        ranked = sorted(group, key=key)
-        parts: list[list[str]] = []
-        for pid in ranked:
-            if parts and key(parts[-1][-1]) == key(pid):
-                parts[-1].append(pid)
-            else:
-                if parts:
-                    decided[pid] = name
-                parts.append([pid])
-        if head is not None:
-            decided[ranked[0]] = head
-        return parts
-
-    groups = split(list(state.players), lambda p: -totals[p], "points")
+    groups = _split(decided, list(state.players), lambda p: -totals[p], "points")
     for name in order:
-        next_groups: list[list[str]] = []
-        for group in groups:
-            if name == "head_to_head":
-                h2h = _head_to_head(games, group)
-                for pid in group:
-                    figures[pid][name] = h2h[pid]
-                values = {pid: h2h[pid].value for pid in group}
-            else:
-                for pid in group:
-                    figures[pid][name] = fixed[pid][name]
-                values = {pid: fixed[pid][name].value for pid in group}
-            if len(group) > 1:
-                next_groups.extend(split(group, _descending(values), name))
-            else:
-                next_groups.append(group)
-        groups = next_groups
+        groups = _break_ties(name, groups, games, fixed, figures, decided)
     final: list[str] = []
     for group in groups:
-        final.extend(p for part in split(group, lambda p: seeds[p], "seed") for p in part)
+        final.extend(p for part in _split(decided, group, lambda p: seeds[p], "seed") for p in part)
     lines = []
     for place, pid in enumerate(final, start=1):
         player = state.players[pid]

@@ -147,28 +147,7 @@ def settle(
         if now is None:
             book = state.book(pid)
             now = held[pid] = [book.fame, book.coins, book.shards]
-        note = change.note
-        if change.resource is _FAME:
-            if clamp and now[0] + amount < 0:
-                amount = -now[0]
-                note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
-            now[0] += amount
-        elif change.resource is _COINS:
-            if never_negative and now[1] + amount < 0:
-                raise RuleViolation(
-                    "trickerion.coins.insufficient",
-                    f"{pid} has {now[1]} Coins, cannot pay {-amount}",
-                    change.field,
-                )
-            now[1] += amount
-        else:
-            if now[2] + amount < 0:
-                raise RuleViolation(
-                    "trickerion.shards.insufficient",
-                    f"{pid} has {now[2]} Shards, cannot pay {-amount}",
-                    change.field,
-                )
-            now[2] += amount
+        amount, note = _settled(change, pid, now, clamp, never_negative)
         entries.append(
             _tuple_new(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
                 LedgerEntry,
@@ -181,6 +160,41 @@ def settle(
             books[pid] = _with_amounts(books[pid], fame, coins, shards)
         state = replace(state, books=MappingProxyType(books))
     return state, tuple(entries)
+
+
+def _settled(
+    change: Change, pid: str, now: list[int], clamp: bool, never_negative: bool
+) -> tuple[int, str]:
+    """Apply one non-zero `change` to `now` ([fame, coins, shards], updated in place); return
+    the amount taken and the ledger note (the rules are `settle`'s).
+
+    Raises:
+        RuleViolation: `trickerion.coins.insufficient` / `trickerion.shards.insufficient`.
+    """
+    amount = change.amount
+    note = change.note
+    if change.resource is _FAME:
+        if clamp and now[0] + amount < 0:
+            amount = -now[0]
+            note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
+        now[0] += amount
+    elif change.resource is _COINS:
+        if never_negative and now[1] + amount < 0:
+            raise RuleViolation(
+                "trickerion.coins.insufficient",
+                f"{pid} has {now[1]} Coins, cannot pay {-amount}",
+                change.field,
+            )
+        now[1] += amount
+    else:
+        if now[2] + amount < 0:
+            raise RuleViolation(
+                "trickerion.shards.insufficient",
+                f"{pid} has {now[2]} Shards, cannot pay {-amount}",
+                change.field,
+            )
+        now[2] += amount
+    return amount, note
 
 
 _new = object.__new__

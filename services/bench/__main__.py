@@ -9,10 +9,12 @@ Sizes: a full run aims at about 15 minutes on the 2-core development machine, `-
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -121,46 +123,32 @@ def measure(
     if not corpus.trickerion(games):
         raise RuntimeError("no Trickerion game accepted by every tree (the long games pad one)")
 
-    def step(name: str, work: object) -> None:
-        if only and name not in only:
-            return
-        started = time.perf_counter()
-        try:
-            got = work() if callable(work) else work
-        except Exception as error:  # one failing row must not lose the others
-            report.notes.append(f"{name}: NOT MEASURED, {type(error).__name__}: {error}"[:600])
-            err.print(f"[red]{name} failed: {error}")
-            return
-        rows = got if isinstance(got, list) else list(got) if isinstance(got, tuple) else [got]
-        report.rows.extend(r for r in rows if isinstance(r, Row))
-        err.print(f"{name}: {time.perf_counter() - started:.0f} s")
+    step = functools.partial(_step, report, only)
 
     fold_games = games[: sizes.fold_games]
     step("offline fold", lambda: rows_fold.offline_fold(trees, fold_games, sizes.fold_repeats))
     step("fold by length", lambda: rows_fold.fold_by_length(trees, games, sizes.long_game))
-    started = time.perf_counter()
-    try:
-        if only and "fold_cost" not in only:
-            raise _Skipped
-        report.extra.extend(rows_kernel.kernel_rows(sizes.kernel_lengths))
-    except _Skipped:
-        pass
-    except Exception as error:  # the kernel's script, against internals of the new tree
-        report.notes.append(f"fold_cost rows: NOT MEASURED, {type(error).__name__}: {error}"[:600])
-    err.print(f"fold_cost: {time.perf_counter() - started:.0f} s")
+    _extra_rows(
+        report,
+        "fold_cost",
+        None
+        if only and "fold_cost" not in only
+        else lambda: (rows_kernel.kernel_rows(sizes.kernel_lengths), []),
+    )
     standings_games = games[: sizes.standings_games]
     step("standings", lambda: rows_fold.standings_each(trees, standings_games))
     if not only or "seating" in only:  # new tree only: report.extra, like the kernel rows
-        started = time.perf_counter()
-        try:
-            new = trees[-1]
-            got = rows_seating.measure(new.root, new.env(), players=sizes.seating_players)
-            report.extra.extend(rows_seating.rows(got))
-        except Exception as error:
-            report.notes.append(
-                f"seating rows: NOT MEASURED, {type(error).__name__}: {error}"[:600]
-            )
-        err.print(f"seating: {time.perf_counter() - started:.0f} s")
+        new = trees[-1]
+        _extra_rows(
+            report,
+            "seating",
+            lambda: (
+                rows_seating.rows(
+                    rows_seating.measure(new.root, new.env(), players=sizes.seating_players)
+                ),
+                [],
+            ),
+        )
     with RedisServer() as redis_srv:
         url = redis_srv.url
         proj_games = games[: sizes.projector_games]
@@ -191,28 +179,57 @@ def measure(
         step("peer", lambda: rows_peer.peer_row(trees, url, peer_games))
         step("durable acks", lambda: rows_durable.rows(trees[-1], games[:100]))
         scale_games = games[: sizes.scale_games]
-        started = time.perf_counter()
-        try:
-            if only and "scale" not in only:
-                raise _Skipped
-            extra, notes = rows_scale.scale(
+        _extra_rows(
+            report,
+            "scale",
+            None
+            if only and "scale" not in only
+            else lambda: rows_scale.scale(
                 trees[-1], url, scale_games, report.rows, sizes.scale_processes
-            )
-            report.extra.extend(extra)
-            report.notes.extend(notes)
-        except _Skipped:
-            pass
-        except Exception as error:
-            report.notes.append(f"scale rows: NOT MEASURED, {type(error).__name__}: {error}"[:600])
-        err.print(f"scale: {time.perf_counter() - started:.0f} s")
+            ),
+        )
         if sizes.profiles and (not only or "profiles" in only):
             from services.bench import profiles
 
             report.notes.extend(profiles.take(trees[-1], url, games))
 
 
-class _Skipped(Exception):
-    """A step left out by `--only`."""
+def _step(report: Report, only: frozenset[str], name: str, work: object) -> None:
+    """Run one row's `work` (a callable, or its result) unless `only` leaves it out; a row
+    that fails is noted in `report`, the others still run."""
+    if only and name not in only:
+        return
+    started = time.perf_counter()
+    try:
+        got = work() if callable(work) else work
+    except Exception as error:  # one failing row must not lose the others
+        report.notes.append(f"{name}: NOT MEASURED, {type(error).__name__}: {error}"[:600])
+        err.print(f"[red]{name} failed: {error}")
+        return
+    rows = got if isinstance(got, list) else list(got) if isinstance(got, tuple) else [got]
+    report.rows.extend(r for r in rows if isinstance(r, Row))
+    err.print(f"{name}: {time.perf_counter() - started:.0f} s")
+
+
+def _extra_rows(
+    report: Report,
+    label: str,
+    work: Callable[[], tuple[Iterable[Any], Iterable[str]]] | None,
+) -> None:
+    """Add the new tree's extra rows and notes `work` gives (None: left out by `--only`); a
+    failure is noted in `report` (`<label> rows: NOT MEASURED`). The time is printed either
+    way."""
+    started = time.perf_counter()
+    if work is not None:
+        try:
+            extra, notes = work()
+            report.extra.extend(extra)
+            report.notes.extend(notes)
+        except Exception as error:
+            report.notes.append(
+                f"{label} rows: NOT MEASURED, {type(error).__name__}: {error}"[:600]
+            )
+    err.print(f"{label}: {time.perf_counter() - started:.0f} s")
 
 
 STEPS = (

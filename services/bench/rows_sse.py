@@ -75,6 +75,16 @@ def run(
             c.returncode = 0
             cpu += usage.ru_utime + usage.ru_stime
     loader.close()
+    latencies, missed = _delivered(where, procs, subscribers // procs, appended)
+    os.rmdir(where)
+    return latencies, missed, cpu, connect_s
+
+
+def _delivered(
+    where: Path, procs: int, per_proc: int, appended: dict[int, float]
+) -> tuple[list[float], int]:
+    """(latencies ms, missed deliveries) from the client processes' frame files in `where`
+    (each removed): per connection and appended seq, the first frame at or past it."""
     latencies: list[float] = []
     missed = 0
     for i in range(procs):
@@ -84,7 +94,7 @@ def run(
         by_conn: dict[int, list[tuple[int, float]]] = {}
         for k, seq, t in frames:
             by_conn.setdefault(int(k), []).append((int(seq), t))
-        for k in range(subscribers // procs):
+        for k in range(per_proc):
             got = by_conn.get(k, [])
             for seq, t_app in appended.items():
                 first = next((t for s, t in got if s >= seq and t >= t_app), None)
@@ -92,8 +102,7 @@ def run(
                     missed += 1
                 else:
                     latencies.append((first - t_app) * 1000)
-    os.rmdir(where)
-    return latencies, missed, cpu, connect_s
+    return latencies, missed
 
 
 def sse_row(

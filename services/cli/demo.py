@@ -326,36 +326,45 @@ async def run_demo(
         if keep_running:
             if on_report is not None:
                 on_report(report)
-            for game_id, token in report.tokens.items():
-                console.print(
-                    f"{game_id}: {url}/games/{game_id}  TV: {url}/tv/{game_id}  "
-                    f"write token (for the dispute form): {token}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            if report.tournament is not None:
-                pages = report.tournament.urls(phones or url)
-                console.print(
-                    f"{report.tournament.tournament_id}: room screen {pages['room']}  phone "
-                    f"view {pages['phone']}  organiser's page {pages['desk']}  organiser "
-                    f"token (for the organiser's page): {report.tournament.token}",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            console.print(qr_line, highlight=False, soft_wrap=True)
-            console.print(
-                f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs ; "
-                "in another terminal `scoreledger publish FILE`, `export`, `forget` and "
-                "`webhooks` use this demo by themselves",
-                highlight=False,
-                soft_wrap=True,
-            )
+            _print_links(console, report, url, phones, qr_line)
             await serving
         return report
     finally:
         clear_state(os.getpid())
         server.should_exit = True
         await serving
+
+
+def _print_links(
+    console: Console, report: DemoReport, url: str, phones: str | None, qr_line: str
+) -> None:
+    """The kept-running demo's links: each game's pages and write token, the tournament's
+    room screen, phone view and desk (`phones`: the address phones reach, else `url`), the QR
+    line and how the other commands find this demo."""
+    for game_id, token in report.tokens.items():
+        console.print(
+            f"{game_id}: {url}/games/{game_id}  TV: {url}/tv/{game_id}  "
+            f"write token (for the dispute form): {token}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if report.tournament is not None:
+        pages = report.tournament.urls(phones or url)
+        console.print(
+            f"{report.tournament.tournament_id}: room screen {pages['room']}  phone "
+            f"view {pages['phone']}  organiser's page {pages['desk']}  organiser "
+            f"token (for the organiser's page): {report.tournament.token}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(qr_line, highlight=False, soft_wrap=True)
+    console.print(
+        f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs ; "
+        "in another terminal `scoreledger publish FILE`, `export`, `forget` and "
+        "`webhooks` use this demo by themselves",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 async def _publish_and_watch(

@@ -144,6 +144,11 @@ def simulate(
     if as_json:
         typer.echo(json.dumps(result))
         return
+    _print_run(result)
+
+
+def _print_run(result: dict[str, Any]) -> None:
+    """Print a simulated run: each round's tables, the standings, the seating measures."""
     for rnd in result["rounds"]:
         sizes = "+".join(str(len(t)) for t in rnd["tables"])
         out.print(f"[bold]Round {rnd['round']}[/] ({sizes})")

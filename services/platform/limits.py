@@ -34,6 +34,19 @@ def _bad_length() -> ProblemResponse:
     )
 
 
+def _declared_refusal(scope: Scope, max_body_bytes: int) -> ProblemResponse | None:
+    """The answer to a request whose `Content-Length` is malformed (400) or above the limit
+    (413); None when it declares none or an acceptable one."""
+    lengths = [v for k, v in scope.get("headers", ()) if k.lower() == b"content-length"]
+    if not lengths:
+        return None
+    if len(set(lengths)) != 1 or not lengths[0].isdigit():
+        return _bad_length()
+    if int(lengths[0]) > max_body_bytes:
+        return too_large(max_body_bytes)
+    return None
+
+
 class BodySizeLimit:
     """ASGI middleware: HTTP request bodies above `max_body_bytes` get a 413 problem.
 
@@ -54,43 +67,48 @@ class BodySizeLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        lengths = [v for k, v in scope.get("headers", ()) if k.lower() == b"content-length"]
-        if lengths:
-            if len(set(lengths)) != 1 or not lengths[0].isdigit():
-                await _bad_length()(scope, receive, send)
-                return
-            if int(lengths[0]) > self.max_body_bytes:
-                await too_large(self.max_body_bytes)(scope, receive, send)
-                return
+        refused = _declared_refusal(scope, self.max_body_bytes)
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
 
-        received = 0
-        started = answered = False
-
-        async def counted_receive() -> Message:
-            # Past the limit the 413 goes out at once and the app sees a disconnect: frameworks
-            # that turn a failing body read into their own 400 (FastAPI does) cannot hide it.
-            nonlocal received, answered
-            if answered:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_body_bytes:
-                    if not started:
-                        await too_large(self.max_body_bytes)(scope, receive, send)
-                    answered = True
-                    return {"type": "http.disconnect"}
-            return message
-
-        async def watched_send(message: Message) -> None:
-            nonlocal started
-            if answered:
-                return  # the 413 is already out; whatever the app answers to it is dropped
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        body = _CountedBody(self.max_body_bytes, scope, receive, send)
         try:
-            await self.app(scope, counted_receive, watched_send)
+            await self.app(scope, body.receive, body.send)
         except Exception:
-            if not answered:  # the app's own failure, not the disconnect it was given
+            if not body.answered:  # the app's own failure, not the disconnect it was given
                 raise
+
+
+class _CountedBody:
+    """One request's body counted as the app reads it; past `max_body_bytes` the 413 goes out
+    (unless the app already started its answer) and the app sees a disconnect."""
+
+    def __init__(self, max_body_bytes: int, scope: Scope, receive: Receive, send: Send) -> None:
+        self.max_body_bytes = max_body_bytes
+        self.scope, self._receive, self._send = scope, receive, send
+        self.received = 0
+        self.started = self.answered = False
+
+    async def receive(self) -> Message:
+        """The app's `receive`: a disconnect once the limit is passed."""
+        # Past the limit the 413 goes out at once and the app sees a disconnect: frameworks
+        # that turn a failing body read into their own 400 (FastAPI does) cannot hide it.
+        if self.answered:
+            return {"type": "http.disconnect"}
+        message = await self._receive()
+        if message["type"] == "http.request":
+            self.received += len(message.get("body", b""))
+            if self.received > self.max_body_bytes:
+                if not self.started:
+                    await too_large(self.max_body_bytes)(self.scope, self._receive, self._send)
+                self.answered = True
+                return {"type": "http.disconnect"}
+        return message
+
+    async def send(self, message: Message) -> None:
+        """The app's `send`: dropped once the 413 is out."""
+        if self.answered:
+            return  # the 413 is already out; whatever the app answers to it is dropped
+        self.started = self.started or message["type"] == "http.response.start"
+        await self._send(message)

@@ -192,6 +192,22 @@ class PenumbraTable:
                 EventVoided(voided_event_id=event.event_id, reason="misread", referee="sim-ref")
             )
 
+    def _contract_to_fulfil(self, w: Wizard) -> tuple[str, Printed]:
+        """The wizard's first reserved contract, else one drawn and printed now."""
+        if w.reserved_contracts:
+            return w.reserved_contracts.pop(0)
+        return self._card("CO"), self._printed()
+
+    def _wound(self, w: Wizard) -> Envelope:
+        """Now and then a Mortal Wound healed, else one taken."""
+        pid = w.player_id
+        if w.wounds and self.rng.random() < 0.3:
+            return self.factory.add(
+                pen.MortalWoundRemoved(player_id=pid, card_id=w.wounds.pop(), reason="healed")
+            )
+        w.wounds.append(self._card("MW"))
+        return self.factory.add(pen.MortalWoundTaken(player_id=pid, card_id=w.wounds[-1]))
+
     def _action(self, w: Wizard, turn: int) -> Iterator[Envelope]:
         rng, pid, add = self.rng, w.player_id, self.factory.add
         roll = rng.random()
@@ -235,10 +251,7 @@ class PenumbraTable:
         elif roll < 0.82 and (
             w.reserved_contracts or not self.options.contract_reservation_required
         ):
-            if w.reserved_contracts:
-                contract, card = w.reserved_contracts.pop(0)
-            else:
-                contract, card = self._card("CO"), self._printed()
+            contract, card = self._contract_to_fulfil(w)
             yield self._fulfil(pid, contract, card)
         elif roll < 0.88:
             tome = self._card("TO")
@@ -247,13 +260,7 @@ class PenumbraTable:
                 add(pen.TomeGained(player_id=pid, tome_id=tome, xp=self._xp()))
             )
         elif roll < 0.92:
-            if w.wounds and rng.random() < 0.3:
-                yield add(
-                    pen.MortalWoundRemoved(player_id=pid, card_id=w.wounds.pop(), reason="healed")
-                )
-            else:
-                w.wounds.append(self._card("MW"))
-                yield add(pen.MortalWoundTaken(player_id=pid, card_id=w.wounds[-1]))
+            yield self._wound(w)
         elif w.marks < 10:
             w.marks += 1
             yield from self._maybe_void(

@@ -157,23 +157,14 @@ class TrickerionTable:
         if turn > 1:
             self.order = initiative_order(self.seats, self.order)
         yield self.factory.add(TurnStarted(turn=turn, initiative_order=tuple(self.order)))
-        for position, pid in enumerate(self.order, 1):
-            seat = self.seat(pid)
-            if seat.coins >= position and self.rng.random() < 0.45:
-                seat.coins -= position
-                seat.gain_fame(2, self.options)
-                yield self.factory.add(Advertised(player_id=pid, coins_paid=position))
+        yield from self._advertise()
         if len(self.order) > 1 and self.rng.random() < 0.15:
             self.order = swapped(self.order, self.rng)
             yield self.factory.add(
                 InitiativeChanged(initiative_order=tuple(self.order), reason="moved on the track")
             )
         yield from self._referee(turn)
-        for seat in self.seats:
-            seat.markers = {
-                t: self.card(t).markers + (1 if "engineer" in seat.hires else 0)
-                for t in seat.tricks
-            }
+        self._reset_markers()
         stages = [Stage(c.id, c.slots, c.links) for c in self.rng.sample(self.deck, 4)]
         for _round in range(self.rng.randint(3, 5)):
             for pid in self.order:
@@ -183,6 +174,23 @@ class TrickerionTable:
                 yield from self._perform(day, stage)
         for seat in self.seats:
             yield from self._wages(seat)
+
+    def _advertise(self) -> Iterator[Envelope]:
+        """Each player in initiative order may Advertise (pays its position in Coins, 2 Fame)."""
+        for position, pid in enumerate(self.order, 1):
+            seat = self.seat(pid)
+            if seat.coins >= position and self.rng.random() < 0.45:
+                seat.coins -= position
+                seat.gain_fame(2, self.options)
+                yield self.factory.add(Advertised(player_id=pid, coins_paid=position))
+
+    def _reset_markers(self) -> None:
+        """Every learnt trick's markers for the turn (one more with an Engineer hired)."""
+        for seat in self.seats:
+            seat.markers = {
+                t: self.card(t).markers + (1 if "engineer" in seat.hires else 0)
+                for t in seat.tricks
+            }
 
     def _referee(self, turn: int) -> Iterator[Envelope]:
         """Now and then a referee: a mistaken Take Coins (never in the tally) voided at once, or
@@ -209,9 +217,9 @@ class TrickerionTable:
                 )
             )
 
-    def _action(self, turn: int, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
-        """One character placement; only the ones that move Fame, Coins or Shards make events."""
-        rng, opts = self.rng, self.options
+    def _choices(self, seat: Seat) -> list[str]:
+        """The placements `seat` may draw from (weighted by repetition; the options' boards)."""
+        opts = self.options
         choices = ["setup"] * 5 + ["learn", "hire", "bank", "market"]
         if len(seat.tricks) < 2:
             choices += ["learn"] * 4
@@ -221,7 +229,12 @@ class TrickerionTable:
             choices += ["dark_alley"]
         if opts.dawn_of_technology:
             choices.append("contraption")
-        action = rng.choice(choices)
+        return choices
+
+    def _action(self, turn: int, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
+        """One character placement; only the ones that move Fame, Coins or Shards make events."""
+        rng = self.rng
+        action = rng.choice(self._choices(seat))
         if action == "setup":
             for _marker in range(self.rng.randint(1, 2)):
                 yield from self._setup(seat, stages)

@@ -27,6 +27,20 @@ from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, 
 from services.usecases.plan import Plan, plan_append
 from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache
 
+
+def _rounds(requests: Sequence[AppendRequest]) -> list[list[int]]:
+    """The indexes of `requests` by round: round k holds the k-th request of every game."""
+    rounds: list[list[int]] = []
+    depth: dict[str, int] = {}
+    for i, request in enumerate(requests):
+        k = depth.get(request.game_id, 0)
+        depth[request.game_id] = k + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(i)
+    return rounds
+
+
 __all__ = ["DEFAULT_CACHE_BYTES", "CheckedAppend", "Known", "Outcome", "StateCache"]
 
 Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
@@ -214,15 +228,7 @@ class CheckedAppend:
         Raises: redis errors (the caller retries the whole batch; appends are idempotent).
         """
         out: list[Outcome | None] = [None] * len(requests)
-        rounds: list[list[int]] = []
-        depth: dict[str, int] = {}
-        for i, request in enumerate(requests):
-            k = depth.get(request.game_id, 0)
-            depth[request.game_id] = k + 1
-            if k == len(rounds):
-                rounds.append([])
-            rounds[k].append(i)
-        for members in rounds:
+        for members in _rounds(requests):
             plans: list[tuple[int, Plan]] = []
             for i in members:
                 game_id, events = requests[i].game_id, requests[i].events
@@ -239,21 +245,28 @@ class CheckedAppend:
             )
             results = dict(zip((i for i, _ in writes), stored, strict=True))
             for i, plan in plans:
-                result = results.get(i)
-                if isinstance(result, HeadMismatch):  # as in `append`: re-plan on the stored log
-                    self.cache.drop(plan.game_id)
-                    out[i] = await self._outcome(requests[i])
-                elif isinstance(result, VersionConflict):
-                    self.cache.drop(plan.game_id)
-                    out[i] = first_fresh(plan, result)
-                elif isinstance(result, CredentialMismatch):
-                    self.cache.drop(plan.game_id)
-                    out[i] = result
-                elif result is None:  # all duplicates
-                    out[i] = await self._duplicates(plan)
-                else:
-                    out[i] = self._settle(plan, result)
+                out[i] = await self._stored_outcome(requests[i], plan, results.get(i))
         return out  # type: ignore[return-value]  # every slot is filled above
+
+    async def _stored_outcome(
+        self,
+        request: AppendRequest,
+        plan: Plan,
+        result: AppendResult | VersionConflict | CredentialMismatch | None,
+    ) -> Outcome:
+        """The outcome of `plan` given what the store answered for it (`append_many`)."""
+        if isinstance(result, HeadMismatch):  # as in `append`: re-plan on the stored log
+            self.cache.drop(plan.game_id)
+            return await self._outcome(request)
+        if isinstance(result, VersionConflict):
+            self.cache.drop(plan.game_id)
+            return first_fresh(plan, result)
+        if isinstance(result, CredentialMismatch):
+            self.cache.drop(plan.game_id)
+            return result
+        if result is None:  # all duplicates
+            return await self._duplicates(plan)
+        return self._settle(plan, result)
 
     async def _outcome(self, request: AppendRequest) -> Outcome:
         """The outcome of one request appended on the stored log (no cache)."""

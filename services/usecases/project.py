@@ -199,19 +199,7 @@ class Project:
         await self._load_views([e.game_id for e in fresh])
         work: dict[str, _Work] = {}
         try:
-            for entry in fresh:
-                w = work.get(entry.game_id)
-                if w is None:
-                    if entry.game_id not in self.views:  # evicted meanwhile
-                        await self._load_views([entry.game_id])
-                    view = self.views[entry.game_id]
-                    w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
-                if w.held is None and entry.seq == w.seq + 1:  # the usual case, no await
-                    reason = _evolve(w, entry.data)
-                    if reason is not None:
-                        await self._refused_feed(w, entry, reason)
-                else:
-                    await self._fold_one(w, entry)
+            await self._fold_into(work, fresh)
             ops = self._ops(work)
             batch = ProjectionBatch(shard, last, ops, self.clock().isoformat())
             outcome = await self.projections.write(batch, self.changes_maxlen)
@@ -231,6 +219,23 @@ class Project:
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
         return Applied(applied, last, rules)
+
+    async def _fold_into(self, work: dict[str, _Work], fresh: Sequence[FeedEntry]) -> None:
+        """Fold `fresh` (feed order) onto each game's view, one `_Work` per game in `work`
+        (filled as the games come, so the caller can drop them if anything fails)."""
+        for entry in fresh:
+            w = work.get(entry.game_id)
+            if w is None:
+                if entry.game_id not in self.views:  # evicted meanwhile
+                    await self._load_views([entry.game_id])
+                view = self.views[entry.game_id]
+                w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
+            if w.held is None and entry.seq == w.seq + 1:  # the usual case, no await
+                reason = _evolve(w, entry.data)
+                if reason is not None:
+                    await self._refused_feed(w, entry, reason)
+            else:
+                await self._fold_one(w, entry)
 
     async def _named(self, entry: FeedEntry) -> FeedEntry:
         """The entry with its start event's names put back (`contracts.names`)."""

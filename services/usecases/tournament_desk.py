@@ -447,16 +447,7 @@ class TournamentDesk:
         if caller.table is not None:
             _table_may(caller.table, ruling, table)
         if ruling.action in ("approve", "dispute"):
-            judges = (await self.cases.state(tournament_id)).judges
-            if judges and caller.role != "judge":
-                raise Refusal(
-                    "forbidden",
-                    "auth.judge_required",
-                    "this tournament has judges: only a judge's token approves or disputes",
-                    "authorization",
-                )
-            if caller.judge_id is not None:  # the ruling names the judge of the token
-                ruling = replace(ruling, by=caller.judge_id)
+            ruling = await self._judged(tournament_id, caller, ruling)
         replay = await self._replayed(tournament_id, key)
         if replay is not None:
             same_request(replay[0].first, _asked_payload(table, ruling))
@@ -465,19 +456,29 @@ class TournamentDesk:
             await self.cases.approve_due(tournament_id, credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
             raise _refusal(error) from None
-        try:
-            payload = _table_payload(table, ruling)
-        except ValidationError as error:
-            first = error.errors(include_url=False)[0]
-            field = ".".join(str(p) for p in first["loc"]) or "body"
-            raise Refusal("invalid", "schema.field", first["msg"], field) from None
-        batch: list[Payload] = [payload]
+        batch: list[Payload] = [_asked_payload(table, ruling)]
         if ruling.action == "approve":
             state = await self.cases.state(tournament_id)
             if _closes(state, ruling.round, table):
                 batch.append(RoundClosed(round=ruling.round))
         actor = f"judge {caller.judge_id}" if caller.judge_id else ORGANISER
         return await self._record(tournament_id, batch, credential, actor, key)
+
+    async def _judged(self, tournament_id: str, caller: Caller, ruling: TableRuling) -> TableRuling:
+        """`ruling` (an approval or dispute) as the caller may make it: named after the
+        caller's judge. Raises: Refusal `auth.judge_required` (the tournament has judges and
+        the caller is not one)."""
+        judges = (await self.cases.state(tournament_id)).judges
+        if judges and caller.role != "judge":
+            raise Refusal(
+                "forbidden",
+                "auth.judge_required",
+                "this tournament has judges: only a judge's token approves or disputes",
+                "authorization",
+            )
+        if caller.judge_id is not None:  # the ruling names the judge of the token
+            ruling = replace(ruling, by=caller.judge_id)
+        return ruling
 
     async def _replayed(
         self, tournament_id: str, key: str | None

@@ -19,7 +19,6 @@ from contracts.tournament import (
     RoundSeated,
     SeatedTablePayload,
     TableResultApproved,
-    TableResultDisputed,
     TableResultReported,
     TournamentCreated,
     TournamentEnvelope,
@@ -30,7 +29,7 @@ from domain.fold import fold as fold_game
 from domain.standings import standings as game_standings
 from domain.tournament.fold import admit, fold
 from domain.tournament.history import History
-from domain.tournament.results import results_from_game
+from domain.tournament.results import follow_up
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
 from domain.tournament.standings import Standings, standings
 from domain.tournament.state import TableState, TournamentState
@@ -288,38 +287,10 @@ class Tournaments:
         def ids(*kinds: str) -> list[str]:
             return [_derived_id(tournament_id, f"{at}:{kind}") for kind in kinds]
 
-        if game.status != "final":
-            if table.status in ("reported", "approved"):
-                reason = "the table's game is not final any more (a referee reopened it)"
-                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
-                return "held"
-            return "waiting"
-        results = results_from_game(game, table.players)
-        if table.status == "disputed":
-            return "waiting"
-        if table.status == "approved":
-            if _same(results, table.approved):
-                return "unchanged"
-            if state.judges:  # the table's token is the players': only a judge overturns a ruling
-                reason = "the table's game changed after its approval; a judge rules"
-                dispute = TableResultDisputed(round=r, table=t, by=actor, reason=reason)
-                await self.record(tournament_id, [dispute], actor, credential, ids("held"))
-                return "held"
-            ruling = TableResultApproved(round=r, table=t, judge=actor, results=results)
-            await self.record(tournament_id, [ruling], actor, credential, ids("approved"))
-            return "approved"
-        if table.status == "reported" and _same(results, table.reported):
-            return "unchanged"
-        batch: list[Payload] = [
-            TableResultReported(round=r, table=t, results=results, reported_by=actor)
-        ]
-        if state.settings.auto_approve_after_s == 0:
-            batch.append(TableResultApproved(round=r, table=t, judge="auto"))
-        await self.record(
-            tournament_id, batch, actor, credential, ids("reported", "auto")[: len(batch)]
-        )
-        return "approved" if len(batch) == 2 else "reported"
+        outcome, batch, kinds = follow_up(state, table, game, r, t, actor)
+        if batch:
+            await self.record(tournament_id, batch, actor, credential, ids(*kinds))
+        return outcome
 
     async def approve_due(
         self, tournament_id: str, credential: str | None = None
@@ -403,7 +374,3 @@ def table_of(state: TournamentState, round_number: int, table_number: int) -> Ta
             "tournament.unknown_table", f"round {round_number} has no table {table_number}", "table"
         )
     return tables[table_number]
-
-
-def _same(a: Sequence[object], b: Sequence[object] | None) -> bool:
-    return b is not None and sorted(map(repr, a)) == sorted(map(repr, b))

@@ -22,7 +22,7 @@ from services.adapters.redis.names import RedisPlayerNames
 from services.bootstrap import memory_ports
 from services.ports.names import Rendered
 from services.ports.webhooks import Delivery, Endpoint, Secret
-from services.usecases.names import Forget, replacements
+from services.usecases.forget import Forget, replacements
 from services.usecases.project import Project
 from services.usecases.webhooks.messages import (
     event_messages,

@@ -115,15 +115,22 @@ class ScriptCoalescer:
                 if not done.done():
                     done.set_exception(error)
             return
-        for (script, keys, args, done), reply in zip(calls, replies, strict=True):
-            if script is not None and isinstance(reply, NoScriptError):
-                try:
-                    reply = await script(keys=list(keys), args=list(args))  # loads it, once
-                except Exception as error:
-                    reply = error
-            if done.done():  # its caller was cancelled
-                continue
-            if isinstance(reply, Exception):  # as the client raises it: a port error too
-                done.set_exception(translated(reply) if isinstance(reply, DRIVER_ERRORS) else reply)
-            else:
-                done.set_result(reply)
+        for call, reply in zip(calls, replies, strict=True):
+            await _answer(call, reply)
+
+
+async def _answer(call: _Call, reply: Any) -> None:
+    """Hand `reply` to the call's caller (a script Redis did not know is loaded and run
+    alone first); a caller that was cancelled meanwhile gets nothing."""
+    script, keys, args, done = call
+    if script is not None and isinstance(reply, NoScriptError):
+        try:
+            reply = await script(keys=list(keys), args=list(args))  # loads it, once
+        except Exception as error:
+            reply = error
+    if done.done():  # its caller was cancelled
+        return
+    if isinstance(reply, Exception):  # as the client raises it: a port error too
+        done.set_exception(translated(reply) if isinstance(reply, DRIVER_ERRORS) else reply)
+    else:
+        done.set_result(reply)

@@ -44,23 +44,36 @@ async def script_calls(
     if not calls:
         return []
     if not is_cluster(client):
-        async with client.pipeline(transaction=False) as pipe:
-            for keys, args in calls:
-                await script(keys=list(keys), args=list(args), client=pipe)  # type: ignore[arg-type]
-            replies = list(await pipe.execute(raise_on_error=False))
-        # The pipeline checks SCRIPT EXISTS before it sends; a Redis restarted after that check
-        # (the pipeline's retry reaches the new server) answers NOSCRIPT. That call wrote
-        # nothing: send it again alone (the script loads itself), in call order, so calls of
-        # one game keep their order (every later call of the pipeline got NOSCRIPT too).
-        for i, reply in enumerate(replies):
-            if isinstance(reply, NoScriptError):
-                keys, args = calls[i]
-                try:
-                    replies[i] = await script(keys=list(keys), args=list(args))
-                except ResponseError as error:
-                    replies[i] = error
-        # a refused call's error as the client raises it elsewhere: a port error too
-        return [translated(r) if isinstance(r, DRIVER_ERRORS) else r for r in replies]
+        return await _pipelined(client, script, calls)
+    return await _by_slot(script, calls, concurrency)
+
+
+async def _pipelined(
+    client: RedisClient, script: AsyncScript, calls: Sequence[ScriptCall]
+) -> list[Any]:
+    """`script_calls` on one server: every call in one pipeline."""
+    async with client.pipeline(transaction=False) as pipe:
+        for keys, args in calls:
+            await script(keys=list(keys), args=list(args), client=pipe)  # type: ignore[arg-type]
+        replies = list(await pipe.execute(raise_on_error=False))
+    # The pipeline checks SCRIPT EXISTS before it sends; a Redis restarted after that check
+    # (the pipeline's retry reaches the new server) answers NOSCRIPT. That call wrote
+    # nothing: send it again alone (the script loads itself), in call order, so calls of
+    # one game keep their order (every later call of the pipeline got NOSCRIPT too).
+    for i, reply in enumerate(replies):
+        if isinstance(reply, NoScriptError):
+            keys, args = calls[i]
+            try:
+                replies[i] = await script(keys=list(keys), args=list(args))
+            except ResponseError as error:
+                replies[i] = error
+    # a refused call's error as the client raises it elsewhere: a port error too
+    return [translated(r) if isinstance(r, DRIVER_ERRORS) else r for r in replies]
+
+
+async def _by_slot(script: AsyncScript, calls: Sequence[ScriptCall], concurrency: int) -> list[Any]:
+    """`script_calls` on a cluster: each slot's calls in order, up to `concurrency` slots at
+    once."""
     by_slot: dict[int, list[int]] = {}
     for i, (keys, _) in enumerate(calls):
         by_slot.setdefault(key_slot(str(keys[0]).encode()), []).append(i)

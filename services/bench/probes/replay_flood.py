@@ -133,6 +133,39 @@ def _summary(ms: list[float], statuses: dict[int, int]) -> dict[str, Any]:
             "statuses": {str(k): v for k, v in sorted(statuses.items())}}  # fmt: skip
 
 
+def _reader(
+    query: str,
+    stop: threading.Event,
+    pairs: list[tuple[str, int]],
+    ms_ok: list[float],
+    statuses: dict[int, int],
+) -> None:
+    """Read the small games' standings at each `(game, seq)` of `pairs`, 10 a second."""
+    conn = _connect(query, "127.0.0.2")
+    for game, at in pairs:
+        if stop.is_set():
+            break
+        status, ms = _get(conn, f"/games/{game}/standings?at_seq={at}")
+        statuses[status] = statuses.get(status, 0) + 1
+        if status == 200:
+            ms_ok.append(ms)
+        time.sleep(0.1)
+    conn.close()
+
+
+def _poller(
+    query: str, stop: threading.Event, ms_all: list[float], statuses: dict[int, int]
+) -> None:
+    """Poll `/healthz` every 10 ms until `stop`."""
+    conn = _connect(query, "127.0.0.3")
+    while not stop.is_set():
+        status, ms = _get(conn, "/healthz")
+        statuses[status] = statuses.get(status, 0) + 1
+        ms_all.append(ms)
+        time.sleep(0.01)
+    conn.close()
+
+
 def main() -> None:
     ingest, query, out = sys.argv[1], sys.argv[2], sys.argv[3]
     seconds = min(600.0, float(sys.argv[4]) if len(sys.argv) > 4 else 60.0)
@@ -174,34 +207,16 @@ def main() -> None:
     pairs = [(g, n) for n in range(1, 92) for g in smalls]
     random.shuffle(pairs)
 
-    def reader() -> None:
-        conn = _connect(query, "127.0.0.2")
-        for game, at in pairs:
-            if stop.is_set():
-                break
-            status, ms = _get(conn, f"/games/{game}/standings?at_seq={at}")
-            small_status[status] = small_status.get(status, 0) + 1
-            if status == 200:
-                small_ms.append(ms)
-            time.sleep(0.1)
-        conn.close()
-
     health_ms: list[float] = []
     health_status: dict[int, int] = {}
-
-    def poller() -> None:
-        conn = _connect(query, "127.0.0.3")
-        while not stop.is_set():
-            status, ms = _get(conn, "/healthz")
-            health_status[status] = health_status.get(status, 0) + 1
-            health_ms.append(ms)
-            time.sleep(0.01)
-        conn.close()
 
     threads = [
         threading.Thread(target=flooder, args=(f"127.0.0.{11 + i}",)) for i in range(clients)
     ]
-    threads += [threading.Thread(target=reader), threading.Thread(target=poller)]
+    threads += [
+        threading.Thread(target=_reader, args=(query, stop, pairs, small_ms, small_status)),
+        threading.Thread(target=_poller, args=(query, stop, health_ms, health_status)),
+    ]
     for thread in threads:
         thread.start()
     time.sleep(seconds)

@@ -15,14 +15,16 @@ from contracts.envelope import GameId
 from contracts.league import LeagueCreated, LeagueId
 from contracts.tournament import TournamentId
 from domain.league.fold import LeagueState
-from services.doors.asgi.http_errors import refusal_problem
-from services.doors.ingest.tournaments import Bearer, Key, _body, _parse, _token
-from services.platform.problems import (
-    ProblemResponse,
-    from_validation_error,
-    problem,
-    problem_responses,
+from services.doors.ingest.stream_writes import (
+    Bearer,
+    Key,
+    body,
+    failure,
+    parse,
+    token,
+    written,
 )
+from services.platform.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
@@ -52,19 +54,11 @@ class AddGame(BaseModel):
 
 
 def _failure(error: Exception) -> ProblemResponse:
-    if isinstance(error, Refusal):
-        return refusal_problem(error)
-    if isinstance(error, UnknownLeague):
-        return ProblemResponse(problem(404, "league.not_found", "league_id", "no such league"))
-    assert isinstance(error, ValidationError)
-    return ProblemResponse(from_validation_error(error, rule="request.invalid"))
+    return failure(error, UnknownLeague, "league.not_found", "league_id")
 
 
 def _written(state: LeagueState, status: int = 200, token: str | None = None) -> JSONResponse:
-    body: dict[str, object] = {"league_id": state.league_id, "version": state.seq}
-    if token is not None:
-        body["organiser_token"] = token
-    return JSONResponse(body, status_code=status)
+    return written("league_id", state.league_id, state.seq, status, token)
 
 
 def league_write_router(leagues: Leagues) -> APIRouter:
@@ -78,7 +72,7 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         status_code=201,
         summary="Create a league",
         response_model=None,
-        openapi_extra={"requestBody": _body(NewLeague), "security": [{}]},
+        openapi_extra={"requestBody": body(NewLeague), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
     async def create(
@@ -88,21 +82,21 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         (chosen, or generated and returned once as `organiser_token`)."""
         try:
             grant = leagues.may_create(
-                WriteProof(_token(bearer), request.headers.get("x-creator-key"))
+                WriteProof(token(bearer), request.headers.get("x-creator-key"))
             )
             key = check_key(idempotency_key)
-            new = await _parse(NewLeague, request)
+            new = await parse(NewLeague, request)
             settings = LeagueCreated(**new.model_dump(exclude={"league_id"}))
-            state, token = await leagues.create(new.league_id, settings, grant, key)
+            state, organiser_token = await leagues.create(new.league_id, settings, grant, key)
         except failures as error:
             return _failure(error)
-        return _written(state, 201, token)
+        return _written(state, 201, organiser_token)
 
     @router.post(
         "/leagues/{league_id}/tournaments",
         summary="Add a tournament to a league (again: replace its results)",
         response_model=None,
-        openapi_extra={"requestBody": _body(AddTournament)},
+        openapi_extra={"requestBody": body(AddTournament)},
         responses=errors,
     )
     async def add_tournament(
@@ -110,10 +104,10 @@ def league_write_router(leagues: Leagues) -> APIRouter:
     ) -> JSONResponse | ProblemResponse:
         """`league.tournament_added`: the tournament's points and approved tables as now."""
         try:
-            credential = await leagues.authorize(league_id, _token(bearer))
+            credential = await leagues.authorize(league_id, token(bearer))
             key = check_key(idempotency_key)
-            body = await _parse(AddTournament, request)
-            state = await leagues.add_tournament(league_id, credential, body.tournament_id, key)
+            new = await parse(AddTournament, request)
+            state = await leagues.add_tournament(league_id, credential, new.tournament_id, key)
         except failures as error:
             return _failure(error)
         return _written(state)
@@ -122,7 +116,7 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         "/leagues/{league_id}/games",
         summary="Add a single game to a league (again: replace its results)",
         response_model=None,
-        openapi_extra={"requestBody": _body(AddGame)},
+        openapi_extra={"requestBody": body(AddGame)},
         responses=errors,
     )
     async def add_game(
@@ -130,10 +124,10 @@ def league_write_router(leagues: Leagues) -> APIRouter:
     ) -> JSONResponse | ProblemResponse:
         """`league.game_added`: the final game's places (tie-break included) and scores."""
         try:
-            credential = await leagues.authorize(league_id, _token(bearer))
+            credential = await leagues.authorize(league_id, token(bearer))
             key = check_key(idempotency_key)
-            body = await _parse(AddGame, request)
-            state = await leagues.add_game(league_id, credential, body.game_id, key)
+            new = await parse(AddGame, request)
+            state = await leagues.add_game(league_id, credential, new.game_id, key)
         except failures as error:
             return _failure(error)
         return _written(state)

@@ -14,48 +14,32 @@ and the key with another request is 422 `idempotency.key_reused`
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contracts.envelope import NonEmptyText, PlayerId
 from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
 from domain.tournament.state import TournamentState
-from services.doors.asgi.http_errors import refusal_problem
-from services.platform.problems import (
-    ProblemResponse,
-    from_validation_error,
-    problem,
-    problem_responses,
+from services.doors.ingest.stream_writes import (
+    Bearer,
+    Key,
+    body,
+    failure,
+    parse,
+    token,
+    written,
 )
+from services.platform.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
-from services.usecases.idempotency import KEY_MAX, check_key
+from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
 from services.usecases.tournaments import UnknownTournament
 
-_bearer = HTTPBearer(
-    auto_error=False,
-    scheme_name="OrganiserToken",  # not the game routes' scheme (another token)
-    description="on tournament routes, the tournament's organiser token, or a judge's or a "
-    "table's where the route says so; on league routes, the league's organiser token: chosen "
-    "by its creator, or returned in the 201 that created it",
-)
-Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
-Key = Annotated[
-    str | None,
-    Header(
-        alias="Idempotency-Key",
-        description=f"a request id of the client's choosing (1 to {KEY_MAX} visible ASCII "
-        "characters): a retry with the same key answers as the stored write did; the key "
-        "with another request is 422 idempotency.key_reused",
-    ),
-]
-M = TypeVar("M", bound=BaseModel)
 
 
 class NewTournament(TournamentCreated):
@@ -112,33 +96,8 @@ class Written(BaseModel):
     organiser_token: str | None = None
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """`node` with every `{"$ref": "#/$defs/X"}` replaced by X's schema (OpenAPI resolves
-    refs against its components, where the body models' nested models are not)."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
-        return {k: _inline(v, defs) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_inline(v, defs) for v in node]
-    return node
-
-
-def _body(model: type[M]) -> dict[str, Any]:
-    schema = model.model_json_schema()
-    schema = _inline(schema, schema.pop("$defs", {}))
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
-
-
-async def _parse(model: type[M], request: Request) -> M:
-    """The body as `model`; raises `ValidationError` (answered 422 `request.invalid`)."""
-    return model.model_validate_json(await request.body())
-
-
 def _written(state: TournamentState, status: int = 200, token: str | None = None) -> JSONResponse:
-    body = Written(tournament_id=state.tournament_id, version=state.seq, organiser_token=token)
-    return JSONResponse(body.model_dump(exclude_none=True), status_code=status)
+    return written("tournament_id", state.tournament_id, state.seq, status, token)
 
 
 def _seated(seated: Seated) -> dict[str, Any]:
@@ -160,24 +119,24 @@ def _seated(seated: Seated) -> dict[str, Any]:
 
 
 def _failure(error: Exception) -> ProblemResponse:
-    if isinstance(error, Refusal):
-        return refusal_problem(error)
-    if isinstance(error, UnknownTournament):
-        return ProblemResponse(
-            problem(404, "tournament.not_found", "tournament_id", "no such tournament")
-        )
-    assert isinstance(error, ValidationError)
-    return ProblemResponse(from_validation_error(error, rule="request.invalid"))
+    return failure(error, UnknownTournament, "tournament.not_found", "tournament_id")
 
 
 WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
+_FAILURES = (Refusal, UnknownTournament, ValidationError)
 
 
 def tournament_write_router(desk: TournamentDesk) -> APIRouter:
     """The tournament write doors, bound to the organiser's desk."""
     router = APIRouter(tags=["tournaments"])
-    failures = (Refusal, UnknownTournament, ValidationError)
-    token = _token
+    _setup_doors(router, desk)
+    _round_doors(router, desk)
+    _judge_and_table_doors(router, desk)
+    return router
+
+
+def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
+    """Create a tournament, register and drop players."""
 
     @router.post(
         "/tournaments",
@@ -187,7 +146,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         response_model_exclude_none=True,
         # the token is optional: a creator that sends none gets one (an empty requirement
         # says so, OpenAPI 3.1 §4.8.30; FastAPI appends it to its own), as for a game's creating append
-        openapi_extra={"requestBody": _body(NewTournament), "security": [{}]},
+        openapi_extra={"requestBody": body(NewTournament), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
     async def create(
@@ -200,10 +159,10 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
             proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
             grant = desk.may_create(proof)  # before the body is read
             key = check_key(idempotency_key)
-            new = await _parse(NewTournament, request)
+            new = await parse(NewTournament, request)
             settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
             created = await desk.create(new.tournament_id, settings, grant, key)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return _written(created.state, 201, created.organiser_token)
 
@@ -212,7 +171,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         status_code=201,
         summary="Register a player (a late join once round 1 is seated)",
         response_model=Written,
-        openapi_extra={"requestBody": _body(NewPlayer)},
+        openapi_extra={"requestBody": body(NewPlayer)},
         responses=WRITE_ERRORS,
     )
     async def add_player(
@@ -223,11 +182,11 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
             key = check_key(idempotency_key)
-            new = await _parse(NewPlayer, request)
+            new = await parse(NewPlayer, request)
             state = await desk.add_player(
                 tournament_id, credential, new.player_id, new.name, new.seed, key
             )
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return _written(state, 201)
 
@@ -249,9 +208,13 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
             credential = await desk.authorize(tournament_id, token(bearer))
             key = check_key(idempotency_key)
             state = await desk.drop_player(tournament_id, credential, player_id, reason, key)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return _written(state)
+
+
+def _round_doors(router: APIRouter, desk: TournamentDesk) -> None:
+    """Seat rounds, open their games, take results from games, approve what is due."""
 
     @router.post(
         "/tournaments/{tournament_id}/rounds",
@@ -272,7 +235,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
             credential = await desk.authorize(tournament_id, token(bearer))
             key = check_key(idempotency_key)
             seated = await desk.seat_next_round(tournament_id, credential, key)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return JSONResponse(_seated(seated), status_code=201)
 
@@ -294,7 +257,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
                 message = f"round {round} is not seated"
                 raise Refusal("rule", "tournament.unknown_round", message, "round")
             opened = await desk.open_games(tournament_id, credential, round)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return JSONResponse({"round": round, "games": [g.to_dict() for g in opened]})
 
@@ -318,7 +281,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         try:
             caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
             outcome, state = await desk.sync_table(tournament_id, caller, round, table)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return JSONResponse(
             {"tournament_id": tournament_id, "version": state.seq, "outcome": outcome}
@@ -337,19 +300,23 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         try:
             caller = await desk.authorize_as(tournament_id, token(bearer), ("organiser", "judge"))
             due, state = await desk.approve_due(tournament_id, caller)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         approved = [{"round": r, "table": t} for r, t in due]
         return JSONResponse(
             {"tournament_id": tournament_id, "version": state.seq, "approved": approved}
         )
 
+
+def _judge_and_table_doors(router: APIRouter, desk: TournamentDesk) -> None:
+    """Appoint and dismiss judges; rule on a table's result."""
+
     @router.post(
         "/tournaments/{tournament_id}/judges",
         status_code=201,
         summary="Appoint a judge",
         response_model=None,
-        openapi_extra={"requestBody": _body(NewJudge)},
+        openapi_extra={"requestBody": body(NewJudge)},
         responses=WRITE_ERRORS,
     )
     async def appoint_judge(
@@ -361,11 +328,11 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         try:
             credential = await desk.authorize(tournament_id, token(bearer))
             key = check_key(idempotency_key)
-            new = await _parse(NewJudge, request)
+            new = await parse(NewJudge, request)
             state, judge = await desk.appoint_judge(
                 tournament_id, credential, new.judge_id, new.name, key
             )
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         body = {"tournament_id": tournament_id, "version": state.seq, "judge_token": judge}
         return JSONResponse(body, status_code=201)
@@ -387,7 +354,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
             credential = await desk.authorize(tournament_id, token(bearer))
             key = check_key(idempotency_key)
             state = await desk.dismiss_judge(tournament_id, credential, judge_id, key)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return _written(state)
 
@@ -395,7 +362,7 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
         "/tournaments/{tournament_id}/tables/{table}/result",
         summary="Report, confirm, dispute or approve a table's result",
         response_model=Written,
-        openapi_extra={"requestBody": _body(TableWrite)},
+        openapi_extra={"requestBody": body(TableWrite)},
         responses=WRITE_ERRORS,
     )
     async def table_result(
@@ -416,15 +383,9 @@ def tournament_write_router(desk: TournamentDesk) -> APIRouter:
             roles: tuple[Role, ...] = ("organiser", "judge", "table")
             caller = await desk.authorize_as(tournament_id, token(bearer), roles)
             key = check_key(idempotency_key)
-            w = await _parse(TableWrite, request)
+            w = await parse(TableWrite, request)
             ruling = TableRuling(w.action, w.round, w.results, w.by, w.player_id, w.reason)
             state = await desk.rule_on_table(tournament_id, caller, table, ruling, key)
-        except failures as error:
+        except _FAILURES as error:
             return _failure(error)
         return _written(state)
-
-    return router
-
-
-def _token(bearer: HTTPAuthorizationCredentials | None) -> str | None:
-    return bearer.credentials if bearer else None

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
 from domain.league.fold import LeagueState
+from domain.league.ratings import Rating
 from services.doors.query.tournaments import AtSeq
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.usecases.leagues import Leagues, UnknownLeague
@@ -27,6 +28,12 @@ def league_summary(state: LeagueState) -> dict[str, Any]:
             for a in state.additions.values()
         ],
     }
+
+
+def _with_rating(row: dict[str, Any], rating: Rating | None) -> dict[str, Any]:
+    """`row` (a standings line) with the player's `rating` (its dict, or None: unrated)."""
+    row["rating"] = rating.to_dict() if rating is not None else None
+    return row
 
 
 def league_read_router(leagues: Leagues) -> APIRouter:
@@ -61,12 +68,7 @@ def league_read_router(leagues: Leagues) -> APIRouter:
             return state
         lines = await leagues.standings(league_id, state.seq)
         _, ratings = await leagues.ratings(league_id, state.seq)
-        players = []
-        for line in lines:
-            row = line.to_dict()
-            rating = ratings.get(line.player_id)
-            row["rating"] = rating.to_dict() if rating is not None else None
-            players.append(row)
+        players = [_with_rating(line.to_dict(), ratings.get(line.player_id)) for line in lines]
         return JSONResponse({"league_id": league_id, "seq": state.seq, "players": players})
 
     @router.get("/leagues/{league_id}/ratings", response_model=None, responses=errors)

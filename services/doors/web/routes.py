@@ -69,14 +69,23 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     """The pages, static files, replay and export APIs, bound to the read models; `settings`
     gives the games list's `stale_after_s` (read per request)."""
     router = APIRouter(tags=["web"])
+    _page_routes(router, reads)
+    _game_extras_routes(router, reads, settings)
+    _replay_routes(router, reads)
+    _export_routes(router, reads)
+    return router
 
-    async def page(name: str, game_id: str) -> FileResponse:
-        """Page `name` for a stored game; the not-found page with HTTP 404 for an unknown one."""
-        if await reads.log.version(game_id) == 0:
-            return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
-        return FileResponse(STATIC / name, media_type="text/html")
 
-    # --- pages ---
+async def _page(reads: ReadModels, name: str, game_id: str) -> FileResponse:
+    """Page `name` for a stored game; the not-found page with HTTP 404 for an unknown one."""
+    if await reads.log.version(game_id) == 0:
+        return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
+    return FileResponse(STATIC / name, media_type="text/html")
+
+
+def _page_routes(router: APIRouter, reads: ReadModels) -> None:
+    """The pages: the games list, a game's scoreboard, the kiosk views."""
+
     @router.get("/", include_in_schema=False)
     async def games_page() -> FileResponse:
         """The games list page (live games first, links to each scoreboard)."""
@@ -85,7 +94,7 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     @router.get("/games/{game_id}", include_in_schema=False)
     async def game_page(game_id: str) -> FileResponse:
         """The scoreboard page of one game (it reads the game id from its own URL)."""
-        return await page("game.html", game_id)
+        return await _page(reads, "game.html", game_id)
 
     @router.get("/tv", include_in_schema=False)
     async def tv_cycle_page() -> FileResponse:
@@ -95,7 +104,11 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     @router.get("/tv/{game_id}", include_in_schema=False)
     async def tv_page(game_id: str) -> FileResponse:
         """The kiosk view of one game: dark, full width, big totals, the last events in words."""
-        return await page("tv.html", game_id)
+        return await _page(reads, "tv.html", game_id)
+
+
+def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySettings) -> None:
+    """A game's QR code and stream overlay, the static files and the games list API."""
 
     @router.get(
         "/games/{game_id}/qr.svg",
@@ -116,7 +129,7 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     async def overlay_page(game_id: str) -> FileResponse:
         """The stream overlay of one game: transparent, read-only, live over the game's SSE;
         `?theme=dark|light&scale=&lang=en|ru&rows=` (services/doors/web/static/js/overlay.js)."""
-        return await page("overlay.html", game_id)
+        return await _page(reads, "overlay.html", game_id)
 
     @router.get("/static/{path:path}", include_in_schema=False)
     async def static(path: str, request: Request) -> Response:
@@ -133,7 +146,10 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         now = datetime.now(UTC)
         return await games_board(reads, now, settings.stale_after_s, page, per_page)
 
-    # --- replay APIs ---
+
+def _replay_routes(router: APIRouter, reads: ReadModels) -> None:
+    """The replay APIs: series, timeline, dispute, a player's ledger at an event."""
+
     # The replays answer JSON rendered off the loop (O(n) bytes): passed through as they are.
     @router.get(
         "/games/{game_id}/series", response_model=dict[str, Any], responses=replay_responses()
@@ -174,7 +190,10 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
         ledger panel agrees with the replayed standings."""
         return await reads.ledger_at(game_id, player_id, at_seq, client=client_of(request))
 
-    # --- exports ---
+
+def _export_routes(router: APIRouter, reads: ReadModels) -> None:
+    """The exports: score sheet CSV, BG Stats JSON, the event log as JSONL."""
+
     @router.get(
         "/games/{game_id}/export/scoresheet.csv",
         response_class=PlainTextResponse,
@@ -240,5 +259,3 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
             media_type="application/x-ndjson; charset=utf-8",
             headers={"Content-Disposition": f'attachment; filename="{game_id}.jsonl"'},
         )
-
-    return router

@@ -1,0 +1,91 @@
+"""The pieces every stream write door shares (tournaments, leagues): the Bearer and
+`Idempotency-Key` parameters, the request body's schema and parsing, the answer to a
+write, and the mapping of a write's failures to problems (RFC 9457;
+docs/decisions/0010-one-error-style.md).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Depends, Header, Request
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ValidationError
+
+from services.doors.asgi.http_errors import refusal_problem
+from services.platform.problems import ProblemResponse, from_validation_error, problem
+from services.usecases.idempotency import KEY_MAX
+from services.usecases.refusal import Refusal
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="OrganiserToken",  # not the game routes' scheme (another token)
+    description="on tournament routes, the tournament's organiser token, or a judge's or a "
+    "table's where the route says so; on league routes, the league's organiser token: chosen "
+    "by its creator, or returned in the 201 that created it",
+)
+Bearer = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+Key = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description=f"a request id of the client's choosing (1 to {KEY_MAX} visible ASCII "
+        "characters): a retry with the same key answers as the stored write did; the key "
+        "with another request is 422 idempotency.key_reused",
+    ),
+]
+M = TypeVar("M", bound=BaseModel)
+
+
+def token(bearer: HTTPAuthorizationCredentials | None) -> str | None:
+    """The Bearer credentials, or None when the request carries none."""
+    return bearer.credentials if bearer else None
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with every `{"$ref": "#/$defs/X"}` replaced by X's schema (OpenAPI resolves
+    refs against its components, where the body models' nested models are not)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def body(model: type[M]) -> dict[str, Any]:
+    """The OpenAPI `requestBody` of a door that reads `model` from the raw request."""
+    schema = model.model_json_schema()
+    schema = _inline(schema, schema.pop("$defs", {}))
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+async def parse(model: type[M], request: Request) -> M:
+    """The body as `model`; raises `ValidationError` (answered 422 `request.invalid`)."""
+    return model.model_validate_json(await request.body())
+
+
+def written(
+    id_field: str, stream_id: str, version: int, status: int = 200, token: str | None = None
+) -> JSONResponse:
+    """A write's answer: `{id_field: stream_id, "version": version}`, plus `organiser_token`
+    when the write created the stream without the caller choosing one."""
+    answer: dict[str, object] = {id_field: stream_id, "version": version}
+    if token is not None:
+        answer["organiser_token"] = token
+    return JSONResponse(answer, status_code=status)
+
+
+def failure(error: Exception, unknown: type[Exception], rule: str, field: str) -> ProblemResponse:
+    """The problem for a write's failure: a `Refusal` as the games' (401/403/409/422), an
+    `unknown` stream 404 `rule` naming `field`, a `ValidationError` 422 `request.invalid`."""
+    if isinstance(error, Refusal):
+        return refusal_problem(error)
+    if isinstance(error, unknown):
+        noun = rule.split(".", 1)[0]
+        return ProblemResponse(problem(404, rule, field, f"no such {noun}"))
+    assert isinstance(error, ValidationError)
+    return ProblemResponse(from_validation_error(error, rule="request.invalid"))
