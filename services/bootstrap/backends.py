@@ -21,13 +21,12 @@ from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
+from services.adapters.memory.projections import MemoryChangeNotices, MemoryProjections
 from services.adapters.memory.store import (
     MemoryBackend,
-    MemoryChangeNotices,
     MemoryCredentials,
     MemoryDeadLetters,
     MemoryEventLog,
-    MemoryProjections,
 )
 from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore

@@ -16,12 +16,8 @@ import pytest
 
 from contracts.events import parse_event_json
 from domain.fold import fold
-from services.adapters.memory.store import (
-    MemoryBackend,
-    MemoryDeadLetters,
-    MemoryEventLog,
-    MemoryProjections,
-)
+from services.adapters.memory.projections import MemoryProjections
+from services.adapters.memory.store import MemoryBackend, MemoryDeadLetters, MemoryEventLog
 from services.platform.settings import ServiceSettings
 from services.usecases.check import CheckedAppend, Known
 from services.usecases.project import Project

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from services.adapters.memory.feeds import MemoryShardFeeds
-from services.adapters.memory.store import MemoryBackend, MemoryEventLog, MemoryProjections
+from services.adapters.memory.projections import MemoryProjections
+from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.doors.projector.loop import ProjectorLoop
 from services.ports.eventlog import EventLog
 from services.ports.feeds import ShardFeeds

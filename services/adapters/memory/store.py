@@ -230,12 +230,3 @@ class MemoryDeadLetters:
         trimmed = len(self.b.letters) - len(kept)
         self.b.letters[:] = kept
         return trimmed
-
-
-# The projections' adapters live beside (one module each); the names stay importable here.
-from services.adapters.memory.projections import (  # noqa: E402  (it imports MemoryBackend)
-    MemoryChangeNotices as MemoryChangeNotices,
-)
-from services.adapters.memory.projections import (  # noqa: E402
-    MemoryProjections as MemoryProjections,
-)
