@@ -10,6 +10,7 @@ from typing import Any
 from contracts.names import side_field_player
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys, shard_of
+from services.adapters.redis.lua_replace import replaced_lua
 from services.adapters.redis.rewrite import StreamRewriter
 from services.ports.names import Rendered
 
@@ -22,22 +23,9 @@ from services.ports.names import Rendered
 # Plain (not pattern) replacement: a name may hold Lua pattern characters. The game's last
 # event is fed again (the projector drops its cached fold of the game, which holds the name,
 # and refolds it from the log) and a change notice tells live push to render it again.
-_FORGET_LUA = """
-local function replaced(s)
-  for j = 7, #ARGV - 1, 2 do
-    local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
-    while true do
-      local a, b = string.find(s, old, i, true)
-      if not a then break end
-      out[#out + 1] = string.sub(s, i, a - 1)
-      out[#out + 1] = new
-      i = b + 1
-    end
-    out[#out + 1] = string.sub(s, i)
-    s = table.concat(out)
-  end
-  return s
-end
+_FORGET_LUA = (
+    replaced_lua(7)
+    + """
 redis.call('HSET', KEYS[1], ARGV[1], '')
 local fresh = false  -- rendered: stored as is (a replacement could hit another's same name)
 local stored = 0
@@ -72,6 +60,7 @@ if projected then
 end
 return stored
 """
+)
 
 
 class RedisPlayerNames:

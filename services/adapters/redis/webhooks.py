@@ -18,6 +18,7 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
+from services.adapters.redis.lua_replace import replaced_lua
 from services.ports.webhooks import (
     Delivery,
     DispatchCheckpoint,
@@ -163,22 +164,9 @@ literal, the body sent and its literal. Returns 1 when recorded, 0 when no longe
 # KEYS: per endpoint its pending HASH `d` then its log LIST; ARGV: 1 game id, then (old, new)
 # pairs of the texts as stored (the body is a JSON string inside the stored JSON). Only the
 # deliveries of the game change; plain (not pattern) replacement.
-_SCRUB_LUA = """
-local function replaced(s)
-  for j = 2, #ARGV - 1, 2 do
-    local old, new, out, i = ARGV[j], ARGV[j + 1], {}, 1
-    while true do
-      local a, b = string.find(s, old, i, true)
-      if not a then break end
-      out[#out + 1] = string.sub(s, i, a - 1)
-      out[#out + 1] = new
-      i = b + 1
-    end
-    out[#out + 1] = string.sub(s, i)
-    s = table.concat(out)
-  end
-  return s
-end
+_SCRUB_LUA = (
+    replaced_lua(2)
+    + """
 local function of_game(json, logged)
   local ok, v = pcall(cjson.decode, json)
   if not ok or type(v) ~= 'table' then return false end
@@ -210,6 +198,7 @@ for k = 1, #KEYS - 1, 2 do
 end
 return changed
 """
+)
 
 
 def _stored_forms(text: str) -> list[str]:
