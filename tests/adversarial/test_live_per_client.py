@@ -14,7 +14,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import httpx
 import pytest
-import redis
 from fastapi import FastAPI
 
 from contracts.tournament import TournamentCreated
@@ -24,6 +23,7 @@ from services.doors.asgi.http_errors import install_problem_handlers
 from services.doors.push import tournaments as push
 from services.doors.push.holds import ClientHolds
 from services.platform.settings import ServiceSettings
+from tests.redis_fixture import sync_client
 from tests.web.conftest import serving
 
 A, B = "127.0.0.2", "127.0.0.3"
@@ -103,7 +103,7 @@ async def test_one_client_holds_at_most_its_share_of_streams() -> None:
 @pytest.mark.redis
 async def test_game_streams_are_bounded_per_client_too(clean_redis_url: str) -> None:
     settings = ServiceSettings(redis_url=clean_redis_url, shards=4, live_per_client=2)
-    redis.Redis.from_url(clean_redis_url).xadd(Keys(4).game_stream("g-live"), {"seq": 1})
+    sync_client(clean_redis_url).xadd(Keys(4).game_stream("g-live"), {"seq": 1})  # or a cluster
     app = assemble(build(settings), Roles(inbox=False, projector=False)).app
     async with (
         serving(app) as url,
