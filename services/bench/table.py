@@ -111,13 +111,13 @@ def render(report: Report) -> str:
         "(the CLI, HTTP, the Redis key layout). CPU figures are process CPU seconds (user +",
         "system, from /proc and wait4); ratios against `json.loads` are taken in the same process.",
         "",
-        "## Issue 9 targets",
+        "## Targets",
         "",
         HEADER,
     ]
     out += [_line(r) for r in report.rows]
     if report.extra:
-        out += ["", "## Other figures of this run (issue 10 scale rows and context)", "", HEADER]
+        out += ["", "## Other figures of this run (scale rows and context)", "", HEADER]
         out += [_line(r) for r in report.extra]
     out += ["", "## Notes", ""] + [f"- {n}" for n in report.notes] + [""]
     return "\n".join(out)
