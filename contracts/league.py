@@ -14,10 +14,8 @@ Source: issue brief (leagues: best N or all, a multiplayer rating per game, repl
 from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
-from uuid import UUID
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -26,12 +24,12 @@ from pydantic import (
 )
 
 from contracts.envelope import (
-    EnvelopeChecks,
     GameId,
     NonEmptyText,
     Payload,
     PlayerId,
-    TypeName,
+    StreamBody,
+    StreamHead,
     envelope_model,
 )
 from contracts.tournament import Points, ResultLine, TournamentId
@@ -118,21 +116,16 @@ class GameAdded(Payload):
 LEAGUE_PAYLOADS: tuple[type[Payload], ...] = (LeagueCreated, TournamentAdded, GameAdded)
 
 
-class LeagueEnvelope(EnvelopeChecks):
+class LeagueStream(StreamHead):
+    """A league's stream: named by `league_id`."""
+
+    STREAM_FIELD: ClassVar[str] = "league_id"
+    league_id: LeagueId
+
+
+class LeagueEnvelope(StreamBody, LeagueStream):
     """The metadata of a league event: as `contracts.tournament.TournamentEnvelope`, with
     `league_id` naming the stream."""
-
-    event_id: UUID
-    league_id: LeagueId
-    seq: int = Field(ge=1, strict=True)
-    type: TypeName
-    schema_version: int = Field(ge=1)
-    occurred_at: AwareDatetime
-    recorded_at: AwareDatetime | None = None
-    actor: NonEmptyText
-    correlation_id: str | None = Field(default=None, max_length=128)
-    causation_id: str | None = Field(default=None, max_length=128)
-    payload: Payload
 
 
 LEAGUE_ENVELOPES: dict[str, type[LeagueEnvelope]] = {

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 from typing import Annotated, Any, ClassVar, Literal, Union
-from uuid import UUID
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -34,12 +32,12 @@ from pydantic import (
 )
 
 from contracts.envelope import (
-    EnvelopeChecks,
     GameId,
     NonEmptyText,
     Payload,
     PlayerId,
-    TypeName,
+    StreamBody,
+    StreamHead,
     envelope_model,
 )
 
@@ -313,22 +311,17 @@ TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
 )
 
 
-class TournamentEnvelope(EnvelopeChecks):
+class TournamentStream(StreamHead):
+    """A tournament's stream: named by `tournament_id`."""
+
+    STREAM_FIELD: ClassVar[str] = "tournament_id"
+    tournament_id: TournamentId
+
+
+class TournamentEnvelope(StreamBody, TournamentStream):
     """The metadata of a tournament event: as `contracts.envelope.Envelope`, with
     `tournament_id` naming the stream (`seq` = the 1-based position in it; an append with
     `seq = n` expects version `n - 1`; `event_id` the idempotency key)."""
-
-    event_id: UUID
-    tournament_id: TournamentId
-    seq: int = Field(ge=1, strict=True)
-    type: TypeName
-    schema_version: int = Field(ge=1)
-    occurred_at: AwareDatetime
-    recorded_at: AwareDatetime | None = None
-    actor: NonEmptyText
-    correlation_id: str | None = Field(default=None, max_length=128)
-    causation_id: str | None = Field(default=None, max_length=128)
-    payload: Payload
 
 
 TOURNAMENT_ENVELOPES: dict[str, type[TournamentEnvelope]] = {

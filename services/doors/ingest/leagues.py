@@ -9,26 +9,23 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from contracts.envelope import GameId
 from contracts.league import LeagueCreated, LeagueId
 from contracts.tournament import TournamentId
-from domain.league.fold import LeagueState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
+    StreamDoor,
     body,
-    failure,
     parse,
     token,
-    written,
 )
 from services.platform.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
 from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
-from services.usecases.refusal import Refusal
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
 
@@ -53,18 +50,15 @@ class AddGame(BaseModel):
     game_id: GameId
 
 
-def _failure(error: Exception) -> ProblemResponse:
-    return failure(error, UnknownLeague, "league.not_found", "league_id")
-
-
-def _written(state: LeagueState, status: int = 200, token: str | None = None) -> JSONResponse:
-    return written("league_id", state.league_id, state.seq, status, token)
+_DOOR = StreamDoor("league_id", UnknownLeague, "league.not_found")
+_failure = _DOOR.failure
+_written = _DOOR.written
 
 
 def league_write_router(leagues: Leagues) -> APIRouter:
     """The league write doors."""
     router = APIRouter(tags=["leagues"])
-    failures = (Refusal, UnknownLeague, ValidationError)
+    failures = _DOOR.failures
     errors = problem_responses(401, 403, 404, 409, 413, 422)
 
     @router.post(

@@ -6,7 +6,8 @@ docs/decisions/0010-one-error-style.md).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any, Protocol, TypeVar
 
 from fastapi import Depends, Header, Request
 from fastapi.responses import JSONResponse
@@ -89,3 +90,37 @@ def failure(error: Exception, unknown: type[Exception], rule: str, field: str) -
         return ProblemResponse(problem(404, rule, field, f"no such {noun}"))
     assert isinstance(error, ValidationError)
     return ProblemResponse(from_validation_error(error, rule="request.invalid"))
+
+
+class StreamState(Protocol):
+    """What a write's answer needs of a stream's folded state: its `seq` (the version); the
+    stream id is read from the kind's id field."""
+
+    @property
+    def seq(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDoor:
+    """The write-door pieces of one stream kind, so every kind's doors answer alike:
+    `id_field` (`tournament_id`), `unknown` (the use cases' unknown-stream error) and `rule`
+    (its 404 rule, `tournament.not_found`)."""
+
+    id_field: str
+    unknown: type[Exception]
+    rule: str
+
+    @property
+    def failures(self) -> tuple[type[Exception], ...]:
+        """What a write handler catches and answers with `failure`."""
+        return (Refusal, self.unknown, ValidationError)
+
+    def failure(self, error: Exception) -> ProblemResponse:
+        """The problem of a write's failure (see `failure`)."""
+        return failure(error, self.unknown, self.rule, self.id_field)
+
+    def written(
+        self, state: StreamState, status: int = 200, token: str | None = None
+    ) -> JSONResponse:
+        """The answer of a write that left the stream at `state` (see `written`)."""
+        return written(self.id_field, str(getattr(state, self.id_field)), state.seq, status, token)

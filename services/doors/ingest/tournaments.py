@@ -18,19 +18,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.envelope import NonEmptyText, PlayerId
 from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
-from domain.tournament.state import TournamentState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
+    StreamDoor,
     body,
-    failure,
     parse,
     token,
-    written,
 )
 from services.platform.problems import ProblemResponse, problem_responses
 from services.usecases.authorize import WriteProof
@@ -96,8 +94,8 @@ class Written(BaseModel):
     organiser_token: str | None = None
 
 
-def _written(state: TournamentState, status: int = 200, token: str | None = None) -> JSONResponse:
-    return written("tournament_id", state.tournament_id, state.seq, status, token)
+_DOOR = StreamDoor("tournament_id", UnknownTournament, "tournament.not_found")
+_written = _DOOR.written
 
 
 def _seated(seated: Seated) -> dict[str, Any]:
@@ -118,12 +116,9 @@ def _seated(seated: Seated) -> dict[str, Any]:
     }
 
 
-def _failure(error: Exception) -> ProblemResponse:
-    return failure(error, UnknownTournament, "tournament.not_found", "tournament_id")
-
-
+_failure = _DOOR.failure
 WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
-_FAILURES = (Refusal, UnknownTournament, ValidationError)
+_FAILURES = _DOOR.failures
 
 
 def tournament_write_router(desk: TournamentDesk) -> APIRouter:
