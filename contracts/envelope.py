@@ -61,10 +61,10 @@ _E = TypeVar("_E", bound="EnvelopeChecks")
 
 
 class EnvelopeChecks(BaseModel):
-    """What every envelope kind (`Envelope`, `TournamentEnvelope`, `LeagueEnvelope`) shares
-    beside its fields: frozen, unknown fields refused, `schema_version` a JSON integer, the
-    timestamps RFC 3339 text (docs/decisions/0019-hostile-input-at-every-door.md), and `with_recorded_at`. Declares no field, so each
-    kind keeps its own field order (the stored JSON's)."""
+    """The checks of every stream kind's envelope (the kernel's base, under `StreamHead`):
+    frozen, unknown fields refused, `schema_version` a JSON integer, the timestamps RFC 3339
+    text (docs/decisions/0019-hostile-input-at-every-door.md), and `with_recorded_at`.
+    Declares no field: the field order is `StreamHead`'s and `StreamBody`'s."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
