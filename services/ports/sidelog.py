@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from contracts.envelope import StreamBody, check_stream
-from services.ports.eventlog import AppendResult
+from services.ports.eventlog import AppendResult, StreamLog
 
 E = TypeVar("E", bound=StreamBody)
 """A side stream's envelope: any kind of the stream kernel (`contracts.envelope.StreamBody`)."""
@@ -43,7 +43,7 @@ class SideStream(Generic[E]):
         check_stream(stream_id, events)
 
 
-class SideLog(Protocol[E]):
+class SideLog(StreamLog[E], Protocol[E]):
     """Append and read the side streams of one kind; `stream_id` is a tournament's or a
     league's id. Implementations: `adapters.memory.sidelog`, `adapters.redis.sidelog`."""
 

@@ -22,7 +22,9 @@ from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.sidelog import APPEND_SIDE_LUA, RedisSideLog
 from services.adapters.redis.tournaments import RedisTournamentLog
+from services.ports.eventlog import EventLog, StreamLog
 from services.ports.leagues import LEAGUES
+from services.ports.sidelog import SideLog
 from services.ports.tournaments import TOURNAMENTS
 
 ROOT = Path(__file__).parents[2]
@@ -48,6 +50,8 @@ def test_each_side_kind_is_the_kernel_with_its_own_rules(
 def test_games_are_a_kind_of_the_same_kernel() -> None:
     assert issubclass(Envelope, StreamBody)
     assert Envelope.STREAM_FIELD == "game_id"
+    assert StreamLog in EventLog.__mro__
+    assert StreamLog in SideLog.__mro__
 
 
 def test_the_append_core_is_in_every_append_script_and_written_once() -> None:
