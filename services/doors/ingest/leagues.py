@@ -23,7 +23,6 @@ from services.doors.ingest.stream_writes import (
     token,
 )
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.authorize import WriteProof
 from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
 
@@ -74,17 +73,10 @@ def league_write_router(leagues: Leagues) -> APIRouter:
     ) -> JSONResponse | ProblemResponse:
         """Create the league (`league.created`); the organiser token as for tournaments
         (chosen, or generated and returned once as `organiser_token`)."""
-        try:
-            grant = leagues.may_create(
-                WriteProof(token(bearer), request.headers.get("x-creator-key"))
-            )
-            key = check_key(idempotency_key)
-            new = await parse(NewLeague, request)
-            settings = LeagueCreated(**new.model_dump(exclude={"league_id"}))
-            state, organiser_token = await leagues.create(new.league_id, settings, grant, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state, 201, organiser_token)
+        new = (NewLeague, LeagueCreated)
+        return await _DOOR.create(
+            request, bearer, idempotency_key, new, leagues.may_create, leagues.create
+        )
 
     @router.post(
         "/leagues/{league_id}/tournaments",

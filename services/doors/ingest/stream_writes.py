@@ -6,6 +6,7 @@ docs/decisions/0010-one-error-style.md).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Protocol, TypeVar
 
@@ -16,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from services.doors.asgi.http_errors import refusal_problem
 from services.platform.problems import ProblemResponse, from_validation_error, problem
-from services.usecases.idempotency import KEY_MAX
+from services.usecases.authorize import Grant, WriteProof
+from services.usecases.idempotency import KEY_MAX, check_key
 from services.usecases.refusal import Refusal
 
 _bearer = HTTPBearer(
@@ -37,6 +39,7 @@ Key = Annotated[
     ),
 ]
 M = TypeVar("M", bound=BaseModel)
+P = TypeVar("P", bound=BaseModel)
 
 
 def token(bearer: HTTPAuthorizationCredentials | None) -> str | None:
@@ -124,3 +127,31 @@ class StreamDoor:
     ) -> JSONResponse:
         """The answer of a write that left the stream at `state` (see `written`)."""
         return written(self.id_field, str(getattr(state, self.id_field)), state.seq, status, token)
+
+    async def create(
+        self,
+        request: Request,
+        bearer: HTTPAuthorizationCredentials | None,
+        idempotency_key: str | None,
+        new: tuple[type[M], type[P]],
+        may_create: Callable[[WriteProof], Grant],
+        create: Callable[[str, P, Grant, str | None], Awaitable[tuple[StreamState, str | None]]],
+    ) -> JSONResponse | ProblemResponse:
+        """The creating write of a stream kind: the creator's proof checked before the body
+        is read (docs/decisions/0009-one-authorization-on-every-write.md), the
+        `Idempotency-Key`, then the body read as `new[0]` (the stream id and the created
+        event's fields) and split into the stream id and `new[1]` (the created payload);
+        `create` appends it and returns the state and the organiser token when generated.
+        Answers 201 (`written`), or the failure's problem."""
+        body, created = new
+        try:
+            grant = may_create(WriteProof(token(bearer), request.headers.get("x-creator-key")))
+            key = check_key(idempotency_key)
+            sent = await parse(body, request)
+            settings = created(**sent.model_dump(exclude={self.id_field}))
+            state, organiser_token = await create(
+                str(getattr(sent, self.id_field)), settings, grant, key
+            )
+        except self.failures as error:
+            return self.failure(error)
+        return self.written(state, 201, organiser_token)

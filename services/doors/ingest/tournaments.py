@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.envelope import NonEmptyText, PlayerId
 from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
+from domain.tournament.state import TournamentState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
@@ -31,7 +32,7 @@ from services.doors.ingest.stream_writes import (
     token,
 )
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.authorize import WriteProof
+from services.usecases.authorize import Grant
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
@@ -150,16 +151,15 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
         """Create the tournament (`tournament.created`). The request may choose the organiser
         token (Bearer, 32+ URL-safe characters), else one is generated and returned once as
         `organiser_token`. 409 `tournament.already_created` when the id is taken."""
-        try:
-            proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
-            grant = desk.may_create(proof)  # before the body is read
-            key = check_key(idempotency_key)
-            new = await parse(NewTournament, request)
-            settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
-            created = await desk.create(new.tournament_id, settings, grant, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(created.state, 201, created.organiser_token)
+
+        async def created(
+            tid: str, settings: TournamentCreated, grant: Grant, key: str | None
+        ) -> tuple[TournamentState, str | None]:
+            done = await desk.create(tid, settings, grant, key)
+            return done.state, done.organiser_token
+
+        new = (NewTournament, TournamentCreated)
+        return await _DOOR.create(request, bearer, idempotency_key, new, desk.may_create, created)
 
     @router.post(
         "/tournaments/{tournament_id}/players",
