@@ -13,9 +13,10 @@ never by the sender. Source: docs/decisions/0001-events-are-immutable-facts.md (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar, Union
 from uuid import UUID
 
 from pydantic import (
@@ -24,6 +25,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    TypeAdapter,
     create_model,
     field_validator,
 )
@@ -100,6 +102,45 @@ def envelope_model(base: type[_E], payload_cls: type[Payload], name: str) -> typ
     }
     doc = f"Envelope of `{payload_cls.TYPE}` (schema v{payload_cls.SCHEMA_VERSION}).\n\n"
     return create_model(name, __base__=base, __doc__=doc + (payload_cls.__doc__ or ""), **fields)
+
+
+_S = TypeVar("_S", bound="StreamBody")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvents(Generic[_S]):
+    """The events of one stream kind: per wire type its envelope model (`envelopes`), their
+    tagged union on `type` (`union`, what the JSON Schemas are generated from) and its
+    validator (`adapter`)."""
+
+    envelopes: dict[str, type[_S]]
+    union: Any
+    adapter: TypeAdapter[_S]
+
+    def parse(self, raw: dict[str, Any]) -> _S:
+        """Validate one event given as a dict.
+
+        Raises:
+            pydantic.ValidationError: a field is missing or wrong (the error names it).
+        """
+        return self.adapter.validate_python(raw)
+
+    def parse_json(self, data: str | bytes) -> _S:
+        """Validate one event from its JSON text.
+
+        Raises:
+            pydantic.ValidationError: invalid JSON or a missing / wrong field.
+        """
+        return self.adapter.validate_json(data)
+
+
+def stream_events(base: type[_S], payloads: Sequence[type[Payload]]) -> StreamEvents[_S]:
+    """The `StreamEvents` of the kind whose envelope is `base` and whose payload types are
+    `payloads` (each envelope model named after its payload, `...Event`)."""
+    envelopes = {p.TYPE: envelope_model(base, p, p.__name__ + "Event") for p in payloads}
+    members: Any = tuple(envelopes.values())
+    union: Any = Annotated[Union[members], Field(discriminator="type")]  # noqa: UP007
+    return StreamEvents(envelopes, union, TypeAdapter(union))
 
 
 class StreamHead(EnvelopeChecks):

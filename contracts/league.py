@@ -13,13 +13,12 @@ Source: issue brief (leagues: best N or all, a multiplayer rating per game, repl
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    TypeAdapter,
     model_validator,
 )
 
@@ -30,7 +29,7 @@ from contracts.envelope import (
     PlayerId,
     StreamBody,
     StreamHead,
-    envelope_model,
+    stream_events,
 )
 from contracts.tournament import Points, ResultLine, TournamentId
 
@@ -128,29 +127,10 @@ class LeagueEnvelope(StreamBody, LeagueStream):
     `league_id` naming the stream."""
 
 
-LEAGUE_ENVELOPES: dict[str, type[LeagueEnvelope]] = {
-    p.TYPE: envelope_model(LeagueEnvelope, p, p.__name__ + "Event") for p in LEAGUE_PAYLOADS
-}
-AnyLeagueEvent: Any = Annotated[
-    Union[tuple(LEAGUE_ENVELOPES.values())],  # noqa: UP007
-    Field(discriminator="type"),
-]
-LEAGUE_EVENT_ADAPTER: TypeAdapter[LeagueEnvelope] = TypeAdapter(AnyLeagueEvent)
-
-
-def parse_league_event(raw: dict[str, Any]) -> LeagueEnvelope:
-    """Validate one league event given as a dict.
-
-    Raises:
-        pydantic.ValidationError: a field is missing or wrong (the error names it).
-    """
-    return LEAGUE_EVENT_ADAPTER.validate_python(raw)
-
-
-def parse_league_event_json(data: str | bytes) -> LeagueEnvelope:
-    """Validate one league event from its JSON text.
-
-    Raises:
-        pydantic.ValidationError: invalid JSON or a missing / wrong field.
-    """
-    return LEAGUE_EVENT_ADAPTER.validate_json(data)
+LEAGUE_EVENTS = stream_events(LeagueEnvelope, LEAGUE_PAYLOADS)
+"""The league events: envelope models per type, their tagged union, the validator."""
+LEAGUE_ENVELOPES = LEAGUE_EVENTS.envelopes
+AnyLeagueEvent: Any = LEAGUE_EVENTS.union
+LEAGUE_EVENT_ADAPTER = LEAGUE_EVENTS.adapter
+parse_league_event = LEAGUE_EVENTS.parse
+parse_league_event_json = LEAGUE_EVENTS.parse_json

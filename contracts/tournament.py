@@ -20,14 +20,13 @@ results suggested by players and approved by the organiser; BGA's standings colu
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
-    TypeAdapter,
     field_validator,
 )
 
@@ -38,7 +37,7 @@ from contracts.envelope import (
     PlayerId,
     StreamBody,
     StreamHead,
-    envelope_model,
+    stream_events,
 )
 
 TournamentId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -324,29 +323,10 @@ class TournamentEnvelope(StreamBody, TournamentStream):
     `seq = n` expects version `n - 1`; `event_id` the idempotency key)."""
 
 
-TOURNAMENT_ENVELOPES: dict[str, type[TournamentEnvelope]] = {
-    p.TYPE: envelope_model(TournamentEnvelope, p, p.__name__ + "Event") for p in TOURNAMENT_PAYLOADS
-}
-AnyTournamentEvent: Any = Annotated[
-    Union[tuple(TOURNAMENT_ENVELOPES.values())],  # noqa: UP007
-    Field(discriminator="type"),
-]
-TOURNAMENT_EVENT_ADAPTER: TypeAdapter[TournamentEnvelope] = TypeAdapter(AnyTournamentEvent)
-
-
-def parse_tournament_event(raw: dict[str, Any]) -> TournamentEnvelope:
-    """Validate one tournament event given as a dict.
-
-    Raises:
-        pydantic.ValidationError: a field is missing or wrong (the error names it).
-    """
-    return TOURNAMENT_EVENT_ADAPTER.validate_python(raw)
-
-
-def parse_tournament_event_json(data: str | bytes) -> TournamentEnvelope:
-    """Validate one tournament event from its JSON text.
-
-    Raises:
-        pydantic.ValidationError: invalid JSON or a missing / wrong field.
-    """
-    return TOURNAMENT_EVENT_ADAPTER.validate_json(data)
+TOURNAMENT_EVENTS = stream_events(TournamentEnvelope, TOURNAMENT_PAYLOADS)
+"""The tournament events: envelope models per type, their tagged union, the validator."""
+TOURNAMENT_ENVELOPES = TOURNAMENT_EVENTS.envelopes
+AnyTournamentEvent: Any = TOURNAMENT_EVENTS.union
+TOURNAMENT_EVENT_ADAPTER = TOURNAMENT_EVENTS.adapter
+parse_tournament_event = TOURNAMENT_EVENTS.parse
+parse_tournament_event_json = TOURNAMENT_EVENTS.parse_json
