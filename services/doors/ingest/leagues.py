@@ -14,16 +14,14 @@ from pydantic import BaseModel, ConfigDict
 from contracts.envelope import GameId
 from contracts.league import LeagueCreated, LeagueId
 from contracts.tournament import TournamentId
+from domain.league.fold import LeagueState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
     StreamDoor,
     body,
-    parse,
-    token,
 )
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
@@ -50,14 +48,11 @@ class AddGame(BaseModel):
 
 
 _DOOR = StreamDoor("league_id", UnknownLeague, "league.not_found")
-_failure = _DOOR.failure
-_written = _DOOR.written
 
 
 def league_write_router(leagues: Leagues) -> APIRouter:
     """The league write doors."""
     router = APIRouter(tags=["leagues"])
-    failures = _DOOR.failures
     errors = problem_responses(401, 403, 404, 409, 413, 422)
 
     @router.post(
@@ -89,14 +84,12 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.tournament_added`: the tournament's points and approved tables as now."""
-        try:
-            credential = await leagues.authorize(league_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(AddTournament, request)
-            state = await leagues.add_tournament(league_id, credential, new.tournament_id, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state)
+        target = (league_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: AddTournament, key: str | None) -> LeagueState:
+            return await leagues.add_tournament(league_id, credential, new.tournament_id, key)
+
+        return await _DOOR.append(target, leagues.authorize, AddTournament, add)
 
     @router.post(
         "/leagues/{league_id}/games",
@@ -109,13 +102,11 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.game_added`: the final game's places (tie-break included) and scores."""
-        try:
-            credential = await leagues.authorize(league_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(AddGame, request)
-            state = await leagues.add_game(league_id, credential, new.game_id, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state)
+        target = (league_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: AddGame, key: str | None) -> LeagueState:
+            return await leagues.add_game(league_id, credential, new.game_id, key)
+
+        return await _DOOR.append(target, leagues.authorize, AddGame, add)
 
     return router

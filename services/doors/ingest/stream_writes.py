@@ -155,3 +155,26 @@ class StreamDoor:
         except self.failures as error:
             return self.failure(error)
         return self.written(state, 201, organiser_token)
+
+    async def append(
+        self,
+        target: tuple[str, Request, HTTPAuthorizationCredentials | None, str | None],
+        authorize: Callable[[str, str | None], Awaitable[str]],
+        body: type[M],
+        act: Callable[[str, M, str | None], Awaitable[StreamState]],
+        status: int = 200,
+    ) -> JSONResponse | ProblemResponse:
+        """A later write of a stream kind: `target` (the stream id, the request, its Bearer,
+        its `Idempotency-Key`); `authorize` checks the token before the body is read and
+        returns the digest to append with; the body read as `body`; `act(digest, body, key)`
+        appends and returns the state reached. Answers `status` (`written`), or the failure's
+        problem."""
+        stream_id, request, bearer, idempotency_key = target
+        try:
+            credential = await authorize(stream_id, token(bearer))
+            key = check_key(idempotency_key)
+            sent = await parse(body, request)
+            state = await act(credential, sent, key)
+        except self.failures as error:
+            return self.failure(error)
+        return self.written(state, status)

@@ -174,16 +174,14 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_registered` before round 1 is seated, else
         `tournament.player_joined_late` (seated from the next round). Organiser token."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(NewPlayer, request)
-            state = await desk.add_player(
+        target = (tournament_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: NewPlayer, key: str | None) -> TournamentState:
+            return await desk.add_player(
                 tournament_id, credential, new.player_id, new.name, new.seed, key
             )
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(state, 201)
+
+        return await _DOOR.append(target, desk.authorize, NewPlayer, add, 201)
 
     @router.delete(
         "/tournaments/{tournament_id}/players/{player_id}",
