@@ -13,8 +13,10 @@ never by the sender. Source: docs/decisions/0001-events-are-immutable-facts.md (
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, Self, TypeVar, Union
 from uuid import UUID
 
 from pydantic import (
@@ -23,6 +25,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    TypeAdapter,
     create_model,
     field_validator,
 )
@@ -60,10 +63,10 @@ _E = TypeVar("_E", bound="EnvelopeChecks")
 
 
 class EnvelopeChecks(BaseModel):
-    """What every envelope kind (`Envelope`, `TournamentEnvelope`, `LeagueEnvelope`) shares
-    beside its fields: frozen, unknown fields refused, `schema_version` a JSON integer, the
-    timestamps RFC 3339 text (docs/decisions/0019-hostile-input-at-every-door.md), and `with_recorded_at`. Declares no field, so each
-    kind keeps its own field order (the stored JSON's)."""
+    """The checks of every stream kind's envelope (the kernel's base, under `StreamHead`):
+    frozen, unknown fields refused, `schema_version` a JSON integer, the timestamps RFC 3339
+    text (docs/decisions/0019-hostile-input-at-every-door.md), and `with_recorded_at`.
+    Declares no field: the field order is `StreamHead`'s and `StreamBody`'s."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -101,7 +104,108 @@ def envelope_model(base: type[_E], payload_cls: type[Payload], name: str) -> typ
     return create_model(name, __base__=base, __doc__=doc + (payload_cls.__doc__ or ""), **fields)
 
 
-class Envelope(EnvelopeChecks):
+_S = TypeVar("_S", bound="StreamBody")
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvents(Generic[_S]):
+    """The events of one stream kind: per wire type its envelope model (`envelopes`), their
+    tagged union on `type` (`union`, what the JSON Schemas are generated from) and its
+    validator (`adapter`)."""
+
+    envelopes: dict[str, type[_S]]
+    union: Any
+    adapter: TypeAdapter[_S]
+
+    def parse(self, raw: dict[str, Any]) -> _S:
+        """Validate one event given as a dict.
+
+        Raises:
+            pydantic.ValidationError: a field is missing or wrong (the error names it).
+        """
+        return self.adapter.validate_python(raw)
+
+    def parse_json(self, data: str | bytes) -> _S:
+        """Validate one event from its JSON text.
+
+        Raises:
+            pydantic.ValidationError: invalid JSON or a missing / wrong field.
+        """
+        return self.adapter.validate_json(data)
+
+
+def stream_events(base: type[_S], payloads: Sequence[type[Payload]]) -> StreamEvents[_S]:
+    """The `StreamEvents` of the kind whose envelope is `base` and whose payload types are
+    `payloads` (each envelope model named after its payload, `...Event`)."""
+    envelopes = {p.TYPE: envelope_model(base, p, p.__name__ + "Event") for p in payloads}
+    members: Any = tuple(envelopes.values())
+    union: Any = Annotated[Union[members], Field(discriminator="type")]  # noqa: UP007
+    return StreamEvents(envelopes, union, TypeAdapter(union))
+
+
+class StreamHead(EnvelopeChecks):
+    """The kernel every stream kind's envelope starts with: `event_id`, the idempotency key
+    (appending the same id twice is a no-op). A kind names its stream in a subclass
+    (`GameStream`: `game_id`) that sets `STREAM_FIELD`; its envelope is
+    `class KindEnvelope(StreamBody, KindStream)`, so the stored JSON's field order is
+    `event_id`, the stream id, then `StreamBody`'s fields (pydantic orders fields from the
+    furthest base on; docs/decisions/0020-one-stream-kernel.md)."""
+
+    STREAM_FIELD: ClassVar[str] = ""
+    event_id: UUID
+
+    def stream_id(self) -> str:
+        """The id of the stream this event belongs to (the value of `STREAM_FIELD`)."""
+        return str(getattr(self, self.STREAM_FIELD))
+
+
+class StreamBody(StreamHead):
+    """The envelope fields after the stream id, the same for every stream kind.
+
+    Fields:
+        seq: the event's 1-based position in its stream; an append with `seq = n` expects the
+            stream's current version to be `n - 1`.
+        type: the stable wire name of the payload type.
+        schema_version: the payload's shape version; old versions are upcast on read.
+        occurred_at: when it happened (timezone-aware).
+        recorded_at: set by the store when appended; senders leave it null.
+        actor: who reported it (a table integration, a referee, an organiser).
+        correlation_id / causation_id: optional tracing ids.
+    """
+
+    seq: int = Field(ge=1, strict=True)
+    type: TypeName
+    schema_version: int = Field(ge=1)
+    occurred_at: AwareDatetime
+    recorded_at: AwareDatetime | None = None
+    actor: NonEmptyText
+    correlation_id: str | None = Field(default=None, max_length=128)
+    causation_id: str | None = Field(default=None, max_length=128)
+    payload: Payload
+
+
+def check_stream(stream_id: str, events: Iterable[StreamHead]) -> None:
+    """The envelope check every append makes: each event names stream `stream_id`.
+
+    Raises:
+        ValueError: an event names another stream (the message names the kind's field).
+    """
+    for event in events:
+        if event.stream_id() != stream_id:
+            raise ValueError(
+                f"{event.STREAM_FIELD}: event {event.event_id} is for {event.stream_id()}, "
+                f"not {stream_id}"
+            )
+
+
+class GameStream(StreamHead):
+    """A game's stream: named by `game_id`."""
+
+    STREAM_FIELD: ClassVar[str] = "game_id"
+    game_id: GameId
+
+
+class Envelope(StreamBody, GameStream):
     """Metadata common to all events; `payload` is typed per event type in `contracts.events`.
 
     Fields:
@@ -120,18 +224,6 @@ class Envelope(EnvelopeChecks):
     timestamps RFC 3339 text (a bare number such as `-5` is refused, not read as 1969): the
     same on `validate_json` and on `validate_python` of parsed JSON (docs/decisions/0019-hostile-input-at-every-door.md).
     """
-
-    event_id: UUID
-    game_id: GameId
-    seq: int = Field(ge=1, strict=True)
-    type: TypeName
-    schema_version: int = Field(ge=1)
-    occurred_at: AwareDatetime
-    recorded_at: AwareDatetime | None = None
-    actor: NonEmptyText
-    correlation_id: str | None = Field(default=None, max_length=128)
-    causation_id: str | None = Field(default=None, max_length=128)
-    payload: Payload
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-ready dict of this event (the JSONL / stream format)."""

@@ -13,26 +13,23 @@ Source: issue brief (leagues: best N or all, a multiplayer rating per game, repl
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal, Union
-from uuid import UUID
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
-    TypeAdapter,
     model_validator,
 )
 
 from contracts.envelope import (
-    EnvelopeChecks,
     GameId,
     NonEmptyText,
     Payload,
     PlayerId,
-    TypeName,
-    envelope_model,
+    StreamBody,
+    StreamHead,
+    stream_events,
 )
 from contracts.tournament import Points, ResultLine, TournamentId
 
@@ -118,46 +115,22 @@ class GameAdded(Payload):
 LEAGUE_PAYLOADS: tuple[type[Payload], ...] = (LeagueCreated, TournamentAdded, GameAdded)
 
 
-class LeagueEnvelope(EnvelopeChecks):
+class LeagueStream(StreamHead):
+    """A league's stream: named by `league_id`."""
+
+    STREAM_FIELD: ClassVar[str] = "league_id"
+    league_id: LeagueId
+
+
+class LeagueEnvelope(StreamBody, LeagueStream):
     """The metadata of a league event: as `contracts.tournament.TournamentEnvelope`, with
     `league_id` naming the stream."""
 
-    event_id: UUID
-    league_id: LeagueId
-    seq: int = Field(ge=1, strict=True)
-    type: TypeName
-    schema_version: int = Field(ge=1)
-    occurred_at: AwareDatetime
-    recorded_at: AwareDatetime | None = None
-    actor: NonEmptyText
-    correlation_id: str | None = Field(default=None, max_length=128)
-    causation_id: str | None = Field(default=None, max_length=128)
-    payload: Payload
 
-
-LEAGUE_ENVELOPES: dict[str, type[LeagueEnvelope]] = {
-    p.TYPE: envelope_model(LeagueEnvelope, p, p.__name__ + "Event") for p in LEAGUE_PAYLOADS
-}
-AnyLeagueEvent: Any = Annotated[
-    Union[tuple(LEAGUE_ENVELOPES.values())],  # noqa: UP007
-    Field(discriminator="type"),
-]
-LEAGUE_EVENT_ADAPTER: TypeAdapter[LeagueEnvelope] = TypeAdapter(AnyLeagueEvent)
-
-
-def parse_league_event(raw: dict[str, Any]) -> LeagueEnvelope:
-    """Validate one league event given as a dict.
-
-    Raises:
-        pydantic.ValidationError: a field is missing or wrong (the error names it).
-    """
-    return LEAGUE_EVENT_ADAPTER.validate_python(raw)
-
-
-def parse_league_event_json(data: str | bytes) -> LeagueEnvelope:
-    """Validate one league event from its JSON text.
-
-    Raises:
-        pydantic.ValidationError: invalid JSON or a missing / wrong field.
-    """
-    return LEAGUE_EVENT_ADAPTER.validate_json(data)
+LEAGUE_EVENTS = stream_events(LeagueEnvelope, LEAGUE_PAYLOADS)
+"""The league events: envelope models per type, their tagged union, the validator."""
+LEAGUE_ENVELOPES = LEAGUE_EVENTS.envelopes
+AnyLeagueEvent: Any = LEAGUE_EVENTS.union
+LEAGUE_EVENT_ADAPTER = LEAGUE_EVENTS.adapter
+parse_league_event = LEAGUE_EVENTS.parse
+parse_league_event_json = LEAGUE_EVENTS.parse_json

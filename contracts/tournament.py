@@ -20,27 +20,24 @@ results suggested by players and approved by the organiser; BGA's standings colu
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Annotated, Any, ClassVar, Literal, Union
-from uuid import UUID
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
-    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
-    TypeAdapter,
     field_validator,
 )
 
 from contracts.envelope import (
-    EnvelopeChecks,
     GameId,
     NonEmptyText,
     Payload,
     PlayerId,
-    TypeName,
-    envelope_model,
+    StreamBody,
+    StreamHead,
+    stream_events,
 )
 
 TournamentId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")]
@@ -313,47 +310,23 @@ TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
 )
 
 
-class TournamentEnvelope(EnvelopeChecks):
+class TournamentStream(StreamHead):
+    """A tournament's stream: named by `tournament_id`."""
+
+    STREAM_FIELD: ClassVar[str] = "tournament_id"
+    tournament_id: TournamentId
+
+
+class TournamentEnvelope(StreamBody, TournamentStream):
     """The metadata of a tournament event: as `contracts.envelope.Envelope`, with
     `tournament_id` naming the stream (`seq` = the 1-based position in it; an append with
     `seq = n` expects version `n - 1`; `event_id` the idempotency key)."""
 
-    event_id: UUID
-    tournament_id: TournamentId
-    seq: int = Field(ge=1, strict=True)
-    type: TypeName
-    schema_version: int = Field(ge=1)
-    occurred_at: AwareDatetime
-    recorded_at: AwareDatetime | None = None
-    actor: NonEmptyText
-    correlation_id: str | None = Field(default=None, max_length=128)
-    causation_id: str | None = Field(default=None, max_length=128)
-    payload: Payload
 
-
-TOURNAMENT_ENVELOPES: dict[str, type[TournamentEnvelope]] = {
-    p.TYPE: envelope_model(TournamentEnvelope, p, p.__name__ + "Event") for p in TOURNAMENT_PAYLOADS
-}
-AnyTournamentEvent: Any = Annotated[
-    Union[tuple(TOURNAMENT_ENVELOPES.values())],  # noqa: UP007
-    Field(discriminator="type"),
-]
-TOURNAMENT_EVENT_ADAPTER: TypeAdapter[TournamentEnvelope] = TypeAdapter(AnyTournamentEvent)
-
-
-def parse_tournament_event(raw: dict[str, Any]) -> TournamentEnvelope:
-    """Validate one tournament event given as a dict.
-
-    Raises:
-        pydantic.ValidationError: a field is missing or wrong (the error names it).
-    """
-    return TOURNAMENT_EVENT_ADAPTER.validate_python(raw)
-
-
-def parse_tournament_event_json(data: str | bytes) -> TournamentEnvelope:
-    """Validate one tournament event from its JSON text.
-
-    Raises:
-        pydantic.ValidationError: invalid JSON or a missing / wrong field.
-    """
-    return TOURNAMENT_EVENT_ADAPTER.validate_json(data)
+TOURNAMENT_EVENTS = stream_events(TournamentEnvelope, TOURNAMENT_PAYLOADS)
+"""The tournament events: envelope models per type, their tagged union, the validator."""
+TOURNAMENT_ENVELOPES = TOURNAMENT_EVENTS.envelopes
+AnyTournamentEvent: Any = TOURNAMENT_EVENTS.union
+TOURNAMENT_EVENT_ADAPTER = TOURNAMENT_EVENTS.adapter
+parse_tournament_event = TOURNAMENT_EVENTS.parse
+parse_tournament_event_json = TOURNAMENT_EVENTS.parse_json

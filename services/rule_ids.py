@@ -38,8 +38,8 @@ SHARED = (
 )
 """Modules whose `problem(status, rule, ...)` answer any route (limits, faults)."""
 
-OTHER_LOGS = ("tournament", "league")
-"""`domain/` packages of other logs (their own routes), left out."""
+OTHER_LOGS = ("tournament", "league", "stream.py")
+"""`domain/` packages of other logs (their own routes) and their shared fold skeleton, left out."""
 
 STATUS_OF_KIND = {"unauthorized": 401, "forbidden": 403, "conflict": 409}
 STATUS_OF_RULE = {"body.too_large": 413}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, TournamentAdded
 from contracts.tournament import ResultLine
 from domain.errors import RuleViolation
-from domain.rulesets import RULESET_BY_GAME
+from domain.stream import StreamFold
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,14 +93,7 @@ def fold(events: Iterable[LeagueEnvelope], upto_seq: int | None = None) -> Leagu
     Raises:
         RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
     """
-    state: LeagueState | None = None
-    for event in events:
-        if upto_seq is not None and event.seq > upto_seq:
-            break
-        state = apply(state, event)
-    if state is None:
-        raise RuleViolation("log.empty", "a league needs at least its created event")
-    return state
+    return _FOLD.fold(events, upto_seq)
 
 
 def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
@@ -109,20 +102,17 @@ def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
     Raises:
         RuleViolation: the event breaks a rule (see the module doc).
     """
+    return _FOLD.apply(state, event)
+
+
+def _start(event: LeagueEnvelope) -> LeagueState:
+    if not isinstance(event.payload, LeagueCreated):  # the skeleton checked it first
+        raise RuleViolation("league.not_created", "the first event must be created", "type")
+    return LeagueState(event.league_id, event.payload, 1)
+
+
+def _step(state: LeagueState, event: LeagueEnvelope) -> None:
     p = event.payload
-    if state is None:
-        if not isinstance(p, LeagueCreated):
-            raise RuleViolation("league.not_created", "the first event must be league.created")
-        if event.seq != 1:
-            raise RuleViolation("log.seq_gap", f"expected seq 1, got {event.seq}", "seq")
-        if p.game not in RULESET_BY_GAME:
-            known = ", ".join(sorted(RULESET_BY_GAME))
-            raise RuleViolation(
-                "league.unknown_game", f"no game {p.game!r} is registered (known: {known})", "game"
-            )
-        return LeagueState(event.league_id, p, 1)
-    if event.seq != state.seq + 1:
-        raise RuleViolation("log.seq_gap", f"expected seq {state.seq + 1}, got {event.seq}", "seq")
     if isinstance(p, TournamentAdded):
         for i, table in enumerate(p.tables):
             _check_places(table.results, f"payload.tables[{i}].results")
@@ -136,5 +126,7 @@ def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
         raise RuleViolation("league.too_many", "at most 2000 additions", "payload")
     state.additions[key] = Addition(key, kind, source, event.seq, p)
     state.names.update((pl.player_id, pl.name) for pl in p.players)
-    state.seq = event.seq
-    return state
+
+
+_FOLD: StreamFold[LeagueEnvelope, LeagueState] = StreamFold("league", LeagueCreated, _start, _step)
+"""The league's fold: the stream skeleton (`domain.stream`) with its own rules."""

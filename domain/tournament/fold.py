@@ -40,7 +40,7 @@ from contracts.tournament import (
     TournamentEnvelope,
 )
 from domain.errors import RuleViolation
-from domain.rulesets import RULESET_BY_GAME
+from domain.stream import StreamFold
 from domain.tournament.state import (
     Registrant,
     RoundState,
@@ -56,14 +56,7 @@ def fold(events: Iterable[TournamentEnvelope], upto_seq: int | None = None) -> T
     Raises:
         RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
     """
-    state: TournamentState | None = None
-    for event in events:
-        if upto_seq is not None and event.seq > upto_seq:
-            break
-        state = _apply(state, event)
-    if state is None:
-        raise RuleViolation("log.empty", "a tournament needs at least its created event")
-    return state
+    return _FOLD.fold(events, upto_seq)
 
 
 def evolve(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
@@ -72,7 +65,7 @@ def evolve(state: TournamentState | None, event: TournamentEnvelope) -> Tourname
     Raises:
         RuleViolation: the event breaks a rule (see the module doc).
     """
-    return _apply(copy.deepcopy(state), event)
+    return _FOLD.apply(copy.deepcopy(state), event)
 
 
 def admit(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
@@ -97,34 +90,18 @@ def admit(state: TournamentState | None, event: TournamentEnvelope) -> Tournamen
     return evolve(state, event)
 
 
-def _apply(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
+def _start(event: TournamentEnvelope) -> TournamentState:
+    if not isinstance(event.payload, TournamentCreated):  # the skeleton checked it first
+        raise RuleViolation("tournament.not_created", "the first event must be created", "type")
+    return TournamentState(event.tournament_id, event.payload, 1)
+
+
+def _step(state: TournamentState, event: TournamentEnvelope) -> None:
     payload = event.payload
-    if state is None:
-        if not isinstance(payload, TournamentCreated):
-            raise RuleViolation(
-                "tournament.not_created", "the first event must be tournament.created", "type"
-            )
-        if event.seq != 1:
-            raise RuleViolation("log.seq_gap", f"expected seq 1, got {event.seq}", "seq")
-        if payload.game not in RULESET_BY_GAME:  # its tables are games of a registered ruleset
-            raise RuleViolation(
-                "tournament.unknown_game",
-                f"no game {payload.game!r} is registered (known: {', '.join(sorted(RULESET_BY_GAME))})",
-                "game",
-            )
-        return TournamentState(event.tournament_id, payload, 1)
-    if event.seq != state.seq + 1:
-        raise RuleViolation("log.seq_gap", f"expected seq {state.seq + 1}, got {event.seq}", "seq")
-    if event.tournament_id != state.tournament_id:
-        raise RuleViolation(
-            "log.wrong_stream", "the event names another tournament", "tournament_id"
-        )
     handler = _HANDLERS.get(type(payload))
     if handler is None:
         raise RuleViolation("tournament.already_created", "the tournament exists", "type")
     handler(state, payload, event)
-    state.seq = event.seq
-    return state
 
 
 def _register(state: TournamentState, p: PlayerRegistered, event: TournamentEnvelope) -> None:
@@ -361,3 +338,8 @@ _HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]
     JudgeAppointed: _appoint,
     JudgeDismissed: _dismiss,
 }
+
+_FOLD: StreamFold[TournamentEnvelope, TournamentState] = StreamFold(
+    "tournament", TournamentCreated, _start, _step
+)
+"""The tournament's fold: the stream skeleton (`domain.stream`) with its own rules."""

@@ -1,68 +1,49 @@
-"""The Redis layout as the append script writes it, written directly (fast bulk loads and paced
-live appends that both trees read the same way), and the projector's checkpoints read back.
+"""The Redis layout as the service writes it, for the bench's bulk loads and paced live
+appends (both trees read them the same way), and the projector's checkpoints read back.
 
-Keys (services/adapters/redis/keys.py, `{sK}` = shard tag, K = crc32(game) mod shards): game stream
-`sl:game:{sK}:GAME` (entry id `<seq>-1`, fields seq, id, type, data), shard feed `sl:feed:{sK}`
-(fields game, seq, data), event ids `sl:ids:{sK}:GAME`, game index `sl:games:{sK}`, checkpoint
-`sl:ckpt:{sK}` (the last feed id applied), change notices `sl:changes:{sK}` (game, seq).
-No expected-version check here: the bench writes logs it generated itself, in seq order.
+The keys are the adapter's (`services.adapters.redis.keys.Keys`, 16 shards) and every write is
+the games' append script (`services.adapters.redis.append_lua.APPEND_LUA`: expected versions,
+idempotent event ids, the shard feed and game index), so the bench cannot drift from the layout
+the service stores. No write token: the bench's games are written by a trusted loader.
 """
 
 from __future__ import annotations
 
 import json
 import time
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis
 from redis.cluster import RedisCluster
 
+from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.connect import parse_target
+from services.adapters.redis.keys import Keys, shard_of
 
 SHARDS = 16
-LOAD_LUA = """
-local n = (#ARGV - 2) / 4
-local last = ''
-for i = 0, n - 1 do
-  local eid, seq, etype, data = ARGV[3 + i*4], ARGV[4 + i*4], ARGV[5 + i*4], ARGV[6 + i*4]
-  redis.call('XADD', KEYS[1], seq .. '-1', 'seq', seq, 'id', eid, 'type', etype, 'data', data)
-  last = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', seq, 'data', data)
-  redis.call('HSET', KEYS[3], eid, seq)
-end
-redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
-return last
-"""
-
-
-def shard_of(game_id: str, shards: int = SHARDS) -> int:
-    """crc32 of the game id modulo the shard count (services/adapters/redis/keys.py `shard_of`)."""
-    return zlib.crc32(game_id.encode()) % shards
-
-
-def tag(game_id: str) -> str:
-    return f"{{s{shard_of(game_id)}}}"
-
-
-def game_stream(game_id: str) -> str:
-    return f"sl:game:{tag(game_id)}:{game_id}"
+KEYS = Keys(SHARDS)
+"""The key layout the bench writes and reads."""
 
 
 def projection(game_id: str) -> str:
-    return f"sl:proj:{tag(game_id)}:{game_id}"
+    """The game's projection HASH."""
+    return KEYS.projection(game_id)
 
 
 def feed(shard: int) -> str:
-    return f"sl:feed:{{s{shard}}}"
+    """The shard's feed stream."""
+    return KEYS.feed(shard)
 
 
 def checkpoint(shard: int) -> str:
-    return f"sl:ckpt:{{s{shard}}}"
+    """The projector's checkpoint of the shard."""
+    return KEYS.checkpoint(shard)
 
 
-def changes(shard: int) -> str:
-    return f"sl:changes:{{s{shard}}}"
+def checkpoint_of(game_id: str) -> str:
+    """The projector's checkpoint of the game's shard."""
+    return KEYS.checkpoint(shard_of(game_id, SHARDS))
 
 
 def sync_client(url: str) -> redis.Redis | RedisCluster:
@@ -81,15 +62,24 @@ class Loader:
     def __init__(self, url: str) -> None:
         self.client: Any = sync_client(url)
         self.cluster = isinstance(self.client, RedisCluster)
-        self.script = self.client.register_script(LOAD_LUA)
+        self.script = self.client.register_script(APPEND_LUA)
 
     def _call(self, pipe: Any, game_id: str, lines: Sequence[str]) -> None:
-        t = tag(game_id)
-        argv: list[str | int] = [game_id, int(time.time() * 1000)]
+        """Queue (on a cluster: send) one append call of `lines`, the game's next events in
+        seq order: KEYS and ARGV as `RedisEventLog._call` builds them, without a token or an
+        expected head."""
+        argv: list[str | int] = [game_id, int(time.time() * 1000), "", ""]
         for line in lines:
             head = json.loads(line)
             argv += [head["event_id"], head["seq"], head["type"], line]
-        keys = [game_stream(game_id), f"sl:feed:{t}", f"sl:ids:{t}:{game_id}", f"sl:games:{t}"]
+        shard = shard_of(game_id, SHARDS)
+        keys = [
+            KEYS.game_stream(game_id),
+            KEYS.feed(shard),
+            KEYS.event_ids(game_id),
+            KEYS.game_index(shard),
+            KEYS.write_token(game_id),
+        ]
         self.script(keys=keys, args=argv, client=self.client if self.cluster else pipe)
 
     def load(self, games: Iterable[Sequence[str]], chunk: int = 200, calls: int = 50) -> int:
@@ -120,7 +110,8 @@ class Loader:
         pipe = self.client.pipeline(transaction=False)
         for game_id, lines in by_game.items():
             self._call(pipe, game_id, lines)
-        return dict(zip(by_game, pipe.execute(), strict=True))
+        # the script's reply ends with the last event's feed id and dup flag
+        return {g: out[-2] for g, out in zip(by_game, pipe.execute(), strict=True)}
 
     def behind(self) -> int:
         """Shards whose checkpoint is not yet at their feed's last entry."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from services.bench.layout import checkpoint, projection, shard_of
+from services.bench.layout import checkpoint_of, projection
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -38,7 +38,7 @@ async def app(
     body, status = b"not found", 404
     if len(parts) == 4 and parts[1] == "games" and parts[3] == "standings":
         game_id = parts[2]
-        got = await _script(keys=[projection(game_id), checkpoint(shard_of(game_id))])
+        got = await _script(keys=[projection(game_id), checkpoint_of(game_id)])
         if got[0]:
             body, status = got[0], 200
     await send(

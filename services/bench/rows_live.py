@@ -28,8 +28,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.adapters.redis.keys import shard_of
 from services.bench import corpus
-from services.bench.layout import SHARDS, Loader, shard_of
+from services.bench.layout import SHARDS, Loader
 from services.bench.rows_projector import projector
 from services.bench.table import Row, load
 from services.bench.trees import ROOT, Tree, current

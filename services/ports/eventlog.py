@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, StreamBody
 from services.ports.errors import CredentialMismatch, VersionConflict
 
 
@@ -99,7 +99,45 @@ class GamesPage:
     next_after: str | None
 
 
-class EventLog(Protocol):
+S = TypeVar("S", bound=StreamBody)
+"""A stream kind's envelope."""
+
+
+class StreamLog(Protocol[S]):
+    """The one log port: append and read the streams of one kind, the stream id being the
+    kind's (`game_id`, `tournament_id`, `league_id`). The games' `EventLog` and the side kinds'
+    `SideLog` extend it (docs/decisions/0020-one-stream-kernel.md)."""
+
+    async def append(
+        self, stream_id: str, events: Sequence[S], /, credential: str | None = None
+    ) -> AppendResult:
+        """Append `events` in order, all or nothing; stamps `recorded_at`. Every event's
+        `seq - 1` is the version it expects; a known `event_id` is a duplicate (its original
+        seq, nothing written); the creating append stores `credential` (a token digest), which
+        every later one must carry.
+
+        Raises:
+            VersionConflict: an event's expected version is not the one reached; nothing written.
+            CredentialMismatch: `credential` is not the stored digest (or the stream has events
+                but no digest); nothing written.
+            ValueError: an event names another stream (`contracts.envelope.check_stream`).
+            ReplicasUnconfirmed: (Redis, `SCORELEDGER_APPEND_REPLICAS`) stored, but too few
+                replicas confirmed it in time; a retry with the same ids is a duplicate.
+        """
+        ...
+
+    async def version(self, stream_id: str, /) -> int:
+        """The number of events stored (0: unknown stream)."""
+        ...
+
+    async def read(
+        self, stream_id: str, from_seq: int = 1, to_seq: int | None = None, /
+    ) -> list[S]:
+        """Events `from_seq..to_seq` (inclusive), parsed."""
+        ...
+
+
+class EventLog(StreamLog[Envelope], Protocol):
     """Append, read and list games. Implementations: `adapters.redis.eventlog.RedisEventLog`,
     `adapters.memory.store.MemoryEventLog`; `tests/contract/` holds both to one suite."""
 

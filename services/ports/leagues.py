@@ -21,5 +21,5 @@ class LeagueLog(SideLog[LeagueEnvelope], Protocol):
     Implementations: `adapters.memory.leagues`, `adapters.redis.leagues`."""
 
 
-LEAGUES: SideStream[LeagueEnvelope] = SideStream("league_id", parse_league_event_json)
+LEAGUES: SideStream[LeagueEnvelope] = SideStream("league_id", parse_league_event_json, "@league/")
 """League streams: named by `LeagueEnvelope.league_id`."""

@@ -12,56 +12,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Generic, Protocol, Self, TypeVar
-from uuid import UUID
+from typing import Generic, Protocol, TypeVar
 
-from services.ports.eventlog import AppendResult
+from contracts.envelope import StreamBody, check_stream
+from services.ports.eventlog import AppendResult, StreamLog
 
-
-class SideEnvelope(Protocol):
-    """What a side log needs of an event (`TournamentEnvelope`, `LeagueEnvelope`)."""
-
-    @property
-    def event_id(self) -> UUID: ...
-
-    @property
-    def seq(self) -> int: ...
-
-    @property
-    def type(self) -> str: ...
-
-    def with_recorded_at(self, when: datetime) -> Self: ...
-
-    def model_dump_json(self) -> str: ...
-
-
-E = TypeVar("E", bound=SideEnvelope)
+E = TypeVar("E", bound=StreamBody)
+"""A side stream's envelope: any kind of the stream kernel (`contracts.envelope.StreamBody`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class SideStream(Generic[E]):
-    """One kind of side stream: `field`, the envelope's field naming the stream
-    (`tournament_id`), and `parse_json`, an event from its stored JSON (raises
-    pydantic.ValidationError)."""
+    """One kind of side stream, its one registry line: `field`, the envelope's field naming
+    the stream (`tournament_id`), `parse_json`, an event from its stored JSON (raises
+    pydantic.ValidationError), and `prefix`, the kind's namespace among side streams (put
+    before a stream id in the stored keys: "" tournaments, "@league/" leagues; no stream id
+    starts with `@`, so two kinds never share keys)."""
 
     field: str
     parse_json: Callable[[bytes], E]
+    prefix: str = ""
 
     def stream_of(self, event: E) -> str:
         """The id of the stream `event` belongs to (its `field`)."""
-        return str(getattr(event, self.field))
+        return event.stream_id()
 
     def check(self, stream_id: str, events: Sequence[E]) -> None:
-        """Raises ValueError (naming `field`) when an event is not of stream `stream_id`."""
-        for event in events:
-            if self.stream_of(event) != stream_id:
-                raise ValueError(
-                    f"{self.field}: event {event.event_id} is for {self.stream_of(event)}"
-                )
+        """Raises ValueError (naming `field`) when an event is not of stream `stream_id`
+        (the kernel's check, `contracts.envelope.check_stream`)."""
+        check_stream(stream_id, events)
 
 
-class SideLog(Protocol[E]):
+class SideLog(StreamLog[E], Protocol[E]):
     """Append and read the side streams of one kind; `stream_id` is a tournament's or a
     league's id. Implementations: `adapters.memory.sidelog`, `adapters.redis.sidelog`."""
 

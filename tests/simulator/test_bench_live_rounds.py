@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from services.adapters.redis.keys import shard_of
 from services.bench import rows_live
-from services.bench.layout import shard_of
 from services.bench.rows_live import Live, abba, pooled, probes, ready
 from services.bench.trees import Tree
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, check_stream
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.memory.appendplan import check_credential, plan_append
 from services.ports.credentials import CredentialLookup
@@ -113,9 +113,7 @@ class MemoryEventLog:
 
     def _append(self, request: AppendRequest, now: datetime) -> AppendResult:
         game_id = request.game_id
-        for event in request.events:
-            if event.game_id != game_id:
-                raise ValueError(f"game_id: event {event.event_id} is for {event.game_id}")
+        check_stream(game_id, request.events)
         known = self.b.ids.get(game_id, {})
         version = len(self.b.logs.get(game_id, []))
         check_credential(game_id, request.credential, self.b.digests.get(game_id), version)

@@ -31,66 +31,21 @@ Returns a flat array: version, then per event: seq, feed id ("" for a duplicate)
 Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: docs/decisions/0002-one-atomic-append.md.
 """
 
-APPEND_LUA = """
-local n = (#ARGV - 4) / 4
-local version = redis.call('XLEN', KEYS[1])
-if ARGV[3] ~= '' then
-  local stored = redis.call('GET', KEYS[5])
-  if (stored and stored ~= ARGV[3]) or (not stored and version > 0) then
-    return redis.error_reply('WRONGTOKEN the write token does not match the game')
-  end
+from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
+
+APPEND_LUA = (
+    """
+local STREAM, IDS, TOKEN = KEYS[1], KEYS[3], KEYS[5]
+local DIGEST, HEAD, FIRST = ARGV[3], ARGV[4], 4
+local function written(sseq, data)
+  return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
 end
-if ARGV[4] ~= '' then
-  local head = ''
-  if version > 0 then
-    local last = redis.call('XRANGE', KEYS[1], version .. '-1', version .. '-1')
-    local f = last[1] and last[1][2] or {}
-    for j = 1, #f - 1, 2 do if f[j] == 'id' then head = f[j + 1] end end
-  end
-  if head ~= ARGV[4] then
-    return redis.error_reply('WRONGHEAD version ' .. version)
-  end
-end
-local next_version = version
-local seen = {}
-local plan = {}
-for i = 0, n - 1 do
-  local eid = ARGV[5 + i * 4]
-  local seq = tonumber(ARGV[6 + i * 4])
-  local original = seen[eid] or redis.call('HGET', KEYS[3], eid)
-  if original then
-    plan[i + 1] = {dup = true, seq = tonumber(original)}
-  else
-    if seq - 1 ~= next_version then
-      return redis.error_reply('WRONGVERSION expected ' .. (seq - 1) .. ' actual ' .. next_version)
-    end
-    next_version = seq
-    seen[eid] = seq
-    plan[i + 1] = {dup = false, seq = seq}
-  end
-end
-local out = {next_version}
-for i = 0, n - 1 do
-  local p = plan[i + 1]
-  if p.dup then
-    table.insert(out, p.seq); table.insert(out, ''); table.insert(out, 1)
-  else
-    local eid, etype, data = ARGV[5 + i * 4], ARGV[7 + i * 4], ARGV[8 + i * 4]
-    local sseq = tostring(p.seq)
-    redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
-    local fid = redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
-    redis.call('HSET', KEYS[3], eid, sseq)
-    if p.seq == 1 and ARGV[3] ~= '' then redis.call('SET', KEYS[5], ARGV[3]) end
-    table.insert(out, p.seq); table.insert(out, fid); table.insert(out, 0)
-  end
-end
-if next_version > version then
-  redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1])
-elseif n > 0 then
-  redis.call('HSET', KEYS[3], ARGV[5], tostring(plan[1].seq))
-end
-return out
+local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
 """
+    + APPEND_CORE_LUA
+)
+"""The games' append: the shared core (`append_core_lua`) with the shard feed written per
+event and the game index once the game grew."""
 
 TOUCH_LUA = """
 local seq = redis.call('HGET', KEYS[1], ARGV[1])

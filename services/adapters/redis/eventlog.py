@@ -19,7 +19,7 @@ from pydantic import TypeAdapter
 from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
-from contracts.envelope import Envelope
+from contracts.envelope import Envelope, check_stream
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA, TOUCH_LUA
 from services.adapters.redis.connect import RedisClient, is_cluster
@@ -188,11 +188,7 @@ class RedisEventLog:
     def _call(self, request: AppendRequest, now: datetime) -> tuple[list[str], list[str | int]]:
         """KEYS and ARGV of one append call (see `append_lua.APPEND_LUA`)."""
         game_id, events = request.game_id, request.events
-        for event in events:
-            if event.game_id != game_id:
-                raise ValueError(
-                    f"game_id: event {event.event_id} is for {event.game_id}, not {game_id}"
-                )
+        check_stream(game_id, events)
         args: list[str | int] = [
             game_id,
             int(now.timestamp() * 1000),

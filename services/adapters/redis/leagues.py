@@ -11,7 +11,7 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.sidelog import RedisSideLog
 from services.ports.leagues import LEAGUES
 
-LEAGUE = "@league/"
+LEAGUE = LEAGUES.prefix
 """The prefix of a league's id in the tournament keys."""
 
 
@@ -21,4 +21,4 @@ class RedisLeagueLog(RedisSideLog[LeagueEnvelope]):
     def __init__(
         self, client: RedisClient, keys: Keys, replicas: int = 0, wait_ms: int = 1000
     ) -> None:
-        super().__init__(client, keys, LEAGUES, LEAGUE, replicas, wait_ms)
+        super().__init__(client, keys, LEAGUES, replicas=replicas, wait_ms=wait_ms)

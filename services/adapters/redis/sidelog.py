@@ -2,8 +2,9 @@
 stream (entry id `<seq>-1`, fields `seq`, `id`, `type`, `data`), an event-id HASH and the
 organiser token's digest, all in one slot (the stream id is the hash tag; the tournament keys of
 `Keys`, the id behind a kind's `prefix`). One Lua call per append checks the token, the
-expected version of every event and the event ids before it writes anything (the games' append
-script without the shard feed and game index: side streams are folded on read). A call that
+expected version of every event and the event ids before it writes anything (the core every
+stream's append script shares, `append_core_lua`, without the games' shard feed and game index:
+side streams are folded on read). A call that
 writes no event (every one a duplicate) sets the first id's seq again, to the value it holds,
 so that a `WAIT` after it (durable acknowledgements, `durable.DurableWait`) covers the original
 write too.
@@ -18,6 +19,7 @@ from typing import Any, Generic
 
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.keys import Keys
@@ -25,62 +27,27 @@ from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendResult
 from services.ports.sidelog import E, SideStream
 
-APPEND_SIDE_LUA = """
-local n = (#ARGV - 1) / 4
-local version = redis.call('XLEN', KEYS[1])
-if ARGV[1] ~= '' then
-  local stored = redis.call('GET', KEYS[3])
-  if (stored and stored ~= ARGV[1]) or (not stored and version > 0) then
-    return redis.error_reply('WRONGTOKEN the organiser token does not match the stream')
-  end
-end
-local next_version = version
-local seen = {}
-local plan = {}
-for i = 0, n - 1 do
-  local eid = ARGV[2 + i * 4]
-  local seq = tonumber(ARGV[3 + i * 4])
-  local original = seen[eid] or redis.call('HGET', KEYS[2], eid)
-  if original then
-    plan[i + 1] = {dup = true, seq = tonumber(original)}
-  else
-    if seq - 1 ~= next_version then
-      return redis.error_reply('WRONGVERSION expected ' .. (seq - 1) .. ' actual ' .. next_version)
-    end
-    next_version = seq
-    seen[eid] = seq
-    plan[i + 1] = {dup = false, seq = seq}
-  end
-end
-local out = {next_version}
-for i = 0, n - 1 do
-  local p = plan[i + 1]
-  if p.dup then
-    table.insert(out, p.seq); table.insert(out, 1)
-  else
-    local eid, etype, data = ARGV[2 + i * 4], ARGV[4 + i * 4], ARGV[5 + i * 4]
-    local sseq = tostring(p.seq)
-    redis.call('XADD', KEYS[1], sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
-    redis.call('HSET', KEYS[2], eid, sseq)
-    if p.seq == 1 and ARGV[1] ~= '' then redis.call('SET', KEYS[3], ARGV[1]) end
-    table.insert(out, p.seq); table.insert(out, 0)
-  end
-end
-if next_version == version and n > 0 then
-  redis.call('HSET', KEYS[2], ARGV[2], tostring(plan[1].seq))
-end
-return out
+APPEND_SIDE_LUA = (
+    """
+local STREAM, IDS, TOKEN = KEYS[1], KEYS[2], KEYS[3]
+local DIGEST, HEAD, FIRST = ARGV[1], '', 1
+local function written(sseq, data) return '' end
+local function grown() end
 """
-"""KEYS: 1 the stream, 2 its event-id HASH, 3 its token digest STRING. ARGV: 1 the digest to
-check and store ("" unchecked), then per event 4 values: event_id, seq, type, data. Returns
-version, then per event seq and dup (0/1); errors `WRONGTOKEN`, `WRONGVERSION expected X actual
-Y`."""
+    + APPEND_CORE_LUA
+)
+"""The side streams' append: the shared core (`append_core_lua`) without a feed or index
+(the kind's list index is written after the call). KEYS: 1 the stream, 2 its event-id HASH, 3
+its token digest STRING. ARGV: 1 the digest to check and store ("" unchecked), then per event 4
+values: event_id, seq, type, data. Returns version, then per event seq, "" and dup (0/1);
+errors `WRONGTOKEN`, `WRONGVERSION expected X actual Y`."""
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 
 
 class RedisSideLog(Generic[E]):
     """The side streams of kind `stream` on Redis (a client created without
-    `decode_responses`), under the tournament keys of `prefix + stream id`. `replicas`,
+    `decode_responses`), under the tournament keys of `prefix + stream id` (`prefix`: the
+    kind's own, `SideStream.prefix`, unless given). `replicas`,
     `wait_ms` (`SCORELEDGER_APPEND_REPLICAS`): as `RedisEventLog`'s, an append (a duplicate
     too) returns once that many replicas hold it, else raises `ReplicasUnconfirmed`."""
 
@@ -89,14 +56,14 @@ class RedisSideLog(Generic[E]):
         client: RedisClient,
         keys: Keys,
         stream: SideStream[E],
-        prefix: str = "",
+        prefix: str | None = None,
         replicas: int = 0,
         wait_ms: int = 1000,
     ) -> None:
         self.client = client
         self.keys = keys
         self.stream = stream
-        self.prefix = prefix
+        self.prefix = stream.prefix if prefix is None else prefix
         self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_SIDE_LUA)
 
@@ -127,7 +94,7 @@ class RedisSideLog(Generic[E]):
                 raise
             raise VersionConflict(int(match[1]), int(match[2])) from None
         positions = tuple(
-            AppendedEvent(str(event.event_id), int(out[1 + 2 * i]), None, bool(out[2 + 2 * i]))
+            AppendedEvent(str(event.event_id), int(out[1 + 3 * i]), None, bool(out[3 + 3 * i]))
             for i, event in enumerate(events)
         )
         if any(p.seq == 1 and not p.duplicate for p in positions):

@@ -16,4 +16,4 @@ class RedisTournamentLog(RedisSideLog[TournamentEnvelope]):
     def __init__(
         self, client: RedisClient, keys: Keys, replicas: int = 0, wait_ms: int = 1000
     ) -> None:
-        super().__init__(client, keys, TOURNAMENTS, "", replicas, wait_ms)
+        super().__init__(client, keys, TOURNAMENTS, replicas=replicas, wait_ms=wait_ms)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from contracts.envelope import GameId
 from contracts.league import LeagueCreated, LeagueId
@@ -18,17 +18,11 @@ from domain.league.fold import LeagueState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
+    StreamDoor,
     body,
-    failure,
-    parse,
-    token,
-    written,
 )
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.authorize import WriteProof
-from services.usecases.idempotency import check_key
 from services.usecases.leagues import Leagues, UnknownLeague
-from services.usecases.refusal import Refusal
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
 
@@ -53,18 +47,12 @@ class AddGame(BaseModel):
     game_id: GameId
 
 
-def _failure(error: Exception) -> ProblemResponse:
-    return failure(error, UnknownLeague, "league.not_found", "league_id")
-
-
-def _written(state: LeagueState, status: int = 200, token: str | None = None) -> JSONResponse:
-    return written("league_id", state.league_id, state.seq, status, token)
+_DOOR = StreamDoor("league_id", UnknownLeague, "league.not_found")
 
 
 def league_write_router(leagues: Leagues) -> APIRouter:
     """The league write doors."""
     router = APIRouter(tags=["leagues"])
-    failures = (Refusal, UnknownLeague, ValidationError)
     errors = problem_responses(401, 403, 404, 409, 413, 422)
 
     @router.post(
@@ -80,17 +68,10 @@ def league_write_router(leagues: Leagues) -> APIRouter:
     ) -> JSONResponse | ProblemResponse:
         """Create the league (`league.created`); the organiser token as for tournaments
         (chosen, or generated and returned once as `organiser_token`)."""
-        try:
-            grant = leagues.may_create(
-                WriteProof(token(bearer), request.headers.get("x-creator-key"))
-            )
-            key = check_key(idempotency_key)
-            new = await parse(NewLeague, request)
-            settings = LeagueCreated(**new.model_dump(exclude={"league_id"}))
-            state, organiser_token = await leagues.create(new.league_id, settings, grant, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state, 201, organiser_token)
+        new = (NewLeague, LeagueCreated)
+        return await _DOOR.create(
+            request, bearer, idempotency_key, new, leagues.may_create, leagues.create
+        )
 
     @router.post(
         "/leagues/{league_id}/tournaments",
@@ -103,14 +84,12 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.tournament_added`: the tournament's points and approved tables as now."""
-        try:
-            credential = await leagues.authorize(league_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(AddTournament, request)
-            state = await leagues.add_tournament(league_id, credential, new.tournament_id, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state)
+        target = (league_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: AddTournament, key: str | None) -> LeagueState:
+            return await leagues.add_tournament(league_id, credential, new.tournament_id, key)
+
+        return await _DOOR.append(target, leagues.authorize, AddTournament, add)
 
     @router.post(
         "/leagues/{league_id}/games",
@@ -123,13 +102,11 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         league_id: Lid, request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """`league.game_added`: the final game's places (tie-break included) and scores."""
-        try:
-            credential = await leagues.authorize(league_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(AddGame, request)
-            state = await leagues.add_game(league_id, credential, new.game_id, key)
-        except failures as error:
-            return _failure(error)
-        return _written(state)
+        target = (league_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: AddGame, key: str | None) -> LeagueState:
+            return await leagues.add_game(league_id, credential, new.game_id, key)
+
+        return await _DOOR.append(target, leagues.authorize, AddGame, add)
 
     return router

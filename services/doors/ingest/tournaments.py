@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.envelope import NonEmptyText, PlayerId
 from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
@@ -26,14 +26,13 @@ from domain.tournament.state import TournamentState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
+    StreamDoor,
     body,
-    failure,
     parse,
     token,
-    written,
 )
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.authorize import WriteProof
+from services.usecases.authorize import Grant
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
 from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
@@ -96,8 +95,8 @@ class Written(BaseModel):
     organiser_token: str | None = None
 
 
-def _written(state: TournamentState, status: int = 200, token: str | None = None) -> JSONResponse:
-    return written("tournament_id", state.tournament_id, state.seq, status, token)
+_DOOR = StreamDoor("tournament_id", UnknownTournament, "tournament.not_found")
+_written = _DOOR.written
 
 
 def _seated(seated: Seated) -> dict[str, Any]:
@@ -118,12 +117,9 @@ def _seated(seated: Seated) -> dict[str, Any]:
     }
 
 
-def _failure(error: Exception) -> ProblemResponse:
-    return failure(error, UnknownTournament, "tournament.not_found", "tournament_id")
-
-
+_failure = _DOOR.failure
 WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
-_FAILURES = (Refusal, UnknownTournament, ValidationError)
+_FAILURES = _DOOR.failures
 
 
 def tournament_write_router(desk: TournamentDesk) -> APIRouter:
@@ -155,16 +151,15 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
         """Create the tournament (`tournament.created`). The request may choose the organiser
         token (Bearer, 32+ URL-safe characters), else one is generated and returned once as
         `organiser_token`. 409 `tournament.already_created` when the id is taken."""
-        try:
-            proof = WriteProof(token(bearer), request.headers.get("x-creator-key"))
-            grant = desk.may_create(proof)  # before the body is read
-            key = check_key(idempotency_key)
-            new = await parse(NewTournament, request)
-            settings = TournamentCreated(**new.model_dump(exclude={"tournament_id"}))
-            created = await desk.create(new.tournament_id, settings, grant, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(created.state, 201, created.organiser_token)
+
+        async def created(
+            tid: str, settings: TournamentCreated, grant: Grant, key: str | None
+        ) -> tuple[TournamentState, str | None]:
+            done = await desk.create(tid, settings, grant, key)
+            return done.state, done.organiser_token
+
+        new = (NewTournament, TournamentCreated)
+        return await _DOOR.create(request, bearer, idempotency_key, new, desk.may_create, created)
 
     @router.post(
         "/tournaments/{tournament_id}/players",
@@ -179,16 +174,14 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_registered` before round 1 is seated, else
         `tournament.player_joined_late` (seated from the next round). Organiser token."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            new = await parse(NewPlayer, request)
-            state = await desk.add_player(
+        target = (tournament_id, request, bearer, idempotency_key)
+
+        async def add(credential: str, new: NewPlayer, key: str | None) -> TournamentState:
+            return await desk.add_player(
                 tournament_id, credential, new.player_id, new.name, new.seed, key
             )
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(state, 201)
+
+        return await _DOOR.append(target, desk.authorize, NewPlayer, add, 201)
 
     @router.delete(
         "/tournaments/{tournament_id}/players/{player_id}",
