@@ -5,11 +5,11 @@ PYTEST_ARGS ?=
 RUN := $(UV) run --frozen --no-sync
 # A full install (.venv/.synced: dev, test and bench groups) also serves the demo.
 DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
-FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases tests/architecture
+FAST_TESTS := tests/domain tests/contracts tests/ports tests/usecases tests/architecture
 # The suites on the session's Redis (`redis_url`). Not here: tests/cluster and
 # tests/cli/test_cluster_commands.py run on a cluster in `make test` already; the rest of
 # tests/web drives a browser.
-CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tests/thirdgame \
+CLUSTER_TESTS := tests/pipeline tests/ports tests/query tests/adversarial tests/thirdgame \
 	tests/usecases/test_both_doors.py tests/usecases/test_pipeline_in_process.py \
 	tests/simulator/test_sinks.py \
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \

@@ -101,7 +101,7 @@ class GamesPage:
 
 class EventLog(Protocol):
     """Append, read and list games. Implementations: `adapters.redis.eventlog.RedisEventLog`,
-    `adapters.memory.store.MemoryEventLog`; `tests/contract/` holds both to one suite."""
+    `adapters.memory.store.MemoryEventLog`; `tests/ports/` holds both to one suite."""
 
     async def append(
         self,
