@@ -1,7 +1,8 @@
 """A real Redis for tests: `REDIS_URL`, else testcontainers (if Docker answers), else a local
 `redis-server` on a free port; never a silent skip. `SCORELEDGER_TEST_REDIS=cluster` makes the
 session's Redis a local Redis Cluster instead (3 primaries + 3 replicas, `tests/redis_cluster.py`,
-URL `redis+cluster://...`); `REDIS_URL` still wins.
+URL `redis+cluster://...`); `REDIS_URL` still wins. Under pytest-xdist each worker has its own
+Redis: its own server (or cluster), or its own database of a shared `REDIS_URL` (`worker_url`).
 
 `RedisServer` is also the helper for durability tests: a dedicated `redis-server` (optionally
 with `--appendonly yes`) that a test can stop and start again on the same port and data dir.
@@ -132,6 +133,40 @@ def docker_answers() -> bool:
 
 
 TEST_REDIS_ENV = "SCORELEDGER_TEST_REDIS"
+XDIST_WORKER_ENV = "PYTEST_XDIST_WORKER"
+"""Set by pytest-xdist in each worker process (`gw0`, `gw1`, ...)."""
+
+
+def worker_index() -> int:
+    """This process's pytest-xdist worker number (`gw3` -> 3); 0 outside xdist."""
+    name = os.environ.get(XDIST_WORKER_ENV, "")
+    return int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
+
+
+def worker_url(url: str) -> str:
+    """`url` for this xdist worker: a single node's database number moved up by the worker
+    number (worker 2 of `redis://h:6379/0` gets db 2), so workers sharing one `REDIS_URL` flush
+    only their own keys. Outside xdist, and for worker 0, `url` itself.
+
+    Raises:
+        ValueError: a cluster URL (one database only) shared by more than one worker, or a
+            database number past 15 (Redis' default `databases 16`).
+    """
+    index = worker_index()
+    if index == 0:
+        return url
+    if url.startswith(("redis+cluster://", "rediss+cluster://")):
+        raise ValueError(
+            f"REDIS_URL={url} is a cluster (one database): xdist workers would flush each "
+            "other's keys; run with `-n 0`, or unset REDIS_URL (each worker starts its own)"
+        )
+    base, _, db = url.rpartition("/")
+    if "://" not in base or not db.isdigit():  # no database in the URL: db 0
+        base, db = url.rstrip("/"), "0"
+    number = int(db) + index
+    if number > 15:
+        raise ValueError(f"REDIS_URL={url}: worker {index} would need database {number} (> 15)")
+    return f"{base}/{number}"
 
 
 def redis_mode() -> str:
@@ -154,6 +189,7 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
         RuntimeError: none of the three ways works (the caller turns this into pytest.fail).
     """
     if url := os.environ.get("REDIS_URL"):
+        url = worker_url(url)  # each xdist worker its own database
         if not url.startswith(("redis+cluster://", "rediss+cluster://")):
             wait_for_ping(url)
         yield url
