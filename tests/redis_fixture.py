@@ -14,8 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,12 +21,8 @@ from typing import Any
 
 import redis
 
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from services.adapters.redis.launcher import RedisProcess
+from services.adapters.redis.launcher import free_port as free_port  # the tests' import
 
 
 def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
@@ -53,8 +47,10 @@ def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
         client.close()
 
 
-class RedisServer:
-    """A dedicated `redis-server` subprocess on a free port, stopped by its own handle.
+class RedisServer(RedisProcess):
+    """A dedicated `redis-server` on a free port, stopped by its own handle: the repository's
+    launcher (`RedisProcess`), not bound to the starting thread (a test may start one from a
+    worker thread).
 
     `appendonly` turns AOF on (`appendfsync` as given) so data survives `restart()`; without
     it the server keeps nothing on disk (`--save ""`).
@@ -63,62 +59,7 @@ class RedisServer:
     def __init__(
         self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always"
     ) -> None:
-        exe = shutil.which("redis-server")
-        if exe is None:
-            raise FileNotFoundError(
-                "redis-server is not on the PATH (apt-get install redis-server)"
-            )
-        self.exe = exe
-        self.data_dir = data_dir
-        self.port = free_port()
-        self.appendonly = appendonly
-        self.appendfsync = appendfsync
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> RedisServer:
-        """Start the server and wait until it answers PING."""
-        args = [
-            self.exe,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(self.data_dir),
-            "--appendonly",
-            "yes" if self.appendonly else "no",
-        ]
-        if self.appendonly:
-            args += ["--appendfsync", self.appendfsync]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_ping(self.url)
-        return self
-
-    def stop(self, *, kill: bool = False) -> None:
-        """Stop the server: SIGTERM (clean shutdown), or SIGKILL when `kill` (a crash)."""
-        if self.proc is None:
-            return
-        if kill:
-            self.proc.kill()
-        else:
-            self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.proc = None
-
-    def restart(self, *, kill: bool = False) -> None:
-        """Stop (or kill) and start again on the same port and data dir."""
-        self.stop(kill=kill)
-        self.start()
+        super().__init__(data_dir, appendonly=appendonly, appendfsync=appendfsync, bound=False)
 
 
 def docker_answers() -> bool:
