@@ -2,14 +2,19 @@
 SHELL := /bin/bash
 UV := $(shell command -v uv 2>/dev/null || echo .cache/uvtool/bin/uv)
 PYTEST_ARGS ?=
+# pytest-xdist: one worker per core (2 on the project's machines), each with its own Redis
+# (server, cluster, or database of a shared REDIS_URL) and its own PostgreSQL databases; a
+# file's tests run on one worker, so a module's servers start once. TEST_WORKERS=0: one process.
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadfile
 RUN := $(UV) run --frozen --no-sync
 # A full install (.venv/.synced: dev, test and bench groups) also serves the demo.
 DEMO_ENV := $(if $(wildcard .venv/.synced),.venv/.synced,.venv/.synced-demo)
-FAST_TESTS := tests/domain tests/contracts tests/contract tests/usecases tests/architecture
+FAST_TESTS := tests/domain tests/contracts tests/ports tests/usecases tests/architecture
 # The suites on the session's Redis (`redis_url`). Not here: tests/cluster and
 # tests/cli/test_cluster_commands.py run on a cluster in `make test` already; the rest of
 # tests/web drives a browser.
-CLUSTER_TESTS := tests/pipeline tests/contract tests/query tests/adversarial tests/thirdgame \
+CLUSTER_TESTS := tests/pipeline tests/ports tests/query tests/adversarial tests/thirdgame \
 	tests/usecases/test_both_doors.py tests/usecases/test_pipeline_in_process.py \
 	tests/simulator/test_sinks.py \
 	tests/cli/test_export.py tests/cli/test_publish.py tests/cli/test_serve.py \
@@ -64,7 +69,7 @@ contracts/typescript/node_modules/.installed: contracts/typescript/package.json 
 
 ## test: the whole test suite against a real Redis and a real headless Chromium
 test: .venv/.synced system-deps tests/web/axe/node_modules/.installed tests/contracts/asyncapi_parser/node_modules/.installed contracts/typescript/node_modules/.installed
-	$(RUN) pytest $(PYTEST_ARGS)
+	$(RUN) pytest $(XDIST) $(PYTEST_ARGS)
 
 ## test-fast: domain, contracts, ports and use cases on in-memory adapters (no Redis, no browser)
 test-fast: .venv/.synced
@@ -74,7 +79,7 @@ test-fast: .venv/.synced
 ## started once for the session from redis-server, flushed between tests)
 test-cluster: .venv/.synced
 	@bash deploy/scripts/system-deps.sh redis
-	SCORELEDGER_TEST_REDIS=cluster $(RUN) pytest $(CLUSTER_TESTS) -m "not browser" $(PYTEST_ARGS)
+	SCORELEDGER_TEST_REDIS=cluster $(RUN) pytest $(XDIST) $(CLUSTER_TESTS) -m "not browser" $(PYTEST_ARGS)
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced

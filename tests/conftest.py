@@ -70,6 +70,20 @@ def _leftovers() -> list[procs.Proc]:
     return [proc for proc in procs.descendants(os.getpid()) if proc.pid != tracker]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """`XDG_RUNTIME_DIR` of this run (of this xdist worker): the demo's state file
+    (services/cli/demo_state.py) of one worker's demo is never read by another's commands, nor
+    a developer's running demo by the tests."""
+    before = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(tmp_path_factory.mktemp("runtime"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_RUNTIME_DIR", None)
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """URL of the session's Redis: `REDIS_URL`, else a container, else a local redis-server

@@ -25,8 +25,7 @@ from types import TracebackType
 import redis
 from redis.cluster import RedisCluster
 
-from services.adapters.redis.localcluster import free_cluster_port
-from tests.redis_fixture import wait_for_ping
+from services.adapters.redis.launcher import RedisProcess, free_cluster_port
 
 
 class LocalCluster:
@@ -53,7 +52,7 @@ class LocalCluster:
             port = free_cluster_port()
             if port not in self.ports:
                 self.ports.append(port)
-        self.procs: dict[int, subprocess.Popen[bytes]] = {}
+        self.procs: dict[int, RedisProcess] = {}
 
     @property
     def url(self) -> str:
@@ -62,29 +61,27 @@ class LocalCluster:
         return f"redis+cluster://{hosts}"
 
     def start_node(self, port: int) -> None:
-        """Start (or restart) the node on `port` with its own dir and nodes.conf."""
+        """Start (or restart) the node on `port` with its own dir and nodes.conf (the
+        repository's launcher, `RedisProcess`; its output in the dir's redis.log)."""
         node_dir = self.data_dir / str(port)
-        node_dir.mkdir(parents=True, exist_ok=True)
-        args = [
-            self.server_exe,
-            "--port", str(port),
-            "--bind", "127.0.0.1",
-            "--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf",
-            "--cluster-node-timeout", str(self.node_timeout_ms),
-            "--dir", str(node_dir),
-            "--save", "",
-            "--appendonly", "no",
-            "--enable-debug-command", "local",  # DEBUG SLEEP: a failover test lags a replica
-        ]  # fmt: skip
-        log = (node_dir / "redis.log").open("ab")
-        self.procs[port] = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
+        node = RedisProcess(
+            node_dir,
+            port=port,
+            exe=self.server_exe,
+            cluster=True,
+            cluster_node_timeout_ms=self.node_timeout_ms,
+            extra=[
+                "--enable-debug-command",
+                "local",
+            ],  # DEBUG SLEEP: a failover test lags a replica
+            log=node_dir / "redis.log",
+            bound=False,  # as the session's other servers: stopped by the fixture
+        )
+        self.procs[port] = node
         try:
-            wait_for_ping(f"redis://127.0.0.1:{port}/0")
-        except TimeoutError:
-            tail = (node_dir / "redis.log").read_text(errors="replace")[-600:]
-            raise TimeoutError(f"cluster node {port} did not start:\n{tail}") from None
+            node.start()
+        except TimeoutError as error:
+            raise TimeoutError(f"cluster node {port} did not start: {error}") from None
 
     def start(self) -> LocalCluster:
         """Start every node, create the cluster, wait until every node says `cluster_state:ok`."""
@@ -175,20 +172,15 @@ class LocalCluster:
 
     def kill(self, port: int) -> None:
         """SIGKILL the node on `port` (a crash; its data is gone, as with no persistence)."""
-        proc = self.procs.pop(port)
-        proc.kill()
-        proc.wait(timeout=10)
+        self.procs.pop(port).stop(kill=True)
 
     def stop(self) -> None:
-        """Stop every node: SIGTERM, then SIGKILL after 10 s."""
-        for proc in self.procs.values():
-            proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
+        """Stop every node: SIGTERM to all first, then each waited for (SIGKILL after 10 s)."""
+        for node in self.procs.values():
+            if node.proc is not None:
+                node.proc.terminate()
+        for node in self.procs.values():
+            node.stop()
         self.procs.clear()
 
     def __enter__(self) -> LocalCluster:

@@ -1,7 +1,8 @@
 """A real Redis for tests: `REDIS_URL`, else testcontainers (if Docker answers), else a local
 `redis-server` on a free port; never a silent skip. `SCORELEDGER_TEST_REDIS=cluster` makes the
 session's Redis a local Redis Cluster instead (3 primaries + 3 replicas, `tests/redis_cluster.py`,
-URL `redis+cluster://...`); `REDIS_URL` still wins.
+URL `redis+cluster://...`); `REDIS_URL` still wins. Under pytest-xdist each worker has its own
+Redis: its own server (or cluster), or its own database of a shared `REDIS_URL` (`worker_url`).
 
 `RedisServer` is also the helper for durability tests: a dedicated `redis-server` (optionally
 with `--appendonly yes`) that a test can stop and start again on the same port and data dir.
@@ -13,8 +14,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,12 +21,8 @@ from typing import Any
 
 import redis
 
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from services.adapters.redis.launcher import RedisProcess
+from services.adapters.redis.launcher import free_port as free_port  # the tests' import
 
 
 def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
@@ -52,8 +47,10 @@ def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
         client.close()
 
 
-class RedisServer:
-    """A dedicated `redis-server` subprocess on a free port, stopped by its own handle.
+class RedisServer(RedisProcess):
+    """A dedicated `redis-server` on a free port, stopped by its own handle: the repository's
+    launcher (`RedisProcess`), not bound to the starting thread (a test may start one from a
+    worker thread).
 
     `appendonly` turns AOF on (`appendfsync` as given) so data survives `restart()`; without
     it the server keeps nothing on disk (`--save ""`).
@@ -62,62 +59,7 @@ class RedisServer:
     def __init__(
         self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always"
     ) -> None:
-        exe = shutil.which("redis-server")
-        if exe is None:
-            raise FileNotFoundError(
-                "redis-server is not on the PATH (apt-get install redis-server)"
-            )
-        self.exe = exe
-        self.data_dir = data_dir
-        self.port = free_port()
-        self.appendonly = appendonly
-        self.appendfsync = appendfsync
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> RedisServer:
-        """Start the server and wait until it answers PING."""
-        args = [
-            self.exe,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(self.data_dir),
-            "--appendonly",
-            "yes" if self.appendonly else "no",
-        ]
-        if self.appendonly:
-            args += ["--appendfsync", self.appendfsync]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_ping(self.url)
-        return self
-
-    def stop(self, *, kill: bool = False) -> None:
-        """Stop the server: SIGTERM (clean shutdown), or SIGKILL when `kill` (a crash)."""
-        if self.proc is None:
-            return
-        if kill:
-            self.proc.kill()
-        else:
-            self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-        self.proc = None
-
-    def restart(self, *, kill: bool = False) -> None:
-        """Stop (or kill) and start again on the same port and data dir."""
-        self.stop(kill=kill)
-        self.start()
+        super().__init__(data_dir, appendonly=appendonly, appendfsync=appendfsync, bound=False)
 
 
 def docker_answers() -> bool:
@@ -132,6 +74,40 @@ def docker_answers() -> bool:
 
 
 TEST_REDIS_ENV = "SCORELEDGER_TEST_REDIS"
+XDIST_WORKER_ENV = "PYTEST_XDIST_WORKER"
+"""Set by pytest-xdist in each worker process (`gw0`, `gw1`, ...)."""
+
+
+def worker_index() -> int:
+    """This process's pytest-xdist worker number (`gw3` -> 3); 0 outside xdist."""
+    name = os.environ.get(XDIST_WORKER_ENV, "")
+    return int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
+
+
+def worker_url(url: str) -> str:
+    """`url` for this xdist worker: a single node's database number moved up by the worker
+    number (worker 2 of `redis://h:6379/0` gets db 2), so workers sharing one `REDIS_URL` flush
+    only their own keys. Outside xdist, and for worker 0, `url` itself.
+
+    Raises:
+        ValueError: a cluster URL (one database only) shared by more than one worker, or a
+            database number past 15 (Redis' default `databases 16`).
+    """
+    index = worker_index()
+    if index == 0:
+        return url
+    if url.startswith(("redis+cluster://", "rediss+cluster://")):
+        raise ValueError(
+            f"REDIS_URL={url} is a cluster (one database): xdist workers would flush each "
+            "other's keys; run with `-n 0`, or unset REDIS_URL (each worker starts its own)"
+        )
+    base, _, db = url.rpartition("/")
+    if "://" not in base or not db.isdigit():  # no database in the URL: db 0
+        base, db = url.rstrip("/"), "0"
+    number = int(db) + index
+    if number > 15:
+        raise ValueError(f"REDIS_URL={url}: worker {index} would need database {number} (> 15)")
+    return f"{base}/{number}"
 
 
 def redis_mode() -> str:
@@ -154,6 +130,7 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
         RuntimeError: none of the three ways works (the caller turns this into pytest.fail).
     """
     if url := os.environ.get("REDIS_URL"):
+        url = worker_url(url)  # each xdist worker its own database
         if not url.startswith(("redis+cluster://", "rediss+cluster://")):
             wait_for_ping(url)
         yield url

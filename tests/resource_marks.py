@@ -67,12 +67,12 @@ def _guards() -> list[tuple[str, str, Any, str]]:
     import redis.asyncio.connection as aconn
     import redis.connection as sconn
 
-    from tests.redis_fixture import RedisServer
+    from services.adapters.redis.launcher import RedisProcess
 
     guards: list[tuple[str, str, Any, str]] = [
         ("redis", "opened a Redis connection", sconn.AbstractConnection, "connect"),
         ("redis", "opened a Redis connection", aconn.AbstractConnection, "connect"),
-        ("redis", "started a redis-server", RedisServer, "start"),
+        ("redis", "started a redis-server", RedisProcess, "start"),  # the one launcher
     ]
     try:
         import psycopg

@@ -1,80 +1,34 @@
-"""A dedicated redis-server for a benchmark run, on a free port, stopped by its own handle.
+"""A dedicated redis-server for a benchmark run: the repository's one launcher
+(`services.adapters.redis.launcher.RedisProcess`) on a free port, in a temporary directory that
+is removed after, stopped by its own handle.
 
-`appendfsync="everysec"` turns AOF on (the durability variant); otherwise nothing is
-persisted. Source: docs/development.md (local redis-server); docs/operating/redis.md (AOF everysec).
+`aof=True` turns AOF on with `appendfsync everysec` (the durability variant); otherwise nothing
+is persisted. Source: docs/development.md (local redis-server); docs/operating/redis.md (AOF
+everysec).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
 import tempfile
-import time
 from pathlib import Path
 from types import TracebackType
 
 import redis
 
-from services.platform.lifetime import bound_to_parent
+from services.adapters.redis.launcher import RedisProcess, free_port
+
+__all__ = ["RedisServer", "free_port"]
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class RedisServer:
+class RedisServer(RedisProcess):
     """`with RedisServer() as server: server.url ...`; AOF everysec when `aof` is True."""
 
     def __init__(self, aof: bool = False) -> None:
-        exe = shutil.which("redis-server")
-        if exe is None:
-            raise FileNotFoundError("redis-server is not on the PATH (make system-deps)")
-        self.exe, self.aof, self.port = exe, aof, free_port()
-        self.dir = Path(tempfile.mkdtemp(prefix="bench-redis-"))
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def __enter__(self) -> RedisServer:
-        args = [
-            self.exe,
-            "--port",
-            str(self.port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(self.dir),
-            "--appendonly",
-            "yes" if self.aof else "no",
-        ]
-        if self.aof:
-            args += ["--appendfsync", "everysec"]
-        self.proc = subprocess.Popen(
-            bound_to_parent(args, os.getpid()),  # ends with a killed harness too
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-        client.close()
-        return self
+        directory = Path(tempfile.mkdtemp(prefix="bench-redis-"))
+        super().__init__(directory, appendonly=aof, appendfsync="everysec")
+        self.aof = aof
+        self.dir = directory
 
     def __exit__(
         self,
@@ -82,12 +36,11 @@ class RedisServer:
         error: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
+        super().__exit__(kind, error, tb)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def flush(self) -> None:
+        """FLUSHALL: empty the server between measurements."""
         client = redis.Redis(port=self.port)
         client.flushall()
         client.close()

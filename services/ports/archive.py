@@ -7,7 +7,7 @@ when it ended). `checksum` is the SHA-256 of the stored events' JSONL (`events_j
 export's bytes but for the names the export puts back into the start event); every adapter verifies it on read and raises
 `ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.archive.PostgresArchive`
 (production), `adapters.directory.archive.DirectoryArchive` (one compressed file per game,
-the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/contract/test_archive.py`
+the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/ports/test_archive.py`
 holds all three to one suite. Source: docs/benchmarks.md (archive/cold tier), KurrentDB's
 archive tier (reads fall through).
 """

@@ -139,7 +139,7 @@ class StreamLog(Protocol[S]):
 
 class EventLog(StreamLog[Envelope], Protocol):
     """Append, read and list games. Implementations: `adapters.redis.eventlog.RedisEventLog`,
-    `adapters.memory.store.MemoryEventLog`; `tests/contract/` holds both to one suite."""
+    `adapters.memory.store.MemoryEventLog`; `tests/ports/` holds both to one suite."""
 
     async def append(
         self,

@@ -7,7 +7,7 @@ entry belongs to is the door's knowledge (`game_of`, given to the adapter when i
 
 Implementations: `services.adapters.redis.inbox.RedisInboxQueue` (a Redis stream and its
 consumer group), `services.adapters.memory.inbox.MemoryInboxQueue`; one contract suite
-(`tests/contract/test_inbox_queue.py`). Dead letters have their own port
+(`tests/ports/test_inbox_queue.py`). Dead letters have their own port
 (`services.ports.deadletters`, `put_once`). Errors: the ports' `StoreError` /
 `StoreUnavailable` (`services.ports.errors`).
 """

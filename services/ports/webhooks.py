@@ -107,7 +107,7 @@ class EnqueueOutcome:
 
 class WebhookStore(Protocol):
     """Implementations: `adapters.redis.webhooks.RedisWebhookStore`,
-    `adapters.memory.webhooks.MemoryWebhookStore`; `tests/contract/test_webhooks.py` holds both
+    `adapters.memory.webhooks.MemoryWebhookStore`; `tests/ports/test_webhooks.py` holds both
     to one suite. Queues and logs are per endpoint and bounded by the caller's `max_queue` /
     `max_log`."""
 

@@ -11,7 +11,7 @@ tests/doors/test_faults_cache_bound.py checks the estimate stays above the measu
 Text is the exception: a valid event may carry 500-character fields of 4-byte characters, and
 a ledger note may copy text of an earlier event (a declared card's name on every performance),
 so `state_bytes` adds `TEXT_FACTOR` times the bytes of every string of the events and of the
-ledger entries (each counted once, as they are cached; tests/adversarial/test_break_cache_bytes.py
+ledger entries (each counted once, as they are cached; tests/adversarial/test_cache_byte_estimate.py
 measures it).
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md ("caches bounded by size in bytes with a setting").
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,3 +60,12 @@ def test_a_server_fixture_marks_the_test() -> None:
     ]
     mark_by_fixtures(items)  # type: ignore[arg-type]
     assert [item.marks for item in items] == [["redis"], ["postgres"], [], ["redis"]]
+
+
+def test_an_unmarked_test_cannot_start_the_one_launcher(tmp_path: Path) -> None:
+    """The repository's one redis-server launcher (services/adapters/redis/launcher.py) is
+    closed too: the demo's, the bench's and the tests' servers all start through it."""
+    from services.adapters.redis.launcher import RedisProcess
+
+    with pytest.raises(UnmarkedResourceError, match="started a redis-server"):
+        RedisProcess(tmp_path).start()

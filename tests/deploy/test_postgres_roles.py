@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from services.adapters.postgres.archive import PostgresArchive
-from tests.contract.test_archive import sealed
+from tests.ports.test_archive import sealed
 from tests.postgres_fixture import fresh_database
 
 pytestmark = pytest.mark.postgres

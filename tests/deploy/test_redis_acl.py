@@ -523,7 +523,7 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     # query reads the stream, never the digest; the other users neither.
     from contracts.league import LeagueCreated
     from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
-    from tests.contract.test_league_log import _event
+    from tests.ports.test_league_log import _event
 
     created = _event(1, LeagueCreated(title="Club", game="penumbra"), "acl-club")
     ingest = RedisLeagueLog(role("ingest"), KEYS)

@@ -1,6 +1,6 @@
 """In-memory adapters of every port, sharing one `MemoryBackend` (tests, `make test-fast`).
 
-Same contract as the Redis adapters (`tests/contract/` runs one suite against both): appends
+Same contract as the Redis adapters (`tests/ports/` runs one suite against both): appends
 all or nothing with expected version and event-id dedupe, the credential digest stored with
 the creating append, projections and checkpoints changed together. Not for production: one
 process, nothing durable. Feed ids are `1-<n>` (n counts every id the backend handed out).

@@ -12,9 +12,6 @@ every node. Source: https://redis.io/docs/latest/operate/oss_and_stack/reference
 from __future__ import annotations
 
 import math
-import os
-import socket
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +20,15 @@ from pathlib import Path
 
 import redis
 
-from services.platform.lifetime import bound_to_parent
+from services.adapters.redis.launcher import RedisProcess, free_cluster_port
+
+__all__ = [
+    "ClusterStartError",
+    "form_cluster",
+    "free_cluster_port",
+    "slot_ranges",
+    "throwaway_cluster",
+]
 
 SLOTS = 16384
 """Hash slots of every Redis Cluster (CRC16(key) mod 16384)."""
@@ -31,22 +36,6 @@ SLOTS = 16384
 
 class ClusterStartError(RuntimeError):
     """A node did not start, or the cluster did not reach `cluster_state:ok` in time."""
-
-
-def free_cluster_port() -> int:
-    """A free loopback port P <= 55535 whose cluster bus port P + 10000 is free too."""
-    while True:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port > 55535:
-            continue
-        with socket.socket() as bus:
-            try:
-                bus.bind(("127.0.0.1", port + 10000))
-            except OSError:
-                continue
-        return port
 
 
 def slot_ranges(masters: int) -> list[tuple[int, int]]:
@@ -61,20 +50,6 @@ def slot_ranges(masters: int) -> list[tuple[int, int]]:
         ranges.append((first, last))
         first, cursor = last + 1, cursor + per_node
     return ranges
-
-
-def _node_args(exe: str, port: int, data_dir: Path) -> list[str]:
-    return [
-        exe,
-        "--port", str(port),
-        "--bind", "127.0.0.1",
-        "--cluster-enabled", "yes",
-        "--cluster-config-file", "nodes.conf",
-        "--cluster-node-timeout", "5000",
-        "--dir", str(data_dir),
-        "--save", "",
-        "--appendonly", "no",
-    ]  # fmt: skip
 
 
 def _wait(check: Callable[[], object], what: str, timeout_s: float) -> None:
@@ -119,9 +94,9 @@ def form_cluster(ports: list[int], timeout_s: float = 30.0) -> None:
 
 @contextmanager
 def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
-    """Run a `masters`-node Redis Cluster from `redis-server` at `exe`; yield its
-    `redis+cluster://127.0.0.1:P1,...` URL; stop every node (SIGTERM, SIGKILL after 10 s)
-    when the block exits, also when the start fails half-way.
+    """Run a `masters`-node Redis Cluster from `redis-server` at `exe` (each node a
+    `RedisProcess`); yield its `redis+cluster://127.0.0.1:P1,...` URL; stop every node
+    (SIGTERM, SIGKILL after 10 s) when the block exits, also when the start fails half-way.
 
     Raises:
         ClusterStartError: a node did not answer PING within 10 s, or the cluster did not form.
@@ -136,28 +111,11 @@ def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
             if port not in ports:
                 ports.append(port)
         for port in ports:
-            node_dir = Path(root) / str(port)
-            node_dir.mkdir()
-            proc = subprocess.Popen(
-                bound_to_parent(_node_args(exe, port, node_dir), os.getpid()),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            stack.callback(_stop, proc)
-        for port in ports:
-            client = redis.Redis(port=port, socket_connect_timeout=0.2)
+            node = RedisProcess(Path(root) / str(port), port=port, exe=exe, cluster=True)
+            stack.callback(node.stop)
             try:
-                _wait(client.ping, f"redis-server on port {port} answering PING", 10.0)
-            finally:
-                client.close()
+                node.start()
+            except TimeoutError as error:
+                raise ClusterStartError(str(error)) from None
         form_cluster(ports)
         yield "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()

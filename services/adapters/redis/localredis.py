@@ -8,21 +8,17 @@ else an explanation of how to get one. Source: docs/development.md (fixture orde
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
-import socket
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import redis
-from redis.backoff import ConstantBackoff
-from redis.retry import Retry
 
 from services.adapters.redis.connect import connect, parse_target
-from services.platform.lifetime import bound_to_parent
+from services.adapters.redis.launcher import RedisProcess
 
 HOW_TO_GET_REDIS = (
     "scoreledger demo needs Redis 7. Either install it "
@@ -70,61 +66,25 @@ def answers(url: str, timeout_s: float = 1.0, *, cluster: bool = False) -> bool:
         return False
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def throwaway_redis(exe: str) -> Iterator[str]:
-    """Run `redis-server` on a free loopback port with no persistence; yield its URL; stop it
-    (SIGTERM, then SIGKILL after 10 s) by its own handle when the block exits.
+    """Run `redis-server` (a `RedisProcess`) on a free loopback port with no persistence; yield
+    its URL; stop it (SIGTERM, then SIGKILL after 10 s) by its own handle when the block exits.
 
     Raises:
         NoRedis: it did not answer PING within 10 s.
     """
     with tempfile.TemporaryDirectory(prefix="scoreledger-demo-redis-") as data_dir:
-        port = _free_port()
-        args = [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-        args += ["--appendonly", "no", "--dir", data_dir]
-        proc = subprocess.Popen(
-            bound_to_parent(args, os.getpid()),  # a demo killed by SIGKILL stops it too
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        url = f"redis://127.0.0.1:{port}/0"
+        server = RedisProcess(Path(data_dir), exe=exe)  # bound: a demo killed by SIGKILL stops it
         try:
-            _wait_until_answers(url, proc)
-            yield url
+            server.start()
+        except TimeoutError as error:
+            server.stop()
+            raise NoRedis(f"the throwaway {error}") from None
+        try:
+            yield server.url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_until_answers(url: str, proc: subprocess.Popen[bytes]) -> None:
-    """PING with redis-py's own retry (every 50 ms, about 10 s in all) until the server is up."""
-    client = redis.Redis.from_url(
-        url,
-        socket_connect_timeout=0.2,
-        retry=Retry(ConstantBackoff(0.05), retries=200),
-        retry_on_error=[redis.ConnectionError],
-    )
-    try:
-        client.ping()
-    except (redis.RedisError, OSError):
-        state = (
-            f"exited with code {proc.returncode}"
-            if proc.poll() is not None
-            else "did not answer PING"
-        )
-        raise NoRedis(f"the throwaway redis-server at {url} {state}") from None
-    finally:
-        client.close()
+            server.stop()
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""Regression tests (docs/decisions/0019-hostile-input-at-every-door.md, found by review on wt/break): `scoreledger serve`'s start-up
+"""Regression tests (docs/decisions/0019-hostile-input-at-every-door.md): `scoreledger serve`'s start-up
 line (services/cli/startup.py) never carries the password, whatever the URL holds; a wrong
 cluster password exits 77; a taken port is one line on stderr, exit 70.
 """
@@ -37,7 +37,7 @@ SECRET = "hunter2"
         "redis://127.0.0.1:{port}/0?password={s}",  # the query-string password redis-py reads
     ],
 )
-def test_break_startup_line_never_echoes_a_password_with_url_special_characters(
+def test_startup_line_never_echoes_a_password_with_url_special_characters(
     template: str,
 ) -> None:
     """A password holding '@', '/', '#' or '?' (redis-py splits at the last '@'), a cluster
@@ -52,7 +52,7 @@ def test_break_startup_line_never_echoes_a_password_with_url_special_characters(
     assert "x@" not in line, line
 
 
-def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
+def test_masked_hides_the_whole_password_with_an_at_sign() -> None:
     """`masked` hides the whole password, up to its last '@'."""
     shown = masked("redis://ingest:p@ssw0rd@redis:6379/0")
     print(f"\nmasked -> {shown}")
@@ -60,7 +60,7 @@ def test_break_masked_hides_the_whole_password_with_an_at_sign() -> None:
 
 
 @pytest.mark.redis
-def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
+def test_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
     """docs/operating/configuration.md says a start-up failure is one line on stderr: with the port taken, the
     port is checked before uvicorn starts (none of its logs), one line, exit 70."""
     server = RedisServer(tmp_path).start()
@@ -86,7 +86,7 @@ def test_break_port_in_use_is_one_line_on_stderr(tmp_path: Path) -> None:
 
 
 @pytest.mark.redis
-def test_break_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> None:
+def test_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> None:
     """A one-node cluster (all slots, `requirepass right`) and a cluster URL with the wrong
     password: the cluster client raises `RedisClusterException` whose cause is the
     `AuthenticationError`; `classify` follows the cause chain: exit 77, not 69."""

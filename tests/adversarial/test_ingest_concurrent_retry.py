@@ -1,4 +1,4 @@
-"""Breaker, round 2: the ingest plans on the version its credential lookup read
+"""The ingest plans on the version its credential lookup read
 (`CheckedAppend.append(..., known_version)`, a72a9fb) when no state is cached.
 
 That version is read before the request's body is read and parsed. Another writer (another

@@ -8,8 +8,8 @@ import pytest
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import AppendRequest
-from tests.contract.conftest import Backend
 from tests.pipeline.factory import corrected, game_log, started
+from tests.ports.conftest import Backend
 
 
 async def test_append_then_read_back_in_order(backend: Backend) -> None:

@@ -11,8 +11,8 @@ from services.ports.projections import (
     ProjectionHead,
     ProjectionOp,
 )
-from tests.contract.conftest import Backend
 from tests.pipeline.factory import game_log
+from tests.ports.conftest import Backend
 
 
 def in_shard(shard: int, count: int) -> list[str]:

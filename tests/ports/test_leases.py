@@ -13,7 +13,7 @@ from services.ports.errors import LeaseLost
 from services.ports.leases import FencedProjections, ShardLease
 from services.ports.projections import ProjectionBatch
 from services.usecases.ownership import ShardOwnership
-from tests.contract.conftest import SHARDS, Backend
+from tests.ports.conftest import SHARDS, Backend
 
 DEADLINE_S = 30.0
 

@@ -1,4 +1,4 @@
-"""Regression tests (docs/decisions/0011-faults-are-answered-not-crashed.md, found by review on wt/break): Redis faults that reach the
+"""Regression tests (docs/decisions/0011-faults-are-answered-not-crashed.md): Redis faults that reach the
 app as a plain `ResponseError` (NOREPLICAS, MISCONF, BUSY; services/doors/asgi/http_errors.py
 `STORAGE_FAULT_REPLIES`) answer 503 `service.storage_unavailable` with `Retry-After: 1`, not
 500. A real redis-server is put in each state.
@@ -48,7 +48,7 @@ def _show(what: str, answer: object) -> str:
     return line
 
 
-def test_break_write_refused_for_missing_replicas_is_a_503_not_a_500(
+def test_write_refused_for_missing_replicas_is_a_503_not_a_500(
     http: TestClient, server: RedisServer
 ) -> None:
     """`min-replicas-to-write 1` without a replica: Redis refuses every write with
@@ -66,7 +66,7 @@ def test_break_write_refused_for_missing_replicas_is_a_503_not_a_500(
     assert answer.headers.get("retry-after") == "1"
 
 
-def test_break_write_refused_when_redis_cannot_persist_is_a_503_not_a_500(
+def test_write_refused_when_redis_cannot_persist_is_a_503_not_a_500(
     http: TestClient, server: RedisServer
 ) -> None:
     """A failed background save with `stop-writes-on-bgsave-error yes` (the default): Redis
@@ -98,7 +98,7 @@ def test_break_write_refused_when_redis_cannot_persist_is_a_503_not_a_500(
     assert answer.headers.get("retry-after") == "1"
 
 
-def test_break_reads_while_a_script_keeps_redis_busy_are_503_not_500(
+def test_reads_while_a_script_keeps_redis_busy_are_503_not_500(
     http: TestClient, server: RedisServer
 ) -> None:
     """A long Lua script (another client) past `busy-reply-threshold`: Redis answers `BUSY`

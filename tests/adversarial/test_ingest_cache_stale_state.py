@@ -1,4 +1,4 @@
-"""Regression tests (docs/decisions/0011-faults-are-answered-not-crashed.md, found by review on wt/break): the ingest cache
+"""Regression tests (docs/decisions/0011-faults-are-answered-not-crashed.md): the ingest cache
 (services/usecases/check.py) plans a batch of new events on its cached state; the append's
 expected head (the cached state's last event id, checked by the append script) catches a
 stored log that differs at the same version, and the batch is checked again on the stored log.
@@ -38,9 +38,7 @@ def _void(game_id: str, seq: int, target: uuid.UUID) -> Envelope:
     )
 
 
-async def test_break_new_event_after_rollback_and_other_writer_is_checked_on_the_stored_log() -> (
-    None
-):
+async def test_new_event_after_rollback_and_other_writer_is_checked_on_the_stored_log() -> None:
     """Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): Redis rolls back 5 events and another writer stores 5 different events at
     the same seqs (the version equals the cache's again). A new event (seq 11) voiding an
     event Redis no longer holds is refused (the expected head differs, the batch is checked
@@ -73,7 +71,7 @@ async def test_break_new_event_after_rollback_and_other_writer_is_checked_on_the
 
 
 @pytest.mark.redis
-def test_break_over_http_a_void_checked_on_a_stale_cache_is_stored(tmp_path: Path) -> None:
+def test_over_http_a_void_checked_on_a_stale_cache_is_stored(tmp_path: Path) -> None:
     """Faults (docs/decisions/0011-faults-are-answered-not-crashed.md): the same over HTTP on a real redis-server: ingest A caches a 10-event game;
     Redis comes back from a snapshot of 5 (SIGKILL after SAVE); ingest B (another process, no
     cache) stores 5 other events; A is sent a void of one of the lost events as seq 11. A

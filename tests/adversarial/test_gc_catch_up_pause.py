@@ -1,4 +1,4 @@
-"""Breaker, round 2: the catch-up pause of the cyclic collector (`services.platform.gctune.CATCH_UP`).
+"""The catch-up pause of the cyclic collector (`services.platform.gctune.CATCH_UP`).
 
 The pause ends only at a read of the projector loop that is not full. A loop that stops
 reading while paused (it lost every shard, or its reads fail while Redis is down) left the

@@ -1,4 +1,4 @@
-"""Breaker, round 2: the front door (`services.doors.query.front`) against FastAPI's stack.
+"""The front door (`services.doors.query.front`) against FastAPI's stack.
 
 A storage fault that no exception handler names by class (a plain `ResponseError` such as
 MASTERDOWN, answered 503 by the app's 500 handler, `STORAGE_FAULT_REPLIES`) gets the same

@@ -1,4 +1,4 @@
-"""Hostile clients against tournaments, tables and leagues (breaker pass): a table's game
+"""Hostile clients against tournaments, tables and leagues: a table's game
 token must not override what a judge ruled, and a league must not count one game twice."""
 
 from __future__ import annotations

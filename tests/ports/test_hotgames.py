@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from services.ports.archive import ArchiveEntry, SealedGame, checksum_of
 from services.ports.hotgames import HotGames
-from tests.contract.conftest import Backend
 from tests.pipeline.factory import game_log
+from tests.ports.conftest import Backend
 
 DIGEST = "cd" * 32
 

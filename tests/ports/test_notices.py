@@ -10,8 +10,8 @@ import pytest
 
 from services.ports.notices import Notice
 from services.ports.projections import START_ID, ProjectionBatch
-from tests.contract.conftest import Backend
-from tests.contract.test_projections import apply, in_shard
+from tests.ports.conftest import Backend
+from tests.ports.test_projections import apply, in_shard
 
 G1, G2 = in_shard(1, 2)
 DEADLINE_S = 30.0

@@ -8,9 +8,9 @@ import asyncio
 
 from services.ports.feeds import FeedBatch
 from services.ports.projections import START_ID, ProjectionBatch, feed_id_key
-from tests.contract.conftest import Backend
-from tests.contract.test_projections import in_shard
 from tests.pipeline.factory import corrected, started
+from tests.ports.conftest import Backend
+from tests.ports.test_projections import in_shard
 
 SHARD = 2
 GAME, OTHER = in_shard(SHARD, 2)

@@ -1,0 +1,298 @@
+"""The architecture as one test module: every import rule of the tree, read from each module's
+own import statements with `ast` (every import statement, also those inside functions and
+`TYPE_CHECKING` blocks; relative ones resolved against their package):
+
+* storage: outside the adapters (`services/adapters/`) and the composition root (the package
+  `services/bootstrap/`, every module of it) no module imports a storage driver (`redis`,
+  `psycopg`, `psycopg_pool`) or an adapter (`services.adapters`): doors and use cases reach
+  storage through the ports (`services/ports/`), and catch the ports' errors
+  (`services.ports.errors`);
+* door arrows: no door imports the composition root or the command line (they import the
+  doors, not the reverse); no door imports another door (shared HTTP pieces live in
+  `services/doors/asgi/`); the platform pieces (`services/platform/`) import no door, use case,
+  adapter, composition root or command;
+* purity: `domain/` imports only the standard library, pydantic and `contracts` (and itself)
+  and calls no I/O, clock or randomness; `contracts/` imports no inner layer. Packaged card
+  data read with `importlib.resources` at import time (read-only data shipped with the code)
+  is allowed; every other way to reach the outside is refused.
+
+Source: docs/architecture/index.md ("Architecture").
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TREES = ("services", "domain", "contracts")
+FORBIDDEN = ("redis", "psycopg", "psycopg_pool", "services.adapters")
+ALLOWED = ("services/adapters/", "services/bootstrap/")
+"""Where storage drivers and adapters may be imported."""
+
+EXEMPT: dict[str, str] = {
+    "services/bench/": "the benchmark harness starts and drives Redis servers and clusters itself "
+    "(redis-server processes, raw clients to measure against); it is tooling run by `make "
+    "bench`, not a door of the service",
+}
+"""Prefixes allowed to import drivers and adapters anyway, each with its reason."""
+
+DOMAIN_ALLOWED = {
+    "__future__",
+    "contracts",
+    "domain",
+    "pydantic",
+    "pydantic_core",  # pydantic's own core (`to_json`), installed with it
+    "typing_extensions",  # typing's backport (a `TypeVar` default on 3.11), pydantic's dependency
+}
+
+
+def modules() -> list[Path]:
+    return sorted(p for tree in TREES for p in (ROOT / tree).rglob("*.py"))
+
+
+def imported(source: str, rel: str) -> list[tuple[int, str]]:
+    """(line, dotted module) of every import in `source` (the module at `rel`, a path from the
+    repository's root); `from . import x` resolved against its package, `from a import b`
+    given as `a.b` too (so `from services import adapters` counts)."""
+    tree = ast.parse(source, rel)
+    package = ".".join(Path(rel).with_suffix("").parts[:-1])
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _matches(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def _rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def violations(path: Path, source: str | None = None) -> list[str]:
+    """The forbidden imports of the module at `path` (its text: `source`, else the file's)."""
+    rel = _rel(path)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    return sorted(
+        {
+            f"{rel}:{line} imports {name}"
+            for line, name in imported(text, rel)
+            for prefix in FORBIDDEN
+            if _matches(name, prefix)
+        }
+    )
+
+
+def _allowed(rel: str) -> bool:
+    return rel.startswith(ALLOWED) or rel.startswith(tuple(EXEMPT))
+
+
+def test_only_adapters_and_the_composition_root_import_drivers_or_adapters() -> None:
+    found = [v for path in modules() if not _allowed(_rel(path)) for v in violations(path)]
+    assert found == [], "doors and use cases reach storage through the ports:\n" + "\n".join(found)
+
+
+def test_every_exemption_is_still_needed() -> None:
+    for prefix in EXEMPT:
+        assert any(violations(p) for p in modules() if _rel(p).startswith(prefix)), (
+            f"{prefix} imports no driver or adapter any more: delete its exemption"
+        )
+
+
+def test_every_allowed_place_exists_and_imports_adapters() -> None:
+    """The allowance names places that exist and use it (a moved root leaves no stale entry)."""
+    for prefix in ALLOWED:
+        assert (ROOT / prefix).is_dir(), f"{prefix} is not a folder of the tree"
+        assert any(violations(p) for p in modules() if _rel(p).startswith(prefix)), prefix
+
+
+def test_the_domain_imports_only_the_standard_library_pydantic_and_contracts() -> None:
+    stdlib = set(sys.stdlib_module_names)
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{line} imports {name}"
+        for path in sorted((ROOT / "domain").rglob("*.py"))
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if name.split(".")[0] not in stdlib | DOMAIN_ALLOWED
+    ]
+    assert found == [], "the domain is pure:\n" + "\n".join(found)
+
+
+def test_the_checker_sees_imports_inside_functions_and_relative_ones() -> None:
+    """The parser itself: an import in a function body, under `TYPE_CHECKING`, relative, or of
+    the adapters' package as a name, is each found (a module that is not on disk)."""
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import psycopg\n"
+        "def f():\n    from redis.asyncio import Redis\n"
+        "from .. import adapters\n"
+        "import services.adapters.redis.connect as c\n"
+        "import redistools\n"  # another package whose name starts alike: allowed
+    )
+    found = violations(ROOT / "services" / "query" / "probe.py", source)
+    names = [v.split(" imports ")[1] for v in found]
+    assert names == [
+        "psycopg",
+        "redis.asyncio",
+        "redis.asyncio.Redis",
+        "services.adapters",
+        "services.adapters.redis.connect",
+    ]
+
+
+# Door arrows ---------------------------------------------------------------------------------
+
+DOORS = ("ingest", "projector", "push", "query", "web", "webhooks")
+"""The doors under `services/doors/` (besides `asgi/`, the HTTP pieces they share, and
+`archiver.py`, the sealing worker)."""
+ABOVE = ("services.bootstrap", "services.cli")
+
+
+def names(path: Path) -> set[str]:
+    """Every module the module at `path` imports (dotted names, relative ones resolved;
+    `from x import y` gives `x` and `x.y`)."""
+    try:
+        rel = _rel(path)
+    except ValueError:  # a module outside the tree (the checker's own probe)
+        rel = path.name
+    return {name for _, name in imported(path.read_text(encoding="utf-8"), rel)}
+
+
+def door_modules() -> list[tuple[str, Path]]:
+    return [
+        (door, path)
+        for door in DOORS
+        for path in sorted((ROOT / "services" / "doors" / door).rglob("*.py"))
+    ]
+
+
+def test_the_doors_are_found() -> None:
+    found = {door for door, _ in door_modules()}
+    assert found == set(DOORS)
+    assert len(door_modules()) > 20
+
+
+def test_no_door_imports_the_composition_root_or_the_command_line() -> None:
+    wrong = [
+        f"{path.relative_to(ROOT)} -> {name}"
+        for _, path in door_modules()
+        for name in names(path)
+        if any(_matches(name, above) for above in ABOVE)
+    ]
+    assert wrong == []
+
+
+def test_no_door_imports_another_door_directly() -> None:
+    wrong = sorted(
+        f"{path.relative_to(ROOT)} -> {name}"
+        for door, path in door_modules()
+        for name in names(path)
+        for other in DOORS
+        if other != door and _matches(name, f"services.doors.{other}")
+    )
+    assert wrong == []
+
+
+def test_the_arrow_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from services.bootstrap import build_app\n")
+    assert "services.bootstrap" in names(module)
+
+
+def test_the_platform_imports_no_door_use_case_adapter_or_root() -> None:
+    above = (
+        "services.doors",
+        "services.usecases",
+        "services.adapters",
+        "services.bootstrap",
+        "services.cli",
+    )
+    wrong = [
+        f"{path.relative_to(ROOT)} -> {name}"
+        for path in sorted((ROOT / "services" / "platform").rglob("*.py"))
+        for name in names(path)
+        if any(_matches(name, a) for a in above)
+    ]
+    assert wrong == []
+
+
+# Purity --------------------------------------------------------------------------------------
+
+DOMAIN = ROOT / "domain"
+BANNED_STDLIB = {
+    "os",
+    "io",
+    "socket",
+    "random",
+    "secrets",
+    "time",
+    "logging",
+    "subprocess",
+    "asyncio",
+    "threading",
+    "multiprocessing",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "urllib",
+    "http",
+    "sqlite3",
+    "uuid_gen",
+}
+BANNED_CALLS = {"open", "print", "input", "now", "utcnow", "today", "uuid4", "uuid1", "getenv"}
+
+
+def _domain_modules() -> list[Path]:
+    return sorted(p for p in DOMAIN.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _tops(path: Path) -> set[str]:
+    """The top-level packages the module at `path` imports."""
+    return {name.split(".")[0] for name in names(path)}
+
+
+@pytest.mark.parametrize("path", _domain_modules(), ids=lambda p: str(p.relative_to(DOMAIN)))
+def test_domain_module_imports_only_stdlib_pydantic_and_contracts(path: Path) -> None:
+    imported_tops = _tops(path)
+    foreign = {
+        m for m in imported_tops if m not in sys.stdlib_module_names and m not in DOMAIN_ALLOWED
+    }
+    assert not foreign, f"{path.name} imports {sorted(foreign)}"
+    banned = imported_tops & BANNED_STDLIB
+    assert not banned, f"{path.name} imports I/O, clock or randomness: {sorted(banned)}"
+
+
+@pytest.mark.parametrize("path", _domain_modules(), ids=lambda p: str(p.relative_to(DOMAIN)))
+def test_domain_module_calls_no_io_clock_or_randomness(path: Path) -> None:
+    calls = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            calls.add(func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", ""))
+    assert not calls & BANNED_CALLS, f"{path.name} calls {sorted(calls & BANNED_CALLS)}"
+
+
+def test_the_purity_check_would_catch_a_violation(tmp_path: Path) -> None:
+    sample = tmp_path / "probe.py"
+    sample.write_text("import redis\nfrom datetime import datetime\nx = datetime.now()\n")
+    assert "redis" in _tops(sample) - sys.stdlib_module_names - DOMAIN_ALLOWED
+    tree = ast.parse(sample.read_text())
+    assert any(isinstance(n, ast.Attribute) and n.attr == "now" for n in ast.walk(tree))
+
+
+def test_contracts_import_no_inner_layer() -> None:
+    for path in (ROOT / "contracts").rglob("*.py"):
+        assert not _tops(path) & {"domain", "services"}, f"contracts/{path.name} imports inward"
