@@ -10,7 +10,6 @@ tournament's table game is never also a single game of the league (`league.count
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, TournamentAdded
@@ -87,24 +86,6 @@ def counted_once(state: LeagueState, p: TournamentAdded | GameAdded) -> None:
                 )
 
 
-def fold(events: Iterable[LeagueEnvelope], upto_seq: int | None = None) -> LeagueState:
-    """Fold a league's events from the first; stop after `upto_seq` when given.
-
-    Raises:
-        RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
-    """
-    return _FOLD.fold(events, upto_seq)
-
-
-def apply(state: LeagueState | None, event: LeagueEnvelope) -> LeagueState:
-    """`state` after `event` (`state` is changed in place and returned; None before the first).
-
-    Raises:
-        RuleViolation: the event breaks a rule (see the module doc).
-    """
-    return _FOLD.apply(state, event)
-
-
 def _start(event: LeagueEnvelope) -> LeagueState:
     if not isinstance(event.payload, LeagueCreated):  # the skeleton checked it first
         raise RuleViolation("league.not_created", "the first event must be created", "type")
@@ -130,3 +111,8 @@ def _step(state: LeagueState, event: LeagueEnvelope) -> None:
 
 _FOLD: StreamFold[LeagueEnvelope, LeagueState] = StreamFold("league", LeagueCreated, _start, _step)
 """The league's fold: the stream skeleton (`domain.stream`) with its own rules."""
+fold = _FOLD.fold
+"""Fold a league's events from the first, stopping after `upto_seq` when given
+(`StreamFold.fold`; raises RuleViolation, `log.empty` for no events)."""
+apply = _FOLD.apply
+"""`state` after `event`, changed in place (`StreamFold.apply`; raises RuleViolation)."""

@@ -20,7 +20,7 @@ dismissed only while in office (at most 20).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from contracts.tournament import (
@@ -48,15 +48,6 @@ from domain.tournament.state import (
     TableState,
     TournamentState,
 )
-
-
-def fold(events: Iterable[TournamentEnvelope], upto_seq: int | None = None) -> TournamentState:
-    """Fold a tournament's events from the first; stop after `upto_seq` when given.
-
-    Raises:
-        RuleViolation: from the first event that breaks a rule; `log.empty` for no events.
-    """
-    return _FOLD.fold(events, upto_seq)
 
 
 def evolve(state: TournamentState | None, event: TournamentEnvelope) -> TournamentState:
@@ -343,3 +334,6 @@ _FOLD: StreamFold[TournamentEnvelope, TournamentState] = StreamFold(
     "tournament", TournamentCreated, _start, _step
 )
 """The tournament's fold: the stream skeleton (`domain.stream`) with its own rules."""
+fold = _FOLD.fold
+"""Fold a tournament's events from the first, stopping after `upto_seq` when given
+(`StreamFold.fold`; raises RuleViolation, `log.empty` for no events)."""
