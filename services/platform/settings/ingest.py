@@ -45,7 +45,7 @@ class IngestSettings(CommonSettings):
         default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of ingest's folded-state cache (bytes, estimated per game: "
-        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+        "services/runtime/sizedcache.py); least recently used games are evicted past it",
     )
     inbox_keep_s: float = Field(
         default=86_400.0,
