@@ -19,6 +19,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+GROUP = "ingest"
+"""The inbox streams' consumer group (every stream's; FastStream's subscribers read in it)."""
+
 Fields = dict[bytes, bytes]
 """An entry's fields as the stream holds them."""
 

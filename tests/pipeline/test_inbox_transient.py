@@ -17,11 +17,12 @@ from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.errors import translated
 from services.adapters.redis.keys import Keys
 from services.bootstrap import memory_ports, use_cases
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
-from services.doors.ingest.transient import is_transient
+from services.doors.ingest.inbox_entry import letter_reason
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
+from services.usecases.inbox.entries import game_of_entry
+from services.usecases.inbox.settle import Inbox
+from services.usecases.inbox.transient import is_transient
 from services.usecases.record import Entry, Record, Recorded
 from services.usecases.refusal import Refusal
 from tests.pipeline.factory import started
@@ -79,7 +80,12 @@ async def test_a_transient_fault_is_retried_until_redis_answers(fault: BaseExcep
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, fault, times=3)
     inbox = Inbox(
-        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
+        MemoryInboxQueue("sl:inbox", game_of_entry),
+        Keys(4),
+        flaky,
+        ports.letters,
+        retry_cap_s=0.01,
+        reason=letter_reason,
     )
     data = json.dumps(started("t1").to_wire()).encode()
     await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])
@@ -104,7 +110,12 @@ async def test_other_errors_propagate_and_letter_nothing(error: BaseException) -
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, error, times=1)
     inbox = Inbox(
-        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
+        MemoryInboxQueue("sl:inbox", game_of_entry),
+        Keys(4),
+        flaky,
+        ports.letters,
+        retry_cap_s=0.01,
+        reason=letter_reason,
     )
     data = json.dumps(started("t2").to_wire()).encode()
     with pytest.raises(type(error)):

@@ -18,9 +18,11 @@ from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.doors.ingest.inbox import GROUP, Inbox, Retention
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import letter_reason
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
+from services.usecases.inbox.entries import game_of_entry
+from services.usecases.inbox.settle import Inbox, Retention
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(4)
@@ -51,7 +53,12 @@ def inbox_of(client: aioredis.Redis, keep_s: float) -> Inbox:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     return Inbox(
-        queue_of(client), KEYS, record, ports.letters, Retention(keep_s, keep_s, every_s=0)
+        queue_of(client),
+        KEYS,
+        record,
+        ports.letters,
+        Retention(keep_s, keep_s, every_s=0),
+        reason=letter_reason,
     )
 
 
@@ -108,7 +115,14 @@ async def test_old_dead_letters_go_recent_ones_stay(client: aioredis.Redis) -> N
 async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> None:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, Retention(60, 60, every_s=3600))
+    inbox = Inbox(
+        queue_of(client),
+        KEYS,
+        record,
+        ports.letters,
+        Retention(60, 60, every_s=3600),
+        reason=letter_reason,
+    )
     await client.xadd(KEYS.inbox, {"data": "{}"})
     await client.xgroup_create(KEYS.inbox, GROUP, id="$")
     assert await inbox.trim() == (0, 0)
@@ -131,7 +145,7 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     capped = Retention(86_400, 86_400, every_s=0, inbox_max_len=3)
-    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped)
+    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped, reason=letter_reason)
     assert (await inbox.trim())[0] == 2  # ids[0], ids[1]: recent, but over the cap
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[2:]
     await client.xack(KEYS.inbox, GROUP, ids[2])
@@ -139,7 +153,12 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[6:]
     assert (await inbox.trim())[0] == 0  # 2 left, under the cap
     uncapped = Inbox(
-        queue_of(client), KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=0)
+        queue_of(client),
+        KEYS,
+        record,
+        ports.letters,
+        Retention(86_400, 86_400, every_s=0),
+        reason=letter_reason,
     )
     await client.xadd(KEYS.inbox, {"data": "{}"})
     assert (await uncapped.trim())[0] == 0

@@ -25,10 +25,7 @@ from redis.exceptions import ResponseError
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.exhausted import ExhaustedStreams
 from services.adapters.redis.retention import trim_inbox
-from services.ports.inbox import Fields, GameOf, Held, StreamHealth
-
-GROUP = "ingest"
-"""The inbox streams' consumer group."""
+from services.ports.inbox import GROUP, Fields, GameOf, Held, StreamHealth
 
 PEL_SCAN = 10_000
 """Most PEL rows read to answer `pending_older` (the PEL holds a few batches per replica)."""

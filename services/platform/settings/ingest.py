@@ -15,7 +15,7 @@ class IngestSettings(CommonSettings):
     """Ingest: HTTP appends and the Redis inbox."""
 
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
-    # Inbox consumer group (services/doors/ingest/inbox.py, docs/decisions/0011-faults-are-answered-not-crashed.md): one consumer name per replica.
+    # Inbox consumer group (services/usecases/inbox/settle.py, docs/decisions/0011-faults-are-answered-not-crashed.md): one consumer name per replica.
     inbox_consumer: str | None = Field(
         default=None,
         min_length=1,
