@@ -104,17 +104,10 @@ class Reclaimer:
 
     async def _own_orphans(self, idle_ms: int) -> int:
         taken = 0
-        after: bytes | None = None
-        while True:
-            ids = await self.queue.pending_of(self.consumer, idle_ms, self.count, after)
-            if not ids:
-                return taken
-            after = ids[-1]  # the next page: after this one
-            mine = [i for i in ids if i not in self.in_flight]
-            # not returned by `claim`: deleted while pending, or claimed by another replica
-            taken += await self._settle(await self.queue.claim(self.consumer, mine, idle_ms))
-            if len(ids) < self.count:
-                return taken
+        pages = self.queue.own_orphans(self.consumer, idle_ms, self.count, self.in_flight)
+        async for page in pages:
+            taken += await self._settle(page)
+        return taken
 
     async def _settle(self, claimed: list[tuple[bytes, Fields]]) -> int:
         entries = [(i, f) for i, f in claimed if i not in self.in_flight]
