@@ -23,6 +23,7 @@ from pathlib import Path
 
 import redis
 
+from services.adapters.redis.localredis import stop_server
 from services.platform.lifetime import bound_to_parent
 
 SLOTS = 16384
@@ -143,7 +144,7 @@ def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            stack.callback(_stop, proc)
+            stack.callback(stop_server, proc)
         for port in ports:
             client = redis.Redis(port=port, socket_connect_timeout=0.2)
             try:
@@ -152,12 +153,3 @@ def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
                 client.close()
         form_cluster(ports)
         yield "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()

@@ -98,12 +98,7 @@ def throwaway_redis(exe: str) -> Iterator[str]:
             _wait_until_answers(url, proc)
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_server(proc)
 
 
 def _wait_until_answers(url: str, proc: subprocess.Popen[bytes]) -> None:
@@ -162,3 +157,14 @@ def demo_redis(
         return
     with throwaway_redis(exe) as url:
         yield DemoRedis(url, throwaway=True)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a redis-server this module or `localcluster` started: SIGTERM, then SIGKILL if it
+    has not ended within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
