@@ -23,7 +23,6 @@ from pathlib import Path
 
 import redis
 
-from services.adapters.redis.localredis import stop_server
 from services.platform.lifetime import bound_to_parent
 
 SLOTS = 16384
@@ -153,3 +152,14 @@ def throwaway_cluster(exe: str, masters: int = 3) -> Iterator[str]:
                 client.close()
         form_cluster(ports)
         yield "redis+cluster://" + ",".join(f"127.0.0.1:{p}" for p in ports)
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a redis-server this module or `localredis` started: SIGTERM, then SIGKILL if it
+    has not ended within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -22,6 +22,7 @@ from redis.backoff import ConstantBackoff
 from redis.retry import Retry
 
 from services.adapters.redis.connect import connect, parse_target
+from services.adapters.redis.localcluster import ClusterStartError, stop_server, throwaway_cluster
 from services.platform.lifetime import bound_to_parent
 
 HOW_TO_GET_REDIS = (
@@ -147,8 +148,6 @@ def demo_redis(
         )
         raise NoRedis(reason + "redis-server is not on the PATH.\n" + HOW_TO_GET_REDIS)
     if start_cluster:
-        from services.adapters.redis.localcluster import ClusterStartError, throwaway_cluster
-
         try:
             with throwaway_cluster(exe) as url:
                 yield DemoRedis(url, throwaway=True, cluster=True)
@@ -157,14 +156,3 @@ def demo_redis(
         return
     with throwaway_redis(exe) as url:
         yield DemoRedis(url, throwaway=True)
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a redis-server this module or `localcluster` started: SIGTERM, then SIGKILL if it
-    has not ended within 10 s."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
