@@ -267,7 +267,7 @@ async def inbox_writer(settings: CommonSettings, shards: int = 16) -> AsyncItera
     own closed at the end."""
     keys = Keys(shards)
     from services.adapters.redis.inbox import RedisInboxQueue
-    from services.usecases.inbox.entries import game_of_entry
+    from services.doors.ingest.inbox_entry import game_of_entry
 
     client = connect_from(settings)
     try:

@@ -55,8 +55,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
     from services.adapters.redis.inbox import RedisInboxQueue
     from services.doors.ingest.inbox_app import build_inbox_app
-    from services.doors.ingest.inbox_entry import letter_reason
-    from services.usecases.inbox.entries import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
     from services.usecases.inbox.settle import Inbox, Retention
 
     settings = service.settings
@@ -75,7 +74,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         retry_cap_s=settings.inbox_retry_cap_s,
         max_entry_bytes=settings.max_body_bytes,
         follow=service.cases.tables.after_write,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     return build_inbox_app(service.settings, inbox, inbox_broker(settings), consumer)
 
@@ -113,8 +112,7 @@ def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
     """The inbox door on the in-memory adapters: `ports` and a `MemoryInboxQueue` of the shared
     stream (tests, the AsyncAPI document, an in-process pipeline)."""
     from services.adapters.memory.inbox import MemoryInboxQueue
-    from services.doors.ingest.inbox_entry import letter_reason
-    from services.usecases.inbox.entries import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
     from services.usecases.inbox.settle import Inbox
 
     keys = Keys(settings.shards)
@@ -124,7 +122,7 @@ def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
         keys,
         record,
         ports.letters,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
 
 

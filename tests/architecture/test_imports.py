@@ -238,3 +238,19 @@ def test_the_door_rule_sees_a_driven_port_and_an_implementation() -> None:
         "imports a port's implementation services.adapters.memory.inbox",
         "imports a port's implementation services.adapters.memory.inbox.MemoryInboxQueue",
     ]
+
+
+DOOR_LIBRARIES = ("faststream", "fastapi", "starlette", "uvicorn")
+"""What only doors, the composition root and the command line use: use cases and the runtime
+layer know no HTTP and no FastStream (a door hands them plain values)."""
+
+
+def test_use_cases_and_the_runtime_know_no_http_or_faststream() -> None:
+    found = [
+        f"{_rel(path)}:{line} imports {name}"
+        for path in modules()
+        if _rel(path).startswith(("services/usecases/", RUNTIME))
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if any(_matches(name, prefix) for prefix in DOOR_LIBRARIES)
+    ]
+    assert found == [], "use cases are told what came in by doors:\n" + "\n".join(found)

@@ -362,8 +362,7 @@ async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
 
     from services.adapters.memory.inbox import MemoryInboxQueue
     from services.adapters.redis.keys import Keys
-    from services.doors.ingest.inbox_entry import letter_reason
-    from services.usecases.inbox.entries import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
     from services.usecases.inbox.settle import Inbox
 
     ports = memory_ports(4)
@@ -375,7 +374,7 @@ async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
         cases.record,
         ports.letters,
         follow=cases.tables.after_write,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     transport = httpx.ASGITransport(app=app_of(cases))
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:

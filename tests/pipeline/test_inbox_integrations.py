@@ -20,10 +20,9 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, running_inbox, use_cases
-from services.doors.ingest.inbox_entry import letter_reason
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.inbox import GROUP
-from services.usecases.inbox.entries import game_of_entry
 from services.usecases.inbox.settle import Inbox, Retention
 from tests.pipeline.factory import game_log, started
 from tests.pipeline.helpers import wait_until
@@ -101,7 +100,7 @@ async def test_a_refused_entry_is_dead_lettered_once_naming_its_stream(
         KEYS,
         use_cases(ports, settings).record,
         ports.letters,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     await door.sibling(TABLE).process([b"5-1"], [{b"data": garbage, b"token": TOKEN.encode()}])
     assert await redis_client.xlen(KEYS.dead_letter) == 3
@@ -144,7 +143,7 @@ def door_of(client: aioredis.Redis, every_s: float) -> Inbox:
         record,
         ports.letters,
         Retention(86_400, 86_400, every_s=every_s),
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
 
 

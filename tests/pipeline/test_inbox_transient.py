@@ -17,10 +17,9 @@ from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.errors import translated
 from services.adapters.redis.keys import Keys
 from services.bootstrap import memory_ports, use_cases
-from services.doors.ingest.inbox_entry import letter_reason
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
-from services.usecases.inbox.entries import game_of_entry
 from services.usecases.inbox.settle import Inbox
 from services.usecases.inbox.transient import is_transient
 from services.usecases.record import Entry, Record, Recorded
@@ -85,7 +84,7 @@ async def test_a_transient_fault_is_retried_until_redis_answers(fault: BaseExcep
         flaky,
         ports.letters,
         retry_cap_s=0.01,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     data = json.dumps(started("t1").to_wire()).encode()
     await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])
@@ -115,7 +114,7 @@ async def test_other_errors_propagate_and_letter_nothing(error: BaseException) -
         flaky,
         ports.letters,
         retry_cap_s=0.01,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     data = json.dumps(started("t2").to_wire()).encode()
     with pytest.raises(type(error)):

@@ -18,10 +18,9 @@ from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.doors.ingest.inbox_entry import letter_reason
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.inbox import GROUP
-from services.usecases.inbox.entries import game_of_entry
 from services.usecases.inbox.settle import Inbox, Retention
 
 pytestmark = pytest.mark.redis
@@ -58,7 +57,7 @@ def inbox_of(client: aioredis.Redis, keep_s: float) -> Inbox:
         record,
         ports.letters,
         Retention(keep_s, keep_s, every_s=0),
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
 
 
@@ -121,7 +120,7 @@ async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> No
         record,
         ports.letters,
         Retention(60, 60, every_s=3600),
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     await client.xadd(KEYS.inbox, {"data": "{}"})
     await client.xgroup_create(KEYS.inbox, GROUP, id="$")
@@ -145,7 +144,7 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     capped = Retention(86_400, 86_400, every_s=0, inbox_max_len=3)
-    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped, reason=letter_reason)
+    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped, form=INBOX_FORM)
     assert (await inbox.trim())[0] == 2  # ids[0], ids[1]: recent, but over the cap
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[2:]
     await client.xack(KEYS.inbox, GROUP, ids[2])
@@ -158,7 +157,7 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
         record,
         ports.letters,
         Retention(86_400, 86_400, every_s=0),
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     await client.xadd(KEYS.inbox, {"data": "{}"})
     assert (await uncapped.trim())[0] == 0

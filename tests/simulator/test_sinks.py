@@ -15,11 +15,10 @@ from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.doors.ingest.inbox_entry import letter_reason
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
 from services.simulator.tables import simulate_game, simulate_tables
-from services.usecases.inbox.entries import game_of_entry
 from services.usecases.inbox.settle import Inbox
 
 
@@ -81,7 +80,7 @@ async def test_inbox_entries_create_their_games_and_fill_them(
         Keys(),
         record,
         ports.letters,
-        reason=letter_reason,
+        form=INBOX_FORM,
     )
     await inbox.ensure_group()
     stream = await redis_client.xrange(Keys().inbox)

@@ -1,15 +1,23 @@
-"""The inbox entry format as the AsyncAPI document tells integrators (`INBOX_DESCRIPTION`,
-`INTEGRATION_INBOX_DESCRIPTION`), and FastStream's parser step that hands the raw field maps on
-(`keep_raw_parser`). Reading an entry's fields is the use case's
-(`services.usecases.inbox.entries`).
+"""The inbox entry format: as the AsyncAPI document tells integrators (`INBOX_DESCRIPTION`,
+`INTEGRATION_INBOX_DESCRIPTION`), as the settling use case reads it (`INBOX_FORM`: an entry's
+body, field `data` or FastStream's `__data__` binary message format with its headers; its write
+proof; its game; what a dead letter keeps and says), and FastStream's parser step that hands the
+raw field maps on (`keep_raw_parser`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from faststream.redis.parser import BinaryMessageFormatV1
+
 from services.doors.asgi.http_errors import refusal_item
+from services.usecases.authorize import WriteProof
+from services.usecases.inbox.entries import EntryForm
+from services.usecases.parse import decode_json, game_of
+from services.usecases.record import Entry
 from services.usecases.refusal import Refusal
 
 INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
@@ -59,12 +67,92 @@ Example:
 """
 
 
+SECRET_FIELDS = {b"token", b"creator_key"}
+"""Entry fields never copied into a dead letter."""
+
+
+def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
+    """The entry's body and, for FastStream's `__data__` format, its message headers."""
+    if b"data" in fields:
+        return fields[b"data"], {}
+    if b"__data__" in fields:
+        body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
+        return body, headers
+    return None, {}
+
+
+def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
+    return _unpacked(fields)[0]
+
+
+def game_of_entry(fields: dict[bytes, bytes]) -> str | None:
+    """The game an entry names (its first event's `game_id`), None when unreadable."""
+    try:
+        return game_of(decode_json(_body_of(fields), "data"))
+    except Exception:  # garbage names no game
+        return None
+
+
+def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
+    value = fields.get(name.encode())
+    if value is not None:
+        return value.decode(errors="replace")
+    header = headers.get(name)
+    return header if isinstance(header, str) else None
+
+
+def entry_of(fields: dict[bytes, bytes]) -> Entry:
+    """The record use case's view of one inbox entry: its proof (fields `token`,
+    `creator_key`, or FastStream message headers of those names) and its raw data."""
+    body, headers = _unpacked(fields)
+    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+    return Entry(proof, body)
+
+
+def raw_of(fields: dict[bytes, bytes]) -> bytes:
+    """What a dead letter keeps of an entry: its data as received, else all its fields as JSON
+    (never `SECRET_FIELDS`)."""
+    body = _body_of(fields)
+    if body is not None:
+        return body
+    kept = {
+        k.decode(errors="replace"): v.decode(errors="replace")
+        for k, v in fields.items()
+        if k not in SECRET_FIELDS
+    }
+    return json.dumps(kept).encode()
+
+
 def letter_reason(refusal: Refusal) -> dict[str, object]:
     """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC 9457
     members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
     `expected` / `actual` / `version`), plus the refusal's `kind` and `message` (= `detail`)."""
     item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
     return {**refusal.to_dict(), **item}
+
+
+class _InboxForm:
+    """`EntryForm` of the inbox streams: the functions of this module."""
+
+    def entry(self, fields: dict[bytes, bytes]) -> Entry:
+        """See `entry_of`."""
+        return entry_of(fields)
+
+    def game(self, fields: dict[bytes, bytes]) -> str | None:
+        """See `game_of_entry`."""
+        return game_of_entry(fields)
+
+    def raw(self, fields: dict[bytes, bytes]) -> bytes:
+        """See `raw_of`."""
+        return raw_of(fields)
+
+    def reason(self, refusal: Refusal) -> dict[str, object]:
+        """See `letter_reason`."""
+        return letter_reason(refusal)
+
+
+INBOX_FORM: EntryForm = _InboxForm()
+"""How the settling use case reads an inbox entry and words its dead letter."""
 
 
 async def keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:

@@ -14,7 +14,7 @@ game carries the token its creator chose) and, where the deployment requires one
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
 the raw body and the refusal's kind/rule/field/message plus the problem members HTTP would
-answer (the door's `reason`, `services.doors.ingest.inbox_entry.letter_reason`; never a token). Everything it asks of
+answer (the door's `form`, `services.doors.ingest.inbox_entry.INBOX_FORM`; never a token). Everything it asks of
 the stream (acks, a game's older pending entries, holds, trimming) goes through the
 `InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
@@ -74,7 +74,7 @@ import structlog
 from services.platform.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.inbox import InboxNames, InboxQueue, StreamHealth
-from services.usecases.inbox.entries import entry_of, game_of_entry, raw_of
+from services.usecases.inbox.entries import EntryForm
 from services.usecases.inbox.transient import Blocked, is_transient, until_redis_answers
 from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
@@ -93,10 +93,6 @@ STANDING_KINDS = frozenset({"rule", "invalid"})
 not depend on the log, and a rule refusal was decided on the stored state at the event's own
 version (`services.usecases.plan`), so deciding again on a newer state could only turn it into
 a version conflict (a later entry of the game taking its seq) and hide the rule it broke."""
-
-
-Reason = Callable[[Refusal], dict[str, object]]
-"""A dead letter's reason for a refusal (JSON members; the door's: the problem HTTP answers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +164,7 @@ class _Sorted:
 class Inbox:
     """Settles the entries of one inbox stream, `queue` (the `InboxQueue` port; the shared
     `keys.inbox` or an integration's): records them, dead-letters refusals once with
-    `reason(refusal)` as the letter's reason, acks (see the module docstring)."""
+    `form.reason(refusal)` as the letter's reason, acks (see the module docstring)."""
 
     def __init__(
         self,
@@ -178,13 +174,13 @@ class Inbox:
         letters: DeadLetters,
         retention: Retention | None = None,
         *,
-        reason: Reason,
+        form: EntryForm,
         retry_cap_s: float = 2.0,
         max_entry_bytes: int | None = None,
         follow: Follow | None = None,
     ) -> None:
         self.queue = queue
-        self.reason = reason
+        self.form = form  # the door's: how an entry reads, how its letter says why
         self.follow = follow  # after a recorded entry: tournament tables follow their games
         self.max_entry_bytes = max_entry_bytes  # None: unbounded (tests); as HTTP's body limit
         self.keys = keys
@@ -208,7 +204,7 @@ class Inbox:
             self.record,
             self.letters,
             self.retention,
-            reason=self.reason,
+            form=self.form,
             retry_cap_s=self.retry_cap_s,
             max_entry_bytes=self.max_entry_bytes,
             follow=self.follow,
@@ -272,7 +268,7 @@ class Inbox:
         `max_entry_bytes` is refused unread, as HTTP answers 413: its size never changes."""
         big = self._oversized(d)
         todo = [i for i in d.todo if i not in big]
-        outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in todo])
+        outcomes = await self.record.record_entries([self.form.entry(d.entries[i]) for i in todo])
         s = _Sorted(set(d.done))
         for i, refusal in big.items():
             s.refuse(d, i, refusal)
@@ -294,9 +290,9 @@ class Inbox:
         if self.follow is None:
             return
         for i, outcome in zip(todo, outcomes, strict=True):
-            game = game_of_entry(d.entries[i])
+            game = self.form.game(d.entries[i])
             if isinstance(outcome, Recorded) and game is not None:
-                await self.follow(game, entry_of(d.entries[i]).raw)
+                await self.follow(game, self.form.entry(d.entries[i]).raw)
 
     async def _sort(
         self, d: _Delivery, s: _Sorted, i: int, outcome: Recorded | Refusal, consumer: str | None
@@ -307,7 +303,7 @@ class Inbox:
             s.recorded.append(outcome)
             s.decided.add(d.ids[i])
             return
-        game = game_of_entry(d.entries[i])
+        game = self.form.game(d.entries[i])
         if game is not None and game in s.held:
             s.held[game].append(i)
             return
@@ -365,7 +361,7 @@ class Inbox:
         """Dead-letter a refusal once per entry: context `inbox_id` (and `inbox`, the stream,
         for an integration's stream), once-key `inbox:<id>` (`inbox:<stream>:<id>`). The raw
         kept is cut to `max_entry_bytes` (an oversized entry's first bytes)."""
-        kept = raw_of(fields)
+        kept = self.form.raw(fields)
         if self.max_entry_bytes is not None:
             kept = kept[: self.max_entry_bytes]
         inbox_id = entry_id.decode()
@@ -373,7 +369,7 @@ class Inbox:
         context, once = {"inbox_id": inbox_id}, f"inbox:{inbox_id}"
         if self.stream != self.keys.inbox:  # the shared stream's letters stay as they were
             context, once = {**context, "inbox": self.stream}, f"inbox:{self.stream}:{inbox_id}"
-        reason = self.reason(refusal)
+        reason = self.form.reason(refusal)
         letter = DeadLetter(kept, reason, "inbox", context)
         if await self.letters.put_once(letter, once, keep_s) is None:
             log.info("inbox.dead_letter_repeat", **context)
