@@ -10,6 +10,7 @@ docs/decisions/0018-observability-at-the-edges.md (SSE id = notice id).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from services.ports.notices import ChangeNotices, Notice, ProjectionFields
 from services.ports.shards import shard_of
@@ -18,28 +19,22 @@ Archived = Callable[[str], Awaitable[dict[str, str] | None]]
 """An archived game's final projection fields (None: not archived)."""
 
 
+@dataclass(frozen=True, slots=True)
 class LiveChanges:
     """The change notices and projection fields of all `shards` shards.
 
-    Args:
+    Attributes:
         notices: the change notices (one stream of notices per shard).
         projections: the games' stored projection fields.
         shards: how many shards there are.
-        archived: an archived game's projection fields, read when the store has none (None:
+        archive: an archived game's projection fields, read when the store has none (None:
             no archive).
     """
 
-    def __init__(
-        self,
-        notices: ChangeNotices,
-        projections: ProjectionFields,
-        shards: int,
-        archived: Archived | None = None,
-    ) -> None:
-        self.notices = notices
-        self.projections = projections
-        self.shards = shards
-        self._archived = archived
+    notices: ChangeNotices
+    projections: ProjectionFields
+    shards: int
+    archive: Archived | None = None
 
     def shard_of(self, game_id: str) -> int:
         """The shard whose notices carry `game_id`'s changes."""
@@ -69,4 +64,4 @@ class LiveChanges:
     async def archived(self, game_id: str) -> dict[str, str] | None:
         """`game_id`'s final projection fields from the archive (None: not archived, or no
         archive)."""
-        return None if self._archived is None else await self._archived(game_id)
+        return None if self.archive is None else await self.archive(game_id)
