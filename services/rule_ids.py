@@ -24,7 +24,7 @@ REFUSALS = (
     "services/usecases/parse.py",
     "services/usecases/record.py",
     "services/usecases/refusal.py",
-    "services/doors/ingest/inbox.py",
+    "services/usecases/inbox/settle.py",
 )
 """Modules whose `Refusal(kind, rule, ...)` (or `cls(kind, rule, ...)`) refuse a game write."""
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
-from services.usecases.readmodels import offloop
+from services.runtime import pool as replay_pool
 from tests import procs
 from tests.postgres_fixture import fresh_database, provide_postgres_url
 from tests.redis_fixture import RedisServer, flush_all, provide_redis_url
@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """After every fixture has stopped its servers: fail the run if a process it started is
     still alive after `LEAK_GRACE_S` seconds, naming each (and then SIGKILL it by its id)."""
-    offloop.stop_shared_pool()  # a pool a test used without an app
+    replay_pool.stop_shared_pool()  # a pool a test used without an app
     procs.reap_zombies()
     left = procs.wait_until_none(_leftovers, LEAK_GRACE_S)
     if not left:

@@ -19,6 +19,7 @@ from services.bootstrap.roles import Roles, roles_lifespan
 from services.bootstrap.usecases import Service, UseCases, build
 from services.doors.push.hub import ChangeHub
 from services.platform.settings import ServiceSettings
+from services.usecases.live_changes import LiveChanges
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.tiered import ArchiveReader
 
@@ -178,14 +179,13 @@ def change_hub(
 
     if ports.pipeline is None:
         raise TypeError("the change hub needs ports with a pipeline (projection fields)")
-    return ChangeHub(
+    changes = LiveChanges(
         ports.notices,
         ports.pipeline.fields,
         shards,
-        render_projection,
-        archived=archived.projection_fields if archived is not None else None,
-        **options,  # type: ignore[arg-type]
+        archived.projection_fields if archived is not None else None,
     )
+    return ChangeHub(changes, render_projection, **options)  # type: ignore[arg-type]
 
 
 def ingest_app(cases: UseCases, settings: ServiceSettings) -> FastAPI:

@@ -26,9 +26,9 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from faststream import FastStream
     from faststream.redis import RedisBroker
 
-    from services.doors.ingest.inbox import Inbox
     from services.doors.projector.loop import ProjectorLoop
     from services.doors.webhooks.loop import WebhooksLoop
+    from services.usecases.inbox.settle import Inbox
     from services.usecases.webhooks.admin import WebhookAdmin
 
 
@@ -54,9 +54,9 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
     """The inbox consumer of `service` as a FastStream app (its broker connects on start);
     `consumer` None: the setting `inbox_consumer`, else `ingest-<hostname>-<pid>`."""
     from services.adapters.redis.inbox import RedisInboxQueue
-    from services.doors.ingest.inbox import Inbox, Retention
     from services.doors.ingest.inbox_app import build_inbox_app
-    from services.doors.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
+    from services.usecases.inbox.settle import Inbox, Retention
 
     settings = service.settings
     retention = Retention(
@@ -74,6 +74,7 @@ def inbox_app(service: Service, consumer: str | None = None) -> FastStream:
         retry_cap_s=settings.inbox_retry_cap_s,
         max_entry_bytes=settings.max_body_bytes,
         follow=service.cases.tables.after_write,
+        form=INBOX_FORM,
     )
     return build_inbox_app(service.settings, inbox, inbox_broker(settings), consumer)
 
@@ -111,12 +112,18 @@ def memory_inbox(ports: Ports, settings: ServiceSettings) -> Inbox:
     """The inbox door on the in-memory adapters: `ports` and a `MemoryInboxQueue` of the shared
     stream (tests, the AsyncAPI document, an in-process pipeline)."""
     from services.adapters.memory.inbox import MemoryInboxQueue
-    from services.doors.ingest.inbox import Inbox
-    from services.doors.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
+    from services.usecases.inbox.settle import Inbox
 
     keys = Keys(settings.shards)
     record = use_cases(ports, settings).record
-    return Inbox(MemoryInboxQueue(keys.inbox, game_of_entry), keys, record, ports.letters)
+    return Inbox(
+        MemoryInboxQueue(keys.inbox, game_of_entry),
+        keys,
+        record,
+        ports.letters,
+        form=INBOX_FORM,
+    )
 
 
 def inbox_document_app(settings: ServiceSettings) -> FastStream:
@@ -221,7 +228,7 @@ def _webhook_parts(
         bounds,
     )
     grace_s = s.webhook_timeout_s + 1.0
-    loop = WebhooksLoop(dispatcher, sender, ports.webhooks, s.webhook_poll_s, grace_s)
+    loop = WebhooksLoop(dispatcher, sender, s.webhook_poll_s, grace_s)
     admin = WebhookAdmin(ports.webhooks, sender, bounds, allow_private=s.webhook_allow_private)
     return loop, admin, aclosing(transport)
 

@@ -15,14 +15,15 @@ from services.bootstrap.backends import Ports, archive_of, redis_ports, replay_l
 from services.platform.settings import ServiceSettings
 from services.ports.leagues import LeagueLog
 from services.ports.tournaments import TournamentLog
+from services.runtime.fairqueue import Limits
+from services.runtime.pool import PROCESSES
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.league_rating import OpenSkillModel
 from services.usecases.leagues import Leagues
 from services.usecases.names import Forget, NamedEventLog
 from services.usecases.project import Project
-from services.usecases.readmodels.fairqueue import Limits
-from services.usecases.readmodels.offloop import PROCESSES, LogSource
+from services.usecases.readmodels.offloop import LogSource
 from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.snapshots import SnapshotConfig
 from services.usecases.record import Record

@@ -55,7 +55,8 @@ def demo(
     publish the example games over HTTP with live standings; end with final standings checked
     against `scoreledger score` and the measured events/s."""
     from services.bootstrap import NoRedis, demo_redis
-    from services.cli.demo import ARCHIVE_AFTER_S, example_logs, load_games, run_demo
+    from services.cli.demo import ARCHIVE_AFTER_S, run_demo
+    from services.cli.demo_games import example_logs, load_games
     from services.cli.on_redis import settings_or_exit
     from services.cli.remote import PublishError
     from services.platform.lifetime import exit_on_sigterm, sigterm_deferred

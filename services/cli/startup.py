@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from services.platform.causes import causes
 from services.platform.settings import CommonSettings
 from services.ports.archive import ArchiveRefused, ArchiveUnavailable
 from services.ports.errors import StoreError
@@ -142,16 +143,6 @@ def _kind(error: BaseException) -> str | None:
     return error.kind if isinstance(error, StoreError) else None
 
 
-def _chain(error: BaseException) -> list[BaseException]:
-    """`error` and its causes/contexts, outermost first."""
-    chain: list[BaseException] = []
-    seen: BaseException | None = error
-    while seen is not None and seen not in chain:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    return chain
-
-
 def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
     """The `StartupFailure` for an error of the start-up PING (or of a role starting)."""
     if isinstance(error, ArchiveRefused):
@@ -165,7 +156,7 @@ def classify(error: BaseException, settings: CommonSettings) -> StartupFailure:
             EXIT_UNAVAILABLE,
         )
     where = masked(settings.redis_url)
-    chain = _chain(error)
+    chain = causes(error)
     auth = next((e for e in chain if _kind(e) == "credentials"), None)
     if auth is not None or any("WRONGPASS" in str(e) for e in chain):
         return StartupFailure(

@@ -14,10 +14,13 @@ consumer group), `services.adapters.memory.inbox.MemoryInboxQueue`; one contract
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
+
+GROUP = "ingest"
+"""The inbox streams' consumer group (every stream's; FastStream's subscribers read in it)."""
 
 Fields = dict[bytes, bytes]
 """An entry's fields as the stream holds them."""
@@ -98,18 +101,13 @@ class InboxQueue(Protocol):
         idle time takes them from a live consumer that waits on them."""
         ...
 
-    async def pending_of(
-        self, consumer: str, idle_ms: int, count: int, after: bytes | None = None
-    ) -> list[bytes]:
-        """Up to `count` ids pending with `consumer` and idle at least `idle_ms` ms (0: any),
-        after `after` (None: from the start), oldest first."""
-        ...
-
-    async def claim(
-        self, consumer: str, ids: Sequence[bytes], idle_ms: int
-    ) -> list[tuple[bytes, Fields]]:
-        """Take `ids` for `consumer` where idle at least `idle_ms` ms; the entries taken.
-        One deleted while pending is settled (acked) and not returned."""
+    def own_orphans(
+        self, consumer: str, idle_ms: int, count: int, skip: Collection[bytes]
+    ) -> AsyncIterator[list[tuple[bytes, Fields]]]:
+        """The entries pending with `consumer` itself and idle at least `idle_ms` ms (0: any),
+        taken again for it (idle reset), page by page (`count` ids a page, oldest first), but for
+        the ids in `skip` (read again before each page: entries a task of the caller works
+        on). One deleted while pending is settled (acked) and not returned."""
         ...
 
     async def claim_idle(

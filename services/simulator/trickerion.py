@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import cast
 
 from contracts.common import (
@@ -27,54 +26,34 @@ from contracts.envelope import Envelope
 from contracts.trickerion import (
     Advertised,
     ArcaneWorker,
-    Character,
-    CharacterHired,
     EndgameInventoryDeclared,
     Level3Holding,
-    LinkCreated,
     PerformanceGiven,
     ResourcesChanged,
     Specialist,
     TrickerionGameStarted,
     TrickerionOptions,
-    TrickLearned,
     TrickYielded,
     Weekday,
 )
-from domain.trickerion.catalog import Trick, performances, tricks
+from domain.trickerion.catalog import performances, tricks
 from domain.trickerion.extra_cards import extra_tricks
 from services.simulator.envelopes import EnvelopeFactory
 from services.simulator.trickerion_extras import (
     extra_for,
-    play_assignment,
     random_options,
     swapped,
 )
+from services.simulator.trickerion_places import Placements, Stage
 from services.simulator.trickerion_tally import Seat, initiative_order
 
 NAMES = ("Alma", "Bruno", "Clara", "Dmitri", "Edda", "Farid", "Greta", "Hugo")
 WEEKDAYS = ("thursday", "friday", "saturday", "sunday")
 WEEKDAY_MODIFIER = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
 """Per-owner Fame and Coin yield modifier (docs/rules/trickerion.md#during-play), only with the option."""
-RENOVATE = ((5, 7, 9, 2, 5, 9), (3, 4, 6, 1, 3, 6), (6, 8, 10, 4, 7, 10), (4, 5, 11, 1, 3, 13))
-"""Academy Renovate spaces: Coins at Fame threshold 1/16/36, then Fame (research §3.6, SC)."""
-MAX_TRICKS = 5
-"""Four Workshop Trick slots plus the Engineer's extra one (research §3.4)."""
 
 
-@dataclass(slots=True)
-class Stage:
-    """A Performance card in the Theater this turn: `placed` markers as (owner, trick)."""
-
-    card_id: str
-    slots: int
-    links: int
-    placed: list[tuple[str, str]] = field(default_factory=list)
-    links_formed: int = 0
-    shard_link_used: bool = False
-
-
-class TrickerionTable:
+class TrickerionTable(Placements):
     """One table's game; iterate `events()` for its envelopes (lazily, in seq order).
 
     Args:
@@ -145,13 +124,6 @@ class TrickerionTable:
             )
         )
 
-    def card(self, trick_id: str) -> Trick:
-        """A Trick card of this table: the catalog's or one it declared (`extra_tricks`)."""
-        return self.cards[trick_id]
-
-    def seat(self, player_id: str) -> Seat:
-        return next(s for s in self.seats if s.player_id == player_id)
-
     # --- one turn -----------------------------------------------------------------------
     def _turn(self, turn: int) -> Iterator[Envelope]:
         if turn > 1:
@@ -217,192 +189,6 @@ class TrickerionTable:
                 )
             )
 
-    def _choices(self, seat: Seat) -> list[str]:
-        """The placements `seat` may draw from (weighted by repetition; the options' boards)."""
-        opts = self.options
-        choices = ["setup"] * 5 + ["learn", "hire", "bank", "market"]
-        if len(seat.tricks) < 2:
-            choices += ["learn"] * 4
-        if opts.academy:
-            choices.append("renovate")
-        if opts.dark_alley:
-            choices += ["dark_alley"]
-        if opts.dawn_of_technology:
-            choices.append("contraption")
-        return choices
-
-    def _action(self, turn: int, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
-        """One character placement; only the ones that move Fame, Coins or Shards make events."""
-        rng = self.rng
-        action = rng.choice(self._choices(seat))
-        if action == "setup":
-            for _marker in range(self.rng.randint(1, 2)):
-                yield from self._setup(seat, stages)
-        elif action == "learn":
-            yield from self._learn(seat)
-        elif action == "hire":
-            yield from self._hire(seat)
-        elif action == "bank":
-            die = rng.randint(1, 6)
-            seat.coins += die
-            yield self.factory.add(
-                ResourcesChanged(
-                    player_id=seat.player_id,
-                    coins=die,
-                    reason="bank",
-                    note=f"Take Coins, die {die}",
-                )
-            )
-        elif action == "market":
-            yield from self._market(seat)
-        elif action == "renovate":
-            yield from self._renovate(turn, seat)
-        elif action == "dark_alley":
-            yield from self._dark_alley(seat)
-        else:
-            yield from self._contraption(seat)
-
-    def _learn(self, seat: Seat) -> Iterator[Envelope]:
-        if len(seat.tricks) >= MAX_TRICKS:
-            return
-        # Below the Fame threshold the learner pays the difference in Coins (research §2 row 8).
-        able = [
-            t for t in self.free_tricks if max(0, t.threshold - seat.fame) <= min(seat.coins, 3)
-        ]
-        if not able:
-            return
-        card = self.rng.choice(able)
-        paid = max(0, card.threshold - seat.fame)
-        self.free_tricks.remove(card)
-        seat.tricks.append(card.id)
-        seat.coins -= paid
-        yield self.factory.add(
-            TrickLearned(player_id=seat.player_id, trick_id=card.id, coins_paid=paid)
-        )
-
-    def _hire(self, seat: Seat) -> Iterator[Envelope]:
-        opts = self.options
-        pool = ["apprentice"] if seat.hires.count("apprentice") < 3 else []
-        pool += [s for s in ("assistant", "manager", "engineer") if s not in seat.hires]
-        if opts.academy and "protege" not in seat.hires:
-            pool.append("protege")
-        if opts.arcane_arts:
-            pool += [
-                w for w in ("specter", "golem", "trickster", "shapeshifter") if w not in seat.hires
-            ]
-        wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
-        if not pool or len(seat.hires) >= 6 or seat.coins < wage + 4:
-            return  # tables plan their wages (unpaid wages are rare, research §5.3)
-        character = self.rng.choice(pool)
-        seat.hires.append(character)
-        yield self.factory.add(
-            CharacterHired(player_id=seat.player_id, character=cast(Character, character))
-        )
-
-    def _market(self, seat: Seat) -> Iterator[Envelope]:
-        tier, price = self.rng.choice((("basic", 1), ("advanced", 2), ("superior", 3)))
-        count = self.rng.randint(1, 3)
-        if seat.coins < price * count:
-            return
-        seat.coins -= price * count
-        seat.components[tier] += count
-        yield self.factory.add(
-            ResourcesChanged(
-                player_id=seat.player_id,
-                coins=-price * count,
-                reason="purchase",
-                note=f"{count} {tier} component(s)",
-            )
-        )
-
-    def _renovate(self, turn: int, seat: Seat) -> Iterator[Envelope]:
-        tier = 2 if seat.fame >= 36 else 1 if seat.fame >= 16 else 0
-        space = self.rng.choice(RENOVATE)
-        cost, fame = space[tier], space[3 + tier]
-        banners = 4 if turn <= 2 else 3 if turn <= 4 else 2 if turn <= 6 else 1
-        if seat.coins < cost or seat.banners + banners > 12:
-            return
-        seat.coins -= cost
-        seat.gain_fame(fame, self.options)
-        seat.banners += banners
-        yield self.factory.add(
-            ResourcesChanged(
-                player_id=seat.player_id,
-                coins=-cost,
-                fame=fame,
-                reason="renovate",
-                note=f"Renovate: {banners} Banners",
-            )
-        )
-
-    def _dark_alley(self, seat: Seat) -> Iterator[Envelope]:
-        if seat.assignments and self.rng.random() < 0.4:
-            name, change = play_assignment(seat, self.rng, self.options)
-            if change:
-                seat.assignments -= 1
-                yield self.factory.add(
-                    ResourcesChanged(
-                        player_id=seat.player_id, reason="assignment", note=name, **change
-                    )
-                )
-        else:
-            seat.assignments += 1
-
-    def _contraption(self, seat: Seat) -> Iterator[Envelope]:
-        cost = seat.contraptions  # 1 Coin per Contraption already built (research §2 row 14)
-        if seat.coins < cost or seat.contraptions >= 3:
-            return
-        seat.contraptions += 1
-        seat.coins -= cost
-        if cost:
-            yield self.factory.add(
-                ResourcesChanged(
-                    player_id=seat.player_id,
-                    coins=-cost,
-                    reason="contraption",
-                    note=f"Contraption #{seat.contraptions}",
-                )
-            )
-
-    def _setup(self, seat: Seat, stages: list[Stage]) -> Iterator[Envelope]:
-        """Place one Trick marker on a card with a free slot; it may complete a Link (the
-        placer gains the trick's Level in Fame or Coins; a Shard Link pays each owner 1 Shard)."""
-        ready = [t for t, n in seat.markers.items() if n > 0]
-        open_stages = [s for s in stages if len(s.placed) < s.slots]
-        if not ready or not open_stages:
-            return
-        trick_id, stage = self.rng.choice(ready), self.rng.choice(open_stages)
-        seat.markers[trick_id] -= 1
-        neighbours = list(stage.placed)
-        stage.placed.append((seat.player_id, trick_id))
-        if not neighbours or stage.links_formed >= stage.links or self.rng.random() > 0.6:
-            return
-        other_owner = self.rng.choice(neighbours)[0]
-        shard = not stage.shard_link_used and self.rng.random() < 1 / stage.links
-        stage.links_formed += 1
-        stage.shard_link_used |= shard
-        reward = self.rng.choice(("fame", "coins"))
-        level = self.card(trick_id).level
-        if reward == "fame":
-            seat.gain_fame(level, self.options)
-        else:
-            seat.coins += level
-        if shard:
-            owners = {seat.player_id, other_owner}
-            if self.options.shard_link_same_owner == "per_marker":
-                owners = [seat.player_id, other_owner]  # type: ignore[assignment]
-            for owner in owners:
-                self.seat(owner).shards += 1
-        yield self.factory.add(
-            LinkCreated(
-                player_id=seat.player_id,
-                trick_id=trick_id,
-                reward="fame" if reward == "fame" else "coins",
-                shard_link=shard,
-                other_owner_id=other_owner,
-            )
-        )
-
     def _perform(self, day: str, stage: Stage) -> Iterator[Envelope]:
         modifiers = self.options.weekday_yield_modifiers
         for owner_id, trick_id in stage.placed:
@@ -445,8 +231,8 @@ class TrickerionTable:
         )
 
     def _wages(self, seat: Seat) -> Iterator[Envelope]:
-        """End Turn: 1 Coin per Apprentice, 2 per Specialist (research §2 row 12); Arcane
-        wages: Specter/Golem 1 Shard or -4 Fame, Trickster/Shapeshifter 1 Coin (row 15)."""
+        """End Turn: 1 Coin per Apprentice, 2 per Specialist; Arcane wages: Specter/Golem 1
+        Shard or -4 Fame, Trickster/Shapeshifter 1 Coin (docs/rules/trickerion.md#during-play)."""
         wage = seat.hires.count("apprentice") + 2 * len(seat.specialists)
         if seat.coins < wage and self.rng.random() < 0.9:
             short = wage - seat.coins

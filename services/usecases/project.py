@@ -32,8 +32,8 @@ from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.names import PlayerNames
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
+from services.runtime.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 from services.usecases.readmodels.render import view_json
-from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")
 

@@ -1,7 +1,7 @@
 """The one typed refusal of the use cases: what was refused, by which rule, at which field.
 
 Each door maps it to its own answer: HTTP to a status and a JSON body
-(`services.doors.ingest.http`), the inbox to a dead letter (`services.doors.ingest.inbox`). No HTTP status
+(`services.doors.ingest.http`), the inbox to a dead letter (`services.usecases.inbox.settle`). No HTTP status
 or body lives here.
 
 Kinds: `unauthorized` (no credential sent), `forbidden` (a wrong one), `invalid` (the input's

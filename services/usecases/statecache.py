@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from domain.fold import GameState
-from services.usecases.sizedcache import ByteLRU, state_bytes
+from services.runtime.sizedcache import ByteLRU, state_bytes
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """The state cache's default bound (the `state_cache_bytes` setting)."""

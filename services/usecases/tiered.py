@@ -38,8 +38,8 @@ from services.ports.projections import (
     WriteOutcome,
 )
 from services.ports.shards import shard_of
+from services.runtime.sizedcache import ByteLRU
 from services.usecases.seal import LOCK_TTL_MS
-from services.usecases.sizedcache import ByteLRU
 
 
 class ArchiveReader:

@@ -11,8 +11,8 @@ import tracemalloc
 import uuid
 
 from domain.fold import Folder, fold
+from services.runtime.sizedcache import state_bytes
 from services.usecases.check import Known
-from services.usecases.sizedcache import state_bytes
 from tests.pipeline.factory import envelope, started
 
 EVENTS = 300

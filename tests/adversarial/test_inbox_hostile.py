@@ -12,8 +12,8 @@ import redis.asyncio as aioredis
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.bootstrap import running_inbox
-from services.doors.ingest.inbox import GROUP
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
 from tests.adversarial.conftest import TRICKERION, example_game
 from tests.pipeline.helpers import wait_until
 

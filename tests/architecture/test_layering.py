@@ -296,3 +296,117 @@ def test_the_purity_check_would_catch_a_violation(tmp_path: Path) -> None:
 def test_contracts_import_no_inner_layer() -> None:
     for path in (ROOT / "contracts").rglob("*.py"):
         assert not _tops(path) & {"domain", "services"}, f"contracts/{path.name} imports inward"
+
+
+DOOR_DIR = "services/doors/"
+DRIVING_EXEMPT: dict[str, str] = {
+    "services/doors/projector/loop.py": "the projector's loop claims shard leases and reads and "
+    "trims the feeds itself; moving that behind a use case belongs with the projector's own work",
+    "services/doors/projector/readahead.py": "reads the projector's feeds ahead of its loop (the "
+    "same work as the loop's)",
+}
+"""Door modules still allowed to name a port they drive, each with its reason."""
+
+RUNTIME = "services/runtime/"
+RUNTIME_FORBIDDEN = (
+    "services.usecases",
+    "services.doors",
+    "services.ports",
+    "services.adapters",
+    "services.bootstrap",
+)
+"""The runtime layer (process pools, worker binding, fair queue, caches) is below the use cases
+and the doors: it imports none of them, nor ports or adapters."""
+
+
+def port_protocols() -> dict[str, set[str]]:
+    """Per port module (dotted), the names of the `Protocol` classes it defines: what a caller
+    drives (its data classes, enums, constants and errors are not)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "services" / "ports").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), _rel(path))
+        names = {
+            node.name
+            for node in tree.body
+            if isinstance(node, ast.ClassDef)
+            and any(ast.unparse(base).split(".")[-1].startswith("Protocol") for base in node.bases)
+        }
+        found[".".join(Path(_rel(path)).with_suffix("").parts)] = names
+    return found
+
+
+def driven_ports(path: Path, source: str | None = None) -> list[str]:
+    """The port protocols the module at `path` imports by name (`from services.ports.x import
+    EventLog`, or the module itself: `import services.ports.x`), and the adapters it imports
+    (a port's implementations)."""
+    rel = _rel(path)
+    text = path.read_text(encoding="utf-8") if source is None else source
+    protocols = port_protocols()
+    found = set()
+    for line, name in imported(text, rel):
+        module, _, leaf = name.rpartition(".")
+        if leaf in protocols.get(module, set()):
+            found.add(f"{rel}:{line} drives the port {name}")
+        elif _matches(name, "services.adapters"):
+            found.add(f"{rel}:{line} imports a port's implementation {name}")
+    return sorted(found)
+
+
+def test_doors_drive_no_port_and_import_no_implementation() -> None:
+    """A door calls use cases: it names no port protocol (it may catch the ports' errors and
+    read their data classes) and imports no adapter."""
+    found = [
+        v
+        for path in modules()
+        if _rel(path).startswith(DOOR_DIR) and _rel(path) not in DRIVING_EXEMPT
+        for v in driven_ports(path)
+    ]
+    assert found == [], "doors call use cases, not ports:\n" + "\n".join(found)
+
+
+def test_every_driving_exemption_is_still_needed() -> None:
+    for rel in DRIVING_EXEMPT:
+        assert driven_ports(ROOT / rel), f"{rel} drives no port any more: delete its exemption"
+
+
+def test_the_runtime_layer_imports_no_use_case_door_port_or_adapter() -> None:
+    found = [
+        f"{_rel(path)}:{line} imports {name}"
+        for path in modules()
+        if _rel(path).startswith(RUNTIME)
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if any(_matches(name, prefix) for prefix in RUNTIME_FORBIDDEN)
+    ]
+    assert found == [], "the runtime layer is below the use cases:\n" + "\n".join(found)
+
+
+def test_the_door_rule_sees_a_driven_port_and_an_implementation() -> None:
+    """The rule itself: a port protocol imported by name and an adapter are each found; a
+    port's data class, error and constant are not (a module that is not on disk)."""
+    source = (
+        "from services.ports.inbox import GROUP, Held, InboxQueue\n"
+        "from services.ports.errors import StoreUnavailable\n"
+        "def f():\n    from services.adapters.memory.inbox import MemoryInboxQueue\n"
+    )
+    found = driven_ports(ROOT / "services" / "doors" / "probe.py", source)
+    assert [v.split(" ", 1)[1] for v in found] == [
+        "drives the port services.ports.inbox.InboxQueue",
+        "imports a port's implementation services.adapters.memory.inbox",
+        "imports a port's implementation services.adapters.memory.inbox.MemoryInboxQueue",
+    ]
+
+
+DOOR_LIBRARIES = ("faststream", "fastapi", "starlette", "uvicorn")
+"""What only doors, the composition root and the command line use: use cases and the runtime
+layer know no HTTP and no FastStream (a door hands them plain values)."""
+
+
+def test_use_cases_and_the_runtime_know_no_http_or_faststream() -> None:
+    found = [
+        f"{_rel(path)}:{line} imports {name}"
+        for path in modules()
+        if _rel(path).startswith(("services/usecases/", RUNTIME))
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if any(_matches(name, prefix) for prefix in DOOR_LIBRARIES)
+    ]
+    assert found == [], "use cases are told what came in by doors:\n" + "\n".join(found)

@@ -24,7 +24,7 @@ from services.adapters.redis.connect import connect, parse_target
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.localcluster import slot_ranges
-from services.cli.demo import example_logs
+from services.cli.demo_games import example_logs
 from services.cli.main import app
 from services.cli.remote import read_log
 from tests.redis_fixture import free_port, sync_client

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from services.cli.demo import example_logs
+from services.cli.demo_games import example_logs
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]

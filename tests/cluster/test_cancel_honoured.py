@@ -16,6 +16,7 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.doors.push.hub import ChangeHub
+from services.usecases.live_changes import LiveChanges
 
 pytestmark = pytest.mark.redis
 RUNS = 150
@@ -97,12 +98,10 @@ async def test_the_change_hub_stops_every_time(client: RedisClient) -> None:
     hung = 0
     for _ in range(40):
         keys = Keys(16)
-        hub = ChangeHub(
-            RedisChangeNotices(client, keys),
-            RedisProjections(client, keys),
-            keys.shards,
-            render=lambda game_id, fields: None,
+        changes = LiveChanges(
+            RedisChangeNotices(client, keys), RedisProjections(client, keys), keys.shards
         )
+        hub = ChangeHub(changes, render=lambda game_id, fields: None)
         await hub.start()
         await asyncio.sleep(rng.uniform(0, 0.1))
         reader = hub._task

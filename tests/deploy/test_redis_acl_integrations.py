@@ -23,9 +23,9 @@ from services.adapters.redis.exhausted import LAST_POSSIBLE_ID, ExhaustedStreams
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.retention import trim_inbox
 from services.doors.ingest.inbox_entry import game_of_entry
-from services.doors.ingest.inbox_pel import Reclaimer
 from services.platform.settings import integration_names
 from services.ports.inbox import Held
+from services.usecases.inbox.reclaim import Reclaimer
 from tests.deploy.test_redis_acl import (
     EXAMPLE,
     GAME,

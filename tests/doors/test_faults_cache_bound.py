@@ -19,9 +19,9 @@ from domain.fold import fold
 from services.adapters.memory.projections import MemoryProjections
 from services.adapters.memory.store import MemoryBackend, MemoryDeadLetters, MemoryEventLog
 from services.platform.settings import ServiceSettings
+from services.runtime.sizedcache import ByteLRU, state_bytes
 from services.usecases.check import CheckedAppend, Known
 from services.usecases.project import Project
-from services.usecases.sizedcache import ByteLRU, state_bytes
 from tests.pipeline.factory import game_log
 
 BOUND = 2 * 1024 * 1024

@@ -362,13 +362,20 @@ async def test_a_table_game_fed_through_the_inbox_is_followed_too() -> None:
 
     from services.adapters.memory.inbox import MemoryInboxQueue
     from services.adapters.redis.keys import Keys
-    from services.doors.ingest.inbox import Inbox
-    from services.doors.ingest.inbox_entry import game_of_entry
+    from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
+    from services.usecases.inbox.settle import Inbox
 
     ports = memory_ports(4)
     cases = use_cases(ports, ServiceSettings(shards=4))
     queue = MemoryInboxQueue(Keys(4).inbox, game_of_entry)
-    inbox = Inbox(queue, Keys(4), cases.record, ports.letters, follow=cases.tables.after_write)
+    inbox = Inbox(
+        queue,
+        Keys(4),
+        cases.record,
+        ports.letters,
+        follow=cases.tables.after_write,
+        form=INBOX_FORM,
+    )
     transport = httpx.ASGITransport(app=app_of(cases))
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
         new = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 1}

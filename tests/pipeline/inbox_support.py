@@ -23,7 +23,7 @@ from contracts.envelope import Envelope
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
-from services.doors.ingest.inbox import GROUP
+from services.ports.inbox import GROUP
 from tests.pipeline.factory import corrected, game_log
 
 KEYS = Keys(4)

@@ -13,8 +13,8 @@ import redis.asyncio as aioredis
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.bootstrap import inbox_broker, running_inbox
-from services.doors.ingest.inbox import GROUP
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
 from tests.pipeline.factory import corrected, game_log, started
 from tests.pipeline.helpers import wait_until
 

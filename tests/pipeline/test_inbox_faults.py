@@ -15,8 +15,8 @@ import pytest
 
 from services.adapters.redis.connect import RedisClient, connect
 from services.bootstrap import running_inbox
-from services.doors.ingest.inbox import GROUP
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
 from tests.pipeline.helpers import wait_until
 from tests.pipeline.inbox_support import KEYS, Load, produce, settle
 from tests.redis_fixture import RedisServer

@@ -9,9 +9,9 @@ import json
 from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import memory_ports, use_cases
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
+from services.usecases.inbox.settle import Inbox
 from tests.pipeline.factory import corrected, started
 
 TOKEN = b"follow-test-token-chosen-by-the-table-0001"
@@ -26,7 +26,7 @@ async def test_only_recorded_entries_are_followed_in_order() -> None:
 
     cases = use_cases(ports, ServiceSettings(shards=4))
     queue = MemoryInboxQueue("sl:inbox", game_of_entry)
-    inbox = Inbox(queue, Keys(4), cases.record, ports.letters, follow=follow)
+    inbox = Inbox(queue, Keys(4), cases.record, ports.letters, follow=follow, form=INBOX_FORM)
     first = json.dumps(started("f1").to_wire()).encode()
     refused = json.dumps(corrected("f2", 1, "nobody", 1).to_wire()).encode()  # no game yet
     second = json.dumps(started("f3").to_wire()).encode()

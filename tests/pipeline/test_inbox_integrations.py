@@ -20,9 +20,10 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, running_inbox, use_cases
-from services.doors.ingest.inbox import GROUP, Inbox, Retention
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
+from services.usecases.inbox.settle import Inbox, Retention
 from tests.pipeline.factory import game_log, started
 from tests.pipeline.helpers import wait_until
 
@@ -94,7 +95,13 @@ async def test_a_refused_entry_is_dead_lettered_once_naming_its_stream(
         assert await redis_client.exists(KEYS.dead_letter_once(once)) == 1, once
     # a redelivery (a reclaimed copy of the same entry) letters nothing new
     ports = redis_ports(redis_client, KEYS)
-    door = Inbox(queue_of(redis_client), KEYS, use_cases(ports, settings).record, ports.letters)
+    door = Inbox(
+        queue_of(redis_client),
+        KEYS,
+        use_cases(ports, settings).record,
+        ports.letters,
+        form=INBOX_FORM,
+    )
     await door.sibling(TABLE).process([b"5-1"], [{b"data": garbage, b"token": TOKEN.encode()}])
     assert await redis_client.xlen(KEYS.dead_letter) == 3
 
@@ -131,7 +138,12 @@ def door_of(client: aioredis.Redis, every_s: float) -> Inbox:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     return Inbox(
-        queue_of(client), KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=every_s)
+        queue_of(client),
+        KEYS,
+        record,
+        ports.letters,
+        Retention(86_400, 86_400, every_s=every_s),
+        form=INBOX_FORM,
     )
 
 

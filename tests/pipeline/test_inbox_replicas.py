@@ -23,8 +23,8 @@ import pytest
 
 from services.adapters.redis.connect import RedisClient
 from services.bootstrap import running_inbox
-from services.doors.ingest.inbox import GROUP
 from services.platform.settings import ServiceSettings
+from services.ports.inbox import GROUP
 from tests.pipeline.factory import corrected, game_log
 from tests.pipeline.helpers import wait_until
 from tests.pipeline.inbox_support import (

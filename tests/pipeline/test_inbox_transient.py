@@ -16,12 +16,12 @@ from redis import exceptions as rexc
 from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.errors import translated
 from services.adapters.redis.keys import Keys
-from services.bootstrap import memory_ports, use_cases
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
-from services.doors.ingest.transient import is_transient
+from services.bootstrap import Ports, memory_ports, use_cases
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
+from services.usecases.inbox.settle import Inbox
+from services.usecases.inbox.transient import is_transient
 from services.usecases.record import Entry, Record, Recorded
 from services.usecases.refusal import Refusal
 from tests.pipeline.factory import started
@@ -73,14 +73,18 @@ class Flaky(Record):
         return await super().record_entries(entries)
 
 
+def flaky_inbox(flaky: Flaky, ports: Ports) -> Inbox:
+    """The inbox door over `flaky` (the record use case failing first), retrying fast."""
+    queue = MemoryInboxQueue("sl:inbox", game_of_entry)
+    return Inbox(queue, Keys(4), flaky, ports.letters, retry_cap_s=0.01, form=INBOX_FORM)
+
+
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: type(f).__name__ + ":" + str(f)[:12])
 async def test_a_transient_fault_is_retried_until_redis_answers(fault: BaseException) -> None:
     assert is_transient(fault)
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, fault, times=3)
-    inbox = Inbox(
-        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
-    )
+    inbox = flaky_inbox(flaky, ports)
     data = json.dumps(started("t1").to_wire()).encode()
     await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])
     letters = len(await ports.letters.read())
@@ -103,9 +107,7 @@ async def test_other_errors_propagate_and_letter_nothing(error: BaseException) -
     assert not is_transient(error)
     ports = memory_ports(4)
     flaky = Flaky(use_cases(ports, ServiceSettings(shards=4)).record, error, times=1)
-    inbox = Inbox(
-        MemoryInboxQueue("sl:inbox", game_of_entry), Keys(4), flaky, ports.letters, retry_cap_s=0.01
-    )
+    inbox = flaky_inbox(flaky, ports)
     data = json.dumps(started("t2").to_wire()).encode()
     with pytest.raises(type(error)):
         await inbox.process([b"1-1"], [{b"data": data, b"token": TOKEN.encode()}])

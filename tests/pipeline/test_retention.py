@@ -18,9 +18,12 @@ from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.doors.ingest.inbox import GROUP, Inbox, Retention
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
+from services.ports.deadletters import DeadLetters
+from services.ports.inbox import GROUP
+from services.usecases.inbox.settle import Inbox, Retention
+from services.usecases.record import Record
 
 pytestmark = pytest.mark.redis
 KEYS = Keys(4)
@@ -50,9 +53,14 @@ def queue_of(client: aioredis.Redis) -> RedisInboxQueue:
 def inbox_of(client: aioredis.Redis, keep_s: float) -> Inbox:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    return Inbox(
-        queue_of(client), KEYS, record, ports.letters, Retention(keep_s, keep_s, every_s=0)
-    )
+    return retained(client, ports.letters, record, Retention(keep_s, keep_s, every_s=0))
+
+
+def retained(
+    client: aioredis.Redis, letters: DeadLetters, record: Record, retention: Retention
+) -> Inbox:
+    """The inbox door of the shared stream with `retention` (the other settings: defaults)."""
+    return Inbox(queue_of(client), KEYS, record, letters, retention, form=INBOX_FORM)
 
 
 async def test_settled_old_entries_go_unsettled_ones_stay(client: aioredis.Redis) -> None:
@@ -108,7 +116,7 @@ async def test_old_dead_letters_go_recent_ones_stay(client: aioredis.Redis) -> N
 async def test_trims_are_at_most_once_per_interval(client: aioredis.Redis) -> None:
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
-    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, Retention(60, 60, every_s=3600))
+    inbox = retained(client, ports.letters, record, Retention(60, 60, every_s=3600))
     await client.xadd(KEYS.inbox, {"data": "{}"})
     await client.xgroup_create(KEYS.inbox, GROUP, id="$")
     assert await inbox.trim() == (0, 0)
@@ -131,15 +139,13 @@ async def test_over_the_length_cap_settled_entries_go_at_once_unsettled_ones_sta
     ports = redis_ports(client, KEYS)
     record = use_cases(ports, ServiceSettings(shards=4)).record
     capped = Retention(86_400, 86_400, every_s=0, inbox_max_len=3)
-    inbox = Inbox(queue_of(client), KEYS, record, ports.letters, capped)
+    inbox = retained(client, ports.letters, record, capped)
     assert (await inbox.trim())[0] == 2  # ids[0], ids[1]: recent, but over the cap
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[2:]
     await client.xack(KEYS.inbox, GROUP, ids[2])
     assert (await inbox.trim())[0] == 4  # ids[2..5]; ids[6], ids[7] never delivered: kept
     assert [i.decode() for i, _ in await client.xrange(KEYS.inbox)] == ids[6:]
     assert (await inbox.trim())[0] == 0  # 2 left, under the cap
-    uncapped = Inbox(
-        queue_of(client), KEYS, record, ports.letters, Retention(86_400, 86_400, every_s=0)
-    )
+    uncapped = retained(client, ports.letters, record, Retention(86_400, 86_400, every_s=0))
     await client.xadd(KEYS.inbox, {"data": "{}"})
     assert (await uncapped.trim())[0] == 0

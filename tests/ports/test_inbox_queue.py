@@ -25,6 +25,13 @@ def entry(game: str, n: int) -> Fields:
     return {b"data": json.dumps({"game_id": game, "n": n}).encode(), b"token": b"t"}
 
 
+async def orphans(
+    queue: InboxQueue, consumer: str, idle_ms: int, count: int, skip: frozenset[bytes] = frozenset()
+) -> list[list[tuple[bytes, Fields]]]:
+    """Every page `own_orphans` yields, as taken."""
+    return [page async for page in queue.own_orphans(consumer, idle_ms, count, skip)]
+
+
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 async def queue(request: pytest.FixtureRequest) -> AsyncIterator[InboxQueue]:
     if request.param == "memory":
@@ -74,19 +81,27 @@ async def test_claims_take_idle_entries_and_skip_held_or_deleted_ones(queue: Inb
     assert taken == [(a1, entry("a", 1))]
     assert await queue.pending_older("a", b"9999999999999-0", set()) == [Held(a1, "live")]
     await queue.hold("live", [a1])
-    assert await queue.claim("other", [a1], 600_000) == []  # held fresh: not taken
-    assert await queue.claim("other", [a1], 0) == [(a1, entry("a", 1))]
+    assert await orphans(queue, "live", 600_000, 10) == []  # held fresh: not idle
+    assert await orphans(queue, "live", 0, 10) == [[(a1, entry("a", 1))]]
 
 
-async def test_pending_of_pages_one_consumers_entries(queue: InboxQueue) -> None:
+async def test_own_orphans_pages_one_consumers_entries(queue: InboxQueue) -> None:
     await queue.ensure_group()
-    ids = await queue.add([entry("a", n) for n in range(3)] + [entry("b", 0)])
+    fields = [entry("a", n) for n in range(3)] + [entry("b", 0)]
+    ids = await queue.add(fields)
+    taken = list(zip(ids, fields, strict=True))
     await queue.read_new("c1", 3)
     await queue.read_new("c2", 1)
-    assert await queue.pending_of("c1", 0, 2) == ids[:2]
-    assert await queue.pending_of("c1", 0, 2, after=ids[1]) == ids[2:3]
-    assert await queue.pending_of("c1", 600_000, 10) == []  # none idle ten minutes
-    assert await queue.pending_of("c2", 0, 10) == ids[3:]
+    assert await orphans(queue, "c1", 0, 2) == [taken[:2], taken[2:3]]
+    assert await orphans(queue, "c1", 600_000, 10) == []  # taken again just now: none idle
+    assert await orphans(queue, "c1", 0, 10, frozenset({ids[1]})) == [[taken[0], taken[2]]]
+    assert await orphans(queue, "c2", 0, 10) == [taken[3:]]
+    await queue.ack([], delete=[ids[3]])  # deleted while pending: settled, not returned
+    assert await orphans(queue, "c2", 0, 10) == [[]]
+    assert await queue.pending_older("b", b"9999999999999-0", set()) == []
+    assert await queue.pending_older("a", b"9999999999999-0", set()) == [
+        Held(i, "c1") for i in ids[:3]
+    ]
 
 
 async def test_idle_consumers_with_nothing_pending_are_dropped(queue: InboxQueue) -> None:

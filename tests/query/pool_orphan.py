@@ -1,5 +1,5 @@
 """The parent a replay-worker orphan test kills (`test_replay_pool_life.py`), kept light: the
-child interpreter and the worker it spawns import this module and `offloop` only."""
+child interpreter and the worker it spawns import this module and `services.runtime.worker` only."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import multiprocessing
 import time
 from typing import Any
 
-from services.usecases.readmodels import offloop
+from services.runtime import worker
 
 # The orphan cases run in a child interpreter (the parent that is killed): it spawns a worker
 # as the pool does (spawn context), waits until it has bound itself, prints its pid, sleeps.
@@ -33,8 +33,8 @@ time.sleep(600)
 def bound_sleeper(how: str, ready: Any) -> None:
     """In the spawned child: bind to the parent as the pool's worker does, say so, sleep."""
     if how == "linux":
-        offloop._bind_to_parent()
+        worker.bind_to_parent()
     else:  # the fallback of other systems
-        offloop._watch_parent(multiprocessing.parent_process().sentinel)  # type: ignore[union-attr]
+        worker.watch_parent(multiprocessing.parent_process().sentinel)  # type: ignore[union-attr]
     ready.set()
     time.sleep(600)

@@ -18,7 +18,7 @@ from services.bootstrap import Roles, assemble, build
 from services.cli.serve import uvicorn_server
 from services.doors.asgi.replaylimits import client_of
 from services.platform.settings import ServiceSettings
-from services.usecases.readmodels.fairqueue import Limits
+from services.runtime.fairqueue import Limits
 from tests.query.conftest import Seeder, load
 
 pytestmark = pytest.mark.redis

@@ -32,8 +32,9 @@ from services.adapters.memory.store import MemoryBackend, MemoryEventLog
 from services.bench.fold_cost import long_game
 from services.bootstrap import replay_log
 from services.platform.settings import ServiceSettings
+from services.runtime.worker import ReplayFailed
 from services.usecases.readmodels import offloop, work
-from services.usecases.readmodels.offloop import LogSource, ReplayFailed, Replays
+from services.usecases.readmodels.offloop import LogSource, Replays
 from tests.query.conftest import Seeder
 
 pytestmark = pytest.mark.redis

@@ -17,6 +17,7 @@ import pytest
 
 from services.bootstrap import Roles, build_app
 from services.platform.settings import ServiceSettings
+from services.runtime import pool as replay_pool
 from services.usecases.readmodels import offloop
 from tests import procs
 from tests.query.pool_orphan import PARENT
@@ -27,8 +28,8 @@ GONE_BOUND_S = 5.0
 
 def _fresh_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     """No pool and no holder (the session's hold and pool are put back after the test)."""
-    monkeypatch.setattr(offloop, "_pool", None)
-    monkeypatch.setattr(offloop, "_holders", 0)
+    monkeypatch.setattr(replay_pool, "_pool", None)
+    monkeypatch.setattr(replay_pool, "_holders", 0)
 
 
 @pytest.mark.redis
@@ -44,7 +45,7 @@ async def test_the_app_lifespan_ends_the_workers_it_started(
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://query") as client:
             assert (await client.get("/healthz")).status_code == 200
-        pool = offloop._pool
+        pool = replay_pool._pool
         assert pool is not None
         pool.submit(int).result(60)  # the worker is up (past its warm-up)
         workers = list(pool._processes.values())
@@ -52,21 +53,21 @@ async def test_the_app_lifespan_ends_the_workers_it_started(
         assert all(w.is_alive() for w in workers)
     print(f"workers after the lifespan's end: {[(w.pid, w.exitcode) for w in workers]}")
     assert not any(w.is_alive() for w in workers)
-    assert offloop._pool is None
+    assert replay_pool._pool is None
 
 
 def test_a_holder_left_keeps_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     _fresh_pool(monkeypatch)
-    offloop.hold_shared_pool()
-    offloop.hold_shared_pool()
+    replay_pool.hold_shared_pool()
+    replay_pool.hold_shared_pool()
     pool = offloop.shared_pool()
     pool.submit(int).result(60)
     workers = list(pool._processes.values())
-    offloop.let_go_shared_pool()
-    assert offloop._pool is pool
+    replay_pool.let_go_shared_pool()
+    assert replay_pool._pool is pool
     assert all(w.is_alive() for w in workers)
-    offloop.let_go_shared_pool()
-    assert offloop._pool is None
+    replay_pool.let_go_shared_pool()
+    assert replay_pool._pool is None
     assert not any(w.is_alive() for w in workers)
 
 

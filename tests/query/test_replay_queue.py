@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
+from services.runtime.fairqueue import FairQueue, Limits
 from services.usecases.readmodels.errors import ReplayRefused
-from services.usecases.readmodels.fairqueue import FairQueue, Limits
 
 
 class Clock:

@@ -15,11 +15,11 @@ from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
 from services.simulator.tables import simulate_game, simulate_tables
+from services.usecases.inbox.settle import Inbox
 
 
 def test_jsonl_one_file_per_game_that_folds(tmp_path: Path) -> None:
@@ -76,7 +76,11 @@ async def test_inbox_entries_create_their_games_and_fill_them(
     ports = redis_ports(redis_client, Keys())
     record = use_cases(ports, ServiceSettings()).record
     inbox = Inbox(
-        RedisInboxQueue(redis_client, Keys().inbox, game_of_entry), Keys(), record, ports.letters
+        RedisInboxQueue(redis_client, Keys().inbox, game_of_entry),
+        Keys(),
+        record,
+        ports.letters,
+        form=INBOX_FORM,
     )
     await inbox.ensure_group()
     stream = await redis_client.xrange(Keys().inbox)

@@ -18,10 +18,10 @@ from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import Ports, memory_ports, redis_ports, use_cases
 from services.doors.ingest.http import ingest_router
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.inbox import InboxQueue
+from services.usecases.inbox.settle import Inbox
 from tests.pipeline.factory import corrected, started
 
 TOKEN = "owner-of-g1-chose-this-token-0123456789"
@@ -50,7 +50,7 @@ async def doors(request: pytest.FixtureRequest) -> AsyncIterator[Doors]:
     app.include_router(ingest_router(record))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://ingest") as http:
-        yield Doors(ports, http, Inbox(queue, Keys(4), record, ports.letters))
+        yield Doors(ports, http, Inbox(queue, Keys(4), record, ports.letters, form=INBOX_FORM))
     if client is not None:
         await client.aclose()
 

@@ -11,7 +11,7 @@ from uuid import uuid4
 
 from pydantic import BaseModel
 
-from services.usecases.sizedcache import text_bytes
+from services.runtime.sizedcache import text_bytes
 
 
 class Colour(enum.StrEnum):

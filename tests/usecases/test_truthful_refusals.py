@@ -23,11 +23,11 @@ from services.adapters.memory.inbox import MemoryInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import Ports, memory_ports, use_cases
 from services.doors.ingest.http import ingest_router
-from services.doors.ingest.inbox import Inbox
-from services.doors.ingest.inbox_entry import game_of_entry
+from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
 from services.ports.errors import VersionConflict
 from services.usecases.check import first_fresh
+from services.usecases.inbox.settle import Inbox
 from services.usecases.plan import Plan
 from tests.pipeline.factory import corrected, game_log
 
@@ -50,7 +50,7 @@ async def doors() -> AsyncIterator[Doors]:
     app = FastAPI()
     app.include_router(ingest_router(record))
     queue = MemoryInboxQueue(Keys(4).inbox, game_of_entry)
-    inbox = Inbox(queue, Keys(4), record, ports.letters, max_entry_bytes=4096)
+    inbox = Inbox(queue, Keys(4), record, ports.letters, max_entry_bytes=4096, form=INBOX_FORM)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://ingest") as http:
         yield Doors(ports, http, inbox)

@@ -371,7 +371,7 @@ async def test_stopping_the_role_lets_a_request_in_flight_finish_and_be_settled(
 
     slow = Slow()
     sender = Sender(w.store, slow, RetryPolicy(4, 0.001, 0.01), 50)
-    loop = WebhooksLoop(w.dispatcher(), sender, w.store, poll_s=0.05, grace_s=30)
+    loop = WebhooksLoop(w.dispatcher(), sender, poll_s=0.05, grace_s=30)
     async with running(loop):
         await wait_until(lambda: _true(len(slow.requests) == 1), 30, "the request to start")
     assert answered.is_set()

@@ -1,5 +1,5 @@
 """The pages wait out a busy server: a replay read answered 503 or 429 with `Retry-After` (the
-replay queue full, a client at its limit: services/usecases/readmodels/fairqueue.py) is asked
+replay queue full, a client at its limit: services/runtime/fairqueue.py) is asked
 again after that many seconds, and the page shows the answer instead of failing. Checked in
 headless Chromium on a final game (no live frame re-asks anything), the answers replaced once by
 Playwright's request routing."""

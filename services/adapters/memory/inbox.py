@@ -10,6 +10,7 @@ import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from services.adapters.pending_pages import OwnOrphans
 from services.ports.inbox import Fields, GameOf, Held, StreamHealth
 
 
@@ -34,7 +35,7 @@ class _Stream:
     last: tuple[int, int] = (0, 0)
 
 
-class MemoryInboxQueue:
+class MemoryInboxQueue(OwnOrphans):
     """One stream `stream` of `streams` (shared with the siblings); `game_of`: an entry's
     game."""
 

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from redis import exceptions as rexc
 
+from services.platform.causes import causes
 from services.ports.errors import StoreError, StoreUnavailable
 
 T = TypeVar("T")
@@ -80,20 +81,11 @@ def reply_code(error: BaseException) -> str:
     return text.split(" ", 1)[0].upper()
 
 
-def _chain(error: BaseException) -> list[BaseException]:
-    chain: list[BaseException] = []
-    seen: BaseException | None = error
-    while seen is not None and seen not in chain:
-        chain.append(seen)
-        seen = seen.__cause__ or seen.__context__
-    return chain
-
-
 def classify(error: BaseException) -> tuple[str, str] | None:
     """(kind, reason) of a transient Redis error, None for any other error. Refused
     credentials anywhere in the cause chain (the cluster client wraps a node's
     `AuthenticationError` in a `RedisClusterException`) make it `credentials`."""
-    if any(isinstance(e, rexc.AuthenticationError) for e in _chain(error)):
+    if any(isinstance(e, rexc.AuthenticationError) for e in causes(error)):
         return FAULTS[rexc.AuthenticationError]
     if isinstance(error, rexc.ConnectionError) and "No connection available" in str(error):
         return FAULTS[rexc.MaxConnectionsError]  # the blocking pool waited its timeout

@@ -3,7 +3,8 @@
 * `pending_older`: XPENDING of the group (up to `PEL_SCAN` rows older than the entry), the game
   of each pending entry read once with XRANGE (pipelined) and cached by id.
 * `hold`: XCLAIM JUSTID with min-idle 0 (resets the idle time, the entries stay the consumer's).
-* `pending_of` / `claim`: XPENDING ... IDLE <ms> <consumer> pages, XCLAIM; an entry deleted while
+* `own_orphans`: pages of `pending_of` (XPENDING ... IDLE <ms> <consumer>), each page taken
+  again with `claim` (XCLAIM; `services.adapters.pending_pages`); an entry deleted while
   pending is dropped from the PEL by Redis 7 (or returned without fields by Redis 6: acked).
 * `claim_idle`: XAUTOCLAIM from `0-0` until the scan wraps.
 * `trim`: `services.adapters.redis.retention.trim_inbox` (settled entries only).
@@ -22,13 +23,11 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
+from services.adapters.pending_pages import OwnOrphans
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.exhausted import ExhaustedStreams
 from services.adapters.redis.retention import trim_inbox
-from services.ports.inbox import Fields, GameOf, Held, StreamHealth
-
-GROUP = "ingest"
-"""The inbox streams' consumer group."""
+from services.ports.inbox import GROUP, Fields, GameOf, Held, StreamHealth
 
 PEL_SCAN = 10_000
 """Most PEL rows read to answer `pending_older` (the PEL holds a few batches per replica)."""
@@ -42,7 +41,7 @@ def _nogroup(error: ResponseError) -> bool:
     return "NOGROUP" in str(error) or "no such key" in str(error)
 
 
-class RedisInboxQueue:
+class RedisInboxQueue(OwnOrphans):
     """One inbox stream `stream` of `client` and its group `group` (`game_of`: an entry's
     game, for `pending_older`)."""
 

@@ -1,4 +1,4 @@
-"""The HTTP side of the replay limits (`services.usecases.readmodels.fairqueue`): who the
+"""The HTTP side of the replay limits (`services.runtime.fairqueue`): who the
 client is, the 429 / 503 answers, their OpenAPI description, and the queue's metrics.
 
 * Client: the peer address of the request (`scope["client"]`). uvicorn replaces it with the
@@ -29,8 +29,8 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.runtime.fairqueue import WAIT_BUCKETS_S, FairQueue
 from services.usecases.readmodels.errors import ReplayRefused
-from services.usecases.readmodels.fairqueue import WAIT_BUCKETS_S, FairQueue
 
 SETTINGS = {
     "per_client": "SCORELEDGER_REPLAY_PER_CLIENT",

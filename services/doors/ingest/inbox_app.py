@@ -44,15 +44,16 @@ import structlog
 from faststream import AckPolicy, FastStream
 from faststream.redis import RedisBroker, RedisStreamMessage, StreamSub
 
-from services.doors.ingest.inbox import GROUP, ORDER_WAIT_S, Inbox
 from services.doors.ingest.inbox_entry import (
     INBOX_DESCRIPTION,
     INTEGRATION_INBOX_DESCRIPTION,
     keep_raw_parser,
 )
 from services.doors.ingest.inbox_guard import StreamGuard
-from services.doors.ingest.inbox_pel import Reclaimer
 from services.platform.settings import IngestSettings
+from services.ports.inbox import GROUP
+from services.usecases.inbox.reclaim import Reclaimer
+from services.usecases.inbox.settle import ORDER_WAIT_S, Inbox
 
 log = structlog.get_logger("inbox")
 

@@ -1,6 +1,8 @@
-"""The inbox entry format: fields, FastStream's `__data__` envelope, what a dead letter keeps.
-
-See `INBOX_DESCRIPTION` (the AsyncAPI text) for the contract integrators write to.
+"""The inbox entry format: as the AsyncAPI document tells integrators (`INBOX_DESCRIPTION`,
+`INTEGRATION_INBOX_DESCRIPTION`), as the settling use case reads it (`INBOX_FORM`: an entry's
+body, field `data` or FastStream's `__data__` binary message format with its headers; its write
+proof; its game; what a dead letter keeps and says), and FastStream's parser step that hands the
+raw field maps on (`keep_raw_parser`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from typing import Any
 
 from faststream.redis.parser import BinaryMessageFormatV1
 
+from services.doors.asgi.http_errors import refusal_item
 from services.usecases.authorize import WriteProof
+from services.usecases.inbox.entries import EntryForm
 from services.usecases.parse import decode_json, game_of
 from services.usecases.record import Entry
-
-SECRET_FIELDS = {b"token", b"creator_key"}
-"""Entry fields never copied into a dead letter."""
+from services.usecases.refusal import Refusal
 
 INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
 
@@ -63,6 +65,10 @@ Example:
 
     redis-cli --user integration-table-7 XADD sl:inbox:table-7 '*' token 'my-table-7-write-token-0123456789abcdef' data '{"event_id": ...}'
 """
+
+
+SECRET_FIELDS = {b"token", b"creator_key"}
+"""Entry fields never copied into a dead letter."""
 
 
 def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
@@ -115,6 +121,38 @@ def raw_of(fields: dict[bytes, bytes]) -> bytes:
         if k not in SECRET_FIELDS
     }
     return json.dumps(kept).encode()
+
+
+def letter_reason(refusal: Refusal) -> dict[str, object]:
+    """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC 9457
+    members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
+    `expected` / `actual` / `version`), plus the refusal's `kind` and `message` (= `detail`)."""
+    item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
+    return {**refusal.to_dict(), **item}
+
+
+class _InboxForm:
+    """`EntryForm` of the inbox streams: the functions of this module."""
+
+    def entry(self, fields: dict[bytes, bytes]) -> Entry:
+        """See `entry_of`."""
+        return entry_of(fields)
+
+    def game(self, fields: dict[bytes, bytes]) -> str | None:
+        """See `game_of_entry`."""
+        return game_of_entry(fields)
+
+    def raw(self, fields: dict[bytes, bytes]) -> bytes:
+        """See `raw_of`."""
+        return raw_of(fields)
+
+    def reason(self, refusal: Refusal) -> dict[str, object]:
+        """See `letter_reason`."""
+        return letter_reason(refusal)
+
+
+INBOX_FORM: EntryForm = _InboxForm()
+"""How the settling use case reads an inbox entry and words its dead letter."""
 
 
 async def keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:

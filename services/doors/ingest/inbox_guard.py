@@ -7,7 +7,7 @@ subscriber for good and asks the app to exit, which an app run with `async with`
 No FastStream option changes that, and patching its read loop would tie us to its internals;
 instead a guard task per stream, beside the reclaimer, checks once a pass (`XINFO GROUPS`, one
 command) that the group `ingest` exists and that the subscriber still runs. When either is not
-so it re-creates the group at `0` (`Inbox.ensure_group`, `MKSTREAM`: entries XADDed since the
+so the use case re-creates the group at `0` (`Inbox.guard`, `MKSTREAM`: entries XADDed since the
 delete are read, none skipped) and starts the subscriber again (`start()` is FastStream's own
 start: it finds the group and reads with `>`). Nothing unprocessed is lost: a deleted stream's
 entries are gone with it (the delete did that), and every entry added after it is read.
@@ -32,9 +32,9 @@ from typing import Protocol
 
 import structlog
 
-from services.doors.ingest.inbox import Inbox
 from services.platform.metrics import INBOX_STREAM_RECOVERED
 from services.ports.inbox import StreamHealth
+from services.usecases.inbox.settle import Inbox
 
 log = structlog.get_logger("inbox")
 
@@ -77,7 +77,7 @@ class StreamGuard:
     async def check(self) -> bool:
         """One check; True when the stream was found lost or exhausted and has been
         recovered."""
-        health = await self.door.queue.guard()
+        health = await self.door.guard()
         stopped = [s for s in self.subscribers if not s.running]
         if health is not StreamHealth.LOST and not stopped:
             return self._exhausted(health)

@@ -3,7 +3,7 @@
 so that one client cannot hold the process's connections and pollers for everyone. A client is
 its address as the server saw it (`services.doors.asgi.replaylimits.client_of`: the
 X-Forwarded-For client only behind a trusted proxy), as for the replay queue's per-client
-bound (`services.usecases.readmodels.fairqueue`). A refusal is a `LiveRefused`, answered as
+bound (`services.runtime.fairqueue`). A refusal is a `LiveRefused`, answered as
 the replay queue's refusals are: an RFC 9457 problem with the rule, the setting (`limit`,
 `limit_value`) and `Retry-After`. Source: issue brief (every door: each size and queue
 bounded, fairly between clients).

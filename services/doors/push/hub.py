@@ -1,9 +1,10 @@
 """The change hub: one shared reader of the projector's change notices per process, fanning
 each change out to in-memory subscriber queues.
 
-One task follows every shard's notices (`ports.notices.ChangeNotices.read`, waiting up to
-`block_ms`; on Redis one `XREAD BLOCK` over the `Keys.changes(shard)` streams), reads each
-changed game's projection fields once per batch (`ProjectionFields`), and puts a `Delivery` on
+One task follows every shard's notices through the use case `LiveChanges`
+(`services.usecases.live_changes`; waiting up to `block_ms`; on Redis one `XREAD BLOCK` over the
+`Keys.changes(shard)` streams), reads each changed game's projection fields once per batch, and
+puts a `Delivery` on
 the queue of every subscriber of that game and of every "all games" subscriber. So N browsers
 cost N queues, not N store connections. A slow subscriber's queue drops its oldest delivery: a
 delivery carries the whole current state, so only the newest matters. A read that fails
@@ -27,8 +28,8 @@ from typing import Any, TypeVar
 import structlog
 
 from services.ports.errors import StoreUnavailable
-from services.ports.notices import ChangeNotices, Notice, ProjectionFields
-from services.ports.shards import shard_of
+from services.ports.notices import Notice
+from services.usecases.live_changes import LiveChanges
 
 log = structlog.get_logger(__name__)
 
@@ -121,9 +122,8 @@ class ChangeHub:
     """The per-process reader of all shards' change notices.
 
     Args:
-        notices: the change notices.
-        projections: the games' projection fields (what `render` reads).
-        shards: how many shards there are (every shard's notices are read).
+        changes: the change notices of every shard and the games' projection fields (stored,
+            else archived: what `render` reads).
         render: builds the pushed body from a game's projection fields.
         block_ms: longest wait of a notices read; the loop reads again after it. On Redis keep
             it well under the client's socket timeout (redis-py 8 defaults to 5 s).
@@ -133,26 +133,18 @@ class ChangeHub:
             `Signal.PING` (one timer for all: proxies drop idle streams).
         down_after_s: after the reader has failed for this long (its retries back off to
             2 s), open subscriptions end (`StorageDown`) and `fault` is set until a read works.
-        archived: an archived game's projection fields, read when the store has none (None:
-            no archive).
     """
 
     def __init__(
         self,
-        notices: ChangeNotices,
-        projections: ProjectionFields,
-        shards: int,
+        changes: LiveChanges,
         render: Render,
         block_ms: int = 2000,
         max_connect_reads: int = 16,
         ping_s: float = 15.0,
         down_after_s: float = 3.0,
-        archived: Callable[[str], Awaitable[dict[str, str] | None]] | None = None,
     ) -> None:
-        self.notices = notices
-        self.projections = projections
-        self.archived = archived
-        self.shards = shards
+        self.changes = changes
         self.render = render
         self.block_ms = block_ms
         self._subs: dict[str | None, set[Subscription]] = defaultdict(set)
@@ -225,7 +217,7 @@ class ChangeHub:
         """The last notice id of the game's shard that the hub has fanned out (`0-0` for
         none). Every change up to it is reflected in `current(game_id)`; every later one will
         reach a subscription opened before this call."""
-        return self._delivered[shard_of(game_id, self.shards)]
+        return self._delivered[self.changes.shard_of(game_id)]
 
     @contextlib.asynccontextmanager
     async def limited(self) -> AsyncIterator[None]:
@@ -243,7 +235,7 @@ class ChangeHub:
             StoreUnavailable: the store cannot answer now.
         """
         async with self.limited():
-            notice = await self.notices.changed_since(game_id, after_id, limit)
+            notice = await self.changes.changed_since(game_id, after_id, limit)
         return notice.entry_id if notice is not None else None
 
     async def current(self, game_id: str) -> Rendered | None:
@@ -261,9 +253,9 @@ class ChangeHub:
 
     async def _load(self, game_id: str) -> Rendered | None:
         async with self.limited():
-            raw = (await self.projections.fields([game_id]))[0]
-        if not raw and self.archived is not None:
-            fields = await self.archived(game_id)
+            raw = (await self.changes.fields([game_id]))[0]
+        if not raw:
+            fields = await self.changes.archived(game_id)
             if fields is not None:  # archived: its final projection, never changed by fan-out
                 raw = fields
         if not raw:
@@ -293,14 +285,12 @@ class ChangeHub:
                 await asyncio.sleep(min(2.0, 0.05 * 2**failures))
 
     async def _run(self) -> None:
-        shards = list(range(self.shards))
-        tails = await self._retrying(lambda: self.notices.tails(shards))
-        positions = dict(zip(shards, tails, strict=True))
+        positions = await self._retrying(self.changes.tails)
         self._delivered.update(positions)
         self._ready.set()
         while not self._stopping:
             notices = await self._retrying(
-                lambda: self.notices.read(positions, count=1000, block_ms=self.block_ms)
+                lambda: self.changes.read(positions, count=1000, block_ms=self.block_ms)
             )
             self._failing_since = self.fault = None  # the store answers again
             for notice in notices:  # oldest first per shard: the last one is the position
@@ -354,7 +344,7 @@ class ChangeHub:
         if not wanted:
             return
         games = [change.game_id for change in wanted]
-        raws = await self._retrying(lambda: self.projections.fields(games))
+        raws = await self._retrying(lambda: self.changes.fields(games))
         for change, raw in zip(wanted, raws, strict=True):
             # Rendered once per change; each subscriber gets the same Delivery (and frames).
             rendered = self._rendered(change.game_id, raw) if raw else Rendered(None, "null")

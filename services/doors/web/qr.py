@@ -31,7 +31,7 @@ import segno
 from fastapi import Request, Response
 
 from services.platform.problems import ProblemResponse, problem
-from services.usecases.sizedcache import ByteLRU
+from services.runtime.sizedcache import ByteLRU
 
 ERROR_LEVEL = "m"
 BORDER = 4

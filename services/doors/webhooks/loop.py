@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager, suppress
 import structlog
 
 from services.doors.webhooks.meters import ATTEMPTS, DELIVERIES, ERRORS, QUEUE_DEPTH, QUEUED
-from services.ports.webhooks import Endpoint, WebhookStore
+from services.ports.webhooks import Endpoint
 from services.usecases.webhooks.deliver import Sender, Sent
 from services.usecases.webhooks.dispatch import Dispatcher
 
@@ -22,20 +22,19 @@ log = structlog.get_logger("webhooks")
 
 
 class WebhooksLoop:
-    """The role's tasks over `dispatcher`, `sender` and `store`; `poll_s` bounds every wait,
-    `grace_s` a stop's wait for requests in flight (the transport's timeout and a little)."""
+    """The role's tasks over `dispatcher` and `sender` (the endpoints' queues read through
+    `Sender.queues`); `poll_s` bounds every wait, `grace_s` a stop's wait for requests in
+    flight (the transport's timeout and a little)."""
 
     def __init__(
         self,
         dispatcher: Dispatcher,
         sender: Sender,
-        store: WebhookStore,
         poll_s: float,
         grace_s: float = 11.0,
     ) -> None:
         self.dispatcher = dispatcher
         self.sender = sender
-        self.store = store
         self.poll_s = poll_s
         self.grace_s = grace_s
         self.wake = asyncio.Event()
@@ -75,13 +74,12 @@ class WebhooksLoop:
                 await asyncio.wait_for(self.wake.wait(), self.poll_s)
 
     async def _start_senders(self) -> None:
-        endpoints = await self.store.endpoints()
-        ids = {e.id for e in endpoints}
+        queues = await self.sender.queues()
+        ids = {e.id for e, _ in queues}
         for gone in self._gauged - ids:
             QUEUE_DEPTH.remove(gone)
         self._gauged = ids
-        for endpoint in endpoints:
-            depth = await self.store.depth(endpoint.id)
+        for endpoint, depth in queues:
             QUEUE_DEPTH.labels(endpoint=endpoint.id).set(depth)
             running = self.senders.get(endpoint.id)
             if depth and (running is None or running.done()):

@@ -15,7 +15,7 @@ class IngestSettings(CommonSettings):
     """Ingest: HTTP appends and the Redis inbox."""
 
     inbox_batch: int = Field(default=500, ge=1, le=10_000)
-    # Inbox consumer group (services/doors/ingest/inbox.py, docs/decisions/0011-faults-are-answered-not-crashed.md): one consumer name per replica.
+    # Inbox consumer group (services/usecases/inbox/settle.py, docs/decisions/0011-faults-are-answered-not-crashed.md): one consumer name per replica.
     inbox_consumer: str | None = Field(
         default=None,
         min_length=1,
@@ -45,7 +45,7 @@ class IngestSettings(CommonSettings):
         default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of ingest's folded-state cache (bytes, estimated per game: "
-        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+        "services/runtime/sizedcache.py); least recently used games are evicted past it",
     )
     inbox_keep_s: float = Field(
         default=86_400.0,

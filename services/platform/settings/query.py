@@ -67,7 +67,7 @@ class QuerySettings(CommonSettings):
     )
     forward_max_bytes: int = Field(default=1_000_000, ge=1024, le=16_000_000)
     forward_timeout_s: float = Field(default=10.0, gt=0, le=120)
-    # Replay limits (services/usecases/readmodels/fairqueue.py, snapshots.py): every replay,
+    # Replay limits (services/runtime/fairqueue.py, snapshots.py): every replay,
     # dispute, ledger, audit page, series, timeline and export not already cached waits its
     # turn in one bounded queue, fairly per client and game.
     replay_queue: int = Field(
@@ -100,7 +100,7 @@ class QuerySettings(CommonSettings):
         default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of each replay worker's snapshots (bytes, estimated per game: "
-        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+        "services/runtime/sizedcache.py); least recently used games are evicted past it",
     )
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(),

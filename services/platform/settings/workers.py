@@ -21,7 +21,7 @@ class ProjectorSettings(CommonSettings):
         default=256 * 1024 * 1024,
         ge=1024 * 1024,
         description="bound of the projector's folded-game cache (bytes, estimated per game: "
-        "services/usecases/sizedcache.py); least recently used games are evicted past it",
+        "services/runtime/sizedcache.py); least recently used games are evicted past it",
     )
     # Several projectors share the shards through leases (services/adapters/redis/ownership.py).
     lease_ttl_ms: int = Field(

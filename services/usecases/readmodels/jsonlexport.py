@@ -18,8 +18,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from services.ports.eventlog import EventLog
+from services.runtime.fairqueue import FairQueue
 from services.usecases.readmodels.errors import ReplayRefused
-from services.usecases.readmodels.fairqueue import FairQueue
 
 CHUNK = 1000
 """Events per chunk: one page of the log's reads (`offloop.READ_PAGE`), about 0.5 MB."""

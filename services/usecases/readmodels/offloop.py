@@ -18,7 +18,7 @@ the loop either.
 
 A work function crosses the process boundary by name: it must be a module-level function,
 its arguments and result picklable. An exception that does not survive pickling comes back
-as `ReplayFailed` (its type and message), never as a broken pool.
+as `services.runtime.worker.ReplayFailed` (its type and message), never as a broken pool.
 Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (replays and exports O(n) per request, off the event loop, cached).
 """
 
@@ -26,16 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import gc
-import multiprocessing
-import multiprocessing.connection
-import os
-import pickle
-import signal
 import sys
-import threading
-from collections.abc import Awaitable, Callable, Hashable, Iterator
+from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -45,11 +37,12 @@ from typing import Any, TypeVar
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from domain.fold import GameState
-from services.platform.gctune import tune_for_long_life
 from services.ports.eventlog import EventLog
-from services.usecases.readmodels.fairqueue import FairQueue, Limits
+from services.runtime import pool
+from services.runtime.fairqueue import FairQueue, Limits
+from services.runtime.sizedcache import ByteLRU, game_bytes, state_bytes
+from services.runtime.worker import collector_paused, portable
 from services.usecases.readmodels.snapshots import Unfinished
-from services.usecases.sizedcache import ByteLRU, game_bytes, state_bytes
 
 T = TypeVar("T")
 
@@ -68,13 +61,6 @@ one)."""
 
 LOCAL = "local"
 """The client of a replay asked by no remote client (the CLI, a test): one client of the queue."""
-
-PROCESSES = max(1, min(2, (os.cpu_count() or 2) - 1))
-"""Worker processes of the shared pool: leave a core to the event loop (and Redis)."""
-
-
-class ReplayFailed(RuntimeError):
-    """A replay raised an exception that could not be sent back as itself."""
 
 
 @dataclass(frozen=True)
@@ -120,7 +106,7 @@ class Replays:
         self.log = log
         self.stamp = stamp
         self.source = source
-        self.queue = queue or FairQueue(Limits(slots=PROCESSES))
+        self.queue = queue or FairQueue(Limits(slots=pool.PROCESSES))
         """Where replays not cached wait their turn (`fairqueue`): its slots should be the
         pool's workers, so that they wait there, fairly, and not in the pool's FIFO."""
         self.capacity = capacity
@@ -136,7 +122,7 @@ class Replays:
         `source` too), so the first replay does not wait for them; returns at once. With the
         shared pool, this reader holds it (`hold_shared_pool`) until its `stop`."""
         if self._executor is None:
-            hold_shared_pool()
+            pool.hold_shared_pool()
         self._pool().submit(int)  # a no-op: the spawn runs `_ready` first
 
     async def stop(self, timeout_s: float = 5.0) -> None:
@@ -145,7 +131,7 @@ class Replays:
         in a thread: the event loop goes on meanwhile). A given `executor` is its owner's to
         stop: nothing is done then."""
         if self._executor is None:
-            await asyncio.to_thread(let_go_shared_pool, timeout_s)
+            await asyncio.to_thread(pool.let_go_shared_pool, timeout_s)
 
     def _pool(self) -> Executor:
         return self._executor or shared_pool(self.source)
@@ -219,7 +205,7 @@ class Replays:
         try:
             result: T = await loop.run_in_executor(self._pool(), *call)
         except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool, once
-            _drop_pool()
+            pool.drop_pool()
             result = await loop.run_in_executor(self._pool(), *call)
         if not isinstance(result, Unfinished):
             self._results.put(key, (result, last))
@@ -248,94 +234,21 @@ def _estimate(result: Any, events: int) -> int:
     return game_bytes(events)
 
 
-_pool: ProcessPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
 def shared_pool(source: LogSource | None = None) -> ProcessPoolExecutor:
-    """The process-wide replay pool (`PROCESSES` spawned workers), made on first use, each
-    worker opening `source` as it starts (the first caller's; another source is opened at its
-    first replay). Spawned, not forked: the parent runs an event loop, threads and Redis
-    connections (so a program that starts it from a script must guard its main code, as
-    `multiprocessing` requires)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            context = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(
-                PROCESSES, mp_context=context, initializer=_ready, initargs=(source,)
-            )
-        return _pool
-
-
-def _drop_pool() -> None:
-    global _pool
-    with _pool_lock:
-        broken, _pool = _pool, None
-    if broken is not None:
-        broken.shutdown(wait=False, cancel_futures=True)
-
-
-_holders = 0
-"""How many running apps hold the shared pool (`hold_shared_pool`); the last to let go ends it."""
-
-
-def hold_shared_pool() -> None:
-    """One more holder of the shared pool (an app's lifespan, a test session): the pool, made
-    on first use as before, lives until the last holder lets go (`let_go_shared_pool`)."""
-    global _holders
-    with _pool_lock:
-        _holders += 1
-
-
-def let_go_shared_pool(timeout_s: float = 5.0) -> None:
-    """One holder fewer; when none is left, the shared pool is ended (`stop_shared_pool`).
-    Blocking (up to about `timeout_s` + 1 seconds): call it off the event loop."""
-    global _holders
-    with _pool_lock:
-        _holders = max(0, _holders - 1)
-        last = _holders == 0
-    if last:
-        stop_shared_pool(timeout_s)
-
-
-def stop_shared_pool(timeout_s: float = 5.0) -> None:
-    """End the shared pool now, whoever holds it: queued replays are cancelled, each worker
-    gets the pool's own stop message and `timeout_s` seconds to finish the replay it runs (a
-    warming worker first finishes its warm-up), then SIGKILL. A later replay starts a new pool.
-
-    A graceful stop must come here: `serve` ends by the signal it caught (uvicorn re-raises it
-    after the lifespan's shutdown), so no exit hook of the parent runs. Blocking; idempotent."""
-    global _pool
-    with _pool_lock:
-        pool, _pool = _pool, None
-    if pool is not None:
-        _end_workers(pool, timeout_s)
-
-
-def _end_workers(pool: ProcessPoolExecutor, timeout_s: float) -> None:
-    """Shut `pool` down and wait for its workers (its manager thread sends each the stop
-    message and joins it), killing those still alive after `timeout_s` seconds."""
-    workers = list((pool._processes or {}).values())  # before the manager thread forgets them
-    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)
-    pool.shutdown(wait=False, cancel_futures=True)
-    if manager is not None:
-        manager.join(timeout_s)
-    for worker in workers:
-        if worker.is_alive():
-            worker.kill()
-            worker.join(1.0)
+    """The process-wide replay pool (`services.runtime.pool.shared_pool`), each worker warmed
+    by `_ready(source)` as it starts (the first caller's source; another source is opened at
+    its first replay)."""
+    return pool.shared_pool(_ready, source)
 
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
 
 
 def _ready(source: LogSource | None = None) -> None:
-    """In a worker, once: bind its life to the parent's (`_bind_to_parent`), import the work
-    functions, open `source`'s log and replay the bundled example games, so the first real
-    replay finds the parsers, rulesets and client built (a missing example is skipped: it only
-    warms)."""
-    _bind_to_parent()
+    """In a worker, once (after `services.runtime.worker.start` bound it to its parent):
+    import the work functions, open `source`'s log and replay the bundled example games, so
+    the first real replay finds the parsers, rulesets and client built (a missing example is
+    skipped: it only warms)."""
     from services.usecases.readmodels import work
 
     if source is not None:  # a failure here would break the pool: the first replay reports it
@@ -344,80 +257,6 @@ def _ready(source: LogSource | None = None) -> None:
     for path in sorted(EXAMPLES.glob("*.jsonl")):
         lines = [line for line in path.read_bytes().splitlines() if line.strip()]
         work.series_json([parse_event_json(line) for line in lines])
-    global _in_worker
-    _in_worker = True
-    tune_for_long_life()  # the warm-up's objects frozen: no later collection walks them
-
-
-PR_SET_PDEATHSIG = 1
-"""`prctl` option: the signal the kernel sends when the parent ends (linux/prctl.h)."""
-
-PARENT_GONE = signal.SIGUSR1
-"""The parent-death signal of a worker (Linux). Not SIGTERM: the pool's own `terminate` of
-a broken worker must still end it however its parent is."""
-
-
-def _bind_to_parent() -> None:
-    """In a worker: exit as soon as the parent process ends, however it ends (SIGKILL, out of
-    memory): the pool's pipe cannot tell, as the worker holds its write end itself. Linux: a
-    parent-death signal (`prctl(PR_SET_PDEATHSIG)`, prctl(2)); elsewhere, or if prctl
-    fails, a thread waiting on the parent's sentinel pipe."""
-    parent = multiprocessing.parent_process()
-    if parent is None:  # not a multiprocessing child: nothing to bind to
-        return
-    if not (sys.platform == "linux" and _parent_death_signal(parent.pid)):
-        _watch_parent(parent.sentinel)
-
-
-def _parent_death_signal(parent_pid: int | None) -> bool:
-    """Ask the kernel for `PARENT_GONE` when the parent ends; True if it took. The kernel also
-    sends it when only the *thread* that spawned the worker ends (prctl(2)), so the handler
-    exits only once the parent id has changed (the worker was re-parented)."""
-
-    def exit_if_orphaned() -> None:
-        if os.getppid() != parent_pid:
-            os._exit(1)
-
-    signal.signal(PARENT_GONE, lambda *_: exit_if_orphaned())
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        taken = bool(libc.prctl(PR_SET_PDEATHSIG, int(PARENT_GONE), 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        taken = False
-    if taken:
-        exit_if_orphaned()  # the parent may have ended before the prctl: no signal then
-    return taken
-
-
-def _watch_parent(sentinel: int) -> None:
-    """A daemon thread that exits the worker when `sentinel` (the parent's end of a pipe,
-    `multiprocessing.parent_process().sentinel`) reads as closed: the parent has ended."""
-
-    def watch() -> None:
-        multiprocessing.connection.wait([sentinel])
-        os._exit(1)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-_in_worker = False
-"""True in a pool worker process (set by `_ready`), where a replay pauses the collector."""
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """In a worker process, no garbage collection during one replay: the events it parses all
-    stay alive until it ends, and the collections they trigger walked them again and again
-    (27% of a 6,000-event series, docs/decisions/0012-hot-reads-and-off-loop-replays.md). Reference counting still frees what dies at once;
-    cycles are collected after. A no-op elsewhere (a thread pool in tests) and when nested."""
-    if not _in_worker or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 _opened: tuple[LogSource, EventLog, asyncio.AbstractEventLoop] | None = None
@@ -439,12 +278,12 @@ def _replay_stored(
 ) -> T:
     """In the worker: read seqs 1..`upto` of the game from `source` (opened once), then
     `_replay`. Storage errors come back as themselves (or as `ReplayFailed`)."""
-    with _collector_paused():
+    with collector_paused():
         try:
             log, loop = _open(source)
             raw = loop.run_until_complete(read_paged(log, game_id, upto))
         except Exception as error:
-            raise _portable(error) from None
+            raise portable(error) from None
         return _replay(work, raw, args)
 
 
@@ -453,7 +292,7 @@ def _job_stored(
 ) -> T:
     """In the worker: `job(read, ...)` with `read` on `source`'s log (opened once). Storage
     errors come back as themselves (or as `ReplayFailed`)."""
-    with _collector_paused():
+    with collector_paused():
         try:
             log, loop = _open(source)
 
@@ -462,33 +301,25 @@ def _job_stored(
 
             return job(read, game_id, upto, work, args)  # type: ignore[no-any-return]
         except Exception as error:
-            raise _portable(error) from None
+            raise portable(error) from None
 
 
 def _job_given(
     job: Job, raw: list[bytes], game_id: str, upto: int, work: Work[T], args: tuple[Any, ...]
 ) -> T:
     """In the worker: `job(read, ...)` with `read` on the parent's events 1..`upto` (`raw`)."""
-    with _collector_paused():
+    with collector_paused():
         try:
             return job(lambda first, last: raw[first - 1 : last], game_id, upto, work, args)  # type: ignore[no-any-return]
         except Exception as error:
-            raise _portable(error) from None
+            raise portable(error) from None
 
 
 def _replay(work: Work[T], raw: list[bytes], args: tuple[Any, ...]) -> T:
     """In the worker: parse the stored envelopes and run `work` on them."""
-    with _collector_paused():
+    with collector_paused():
         events: list[Envelope] = [parse_event_json(data) for data in raw]
         try:
             return work(events, *args)
         except Exception as error:
-            raise _portable(error) from None
-
-
-def _portable(error: Exception) -> Exception:
-    try:
-        pickle.loads(pickle.dumps(error))
-    except Exception:  # e.g. an __init__ with more arguments than `args` holds
-        return ReplayFailed(f"{type(error).__name__}: {error}")
-    return error
+            raise portable(error) from None

@@ -24,11 +24,13 @@ from domain.memo import Memo
 from domain.standings import Standings
 from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
+from services.runtime import pool
+from services.runtime.fairqueue import FairQueue, Limits
+from services.runtime.sizedcache import ByteLRU
 from services.usecases.readmodels import work
 from services.usecases.readmodels.errors import NotFound, Pending
-from services.usecases.readmodels.fairqueue import FairQueue, Limits
 from services.usecases.readmodels.jsonlexport import CHUNK, jsonl_chunks
-from services.usecases.readmodels.offloop import LOCAL, PROCESSES, LogSource, Replays
+from services.usecases.readmodels.offloop import LOCAL, LogSource, Replays
 from services.usecases.readmodels.render import view_json, with_position
 from services.usecases.readmodels.shapes import (
     EventsPage,
@@ -37,7 +39,6 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 from services.usecases.readmodels.snapshots import SnapshotConfig, page_job, state_job
-from services.usecases.sizedcache import ByteLRU
 from services.usecases.tiered import TieredEventLog
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
@@ -82,7 +83,7 @@ class ReadModels:
         )
         self.export_chunk = CHUNK
         """Events per chunk of the JSONL export (each chunk one turn of the replay queue)."""
-        queue = FairQueue(limits or Limits(slots=PROCESSES))
+        queue = FairQueue(limits or Limits(slots=pool.PROCESSES))
         self.replays = Replays(
             log, max_bytes=cache_bytes, source=replay_source, queue=queue, stamp=names_stamp
         )

@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from contracts.common import EventVoided
 from contracts.events import parse_event_json
 from domain.fold import Folder, GameState
-from services.usecases.sizedcache import ByteLRU, game_bytes
+from services.runtime.sizedcache import ByteLRU, game_bytes
 
 T = TypeVar("T")
 

@@ -135,6 +135,10 @@ class Sender:
         headers = signed_headers(endpoint, delivery, self.clock())
         return await self.transport.post(endpoint.url, delivery.body.encode(), headers)
 
+    async def queues(self) -> list[tuple[Endpoint, int]]:
+        """Every registered endpoint with the number of its deliveries queued (its depth)."""
+        return [(e, await self.store.depth(e.id)) for e in await self.store.endpoints()]
+
     async def drain(self, endpoint: Endpoint, on_sent: Callable[[Sent], None]) -> None:
         """Send the endpoint's queued deliveries one by one until its queue is empty (or the
         endpoint is removed, or `stop()`), each signed with the endpoint's secrets as stored

@@ -36,14 +36,36 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from services.usecases.readmodels.errors import ReplayRefused
-
 T = TypeVar("T")
 
 WAIT_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 """Upper bounds (seconds) of the queue-wait histogram (`QueueStats.wait_buckets`)."""
 
 RETRY_AFTER_MAX_S = 60
+
+
+class ReplayRefused(Exception):
+    """A replay-class read refused by the replay queue's bounds (`FairQueue`).
+
+    Attributes:
+        status: 429 (this client's own limit) or 503 (the queue is full, or the deadline
+            passed).
+        rule: `replay.client_limit`, `replay.queue_full` or `replay.deadline`.
+        limit / value: the setting at fault (`per_client`, `queued`, `deadline_s`) and its value.
+        message: one sentence for the problem's detail.
+        retry_after_s: whole seconds a client should wait before it retries, at least 1.
+    """
+
+    def __init__(
+        self, status: int, rule: str, limit: str, value: float, message: str, retry_after_s: int
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.rule = rule
+        self.limit = limit
+        self.value = value
+        self.message = message
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ failover, `OOM` until retention frees memory) or a cluster is moving (`MOVED`/`A
 each as the ports' `StoreUnavailable` (`services/adapters/redis/errors.py` lists them). Such an
 error is retried until the store answers, never turned into a dead letter. Anything else (a
 bug, an error Redis gives for the command itself) propagates: the entry stays pending and is
-taken again by a reclaimer (`services.doors.ingest.inbox_pel`).
+taken again by a reclaimer (`services.usecases.inbox.reclaim`).
 
 Retries are counted in `scoreledger_inbox_retries_total{reason}`: `redis` (a transient fault),
 `order` (an entry waiting for an earlier pending entry of its game).

@@ -1,7 +1,7 @@
 """The reclaimer of an inbox stream: it settles pending entries no live consumer works on,
 through the `InboxQueue` port (the order check's "is an older entry of this game pending?"
 is the port's `pending_older`). One per stream: the shared inbox and each integration's own
-(`services.doors.ingest.inbox_app`) have one each.
+(wired by the door `services.doors.ingest.inbox_app`) have one each.
 
 * `drain`, at start-up before the consumer reads: settle the consumer's own pending entries (a
   previous process of the same consumer name died holding them). FastStream does not: a
@@ -104,17 +104,10 @@ class Reclaimer:
 
     async def _own_orphans(self, idle_ms: int) -> int:
         taken = 0
-        after: bytes | None = None
-        while True:
-            ids = await self.queue.pending_of(self.consumer, idle_ms, self.count, after)
-            if not ids:
-                return taken
-            after = ids[-1]  # the next page: after this one
-            mine = [i for i in ids if i not in self.in_flight]
-            # not returned by `claim`: deleted while pending, or claimed by another replica
-            taken += await self._settle(await self.queue.claim(self.consumer, mine, idle_ms))
-            if len(ids) < self.count:
-                return taken
+        pages = self.queue.own_orphans(self.consumer, idle_ms, self.count, self.in_flight)
+        async for page in pages:
+            taken += await self._settle(page)
+        return taken
 
     async def _settle(self, claimed: list[tuple[bytes, Fields]]) -> int:
         entries = [(i, f) for i, f in claimed if i not in self.in_flight]

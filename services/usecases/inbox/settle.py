@@ -1,10 +1,11 @@
-"""Redis-native door of ingest: the inbox streams, read by a FastStream consumer group.
+"""The inbox's settling use case: the entries of one inbox stream, as its consumer group delivers
+them, recorded, dead-lettered once when refused, and acked, each game's in stream order.
 
 One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`, any integration may XADD
 there) or an integration's own `Keys.integration_inbox(name)` (`sl:inbox:<name>`, only its ACL
 user may: docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
 stream has its own group `ingest`, PEL, order check, reclaimer and retention
-(`services.doors.ingest.inbox_app` wires one subscriber per stream); order is kept per stream, so one
+(the door `services.doors.ingest.inbox_app` wires one subscriber per stream); order is kept per stream, so one
 game's entries should come through one stream.
 
 An entry is one XADD with fields `data` (or FastStream's `__data__`: one envelope JSON, or a
@@ -13,7 +14,7 @@ game carries the token its creator chose) and, where the deployment requires one
 `creator_key`. The handler translates each entry and calls the record use case
 (`Record.record_entries`), exactly as HTTP does; a `Refusal` goes to the dead-letter port with
 the raw body and the refusal's kind/rule/field/message plus the problem members HTTP would
-answer (`letter_reason`; never a token). Everything it asks of
+answer (the door's `form`, `services.doors.ingest.inbox_entry.INBOX_FORM`; never a token). Everything it asks of
 the stream (acks, a game's older pending entries, holds, trimming) goes through the
 `InboxQueue` port (`services.ports.inbox`; on Redis `services.adapters.redis.inbox`).
 
@@ -21,7 +22,7 @@ Only a refusal (rules, contract, auth) is dead-lettered, once per entry, and a g
 are decided in stream order (docs/decisions/0011-faults-are-answered-not-crashed.md). The design, simplest first:
 
 * **A Redis fault is waited out, not judged.** A delivery is settled in rounds; a round that
-  meets a transient storage error (the ports' `StoreUnavailable`, `services.doors.ingest.transient`) is retried whole with tenacity's
+  meets a transient storage error (the ports' `StoreUnavailable`, `services.usecases.inbox.transient`) is retried whole with tenacity's
   exponential backoff until Redis answers. Retrying is safe: appends are idempotent by event
   id, and nothing else (letters, acks) is written before the round's appends succeeded. The
   handler does not return meanwhile, so this consumer reads nothing newer.
@@ -48,7 +49,7 @@ are decided in stream order (docs/decisions/0011-faults-are-answered-not-crashed
   whole: `services.doors.ingest.inbox_app`), so acks are ours (`AckPolicy.MANUAL`).
 * **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
   `ingest-<hostname>-<pid>`: unique per process, and stable across container restarts, where
-  the pid is 1). A `Reclaimer` (`services.doors.ingest.inbox_pel`) settles this consumer's own
+  the pid is 1). A `Reclaimer` (`services.usecases.inbox.reclaim`) settles this consumer's own
   pending entries at start-up and whenever nothing works on them (a read reply lost in a Redis
   restart); FastStream's claiming subscriber (`min_idle_time`) takes entries idle for
   `inbox_claim_idle_ms` from any consumer (a dead replica's). Neither waits on order: what
@@ -70,12 +71,11 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from services.doors.asgi.http_errors import refusal_item
-from services.doors.ingest.inbox_entry import entry_of, game_of_entry, raw_of
-from services.doors.ingest.transient import Blocked, is_transient, until_redis_answers
 from services.platform.metrics import count_appended, count_refused
 from services.ports.deadletters import DeadLetter, DeadLetters
-from services.ports.inbox import InboxNames, InboxQueue
+from services.ports.inbox import InboxNames, InboxQueue, StreamHealth
+from services.usecases.inbox.entries import EntryForm
+from services.usecases.inbox.transient import Blocked, is_transient, until_redis_answers
 from services.usecases.record import Record, Recorded
 from services.usecases.refusal import Refusal
 
@@ -83,9 +83,6 @@ log = structlog.get_logger("inbox")
 Follow = Callable[[str, bytes | None], Awaitable[object]]
 """Called with a recorded entry's game id and data (`TableGames.after_write`); never raises."""
 
-GROUP = "ingest"
-"""The inbox streams' consumer group (the Redis adapter's `GROUP`; FastStream's subscribers
-read in it)."""
 ORDER_WAIT_S = 5.0
 """Longest a consumer waits, in one delivery, for an older entry of a game that another task
 holds; then the waiting entries stay pending for the reclaimer and the consumer reads on."""
@@ -96,14 +93,6 @@ STANDING_KINDS = frozenset({"rule", "invalid"})
 not depend on the log, and a rule refusal was decided on the stored state at the event's own
 version (`services.usecases.plan`), so deciding again on a newer state could only turn it into
 a version conflict (a later entry of the game taking its seq) and hide the rule it broke."""
-
-
-def letter_reason(refusal: Refusal) -> dict[str, object]:
-    """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC 9457
-    members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
-    `expected` / `actual` / `version`), plus the refusal's `kind` and `message` (= `detail`)."""
-    item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
-    return {**refusal.to_dict(), **item}
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +163,8 @@ class _Sorted:
 
 class Inbox:
     """Settles the entries of one inbox stream, `queue` (the `InboxQueue` port; the shared
-    `keys.inbox` or an integration's): records them, dead-letters refusals once, acks (see the
-    module docstring)."""
+    `keys.inbox` or an integration's): records them, dead-letters refusals once with
+    `form.reason(refusal)` as the letter's reason, acks (see the module docstring)."""
 
     def __init__(
         self,
@@ -185,11 +174,13 @@ class Inbox:
         letters: DeadLetters,
         retention: Retention | None = None,
         *,
+        form: EntryForm,
         retry_cap_s: float = 2.0,
         max_entry_bytes: int | None = None,
         follow: Follow | None = None,
     ) -> None:
         self.queue = queue
+        self.form = form  # the door's: how an entry reads, how its letter says why
         self.follow = follow  # after a recorded entry: tournament tables follow their games
         self.max_entry_bytes = max_entry_bytes  # None: unbounded (tests); as HTTP's body limit
         self.keys = keys
@@ -213,6 +204,7 @@ class Inbox:
             self.record,
             self.letters,
             self.retention,
+            form=self.form,
             retry_cap_s=self.retry_cap_s,
             max_entry_bytes=self.max_entry_bytes,
             follow=self.follow,
@@ -276,7 +268,7 @@ class Inbox:
         `max_entry_bytes` is refused unread, as HTTP answers 413: its size never changes."""
         big = self._oversized(d)
         todo = [i for i in d.todo if i not in big]
-        outcomes = await self.record.record_entries([entry_of(d.entries[i]) for i in todo])
+        outcomes = await self.record.record_entries([self.form.entry(d.entries[i]) for i in todo])
         s = _Sorted(set(d.done))
         for i, refusal in big.items():
             s.refuse(d, i, refusal)
@@ -298,9 +290,9 @@ class Inbox:
         if self.follow is None:
             return
         for i, outcome in zip(todo, outcomes, strict=True):
-            game = game_of_entry(d.entries[i])
+            game = self.form.game(d.entries[i])
             if isinstance(outcome, Recorded) and game is not None:
-                await self.follow(game, entry_of(d.entries[i]).raw)
+                await self.follow(game, self.form.entry(d.entries[i]).raw)
 
     async def _sort(
         self, d: _Delivery, s: _Sorted, i: int, outcome: Recorded | Refusal, consumer: str | None
@@ -311,7 +303,7 @@ class Inbox:
             s.recorded.append(outcome)
             s.decided.add(d.ids[i])
             return
-        game = game_of_entry(d.entries[i])
+        game = self.form.game(d.entries[i])
         if game is not None and game in s.held:
             s.held[game].append(i)
             return
@@ -369,7 +361,7 @@ class Inbox:
         """Dead-letter a refusal once per entry: context `inbox_id` (and `inbox`, the stream,
         for an integration's stream), once-key `inbox:<id>` (`inbox:<stream>:<id>`). The raw
         kept is cut to `max_entry_bytes` (an oversized entry's first bytes)."""
-        kept = raw_of(fields)
+        kept = self.form.raw(fields)
         if self.max_entry_bytes is not None:
             kept = kept[: self.max_entry_bytes]
         inbox_id = entry_id.decode()
@@ -377,7 +369,7 @@ class Inbox:
         context, once = {"inbox_id": inbox_id}, f"inbox:{inbox_id}"
         if self.stream != self.keys.inbox:  # the shared stream's letters stay as they were
             context, once = {**context, "inbox": self.stream}, f"inbox:{self.stream}:{inbox_id}"
-        reason = letter_reason(refusal)
+        reason = self.form.reason(refusal)
         letter = DeadLetter(kept, reason, "inbox", context)
         if await self.letters.put_once(letter, once, keep_s) is None:
             log.info("inbox.dead_letter_repeat", **context)
@@ -392,3 +384,8 @@ class Inbox:
     async def ensure_group(self) -> None:
         """Create the consumer group at `0` (so entries XADDed before the first start count)."""
         await self.queue.ensure_group()
+
+    async def guard(self) -> StreamHealth:
+        """Keep the stream readable (`InboxQueue.guard`): a lost group re-created at 0, an
+        exhausted stream renewed once nothing is pending; what was found."""
+        return await self.queue.guard()
