@@ -9,14 +9,15 @@ Source: docs/decisions/0001-events-are-immutable-facts.md (contracts); docs/deci
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError, create_model
 
 from contracts import games
 from contracts.common import COMMON_PAYLOADS
 from contracts.envelope import Envelope, Payload, envelope_model
 from contracts.upcasting import upcast
+from contracts.versions import omitted_version
 
 ALL_PAYLOADS: tuple[type[Payload], ...] = COMMON_PAYLOADS
 """Every payload class that parses: the common ones and each registered game's."""
@@ -26,8 +27,15 @@ ENVELOPE_BY_TYPE: dict[str, type[Envelope]] = {}
 
 
 def _envelope_for(payload_cls: type[Payload]) -> type[Envelope]:
+    """The type's envelope; `schema_version` required when an omitted one means an older
+    version than the current (`contracts.versions`): the default would be the current one."""
     name = payload_cls.__name__.removesuffix("Payload") + "Event"
-    return envelope_model(Envelope, payload_cls, name)
+    model = envelope_model(Envelope, payload_cls, name)
+    current = payload_cls.SCHEMA_VERSION
+    if omitted_version(payload_cls.TYPE, current) == current:
+        return model
+    pinned: Any = Literal[current]  # a Literal built at run time
+    return create_model(name, __base__=model, __doc__=model.__doc__, schema_version=(pinned, ...))
 
 
 def _union() -> Any:
@@ -131,9 +139,19 @@ def parse_event(raw: dict[str, Any]) -> Envelope:
         pydantic.ValidationError: a field is missing or wrong, or an old version cannot be
             upcast (the error names the field).
     """
+    raw = _with_version(raw)
     if _needs_upcast(raw):
         raw = _upcast_or_invalid(raw)
     return EVENT_ADAPTER.validate_python(raw)
+
+
+def _with_version(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` with an omitted `schema_version` of a known type made the table's
+    (`contracts.versions.omitted_version`), so it is upcast from there."""
+    payload_cls = PAYLOAD_BY_TYPE.get(str(raw.get("type")))
+    if payload_cls is None or "schema_version" in raw:
+        return raw
+    return {**raw, "schema_version": omitted_version(payload_cls.TYPE, payload_cls.SCHEMA_VERSION)}
 
 
 def parse_event_json(data: str | bytes) -> Envelope:
@@ -150,7 +168,7 @@ def parse_event_json(data: str | bytes) -> Envelope:
             raw = json.loads(data)
         except ValueError:
             raise error from None
-        if isinstance(raw, dict) and _needs_upcast(raw):
+        if isinstance(raw, dict) and _needs_upcast(_with_version(raw)):
             return parse_event(raw)
         raise
 

@@ -1,11 +1,13 @@
 """MkDocs hook: the reference pages generated from what the code commits or declares.
 
-Three pages are written at build time, never committed, so they cannot drift:
+Four pages are written at build time, never committed, so they cannot drift:
 
 - ``integrating/event-catalogue.md`` from the JSON Schemas in ``contracts/schemas/``
   (``make schemas`` writes them from the pydantic contracts);
 - ``reference/http-api.md`` from ``contracts/openapi.json`` (what every app serves);
-- ``reference/cli-help.md`` from the ``scoreledger`` command's own options and help texts.
+- ``reference/cli-help.md`` from the ``scoreledger`` command's own options and help texts;
+- ``integrating/rule-catalogue.md`` from the code that raises each rule id
+  (``services.rule_pages``, the ids of ``contracts/rules.json``).
 
 A missing or unreadable input fails the build (``make docs`` runs ``mkdocs build --strict``).
 """
@@ -40,10 +42,18 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         "integrating/event-catalogue.md": event_catalogue(),
         "reference/http-api.md": http_api(),
         "reference/cli-help.md": cli_help(),
+        "integrating/rule-catalogue.md": rule_catalogue(),
     }
     for uri, text in pages.items():
         files.append(File.generated(config, uri, content=text))
     return files
+
+
+def rule_catalogue() -> str:
+    """The rule catalogue page: every rule id of the game write route, from the code."""
+    from services.rule_pages import catalogue_page
+
+    return catalogue_page()
 
 
 def _cell(text: object) -> str:

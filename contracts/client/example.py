@@ -1,12 +1,13 @@
-"""Runnable example: create a game with a chosen token, send an example game with a lost
-response and a retry, follow the standings over SSE (with a resume) to the last seq, and
-print the final standings as JSON.
+"""Runnable example: create a game with a chosen token, check the next batch with a dry run
+(twice: the second answer is not a duplicate, so the first stored nothing), send the example
+game with a lost response and a retry, follow the standings over SSE (with a resume) to the
+last seq, and print the final standings as JSON.
 
     python -m contracts.client.example --base-url http://127.0.0.1:8000 \
         [--log contracts/examples/penumbra-3p.jsonl] [--batch 20]
 
 The output's last line is `{"game_id", "status", "winner", "players": {id: {rank, total}},
-"lost_responses", "duplicates", "resumed"}`. Exit status 1 with the problem on a refusal.
+"lost_responses", "duplicates", "dry_run", "resumed"}`. Exit status 1 with the problem on a refusal.
 """
 
 from __future__ import annotations
@@ -67,6 +68,17 @@ def follow_to(client: Client, game_id: str, last_seq: int, seen: list[StandingsF
             return
 
 
+def check_dry_run(writer: Client, game_id: str, outbox: Outbox, batch: int) -> dict[str, object]:
+    """Send the outbox's next batch as a dry run twice: the answers name the seqs the write
+    would take, and the second is no duplicate (the first stored nothing); the outbox keeps
+    the batch for the real send. Raises: ScoreledgerError (a refusal, or a stored dry run)."""
+    _, body = outbox.batch(batch)
+    first, again = (writer.append(game_id, body, dry_run=True) for _ in range(2))
+    if any(e.duplicate for e in again.events) or first.version != again.version:
+        raise ScoreledgerError("a dry run stored its events")
+    return {"events": len(first.events), "version": first.version, "stored": False}
+
+
 def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
     """The example's steps; returns the summary printed. Raises: ScoreledgerError."""
     lines = [line for line in log.read_bytes().splitlines() if line.strip()]
@@ -76,7 +88,8 @@ def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
     for event, raw in zip(events, lines, strict=True):
         outbox.add(event, raw)  # the file's bytes, resent as they are
 
-    transport = LoseResponses(lose={2})  # the second POST is stored, its answer lost
+    # POSTs: 1 creates the game, 2 and 3 are dry runs, 4 is stored and its answer lost
+    transport = LoseResponses(lose={4})
     token = new_write_token()
     with Client(base_url, token, transport=transport) as writer, Client(base_url) as reader:
         ids, body = outbox.batch(1)  # the first event creates the game with the chosen token
@@ -87,6 +100,7 @@ def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
             target=follow_to, args=(reader, game_id, last_seq, seen), daemon=True
         )
         follower.start()
+        dry_run = check_dry_run(writer, game_id, outbox, batch)
         answers = first + writer.send(outbox, batch)
         follower.join(timeout=120)
         if follower.is_alive() or not seen or seen[-1].seq != last_seq:
@@ -101,6 +115,7 @@ def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
         },
         "lost_responses": transport.lost,
         "duplicates": sum(e.duplicate for a in answers for e in a.events),
+        "dry_run": dry_run,
         "frames": len(seen),
         "resumed": len(seen) >= 2,
     }

@@ -1,7 +1,7 @@
 """The clients' runnable examples against a served instance (`scoreledger serve` on a free port
 over the clean session Redis): each creates a game with a chosen token, sends an example game
 with one lost answer and its retry, follows the standings over SSE (with a resume) to the last
-seq, and prints the final standings, which must be the example's hand-checked ones
+seq, and prints the final standings (each dry-runs a batch first), which must be the example's hand-checked ones
 (contracts/examples/*.expected.json)."""
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def check(summary: dict[str, object], game: str) -> None:
     assert summary["lost_responses"] == 1
     assert summary["duplicates"] == 20  # the lost batch of 20, answered `duplicate` on retry
     assert summary["resumed"] is True
+    # each example checks its next batch with a dry run first
+    assert summary["dry_run"] == {"events": 20, "version": 21, "stored": False}
 
 
 @pytest.mark.redis

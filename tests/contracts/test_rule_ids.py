@@ -95,3 +95,23 @@ def test_the_route_and_the_problem_shape_name_only_ids_the_route_sends() -> None
     assert named, "the documents name some rule ids"
     ids = documented()
     assert {n for n in named if not matches(n, ids)} == set()
+
+
+def test_the_rule_catalogue_page_lists_exactly_the_ids_the_code_raises() -> None:
+    """The docs' rule catalogue (generated at build by docs/hooks.py) has one row per rule id
+    and source of the scan, each with its status, the event types it applies to and the
+    service's words; a rule raised in the code and missing from the page fails here."""
+    from services.rule_pages import applies_to, catalogue_page
+
+    page = catalogue_page()
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    listed = {(row.split("`")[1], row.split("|")[-2].strip().strip("`")) for row in rows}
+    assert listed == {(r.rule, r.source) for r in catalogue()}
+    assert {row.split("`")[1] for row in rows} == documented()
+    for row in rows:
+        cells = [c.strip() for c in row.split("|")[1:-1]]
+        assert cells[1].isdigit(), row
+        assert cells[2] == applies_to(cells[0].strip("`"))
+        assert cells[3], f"no words for {cells[0]}"
+    assert applies_to("trickerion.trick.already_owned").startswith("Trickerion")
+    assert applies_to("void.of_void") == "`game.event_voided`"

@@ -226,6 +226,7 @@ SAMPLE_KEYS = [
     lease_key(Keys(16), 3),
     fence_key(Keys(16), 3),
     Keys(16).dead_letter_once("inbox:1-0"),
+    Keys(16).integration_dead_letters("table-7"),
     *(
         getattr(Keys(16), name)("cup-1")
         for name in ("tournament_stream", "tournament_ids", "tournament_token")
@@ -279,11 +280,18 @@ def test_an_integration_may_only_xadd_the_inbox_key() -> None:
 def test_an_integration_user_may_only_xadd_its_own_stream() -> None:
     # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): (hostile integrations): the line redis-acl.sh repeats per integration
     (line,) = [x for x in TEMPLATE.splitlines() if x.startswith(EACH_INTEGRATION)]
-    rules = ACL_USERS["integration-table-7"]
+    words = ACL_USERS["integration-table-7"]
+    opened = next(i for i, w in enumerate(words) if w.startswith("("))
+    rules, selector = words[:opened], words[opened:]
     assert rules[0] == "on"
     assert [r for r in rules if r.startswith(("+", "-", "&", "%"))] == ["-@all", "+ping", "+xadd"]
     assert _key_patterns(rules) == ["sl:inbox:table-7"] == [Keys(16).integration_inbox("table-7")]
-    assert line.endswith(" ~sl:inbox:${NAME}")
+    # its own dead letters, read-only (a selector): reads, no write command
+    own = Keys(16).integration_dead_letters("table-7")
+    assert selector == [f"(%R~{own}", "+xrange", "+xrevrange", "+xread", "+xlen)"]
+    assert line.endswith(
+        " ~sl:inbox:${NAME} (%R~{sl:deadletter}:inbox:${NAME} +xrange +xrevrange +xread +xlen)"
+    )
     assert "sl:inbox:*" in _key_patterns(ACL_USERS["ingest"])  # ingest reads every stream
 
 

@@ -19,11 +19,13 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
+from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.exhausted import LAST_POSSIBLE_ID, ExhaustedStreams
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.retention import trim_inbox
 from services.doors.ingest.inbox_entry import game_of_entry
 from services.platform.settings import integration_names
+from services.ports.deadletters import DeadLetter
 from services.ports.inbox import Held
 from services.usecases.inbox.reclaim import Reclaimer
 from tests.deploy.test_redis_acl import (
@@ -58,6 +60,31 @@ async def test_an_integration_user_may_only_xadd_its_own_stream(
     await refused(table.eval("return redis.call('XADD', KEYS[1], '*', 'a', 'b')", 1, TABLE))
     assert await admin.xlen(TABLE) == 1
     assert await admin.exists(KEYS.inbox, APP) == 0
+
+
+async def test_an_integration_reads_its_own_dead_letters_and_no_other(
+    role: Callable[[str], aioredis.Redis],
+) -> None:
+    """Ingest letters a refused entry of `sl:inbox:table-7` under its own user; the table's
+    user reads the letter back (reason as HTTP's problem), but not the shared letters, another
+    integration's, or its inbox stream; it cannot write or trim its letters."""
+    table, ingest, admin = role("integration-table-7"), role("ingest"), role("admin")
+    letters = RedisDeadLetters(ingest, KEYS)
+    reason = {"kind": "invalid", "rule": "schema.field", "field": "seq", "status": 422}
+    refusal = DeadLetter(b"{}", reason, "inbox", {"inbox_id": "1-0", "inbox": TABLE})
+    assert await letters.put_once(refusal, f"inbox:{TABLE}:1-0", 3600) is not None
+    other = DeadLetter(b"[]", reason, "inbox", {"inbox_id": "2-0", "inbox": APP})
+    assert await letters.put_once(other, f"inbox:{APP}:2-0", 3600) is not None
+    own = await table.xrange(KEYS.integration_dead_letters("table-7"))
+    assert [json.loads(f[b"reason"])["rule"] for _, f in own] == ["schema.field"]
+    assert own[0][1][b"inbox_id"] == b"1-0"
+    assert await table.xlen(KEYS.integration_dead_letters("table-7")) == 1
+    await refused(table.xrange(KEYS.dead_letter))  # the shared letters: not its own
+    await refused(table.xrange(KEYS.integration_dead_letters("app-2")))
+    await refused(table.xrange(TABLE))  # its inbox stays write-only
+    await refused(table.xadd(KEYS.integration_dead_letters("table-7"), {"raw": "forged"}))
+    await refused(table.xtrim(KEYS.integration_dead_letters("table-7"), maxlen=0))
+    assert await admin.xlen(KEYS.dead_letter) == 2  # every letter is still in the shared stream
 
 
 async def test_an_integrations_maxlen_0_trims_only_its_own_stream(
@@ -153,7 +180,10 @@ def test_the_script_writes_one_user_per_integration(tmp_path: Path) -> None:
     users = [line for line in text.splitlines() if line.startswith("user integration-")]
     assert len(users) == 64
     assert users[5].split()[1] == "integration-t5"
-    assert users[5].endswith(" -@all +ping +xadd ~sl:inbox:t5")
+    assert users[5].endswith(
+        " -@all +ping +xadd ~sl:inbox:t5"
+        " (%R~{sl:deadletter}:inbox:t5 +xrange +xrevrange +xread +xlen)"
+    )
     assert users[5].split()[3] == "#" + hashlib.sha256(passwords["t5"].encode()).hexdigest()
     assert "${" not in text
     assert all(p not in text for p in passwords.values())

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import uvicorn
+from jsonschema import Draft202012Validator
 from prometheus_client import generate_latest
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
@@ -29,6 +30,7 @@ from services.bootstrap import (
     webhook_admin,
     webhooking,
 )
+from services.doors.query.openapi import COMMITTED
 from services.platform.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import free_port
@@ -82,6 +84,16 @@ class Receiver:
 
     def types(self) -> list[str]:
         return [r["body"]["type"] for r in self.accepted]
+
+
+def published_errors(body: dict[str, Any]) -> list[str]:
+    """What `body` breaks of the request body `contracts/openapi.json` publishes for its
+    `type` (its `webhooks` entry; JSON Schema 2020-12 over the document's components)."""
+    document = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    operation = document["webhooks"][body["type"]]["post"]
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    check = Draft202012Validator({**schema, "components": document["components"]})
+    return [error.message for error in check.iter_errors(body)]
 
 
 @asynccontextmanager
@@ -172,6 +184,8 @@ async def test_game_ended_arrives_once_across_restarts_signed_retried_and_rotate
     assert ended["body"]["data"]["standings"]["status"] == "final"
     assert len(ended["headers"]["webhook-signature"].split(" ")) == 2  # old and new secret
     assert len({r["id"] for r in receiver.accepted}) == len(receiver.accepted)
+    for received in receiver.accepted:  # each body is its published webhook's schema
+        assert published_errors(received["body"]) == [], received["body"]["type"]
     statuses = {e.delivery.id: e.status for e in entries}
     assert statuses[ended["id"]] == "delivered"
     first = next(e for e in entries if e.delivery.type == "game.started")

@@ -1,7 +1,9 @@
 /**
  * Runnable example (the same steps as contracts/client/example.py): create a game with a chosen
- * token, send an example game with a lost response and a retry, follow the standings over SSE
- * (with a resume) to the last seq, and print the final standings as one JSON line.
+ * token, check the next batch with a dry run (twice: the second answer is no duplicate, so the
+ * first stored nothing), send an example game with a lost response and a retry, follow the
+ * standings over SSE (with a resume) to the last seq, and print the final standings as one
+ * JSON line.
  *
  *   node dist/example.js --base-url http://127.0.0.1:8000 [--log ../examples/penumbra-3p.jsonl]
  */
@@ -47,6 +49,23 @@ async function followTo(client: Client, gameId: string, lastSeq: number, seen: S
   if (seen.at(-1)?.seq !== lastSeq) throw new Error(`the live standings did not reach seq ${lastSeq}`);
 }
 
+/** The outbox's next batch sent twice as a dry run: the second answer is no duplicate (the
+ * first stored nothing); the outbox keeps the batch for the real send. */
+async function checkDryRun(
+  writer: Client,
+  gameId: string,
+  outbox: Outbox,
+  batch: number,
+): Promise<{ events: number; version: number; stored: boolean }> {
+  const { body } = outbox.batch(batch);
+  const first = await writer.append(gameId, body, true);
+  const again = await writer.append(gameId, body, true);
+  if (again.appended.some((e) => e.duplicate) || first.version !== again.version) {
+    throw new Error("a dry run stored its events");
+  }
+  return { events: first.appended.length, version: first.version, stored: false };
+}
+
 async function main(): Promise<void> {
   const baseUrl = option("--base-url");
   const log = option("--log", new URL("../../examples/penumbra-3p.jsonl", import.meta.url).pathname);
@@ -58,7 +77,8 @@ async function main(): Promise<void> {
   const outbox = new Outbox(gameId);
   for (const line of lines) outbox.add(line); // the file's bytes, resent as they are
 
-  const lossy = losingFetch(new Set([2])); // the second POST is stored, its answer lost
+  // POSTs: 1 creates the game, 2 and 3 are dry runs, 4 is stored and its answer lost
+  const lossy = losingFetch(new Set([4]));
   const writer = new Client(baseUrl, { writeToken: newWriteToken(), fetch: lossy.fetch });
   const reader = new Client(baseUrl);
   const first = outbox.batch(1); // the first event creates the game with the chosen token
@@ -66,6 +86,7 @@ async function main(): Promise<void> {
   outbox.acknowledge(first.ids);
   const seen: StandingsFrame[] = [];
   const following = followTo(reader, gameId, lastSeq, seen);
+  const dryRun = await checkDryRun(writer, gameId, outbox, batch);
   answers.push(...(await writer.send(outbox, batch)));
   await following;
   const final = await reader.standings(gameId);
@@ -77,6 +98,7 @@ async function main(): Promise<void> {
       players: Object.fromEntries(final.players.map((p) => [p.player_id, { rank: p.rank, total: p.total }])),
       lost_responses: lossy.lost(),
       duplicates: answers.flatMap((a) => a.appended).filter((e) => e.duplicate).length,
+      dry_run: dryRun,
       frames: seen.length,
       resumed: seen.length >= 2,
     }),

@@ -6,12 +6,16 @@ Entry fields: `raw` (the input as received), `reason` (JSON), `source` (`http`, 
 
 `put_once` writes a letter at most once per key: a marker `{sl:deadletter}:once:<key>` (hash tag
 = the stream's name, so marker and stream share a Redis Cluster slot) is SET NX with a TTL and
-the letter XADDed in the same Lua call.
+the letter XADDed in the same Lua call. A letter of an integration's own inbox stream (context
+`inbox` = `sl:inbox:<name>`) is also XADDed, in that call, to `{sl:deadletter}:inbox:<name>`,
+which that integration's ACL user may read (docs/integrating/inbox.md), trimmed there by the
+same age (`MINID`).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,10 +29,14 @@ _OWN = {"raw", "reason", "source", "time"}
 
 PUT_ONCE_LUA = """
 if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return false end
-return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 2))
+if KEYS[3] then
+  redis.call('XADD', KEYS[3], 'MINID', '~', ARGV[2], '*', unpack(ARGV, 3))
+end
+return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
 """
-"""KEYS: 1 the dead-letter stream, 2 the once marker. ARGV: 1 the marker's TTL (ms), then the
-letter's field/value pairs. Returns the letter id, or nil when the marker existed."""
+"""KEYS: 1 the dead-letter stream, 2 the once marker, 3 (optional) the integration's copy.
+ARGV: 1 the marker's TTL (ms), 2 the oldest id the copy keeps (now - TTL), then the letter's
+field/value pairs. Returns the letter id, or nil when the marker existed."""
 
 
 class RedisDeadLetters:
@@ -59,16 +67,26 @@ class RedisDeadLetters:
     async def put_once(self, letter: DeadLetter, once: str, keep_s: float) -> str | None:
         """XADD `letter` unless `once` was lettered within `keep_s` seconds (one Lua call);
         returns the letter id, or None for a repeat."""
-        stream = self.keys.dead_letter
+        keys = [self.keys.dead_letter, self.keys.dead_letter_once(once)]
+        own = self._integration(letter)
+        if own is not None:
+            keys.append(self.keys.integration_dead_letters(own))
         pairs = [v for kv in self._fields(letter).items() for v in kv]
         ttl_ms = max(1, int(keep_s * 1000))
-        entry_id: Any = await self._put_once(
-            keys=[stream, self.keys.dead_letter_once(once)], args=[ttl_ms, *pairs]
-        )
+        oldest = f"{max(0, int(time.time() * 1000) - ttl_ms)}-0"
+        entry_id: Any = await self._put_once(keys=keys, args=[ttl_ms, oldest, *pairs])
         if entry_id is None:
             return None
         EVENTS_DEAD_LETTERED.labels(source=letter.source).inc()
         return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+    def _integration(self, letter: DeadLetter) -> str | None:
+        """The integration whose own inbox stream `letter` came from, or None."""
+        stream = letter.context.get("inbox")
+        prefix = self.keys.integration_inbox("")
+        if letter.source != "inbox" or not isinstance(stream, str):
+            return None
+        return stream.removeprefix(prefix) if stream.startswith(prefix) else None
 
     async def trim(self, keep_s: float, now_ms: int) -> int:
         """XTRIM MINID the letters older than `keep_s` (`retention.trim_dead_letters`)."""

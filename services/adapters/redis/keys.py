@@ -134,6 +134,12 @@ class Keys:
         slot of its own; `name` is checked by `IngestSettings.inbox_integrations`."""
         return f"{self.inbox}:{name}"
 
+    def integration_dead_letters(self, name: str) -> str:
+        """`{sl:deadletter}:inbox:<name>`: a copy of each dead letter of integration `name`'s
+        inbox entries, which its own ACL user may read (and no other letter); in the dead-letter
+        stream's Cluster slot, so one script writes both."""
+        return f"{{{self.dead_letter}}}:inbox:{name}"
+
     def dead_letter_once(self, key: str) -> str:
         """STRING with a TTL: "`key` (e.g. `inbox:<entry id>`) was dead-lettered"; its hash tag
         is the dead-letter stream's name, so both share a Redis Cluster slot."""

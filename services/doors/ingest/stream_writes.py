@@ -47,24 +47,24 @@ def token(bearer: HTTPAuthorizationCredentials | None) -> str | None:
     return bearer.credentials if bearer else None
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """`node` with every `{"$ref": "#/$defs/X"}` replaced by X's schema (OpenAPI resolves
-    refs against its components, where the body models' nested models are not)."""
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
-        return {k: _inline(v, defs) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_inline(v, defs) for v in node]
-    return node
+BODY_COMPONENTS = "x-components"
+"""The `requestBody` member carrying the body's schemas until the published document moves
+them to `components/schemas` (`services.doors.query.openapi_share.share_body_models`)."""
 
 
 def body(model: type[M]) -> dict[str, Any]:
-    """The OpenAPI `requestBody` of a door that reads `model` from the raw request."""
-    schema = model.model_json_schema()
-    schema = _inline(schema, schema.pop("$defs", {}))
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
+    """The OpenAPI `requestBody` of a door that reads `model` from the raw request: a `$ref`
+    to `components/schemas/<model>`, the model's and its nested models' schemas carried in
+    `x-components` (a route's `openapi_extra` cannot add components itself)."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    components = {**schema.pop("$defs", {}), model.__name__: schema}
+    return {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
+        },
+        BODY_COMPONENTS: components,
+    }
 
 
 async def parse(model: type[M], request: Request) -> M:

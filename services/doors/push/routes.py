@@ -1,8 +1,8 @@
 """SSE endpoints (FastAPI's own `fastapi.sse`): live standings of one game and live games list.
 
-`GET /games/{game_id}/live`: event `standings`, data `{"change": {shard, entry_id, game_id,
-seq}, "standings": <the body of GET /games/{id}/standings>}` on connect, and on a resume that
-missed a change; every later frame is compact, `{"change", "compact": true, "standings":
+`GET /games/{game_id}/live`: event `standings`, data `{"change": null, "standings": <the body
+of GET /games/{id}/standings>}` on connect, and on a resume that missed a change; every later
+frame is compact, `{"change", "compact": true, "standings":
 <services.usecases.readmodels.render.compact(body)>}` (no labels, non-zero categories only). SSE `id:` = the
 entry id of the game's shard change stream. A client reconnecting with `Last-Event-ID` gets
 the current full standings once if the game changed after that id (nothing otherwise), then

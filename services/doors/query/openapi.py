@@ -20,6 +20,15 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from services.doors.query.openapi_share import (
+    describe_parameters_once,
+    share_answers,
+    share_body_models,
+    share_catalogue_types,
+    share_replay_parameter,
+    type_the_frames,
+)
+
 COMMITTED = Path(__file__).resolve().parents[3] / "contracts" / "openapi.json"
 
 
@@ -68,7 +77,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     """
     for path, operations in document["paths"].items():
         for operation in operations.values():
-            for answer in operation.get("responses", {}).values():
+            for status, answer in operation.get("responses", {}).items():
                 content = answer.get("content", {})
                 stream = content.get("text/event-stream")
                 if stream is not None and "itemSchema" in stream:
@@ -76,13 +85,20 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
                     stream["schema"] = {"type": "string", "description": "server-sent events"}
                     stream["x-itemSchema"] = item
                 media = next((m for s, m in EXPORT_MEDIA_TYPES.items() if path.endswith(s)), None)
-                if media is not None and len(content) == 1 and media not in content:
+                # the export's own answer only: its refusals are problems (a 429, a 503)
+                if media and status.startswith("2") and len(content) == 1 and media not in content:
                     content[media] = {"schema": {"type": "string"}}
                     del content[next(iter(content))]
     _type_the_append_body(document)
     _problems_everywhere(document)
     _outbound_webhooks(document)
     _share_parameters(document)
+    type_the_frames(document)
+    describe_parameters_once(document)
+    share_answers(document)
+    share_replay_parameter(document)
+    share_body_models(document)
+    share_catalogue_types(document)
     return document
 
 
@@ -146,7 +162,10 @@ def _outbound_webhooks(document: dict[str, Any]) -> None:
 
 
 RETRY_AFTER_HEADER = {
-    "Retry-After": {"description": "seconds to wait before retrying", "schema": {"type": "integer"}}
+    "Retry-After": {
+        "description": "seconds to wait before retrying",
+        "schema": {"type": "integer", "minimum": 1},
+    }
 }
 
 
@@ -260,6 +279,12 @@ def _share_the_envelope(schemas: dict[str, Any], refs: Iterable[str]) -> None:
         envelope_required = required
         event["required"] = [name for name in required if name not in names]
         event["allOf"] = [{"$ref": f"#/components/schemas/{ENVELOPE_SCHEMA}"}]
+        # the payload's own schema carries its docstring: say where, not the text again
+        version = event["properties"]["schema_version"]
+        event["properties"]["schema_version"] = _version_ref(schemas, version)
+        head = event.get("description", "").split("\n\n", 1)[0]
+        payload_name = event["properties"]["payload"]["$ref"].rsplit("/", 1)[1]
+        event["description"] = f"{head} The payload: `{payload_name}`."
         event.pop("additionalProperties", None)
     if shared is None:
         return
@@ -276,6 +301,19 @@ def _share_the_envelope(schemas: dict[str, Any], refs: Iterable[str]) -> None:
         "required": envelope_required,
         "additionalProperties": False,
     }
+
+
+def _version_ref(schemas: dict[str, Any], version: dict[str, Any]) -> dict[str, str]:
+    """A reference to `components/schemas/SchemaVersion<n>`, the `schema_version` constant
+    every event type at version n declares (added on first use).
+
+    Raises:
+        ValueError: two types declare version n differently.
+    """
+    name = f"SchemaVersion{version['const']}"
+    if schemas.setdefault(name, version) != version:
+        raise ValueError(f"two event types declare {name} differently")
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
 SHARED_PARAMETERS = (
