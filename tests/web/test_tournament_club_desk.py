@@ -29,6 +29,9 @@ async def test_check_in_clock_and_slips_from_the_desk(
     page = await open_page(browser, f"{stack.url}/tournaments/club/desk?lang=en", size)
     await page.get_by_role("textbox", name="Organiser token").fill(TOKEN)
     await page.locator("#tn-token-form button").click()
+    await expect(page.locator("#tn-auto")).to_have_text(
+        "Auto-approval is off: approve each reported result here."
+    )
     for n in range(1, 9):  # Player 9 never arrives
         await page.get_by_role("button", name=f"Check in: Player {n}", exact=True).click()
         await expect(page.locator("#tn-msg")).to_have_text(f"Checked in: Player {n}")
@@ -92,8 +95,19 @@ async def test_check_in_clock_and_slips_from_the_desk(
 
 
 async def test_the_desks_new_words_in_russian(stack: Stack, browser: Browser) -> None:
-    await create(stack.client, "club", 8, rounds=1)
+    new = {"tournament_id": "club", "title": "Клуб", "game": "penumbra", "rounds": 1}
+    answer = await stack.client.post(
+        "/tournaments", json={**new, "auto_approve_after_s": 300}, headers=AUTH
+    )
+    assert answer.status_code == 201, answer.text
+    for n in range(1, 9):
+        body = {"player_id": f"p0{n}", "name": f"Player {n}"}
+        await stack.client.post("/tournaments/club/players", json=body, headers=AUTH)
     page = await open_page(browser, f"{stack.url}/tournaments/club/desk?lang=ru", "laptop")
+    await expect(page.locator("#tn-auto")).to_have_text(
+        "Внесённые результаты утверждаются автоматически через 5 мин после внесения, "
+        "если их не оспорили."
+    )
     await expect(page.get_by_role("button", name="Отметить: Player 1")).to_be_visible()
     await expect(page.locator("#tn-players-title + .hint")).to_contain_text("отмеченные")
     await stack.client.post("/tournaments/club/rounds", headers=AUTH)

@@ -153,6 +153,9 @@ async function paint(frame) {
   document.getElementById("tn-title").textContent = tn.settings.title;
   document.title = `${t("tn_desk")}: ${tn.settings.title} — scoreledger`;
   document.getElementById("tn-round").textContent = roundTitle(tn);
+  const wait = tn.settings.auto_approve_after_s;
+  document.getElementById("tn-auto").textContent = wait === null
+    ? t("tn_auto_off") : t("tn_auto_after").replace("{n}", num(Math.round((wait / 60) * 100) / 100));
   // every round seated: nothing left to seat, even while the last round's tables are reported
   const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
