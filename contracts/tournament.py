@@ -12,7 +12,7 @@ Types: `tournament.created`, `tournament.player_registered`, `tournament.player_
 `tournament.player_dropped`, `tournament.round_seated`, `tournament.table_result_reported`,
 `tournament.table_result_confirmed`, `tournament.table_result_disputed`,
 `tournament.table_result_approved`, `tournament.round_closed`, `tournament.judge_appointed`,
-`tournament.judge_dismissed`.
+`tournament.judge_dismissed`, `tournament.player_checked_in`, `tournament.round_timer_started`.
 Source: docs/rules/tournaments.md#points (Match Play Events: placement points,
 results suggested by players and approved by the organiser; BGA's standings columns).
 """
@@ -211,6 +211,24 @@ class PlayerDropped(Payload):
     reason: NonEmptyText
 
 
+class PlayerCheckedIn(Payload):
+    """The player is at the venue (the desk's check-in). Once any player is checked in, a
+    round seats only checked-in players (and late joiners, who join at the desk); a player
+    is checked in once, never after dropping. Source: docs/rules/tournaments.md#check-in."""
+
+    TYPE: ClassVar[str] = "tournament.player_checked_in"
+    player_id: PlayerId
+
+
+class RoundTimerStarted(Payload):
+    """The organiser starts the open round's clock: it runs out `minutes` after this event's
+    `occurred_at` (started again: restarted from then). Source: docs/rules/tournaments.md#round-timer."""
+
+    TYPE: ClassVar[str] = "tournament.round_timer_started"
+    round: Round
+    minutes: int = Field(ge=1, le=600, strict=True)
+
+
 class SeatedTablePayload(BaseModel):
     """One table of a seated round: its number, players in seat order (seat 1 first), why,
     and the scoreledger game that plays it (None: results are reported by hand)."""
@@ -307,6 +325,8 @@ TOURNAMENT_PAYLOADS: tuple[type[Payload], ...] = (
     RoundClosed,
     JudgeAppointed,
     JudgeDismissed,
+    PlayerCheckedIn,
+    RoundTimerStarted,
 )
 
 

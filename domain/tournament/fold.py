@@ -26,12 +26,14 @@ from typing import Any
 from contracts.tournament import (
     JudgeAppointed,
     JudgeDismissed,
+    PlayerCheckedIn,
     PlayerDropped,
     PlayerJoinedLate,
     PlayerRegistered,
     ResultLine,
     RoundClosed,
     RoundSeated,
+    RoundTimerStarted,
     TableResultApproved,
     TableResultConfirmed,
     TableResultDisputed,
@@ -41,6 +43,7 @@ from contracts.tournament import (
 )
 from domain.errors import RuleViolation
 from domain.stream import StreamFold
+from domain.tournament.clubnight import check_in, start_timer
 from domain.tournament.state import (
     Registrant,
     RoundState,
@@ -328,6 +331,8 @@ _HANDLERS: dict[type, Callable[[TournamentState, Any, TournamentEnvelope], None]
     RoundClosed: _close,
     JudgeAppointed: _appoint,
     JudgeDismissed: _dismiss,
+    PlayerCheckedIn: check_in,
+    RoundTimerStarted: start_timer,
 }
 
 _FOLD: StreamFold[TournamentEnvelope, TournamentState] = StreamFold(

@@ -37,7 +37,8 @@ TournamentStatus = Literal["upcoming", "live", "finished"]
 class Registrant:
     """A player of the tournament. `seed`: as registered (None: unseeded); `order`: the
     registration order (0-based); `from_round`: the first round they can be seated in;
-    `dropped_after`: the last round seated before they dropped (None: still in)."""
+    `dropped_after`: the last round seated before they dropped (None: still in);
+    `checked_in`: the desk checked them in (`tournament.player_checked_in`)."""
 
     player_id: str
     name: str
@@ -45,6 +46,7 @@ class Registrant:
     order: int
     from_round: int = 1
     dropped_after: int | None = None
+    checked_in: bool = False
 
     @property
     def dropped(self) -> bool:
@@ -88,6 +90,9 @@ class RoundState:
     reason: str
     closed: bool = False
     seated_at: datetime | None = None
+    timer_started_at: datetime | None = None
+    timer_minutes: int | None = None
+    """The round's clock (`tournament.round_timer_started`): started then, runs this long."""
 
 
 @dataclass(slots=True)
@@ -105,6 +110,9 @@ class TournamentState:
     dismissed_judges: set[str] = field(default_factory=set)
     """Judge ids dismissed so far: a judge's token depends on the id alone, so the desk never
     appoints one of these again (the dismissed judge's token would work again)."""
+    check_in: bool = False
+    """True once any player was checked in: from then on only checked-in players (and late
+    joiners) are seated."""
 
     @property
     def current_round(self) -> RoundState | None:
@@ -123,8 +131,15 @@ class TournamentState:
         return "live"
 
     def active(self, for_round: int) -> list[Registrant]:
-        """Players who may be seated in `for_round`: not dropped, joined by then."""
-        return [p for p in self.players.values() if not p.dropped and p.from_round <= for_round]
+        """Players who may be seated in `for_round`: not dropped, joined by then and, once
+        check-in is in use, checked in or joined late (a late joiner joins at the desk)."""
+        return [
+            p
+            for p in self.players.values()
+            if not p.dropped
+            and p.from_round <= for_round
+            and (not self.check_in or p.checked_in or p.from_round > 1)
+        ]
 
     def seed_rank(self) -> dict[str, int]:
         """Each player's effective seed, 1 = top: explicit seeds first (ascending), then the

@@ -101,10 +101,12 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     if roles.ingest:
         from services.doors.ingest.http import ingest_router
         from services.doors.ingest.leagues import league_write_router
+        from services.doors.ingest.tournament_club import tournament_club_router
         from services.doors.ingest.tournaments import tournament_write_router
 
         app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
+        app.include_router(tournament_club_router(service.cases.desk, service.settings))
         app.include_router(league_write_router(service.cases.leagues))
     if hub is not None:
         from services.doors.web.routes import web_router

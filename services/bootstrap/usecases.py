@@ -19,6 +19,7 @@ from services.runtime.fairqueue import Limits
 from services.runtime.pool import PROCESSES
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
+from services.usecases.league_follow import LeagueFollow
 from services.usecases.league_rating import OpenSkillModel
 from services.usecases.leagues import Leagues
 from services.usecases.names import Forget, NamedEventLog
@@ -102,6 +103,15 @@ def use_cases(
     # A tournament creates its tables' games through the same record use case as
     # POST /games, without the creator key: creating the tournament needed it already.
     tables = TableGames(tournaments, Record(credentials, checked, Authorizer(None)), log)
+    leagues = Leagues(
+        league_log,
+        tournaments,
+        log,
+        authorizer,
+        OpenSkillModel(),
+        added=None if side is None else side.league_added,
+    )
+    tournaments.changed = LeagueFollow(leagues).tournament_changed
     return UseCases(
         record=Record(credentials, checked, authorizer),
         project=Project(
@@ -132,14 +142,7 @@ def use_cases(
         tournaments=tournaments,
         desk=TournamentDesk(tournaments, authorizer, tables),
         tables=tables,
-        leagues=Leagues(
-            league_log,
-            tournaments,
-            log,
-            authorizer,
-            OpenSkillModel(),
-            added=None if side is None else side.league_added,
-        ),
+        leagues=leagues,
         seal=seal,
         archived=reader,
         forget=None

@@ -25,9 +25,7 @@ state right after it (`services.usecases.idempotency`); the same key with anothe
 from __future__ import annotations
 
 import hmac
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import dataclass
 
 from pydantic import ValidationError
 
@@ -35,51 +33,46 @@ from contracts.envelope import Payload
 from contracts.tournament import (
     JudgeAppointed,
     JudgeDismissed,
+    PlayerCheckedIn,
     PlayerDropped,
     PlayerJoinedLate,
     PlayerRegistered,
-    ResultLine,
-    RoundClosed,
     RoundSeated,
-    TableResultApproved,
-    TableResultConfirmed,
-    TableResultDisputed,
-    TableResultReported,
+    RoundTimerStarted,
     TournamentCreated,
-    TournamentEnvelope,
 )
 from domain.errors import RuleViolation
 from domain.rulesets import RULESET_BY_GAME
-from domain.tournament.fold import fold
 from domain.tournament.seating import SeatedTable, Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
-from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
-from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
-from services.usecases.idempotency import Found, find_request, key_reused, request_ids, same_request
+from services.usecases.authorize import Authorizer, Grant, digest
+from services.usecases.idempotency import key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_keys import judge_of, judge_token, table_game_id, table_token
+from services.usecases.tournament_access import (
+    ORGANISER,
+    Caller,
+    Role,
+    refusal_of,
+    table_of_token,
+)
+from services.usecases.tournament_keys import judge_token, table_game_id
+from services.usecases.tournament_rulings import TableRuling, TableRulings
 from services.usecases.tournament_tables import OpenedTable, TableGames
-from services.usecases.tournaments import Tournaments, UnknownTournament
+from services.usecases.tournaments import Tournaments
 
-ORGANISER = "organiser"
-"""The actor of the desk's events."""
-
-TableAction = Literal["report", "confirm", "dispute", "approve"]
-Role = Literal["organiser", "judge", "table"]
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who passed `authorize_as`: the digest to append with (the organiser's, which the store
-    checks), the role, the judge's id (None for the others) and, for a table's token, its
-    `(round, table)`."""
-
-    credential: str
-    role: Role
-    judge_id: str | None = None
-    table: tuple[int, int] | None = None
+__all__ = [
+    "ORGANISER",
+    "Caller",
+    "Created",
+    "Role",
+    "Seated",
+    "TableRuling",
+    "TournamentDesk",
+    "check_fives_seat",
+    "table_of_token",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,38 +91,14 @@ class Created:
     organiser_token: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class TableRuling:
-    """What a table write asks: `report` (`results`, `by`), `confirm` (`player_id`),
-    `dispute` (`by`, `reason`) or `approve` (`by` the judge, `results` optional: a ruling)."""
-
-    action: TableAction
-    round: int
-    results: tuple[ResultLine, ...] | None = None
-    by: str = ORGANISER
-    player_id: str | None = None
-    reason: str | None = None
-
-
-class TournamentDesk:
+class TournamentDesk(TableRulings):
     """Create, register, drop, seat and rule on tables, over `Tournaments`."""
 
     def __init__(
         self, cases: Tournaments, authorizer: Authorizer, tables: TableGames | None = None
     ) -> None:
-        self.cases = cases
-        self.authorizer = authorizer
+        super().__init__(cases, authorizer)
         self.tables = tables
-
-    def may_create(self, proof: WriteProof) -> Grant:
-        """Check a creation's proof before its body is read: the creator key (when the
-        deployment sets one) and a chosen token's format; generates a token when none is sent.
-
-        Raises:
-            Refusal: `auth.creator_key_required` / `_rejected`, `auth.token_format`.
-        """
-        found = CredentialLookup(digest=None, version=0)
-        return self.authorizer.check("", found, proof, generate=True, token_field="authorization")
 
     async def create(
         self, tournament_id: str, settings: TournamentCreated, grant: Grant, key: str | None = None
@@ -178,88 +147,6 @@ class TournamentDesk:
                 unconfirmed.write_token = grant.token
             raise
         return Created(state, grant.token if grant.generated else None)
-
-    async def authorize(self, tournament_id: str, token: str | None) -> str:
-        """The digest to append with, once `token` is the tournament's organiser token
-        (`authorize_as` with the organiser alone: a judge's token is `forbidden` /
-        `auth.organiser_required`).
-
-        Raises:
-            UnknownTournament, Refusal: as `authorize_as`.
-        """
-        return (await self.authorize_as(tournament_id, token, ("organiser",))).credential
-
-    async def _organiser(self, tournament_id: str, token: str | None) -> str:
-        """The digest to append with, once `token` is the tournament's organiser token.
-
-        Raises:
-            UnknownTournament: no such tournament (checked first: 404 before 401).
-            Refusal: `unauthorized` / `auth.token_required`, `forbidden` / `auth.token_rejected`.
-        """
-        stored = await self.cases.log.digest(tournament_id)
-        if stored is None:
-            if await self.cases.log.version(tournament_id) == 0:
-                raise UnknownTournament(tournament_id)
-            raise Refusal(
-                "forbidden",
-                "auth.token_rejected",
-                "the tournament takes no writes",
-                "authorization",
-            )
-        if token is None:
-            raise Refusal(
-                "unauthorized",
-                "auth.token_required",
-                f"writes to tournament {tournament_id!r} need its organiser token",
-                "authorization",
-            )
-        if not hmac.compare_digest(stored, digest(token)):
-            raise Refusal(
-                "forbidden",
-                "auth.token_rejected",
-                f"the token is not the organiser token of tournament {tournament_id!r}",
-                "authorization",
-            )
-        return stored
-
-    async def authorize_as(
-        self, tournament_id: str, token: str | None, roles: tuple[Role, ...]
-    ) -> Caller:
-        """Who `token` is, when one of `roles` may make this write: the organiser token, the
-        token of a judge in office, or (role `table`) the write token of a seated table's game,
-        handed to that table (`tournament_keys.table_token`). The one check of every
-        tournament write.
-
-        Raises:
-            UnknownTournament: no such tournament (404 before 401).
-            Refusal: `unauthorized` / `auth.token_required`; `forbidden` /
-                `auth.token_rejected` (none of the tokens `roles` allow) or
-                `auth.organiser_required` (a judge's token where only the organiser may write).
-        """
-        stored = await self.cases.log.digest(tournament_id)
-        if stored is None or token is None or hmac.compare_digest(stored, digest(token)):
-            credential = await self._organiser(tournament_id, token)
-            return Caller(credential, "organiser")
-        state = await self.cases.state(tournament_id)
-        judge_id = judge_of(stored, tournament_id, state.judges, token)
-        table = table_of_token(stored, state, token) if "table" in roles else None
-        if table is not None:
-            return Caller(stored, "table", table=table)
-        if judge_id is None:
-            raise Refusal(
-                "forbidden",
-                "auth.token_rejected",
-                f"the token is neither the organiser's nor a judge's of tournament {tournament_id!r}",
-                "authorization",
-            )
-        if "judge" not in roles:
-            raise Refusal(
-                "forbidden",
-                "auth.organiser_required",
-                "this write needs the organiser token, not a judge's",
-                "authorization",
-            )
-        return Caller(stored, "judge", judge_id)
 
     async def appoint_judge(
         self, tournament_id: str, credential: str, judge_id: str, name: str, key: str | None = None
@@ -318,7 +205,7 @@ class TournamentDesk:
             )
             await self.cases.approve_due(tournament_id, caller.credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
+            raise refusal_of(error) from None
         return outcome, await self.cases.state(tournament_id)
 
     async def approve_due(
@@ -328,7 +215,7 @@ class TournamentDesk:
         try:
             due = await self.cases.approve_due(tournament_id, caller.credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
+            raise refusal_of(error) from None
         return due, await self.cases.state(tournament_id)
 
     async def add_player(
@@ -386,6 +273,38 @@ class TournamentDesk:
         payload = PlayerDropped(player_id=player_id, reason=reason)
         return await self._once(tournament_id, [payload], credential, key)
 
+    async def check_in(
+        self, tournament_id: str, credential: str, player_id: str, key: str | None = None
+    ) -> TournamentState:
+        """Check the player in (organiser): from the first check-in on, a round seats only
+        the checked-in players and late joiners (docs/rules/tournaments.md#check-in).
+
+        Raises:
+            Refusal: `rule` / `tournament.unknown_player`, `tournament.player_dropped`,
+                `tournament.checked_in`.
+        """
+        return await self._once(
+            tournament_id, [PlayerCheckedIn(player_id=player_id)], credential, key
+        )
+
+    async def start_timer(
+        self,
+        tournament_id: str,
+        credential: str,
+        round_number: int,
+        minutes: int,
+        key: str | None = None,
+    ) -> TournamentState:
+        """Start (or restart) the open round's clock for `minutes` (organiser); the room
+        screen counts it down (docs/rules/tournaments.md#round-timer).
+
+        Raises:
+            Refusal: `rule` / `tournament.timer_round`; `invalid` / `schema.field` (minutes
+                outside 1..600).
+        """
+        payload = timer_payload(round_number, minutes)
+        return await self._once(tournament_id, [payload], credential, key)
+
     async def seat_next_round(
         self, tournament_id: str, credential: str, key: str | None = None
     ) -> Seated:
@@ -421,132 +340,8 @@ class TournamentDesk:
         except SeatingError as error:
             raise Refusal("rule", error.rule, str(error), error.field) from None
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
+            raise refusal_of(error) from None
         return Seated(seating, await self.open_games(tournament_id, credential, seating.round))
-
-    async def rule_on_table(
-        self,
-        tournament_id: str,
-        caller: str | Caller,
-        table: int,
-        ruling: TableRuling,
-        key: str | None = None,
-    ) -> TournamentState:
-        """Append the table's report, confirmation, dispute or approval (after approving
-        what is due). An approval that leaves every table of the open round approved also
-        closes the round (same append), so the next round can be seated. `caller`: from
-        `authorize_as` (a bare credential is the organiser).
-
-        Raises:
-            Refusal: `forbidden` / `auth.judge_required` (an approval or dispute by the
-                organiser while the tournament has a judge); the fold's rules.
-        """
-        if isinstance(caller, str):
-            caller = Caller(caller, "organiser")
-        credential = caller.credential
-        if caller.table is not None:
-            _table_may(caller.table, ruling, table)
-        if ruling.action in ("approve", "dispute"):
-            ruling = await self._judged(tournament_id, caller, ruling)
-        replay = await self._replayed(tournament_id, key)
-        if replay is not None:
-            same_request(replay[0].first, _asked_payload(table, ruling))
-            return replay[1]
-        try:
-            await self.cases.approve_due(tournament_id, credential)
-        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
-        batch: list[Payload] = [_asked_payload(table, ruling)]
-        if ruling.action == "approve":
-            state = await self.cases.state(tournament_id)
-            if _closes(state, ruling.round, table):
-                batch.append(RoundClosed(round=ruling.round))
-        actor = f"judge {caller.judge_id}" if caller.judge_id else ORGANISER
-        return await self._record(tournament_id, batch, credential, actor, key)
-
-    async def _judged(self, tournament_id: str, caller: Caller, ruling: TableRuling) -> TableRuling:
-        """`ruling` (an approval or dispute) as the caller may make it: named after the
-        caller's judge. Raises: Refusal `auth.judge_required` (the tournament has judges and
-        the caller is not one)."""
-        judges = (await self.cases.state(tournament_id)).judges
-        if judges and caller.role != "judge":
-            raise Refusal(
-                "forbidden",
-                "auth.judge_required",
-                "this tournament has judges: only a judge's token approves or disputes",
-                "authorization",
-            )
-        if caller.judge_id is not None:  # the ruling names the judge of the token
-            ruling = replace(ruling, by=caller.judge_id)
-        return ruling
-
-    async def _replayed(
-        self, tournament_id: str, key: str | None
-    ) -> tuple[Found[TournamentEnvelope], TournamentState] | None:
-        """The batch a request under `key` stored and the state right after it; None when
-        there is no key or nothing stored under it."""
-        if key is None:
-            return None
-        events = await self.cases.log.read(tournament_id)
-        found = find_request(events, "tournament", tournament_id, key)
-        return None if found is None else (found, fold(events[: found.upto]))
-
-    async def _once(
-        self, tournament_id: str, payloads: Sequence[Payload], credential: str, key: str | None
-    ) -> TournamentState:
-        """`_record` under `key`, or the state after the batch `key` stored already (the
-        same request: else `idempotency.key_reused`)."""
-        replay = await self._replayed(tournament_id, key)
-        if replay is not None:
-            same_request(replay[0].first, payloads[0])
-            return replay[1]
-        return await self._record(tournament_id, payloads, credential, key=key)
-
-    async def _record(
-        self,
-        tournament_id: str,
-        payloads: Sequence[Payload],
-        credential: str,
-        actor: str = ORGANISER,
-        key: str | None = None,
-    ) -> TournamentState:
-        if not credential:  # an empty credential would skip the store's token check
-            raise Refusal("unauthorized", "auth.token_required", "no organiser token", "token")
-        ids = None if key is None else request_ids("tournament", tournament_id, key, len(payloads))
-        try:
-            state, _ = await self.cases.record(tournament_id, payloads, actor, credential, ids)
-        except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
-        return state
-
-
-def _table_may(own: tuple[int, int], ruling: TableRuling, table: int) -> None:
-    """A table's token reports or confirms its own table's result, nothing else."""
-    if ruling.action not in ("report", "confirm"):
-        raise Refusal(
-            "forbidden",
-            "auth.table_reports_only",
-            "a table's token reports or confirms its result; the organiser or a judge approves",
-            "action",
-        )
-    if (ruling.round, table) != own:
-        raise Refusal(
-            "forbidden",
-            "auth.table_token_other_table",
-            f"this token is table {own[1]}'s of round {own[0]}",
-            "authorization",
-        )
-
-
-def table_of_token(stored: str, state: TournamentState, token: str) -> tuple[int, int] | None:
-    """The `(round, table)` whose game's write token `token` is (None: no seated table's);
-    constant-time per table, open rounds and closed alike (a late confirmation)."""
-    found = None
-    for seated in state.rounds:
-        for t in seated.tables.values():
-            if t.game_id is not None and hmac.compare_digest(table_token(stored, t.game_id), token):
-                found = (seated.number, t.number)
-    return found
 
 
 def check_fives_seat(settings: TournamentCreated) -> None:
@@ -568,63 +363,17 @@ def check_fives_seat(settings: TournamentCreated) -> None:
         )
 
 
-def _seating_of(seated: RoundSeated) -> Seating:
-    """The seating a stored `round_seated` event records (a retried seating's answer)."""
-    tables = tuple(SeatedTable(t.number, t.players, t.reason) for t in seated.tables)
-    return Seating(seated.round, tables, seated.byes, seated.reason)
-
-
-def _asked_payload(table: int, r: TableRuling) -> Payload:
-    """What a table write appends first (its retry's check), a bad one refused as the write
-    itself is."""
+def timer_payload(round_number: int, minutes: int) -> RoundTimerStarted:
+    """The timer's event, a bad value refused as the request (`invalid` / `schema.field`)."""
     try:
-        return _table_payload(table, r)
+        return RoundTimerStarted(round=round_number, minutes=minutes)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         field = ".".join(str(p) for p in first["loc"]) or "body"
         raise Refusal("invalid", "schema.field", first["msg"], field) from None
 
 
-def _table_payload(table: int, r: TableRuling) -> Payload:
-    missing = "results" if r.action == "report" and r.results is None else None
-    if r.action == "confirm" and r.player_id is None:
-        missing = "player_id"
-    if r.action == "dispute" and not r.reason:
-        missing = "reason"
-    if missing is not None:
-        raise Refusal("invalid", "request.invalid", f"{r.action} needs {missing}", missing)
-    if r.action == "report":
-        assert r.results is not None
-        return TableResultReported(round=r.round, table=table, results=r.results, reported_by=r.by)
-    if r.action == "confirm":
-        assert r.player_id is not None
-        return TableResultConfirmed(round=r.round, table=table, player_id=r.player_id)
-    if r.action == "dispute":
-        assert r.reason is not None
-        return TableResultDisputed(round=r.round, table=table, by=r.by, reason=r.reason)
-    return TableResultApproved(round=r.round, table=table, judge=r.by, results=r.results)
-
-
-def _closes(state: TournamentState, round_number: int, table: int) -> bool:
-    """True when approving `table` leaves every table of the open round `round_number`
-    approved (the round is the last seated and not closed yet)."""
-    if not state.rounds or state.rounds[-1].number != round_number or state.rounds[-1].closed:
-        return False
-    tables = state.rounds[-1].tables
-    return table in tables and all(t.status == "approved" for n, t in tables.items() if n != table)
-
-
-def _refusal(error: RuleViolation | VersionConflict | CredentialMismatch) -> Refusal:
-    if isinstance(error, RuleViolation):
-        return Refusal("rule", error.rule, error.message, error.field)
-    if isinstance(error, VersionConflict):
-        return Refusal(
-            "conflict",
-            "log.expected_version",
-            "the tournament changed during the write; retry",
-            "seq",
-            {"expected": error.expected, "actual": error.actual},
-        )
-    return Refusal(
-        "forbidden", "auth.token_rejected", "the organiser token does not match", "authorization"
-    )
+def _seating_of(seated: RoundSeated) -> Seating:
+    """The seating a stored `round_seated` event records (a retried seating's answer)."""
+    tables = tuple(SeatedTable(t.number, t.players, t.reason) for t in seated.tables)
+    return Seating(seated.round, tables, seated.byes, seated.reason)

@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
+import structlog
+
 from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
     RoundClosed,
@@ -37,6 +39,8 @@ from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
 from services.ports.tournaments import TournamentLog
+
+log = structlog.get_logger("tournaments")
 
 SeatMethod = Callable[[Sequence[Entrant], int, History, SeatingRules, str | int], Seating]
 """A seating method: `domain.tournament.seating.seat_round` (or `greedy_round`, to compare)."""
@@ -85,6 +89,9 @@ class Tournaments:
         self.retries = retries
         self.schedule = schedule  # None: auto-approval only on writes and approve-due
         self.names_count = names_count  # `SideNames.count` of the names kept apart
+        # Told of every stored batch (`LeagueFollow.tournament_changed`; set by bootstrap,
+        # which builds the leagues over these use cases).
+        self.changed: Callable[[str, Sequence[TournamentEnvelope]], Awaitable[object]] | None = None
 
     async def names_stamp(self, tournament_id: str) -> int:
         """Changes when the names a reader sees change without a new event (a player
@@ -159,8 +166,19 @@ class Tournaments:
                     raise
                 continue
             assert state is not None
+            await self._tell(tournament_id, batch)
             return state, result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _tell(self, tournament_id: str, batch: Sequence[TournamentEnvelope]) -> None:
+        """Tell `changed` of a stored batch; its failure is logged, never the write's (the
+        batch is stored: the next approval or a league's own addition catches up)."""
+        if self.changed is None:
+            return
+        try:
+            await self.changed(tournament_id, batch)
+        except Exception as error:  # the write succeeded; a follower's fault must not undo that
+            log.warning("tournament.follow_failed", tournament_id=tournament_id, error=repr(error))
 
     async def _schedule(self, state: TournamentState, batch: Sequence[TournamentEnvelope]) -> None:
         """Schedule the auto-approval of each result `batch` reports (before the append: an

@@ -195,4 +195,4 @@ def test_the_common_parameters_are_defined_once() -> None:
     }
     assert inline & set(SHARED_PARAMETERS) == set()
     refs = [p["$ref"] for o in operations for p in o.get("parameters", []) if "$ref" in p]
-    assert refs.count("#/components/parameters/Idempotency-Key") == 10
+    assert refs.count("#/components/parameters/Idempotency-Key") == 12

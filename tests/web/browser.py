@@ -58,6 +58,9 @@ DOC_SHOTS = {
             "tournament-desk-new",
             "tournament-desk-finished",
             "tournament-podium",
+            "tournament-desk-club",
+            "tournament-slips-print",
+            "tournament-tv-clock",
         )
     ),
     "tournament-report-phone",

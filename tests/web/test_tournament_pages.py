@@ -224,7 +224,11 @@ async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     assert after["rounds"][0]["tables"][0]["approved"][0]["player_id"] == players[0]
 
     page.on("dialog", lambda dialog: dialog.accept())
-    await page.locator('#tn-players tr[data-player="p08"]').get_by_role("button").click()
+    await (
+        page.locator('#tn-players tr[data-player="p08"]')
+        .get_by_role("button", name="Drop:")
+        .click()
+    )
     await expect(page.locator("#tn-msg")).to_have_text("Dropped: Player 8")
     await expect(page.locator('#tn-players tr[data-player="p08"] td').last).to_have_text("dropped")
     dropped = (await stack.client.get("/tournaments/cup")).json()["players"][7]

@@ -4,17 +4,20 @@ stream cannot drift apart."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from contracts.tournament import ResultLine
 from domain.tournament.standings import standings
-from domain.tournament.state import TableState, TournamentState
+from domain.tournament.state import RoundState, TableState, TournamentState
 
 
 def summary(state: TournamentState) -> dict[str, Any]:
     """`GET /tournaments/{id}`: status (`upcoming`, `live`, `finished`), the winner once
     finished (`{player_id, name, points}`: first place of the standings, else None), settings,
-    players (seed, from_round, dropped_after) and rounds (tables: players in seat order,
+    `check_in` (True once the desk checked anyone in: only the checked-in are seated), players
+    (seed, from_round, dropped_after, checked_in) and rounds (`timer`: the round's clock,
+    `{started_at, minutes, ends_at}` in ISO 8601 UTC, or None; tables: players in seat order,
     reason, game_id, status, reported and approved results, `history`: every report, ruling,
     approval and dispute in order)."""
     return {
@@ -23,6 +26,7 @@ def summary(state: TournamentState) -> dict[str, Any]:
         "status": state.status,
         "winner": winner(state),
         "settings": state.settings.model_dump(mode="json"),
+        "check_in": state.check_in,
         "players": [
             {
                 "player_id": p.player_id,
@@ -30,6 +34,7 @@ def summary(state: TournamentState) -> dict[str, Any]:
                 "seed": p.seed,
                 "from_round": p.from_round,
                 "dropped_after": p.dropped_after,
+                "checked_in": p.checked_in,
             }
             for p in state.players.values()
         ],
@@ -37,12 +42,25 @@ def summary(state: TournamentState) -> dict[str, Any]:
             {
                 "round": r.number,
                 "closed": r.closed,
+                "timer": _timer(r),
                 "byes": list(r.byes),
                 "reason": r.reason,
                 "tables": [_table(t) for t in r.tables.values()],
             }
             for r in state.rounds
         ],
+    }
+
+
+def _timer(r: RoundState) -> dict[str, Any] | None:
+    """The round's clock as the room screen counts it down (None: not started)."""
+    if r.timer_started_at is None or r.timer_minutes is None:
+        return None
+    ends = r.timer_started_at + timedelta(minutes=r.timer_minutes)
+    return {
+        "started_at": r.timer_started_at.isoformat(),
+        "minutes": r.timer_minutes,
+        "ends_at": ends.isoformat(),
     }
 
 

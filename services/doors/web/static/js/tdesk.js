@@ -7,10 +7,13 @@
 // Once the tournament is finished the desk names the winner, offers the standings' exports
 // and no longer offers drops. Each table of the current round gets its phone link (the
 // table's report form, its key, the table game's token, in the fragment), from
-// `POST /tournaments/{id}/rounds/{n}/games` with the organiser token.
+// `POST /tournaments/{id}/rounds/{n}/games` with the organiser token. The desk checks players
+// in, starts the open round's clock (counted down here and on the room screen) and prints the
+// round's pairings and result slips, each slip with the QR code of its table's report form
+// (`POST /tournaments/{id}/rounds/{n}/slips`: the table's key only in that answer's body).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, statusWord, tid } from "./tournament.js";
 
 const KEY = `scoreledger.organiser.${tid}`;
 const tokenInput = document.getElementById("tn-token");
@@ -99,9 +102,23 @@ async function paintLinks(tn) {
   box.hidden = false;
 }
 
+/** The check-in cell's content: a "Check in" button, or "Checked in". */
+function checkInCell(p, checked) {
+  if (checked.has(p.player_id)) return el("span", t("tn_checked_in"), "tn-checked");
+  const button = el("button", t("tn_check_in"));
+  button.type = "button";
+  button.setAttribute("aria-label", `${t("tn_check_in")}: ${p.name}`);
+  button.addEventListener("click", async () => {
+    const done = await write("POST", `${base}/players/${encodeURIComponent(p.player_id)}/check-in`);
+    if (done) say(`${t("tn_checked_in_msg")} ${p.name}`);
+  });
+  return button;
+}
+
 function paintPlayers(frame) {
   const tn = frame.tournament;
   const dropped = new Set(tn.players.filter((p) => p.dropped_after !== null).map((p) => p.player_id));
+  const checked = new Set(tn.players.filter((p) => p.checked_in).map((p) => p.player_id));
   const finished = tn.status === "finished";
   document.querySelector("#tn-players tbody").replaceChildren(...frame.standings.players.map((p) => {
     const tr = el("tr");
@@ -110,6 +127,7 @@ function paintPlayers(frame) {
     if (finished) {
       action.textContent = dropped.has(p.player_id) ? t("tn_dropped") : "—";
     } else if (!dropped.has(p.player_id)) {
+      action.append(checkInCell(p, checked), " ");
       const button = el("button", t("tn_drop"));
       button.type = "button";
       button.setAttribute("aria-label", `${t("tn_drop")}: ${p.name}`);
@@ -127,11 +145,17 @@ function paintPlayers(frame) {
   }));
 }
 
+let currentRoundNo = 0; // the last seated round's number (its slips print)
+
 async function paint(frame) {
   const tn = frame.tournament;
+  currentRoundNo = currentRound(tn)?.round || 0;
   document.getElementById("tn-title").textContent = tn.settings.title;
   document.title = `${t("tn_desk")}: ${tn.settings.title} — scoreledger`;
   document.getElementById("tn-round").textContent = roundTitle(tn);
+  const wait = tn.settings.auto_approve_after_s;
+  document.getElementById("tn-auto").textContent = wait === null
+    ? t("tn_auto_off") : t("tn_auto_after").replace("{n}", num(Math.round((wait / 60) * 100) / 100));
   // every round seated: nothing left to seat, even while the last round's tables are reported
   const done = tn.rounds.length >= tn.settings.rounds;
   document.getElementById("tn-seat").disabled = Boolean(done);
@@ -145,9 +169,49 @@ async function paint(frame) {
     document.getElementById("tn-missing").textContent = "";
     document.getElementById("tn-winner").textContent = tn.winner ? tn.winner.name : "";
   }
+  const round = currentRound(tn);
+  openRound = round && !round.closed && !finished ? round : null;
+  document.getElementById("tn-timer-form").hidden = !openRound;
+  document.getElementById("tn-print").hidden = !round || finished;
   paintTables(tn);
   paintPlayers(frame);
   await paintLinks(tn);
+}
+
+let openRound = null; // the latest frame's open round (its clock counts down here)
+
+/** The round's slips, one per table: its players with a place and score to fill in, and
+ * the QR code of the table's report form. */
+function slipOf(slip, round) {
+  const li = el("li", null, "tn-slip");
+  li.dataset.table = slip.table;
+  li.append(el("h3", `${t("tn_table")} ${slip.table} · ${t("tn_round")} ${round}`));
+  const list = el("ol", null, "tn-slip-players");
+  slip.players.forEach((name, i) => {
+    const row = el("li");
+    row.append(el("span", `${t("tn_seat_no")} ${i + 1}: ${name}`), el("span", `${t("tn_slip_place")} ____  ${t("tn_slip_score")} ______`, "tn-slip-blank"));
+    list.append(row);
+  });
+  li.append(list);
+  if (slip.qr_svg) {
+    const figure = el("figure", null, "tn-slip-qr");
+    const img = el("img");
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(slip.qr_svg)}`;
+    img.alt = `${t("tn_report_qr")} ${slip.table}`;
+    figure.append(img, el("figcaption", t("tn_slip_scan")));
+    li.append(figure);
+  }
+  return li;
+}
+
+async function showSlips() {
+  const round = currentRoundNo;
+  if (!round) return false;
+  const answer = await write("POST", `${base}/rounds/${round}/slips`);
+  if (!answer) return false;
+  document.getElementById("tn-slips-list").replaceChildren(...answer.tables.map((s) => slipOf(s, answer.round)));
+  document.getElementById("tn-slips").hidden = false;
+  return true;
 }
 
 document.getElementById("tn-token-form").addEventListener("submit", (e) => {
@@ -172,6 +236,17 @@ document.getElementById("tn-add-form").addEventListener("submit", async (e) => {
     say(`${t("tn_added_msg")} ${name}`);
   }
 });
+document.getElementById("tn-timer-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  if (!openRound) return;
+  const minutes = Number(document.getElementById("tn-timer-min").value);
+  const done = await write("POST", `${base}/rounds/${openRound.round}/timer`, { minutes });
+  if (done) say(`${t("tn_timer_started")} ${minutes} ${t("tn_minutes")}`);
+});
+document.getElementById("tn-print").addEventListener("click", async () => {
+  if (await showSlips()) window.print();
+});
+runClock(document.getElementById("tn-clock"), () => openRound);
 document.getElementById("tn-seat").addEventListener("click", async () => {
   const seated = await write("POST", `${base}/rounds`);
   if (seated) say(`${t("tn_seated_round")} ${seated.round}: ${seated.tables.length} ${t("tn_tables").toLowerCase()}`);

@@ -59,3 +59,24 @@ export function roundTitle(tournament) {
   if (!round) return t("tn_not_seated");
   return `${t("tn_round")} ${round.round} ${t("tn_of")} ${tournament.settings.rounds}`;
 }
+
+/** The round's clock in words: "Time left 12:05", "Time is up", or "" (no clock running). */
+export function clockText(round, now = Date.now()) {
+  if (!round || !round.timer || round.closed) return "";
+  const left = Math.ceil((Date.parse(round.timer.ends_at) - now) / 1000);
+  if (left <= 0) return t("tn_time_up");
+  const mm = Math.floor(left / 60);
+  const ss = String(left % 60).padStart(2, "0");
+  return `${t("tn_time_left")} ${mm}:${ss}`;
+}
+
+/** Count `node` down each second from the round `get()` returns (the latest frame's). */
+export function runClock(node, get) {
+  const tick = () => {
+    const text = clockText(get());
+    if (node.textContent !== text) node.textContent = text;
+    node.hidden = !text;
+  };
+  tick();
+  return setInterval(tick, 1000);
+}

@@ -5,10 +5,13 @@
 // leaders follow `/games/live` (one connection for every table: a change of one of the
 // round's games refetches that game's standings). A table with a result (reported by hand or
 // from its game) shows the result's winner, never the game's live leader; once the tournament
-// is finished the tables give way to the podium.
+// is finished the tables give way to the podium. The open round's clock counts down in the
+// header. Opened from the organiser's desk (the organiser token in this tab's
+// `sessionStorage`), each table card also carries the QR code of that table's report form,
+// as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, statusWord, tid } from "./tournament.js";
 
 const grid = document.getElementById("ttv-tables");
 const lines = document.getElementById("ttv-standings");
@@ -44,6 +47,14 @@ function tableCard(table, names, points) {
   });
   const leader = el("p", lineOf(table, names), "ttv-leader");
   card.append(head, seats, leader);
+  const qr = tableQrs.get(table.table);
+  if (qr && table.status === "seated") {
+    const img = el("img", null, "ttv-table-qr");
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr)}`;
+    img.alt = `${t("tn_report_qr")} ${table.table}`;
+    card.classList.add("with-qr");
+    card.append(img);
+  }
   li.append(card);
   return li;
 }
@@ -91,8 +102,27 @@ function paintStandings(standings) {
   }));
 }
 
+const tableQrs = new Map(); // table number -> its report form's QR code (SVG), this round's
+let qrRound = 0;
+let latest = null; // the latest frame's current round (the clock reads it)
+
+/** The current round's table QR codes, fetched once per round with the organiser token
+ * this tab holds (none: no table codes on this screen). */
+async function fetchTableQrs(round) {
+  const token = sessionStorage.getItem(`scoreledger.organiser.${tid}`);
+  if (!token || !round || round.closed || qrRound === round.round) return false;
+  qrRound = round.round;
+  const response = await fetch(`${base}/rounds/${round.round}/slips`, { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) return false;
+  tableQrs.clear();
+  for (const slip of (await response.json()).tables) if (slip.qr_svg) tableQrs.set(slip.table, slip.qr_svg);
+  return true;
+}
+
 async function paint(frame) {
   const tn = frame.tournament;
+  latest = tn.status === "finished" ? null : currentRound(tn);
+  if (await fetchTableQrs(latest)) return paint(frame);
   document.getElementById("ttv-title").textContent = tn.settings.title;
   document.title = `${tn.settings.title} — scoreledger`;
   document.getElementById("ttv-round").textContent = tn.status === "finished" ? t("tn_finished") : roundTitle(tn);
@@ -150,5 +180,6 @@ function showQr() {
 
 translatePage();
 showQr();
+runClock(document.getElementById("ttv-clock"), () => latest);
 document.title = `${tid} — scoreledger`;
 follow(paint);
