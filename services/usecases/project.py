@@ -8,7 +8,7 @@ the fold refuses is dead-lettered and its game held at that seq; other games go 
 release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
 feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
 Redis, no feed reading (the projector door does that).
-Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector); docs/decisions/0004-projector-catch-up-subscription.md.
+Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector).
 """
 
 from __future__ import annotations
@@ -27,12 +27,11 @@ from contracts.events import parse_event_json
 from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
 from domain.fold import Folder
-from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.names import PlayerNames
 from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
-from services.usecases.readmodels.render import view_json
+from services.usecases.projected import last_seqs, reaches, rendered
 from services.usecases.sizedcache import GAME_BYTES, ByteLRU, state_bytes
 
 log = structlog.get_logger("projector")
@@ -188,6 +187,7 @@ class Project:
             last = fresh[-1].feed_id
         if last is None:
             return Applied(0, None)
+        fresh = await self._unprojected(fresh)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
@@ -219,6 +219,17 @@ class Project:
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
         return Applied(applied, last, rules)
+
+    async def _unprojected(self, fresh: Sequence[FeedEntry]) -> list[FeedEntry]:
+        """`fresh` without the entries of games whose projection, stored by an append
+        (`LiveProjection`) and not held, reaches their last entry in it; their cached views,
+        behind it, are dropped. One HMGET per game of the batch."""
+        last = last_seqs(fresh)
+        heads = await self.projections.heads(list(last))
+        done = {g for (g, n), h in zip(last.items(), heads, strict=True) if reaches(h, n)}
+        for game_id in done:
+            self.views.pop(game_id, None)
+        return [e for e in fresh if e.game_id not in done] if done else list(fresh)
 
     async def _fold_into(self, work: dict[str, _Work], fresh: Sequence[FeedEntry]) -> None:
         """Fold `fresh` (feed order) onto each game's view, one `_Work` per game in `work`
@@ -375,18 +386,13 @@ class Project:
         for game_id, w in work.items():
             if w.seq > w.base_seq or (w.refolded and w.held is None):
                 state = w.view.folder.state  # frozen, O(1); rendered once per batch
+                text, view = rendered(state)
                 ops.append(
                     ProjectionOp(
-                        "apply",
-                        game_id,
-                        w.base_seq,
-                        state.seq,
-                        state.status,
-                        state.game,
-                        standings_json(state).decode(),
-                        view_json=view_json(standings(state), state.cache),
+                        "apply", game_id, w.base_seq, state.seq, state.status, state.game, text,
+                        view_json=view,
                     )
-                )
+                )  # fmt: skip
             if w.held is not None and w.base_held is None:
                 why = json.dumps({"seq": w.held, **(w.reason or {})}, default=str)
                 ops.append(ProjectionOp("hold", game_id, 0, w.held, reason_json=why))

@@ -27,12 +27,21 @@ HASH again, to the value it holds: data unchanged, but the call propagates, so a
 after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_REPLICAS`)
 covers the original write too (WAIT counts replicas up to the connection's own last write).
 
+With KEYS 6-8 and 7 more ARGV after the events', the game's projection is stored too
+(`live_lua.LIVE_PROJECTION_LUA`).
+
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
 Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: docs/decisions/0002-one-atomic-append.md.
 """
 
-APPEND_LUA = """
-local n = (#ARGV - 4) / 4
+from services.adapters.redis.live_lua import LIVE_PROJECTION_ARGS, LIVE_PROJECTION_LUA
+
+APPEND_LUA = (
+    """
+local live = #KEYS > 5 and """
+    + str(LIVE_PROJECTION_ARGS)
+    + """ or 0  -- a live projection's ARGV come after the events'
+local n = (#ARGV - 4 - live) / 4
 local version = redis.call('XLEN', KEYS[1])
 if ARGV[3] ~= '' then
   local stored = redis.call('GET', KEYS[5])
@@ -89,8 +98,12 @@ if next_version > version then
 elseif n > 0 then
   redis.call('HSET', KEYS[3], ARGV[5], tostring(plan[1].seq))
 end
+"""
+    + LIVE_PROJECTION_LUA
+    + """
 return out
 """
+)
 
 TOUCH_LUA = """
 local seq = redis.call('HGET', KEYS[1], ARGV[1])
