@@ -6,13 +6,13 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection)
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from domain.fold import GameState
 from domain.standings import standings, standings_json
 from services.ports.eventlog import FeedEntry, LiveProjection
-from services.ports.projections import ProjectionHead
+from services.ports.projections import ProjectionHead, Projections
 from services.usecases.readmodels.render import view_json
 
 
@@ -44,3 +44,14 @@ def reaches(head: ProjectionHead, seq: int) -> bool:
     """A stored projection (`head`), stored by an append and not held, is of `seq` or later:
     the projector has nothing to fold for the game up to `seq`."""
     return head.live and head.held is None and head.seq >= seq
+
+
+async def live_reached(
+    projections: Projections, fresh: Sequence[FeedEntry]
+) -> tuple[set[str], dict[str, ProjectionHead]]:
+    """The games of `fresh` (feed entries) whose projection, stored by an append and not held,
+    reaches their last entry in it (`reaches`), and every game's head as read (one HMGET per
+    game of `fresh`)."""
+    last = last_seqs(fresh)
+    heads = dict(zip(last, await projections.heads(list(last)), strict=True))
+    return {g for g, n in last.items() if reaches(heads[g], n)}, heads
