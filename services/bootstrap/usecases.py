@@ -99,7 +99,10 @@ def use_cases(
         schedule=ports.approvals,
         names_count=None if ports.tournament_names is None else ports.tournament_names.count,
     )
-    checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes)
+    # A live game's projection is stored by its append, from the state the check folded (one
+    # parse and one fold per event); the projector projects what that leaves (catch-up, holds).
+    live = settings.changes_maxlen if settings.live_projection else None
+    checked = CheckedAppend(log, settings.state_cache_games, settings.state_cache_bytes, live)
     # A tournament creates its tables' games through the same record use case as
     # POST /games, without the creator key: creating the tournament needed it already.
     tables = TableGames(tournaments, Record(credentials, checked, Authorizer(None)), log)

@@ -50,6 +50,28 @@ class AppendResult:
 
 
 @dataclass(frozen=True, slots=True)
+class LiveProjection:
+    """A game's projection rendered from the state an append's check computed (seq, status,
+    ruleset, standings JSON, rendered view, `updated_at` as ISO UTC), handed to the append so
+    the same atomic step stores it: one parse and one fold per live event.
+
+    Stored only when the game's stored projection is at the version the append starts from
+    (so it is the next state of that one), the game is not held, no player of it was
+    forgotten (the writer's state may still hold the name) and `seq` is the version the
+    append reaches; then a change notice is added too (capped near `changes_maxlen`). Else
+    nothing of it is stored and the projector projects the game from the feed as before.
+    Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection)."""
+
+    seq: int
+    status: str
+    game: str
+    standings_json: str
+    view_json: bytes
+    updated_at: str
+    changes_maxlen: int
+
+
+@dataclass(frozen=True, slots=True)
 class AppendRequest:
     """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
     write-token digest (checked against the game's, stored by the creating append; None: a
@@ -60,6 +82,8 @@ class AppendRequest:
     events: Sequence[Envelope]
     credential: str | None = None
     expected_head: str | None = None
+    projection: LiveProjection | None = None
+    """The game's projection after the append (None: the projector projects it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +171,11 @@ class EventLog(StreamLog[Envelope], Protocol):
         events: Sequence[Envelope],
         credential: str | None = None,
         expected_head: str | None = None,
+        projection: LiveProjection | None = None,
     ) -> AppendResult:
         """Append `events` (in order), all or nothing; a known `event_id` is a duplicate
-        (original seq, nothing written). Stamps `recorded_at`.
+        (original seq, nothing written). Stamps `recorded_at`. `projection`: the game's
+        projection after the append, stored with it on the conditions of `LiveProjection`.
 
         Raises:
             HeadMismatch: `expected_head` (an event id; None: unchecked) is not the id of the

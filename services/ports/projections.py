@@ -34,6 +34,9 @@ class ProjectionHead:
     seq: int
     held: int | None
     reason_json: str | None = field(default=None, compare=False)
+    live: bool = field(default=False, compare=False)
+    """The projection was stored by an append (`ports.eventlog.LiveProjection`), not by the
+    projector or after a forget: its feed entries need no fold."""
 
 
 @dataclass(frozen=True, slots=True)

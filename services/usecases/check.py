@@ -18,13 +18,21 @@ docs/decisions/0002-one-atomic-append.md; docs/decisions/0011-faults-are-answere
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import GameState, fold
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
-from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, EventLog
+from services.ports.eventlog import (
+    AppendedEvent,
+    AppendRequest,
+    AppendResult,
+    EventLog,
+    LiveProjection,
+)
 from services.usecases.plan import Plan, plan_append
+from services.usecases.projected import live_projection
 from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache
 
 
@@ -72,10 +80,25 @@ class CheckedAppend:
     """The one append path of every door: domain check, then `EventLog.append`."""
 
     def __init__(
-        self, store: EventLog, cache_games: int = 10_000, cache_bytes: int = DEFAULT_CACHE_BYTES
+        self,
+        store: EventLog,
+        cache_games: int = 10_000,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+        live_changes_maxlen: int | None = None,
     ) -> None:
+        """`live_changes_maxlen`: each append hands the store the game's projection rendered
+        from the checked state (`LiveProjection`, its change notices capped near this), so a
+        live game is parsed and folded once; None: the projector projects every event."""
         self.store = store
         self.cache = StateCache(cache_games, cache_bytes)
+        self.live_changes_maxlen = live_changes_maxlen
+
+    def _live(self, plan: Plan) -> LiveProjection | None:
+        """The projection of the plan's state after its append (None: live projection off)."""
+        if self.live_changes_maxlen is None or plan.state is None:
+            return None
+        now = datetime.now(UTC).isoformat()
+        return live_projection(plan.state, now, self.live_changes_maxlen)
 
     async def state(self, game_id: str) -> GameState | None:
         """The game's folded state at the stream's version (None for a game with no events).
@@ -207,7 +230,8 @@ class CheckedAppend:
         if not plan.fresh:  # all duplicates, confirmed against the stored version
             return await self._duplicates(plan)
         try:
-            stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head)
+            live = self._live(plan)
+            stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head, live)
         except VersionConflict as conflict:
             self.cache.drop(plan.game_id)
             first_fresh(plan, conflict)
@@ -239,7 +263,7 @@ class CheckedAppend:
             writes = [(i, p) for i, p in plans if p.fresh]
             stored = await self.store.append_many(
                 [
-                    AppendRequest(p.game_id, p.fresh, requests[i].credential, p.head)
+                    AppendRequest(p.game_id, p.fresh, requests[i].credential, p.head, self._live(p))
                     for i, p in writes
                 ]
             )

@@ -21,7 +21,13 @@ from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from contracts.names import put_names, strip_names
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
+from services.ports.eventlog import (
+    AppendRequest,
+    AppendResult,
+    EventLog,
+    GamesPage,
+    LiveProjection,
+)
 from services.ports.names import PlayerNames
 from services.usecases.forget import Forget as Forget
 from services.usecases.forget import Forgotten as Forgotten
@@ -87,11 +93,12 @@ class NamedEventLog:
         events: Sequence[Envelope],
         credential: str | None = None,
         expected_head: str | None = None,
+        projection: LiveProjection | None = None,
     ) -> AppendResult:
         """See `EventLog.append`; a start event's names are kept first, then it is stored
-        without them."""
+        without them (the projection keeps them, as the projector renders them)."""
         stored = await self._stripped(game_id, events)
-        return await self.inner.append(game_id, stored, credential, expected_head)
+        return await self.inner.append(game_id, stored, credential, expected_head, projection)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]

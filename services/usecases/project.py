@@ -8,14 +8,14 @@ the fold refuses is dead-lettered and its game held at that seq; other games go 
 release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
 feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
 Redis, no feed reading (the projector door does that).
-Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector); docs/decisions/0004-projector-catch-up-subscription.md.
+Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,39 +27,24 @@ from contracts.events import parse_event_json
 from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
 from domain.fold import Folder
-from domain.standings import standings, standings_json
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.names import PlayerNames
-from services.ports.projections import ProjectionBatch, ProjectionOp, Projections, feed_id_key
-from services.runtime.sizedcache import GAME_BYTES, ByteLRU, state_bytes
-from services.usecases.readmodels.render import view_json
+from services.ports.projections import (
+    ProjectionBatch,
+    ProjectionHead,
+    ProjectionOp,
+    Projections,
+    feed_id_key,
+)
+from services.runtime.sizedcache import ByteLRU
+from services.usecases.gameview import GameView, view_bytes
+from services.usecases.projected import live_reached, rendered
 
 log = structlog.get_logger("projector")
 
 MAX_RAW_BYTES = 1_048_576
 """Most bytes of a refused event kept in its dead letter (an appended event is far smaller)."""
-
-
-@dataclass(slots=True)
-class GameView:
-    """The projector's view of one game: its working fold at the projection's seq, or held.
-
-    The folder is changed in place by a batch; a batch whose write fails or is skipped drops
-    the view (the next batch rebuilds it from storage), so a view never runs ahead of storage.
-    """
-
-    folder: Folder[Any]
-    held: int | None = None
-
-    @property
-    def seq(self) -> int:
-        return self.folder.seq if self.folder.started else 0
-
-
-def _view_bytes(view: GameView) -> int:
-    """A view's estimated bytes (`sizedcache.state_bytes` of its fold so far)."""
-    return state_bytes(view.folder.state) if view.folder.started else GAME_BYTES
 
 
 @dataclass(slots=True)
@@ -143,18 +128,23 @@ class Project:
         self.cache_games = cache_games
         self.clock = clock
         # Bounded by games and estimated bytes (docs/decisions/0011-faults-are-answered-not-crashed.md); a view is re-put after its batch.
-        self.views: ByteLRU[str, GameView] = ByteLRU(cache_bytes, _view_bytes, cache_games)
+        self.views: ByteLRU[str, GameView] = ByteLRU(cache_bytes, view_bytes, cache_games)
 
     def forget(self) -> None:
         """Drop every cached state (after a failed write: the next batch rebuilds from storage)."""
         self.views.clear()
 
-    async def _load_views(self, game_ids: Sequence[str]) -> None:
+    async def _load_views(
+        self, game_ids: Sequence[str], read: Mapping[str, ProjectionHead] | None = None
+    ) -> None:
         """Put the views of `game_ids` missing from the cache into it: the stored projection's
-        seq and hold, and the state folded from the log up to that seq."""
+        seq and hold (from `read`, the heads this apply read, else read now), and the state
+        folded from the log up to that seq."""
         missing = [g for g in dict.fromkeys(game_ids) if g not in self.views]
-        heads = await self.projections.heads(missing)
-        for game_id, head in zip(missing, heads, strict=True):
+        known = read or {}
+        unread = [g for g in missing if g not in known]
+        heads = {**dict(zip(unread, await self.projections.heads(unread), strict=True)), **known}
+        for game_id, head in ((g, heads[g]) for g in missing):
             folder: Folder[Any] = Folder()
             if head.seq:
                 for data in await self.log.read_raw(game_id, 1, head.seq):
@@ -188,6 +178,7 @@ class Project:
             last = fresh[-1].feed_id
         if last is None:
             return Applied(0, None)
+        fresh, read = await self._unprojected(fresh)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
@@ -196,7 +187,7 @@ class Project:
             fresh = [await self._named(e) for e in fresh]
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
-        await self._load_views([e.game_id for e in fresh])
+        await self._load_views([e.game_id for e in fresh], read)
         work: dict[str, _Work] = {}
         try:
             await self._fold_into(work, fresh)
@@ -219,6 +210,16 @@ class Project:
             else sum(w.events for g, w in work.items() if g not in outcome.skipped)
         )
         return Applied(applied, last, rules)
+
+    async def _unprojected(
+        self, fresh: Sequence[FeedEntry]
+    ) -> tuple[list[FeedEntry], dict[str, ProjectionHead]]:
+        """`fresh` without the entries of games an append projected (`live_reached`), whose
+        cached views, behind it, are dropped; and the heads read (for `_load_views`)."""
+        done, heads = await live_reached(self.projections, fresh)
+        for game_id in done:
+            self.views.pop(game_id, None)
+        return [e for e in fresh if e.game_id not in done], heads
 
     async def _fold_into(self, work: dict[str, _Work], fresh: Sequence[FeedEntry]) -> None:
         """Fold `fresh` (feed order) onto each game's view, one `_Work` per game in `work`
@@ -375,18 +376,13 @@ class Project:
         for game_id, w in work.items():
             if w.seq > w.base_seq or (w.refolded and w.held is None):
                 state = w.view.folder.state  # frozen, O(1); rendered once per batch
+                text, view = rendered(state)
                 ops.append(
                     ProjectionOp(
-                        "apply",
-                        game_id,
-                        w.base_seq,
-                        state.seq,
-                        state.status,
-                        state.game,
-                        standings_json(state).decode(),
-                        view_json=view_json(standings(state), state.cache),
+                        "apply", game_id, w.base_seq, state.seq, state.status, state.game, text,
+                        view_json=view,
                     )
-                )
+                )  # fmt: skip
             if w.held is not None and w.base_held is None:
                 why = json.dumps({"seq": w.held, **(w.reason or {})}, default=str)
                 ops.append(ProjectionOp("hold", game_id, 0, w.held, reason_json=why))

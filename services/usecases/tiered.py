@@ -26,7 +26,13 @@ from contracts.events import parse_event_json
 from services.ports.archive import Archive, SealedGame
 from services.ports.credentials import CredentialLookup, Credentials
 from services.ports.errors import CredentialMismatch, StoreUnavailable, VersionConflict
-from services.ports.eventlog import AppendRequest, AppendResult, EventLog, GamesPage
+from services.ports.eventlog import (
+    AppendRequest,
+    AppendResult,
+    EventLog,
+    GamesPage,
+    LiveProjection,
+)
 from services.ports.hotgames import HotGames
 from services.ports.projections import (
     HeldGame,
@@ -150,6 +156,7 @@ class TieredEventLog:
         events: Sequence[Envelope],
         credential: str | None = None,
         expected_head: str | None = None,
+        projection: LiveProjection | None = None,
     ) -> AppendResult:
         """See `EventLog.append`. A batch with a seq-1 event first restores an archived game
         (so a creation sent again is answered as the duplicate it is, not a new game); any
@@ -157,11 +164,11 @@ class TieredEventLog:
         if any(e.seq == 1 for e in events) and await self.hot.version(game_id) == 0:
             await self._restore(game_id)
         try:
-            return await self.hot.append(game_id, events, credential, expected_head)
+            return await self.hot.append(game_id, events, credential, expected_head, projection)
         except VersionConflict as conflict:
             if conflict.actual != 0 or not await self._restore(game_id):
                 raise
-        return await self.hot.append(game_id, events, credential, expected_head)
+        return await self.hot.append(game_id, events, credential, expected_head, projection)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]

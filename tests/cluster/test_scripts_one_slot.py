@@ -34,13 +34,17 @@ def one_slot(*names: str) -> bool:
 def test_call_sites_build_single_slot_keys() -> None:
     for game in (f"game-{i}" for i in range(200)):
         shard = shard_of(game, KEYS.shards)
-        # APPEND_LUA (RedisEventLog._call): game stream, feed, event ids, game index, token
+        # APPEND_LUA (RedisEventLog._call): game stream, feed, event ids, game index, token;
+        # with a live projection also the projection, the shard's changes and the names
         assert one_slot(
             KEYS.game_stream(game),
             KEYS.feed(shard),
             KEYS.event_ids(game),
             KEYS.game_index(shard),
             KEYS.write_token(game),
+            KEYS.projection(game),
+            KEYS.changes(shard),
+            KEYS.names(game),
         )
         # FENCED_APPLY_LUA (RedisProjections.write): checkpoint, changes, projections, lease
         assert one_slot(

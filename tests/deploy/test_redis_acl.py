@@ -158,9 +158,9 @@ async def refused(call: Awaitable[Any]) -> None:
 TOKEN = "acl-test-game-write-token-0123456789abc"
 
 
-async def _append(client: aioredis.Redis) -> Any:
+async def _append(client: aioredis.Redis, live: bool = False) -> Any:
     """The real append script for the example game's first two events, renamed to `GAME`; the
-    creating append stores the write token's digest."""
+    creating append stores the write token's digest (`live`: and a live projection of seq 2)."""
     args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN), ""]  # "": no head check
     for seq, line in enumerate(EXAMPLE[:2], start=1):
         args += [f"00000000-0000-0000-0000-00000000000{seq}", seq, "t", line]
@@ -171,6 +171,9 @@ async def _append(client: aioredis.Redis) -> Any:
         KEYS.game_index(SHARD),
         KEYS.write_token(GAME),
     ]
+    if live:  # services/adapters/redis/live_lua.py
+        keys += [KEYS.projection(GAME), KEYS.changes(SHARD), KEYS.names(GAME)]
+        args += [2, "in_progress", "penumbra", "{}", "{}", "2026-12-01T00:00:00Z", 1000]
     return await client.register_script(APPEND_LUA)(keys=keys, args=args)
 
 
@@ -223,8 +226,12 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     role: Callable[[str], aioredis.Redis],
 ) -> None:
     ingest, integration = role("ingest"), role("integration")
-    reply = await _append(ingest)
+    reply = await _append(ingest, live=True)
     assert reply[0] == 2  # version 2: both events stored
+    # and the game's live projection with its change notice (SCORELEDGER_LIVE_PROJECTION)
+    assert await ingest.hget(KEYS.projection(GAME), "live") == b"1"
+    assert await ingest.hget(KEYS.projection(GAME), "seq") == b"2"
+    assert await ingest.xlen(KEYS.changes(SHARD)) == 1
     assert await ingest.xlen(KEYS.game_stream(GAME)) == 2
     stored: Any = await ingest.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
     assert len(stored) == 2
@@ -251,10 +258,10 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     now_ms = int(time.time() * 1000)  # retention runs under ingest's user
     assert await trim_inbox(ingest, KEYS.inbox, "ingest", 0, now_ms + 1) == 1  # the acked one
     assert await trim_dead_letters(ingest, KEYS.dead_letter, 0, now_ms + 1) == 2
-    # not ingest's: projections, checkpoints, change notices, admin commands
-    await refused(ingest.hset(KEYS.projection(GAME), "seq", 9))
+    # not ingest's: checkpoints, held games, admin commands (projections and change notices
+    # are, for the live projection its append stores)
     await refused(ingest.set(KEYS.checkpoint(SHARD), "9-9"))
-    await refused(ingest.xadd(KEYS.changes(SHARD), {"game": GAME}))
+    await refused(ingest.hset(KEYS.held(SHARD), GAME, "{}"))
     await refused(ingest.flushall())
     await refused(ingest.config_get("*"))
 

@@ -54,6 +54,8 @@ class MemoryPlayerNames:
                 if old:
                     value = value.replace(old, new)
             fields[field] = value
+        if fields and not stored:  # not rendered here: the projector folds it again
+            fields["live"] = "0"
         shard = shard_of(game_id, self.b.shards)
         log = self.b.logs.get(game_id)
         if log:

@@ -66,9 +66,9 @@ class MemoryProjections:
             raw = self.b.projections.get(game_id, {})
             held = raw.get("held")
             seq = int(raw.get("seq", 0))
-            out.append(
-                ProjectionHead(seq, int(held) if held else None, raw.get("held_reason") or None)
-            )
+            why = raw.get("held_reason") or None
+            live = raw.get("live") == "1"
+            out.append(ProjectionHead(seq, int(held) if held else None, why, live))
         return out
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
@@ -94,6 +94,7 @@ class MemoryProjections:
                     updated_at=batch.updated_at,
                     view=op.view_json.decode(),
                     view_seq=str(op.seq) if op.view_json else "",
+                    live="0",
                 )
                 notices = self.b.notices.setdefault(batch.shard, [])
                 notices.append(Notice(batch.shard, self.b.next_id(), op.game_id, op.seq))

@@ -30,6 +30,7 @@ from services.ports.eventlog import (
     AppendResult,
     FeedEntry,
     GamesPage,
+    LiveProjection,
 )
 from services.ports.notices import Notice
 from services.ports.shards import shard_of
@@ -106,16 +107,17 @@ class MemoryEventLog:
         events: Sequence[Envelope],
         credential: str | None = None,
         expected_head: str | None = None,
+        projection: LiveProjection | None = None,
     ) -> AppendResult:
         """See `EventLog.append`."""
-        request = AppendRequest(game_id, events, credential, expected_head)
+        request = AppendRequest(game_id, events, credential, expected_head, projection)
         return self._append(request, datetime.now(UTC))
 
     def _append(self, request: AppendRequest, now: datetime) -> AppendResult:
         game_id = request.game_id
         check_stream(game_id, request.events)
         known = self.b.ids.get(game_id, {})
-        version = len(self.b.logs.get(game_id, []))
+        version = before = len(self.b.logs.get(game_id, []))
         check_credential(game_id, request.credential, self.b.digests.get(game_id), version)
         if request.expected_head:  # "" unchecked, as the Redis script
             log = self.b.logs.get(game_id, [])
@@ -137,8 +139,29 @@ class MemoryEventLog:
             if seq == 1 and request.credential:
                 self.b.digests[game_id] = request.credential
             out.append(AppendedEvent(str(event.event_id), seq, feed_id, False))
+        live = request.projection
+        if live is not None and before < version == live.seq:
+            self._project(game_id, before, live)
         self.b.notify()
         return AppendResult(tuple(out), version)
+
+    def _project(self, game_id: str, before: int, live: LiveProjection) -> None:
+        """Store `live` as the Redis append script does (`redis.live_lua`): over a projection
+        at `before`, not held, of a game with no forgotten player; with one change notice."""
+        proj = self.b.projections.get(game_id, {})
+        forgotten = "" in self.b.names.get(game_id, {}).values()
+        if forgotten or "held" in proj or int(proj.get("seq", 0)) != before:
+            return
+        view = live.view_json.decode()
+        self.b.projections[game_id] = proj | {
+            "seq": str(live.seq), "status": live.status, "game": live.game,
+            "standings": live.standings_json, "updated_at": live.updated_at, "view": view,
+            "view_seq": str(live.seq) if view else "", "live": "1",
+        }  # fmt: skip
+        shard = shard_of(game_id, self.b.shards)
+        notices = self.b.notices.setdefault(shard, [])
+        notices.append(Notice(shard, self.b.next_id(), game_id, live.seq))
+        del notices[: max(0, len(notices) - live.changes_maxlen)]
 
     async def append_many(
         self, requests: Sequence[AppendRequest]

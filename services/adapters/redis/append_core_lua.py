@@ -12,7 +12,11 @@ The preamble names, as Lua locals:
   start (4 per event: event_id, seq, type, data);
 * `written(sseq, data)`: called after each new event is stored in `STREAM`, returns the text
   the reply carries for it (the games' shard feed entry id; "" for a kind without a feed);
-* `grown()`: called once when the call stored at least one event (the games' index).
+* `grown()`: called once when the call stored at least one event (the games' index);
+* `TAIL`: how many ARGV values after the events' belong to the kind (the games' live
+  projection; 0 for none), and `finish(version, next_version)`: called last, before the
+  reply, with the version the call started from and the one it reached (the games' live
+  projection is stored there).
 
 Rules (docs/decisions/0002-one-atomic-append.md): the whole batch is checked before anything is
 written, so a conflict writes nothing. A stored digest admits only appends carrying it; a
@@ -30,7 +34,7 @@ duplicate) and dup (0/1).
 """
 
 APPEND_CORE_LUA = """
-local n = (#ARGV - FIRST) / 4
+local n = (#ARGV - FIRST - TAIL) / 4
 local version = redis.call('XLEN', STREAM)
 if DIGEST ~= '' then
   local stored = redis.call('GET', TOKEN)
@@ -88,6 +92,7 @@ if next_version > version then
 elseif n > 0 then
   redis.call('HSET', IDS, ARGV[FIRST + 1], tostring(plan[1].seq))
 end
+finish(version, next_version)
 return out
 """
 """The shared core (see the module doc); it ends the script with `return out`."""

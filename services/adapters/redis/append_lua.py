@@ -27,25 +27,37 @@ HASH again, to the value it holds: data unchanged, but the call propagates, so a
 after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_REPLICAS`)
 covers the original write too (WAIT counts replicas up to the connection's own last write).
 
+With KEYS 6-8 and 7 more ARGV after the events', the game's projection is stored too
+(`live_lua.LIVE_PROJECTION_LUA`).
+
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
 Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: docs/decisions/0002-one-atomic-append.md.
 """
 
 from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
+from services.adapters.redis.live_lua import LIVE_PROJECTION_ARGS, LIVE_PROJECTION_LUA
 
 APPEND_LUA = (
     """
+local live = #KEYS > 5 and """
+    + str(LIVE_PROJECTION_ARGS)
+    + """ or 0  -- a live projection's ARGV come after the events'
 local STREAM, IDS, TOKEN = KEYS[1], KEYS[3], KEYS[5]
-local DIGEST, HEAD, FIRST = ARGV[3], ARGV[4], 4
+local DIGEST, HEAD, FIRST, TAIL = ARGV[3], ARGV[4], 4, live
 local function written(sseq, data)
   return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
 end
 local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
+local function finish(version, next_version)
+"""
+    + LIVE_PROJECTION_LUA
+    + """
+end
 """
     + APPEND_CORE_LUA
 )
 """The games' append: the shared core (`append_core_lua`) with the shard feed written per
-event and the game index once the game grew."""
+event, the game index once the game grew, and the live projection (`live_lua`) stored last."""
 
 TOUCH_LUA = """
 local seq = redis.call('HGET', KEYS[1], ARGV[1])

@@ -21,7 +21,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from services.adapters.redis.connect import GatedRedisCluster, RedisClient, is_cluster
 from services.ports.errors import ReplicasUnconfirmed
 
-WaitedCall = tuple[AsyncScript, Sequence[str], Sequence[str | int]]
+WaitedCall = tuple[AsyncScript, Sequence[str], Sequence[str | int | bytes]]
 """(registered script, KEYS, ARGV) of one call; every call of one `waited` shares a slot."""
 
 
@@ -42,7 +42,7 @@ class DurableWait:
         return self.replicas > 0
 
     async def call(
-        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int]
+        self, script: AsyncScript, keys: Sequence[str], args: Sequence[str | int | bytes]
     ) -> Any:
         """One script call: a plain call when not `enabled`, else `waited`. Returns its reply.
 

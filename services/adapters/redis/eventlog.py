@@ -31,7 +31,13 @@ from services.ports.errors import (
     HeadMismatch,
     VersionConflict,
 )
-from services.ports.eventlog import AppendedEvent, AppendRequest, AppendResult, GamesPage
+from services.ports.eventlog import (
+    AppendedEvent,
+    AppendRequest,
+    AppendResult,
+    GamesPage,
+    LiveProjection,
+)
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 _WRONGHEAD = re.compile(r"WRONGHEAD version (\d+)")
@@ -71,9 +77,10 @@ def _conflict(error: ResponseError, game_id: str) -> VersionConflict | Credentia
     return VersionConflict(int(match[1]), int(match[2]))
 
 
-def _result(args: list[str | int], out: list[Any]) -> AppendResult:
+def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
     """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)
-    to the call of ARGV `args` (its event ids: every 4th value from the 5th)."""
+    to the call of ARGV `args` (its event ids: every 4th value from the 5th, one per event
+    answered; a live projection's values follow them)."""
     positions = tuple(
         AppendedEvent(
             event_id=str(event_id),
@@ -81,7 +88,7 @@ def _result(args: list[str | int], out: list[Any]) -> AppendResult:
             feed_id=out[2 + 3 * i].decode() or None,
             duplicate=bool(out[3 + 3 * i]),
         )
-        for i, event_id in enumerate(args[4::4])
+        for i, event_id in enumerate(args[4 : 4 + 4 * ((len(out) - 1) // 3) : 4])
     )
     return AppendResult(events=positions, version=int(out[0]))
 
@@ -117,8 +124,10 @@ class RedisEventLog:
         events: Sequence[Envelope],
         credential: str | None = None,
         expected_head: str | None = None,
+        projection: LiveProjection | None = None,
     ) -> AppendResult:
-        """Append `events` (in order) to `game_id`, all or nothing, in one Lua call.
+        """Append `events` (in order) to `game_id`, all or nothing, in one Lua call; with
+        `projection`, the game's projection in the same call (`live_lua`).
 
         Each event's expected version is `event.seq - 1`; a duplicate `event_id` returns its
         original seq and writes nothing. `recorded_at` is stamped now (UTC). `credential` (a
@@ -133,7 +142,7 @@ class RedisEventLog:
             CredentialMismatch: `credential` is not the game's digest; nothing written.
             ValueError: an event's `game_id` is not `game_id`.
         """
-        request = AppendRequest(game_id, events, credential, expected_head)
+        request = AppendRequest(game_id, events, credential, expected_head, projection)
         keys, args = self._call(request, datetime.now(UTC))
         try:
             out = await self.durable.call(self._append, keys, args)
@@ -168,7 +177,9 @@ class RedisEventLog:
                 outcomes.append(_result(args, reply))
         return outcomes
 
-    async def _waited_per_slot(self, calls: list[tuple[list[str], list[str | int]]]) -> list[Any]:
+    async def _waited_per_slot(
+        self, calls: list[tuple[list[str], list[str | int | bytes]]]
+    ) -> list[Any]:
         """`DurableWait.waited` for the calls of each slot (in call order), the slots at once.
         Raises: ReplicasUnconfirmed (any slot: the caller retries the whole batch)."""
         by_slot: dict[int, list[int]] = {}
@@ -185,11 +196,13 @@ class RedisEventLog:
         await asyncio.gather(*(slot_calls(indexes) for indexes in by_slot.values()))
         return out
 
-    def _call(self, request: AppendRequest, now: datetime) -> tuple[list[str], list[str | int]]:
+    def _call(
+        self, request: AppendRequest, now: datetime
+    ) -> tuple[list[str], list[str | int | bytes]]:
         """KEYS and ARGV of one append call (see `append_lua.APPEND_LUA`)."""
         game_id, events = request.game_id, request.events
         check_stream(game_id, events)
-        args: list[str | int] = [
+        args: list[str | int | bytes] = [
             game_id,
             int(now.timestamp() * 1000),
             request.credential or "",
@@ -205,6 +218,12 @@ class RedisEventLog:
             self.keys.game_index(shard),
             self.keys.write_token(game_id),
         ]
+        live = request.projection
+        if live is not None:
+            keys += [self.keys.projection(game_id), self.keys.changes(shard)]
+            keys.append(self.keys.names(game_id))
+            args += [live.seq, live.status, live.game, live.standings_json, live.view_json]
+            args += [live.updated_at, live.changes_maxlen]
         return keys, args
 
     async def version(self, game_id: str) -> int:

@@ -60,7 +60,7 @@ return 1
 # stream is empty. The archived names replace any kept since (a creation sent again keeps its
 # names before its append restores the game: the archive's, forgotten ones too, win). The last
 # event is fed again, so the projector refolds the game from its log (as `release` does):
-# ingest, which restores, writes no projection (its ACL user has no projection key).
+# ingest, which restores, writes no projection here (the projection left with the game).
 _RESTORE_LUA = """
 if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
 if ARGV[2] ~= '' then redis.call('SET', KEYS[3], ARGV[2]) end

@@ -55,6 +55,9 @@ if last then
   redis.call('XADD', KEYS[5], '*', 'game', ARGV[2], 'seq', seq, 'data', data)
 end
 local projected = redis.call('HGET', KEYS[2], 'seq')
+if projected and not fresh then  -- not rendered here: the projector folds it again
+  redis.call('HSET', KEYS[2], 'live', '0')
+end
 if projected then
   redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[3], '*', 'game', ARGV[2], 'seq', projected)
 end

@@ -10,7 +10,8 @@ per op 8 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, ga
 * The whole batch is skipped (returns -1) when the stored checkpoint is at or after its last id;
   a batch whose last id is '' (a reseed from the game streams) leaves the checkpoint as it is.
 * `apply` writes only when the projection's stored seq equals `base_seq` and the game is not
-  held: then seq/status/game/standings/updated_at, the view with `view_seq` = new seq (an empty
+  held: then seq/status/game/standings/updated_at, `live` = 0 (not an append's: see
+  `live_lua`), the view with `view_seq` = new seq (an empty
   view leaves `view_seq` empty: no reader serves a view of another seq), and one changes
   notice.
 * `hold` sets the projection's `held` field to the bad event's seq (later events wait) and
@@ -52,7 +53,7 @@ for op = 1, tonumber(ARGV[4]) do
   else
     redis.call('HSET', proj, 'seq', new_seq, 'status', status, 'game', game,
       'standings', standings, 'updated_at', ARGV[3], 'view', view,
-      'view_seq', view == '' and '' or new_seq)
+      'view_seq', view == '' and '' or new_seq, 'live', '0')
     redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'game', game_id, 'seq', new_seq)
   end
   cursor = cursor + 8

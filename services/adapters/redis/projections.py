@@ -148,15 +148,16 @@ class RedisProjections:
             return []
         async with self.client.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
-                pipe.hmget(self.keys.projection(game_id), ["seq", "held", "held_reason"])
+                pipe.hmget(self.keys.projection(game_id), ["seq", "held", "held_reason", "live"])
             replies = await pipe.execute()
         return [
             ProjectionHead(
                 int(seq) if seq else 0,
                 int(held) if held else None,
                 why.decode() or None if why is not None else None,
+                live == b"1",
             )
-            for seq, held, why in replies
+            for seq, held, why, live in replies
         ]
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:

@@ -30,9 +30,10 @@ from services.ports.sidelog import E, SideStream
 APPEND_SIDE_LUA = (
     """
 local STREAM, IDS, TOKEN = KEYS[1], KEYS[2], KEYS[3]
-local DIGEST, HEAD, FIRST = ARGV[1], '', 1
+local DIGEST, HEAD, FIRST, TAIL = ARGV[1], '', 1, 0
 local function written(sseq, data) return '' end
 local function grown() end
+local function finish(version, next_version) end
 """
     + APPEND_CORE_LUA
 )

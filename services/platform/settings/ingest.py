@@ -47,6 +47,13 @@ class IngestSettings(CommonSettings):
         description="bound of ingest's folded-state cache (bytes, estimated per game: "
         "services/runtime/sizedcache.py); least recently used games are evicted past it",
     )
+    live_projection: bool = Field(
+        default=True,
+        description="an append also stores its game's projection, rendered from the state its "
+        "check folded, when the stored one is just behind it (one parse and one fold per live "
+        "event; the ingest ACL user then writes sl:proj and sl:changes); off: the projector "
+        "projects every event",
+    )
     inbox_keep_s: float = Field(
         default=86_400.0,
         ge=0,
