@@ -20,8 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from services.doors.ingest.stream_writes import Bearer, Key, body, failure, parse, token, written
-from services.doors.web.qr import CODES, QrBusy, QrHostRefused, qr_base
 from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.platform.qr import CODES, QrBusy, QrHostRefused, qr_base
 from services.platform.settings import QuerySettings
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal

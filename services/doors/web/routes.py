@@ -3,7 +3,7 @@
 Pages (HTML, no build step): `/` games list, `/games/{id}` scoreboard (`?lang=en|ru`),
 `/tv/{id}` the kiosk view of one game, `/tv` a kiosk cycling through the live games; an unknown
 game gets the not-found page with HTTP 404. `/games/{id}/qr.svg`: the QR code (SVG) of the
-game's phone view, under `SCORELEDGER_PUBLIC_URL` or else the request's origin (`services.doors.web.qr`).
+game's phone view, under `SCORELEDGER_PUBLIC_URL` or else the request's origin (`services.platform.qr`).
 `/overlay/games/{id}`: a transparent, read-only overlay of the live standings for stream
 software (`?theme=dark|light&scale=&lang=en|ru&rows=`).
 Games list API: `GET /board/games?page=&per_page=` (`readmodels.board`).
@@ -32,8 +32,8 @@ from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.doors.asgi.replaylimits import client_of, replay_responses
-from services.doors.web.qr import phone_url, qr_response
 from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.platform.qr import phone_url, qr_response
 from services.platform.settings import QuerySettings
 from services.usecases.readmodels.board import games_board
 from services.usecases.readmodels.errors import NotFound
@@ -119,7 +119,7 @@ def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySet
         """The QR code (SVG, scalable) that opens the game's phone view `{base}/games/{id}`,
         `base` being `SCORELEDGER_PUBLIC_URL` when set, else the origin this request came to
         (the TV's); the URL is also in `X-QR-URL`. 404 `game_not_found`, 400 `qr.host` (a Host
-        that is no host name), 503 `qr.busy` (`services.doors.web.qr`)."""
+        that is no host name), 503 `qr.busy` (`services.platform.qr`)."""
         if await reads.log.version(game_id) == 0:
             raise NotFound("game_not_found", f"no game {game_id[:64]!r}", "game_id")
         # public_url read per request

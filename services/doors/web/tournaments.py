@@ -26,9 +26,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 
-from services.doors.web.qr import qr_response
 from services.doors.web.routes import STATIC
 from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.platform.qr import qr_response
 from services.platform.settings import QuerySettings
 from services.usecases.readmodels.tournament_view import listing
 from services.usecases.tournaments import Tournaments
@@ -122,7 +122,7 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
         """The QR code (SVG) that opens the tournament's phone view
         `{base}/tournaments/{id}/me`, `base` being `SCORELEDGER_PUBLIC_URL` when set, else the
         origin this request came to (the room screen's). 404 `tournament.not_found`, 400
-        `qr.host`, 503 `qr.busy` (`services.doors.web.qr`)."""
+        `qr.host`, 503 `qr.busy` (`services.platform.qr`)."""
         if await cases.log.version(tournament_id) == 0:
             missing = problem(404, "tournament.not_found", "tournament_id", "no such tournament")
             return ProblemResponse(missing)
