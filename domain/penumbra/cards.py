@@ -17,6 +17,7 @@ from contracts.penumbra import (
     TrialReserved,
 )
 from domain.errors import RuleViolation
+from domain.penumbra.categories import RESERVED_TRIAL
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import Card, PenumbraState, xp_counts
 from domain.values import replace
@@ -42,7 +43,7 @@ def trial_reserved(state: PenumbraState, p: TrialReserved) -> PenumbraState:
     if t.reserved_trial is not None:
         raise RuleViolation(
             "penumbra.trial.one_reserved",
-            f"{p.player_id} already has Trial {t.reserved_trial} reserved (S1)",
+            f"{p.player_id} already has Trial {t.reserved_trial} reserved ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
     reserver, done = _trial_holder(state, p.trial_id)
@@ -91,7 +92,7 @@ def trial_completed(state: PenumbraState, p: TrialCompleted) -> PenumbraState:
     if t.reserved_trial not in (None, p.trial_id):
         raise RuleViolation(
             "penumbra.trial.not_the_reserved_one",
-            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it (S1)",
+            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
     if reserver not in (None, p.player_id):
