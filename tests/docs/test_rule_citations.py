@@ -125,3 +125,17 @@ def test_every_docs_citation_in_the_code_resolves() -> None:
                     f"{path.relative_to(ROOT)}: {why}" for c in cited if (why := broken(c))
                 ]
     assert problems == []
+
+
+def test_the_published_contracts_cite_only_docs_headings() -> None:
+    """The OpenAPI and AsyncAPI documents and the JSON Schemas the service publishes name
+    rules pages only as `docs/...md#heading` citations that exist."""
+    published = [ROOT / "contracts" / "openapi.json", ROOT / "contracts" / "asyncapi.yaml"]
+    published += sorted((ROOT / "contracts" / "schemas").glob("*.json"))
+    problems = []
+    for path in published:
+        text = path.read_text(encoding="utf-8")
+        problems += [f"{path.name}: {why}" for c in CITATION.findall(text) if (why := broken(c))]
+        if ".md" in CITATION.sub("", text):
+            problems.append(f"{path.name}: names a .md outside the citation form")
+    assert problems == []
