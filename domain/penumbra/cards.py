@@ -2,7 +2,7 @@
 
 A card id is one physical card, in one place at a time: a Trial or Contract reserved by one
 player cannot be reserved, completed or fulfilled by another, and one completed or fulfilled
-is gone (EC-23). Sources: rules/penumbra-scoring.ru.md lines 9, 26-28, 34-35; S1 erratum (one
+is gone (EC-23). Sources: docs/rules/penumbra.md#trials, #reserved-contracts, #fate; S1 erratum (one
 reserved Trial); docs/rules/penumbra.md#reserved-contracts.
 """
 

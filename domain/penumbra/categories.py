@@ -1,6 +1,6 @@
 """The eight VP categories of the end-game tally, each a function of a player's `Tableau`.
 
-rules/penumbra-scoring.ru.md, in the rules' order: АРКАНА (line 7), ИСПЫТАНИЯ (9), СМЕРТЕЛЬНЫЕ
+docs/rules/penumbra.md#categories, in the rules' order: АРКАНА (line 7), ИСПЫТАНИЯ (9), СМЕРТЕЛЬНЫЕ
 РАНЕНИЯ (11), ОПЫТ (13-24), КОНТРАКТЫ (26-28), ПЛАНШЕТ (30), ЦЕЛИ (32), СУДЬБА (34-40).
 Applied to the current state they give the "if the game ended now" score (research §8).
 """

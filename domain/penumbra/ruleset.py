@@ -97,7 +97,7 @@ HANDLERS: dict[type[Payload], Handler[PenumbraState]] = {t: scored(m) for t, m i
 
 
 class PenumbraRuleset:
-    """Penumbra: Trials of Arcana, end-game VP by rules/penumbra-scoring.ru.md, scored live."""
+    """Penumbra: Trials of Arcana, end-game VP by docs/rules/penumbra.md, scored live."""
 
     game = "penumbra"
     started_type = PenumbraGameStarted

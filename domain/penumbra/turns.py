@@ -1,6 +1,6 @@
 """Turns, the Prophecy, the final turns, the game's end and the tie-break.
 
-rules/penumbra-scoring.ru.md line 1: scoring happens when one Prophecy's condition has
+docs/rules/penumbra.md#end-of-game: scoring happens when one Prophecy's condition has
 triggered and then every player has taken one more turn. docs/rules/penumbra.md#end-of-game,
 EC-20 (a second Prophecy changes nothing), EC-24 (ties share a place by default).
 """

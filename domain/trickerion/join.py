@@ -3,7 +3,7 @@ every player's Fame, Coins, Shards, tricks and hires; each amount is a ledger en
 own entry citing docs/rules/trickerion.md#joined-in-progress, so everything after scores as usual.
 
 Checked like the events they stand for: every player once, the turn within the game's length
-(trickerion-scoring.md 'End of the game': 7 turns, 5 without the Dark Alley), known Trick cards
+(docs/rules/trickerion.md#game-length: 7 turns, 5 without the Dark Alley), known Trick cards
 with one owner each (Level 3 only with the Dark Alley), module characters only with their
 module and Specialists / the Protégé once (docs/rules/trickerion.md#characters).
 """
