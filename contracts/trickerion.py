@@ -60,7 +60,7 @@ PerformanceCardId = Annotated[
 refuses another by `trickerion.card.unknown_performance`."""
 
 Specialist = Literal["assistant", "manager", "engineer"]
-"""The three Specialists (trickerion-scoring.md 'Theater specialists')."""
+"""The three Specialists (docs/rules/trickerion.md#theater-specialists)."""
 
 ArcaneWorker = Literal["specter", "golem", "trickster", "shapeshifter"]
 """Arcane Arts workers (docs/rules/trickerion.md#arcane-arts)."""
@@ -79,7 +79,7 @@ Character = Literal[
 """Every hireable character: Apprentice, the Specialists, the Academy Protégé, Arcane workers."""
 
 ShapeshifterType = Literal["apprentice", "assistant", "manager", "engineer"]
-"""The character type a Shapeshifter counts as at game end (trickerion-scoring.md, Arcane Arts)."""
+"""The character type a Shapeshifter counts as at game end (docs/rules/trickerion.md#arcane-arts)."""
 
 Weekday = Literal["thursday", "friday", "saturday", "sunday"]
 """A performance day (docs/rules/trickerion.md#during-play; only used with `weekday_yield_modifiers`)."""
@@ -111,48 +111,48 @@ class TrickerionOptions(_Frozen):
     arcane_arts: bool = False
     """Arcane Arts: Arcane workers count as Apprentices, Arcane Shards as Shards (rules)."""
     dot_rounding: Literal["ceil_two_thirds", "two_per_started_three"] = "ceil_two_thirds"
-    """REC ceil(2S/3) (S=1..6: 1,2,2,3,4,4); other reading 2*ceil(S/3) [§4 DoT, §5.23]."""
+    """REC ceil(2S/3) (S=1..6: 1,2,2,3,4,4); other reading 2*ceil(S/3) (docs/rules/trickerion.md#dawn-of-technology)."""
     dot_category_cap: bool = True
-    """REC the 20 cap still applies to the Dawn of Technology Shard category [§4 DoT]."""
+    """REC the 20 cap still applies to the Dawn of Technology Shard category (docs/rules/trickerion.md#dawn-of-technology)."""
     dot_with_magician_powers: Literal["magician_powers_wins", "dot_applies"] = (
         "magician_powers_wins"
     )
-    """REC with both modules the Shard category is 0 (MP is the more specific) [§4 comb. 1]."""
+    """REC with both modules the Shard category is 0 (MP is the more specific) (docs/rules/trickerion.md#magician-powers)."""
     academy_ties: Literal["lowest_covered_tier", "next_tier_down"] = "lowest_covered_tier"
-    """REC a tie over ranks k..m takes tier m; other: tier k+1 (3-way in 4p: 10) [§4 C, §5.21]."""
+    """REC a tie over ranks k..m takes tier m; other: tier k+1 (3-way in 4p: 10) (docs/rules/trickerion.md#academy)."""
     shard_link_same_owner: Literal["once_per_owner", "per_marker"] = "once_per_owner"
-    """REC 1 Shard per distinct owner; "per_marker" pays 2 to one owner of both (BGA) [§5.12]."""
+    """REC 1 Shard per distinct owner; "per_marker" pays 2 to one owner of both (BGA) (docs/rules/trickerion.md#shard-link)."""
     weekday_yield_modifiers: bool = False
-    """REC off (seed: printed yield); on: Thu -1 F -1 C, Sun +1 F +1 C, floor 0 [§1.1, §5.17]."""
+    """REC off (seed: printed yield); on: Thu -1 F -1 C, Sun +1 F +1 C, floor 0 (docs/rules/trickerion.md#weekday-modifiers)."""
     negative_coins: Literal["never", "allow"] = "never"
-    """REC Coins never below 0, unpaid wages cost Fame; "allow": Coins go negative (BGA) [§5.3]."""
+    """REC Coins never below 0, unpaid wages cost Fame; "allow": Coins go negative (BGA) (docs/rules/trickerion.md#unpaid-wages)."""
     unpaid_coin_fame_penalty: int = Field(default=2, ge=0, le=10, strict=True)
-    """REC 2 Fame per unpaid Coin of wages (JD); RC says per character [§1.2, §5.3, Q1]."""
+    """REC 2 Fame per unpaid Coin of wages (JD); another reading: per character (docs/rules/trickerion.md#unpaid-wages)."""
     fame_floor: Literal["clamp_zero", "allow_negative"] = "clamp_zero"
-    """REC Fame never below 0, the shortfall is noted in the ledger [§5.4]."""
+    """REC Fame never below 0, the shortfall is noted in the ledger (docs/rules/trickerion.md#fame-floor)."""
     protege_counts_as_specialist: bool = False
-    """REC the Academy Protégé is not a Specialist for end-game counts [§5.20, §3.4]."""
+    """REC the Academy Protégé is not a Specialist for end-game counts (docs/rules/trickerion.md#characters)."""
     markers_on_performance_cards_count: bool = False
-    """REC only markers on the Trick card make a Level 3 trick eligible [§5.5]."""
+    """REC only markers on the Trick card make a Level 3 trick eligible (docs/rules/trickerion.md#level-3)."""
     horror_saws_shards: Literal["all_held", "excluding_contraption"] = "all_held"
-    """REC T46 counts every Shard held, Contraption ones too (also under MP) [§4 comb. 3]."""
+    """REC T46 counts every Shard held, Contraption ones too (also under MP) (docs/rules/trickerion.md#horror-saws)."""
     shapeshifter_choice: Literal["one_type_for_all", "best_per_condition"] = "one_type_for_all"
-    """REC one declared type for all conditions; undeclared: the best total [§4 comb. 4, §5.24]."""
+    """REC one declared type for all conditions; undeclared: the best total (docs/rules/trickerion.md#arcane-arts)."""
     tie_break_ranks: Literal["shared", "ordered"] = "shared"
     """REC "shared": tied Fame shares the place (the rules only name the winner, ahead in
-    initiative); "ordered": ranks follow the initiative tie-break (rules L27; research §5.22)."""
+    initiative); "ordered": ranks follow the initiative tie-break (docs/rules/trickerion.md#winner)."""
     category_cap: int = Field(default=20, ge=1, le=1000, strict=True)
-    """Fame cap per end-game category and per Level 3 trick (rules, End of the game) [§5.1]."""
+    """Fame cap per end-game category and per Level 3 trick (docs/rules/trickerion.md#caps)."""
     starting_fame: int = Field(default=5, ge=0, strict=True)
-    """Fame at set-up (research §2, BGA setupNewGame; QC)."""
+    """Fame at set-up (docs/rules/trickerion.md#set-up)."""
     starting_coins: tuple[StrictInt, ...] = Field(
         default=(10, 12, 14, 16), min_length=4, max_length=4
     )
-    """Coins at set-up by starting initiative position 1..4 (research §2, BGA; QC)."""
+    """Coins at set-up by starting initiative position 1..4 (docs/rules/trickerion.md#set-up)."""
     starting_shards: int = Field(default=1, ge=0, strict=True)
-    """Shards at set-up (research §2, BGA; QC)."""
+    """Shards at set-up (docs/rules/trickerion.md#set-up)."""
     starting_shards_magician_powers: int = Field(default=3, ge=0, strict=True)
-    """Shards at set-up with Magician Powers (research §2, UBG-MP)."""
+    """Shards at set-up with Magician Powers (docs/rules/trickerion.md#set-up)."""
 
 
 class SeatNow(_Frozen):
@@ -198,7 +198,7 @@ are refused by the domain)."""
 
 PrintedPoints = Annotated[int, Field(ge=1, le=20, strict=True)]
 """Fame a condition prints: at least 1, at most 20 (each Level 3 trick scores at most 20,
-trickerion-scoring.md 'End of the game'; the catalog prints 1-12)."""
+docs/rules/trickerion.md#caps; the catalogue prints 1-12)."""
 
 
 class PerCondition(_Frozen):
@@ -267,7 +267,7 @@ class TrickerionGameStarted(GameStartedBase):
 class Advertised(Payload):
     """A player Advertises: pays Coins equal to their initiative position, gains 2 Fame.
 
-    Once per turn (trickerion-scoring.md 'Advertise'). `coins_paid` must equal the position.
+    Once per turn (docs/rules/trickerion.md#advertise). `coins_paid` must equal the position.
     """
 
     TYPE: ClassVar[str] = "trickerion.advertised"
@@ -276,9 +276,9 @@ class Advertised(Payload):
 
 
 class TrickLearned(Payload):
-    """A player learns a Trick card, paying `coins_paid` Coins (below its Fame threshold; §2 row 8).
+    """A player learns a Trick card, paying `coins_paid` Coins (below its Fame threshold; docs/rules/trickerion.md#other-sources).
 
-    Level 3 tricks need the Dark Alley (trickerion-scoring.md, base-game sentence).
+    Level 3 tricks need the Dark Alley (docs/rules/trickerion.md#base-game).
     """
 
     TYPE: ClassVar[str] = "trickerion.trick_learned"
@@ -297,7 +297,7 @@ class CharacterHired(Payload):
 
 
 class LinkCreated(Payload):
-    """A placed Trick marker completes a Link (trickerion-scoring.md 'Create a Link').
+    """A placed Trick marker completes a Link (docs/rules/trickerion.md#create-a-link).
 
     The placer gains 1/2/3 Fame or Coins (`reward`) for the placed trick's Level 1/2/3. A
     `shard_link` also pays 1 Shard to each connected Trick owner: the placer and
@@ -315,8 +315,8 @@ class LinkCreated(Payload):
 class TrickYielded(Payload):
     """One Trick marker on a performed card pays its owner the trick's printed yield.
 
-    One event per marker, before the card's `trickerion.performance_given` (trickerion-scoring.md:
-    "Resolve each trick's yield first"). `fame` / `coins` / `shards`, when given, must equal the
+    One event per marker, before the card's `trickerion.performance_given` (yields come first:
+    docs/rules/trickerion.md#performance-order). `fame` / `coins` / `shards`, when given, must equal the
     catalog yield (with the weekday modifier when `weekday_yield_modifiers` is on; `weekday`
     is then required).
     """
@@ -337,8 +337,8 @@ class PerformanceGiven(Payload):
     `links` (<= the card's printed Links) counts every Link on the card now, whoever formed it.
     `specialists_behind`: the performer's specialists backstage (Assistant +2 Fame, Manager
     +3 Coins, Engineer +1 Shard). `bonus_*`, when given, must equal the card's printed bonus.
-    Source: trickerion-scoring.md rows 'Perform a linked card', 'Performance card' and
-    'Theater specialists'.
+    Source: docs/rules/trickerion.md#perform-a-linked-card, #performance-card and
+    #theater-specialists.
     """
 
     TYPE: ClassVar[str] = "trickerion.performance_given"
@@ -370,8 +370,7 @@ ResourceReason = Literal[
     "enhance",
     "other",
 ]
-"""Why Fame / Coins / Shards changed outside the seed's rows (docs/rules/trickerion.md#during-play rows
-8-15, §3.5): wages, Market Row, Bank, Special Assignments, prophecies, abilities, Academy..."""
+"""Why Fame / Coins / Shards changed outside the seed's rows (docs/rules/trickerion.md#other-sources): wages, Market Row, Bank, Special Assignments, prophecies, abilities, Academy..."""
 
 
 class ResourcesChanged(Payload):
@@ -409,10 +408,10 @@ class Level3Holding(_Frozen):
 class EndgameInventoryDeclared(Payload):
     """What one player holds at game end (one per player, in the final turn, before `game.ended`).
 
-    Fields: `special_assignments_in_hand` (unused Special cards; §5.19), `apprentices` (hired,
-    including the Assistant's free one; not the Magician; §5.20), `specialists`, `protege`,
+    Fields: `special_assignments_in_hand` (unused Special cards; docs/rules/trickerion.md#end-special-assignments), `apprentices` (hired,
+    including the Assistant's free one; not the Magician; docs/rules/trickerion.md#characters), `specialists`, `protege`,
     `arcane_workers`, `shapeshifter_as` (the declared type), `level3_tricks` (every Level 3
-    trick owned), `set_aside_trick_ids` (Professor Bernard: not owned for scoring; §5.7),
+    trick owned), `set_aside_trick_ids` (Professor Bernard: not owned for scoring),
     `workshop_trick_markers` (markers on own Trick cards, T45), `*_components` (Workshop
     components by tier, Manager bonus included; T10/T21/T23), `academy_banners`,
     `contraption_shards` (Dawn of Technology), `arcane_shards` (Arcane Arts).

@@ -36,7 +36,8 @@ class LedgerEntry(NamedTuple):
             declares); compare with `==`, not `is`.
         category: the breakdown key (e.g. `advertise`, `trick_yield`, `endgame_coins`, `trials`).
         amount: signed change, in units of `resource`.
-        rule: the rule that produced it, e.g. `trickerion-scoring.md#advertise`.
+        rule: the rule that produced it, a docs citation, e.g. `docs/rules/trickerion.md#advertise`
+            (docs/architecture/adding-a-game.md#rule-citations), or `correction`.
         note: a short human explanation ("2 Fame for advertising, paid 3 Coins").
     """
 

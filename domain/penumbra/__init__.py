@@ -1,4 +1,4 @@
-"""Penumbra: Trials of Arcana ruleset (rules/penumbra-scoring.ru.md). Exports `RULESET`.
+"""Penumbra: Trials of Arcana ruleset (docs/rules/penumbra.md). Exports `RULESET`.
 
 The shared game layout (docs/architecture/adding-a-game.md): `state` (frozen tableaux), `turns` (rounds,
 initiative, the Prophecy and final turns, when the game may end, the tie-break), `play` (in-play

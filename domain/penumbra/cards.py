@@ -2,7 +2,7 @@
 
 A card id is one physical card, in one place at a time: a Trial or Contract reserved by one
 player cannot be reserved, completed or fulfilled by another, and one completed or fulfilled
-is gone (EC-23). Sources: rules/penumbra-scoring.ru.md lines 9, 26-28, 34-35; S1 erratum (one
+is gone (EC-23). Sources: docs/rules/penumbra.md#trials, #reserved-contracts, #fate; S1 erratum (one
 reserved Trial); docs/rules/penumbra.md#reserved-contracts.
 """
 
@@ -17,6 +17,7 @@ from contracts.penumbra import (
     TrialReserved,
 )
 from domain.errors import RuleViolation
+from domain.penumbra.categories import RESERVED_TRIAL
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import Card, PenumbraState, xp_counts
 from domain.values import replace
@@ -42,7 +43,7 @@ def trial_reserved(state: PenumbraState, p: TrialReserved) -> PenumbraState:
     if t.reserved_trial is not None:
         raise RuleViolation(
             "penumbra.trial.one_reserved",
-            f"{p.player_id} already has Trial {t.reserved_trial} reserved (S1)",
+            f"{p.player_id} already has Trial {t.reserved_trial} reserved ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
     reserver, done = _trial_holder(state, p.trial_id)
@@ -91,7 +92,7 @@ def trial_completed(state: PenumbraState, p: TrialCompleted) -> PenumbraState:
     if t.reserved_trial not in (None, p.trial_id):
         raise RuleViolation(
             "penumbra.trial.not_the_reserved_one",
-            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it (S1)",
+            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
     if reserver not in (None, p.player_id):

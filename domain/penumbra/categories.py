@@ -1,6 +1,6 @@
 """The eight VP categories of the end-game tally, each a function of a player's `Tableau`.
 
-rules/penumbra-scoring.ru.md, in the rules' order: АРКАНА (line 7), ИСПЫТАНИЯ (9), СМЕРТЕЛЬНЫЕ
+docs/rules/penumbra.md#categories, in the rules' order: АРКАНА (line 7), ИСПЫТАНИЯ (9), СМЕРТЕЛЬНЫЕ
 РАНЕНИЯ (11), ОПЫТ (13-24), КОНТРАКТЫ (26-28), ПЛАНШЕТ (30), ЦЕЛИ (32), СУДЬБА (34-40).
 Applied to the current state they give the "if the game ended now" score (research §8).
 """
@@ -12,7 +12,9 @@ from domain.ledger import Category
 from domain.penumbra.experience import experience_vp
 from domain.penumbra.state import NO_XP, Tableau, XpCounts
 
-RULES = "penumbra-scoring.ru.md"
+RULES = "docs/rules/penumbra.md"
+"""The rules page every Penumbra citation names (`<page>#<heading id>`, see
+docs/architecture/adding-a-game.md#rule-citations)."""
 
 # Scored live as "if the game ended now", so `endgame` is False: nothing waits for game.ended.
 CATEGORIES: tuple[Category, ...] = (
@@ -28,16 +30,28 @@ CATEGORIES: tuple[Category, ...] = (
 )
 
 RULE_LINE: dict[str, str] = {
-    "arcana": f"{RULES}#L7",
-    "trials": f"{RULES}#L9",
-    "mortal_wounds": f"{RULES}#L11",
-    "experience": f"{RULES}#L13-L24",
-    "contracts": f"{RULES}#L26-L28",
-    "board": f"{RULES}#L30",
-    "goals": f"{RULES}#L32",
-    "fate": f"{RULES}#L34-L40",
+    "arcana": f"{RULES}#arcana",
+    "trials": f"{RULES}#trials",
+    "mortal_wounds": f"{RULES}#mortal-wounds",
+    "experience": f"{RULES}#experience",
+    "contracts": f"{RULES}#reserved-contracts",
+    "board": f"{RULES}#board",
+    "goals": f"{RULES}#goals",
+    "fate": f"{RULES}#fate",
 }
-"""Category key -> the rules lines it implements (ledger entries cite it)."""
+"""Category key -> the rules section it implements (ledger entries cite it)."""
+
+JOINED = f"{RULES}#joined-in-progress"
+"""The citation of every ledger entry a join declares."""
+
+RESERVED_TRIAL = f"{RULES}#reserved-trial"
+"""The rules section on the one reserved Trial (cited by refusals)."""
+
+TIE_BREAK = f"{RULES}#winner"
+"""The rules section on the winner and ties."""
+
+CITATIONS: tuple[str, ...] = (*RULE_LINE.values(), JOINED, RESERVED_TRIAL, TIE_BREAK)
+"""Every rule citation Penumbra's ledger entries and tie notes can carry."""
 
 MORTAL_WOUND_VP = -3
 """Each Mortal Wound card (rules line 11)."""

@@ -1,6 +1,6 @@
 """ОПЫТ (experience): sets of six different symbols and sets of identical symbols.
 
-rules/penumbra-scoring.ru.md lines 13-24: each set of six different symbols gives 7 VP; the
+docs/rules/penumbra.md#experience: each set of six different symbols gives 7 VP; the
 identical symbols of each kind score 1, 2, 4, 6, 9 VP for 1..5 symbols; a symbol may count in
 both. docs/rules/penumbra.md#experience: six-sets = min over the six kinds, 6+ identical by policy (#six-plus).
 """

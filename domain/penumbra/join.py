@@ -1,6 +1,6 @@
 """Joining a Penumbra game in progress: the declared round, VP, Arcana, experience, Light /
 Dark, open Contract reservations, Mortal Wounds and the reserved Trial become the starting
-tableaux and ledger entries under the rule `penumbra.joined_in_progress`, so a later fulfilment,
+tableaux and ledger entries citing docs/rules/penumbra.md#joined-in-progress, so a later fulfilment,
 removal or Trial scores as it would have.
 
 The declared symbols sit on one pseudo-card per player (id `(joined)`, which no card id can be:
@@ -15,11 +15,12 @@ from contracts.envelope import Envelope
 from contracts.penumbra import PenumbraJoinedInProgress
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
+from domain.penumbra.categories import JOINED
 from domain.penumbra.state import Card, PenumbraState, xp_counts
 from domain.values import replace
 
-JOIN_RULE = "penumbra.joined_in_progress"
-"""The rule id of every ledger entry a join declares."""
+JOIN_RULE = JOINED
+"""The citation of every ledger entry a join declares."""
 PLAYERS = "payload.joined_in_progress.players"
 JOINED_CARD = "(joined)"
 

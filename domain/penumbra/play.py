@@ -1,6 +1,6 @@
 """Handlers of Arcana, Tome, Mortal Wound, Mark and Goal events: each takes the state and a
 payload and returns the new state, or raises `RuleViolation` (state is immutable, so nothing
-changes on a rejection). Sources: rules/penumbra-scoring.ru.md lines 7, 11, 13, 30, 32; S1
+changes on a rejection). Sources: docs/rules/penumbra.md#arcana, #mortal-wounds, #experience, #board, #goals; S1
 (Arcana cap); docs/rules/penumbra.md#reserved-contracts. Trials and Contracts: `domain.penumbra.cards`.
 """
 

@@ -42,7 +42,6 @@ from domain.penumbra import cards, join, play, turns
 from domain.penumbra.categories import (
     CATEGORIES,
     RULE_LINE,
-    RULES,
     category_vp,
     category_vp_since,
     experience_counts,
@@ -98,7 +97,7 @@ HANDLERS: dict[type[Payload], Handler[PenumbraState]] = {t: scored(m) for t, m i
 
 
 class PenumbraRuleset:
-    """Penumbra: Trials of Arcana, end-game VP by rules/penumbra-scoring.ru.md, scored live."""
+    """Penumbra: Trials of Arcana, end-game VP by docs/rules/penumbra.md, scored live."""
 
     game = "penumbra"
     started_type = PenumbraGameStarted
@@ -254,7 +253,7 @@ def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) ->
     if after.arcana == before.arcana and not lost:
         return []
     note = f"supply {before.arcana} -> {after.arcana}" + (
-        f", {lost} lost over the cap (S1)" if lost else ""
+        f", {lost} lost over the cap ({RULE_LINE['arcana']})" if lost else ""
     )
     return [
         LedgerEntry(
@@ -264,7 +263,7 @@ def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) ->
             Resource.ARCANA,
             "arcana",
             after.arcana - before.arcana,
-            f"{RULES}#L7",
+            RULE_LINE["arcana"],
             note,
         )
     ]

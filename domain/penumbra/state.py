@@ -1,7 +1,7 @@
 """The Penumbra ruleset's state: one `Tableau` per player plus the game's end-game clock.
 
 Every value is frozen; a handler returns a new state with `dataclasses.replace`. The state holds
-exactly what the end-game tally (rules/penumbra-scoring.ru.md lines 7-40) reads, so each
+exactly what the end-game tally (docs/rules/penumbra.md#categories) reads, so each
 category is a function of it (see `domain.penumbra.categories`).
 """
 

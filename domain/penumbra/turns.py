@@ -1,6 +1,6 @@
 """Turns, the Prophecy, the final turns, the game's end and the tie-break.
 
-rules/penumbra-scoring.ru.md line 1: scoring happens when one Prophecy's condition has
+docs/rules/penumbra.md#end-of-game: scoring happens when one Prophecy's condition has
 triggered and then every player has taken one more turn. docs/rules/penumbra.md#end-of-game,
 EC-20 (a second Prophecy changes nothing), EC-24 (ties share a place by default).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.penumbra import FinalTurnTaken, ProphecyTriggered
 from domain.errors import RuleViolation
+from domain.penumbra.categories import TIE_BREAK
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import PenumbraState, Prophecy
 from domain.values import replace
@@ -93,11 +94,11 @@ def check_game_may_end(state: PenumbraState) -> None:
 def tie_break(state: PenumbraState, tied: list[str]) -> tuple[list[str], str]:
     """Players tied on total VP -> (winners, explanation) by `options.tie_break`.
 
-    `shared` (REC, research §6): all tied players share the place. `fewer_wounds_then_arcana`:
+    `shared` (the default; docs/rules/penumbra.md#winner): all tied players share the place. `fewer_wounds_then_arcana`:
     fewest Mortal Wounds, then most Arcana; a tie on both still shares the place.
     """
     if state.options.tie_break == "shared":
-        return list(tied), "shared place: the rules give no tie-break (research/penumbra.md §6)"
+        return list(tied), f"shared place: the rules give no tie-break ({TIE_BREAK})"
 
     def key(pid: str) -> tuple[int, int]:
         t = state.tableaux[pid]

@@ -1,4 +1,4 @@
-"""Trickerion: Legends of Illusion scoring, exactly as rules/trickerion-scoring.md says.
+"""Trickerion: Legends of Illusion scoring, exactly as docs/rules/trickerion.md says.
 
 The shared game layout (docs/architecture/adding-a-game.md): `state` (immutable state, `settle`), `turns`
 (turns, the initiative track), `play` (in-play handlers: Advertise, learn, hire, Links, other

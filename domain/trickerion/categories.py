@@ -1,40 +1,71 @@
-"""Breakdown categories (EN / RU labels) and the rule anchors ledger entries cite.
+"""Breakdown categories (EN / RU labels) and the rule citations ledger entries carry.
 
-Anchors point at lines of docs/rules/trickerion.md (the specification) or, for
-sources the specification does not cover, at sections of docs/rules/trickerion.md.
+A citation is `docs/rules/trickerion.md#<heading id>`: a page of this repository's docs and a
+heading on it (the site serves it at `rules/trickerion/#<heading id>`); the form is described
+in docs/architecture/adding-a-game.md#rule-citations and checked by tests/docs.
 """
 
 from __future__ import annotations
 
 from domain.ledger import Category
 
-SPEC = "trickerion-scoring.md"
-RESEARCH = "research/trickerion.md"
+PAGE = "docs/rules/trickerion.md"
+"""The rules page every Trickerion citation names."""
 
-ADVERTISE = f"{SPEC}#advertise"
-TRICK_YIELD = f"{SPEC}#trick-yield"
-CREATE_LINK = f"{SPEC}#create-a-link"
-SHARD_LINK = f"{SPEC}#create-a-link-shard-link"
-PERFORM_LINKED = f"{SPEC}#perform-a-linked-card"
-PERFORMANCE_CARD = f"{SPEC}#performance-card"
-THEATER_SPECIALISTS = f"{SPEC}#theater-specialists"
-YIELD_FIRST = f"{SPEC}#resolve-yields-first"
-GAME_LENGTH = f"{SPEC}#end-of-the-game"
-END_SHARDS = f"{SPEC}#each-unspent-trickerion-shard"
-END_COINS = f"{SPEC}#each-3-leftover-coins"
-END_SPECIAL_ASSIGNMENTS = f"{SPEC}#each-special-assignment-card"
-END_LEVEL3 = f"{SPEC}#each-eligible-level-3-trick"
-CAP = f"{SPEC}#at-most-20-fame"
-BASE_GAME = f"{SPEC}#without-the-dark-alley"
-ACADEMY = f"{SPEC}#dahlgaards-academy"
-DAWN_OF_TECHNOLOGY = f"{SPEC}#dawn-of-technology"
-MAGICIAN_POWERS = f"{SPEC}#magician-powers"
-ARCANE_ARTS = f"{SPEC}#arcane-arts"
-TIE_BREAK = f"{SPEC}#tie-break"
-SETUP = f"{RESEARCH}#2-during-play"
-OTHER_SOURCES = f"{RESEARCH}#2-during-play"
-UNPAID_WAGES = f"{RESEARCH}#5-3-negative-coins"
-FAME_FLOOR = f"{RESEARCH}#5-4-negative-fame"
+ADVERTISE = f"{PAGE}#advertise"
+TRICK_YIELD = f"{PAGE}#trick-yield"
+CREATE_LINK = f"{PAGE}#create-a-link"
+SHARD_LINK = f"{PAGE}#shard-link"
+PERFORM_LINKED = f"{PAGE}#perform-a-linked-card"
+PERFORMANCE_CARD = f"{PAGE}#performance-card"
+THEATER_SPECIALISTS = f"{PAGE}#theater-specialists"
+YIELD_FIRST = f"{PAGE}#performance-order"
+GAME_LENGTH = f"{PAGE}#game-length"
+END_SHARDS = f"{PAGE}#end-shards"
+END_COINS = f"{PAGE}#end-coins"
+END_SPECIAL_ASSIGNMENTS = f"{PAGE}#end-special-assignments"
+END_LEVEL3 = f"{PAGE}#level-3"
+CAP = f"{PAGE}#caps"
+BASE_GAME = f"{PAGE}#base-game"
+ACADEMY = f"{PAGE}#academy"
+DAWN_OF_TECHNOLOGY = f"{PAGE}#dawn-of-technology"
+MAGICIAN_POWERS = f"{PAGE}#magician-powers"
+ARCANE_ARTS = f"{PAGE}#arcane-arts"
+TIE_BREAK = f"{PAGE}#winner"
+SETUP = f"{PAGE}#set-up"
+OTHER_SOURCES = f"{PAGE}#other-sources"
+UNPAID_WAGES = f"{PAGE}#unpaid-wages"
+FAME_FLOOR = f"{PAGE}#fame-floor"
+JOINED = f"{PAGE}#joined-in-progress"
+
+CITATIONS: tuple[str, ...] = (
+    ADVERTISE,
+    TRICK_YIELD,
+    CREATE_LINK,
+    SHARD_LINK,
+    PERFORM_LINKED,
+    PERFORMANCE_CARD,
+    THEATER_SPECIALISTS,
+    YIELD_FIRST,
+    GAME_LENGTH,
+    END_SHARDS,
+    END_COINS,
+    END_SPECIAL_ASSIGNMENTS,
+    END_LEVEL3,
+    CAP,
+    BASE_GAME,
+    ACADEMY,
+    DAWN_OF_TECHNOLOGY,
+    MAGICIAN_POWERS,
+    ARCANE_ARTS,
+    TIE_BREAK,
+    SETUP,
+    OTHER_SOURCES,
+    UNPAID_WAGES,
+    FAME_FLOOR,
+    JOINED,
+)
+"""Every rule citation Trickerion's ledger entries and refusals can carry."""
 
 IN_PLAY: tuple[Category, ...] = (
     Category("start", "Starting Fame", "Начальная слава"),

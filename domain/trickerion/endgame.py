@@ -3,7 +3,7 @@
 Order (docs/rules/trickerion.md#end-of-game): Shards (module rules) -> Coins -> Special
 Assignments, or Apprentices and Specialists in the base game -> Level 3 tricks -> Academy.
 The cap (`category_cap`, 20) applies per category after the module conversion and per Level 3
-trick, never to the Level 3 sum, in-play Fame or Academy points (trickerion-scoring.md).
+trick, never to the Level 3 sum, in-play Fame or Academy points (docs/rules/trickerion.md#caps).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from domain.trickerion.state import TrickerionState
 
 SHAPESHIFTER_TYPES = ("apprentice", "assistant", "manager", "engineer")
 ACADEMY_TIERS: dict[int, tuple[int, ...]] = {2: (8,), 3: (12, 6), 4: (15, 10, 5)}
-"""Academy Fame by player count, best rank first (trickerion-scoring.md, Dahlgaard's Academy)."""
+"""Academy Fame by player count, best rank first (docs/rules/trickerion.md#academy)."""
 
 
 class Holdings(NamedTuple):
@@ -122,7 +122,7 @@ def counters(h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None) 
     """Counter values for Level 3 conditions and the base game's character rows.
 
     Arcane workers other than the Shapeshifter count as Apprentices; each Shapeshifter counts
-    as `shapeshifter_as` (trickerion-scoring.md, Arcane Arts; one declared type for all of
+    as `shapeshifter_as` (docs/rules/trickerion.md#arcane-arts; one declared type for all of
     them, docs/rules/trickerion.md#arcane-arts). T46's Shards follow `horror_saws_shards`; Coins
     below 0 count as 0 (docs/rules/trickerion.md#during-play).
     """

@@ -5,7 +5,7 @@ and a voided hire is simply not in the state (`domain.fold` refolds without it).
 bounded by the card data in `data/limits.json` and `data/tricks.json`.
 Sources: docs/rules/trickerion.md#characters (characters; the Assistant's bonus Apprentice),
 §5.20 ("Apprentices/Specialists = those hired, including the Assistant's free Apprentice");
-trickerion-scoring.md 'End of the game' (the rows these counts feed).
+docs/rules/trickerion.md#end-of-game (the rows these counts feed).
 """
 
 from __future__ import annotations

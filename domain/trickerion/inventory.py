@@ -1,7 +1,7 @@
 """The end-game inventory: one `trickerion.endgame_inventory_declared` per player, checked
 against the modules in play and the tricks the player owns.
 
-Source: trickerion-scoring.md 'End of the game' and 'Module changes'; docs/rules/trickerion.md
+Source: docs/rules/trickerion.md#end-of-game and #modules; docs/rules/trickerion.md
 §4 (eligibility), §5.5-§5.7, §5.19-§5.20.
 """
 
@@ -99,7 +99,7 @@ def inventory_declared(state: TrickerionState, p: EndgameInventoryDeclared) -> T
 def undeclared_level3(state: TrickerionState, inv: EndgameInventoryDeclared) -> list[str]:
     """Level 3 tricks the player owns (not set aside) that `inv` does not declare, sorted.
 
-    Each eligible Level 3 trick scores (trickerion-scoring.md, End of the game), so one learned
+    Each eligible Level 3 trick scores (docs/rules/trickerion.md#level-3), so one learned
     after the inventory must not be dropped silently; `game.ended` checks again.
     """
     book = state.book(inv.player_id)

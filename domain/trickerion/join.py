@@ -1,9 +1,9 @@
 """Joining a Trickerion game in progress: the start event declares the turn, the track and
 every player's Fame, Coins, Shards, tricks and hires; each amount is a ledger entry under its
-own rule id, so everything after scores as usual.
+own entry citing docs/rules/trickerion.md#joined-in-progress, so everything after scores as usual.
 
 Checked like the events they stand for: every player once, the turn within the game's length
-(trickerion-scoring.md 'End of the game': 7 turns, 5 without the Dark Alley), known Trick cards
+(docs/rules/trickerion.md#game-length: 7 turns, 5 without the Dark Alley), known Trick cards
 with one owner each (Level 3 only with the Dark Alley), module characters only with their
 module and Specialists / the Protégé once (docs/rules/trickerion.md#characters).
 """
@@ -16,11 +16,12 @@ from contracts.trickerion import JoinedInProgress, SeatNow
 from domain.errors import RuleViolation
 from domain.ledger import Resource
 from domain.trickerion.catalog import characters
+from domain.trickerion.categories import JOINED
 from domain.trickerion.state import Change, PlayerBook, TrickerionState
 from domain.values import replace
 
-JOIN_RULE = "trickerion.joined_in_progress"
-"""The rule id of every ledger entry a join declares."""
+JOIN_RULE = JOINED
+"""The citation of every ledger entry a join declares."""
 PLAYERS = "payload.joined_in_progress.players"
 
 

@@ -1,6 +1,6 @@
 """Performances: each trick's yield to its owner first, then the performer's bonuses.
 
-Source: trickerion-scoring.md 'During the game' rows 'Trick yield', 'Perform a linked card',
+Source: docs/rules/trickerion.md#performance (trick yield, Links performed,
 'Performance card', 'Theater specialists' and the sentence "Resolve each trick's yield first,
 then the performer's bonuses"; weekday modifiers: docs/rules/trickerion.md#during-play.
 """

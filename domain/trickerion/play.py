@@ -2,7 +2,7 @@
 
 Each function takes the state and the event, returns `(new state, ledger entries)` and raises
 `RuleViolation` (state unchanged) for bad input. Performances are in `performance.py`.
-Source: trickerion-scoring.md 'During the game'; docs/rules/trickerion.md#during-play.
+Source: docs/rules/trickerion.md#during-play.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from domain.values import replace
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
 
 ADVERTISE_FAME = 2
-"""Fame for Advertising (trickerion-scoring.md 'Advertise')."""
+"""Fame for Advertising (docs/rules/trickerion.md#advertise)."""
 
 
 def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
@@ -148,7 +148,7 @@ def character_hired(state: TrickerionState, event: Envelope, p: CharacterHired) 
 def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Result:
     """A placed marker completes a Link: the placer gains the placed trick's Level (1/2/3) in
     Fame or Coins; a Shard Link pays 1 Shard to each connected Trick owner
-    (trickerion-scoring.md 'Create a Link'; one owner of both markers: option
+    (docs/rules/trickerion.md#create-a-link; one owner of both markers: option
     `shard_link_same_owner`, docs/rules/trickerion.md#during-play).
 
     Raises:

@@ -188,7 +188,7 @@ class TrickerionRuleset:
     ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
         """Coins and loose Shards now, and one line per Level 3 trick: (trick id,
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
-        `endgame.level3_lines`; trickerion-scoring.md 'End of the game' L20-L21)."""
+        `endgame.level3_lines`; docs/rules/trickerion.md#level-3)."""
         book = state.book(player_id)
         _, lines = end_lines(state, player_id)
         return state.memo.get(

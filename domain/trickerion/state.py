@@ -69,7 +69,7 @@ class TrickerionState:
 
     @property
     def final_turn(self) -> int:
-        """7 with the Dark Alley, else 5 (trickerion-scoring.md, End of the game)."""
+        """7 with the Dark Alley, else 5 (docs/rules/trickerion.md#game-length)."""
         return 7 if self.options.dark_alley else 5
 
     def book(self, player_id: str, where: str = "payload.player_id") -> PlayerBook:

@@ -1,7 +1,7 @@
 """Turns and the initiative track (common events `game.turn_started`, `game.initiative_changed`).
 
 Initiative positions 1..N set the Advertise cost and the end-game tie-break
-(trickerion-scoring.md 'Advertise' and the last line; docs/rules/trickerion.md#during-play).
+(docs/rules/trickerion.md#set-up, #advertise).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def _checked_order(state: TrickerionState, order: tuple[str, ...]) -> tuple[str,
 
 def turn_started(state: TrickerionState, payload: TurnStarted) -> TrickerionState:
     """Begin turn `payload.turn`: the next turn, at most the final one (7 with the Dark Alley,
-    else 5; trickerion-scoring.md, End of the game); the order, if given, becomes the track.
+    else 5; docs/rules/trickerion.md#game-length); the order, if given, becomes the track.
 
     Raises:
         RuleViolation: `trickerion.turn.order` (not the next turn) or

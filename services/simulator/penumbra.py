@@ -1,5 +1,5 @@
 """A simulated Penumbra table: rounds of Arcana, Trials, Contracts, Tomes, Wounds, Marks and
-Goals until a Prophecy triggers, then one more turn each (rules/penumbra-scoring.ru.md line 1),
+Goals until a Prophecy triggers, then one more turn each (docs/rules/penumbra.md#end-of-game),
 then `game.ended`.
 
 Card data is not published (docs/rules/penumbra.md#categories), so cards get opaque ids (unique per

@@ -1,8 +1,8 @@
 """The simulator's own running tally of a Trickerion table (not the domain's: it keeps the
 generator rule-valid, e.g. never paying Coins a player does not have).
 
-It mirrors trickerion-scoring.md 'During the game' and the options' REC floors
-(docs/rules/trickerion.md#during-play: Coins never below 0 with 2 Fame per unpaid wage Coin, Fame
+It mirrors docs/rules/trickerion.md#during-play and the options' default floors
+(docs/rules/trickerion.md#unpaid-wages, #fame-floor: Coins never below 0 with 2 Fame per unpaid wage Coin, Fame
 clamped at 0). Units: Fame, Coins, Shards (whole numbers).
 """
 

@@ -56,7 +56,7 @@ def markdown(sheet: Sheet, result: dict) -> str:
     out = [
         "# Score sheet: trickerion-4p-dark-alley-academy.jsonl",
         "",
-        "Worked out from the events and /work/shared/rules/trickerion-scoring.md, category by category,",
+        "Worked out from the events and docs/rules/trickerion.md, category by category,",
         "independently of `domain/` (tally: `tests/examples/tally.py`, which reads the JSONL as plain",
         "JSON and the printed card data). Options: Dark Alley + Dahlgaard's Academy, every REC default.",
         "Units: Fame unless marked C (Coins) or S (Shards).",
@@ -85,7 +85,7 @@ def markdown(sheet: Sheet, result: dict) -> str:
 
 
 HAND_CHECK = [
-    "## Hand check of the end-game lines (trickerion-scoring.md, 'End of the game')",
+    "## Hand check of the end-game lines (docs/rules/trickerion.md#end-of-game)",
     "",
     "Checked line by line against the rules, not against code:",
     "",
@@ -102,8 +102,8 @@ HAND_CHECK = [
     "- In-play Fame is never capped; the Academy points come after the regular end-game Fame.",
     "- Winner: greta 93 > alma 92 (no tie, so the initiative tie-break is not needed).",
     "",
-    "Note: `renovate` (Academy Renovate, Coins -> Fame) is an in-play source outside the rules file;",
-    "its amounts come from research/trickerion.md §3.6 and are carried by the events.",
+    "Note: `renovate` (Academy Renovate, Coins -> Fame) is an in-play source the rules page lists",
+    "among the other sources (docs/rules/trickerion.md#other-sources); the events carry its amounts.",
     "",
 ]
 

@@ -100,7 +100,7 @@ def test_turns_follow_the_initiative_rules() -> None:
 
 def test_some_trickerion_tables_are_joined_in_progress() -> None:
     """About one table in ten starts scoring mid-game: its start event declares the turn and
-    holdings (every declared amount under the rule trickerion.joined_in_progress), the next
+    holdings (every declared amount citing docs/rules/trickerion.md#joined-in-progress), the next
     turn follows the declared one, and the game folds to final like the others."""
     joined = []
     for seed in range(60):
@@ -111,7 +111,9 @@ def test_some_trickerion_tables_are_joined_in_progress() -> None:
         joined.append(seed)
         state = fold(log)
         assert state.status == "final"
-        assert {e.rule for e in state.ledger if e.seq == 1} == {"trickerion.joined_in_progress"}
+        assert {e.rule for e in state.ledger if e.seq == 1} == {
+            "docs/rules/trickerion.md#joined-in-progress"
+        }
         first_turn = next(e.payload for e in log if e.type == "game.turn_started")
         assert first_turn.turn == join.turn + 1
     assert 2 <= len(joined) <= 15

@@ -1,7 +1,7 @@
 """Scoring a Penumbra game joined in progress: `penumbra.game_started.joined_in_progress`
 declares the round and each player's VP as counted at the table, Arcana in supply, experience
-symbols and Light / Dark obtained, as ledger entries under the rule
-`penumbra.joined_in_progress`; what follows scores as usual, experience sets and Fate
+symbols and Light / Dark obtained, as ledger entries citing
+`docs/rules/penumbra.md#joined-in-progress`; what follows scores as usual, experience sets and Fate
 continuing from the declared symbols (rules/penumbra-scoring.ru.md lines 7, 13-24, 34-40).
 """
 
@@ -32,7 +32,7 @@ def joined(players: list[dict[str, Any]] | None = None) -> PenumbraGame:
 def test_the_declared_vp_is_the_total_and_every_entry_has_the_join_rule() -> None:
     g = joined()
     assert g.totals() == {"ada": 20, "bea": 9}
-    assert {e.rule for e in g.state().ledger} == {"penumbra.joined_in_progress"}
+    assert {e.rule for e in g.state().ledger} == {"docs/rules/penumbra.md#joined-in-progress"}
     # Ada's 20: Arcana 4 (line 7), experience five different kinds: 5 x G(1) = 5 (lines 15-22),
     # Fate |3 - 0| = 3 (lines 34-36), and 20 - 4 - 5 - 3 = 8 declared otherwise.
     b = g.breakdown("ada")

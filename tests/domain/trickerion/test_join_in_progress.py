@@ -1,7 +1,7 @@
 """Scoring a Trickerion game joined in progress: the start event's `joined_in_progress`
 declares the turn now being played, the initiative order and each player's Fame, Coins,
-Shards, tricks and hires; each is a ledger entry under the rule `trickerion.joined_in_progress`
-and everything after scores as usual (issue: "a table that connects in turn 3").
+Shards, tricks and hires; each is a ledger entry citing
+`docs/rules/trickerion.md#joined-in-progress` and everything after scores as usual (issue: "a table that connects in turn 3").
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def test_the_declared_fame_coins_and_shards_are_ledger_entries_of_their_own_rule
         ("ben", Resource.FAME, 11),
         ("ben", Resource.COINS, 4),
     ]
-    assert {e.rule for e in state.ledger} == {"trickerion.joined_in_progress"}
+    assert {e.rule for e in state.ledger} == {"docs/rules/trickerion.md#joined-in-progress"}
     assert (total_of(g.standings(), "alma"), total_of(g.standings(), "ben")) == (14, 11)
 
 
