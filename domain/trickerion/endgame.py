@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -301,10 +301,21 @@ def end_lines(state: TrickerionState, player_id: str) -> tuple[Holdings, tuple[E
     inputs = (book.tricks, book.hires, inv, state.options, state.extra_tricks)
 
     def compute() -> tuple[Holdings, tuple[EndLine, ...]]:
-        held = holdings(state, player_id)
+        held = _holdings(state, player_id, inputs)
         return held, tuple(player_lines(held, state.options))
 
     return state.memo.get(("end_lines", player_id), inputs, compute, (book.coins, book.shards))
+
+
+def _holdings(state: TrickerionState, player_id: str, inputs: tuple[object, ...]) -> Holdings:
+    """`holdings(state, player_id)`, the part besides Coins and Shards kept while `inputs`
+    (end_lines') stand: most events change only a player's Coins or Shards, and the holdings
+    read them from the book as they are and nothing else from it."""
+    book = state.book(player_id)
+    kept = state.memo.get(("holdings", player_id), inputs, partial(holdings, state, player_id))
+    if kept.coins == book.coins and kept.shards == book.shards:
+        return kept
+    return kept._replace(coins=book.coins, shards=book.shards)
 
 
 def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:

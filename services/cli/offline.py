@@ -15,7 +15,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import Standings, standings
-from services.usecases.parse import decode_json, parse_events
+from services.usecases.parse import parse_line
 from services.usecases.readmodels.shapes import StandingsResponse
 from services.usecases.refusal import Refusal
 
@@ -75,10 +75,7 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, Envelope]]:
         if not text.strip():
             continue
         try:
-            raw = decode_json(text.encode("utf-8", "surrogatepass"), "line")
-            if not isinstance(raw, dict):  # one event per line, not a batch
-                raise Refusal("invalid", "body.shape", "an event must be a JSON object", "body")
-            events.extend((number, event) for event in parse_events(raw))
+            events.append((number, parse_line(text, "line")))
         except Refusal as refusal:
             raise LogLineError(number, refusal.rule, refusal.field, refusal.message) from None
     return events
