@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 from contracts.trickerion import TRICK_IDS
 from services.doors.query.openapi import COMMITTED
+from services.doors.query.openapi_share import drop_derived_titles
 
 
 def _document() -> dict[str, Any]:
@@ -105,3 +106,25 @@ def test_the_tournament_and_league_replay_parameter_is_defined_once() -> None:
     shared = document["components"]["parameters"]["at_seq_replay"]
     assert shared["name"] == "at_seq"
     assert shared["schema"]["anyOf"][0]["maximum"] == 10_000_000
+
+
+def test_a_title_that_only_repeats_the_name_is_dropped_and_an_own_title_kept() -> None:
+    """`drop_derived_titles`: pydantic's `Player Id` for `player_id` goes (property and
+    parameter); a title a field sets itself, and a model's title, stay."""
+    document = {
+        "title": "Seat",
+        "properties": {
+            "player_id": {"title": "Player Id", "type": "string"},
+            "seat": {"title": "Seat number", "type": "integer"},
+        },
+        "parameters": [{"in": "query", "name": "at_seq", "schema": {"title": "At Seq"}}],
+    }
+    drop_derived_titles(document)
+    assert document == {
+        "title": "Seat",
+        "properties": {
+            "player_id": {"type": "string"},
+            "seat": {"title": "Seat number", "type": "integer"},
+        },
+        "parameters": [{"in": "query", "name": "at_seq", "schema": {}}],
+    }

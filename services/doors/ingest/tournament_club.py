@@ -131,7 +131,6 @@ def tournament_club_router(
         "/tournaments/{tournament_id}/rounds/{round}/slips",
         summary="A round's result slips: each table's report link and its QR code",
         response_model=None,
-        include_in_schema=False,  # the desk's print view's helper, as the pages are
     )
     async def slips(
         tournament_id: Tid, round: RoundNo, request: Request, bearer: Bearer

@@ -22,6 +22,7 @@ from fastapi import FastAPI
 
 from services.doors.query.openapi_share import (
     describe_parameters_once,
+    drop_derived_titles,
     share_answers,
     share_body_models,
     share_catalogue_types,
@@ -99,6 +100,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     share_replay_parameter(document)
     share_body_models(document)
     share_catalogue_types(document)
+    drop_derived_titles(document)
     return document
 
 

@@ -8,6 +8,7 @@ same JSON as before (`tests/contracts/test_served_contract.py`).
 * `share_answers`: every route's own problem answer (a status with a description naming its
   rule ids, e.g. the replay limits' 429 and 503) becomes `components/responses/Problem<status>
   <Rule>`, and every `Retry-After` header `components/headers/Retry-After`;
+* `drop_derived_titles`: a property's or parameter's title that only repeats its name;
 * `share_catalogue_types`: the catalogue's card ids (`contracts.trickerion.TrickId`,
   `PerformanceCardId`) and Penumbra's experience kinds become `components/schemas/...`.
 
@@ -165,6 +166,32 @@ def describe_parameters_once(document: dict[str, Any]) -> None:
             schema = parameter.get("schema", {})
             if "description" in schema and schema["description"] == parameter.get("description"):
                 del schema["description"]
+
+
+def derived_title(name: str) -> str:
+    """The title pydantic derives from a field or parameter name (`player_id` -> `Player Id`)."""
+    return name.title().replace("_", " ")
+
+
+def drop_derived_titles(node: Any) -> None:
+    """Drop each property's and parameter's `title` that only repeats its name as pydantic
+    derives it (`"player_id": {"title": "Player Id", ...}`): the name says it once. A title of
+    its own (a model's, or one a field sets) stays."""
+    if isinstance(node, list):
+        for item in node:
+            drop_derived_titles(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for name, schema in (node.get("properties") or {}).items():
+        if isinstance(schema, dict) and schema.get("title") == derived_title(name):
+            del schema["title"]
+    schema = node.get("schema")
+    name = str(node.get("name", ""))
+    if "in" in node and isinstance(schema, dict) and schema.get("title") == derived_title(name):
+        del schema["title"]
+    for value in node.values():
+        drop_derived_titles(value)
 
 
 def share_replay_parameter(document: dict[str, Any]) -> None:
