@@ -14,9 +14,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from contracts.league import LeagueCreated
+from contracts.tournament import TournamentCreated
 from services.bootstrap import UseCases, memory_ports, use_cases
+from services.doors.ingest.leagues import league_write_router
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
+from services.usecases.authorize import WriteProof
 from tests.doors.test_tournament_tables_http import PLAYERS, app_of
 from tests.doors.test_tournaments_http import AUTH
 
@@ -189,3 +193,66 @@ def test_league_writes_retried_after_a_503_answer_as_stored(cases: UseCases) -> 
             "/leagues/club/tournaments", json={"tournament_id": "x"}, headers=keyed("k-add")
         )
         assert reused.json()["rule"] == "idempotency.key_reused"
+
+
+class RaceAtVersion:
+    """A side log whose next `version` call lets a concurrent request (`racer`) store first:
+    before the version is read (`after=False`) or once it is read (`after=True`, the stream
+    still looked empty)."""
+
+    def __init__(self, log: Any, after: bool) -> None:
+        self.log, self.after = log, after
+        self.version = log.version
+        self.racer: Any = None
+        log.version = self._version
+
+    async def _version(self, stream_id: str) -> int:
+        racer, self.racer = self.racer, None
+        if racer is not None and not self.after:
+            await racer()
+        version: int = await self.version(stream_id)
+        if racer is not None and self.after:
+            await racer()
+        return version
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-version", "after-version"])
+def test_a_creation_raced_by_its_own_keyed_retry_answers_201_to_both(
+    cases: UseCases, after: bool
+) -> None:
+    """Two deliveries of one keyed creation (a client's retry after a timeout) in flight
+    together: the one that loses the race is answered as the stored write, not 409."""
+    league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+    token = AUTH["Authorization"].removeprefix("Bearer ")
+    app = app_of(cases)
+    app.include_router(league_write_router(cases.leagues))
+    with TestClient(app) as client:
+        for log, url, body, create in (
+            (cases.tournaments.log, "/tournaments", NEW, _tournament_creation(cases, NEW)),
+            (cases.leagues.log, "/leagues", league, _league_creation(cases, league)),
+        ):
+            race = RaceAtVersion(log, after)
+
+            async def racer(create: Any = create) -> None:
+                grant = cases.desk.may_create(WriteProof(token, None))
+                await create(grant, "k-race")
+
+            race.racer = racer
+            answer = client.post(url, json=body, headers=keyed("k-race"))
+            assert race.racer is None  # the racer ran
+            id_field = "tournament_id" if url == "/tournaments" else "league_id"
+            assert (answer.status_code, answer.json()) == (
+                201,
+                {id_field: body[id_field], "version": 1},
+            ), answer.text
+            assert asyncio.run(race.version(body[id_field])) == 1  # stored once
+
+
+def _tournament_creation(cases: UseCases, new: dict[str, Any]) -> Any:
+    settings = TournamentCreated(**{k: v for k, v in new.items() if k != "tournament_id"})
+    return lambda grant, key: cases.desk.create(new["tournament_id"], settings, grant, key)
+
+
+def _league_creation(cases: UseCases, new: dict[str, Any]) -> Any:
+    settings = LeagueCreated(**{k: v for k, v in new.items() if k != "league_id"})
+    return lambda grant, key: cases.leagues.create(new["league_id"], settings, grant, key)
