@@ -313,6 +313,10 @@ class Leagues:
         ids = None if key is None else request_ids("league", league_id, key, len(payloads))
         for attempt in range(self.retries + 1):
             events = await self.log.read(league_id)
+            found = find_request(events, "league", league_id, key)
+            if found is not None:  # stored by this key's concurrent request since looked for
+                same_request(found.first, payloads[0])
+                return fold(events[: found.upto])
             state = fold(events) if events else None
             batch: list[LeagueEnvelope] = []
             try:

@@ -21,8 +21,9 @@ from services.doors.ingest.leagues import league_write_router
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
 from services.usecases.authorize import WriteProof
+from tests.doors.test_leagues_http import league_app, single_game
 from tests.doors.test_tournament_tables_http import PLAYERS, app_of
-from tests.doors.test_tournaments_http import AUTH
+from tests.doors.test_tournaments_http import AUTH, TOKEN
 
 NEW = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 2}
 
@@ -256,3 +257,34 @@ def _tournament_creation(cases: UseCases, new: dict[str, Any]) -> Any:
 def _league_creation(cases: UseCases, new: dict[str, Any]) -> Any:
     settings = LeagueCreated(**{k: v for k, v in new.items() if k != "league_id"})
     return lambda grant, key: cases.leagues.create(new["league_id"], settings, grant, key)
+
+
+def test_a_league_addition_raced_by_its_own_keyed_retry_answers_the_stored_version(
+    cases: UseCases,
+) -> None:
+    """The retry of a keyed addition that finds the batch stored only once it read the
+    league to plan its own is answered as the stored write (version 2), not with the
+    version its plan would have reached (3, never written)."""
+    app = league_app(cases)
+    with TestClient(app) as client:
+        single_game(client, "friday-1")
+        league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+        assert client.post("/leagues", json=league, headers=AUTH).status_code == 201
+        log = cases.leagues.log
+        read, calls = log.read, []
+
+        async def racing_read(stream_id: str, *args: Any) -> Any:
+            calls.append(stream_id)
+            if len(calls) == 2:  # after the key was looked for, before the plan's read
+                credential = await cases.leagues.authorize("club", TOKEN)
+                await cases.leagues.add_game("club", credential, "friday-1", "k-add")
+            return await read(stream_id, *args)
+
+        log.read = racing_read  # type: ignore[method-assign]
+        answer = client.post(
+            "/leagues/club/games", json={"game_id": "friday-1"}, headers=keyed("k-add")
+        )
+        log.read = read  # type: ignore[method-assign]
+        assert len(calls) >= 2  # the racer ran
+        assert (answer.status_code, answer.json()) == (200, {"league_id": "club", "version": 2})
+        assert asyncio.run(log.version("club")) == 2
