@@ -533,8 +533,18 @@ class TournamentDesk:
         try:
             state, _ = await self.cases.record(tournament_id, payloads, actor, credential, ids)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise _refusal(error) from None
-        return state
+            refusal = _refusal(error)
+        else:
+            return state
+        # Refused on a stream this key's concurrent request (a retry) extended since the
+        # caller looked for it: answered as that stored request (a creation's answer also
+        # checks the token: `create`).
+        creating = isinstance(payloads[0], TournamentCreated)
+        replay = None if creating else await self._replayed(tournament_id, key)
+        if replay is None:
+            raise refusal
+        same_request(replay[0].first, payloads[0])
+        return replay[1]
 
 
 def _table_may(own: tuple[int, int], ruling: TableRuling, table: int) -> None:

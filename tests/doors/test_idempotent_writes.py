@@ -288,3 +288,30 @@ def test_a_league_addition_raced_by_its_own_keyed_retry_answers_the_stored_versi
         assert len(calls) >= 2  # the racer ran
         assert (answer.status_code, answer.json()) == (200, {"league_id": "club", "version": 2})
         assert asyncio.run(log.version("club")) == 2
+
+
+@pytest.mark.parametrize("nth", [2, 3])
+def test_a_registration_raced_by_its_own_keyed_retry_answers_201(
+    cases: UseCases, http: TestClient, nth: int
+) -> None:
+    """The retry of a keyed registration that finds the player registered by the first
+    request only once it checks the rules is answered as the stored write, not 422
+    `tournament.player_exists`."""
+    assert http.post("/tournaments", json=NEW, headers=AUTH).status_code == 201
+    log = cases.tournaments.log
+    read, calls = log.read, []
+
+    async def racing_read(stream_id: str, *args: Any) -> Any:
+        calls.append(stream_id)
+        if len(calls) == nth:  # after the key was looked for, before the rules' read
+            credential = await cases.desk.authorize("cup", TOKEN)
+            await cases.desk.add_player("cup", credential, "p1", "P1", None, "k-p1")
+        return await read(stream_id, *args)
+
+    log.read = racing_read  # type: ignore[method-assign]
+    body = {"player_id": "p1", "name": "P1"}
+    answer = http.post("/tournaments/cup/players", json=body, headers=keyed("k-p1"))
+    log.read = read  # type: ignore[method-assign]
+    assert len(calls) > nth  # the racer ran
+    assert (answer.status_code, answer.json()) == (201, {"tournament_id": "cup", "version": 2})
+    assert asyncio.run(log.version("cup")) == 2
