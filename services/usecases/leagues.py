@@ -117,7 +117,9 @@ class Leagues:
         taken = Refusal(
             "conflict", "league.already_created", f"league {league_id!r} exists", "league_id"
         )
-        replay = await self._replayed(league_id, key)
+        # The version first: a keyed retry stored meanwhile is then in the read that follows.
+        exists = await self.log.version(league_id) > 0
+        replay = await self._replayed(league_id, key) if exists else None
         if replay is not None:
             first, state = replay
             same_request(first, settings)
@@ -127,19 +129,18 @@ class Leagues:
             ):
                 return state, None
             raise taken
-        if await self.log.version(league_id) > 0:
+        if exists:
             raise taken
         try:
             state = await self._record(league_id, [settings], digest(grant.token), key)
         except Refusal as refusal:
-            if refusal.rule in ("league.already_created", "auth.token_rejected"):
-                raise Refusal(  # a concurrent creator won the race
-                    "conflict",
-                    "league.already_created",
-                    f"league {league_id!r} exists",
-                    "league_id",
-                ) from None
-            raise
+            if refusal.rule not in ("league.already_created", "auth.token_rejected"):
+                raise
+            if await self.log.version(league_id) == 0:
+                raise taken from None
+            # Created by another request since the version was read: once more, now that it
+            # exists (this request's own keyed retry is answered as stored, any other `taken`).
+            return await self.create(league_id, settings, grant, key)
         except ReplicasUnconfirmed as unconfirmed:
             if grant.generated:  # the league exists under this token now: hand it back
                 unconfirmed.write_token = grant.token
@@ -312,6 +313,10 @@ class Leagues:
         ids = None if key is None else request_ids("league", league_id, key, len(payloads))
         for attempt in range(self.retries + 1):
             events = await self.log.read(league_id)
+            found = find_request(events, "league", league_id, key)
+            if found is not None:  # stored by this key's concurrent request since looked for
+                same_request(found.first, payloads[0])
+                return fold(events[: found.upto])
             state = fold(events) if events else None
             batch: list[LeagueEnvelope] = []
             try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from contracts.envelope import Payload
-from contracts.tournament import TournamentEnvelope
+from contracts.tournament import TournamentCreated, TournamentEnvelope
 from domain.errors import RuleViolation
 from domain.tournament.fold import fold
 from domain.tournament.state import TournamentState
@@ -90,8 +90,18 @@ class DeskAccess:
         try:
             state, _ = await self.cases.record(tournament_id, payloads, actor, credential, ids)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
-            raise refusal_of(error) from None
-        return state
+            refusal = refusal_of(error)
+        else:
+            return state
+        # Refused on a stream this key's concurrent request (a retry) extended since the
+        # caller looked for it: answered as that stored request (a creation's answer also
+        # checks the token: `TournamentDesk.create`).
+        creating = isinstance(payloads[0], TournamentCreated)
+        replay = None if creating else await self._replayed(tournament_id, key)
+        if replay is None:
+            raise refusal
+        same_request(replay[0].first, payloads[0])
+        return replay[1]
 
     def may_create(self, proof: WriteProof) -> Grant:
         """Check a creation's proof before its body is read: the creator key (when the

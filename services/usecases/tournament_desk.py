@@ -120,33 +120,50 @@ class TournamentDesk(TableRulings):
             f"tournament {tournament_id!r} exists",
             "tournament_id",
         )
-        replay = await self._replayed(tournament_id, key)
-        if replay is not None:
-            found, state = replay
-            same_request(found.first, settings)
-            if grant.generated:  # nothing to prove: the answer holds no token
-                return Created(state, None)
-            stored = await self.cases.log.digest(tournament_id)
-            mine = grant.token is not None and stored is not None
-            if mine and hmac.compare_digest(stored or "", digest(grant.token or "")):
-                return Created(state, None)
-            raise taken
         if await self.cases.log.version(tournament_id) > 0:
-            raise taken
+            return await self._created_before(tournament_id, settings, grant, key, taken)
         check_fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
         try:
             state = await self._record(tournament_id, [settings], digest(grant.token), key=key)
         except Refusal as refusal:
-            if refusal.rule in ("tournament.already_created", "auth.token_rejected"):
-                raise taken from None  # the retry saw the other creator's stream
-            raise
+            if refusal.rule not in ("tournament.already_created", "auth.token_rejected"):
+                raise
+            if await self.cases.log.version(tournament_id) == 0:
+                raise taken from None
+            # Created by another request since the version was read: once more, now that it
+            # exists (this request's own keyed retry is answered as stored, any other `taken`).
+            return await self.create(tournament_id, settings, grant, key)
         except ReplicasUnconfirmed as unconfirmed:
             if grant.generated:  # the tournament exists under this token now: hand it back
                 unconfirmed.write_token = grant.token
             raise
         return Created(state, grant.token if grant.generated else None)
+
+    async def _created_before(
+        self,
+        tournament_id: str,
+        settings: TournamentCreated,
+        grant: Grant,
+        key: str | None,
+        taken: Refusal,
+    ) -> Created:
+        """The answer to a creation of an existing tournament: the state after the batch
+        stored under `key` when it was this request with the same token (read after the
+        version, so a concurrent retry's batch is seen), else raises `taken`."""
+        replay = await self._replayed(tournament_id, key)
+        if replay is None:
+            raise taken
+        found, state = replay
+        same_request(found.first, settings)
+        if grant.generated:  # nothing to prove: the answer holds no token
+            return Created(state, None)
+        stored = await self.cases.log.digest(tournament_id)
+        mine = grant.token is not None and stored is not None
+        if mine and hmac.compare_digest(stored or "", digest(grant.token or "")):
+            return Created(state, None)
+        raise taken
 
     async def appoint_judge(
         self, tournament_id: str, credential: str, judge_id: str, name: str, key: str | None = None

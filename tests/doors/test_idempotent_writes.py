@@ -14,11 +14,16 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from contracts.league import LeagueCreated
+from contracts.tournament import TournamentCreated
 from services.bootstrap import UseCases, memory_ports, use_cases
+from services.doors.ingest.leagues import league_write_router
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
+from services.usecases.authorize import WriteProof
+from tests.doors.test_leagues_http import league_app, single_game
 from tests.doors.test_tournament_tables_http import PLAYERS, app_of
-from tests.doors.test_tournaments_http import AUTH
+from tests.doors.test_tournaments_http import AUTH, TOKEN
 
 NEW = {"tournament_id": "cup", "title": "Cup", "game": "penumbra", "rounds": 2}
 
@@ -189,3 +194,124 @@ def test_league_writes_retried_after_a_503_answer_as_stored(cases: UseCases) -> 
             "/leagues/club/tournaments", json={"tournament_id": "x"}, headers=keyed("k-add")
         )
         assert reused.json()["rule"] == "idempotency.key_reused"
+
+
+class RaceAtVersion:
+    """A side log whose next `version` call lets a concurrent request (`racer`) store first:
+    before the version is read (`after=False`) or once it is read (`after=True`, the stream
+    still looked empty)."""
+
+    def __init__(self, log: Any, after: bool) -> None:
+        self.log, self.after = log, after
+        self.version = log.version
+        self.racer: Any = None
+        log.version = self._version
+
+    async def _version(self, stream_id: str) -> int:
+        racer, self.racer = self.racer, None
+        if racer is not None and not self.after:
+            await racer()
+        version: int = await self.version(stream_id)
+        if racer is not None and self.after:
+            await racer()
+        return version
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-version", "after-version"])
+def test_a_creation_raced_by_its_own_keyed_retry_answers_201_to_both(
+    cases: UseCases, after: bool
+) -> None:
+    """Two deliveries of one keyed creation (a client's retry after a timeout) in flight
+    together: the one that loses the race is answered as the stored write, not 409."""
+    league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+    token = AUTH["Authorization"].removeprefix("Bearer ")
+    app = app_of(cases)
+    app.include_router(league_write_router(cases.leagues))
+    with TestClient(app) as client:
+        for log, url, body, create in (
+            (cases.tournaments.log, "/tournaments", NEW, _tournament_creation(cases, NEW)),
+            (cases.leagues.log, "/leagues", league, _league_creation(cases, league)),
+        ):
+            race = RaceAtVersion(log, after)
+
+            async def racer(create: Any = create) -> None:
+                grant = cases.desk.may_create(WriteProof(token, None))
+                await create(grant, "k-race")
+
+            race.racer = racer
+            answer = client.post(url, json=body, headers=keyed("k-race"))
+            assert race.racer is None  # the racer ran
+            id_field = "tournament_id" if url == "/tournaments" else "league_id"
+            assert (answer.status_code, answer.json()) == (
+                201,
+                {id_field: body[id_field], "version": 1},
+            ), answer.text
+            assert asyncio.run(race.version(body[id_field])) == 1  # stored once
+
+
+def _tournament_creation(cases: UseCases, new: dict[str, Any]) -> Any:
+    settings = TournamentCreated(**{k: v for k, v in new.items() if k != "tournament_id"})
+    return lambda grant, key: cases.desk.create(new["tournament_id"], settings, grant, key)
+
+
+def _league_creation(cases: UseCases, new: dict[str, Any]) -> Any:
+    settings = LeagueCreated(**{k: v for k, v in new.items() if k != "league_id"})
+    return lambda grant, key: cases.leagues.create(new["league_id"], settings, grant, key)
+
+
+def test_a_league_addition_raced_by_its_own_keyed_retry_answers_the_stored_version(
+    cases: UseCases,
+) -> None:
+    """The retry of a keyed addition that finds the batch stored only once it read the
+    league to plan its own is answered as the stored write (version 2), not with the
+    version its plan would have reached (3, never written)."""
+    app = league_app(cases)
+    with TestClient(app) as client:
+        single_game(client, "friday-1")
+        league = {"league_id": "club", "title": "Club", "game": "penumbra"}
+        assert client.post("/leagues", json=league, headers=AUTH).status_code == 201
+        log = cases.leagues.log
+        read, calls = log.read, []
+
+        async def racing_read(stream_id: str, *args: Any) -> Any:
+            calls.append(stream_id)
+            if len(calls) == 2:  # after the key was looked for, before the plan's read
+                credential = await cases.leagues.authorize("club", TOKEN)
+                await cases.leagues.add_game("club", credential, "friday-1", "k-add")
+            return await read(stream_id, *args)
+
+        log.read = racing_read  # type: ignore[method-assign]
+        answer = client.post(
+            "/leagues/club/games", json={"game_id": "friday-1"}, headers=keyed("k-add")
+        )
+        log.read = read  # type: ignore[method-assign]
+        assert len(calls) >= 2  # the racer ran
+        assert (answer.status_code, answer.json()) == (200, {"league_id": "club", "version": 2})
+        assert asyncio.run(log.version("club")) == 2
+
+
+@pytest.mark.parametrize("nth", [2, 3])
+def test_a_registration_raced_by_its_own_keyed_retry_answers_201(
+    cases: UseCases, http: TestClient, nth: int
+) -> None:
+    """The retry of a keyed registration that finds the player registered by the first
+    request only once it checks the rules is answered as the stored write, not 422
+    `tournament.player_exists`."""
+    assert http.post("/tournaments", json=NEW, headers=AUTH).status_code == 201
+    log = cases.tournaments.log
+    read, calls = log.read, []
+
+    async def racing_read(stream_id: str, *args: Any) -> Any:
+        calls.append(stream_id)
+        if len(calls) == nth:  # after the key was looked for, before the rules' read
+            credential = await cases.desk.authorize("cup", TOKEN)
+            await cases.desk.add_player("cup", credential, "p1", "P1", None, "k-p1")
+        return await read(stream_id, *args)
+
+    log.read = racing_read  # type: ignore[method-assign]
+    body = {"player_id": "p1", "name": "P1"}
+    answer = http.post("/tournaments/cup/players", json=body, headers=keyed("k-p1"))
+    log.read = read  # type: ignore[method-assign]
+    assert len(calls) > nth  # the racer ran
+    assert (answer.status_code, answer.json()) == (201, {"tournament_id": "cup", "version": 2})
+    assert asyncio.run(log.version("cup")) == 2

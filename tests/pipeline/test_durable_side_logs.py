@@ -133,3 +133,24 @@ def test_http_creates_answer_503_with_the_generated_organiser_token(
     assert direct.xlen(KEYS.tournament_stream("cup")) == 2
     assert direct.xlen(KEYS.tournament_stream(LEAGUE + "club")) == 1
     direct.close()
+
+
+async def test_a_creation_stored_without_acknowledgement_is_listed(
+    servers: tuple[RedisServer, RedisServer],
+) -> None:
+    """The creation that raised `ReplicasUnconfirmed` is stored: it is in its kind's list
+    (`GET /tournaments`) like any other, also after its retry was answered from the stream."""
+    primary, _ = servers  # no replica attached
+    client = connect(primary.url)
+    try:
+        tournaments = RedisTournamentLog(client, KEYS, replicas=1, wait_ms=50)
+        leagues = RedisLeagueLog(client, KEYS, replicas=1, wait_ms=50)
+        with pytest.raises(ReplicasUnconfirmed):
+            await tournaments.append("cup", Stream("cup").create().events, credential="d1")
+        with pytest.raises(ReplicasUnconfirmed):
+            await leagues.append("club", [created()], credential="d1")
+        assert (await tournaments.version("cup"), await leagues.version("club")) == (1, 1)
+        assert await tournaments.streams(10) == ["cup"]
+        assert await leagues.streams(10) == ["club"]
+    finally:
+        await client.aclose()

@@ -23,7 +23,7 @@ from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.keys import Keys
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import AppendedEvent, AppendResult
 from services.ports.sidelog import E, SideStream
 
@@ -87,6 +87,10 @@ class RedisSideLog(Generic[E]):
         ]
         try:
             out: Any = await self.durable.call(self._append, keys, args)
+        except ReplicasUnconfirmed:
+            if any(event.seq == 1 for event in events):  # stored all the same: list it
+                await self._list(stream_id, now)
+            raise
         except ResponseError as error:
             if "WRONGTOKEN" in str(error):
                 raise CredentialMismatch(stream_id) from None
@@ -99,11 +103,14 @@ class RedisSideLog(Generic[E]):
             for i, event in enumerate(events)
         )
         if any(p.seq == 1 and not p.duplicate for p in positions):
-            # Outside the script: the index is one key for every stream, in another cluster
-            # slot. A crash between the two leaves the stream readable but unlisted.
-            index = self.keys.side_index(self.prefix)
-            await self.client.zadd(index, {stream_id: int(now.timestamp() * 1000)}, nx=True)
+            await self._list(stream_id, now)
         return AppendResult(positions, int(out[0]))
+
+    async def _list(self, stream_id: str, now: datetime) -> None:
+        # Outside the script: the index is one key for every stream, in another cluster
+        # slot. A crash between the two leaves the stream readable but unlisted.
+        index = self.keys.side_index(self.prefix)
+        await self.client.zadd(index, {stream_id: int(now.timestamp() * 1000)}, nx=True)
 
     async def digest(self, stream_id: str) -> str | None:
         """GET of the stream's token digest key."""
