@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 from services.adapters.redis.keys import Keys
 from services.bootstrap.backends import Ports, memory_ports
 from services.bootstrap.usecases import Service, UseCases, build, use_cases
-from services.platform.gctune import collecting_frozen
 from services.platform.settings import IngestSettings, ServiceSettings
 from services.ports.feeds import FeedTrimming
+from services.runtime.gctune import collecting_frozen
 from services.usecases.opening import OpeningArchive
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them

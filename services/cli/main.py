@@ -293,7 +293,7 @@ def serve(
         f"serving {', '.join(roles.names())} on http://{server.config.host}:{server.config.port}",
         highlight=False,
     )
-    from services.platform.gctune import tune_for_long_life
+    from services.runtime.gctune import tune_for_long_life
 
     # after the app is built: its objects are frozen; a projector alone (as deployed) also
     # freezes survivors and pauses while catching up, with full collections beside it

@@ -18,9 +18,9 @@ import structlog
 
 from services.bootstrap import running_projector
 from services.doors.projector.loop import StartupFailed
-from services.platform.gctune import collecting_frozen, tune_for_long_life
 from services.platform.logging import configure_logging
 from services.platform.settings import ServiceSettings
+from services.runtime.gctune import collecting_frozen, tune_for_long_life
 
 log = structlog.get_logger("projector")
 

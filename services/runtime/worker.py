@@ -3,7 +3,7 @@ its exceptions made fit to cross back to the parent.
 
 * `start(ready, *args)` is a pool's initializer: bind to the parent (`bind_to_parent`), run
   the caller's warm-up `ready(*args)`, then freeze what the warm-up made
-  (`services.platform.gctune.tune_for_long_life`).
+  (`services.runtime.gctune.tune_for_long_life`).
 * `collector_paused()`: in a worker, no garbage collection during one job (a no-op elsewhere).
 * `portable(error)`: the error itself when it survives pickling, else `ReplayFailed`.
 
@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from services.platform.gctune import tune_for_long_life
+from services.runtime.gctune import tune_for_long_life
 
 
 class ReplayFailed(RuntimeError):

@@ -1,4 +1,4 @@
-"""The catch-up pause of the cyclic collector (`services.platform.gctune.CATCH_UP`).
+"""The catch-up pause of the cyclic collector (`services.runtime.gctune.CATCH_UP`).
 
 The pause ends only at a read of the projector loop that is not full. A loop that stops
 reading while paused (it lost every shard, or its reads fail while Redis is down) left the
@@ -27,9 +27,9 @@ from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
 from services.doors.projector import loop as loop_module
 from services.doors.projector.loop import ProjectorLoop
-from services.platform import gctune
-from services.platform.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
 from services.ports.projections import START_ID
+from services.runtime import gctune
+from services.runtime.gctune import CatchUpPause, freeze_survivors, tune_for_long_life
 from services.usecases.project import Applied
 
 SHARDS = 4

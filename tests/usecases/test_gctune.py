@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.platform.gctune import (
+from services.runtime.gctune import (
     CATCH_UP,
     FULL_READS_TO_PAUSE,
     MAX_PAUSED_READS,

@@ -35,13 +35,13 @@ import structlog
 
 from services.doors.projector.meters import ShardMeters
 from services.doors.projector.readahead import ReadAhead
-from services.platform.gctune import CATCH_UP
 from services.platform.metrics import FEED_MALFORMED, PROJECTOR_LAG
 from services.ports.errors import LeaseLost
 from services.ports.feeds import FeedBatch, FeedTrimming, ShardFeeds
 from services.ports.leases import FencedProjections, ShardLease
 from services.ports.projections import feed_id_key
 from services.ports.shards import shard_of
+from services.runtime.gctune import CATCH_UP
 from services.usecases.ownership import ShardOwnership
 from services.usecases.project import Project
 
