@@ -23,7 +23,9 @@ CITATION = re.compile(r"docs/[\w./-]+?\.md(?:#[\w-]+)?")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _EXPLICIT_ID = re.compile(r"\s*\{[:\s]*#([\w-]+)[^}]*\}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
-_INLINE = re.compile(r"[*_`]|\[([^\]]*)\]\([^)]*\)")
+_INLINE = re.compile(r"`([^`]*)`|\[([^\]]*)\]\([^)]*\)|\*|(?<!\w)_|_(?!\w)")
+"""Inline markup a heading's anchor drops: a code span or a link keeps its text (underscores in
+code stay: `schema_version`), emphasis markers go (an underscore inside a word is not one)."""
 
 
 def slugify(text: str) -> str:
@@ -50,7 +52,7 @@ def heading_ids(markdown: str) -> set[str]:
         if explicit:
             anchor = explicit.group(1)
         else:
-            anchor = slugify(_INLINE.sub(lambda m: m.group(1) or "", text))
+            anchor = slugify(_INLINE.sub(lambda m: m.group(1) or m.group(2) or "", text))
             base, n = anchor, 0
             while anchor in ids:
                 n += 1

@@ -73,7 +73,8 @@ async def test_tv_fits_the_screen_with_players_and_ticker(
     await page.goto(f"{stack.url}/tv/{game_id}?lang=en")
     players = len(example(name)[0].payload.players)  # type: ignore[attr-defined]
     await expect(page.locator(".tv-player")).to_have_count(players)
-    await expect(page.locator("#tv-events li").first).to_be_visible()
+    # the ticker waits for the timeline (a replay in the worker pool): slow on a busy machine
+    await expect(page.locator("#tv-events li").first).to_be_visible(timeout=30_000)
     await expect(page.locator("#tv-qr-code")).to_have_js_property("complete", True)
     await page.wait_for_timeout(700)  # the rank animation (600 ms) has settled
     got: dict[str, Any] = await page.evaluate(LAYOUT)
