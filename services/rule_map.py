@@ -10,8 +10,8 @@ changed is followed without editing this module:
   `game.event_voided` -> `domain.logrules.void_target` and the refold's own check; any other
   type -> the ruleset's own `apply` lines and the handler its module's `HANDLERS` table names;
   a type the table lacks (`*`, another game's) -> `apply`'s `if handler is None:` branch;
-- a tournament's or league's event: the stream skeleton's own checks (`domain.stream`), then
-  the created type -> the fold's `start`; any other -> the fold's `step` lines and, where the
+- a tournament's or league's event: the stream skeleton's own checks (`domain.stream`, as a
+  first or a later event), then the created type -> the fold's `start`; any other -> the fold's `step` lines and, where the
   fold module has a `_HANDLERS` table, the handler it names (else all of `step`).
 
 The write doors' checks before the fold (token, body, schema, expected version) are the
@@ -72,8 +72,10 @@ def _game(game: str, ruleset: Any) -> Iterator[EventRules]:
 
 
 def every_stream_event(kind: str) -> set[str]:
-    """The skeleton's checks every later event of a `kind` stream passes (seq, stream id)."""
-    return reach([], shallow=[stream.StreamFold.apply], kind=kind)
+    """The skeleton's checks every event of a `kind` stream passes: as a later event (seq,
+    stream id, not a second created) and as a first one (`*.not_created`; the first's other
+    checks read its created payload, so may list an id only a created event meets)."""
+    return reach([], shallow=[stream.StreamFold.apply, stream.StreamFold._open], kind=kind)
 
 
 EXTRA: dict[type, tuple[Callable[..., Any], ...]] = {
@@ -90,7 +92,7 @@ def _stream(module: Any, payloads: tuple[Any, ...]) -> Iterator[EventRules]:
     later = every_stream_event(kind)
     for payload in payloads:
         if payload is skeleton.created:
-            rules = reach([skeleton.start], shallow=[stream.StreamFold._open], kind=kind)
+            rules = later | reach([skeleton.start], kind=kind)
         elif table is not None:
             roots = [table[payload]] if payload in table else []
             rules = later | reach(roots, shallow=[skeleton.step, *EXTRA.get(payload, ())])

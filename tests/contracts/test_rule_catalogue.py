@@ -5,21 +5,38 @@ folds really raise is listed for the event type that met it."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import uuid4
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event
+from contracts.league import GameAdded, LeagueCreated, parse_league_event
+from contracts.tournament import (
+    JudgeAppointed,
+    JudgeDismissed,
+    PlayerDropped,
+    ResultLine,
+    TableResultApproved,
+    TableResultConfirmed,
+    TableResultReported,
+    parse_tournament_event,
+)
 from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
+from domain.league.fold import apply as league_apply
+from domain.tournament.fold import admit
 from services.rule_ids import ROOT, catalogue
 from services.rule_map import OTHER, event_rules
 from services.rule_pages import catalogue_page
 from services.rule_routes import FAMILIES, family_of, family_rules
 from tests.contracts.test_rule_ids import matches, section
+from tests.domain.league.test_league import CUP, GAME
+from tests.domain.league.test_league import _events as league_events
+from tests.domain.tournament.stream import Stream
 
 RULES = json.loads((ROOT / "contracts" / "rules.json").read_text(encoding="utf-8"))
 IDS = re.compile(r"`([a-z][a-z0-9_]*(?:\.[a-z0-9_*]+)+)`")
@@ -171,3 +188,68 @@ def test_every_refusal_the_folds_raise_is_listed_for_its_event_type() -> None:
             assert matches(refused.rule, ids), (game, type_, refused.rule)
             seen.add((type_, refused.rule))
     assert len({rule for _, rule in seen}) >= 20, seen
+
+
+def _stream_refusals(
+    log: list[Any], parse: Callable[[dict[str, Any]], Any], step: Callable[[Any, Any], Any]
+) -> Iterator[tuple[str, RuleViolation]]:
+    """(event type, refusal) of a tournament's or league's events moved to every position
+    (each other event of the log at that seq); `step` appends one to a state copy."""
+    for i in range(len(log)):
+        before = copy.deepcopy(step(None, log[0])) if i else None
+        for event in log[1:i]:
+            before = step(before, event)
+        for other in log:
+            body = other.model_dump(mode="json")
+            body.update(seq=i + 1, event_id=str(uuid4()))
+            try:
+                step(copy.deepcopy(before), parse(body))
+            except RuleViolation as refused:
+                yield other.type, refused
+
+
+def _tournament_log() -> list[Any]:
+    s = Stream().create(rounds=2).register("a", "b", "c", "d", "e", "f")
+    s.seat(1, ("a", "b", "c"), ("d", "e", "f"))
+    s.add(JudgeAppointed(judge_id="j1", name="J"))
+    s.result(1, 1, ("a", 1, 30), ("b", 2, 20), ("c", 3, 10))
+    s.add(TableResultReported(round=1, table=2, results=LINES_DEF, reported_by="t"))
+    s.add(TableResultConfirmed(round=1, table=2, player_id="e"))
+    s.add(TableResultApproved(round=1, table=2, judge="j1"))
+    s.close(1)
+    s.add(PlayerDropped(player_id="f", reason="left"))
+    s.add(JudgeDismissed(judge_id="j1"))
+    return s.events
+
+
+LINES_DEF = tuple(
+    ResultLine(player_id=p, place=pl, score=sc)
+    for p, pl, sc in [("d", 1, 9), ("e", 2, 5), ("f", 3, 1)]
+)
+
+
+def _check_stream(stream: str, refusals: Iterator[tuple[str, RuleViolation]]) -> set[str]:
+    rows = {e.type: set(e.rules) for e in event_rules() if e.stream == stream}
+    seen = set()
+    for type_, refused in refusals:
+        assert matches(refused.rule, rows[type_]), (type_, refused.rule)
+        seen.add(refused.rule)
+    return seen
+
+
+def test_every_refusal_a_tournament_or_league_fold_raises_is_listed_for_its_type() -> None:
+    """Tournament and league logs with each event moved to every position: each refusal's id
+    is one the catalogue lists for the type that met it (the append's `admit` included)."""
+    seen = _check_stream(
+        "tournament", _stream_refusals(_tournament_log(), parse_tournament_event, admit)
+    )
+    assert len(seen) >= 8, seen
+    league = [
+        LeagueCreated(title="Club", game="penumbra"),
+        CUP,
+        GAME,
+        GameAdded(game_id="g2", at_seq=9, players=GAME.players, results=GAME.results),
+    ]
+    events = league_events(*league)
+    seen = _check_stream("league", _stream_refusals(events, parse_league_event, league_apply))
+    assert len(seen) >= 2, seen
