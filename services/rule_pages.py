@@ -1,9 +1,10 @@
 """The rule catalogue page of the docs (`integrating/rule-catalogue.md`, written at build by
-docs/hooks.py): every rule id the game write route and the inbox can send, read from the code
-as `contracts/rules.json` is (`services.rule_ids.catalogue`), with its HTTP status, the event
-types it applies to, and what the service says when it refuses (the message of the code that
-raises it, `…` where the sentence names the case at hand: an example of the `detail`).
-`tests/contracts/test_rule_ids.py` checks the page lists exactly the catalogue's ids.
+docs/hooks.py), read from the code as `contracts/rules.json` is: the game write route's and
+the inbox's ids with status, the event types each applies to and the source that raises it
+(`services.rule_ids.catalogue`); then the ids by route family, by event type, and each id's
+words and example problem (`services.rule_catalogue.document`). `…` in a sentence stands for
+the case at hand. `tests/contracts/test_rule_ids.py` and `test_rule_catalogue.py` check the
+page lists exactly the code's ids.
 """
 
 from __future__ import annotations
