@@ -89,6 +89,10 @@ def test_known_ids_sit_under_their_types_and_not_elsewhere() -> None:
     assert "trickerion.event.unknown" not in listed("trickerion", "trickerion.advertised")
     assert {"log.seq_gap", "log.seq_order"} <= listed("penumbra", "penumbra.tome_gained")
     assert "void.breaks_later_event" in listed("penumbra", "game.event_voided")
+    # followed through a factory's closure (penumbra) and a lambda of the table (trickerion)
+    assert "penumbra.tome.already_held" in listed("penumbra", "penumbra.tome_gained")
+    assert "penumbra.tome.already_held" not in listed("penumbra", "penumbra.tome_lost")
+    assert "trickerion.turn.order" in listed("trickerion", "game.turn_started")
     rows = {(e.stream, e.type): set(e.rules) for e in event_rules() if e.game is None}
     assert "tournament.ruling_stands" in rows[("tournament", "tournament.table_result_reported")]
     assert "tournament.ruling_stands" not in rows[("tournament", "tournament.round_closed")]
