@@ -50,7 +50,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 
 def rule_catalogue() -> str:
-    """The rule catalogue page: every rule id of the game write route, from the code."""
+    """The rule catalogue page: every rule id by route and by event type, from the code."""
     from services.rule_pages import catalogue_page
 
     return catalogue_page()

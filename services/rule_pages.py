@@ -1,43 +1,68 @@
 """The rule catalogue page of the docs (`integrating/rule-catalogue.md`, written at build by
-docs/hooks.py): every rule id the game write route and the inbox can send, read from the code
-as `contracts/rules.json` is (`services.rule_ids.catalogue`), with its HTTP status, the event
-types it applies to, and what the service says when it refuses (the message of the code that
-raises it, `…` where the sentence names the case at hand: an example of the `detail`).
-`tests/contracts/test_rule_ids.py` checks the page lists exactly the catalogue's ids.
+docs/hooks.py), read from the code as `contracts/rules.json` is: the game write route's and
+the inbox's ids with status, the event types each applies to and the source that raises it
+(`services.rule_ids.catalogue`); then the ids by route family, by event type, and each id's
+words and example problem (`services.rule_catalogue.document`). `…` in a sentence stands for
+the case at hand. `tests/contracts/test_rule_ids.py` and `test_rule_catalogue.py` check the
+page lists exactly the code's ids.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import json
 from pathlib import Path
+from typing import Any
 
+from services.rule_catalogue import document
 from services.rule_ids import ROOT, RuleId, catalogue
+from services.rule_map import OTHER, EventRules, event_rules
+from services.rule_words import SAID_ELSEWHERE
 
-APPLIES = (
-    ("trickerion.", "Trickerion events (`trickerion.*`)"),
-    ("penumbra.", "Penumbra events (`penumbra.*`)"),
-    ("void.", "`game.event_voided`"),
-    ("correction.", "`game.score_corrected`"),
-    ("log.", "every event (the game's log: seq, ids, first and last event)"),
-    ("schema.", "every event (its JSON Schema)"),
-)
-"""Rule id prefix -> the event types it applies to; any other id applies to the request."""
-SAID_ELSEWHERE = {
-    "auth.token_rejected": "the Bearer token is not the game's write token",
-    "read.*": "what the request names does not exist (`read.game_not_found`, `read.seq_not_found`, "
-    "...); the family's member names it",
-    "read.projection_pending": "the game's standings are not projected yet: retry after `Retry-After`",
-    "request.invalid": "a path or query parameter is outside its bounds; `errors` lists them",
-    "schema.field": "a field breaks the event's JSON Schema: `field` names it, `errors` lists "
-    "up to 10 (type, loc, msg)",
-}
-"""The words for the ids whose code passes its sentence as a variable (no literal to read)."""
 ROUTES = "`POST /games/{game_id}/events` (also with `?dry_run=true`) and the Redis inbox"
+WRITE_HEADING = "Game write route and inbox"
+"""The heading of the write route's section (its rows are read by the drift test)."""
+
+
+@functools.cache
+def _types_of() -> dict[str, list[str]]:
+    """Rule id -> the event types listing it (`services.rule_map`): a common type (`game.*`)
+    as `type (game)` when not every game lists it there, `every … event` for an id every
+    type of a stream (or game) lists."""
+    groups: dict[str, list[EventRules]] = {}
+    for e in event_rules():
+        groups.setdefault(e.game or e.stream, []).append(e)
+    games_of: dict[tuple[str, str], set[str]] = {}
+    for e in event_rules():
+        for rule in e.rules:
+            games_of.setdefault((rule, e.type), set()).add(e.game or e.stream)
+    found: dict[str, list[str]] = {}
+    for group, rows in groups.items():
+        every = set.intersection(*(set(r.rules) for r in rows))
+        for rule in sorted(every):
+            found.setdefault(rule, []).append(f"every {group} event")
+        for row in rows:
+            for rule in row.rules:
+                if rule in every:
+                    continue
+                kind = (
+                    f"another game's event (in a {group} game)"
+                    if row.type == OTHER
+                    else f"`{row.type}`"
+                )
+                shared = len(games_of[(rule, row.type)]) > 1 and row.type != OTHER
+                own = shared or not row.type.startswith("game.")  # a game's own type
+                name = kind if own else f"{kind} ({group})"
+                if name not in found.setdefault(rule, []):
+                    found[rule].append(name)
+    return found
 
 
 def applies_to(rule: str) -> str:
-    """The event types `rule` can refuse, in words (`the request` when it is not an event's)."""
-    return next((words for prefix, words in APPLIES if rule.startswith(prefix)), "the request")
+    """The event types whose checks can raise `rule` (`services.rule_map`), in words; `the
+    request` for an id no event type's checks raise (a route's own)."""
+    return ", ".join(_types_of().get(rule, [])) or "the request"
 
 
 def _text(node: ast.expr) -> str | None:
@@ -77,25 +102,96 @@ def _row(rule: RuleId, said: str) -> str:
     return f"| `{rule.rule}` | {rule.status} | {applies_to(rule.rule)} | {cell} | `{rule.source}` |"
 
 
+HOW = (
+    "How the lists are found. *By event type*: `services.rule_map` starts from each fold's "
+    "own dispatch, read live (a game ruleset's `start`, `end` and its module's `HANDLERS` "
+    "table; a tournament's or league's stream fold and its `_HANDLERS`), and "
+    "`services.rule_reach` follows what each handler's compiled code names (functions, "
+    "closures, lambdas, methods of its package's classes) to every `RuleViolation` it can "
+    "reach. A handler added or changed is followed with no list to edit; the walk may list "
+    "an id a state never reaches, it does not miss one a handler raises (a test replays "
+    "refused events and checks each refusal's id is listed for its type). *By route*: "
+    "`services.rule_routes` reads the refusing calls of the doors and use cases serving "
+    "each route family, adds the ids of the event types the family appends and the shared "
+    "answers (limits, storage faults, unknown reads)."
+)
+
+
+def _by_route(doc: dict[str, Any]) -> list[str]:
+    out = ["## By route", ""]
+    for family in doc["routes"]:
+        routes = ", ".join(f"`{r}`" for r in family["routes"])
+        out += [f"### {family['family'].capitalize()}", "", f"Routes: {routes}.", ""]
+        by_status: dict[int, list[str]] = {}
+        for item in family["rules"]:
+            by_status.setdefault(item["status"], []).append(f"`{item['rule']}`")
+        out += ["| Status | Rule ids |", "|---|---|"]
+        out += [f"| {status} | {', '.join(ids)} |" for status, ids in sorted(by_status.items())]
+        out.append("")
+    return out
+
+
+def _by_event_type(doc: dict[str, Any]) -> list[str]:
+    out = ["## By event type", ""]
+    groups: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for e in doc["event_types"]:
+        groups.setdefault((e["stream"], e["game"]), []).append(e)
+    for (stream, game), rows in groups.items():
+        every = set.intersection(*(set(r["rules"]) for r in rows))
+        out += [f"### {(game or stream).capitalize()} events", ""]
+        out += ["Every event: " + ", ".join(f"`{r}`" for r in sorted(every)) + ".", ""]
+        out += ["| Event type | Its own rule ids |", "|---|---|"]
+        for row in rows:
+            kind = "any other type (another game's)" if row["type"] == OTHER else f"`{row['type']}`"
+            own = ", ".join(f"`{r}`" for r in row["rules"] if r not in every) or "none"
+            out.append(f"| {kind} | {own} |")
+        out.append("")
+    return out
+
+
+def _meanings(doc: dict[str, Any]) -> list[str]:
+    out = ["## Meanings", "", "What the service says for each id, and an example problem body.", ""]
+    out += ["| Rule id | The service says | Field | Example |", "|---|---|---|---|"]
+    for rule, said in doc["meanings"].items():
+        body = json.dumps(said["example"], ensure_ascii=False).replace("|", "\\|")
+        field = f"`{said['field']}`" if said["field"] else ""
+        detail = said["detail"].replace("|", "\\|")
+        out.append(f"| `{rule}` | {detail} | {field} | `{body}` |")
+    return [*out, ""]
+
+
 def catalogue_page(root: Path = ROOT) -> str:
-    """The markdown of the rule catalogue page."""
+    """The markdown of the rule catalogue page: the write route's ids with their source,
+    then (from `services.rule_catalogue.document`, as `contracts/rules.json`) the ids by
+    route family and by event type, and each id's meaning and example problem."""
     said = messages(root)
     rows = [_row(r, said.get((r.rule, r.source), "")) for r in catalogue(root)]
+    doc = document()
     return "\n".join(
         [
             "# Rule catalogue",
             "",
-            f"Every rule id {ROUTES} can send in a refusal (RFC 9457 problem, member `rule`; "
-            "an inbox dead letter's `reason.rule`), generated from the code at each docs build, "
-            "as `contracts/rules.json` is. *Applies to* names the event types the rule checks; "
-            "*The service says* is the `detail` its code writes, `…` standing for the case at "
-            "hand (an id, a number). A `*` in an id is a family: the code fills it in. "
-            "Tournament and league routes answer in the same shape; their rule ids are on "
-            "[tournament rules](../tournament-rules.md).",
+            "Every rule id a route can answer in a refusal (RFC 9457 problem, member `rule`; "
+            "an inbox dead letter's `reason.rule`), by route and by event type, generated "
+            "from the code at each docs build, as `contracts/rules.json` is (the same lists "
+            "as data: `routes`, `event_types`, `meanings`). A `*` in an id is a family: the "
+            "code fills it in. Tournament rules in words: [tournament rules]"
+            "(../tournament-rules.md).",
+            "",
+            HOW,
+            "",
+            f"## {WRITE_HEADING}",
+            "",
+            f"Every rule id {ROUTES} can send. *Applies to* names the event types the rule "
+            "checks; *The service says* is the `detail` its code writes, `…` standing for the "
+            "case at hand (an id, a number).",
             "",
             "| Rule id | Status | Applies to | The service says | Raised in |",
             "|---|---|---|---|---|",
             *rows,
             "",
+            *_by_route(doc),
+            *_by_event_type(doc),
+            *_meanings(doc),
         ]
     )
