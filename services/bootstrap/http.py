@@ -144,6 +144,7 @@ def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHol
     """The tournament SSE and pages, and the league page (query role)."""
     from services.doors.push.tournaments import TournamentWatch, tournament_push_router
     from services.doors.web.leagues import league_web_router
+    from services.doors.web.players import player_router
     from services.doors.web.tournaments import tournament_web_router
 
     s = service.settings
@@ -151,6 +152,7 @@ def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHol
     app.include_router(tournament_push_router(watch, streams))
     app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
     app.include_router(league_web_router(service.cases.leagues))
+    app.include_router(player_router(service.cases.leagues))
 
 
 def _install_lean_routes(

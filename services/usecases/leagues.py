@@ -30,6 +30,7 @@ from contracts.league import (
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
 from domain.league.fold import LeagueState, apply, counted_once, fold
+from domain.league.player import PlayerRecord, player_record
 from domain.league.ratings import Rating, RatingModel, Step, rating_history
 from domain.league.standings import LeagueLine, league_standings
 from domain.standings import standings as game_standings
@@ -94,6 +95,17 @@ class Leagues:
     ) -> tuple[list[Step], dict[str, Rating]]:
         """The rating history (every rated game) and the ratings after it."""
         return rating_history(await self.state(league_id, at_seq), self.model)
+
+    async def player(self, league_id: str, player_id: str) -> PlayerRecord | None:
+        """The player's record in the league now (`domain.league.player`); None when the
+        league names no such player.
+
+        Raises:
+            UnknownLeague: no such stream.
+        """
+        state = await self.state(league_id)
+        steps, _ = rating_history(state, self.model)
+        return player_record(state, player_id, steps)
 
     def may_create(self, proof: WriteProof) -> Grant:
         """As `TournamentDesk.may_create` (creator key, a chosen token's format)."""
