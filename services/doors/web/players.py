@@ -78,16 +78,23 @@ def _rating(r: dict[str, float]) -> str:
     return f"{r['ordinal']:.1f} <small>(μ {r['mu']:.1f}, σ {r['sigma']:.1f})</small>"
 
 
-def _where(g: dict[str, Any], t: dict[str, str]) -> str:
-    """A game's link: its tournament's round and table, or a single game."""
+def _where(g: dict[str, Any], t: dict[str, str], titles: dict[str, str]) -> str:
+    """A game's link: its tournament (by title) with round and table, or a single game."""
+    tid = g["tournament_id"]
     label = (
         t["single"]
-        if g["tournament_id"] is None
-        else f"{escape(g['tournament_id'])}, {t['round'].format(round=g['round'], table=g['table'])}"
+        if tid is None
+        else f"{escape(titles.get(tid, tid))}, {t['round'].format(round=g['round'], table=g['table'])}"
     )
     if g["game_id"] is None:  # a table reported by hand: no game stream to link
         return label
     return f'<a href="/games/{quote(g["game_id"], safe="")}">{label}</a>'
+
+
+def _game_of(step: dict[str, Any]) -> dict[str, Any]:
+    """A rating step as a game entry (`_where`'s shape): `tournament:<id>` names the tournament."""
+    kind, _, source = str(step["addition"]).partition(":")
+    return {**step, "tournament_id": source if kind == "tournament" else None}
 
 
 def _table(rows: list[str], head: list[str], table_id: str, t: dict[str, str]) -> str:
@@ -112,12 +119,14 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
         f"<td>{'–' if x['points'] is None else x['points']}</td></tr>"
         for x in record.tournaments
     ]
+    titles = {x["tournament_id"]: x["title"] for x in record.tournaments}
     games = [
-        f"<tr><td>{_where(g, t)}</td><td>{g['place']} / {g['of']}</td></tr>" for g in record.games
+        f"<tr><td>{_where(g, t, titles)}</td><td>{g['place']} / {g['of']}</td></tr>"
+        for g in record.games
     ]
     steps = [
-        f"<tr><td>{i}</td><td>{_rating(s['after'])}</td></tr>"
-        for i, s in enumerate(record.rating, start=1)
+        f"<tr><td>{_where(_game_of(s), t, titles)}</td><td>{_rating(s['after'])}</td></tr>"
+        for s in record.rating
     ]
     now = t["unrated"] if record.current is None else _rating(record.current.to_dict())
     return f"""<!doctype html>
