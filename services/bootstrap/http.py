@@ -89,7 +89,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
-        from services.doors.query.leagues import league_read_router
+        from services.doors.query.leagues import league_read_router, tournament_leagues_router
         from services.doors.query.routes import query_router
         from services.doors.query.tournaments import tournament_read_router
         from services.doors.web.tournaments import tournament_list_router
@@ -98,6 +98,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         app.include_router(tournament_list_router(service.cases.tournaments))  # before /{id}
         app.include_router(tournament_read_router(service.cases.tournaments))
         app.include_router(league_read_router(service.cases.leagues))
+        app.include_router(tournament_leagues_router(service.cases.leagues))
     if roles.ingest:
         from services.doors.ingest.http import ingest_router
         from services.doors.ingest.leagues import league_write_router

@@ -17,8 +17,8 @@ from services.doors.web.leagues import league_web_router
 from services.doors.web.players import player_router
 from services.platform.settings import ServiceSettings
 from tests.doors.test_leagues_http import league_app
-from tests.doors.test_tournaments_http import problem_of
-from tests.web.test_league_page import HOSTILE, _league
+from tests.doors.test_tournaments_http import AUTH, problem_of
+from tests.web.test_league_page import HOSTILE, TITLE, _league
 
 JSON = {"Accept": "application/json"}
 HTML = {"Accept": "text/html,application/xhtml+xml"}
@@ -97,3 +97,15 @@ def test_a_forgotten_name_does_not_come_back(served: tuple[TestClient, UseCases]
     page = http.get("/players/p1?league=club", headers=HTML).text
     assert "Ann" not in page
     assert "Ann" not in str(record)
+
+
+def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    assert http.get("/tournaments/cup/leagues").json() == {"tournament_id": "cup", "leagues": []}
+    _league(http)
+    held = http.get("/tournaments/cup/leagues").json()["leagues"]
+    assert held == [{"league_id": "club", "title": TITLE, "page": "/leagues/club/page"}]
+    # added again (the league following a later approval): still named once
+    again = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    assert again.status_code == 200, again.text
+    assert http.get("/tournaments/cup/leagues").json()["leagues"] == held

@@ -1,7 +1,7 @@
 """The player page in a browser (docs/tournaments-in-the-browser.md): a club tournament of 8
 players over 2 rounds, every table approved, added to a league; the league page's name opens
 the player's page, which shows the tournament with the player's place, both games and the
-rating after each. EN at 390 and 1920 px (no sideways scroll, axe clean, screenshots) and RU."""
+rating after each; the room screen links the league. EN at 390 and 1920 px (no sideways scroll, axe clean, screenshots) and RU."""
 
 from __future__ import annotations
 
@@ -57,4 +57,21 @@ async def test_the_player_page_from_the_league_page(
     await expect(page.locator("#player-now")).to_contain_text(f"Рейтинг сейчас: {now}")
     await no_horizontal_overflow(page)
     assert await axe_serious(page) == []
+    assert page.errors == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("size", ["phone", "tv"])
+async def test_the_room_screen_links_the_leagues_holding_it(
+    stack: Stack, browser: Browser, size: str
+) -> None:
+    await _league(stack)
+    page = await open_page(browser, f"{stack.url}/tv/tournaments/night?lang=en", size)
+    link = page.locator("#ttv-leagues a")
+    await expect(link).to_have_text("Thursday club")
+    await expect(link).to_have_attribute("href", "/leagues/club/page")
+    await expect(page.locator("#ttv-leagues")).to_contain_text("Leagues: Thursday club")
+    await no_horizontal_overflow(page)
+    assert await axe_serious(page) == []
+    ru = await open_page(browser, f"{stack.url}/tv/tournaments/night?lang=ru", size)
+    await expect(ru.locator("#ttv-leagues")).to_contain_text("Лиги: Thursday club")
     assert page.errors == []  # type: ignore[attr-defined]

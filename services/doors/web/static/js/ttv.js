@@ -178,8 +178,24 @@ function showQr() {
   document.getElementById("ttv-qr").hidden = false;
 }
 
+// The leagues holding the tournament (an index kept at each addition), linked once at load.
+async function showLeagues() {
+  const response = await fetch(`${base}/leagues`);
+  if (!response.ok) return;
+  const held = (await response.json()).leagues;
+  if (!held.length) return;
+  const list = document.getElementById("ttv-leagues-list");
+  held.forEach((league, i) => {
+    const a = el("a", league.title);
+    a.href = league.page;
+    list.append(...(i ? [", ", a] : [a]));
+  });
+  document.getElementById("ttv-leagues").hidden = false;
+}
+
 translatePage();
 showQr();
+showLeagues();
 runClock(document.getElementById("ttv-clock"), () => latest);
 document.title = `${tid} — scoreledger`;
 follow(paint);
