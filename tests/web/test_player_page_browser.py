@@ -1,7 +1,7 @@
 """The player page in a browser (docs/tournaments-in-the-browser.md): a club tournament of 8
 players over 2 rounds, every table approved, added to a league; the league page's name opens
 the player's page, which shows the tournament with the player's place, both games and the
-rating after each; the room screen links the league. EN at 390 and 1920 px (no sideways scroll, axe clean, screenshots) and RU."""
+rating after each; the room screen and the desk link the league. EN at 390 and 1920 px (no sideways scroll, axe clean, screenshots) and RU."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ async def test_the_player_page_from_the_league_page(
 
 
 @pytest.mark.parametrize("size", ["phone", "tv"])
-async def test_the_room_screen_links_the_leagues_holding_it(
+async def test_the_room_screen_and_desk_link_the_leagues_holding_it(
     stack: Stack, browser: Browser, size: str
 ) -> None:
     await _league(stack)
@@ -74,4 +74,9 @@ async def test_the_room_screen_links_the_leagues_holding_it(
     assert await axe_serious(page) == []
     ru = await open_page(browser, f"{stack.url}/tv/tournaments/night?lang=ru", size)
     await expect(ru.locator("#ttv-leagues")).to_contain_text("Лиги: Thursday club")
+    desk = await open_page(browser, f"{stack.url}/tournaments/night/desk?lang=en", size)
+    await expect(desk.locator("#tn-leagues a")).to_have_attribute("href", "/leagues/club/page")
+    await expect(desk.locator("#tn-leagues")).to_contain_text("Leagues: Thursday club")
+    await no_horizontal_overflow(desk)
+    assert await axe_serious(desk) == []
     assert page.errors == []  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@
 // as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const grid = document.getElementById("ttv-tables");
 const lines = document.getElementById("ttv-standings");
@@ -178,24 +178,9 @@ function showQr() {
   document.getElementById("ttv-qr").hidden = false;
 }
 
-// The leagues holding the tournament (an index kept at each addition), linked once at load.
-async function showLeagues() {
-  const response = await fetch(`${base}/leagues`);
-  if (!response.ok) return;
-  const held = (await response.json()).leagues;
-  if (!held.length) return;
-  const list = document.getElementById("ttv-leagues-list");
-  held.forEach((league, i) => {
-    const a = el("a", league.title);
-    a.href = league.page;
-    list.append(...(i ? [", ", a] : [a]));
-  });
-  document.getElementById("ttv-leagues").hidden = false;
-}
-
 translatePage();
 showQr();
-showLeagues();
+showLeagues("ttv-leagues");
 runClock(document.getElementById("ttv-clock"), () => latest);
 document.title = `${tid} — scoreledger`;
 follow(paint);
