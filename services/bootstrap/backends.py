@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
+from services.adapters.memory.league_index import MemoryLeagueIndex
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
@@ -38,6 +39,7 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.keys import Keys
+from services.adapters.redis.league_index import RedisLeagueIndex
 from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
@@ -57,6 +59,7 @@ from services.ports.eventlog import EventLog
 from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
 from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
+from services.ports.league_index import LeagueIndex
 from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.names import PlayerNames, SideNames
@@ -124,6 +127,8 @@ class Ports:
     """Names kept outside the tournament streams (None: inline, as stored before)."""
     league_names: SideNames | None = None
     """Names kept outside the league streams (None: inline, as stored before)."""
+    league_index: LeagueIndex | None = None
+    """Which leagues hold each tournament (None: not kept)."""
 
     def named_log(self) -> EventLog:
         """`log` with names kept outside it (`usecases.names.NamedEventLog`; Redis only)."""
@@ -163,6 +168,7 @@ def redis_ports(
         RedisPlayerNames(client, keys),
         RedisSideNames(client, keys),
         RedisSideNames(client, keys, LEAGUE),
+        RedisLeagueIndex(client, keys),
     )
 
 
@@ -195,6 +201,7 @@ def memory_ports(shards: int = 16, archive: Archive | None = None) -> Ports:
         MemoryPlayerNames(backend),
         MemorySideNames(tournament_log),
         MemorySideNames(league_log),
+        MemoryLeagueIndex(),
     )
 
 

@@ -89,7 +89,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
-        from services.doors.query.leagues import league_read_router
+        from services.doors.query.leagues import league_read_router, tournament_leagues_router
         from services.doors.query.routes import query_router
         from services.doors.query.tournaments import tournament_read_router
         from services.doors.web.tournaments import tournament_list_router
@@ -98,6 +98,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         app.include_router(tournament_list_router(service.cases.tournaments))  # before /{id}
         app.include_router(tournament_read_router(service.cases.tournaments))
         app.include_router(league_read_router(service.cases.leagues))
+        app.include_router(tournament_leagues_router(service.cases.leagues))
     if roles.ingest:
         from services.doors.ingest.http import ingest_router
         from services.doors.ingest.leagues import league_write_router
@@ -144,6 +145,7 @@ def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHol
     """The tournament SSE and pages, and the league page (query role)."""
     from services.doors.push.tournaments import TournamentWatch, tournament_push_router
     from services.doors.web.leagues import league_web_router
+    from services.doors.web.players import player_router
     from services.doors.web.tournaments import tournament_web_router
 
     s = service.settings
@@ -151,6 +153,7 @@ def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHol
     app.include_router(tournament_push_router(watch, streams))
     app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
     app.include_router(league_web_router(service.cases.leagues))
+    app.include_router(player_router(service.cases.leagues))
 
 
 def _install_lean_routes(

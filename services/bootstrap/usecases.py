@@ -113,6 +113,7 @@ def use_cases(
         authorizer,
         OpenSkillModel(),
         added=None if side is None else side.league_added,
+        index=ports.league_index,
     )
     tournaments.changed = LeagueFollow(leagues).tournament_changed
     return UseCases(

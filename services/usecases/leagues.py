@@ -30,6 +30,7 @@ from contracts.league import (
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
 from domain.league.fold import LeagueState, apply, counted_once, fold
+from domain.league.player import PlayerRecord, player_record
 from domain.league.ratings import Rating, RatingModel, Step, rating_history
 from domain.league.standings import LeagueLine, league_standings
 from domain.standings import standings as game_standings
@@ -38,9 +39,11 @@ from domain.tournament.standings import standings as tournament_standings
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import EventLog
+from services.ports.league_index import LeagueIndex
 from services.ports.leagues import LeagueLog
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
+from services.usecases.league_links import leagues_of
 from services.usecases.refusal import Refusal
 from services.usecases.tournaments import Tournaments, UnknownTournament
 
@@ -64,6 +67,7 @@ class Leagues:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         retries: int = 3,
         added: Callable[[str, str], Awaitable[None]] | None = None,
+        index: LeagueIndex | None = None,
     ) -> None:
         self.log = log
         self.tournaments = tournaments
@@ -73,6 +77,7 @@ class Leagues:
         self.now = now
         self.retries = retries
         self.added = added  # (league id, `tournament:<id>` / `game:<id>`) after an addition
+        self.index = index  # tournament -> its leagues, kept at each addition
 
     async def state(self, league_id: str, at_seq: int | None = None) -> LeagueState:
         """The folded league (after `at_seq` when given).
@@ -94,6 +99,17 @@ class Leagues:
     ) -> tuple[list[Step], dict[str, Rating]]:
         """The rating history (every rated game) and the ratings after it."""
         return rating_history(await self.state(league_id, at_seq), self.model)
+
+    async def player(self, league_id: str, player_id: str) -> PlayerRecord | None:
+        """The player's record in the league now (`domain.league.player`); None when the
+        league names no such player.
+
+        Raises:
+            UnknownLeague: no such stream.
+        """
+        state = await self.state(league_id)
+        steps, _ = rating_history(state, self.model)
+        return player_record(state, player_id, steps)
 
     def may_create(self, proof: WriteProof) -> Grant:
         """As `TournamentDesk.may_create` (creator key, a chosen token's format)."""
@@ -187,6 +203,8 @@ class Leagues:
             first, done = replay
             if not isinstance(first, TournamentAdded) or first.tournament_id != tournament_id:
                 raise key_reused()
+            if self.index is not None:  # a retry after a crash between append and index
+                await self.index.add(tournament_id, league_id)
             return done
         league = await self.state(league_id)
         try:
@@ -228,7 +246,17 @@ class Leagues:
             ),
             tables=tables,
         )
-        return await self._added(league_id, payload, credential, f"tournament:{tournament_id}", key)
+        added = await self._added(
+            league_id, payload, credential, f"tournament:{tournament_id}", key
+        )
+        if self.index is not None:  # after the append: an index entry always has its addition
+            await self.index.add(tournament_id, league_id)
+        return added
+
+    async def of_tournament(self, tournament_id: str) -> list[tuple[str, str]]:
+        """The leagues holding `tournament_id` as `(league id, title)` by id, from the index
+        kept at each addition (`services.usecases.league_links`); [] without an index."""
+        return [] if self.index is None else await leagues_of(self, self.index, tournament_id)
 
     async def add_game(
         self, league_id: str, credential: str, game_id: str, key: str | None = None

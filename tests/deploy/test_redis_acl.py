@@ -549,3 +549,12 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     assert await names.forget("acl-club", "a", "player-1") is True
     assert await names.names("acl-club") == {"e1/a": "player-1", "!a": "player-1"}
     await refused(RedisSideNames(role("query"), KEYS, LEAGUE).forget("acl-club", "a", "x"))
+    # The index of a tournament's leagues: ingest adds at a league's addition, query reads it,
+    # neither the projector nor an integration touches it.
+    from services.adapters.redis.league_index import RedisLeagueIndex
+
+    await RedisLeagueIndex(role("ingest"), KEYS).add("acl-cup", "acl-club")
+    assert await RedisLeagueIndex(query_client, KEYS).leagues("acl-cup") == ["acl-club"]
+    await refused(RedisLeagueIndex(query_client, KEYS).add("acl-cup", "other"))
+    for other in ("projector", "integration"):
+        await refused(role(other).smembers(KEYS.tournament_leagues("acl-cup")))

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import UseCases, memory_ports, use_cases
 from services.doors.ingest.leagues import league_write_router
-from services.doors.query.leagues import league_read_router
+from services.doors.query.leagues import league_read_router, tournament_leagues_router
 from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
 from tests.doors.test_tournament_tables_http import app_of, create, play
@@ -25,6 +25,7 @@ def league_app(cases: UseCases) -> FastAPI:
     app = app_of(cases)
     app.include_router(league_read_router(cases.leagues))
     app.include_router(league_write_router(cases.leagues))
+    app.include_router(tournament_leagues_router(cases.leagues))
     return app
 
 

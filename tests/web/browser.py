@@ -61,6 +61,7 @@ DOC_SHOTS = {
             "tournament-desk-club",
             "tournament-slips-print",
             "tournament-tv-clock",
+            "player-page",
         )
     ),
     "tournament-report-phone",

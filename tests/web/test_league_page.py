@@ -109,6 +109,9 @@ def test_the_league_page_shows_the_standings_with_ratings_and_links(http: TestCl
     assert {"/tv/tournaments/cup", "/tournaments/cup/standings", "/games/friday-1"} <= set(
         parsed.links
     )
+    # each name opens the player's page in this league
+    players = {f"/players/{line['player_id']}?league=club" for line in table}
+    assert players <= set(parsed.links)
 
 
 def test_the_league_page_speaks_russian_and_404s_an_unknown_league(http: TestClient) -> None:

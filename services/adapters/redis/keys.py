@@ -65,6 +65,10 @@ class Keys:
         waiting for auto-approval (services/adapters/redis/approvals.py)."""
         return f"{PREFIX}:tournament-due"
 
+    def tournament_leagues(self, tournament_id: str) -> str:
+        """SET of the ids of the leagues that added the tournament (`LeagueIndex`)."""
+        return f"{PREFIX}:tournament-leagues:{{{tournament_id}}}"
+
     def tournament_token(self, tournament_id: str) -> str:
         """STRING: the organiser token's SHA-256 digest (set by the creating append)."""
         return f"{PREFIX}:tournament-token:{{{tournament_id}}}"

@@ -4,6 +4,7 @@ its standings and its rating history, each now or replayed to `at_seq`."""
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
@@ -90,5 +91,26 @@ def league_read_router(leagues: Leagues) -> APIRouter:
                 "history": [s.to_dict() for s in steps],
             }
         )
+
+    return router
+
+
+def tournament_leagues_router(leagues: Leagues) -> APIRouter:
+    """`GET /tournaments/{id}/leagues`: the leagues holding a tournament (from the index
+    kept when a league adds one)."""
+    router = APIRouter(tags=["leagues"])
+
+    @router.get("/tournaments/{tournament_id}/leagues", response_model=None)
+    async def get_tournament_leagues(
+        tournament_id: Annotated[str, Path(max_length=64, description="the tournament id")],
+    ) -> JSONResponse:
+        """The leagues that added the tournament: `{"tournament_id", "leagues": [{league_id,
+        title, page}]}` by league id (`page`: the league page's path); [] for none."""
+        found = await leagues.of_tournament(tournament_id)
+        held = [
+            {"league_id": lid, "title": title, "page": f"/leagues/{quote(lid, safe='')}/page"}
+            for lid, title in found
+        ]
+        return JSONResponse({"tournament_id": tournament_id, "leagues": held})
 
     return router

@@ -1,9 +1,9 @@
 """The league page: `GET /leagues/{id}/page` (HTML, served with the query role; `/leagues/{id}`
 itself is the league's JSON). Read-only and rendered on the server (no script): the league's
 title, game and counting rule, its standings (place, player, league points, the additions
-counted of those played, the rating's ordinal mu - 3 sigma with mu and sigma), and the
-additions in order, each tournament linking to its room screen and standings, each game to
-its scoreboard. `?lang=en|ru` (default `en`). Every text from the league (title, names, ids)
+counted of those played, the rating's ordinal mu - 3 sigma with mu and sigma; each name
+linking to the player's page), and the additions in order, each tournament linking to its
+room screen and standings, each game to its scoreboard. `?lang=en|ru` (default `en`). Every text from the league (title, names, ids)
 is HTML-escaped; ids in links are URL-quoted as well. An unknown league gets the not-found
 page with HTTP 404, as the tournament pages do. Source: issue brief (league pages beside the
 tournament pages; standings with rating).
@@ -23,6 +23,7 @@ from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
 from domain.league.standings import LeagueLine
 from domain.tournament.standings import fixed
+from services.doors.web.players import player_href
 from services.doors.web.routes import STATIC
 from services.usecases.leagues import Leagues, UnknownLeague
 
@@ -91,7 +92,7 @@ def render_league(
     s = state.settings
     title = escape(s.title)
     rule = t["count_all"] if s.count == "all" else t["count_best"].format(best=s.best)
-    rows = "\n".join(_row(line, ratings.get(line.player_id), t) for line in lines)
+    rows = "\n".join(_row(line, ratings.get(line.player_id), t, state.league_id) for line in lines)
     additions = "\n".join(_addition(a.kind, a.source_id, t) for a in state.additions.values())
     return f"""<!doctype html>
 <html lang="{lang}">
@@ -126,9 +127,9 @@ def render_league(
 """
 
 
-def _row(line: LeagueLine, rating: Rating | None, t: dict[str, str]) -> str:
-    """One standings row: the counted additions of those played; the rating's ordinal (mu,
-    sigma), one decimal."""
+def _row(line: LeagueLine, rating: Rating | None, t: dict[str, str], league_id: str) -> str:
+    """One standings row: the name linking to the player's page, the counted additions of
+    those played; the rating's ordinal (mu, sigma), one decimal."""
     counted = sum(p.counted for p in line.parts)
     shown = (
         f"{rating.ordinal:.1f} <small>(μ {rating.mu:.1f}, σ {rating.sigma:.1f})</small>"
@@ -138,7 +139,8 @@ def _row(line: LeagueLine, rating: Rating | None, t: dict[str, str]) -> str:
     points = fixed(line.points)
     return (
         f'        <tr data-player="{escape(line.player_id)}"><td>{line.place}</td>'
-        f"<td>{escape(line.name)}</td><td>{points}</td><td>{counted} / {line.played}</td>"
+        f'<td><a href="{escape(player_href(line.player_id, league_id))}">{escape(line.name)}</a>'
+        f"</td><td>{points}</td><td>{counted} / {line.played}</td>"
         f"<td>{shown}</td></tr>"
     )
 

@@ -13,7 +13,7 @@
 // (`POST /tournaments/{id}/rounds/{n}/slips`: the table's key only in that answer's body).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const KEY = `scoreledger.organiser.${tid}`;
 const tokenInput = document.getElementById("tn-token");
@@ -263,4 +263,5 @@ document.getElementById("tn-me-link").href = `${base}/me`;
 document.getElementById("tn-export-csv").href = `${base}/standings.csv`;
 document.getElementById("tn-export-json").href = `${base}/standings`;
 translatePage();
+showLeagues("tn-leagues");
 follow(paint);

@@ -80,3 +80,19 @@ export function runClock(node, get) {
   tick();
   return setInterval(tick, 1000);
 }
+
+// The leagues holding the tournament (an index kept at each addition), linked once at load in
+// the element `id` (hidden until there is one), its list in the element `${id}-list`.
+export async function showLeagues(id) {
+  const response = await fetch(`${base}/leagues`);
+  if (!response.ok) return;
+  const held = (await response.json()).leagues;
+  if (!held.length) return;
+  const list = document.getElementById(`${id}-list`);
+  held.forEach((league, i) => {
+    const a = el("a", league.title);
+    a.href = league.page;
+    list.append(...(i ? [", ", a] : [a]));
+  });
+  document.getElementById(id).hidden = false;
+}

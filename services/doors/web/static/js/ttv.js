@@ -11,7 +11,7 @@
 // as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const grid = document.getElementById("ttv-tables");
 const lines = document.getElementById("ttv-standings");
@@ -180,6 +180,7 @@ function showQr() {
 
 translatePage();
 showQr();
+showLeagues("ttv-leagues");
 runClock(document.getElementById("ttv-clock"), () => latest);
 document.title = `${tid} — scoreledger`;
 follow(paint);

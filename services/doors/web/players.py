@@ -1,0 +1,201 @@
+"""The player page: `GET /players/{player_id}?league=L` (served with the query role), one URL
+for two bodies: the page for a browser (the request accepts `text/html`), the player's league
+record as JSON otherwise (`Accept: application/json`).
+
+A player id is the one a league keeps across the tournaments and single games it adds (a
+tournament's registrant id, a game's player id), so the league names the player's club:
+`league` is required. The record (`domain.league.player`): the player's tournaments with their
+place, the games they played with their place, and their rating after each rated game. The
+name is the league's, read through its kept names: a forgotten player shows the pseudonym.
+Rendered on the server (no script), `?lang=en|ru`; every league-given text is HTML-escaped,
+ids in links URL-quoted. Unknown league or player: 404 (the not-found page, or a problem).
+Rule source: docs/rules/tournaments.md#leagues.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Annotated, Any, Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Path, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+
+from domain.league.player import PlayerRecord
+from services.doors.web.routes import STATIC
+from services.platform.problems import ProblemResponse, problem, problem_responses
+from services.usecases.leagues import Leagues, UnknownLeague
+
+Pid = Annotated[str, Path(max_length=64, description="the player id the league keeps")]
+Lang = Literal["en", "ru"]
+
+TEXT: dict[Lang, dict[str, str]] = {
+    "en": {
+        "player": "Player",
+        "league": "League",
+        "tournaments": "Tournaments",
+        "tournament": "Tournament",
+        "place": "Place",
+        "points": "Points",
+        "games": "Games",
+        "game": "Game",
+        "single": "single game",
+        "round": "round {round}, table {table}",
+        "rating": "Rating over time",
+        "after": "Rating after",
+        "now": "Rating now",
+        "unrated": "not rated yet",
+        "none": "None yet.",
+    },
+    "ru": {
+        "player": "Игрок",
+        "league": "Лига",
+        "tournaments": "Турниры",
+        "tournament": "Турнир",
+        "place": "Место",
+        "points": "Очки",
+        "games": "Партии",
+        "game": "Партия",
+        "single": "отдельная партия",
+        "round": "тур {round}, стол {table}",
+        "rating": "Рейтинг во времени",
+        "after": "Рейтинг после",
+        "now": "Рейтинг сейчас",
+        "unrated": "пока без рейтинга",
+        "none": "Пока нет.",
+    },
+}
+"""The page's words, per language."""
+
+
+def player_href(player_id: str, league_id: str) -> str:
+    """The player page's path: `/players/p%201?league=club`."""
+    return f"/players/{quote(player_id, safe='')}?league={quote(league_id, safe='')}"
+
+
+def _rating(r: dict[str, float]) -> str:
+    """Ordinal (mu, sigma), one decimal."""
+    return f"{r['ordinal']:.1f} <small>(μ {r['mu']:.1f}, σ {r['sigma']:.1f})</small>"
+
+
+def _where(g: dict[str, Any], t: dict[str, str], titles: dict[str, str]) -> str:
+    """A game's link: its tournament (by title) with round and table, or a single game."""
+    tid = g["tournament_id"]
+    label = (
+        t["single"]
+        if tid is None
+        else f"{escape(titles.get(tid, tid))}, {t['round'].format(round=g['round'], table=g['table'])}"
+    )
+    if g["game_id"] is None:  # a table reported by hand: no game stream to link
+        return label
+    return f'<a href="/games/{quote(g["game_id"], safe="")}">{label}</a>'
+
+
+def _game_of(step: dict[str, Any]) -> dict[str, Any]:
+    """A rating step as a game entry (`_where`'s shape): `tournament:<id>` names the tournament."""
+    kind, _, source = str(step["addition"]).partition(":")
+    return {**step, "tournament_id": source if kind == "tournament" else None}
+
+
+def _table(rows: list[str], head: list[str], table_id: str, t: dict[str, str]) -> str:
+    """A table with `head` cells, or the "none yet" line."""
+    if not rows:
+        return f"<p>{t['none']}</p>"
+    cells = "".join(f"<th>{h}</th>" for h in head)
+    body = "\n".join(rows)
+    return (
+        f'<table id="{table_id}"><thead><tr>{cells}</tr></thead><tbody>\n{body}\n</tbody></table>'
+    )
+
+
+def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
+    """The player page's HTML for `record`; every league-given text escaped."""
+    t = TEXT[lang]
+    name = escape(record.name)
+    lid = quote(record.league_id, safe="")
+    tournaments = [
+        f'<tr><td><a href="/tv/tournaments/{quote(x["tournament_id"], safe="")}">'
+        f"{escape(x['title'])}</a></td><td>{x['place'] or '–'} / {x['of']}</td>"
+        f"<td>{'–' if x['points'] is None else x['points']}</td></tr>"
+        for x in record.tournaments
+    ]
+    titles = {x["tournament_id"]: x["title"] for x in record.tournaments}
+    games = [
+        f"<tr><td>{_where(g, t, titles)}</td><td>{g['place']} / {g['of']}</td></tr>"
+        for g in record.games
+    ]
+    steps = [
+        f"<tr><td>{_where(_game_of(s), t, titles)}</td><td>{_rating(s['after'])}</td></tr>"
+        for s in record.rating
+    ]
+    now = t["unrated"] if record.current is None else _rating(record.current.to_dict())
+    return f"""<!doctype html>
+<html lang="{lang}">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>{name} · scoreledger</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="/static/css/style.css">
+  <link rel="stylesheet" href="/static/css/tournament.css">
+</head>
+<body>
+  <header class="bar">
+    <a class="brand" href="/">scoreledger</a>
+    <nav class="langs" aria-label="EN / RU"><a href="?league={lid}&amp;lang=en" lang="en">EN</a> · <a href="?league={lid}&amp;lang=ru" lang="ru">RU</a></nav>
+  </header>
+  <main class="league player">
+    <h1 id="player-name">{name}</h1>
+    <p id="player-league">{t["player"]} · {t["league"]}: <a href="/leagues/{lid}/page?lang={lang}">{escape(record.league_title)}</a></p>
+    <p id="player-now">{t["now"]}: {now}</p>
+    <h2>{t["tournaments"]}</h2>
+    {_table(tournaments, [t["tournament"], t["place"], t["points"]], "player-tournaments", t)}
+    <h2>{t["games"]}</h2>
+    {_table(games, [t["game"], t["place"]], "player-games", t)}
+    <h2>{t["rating"]}</h2>
+    {_table(steps, [t["game"], t["after"]], "player-rating", t)}
+  </main>
+</body>
+</html>
+"""
+
+
+def player_router(leagues: Leagues) -> APIRouter:
+    """`GET /players/{player_id}`, bound to the league use cases."""
+    router = APIRouter(tags=["leagues"])
+    answers: dict[int | str, dict[str, Any]] = {
+        200: {"content": {"application/json": {}, "text/html": {}}},
+        **problem_responses(404, 422),
+    }
+
+    @router.get("/players/{player_id}", response_model=None, responses=answers)
+    async def get_player(
+        request: Request,
+        player_id: Pid,
+        league: Annotated[str, Query(max_length=64, description="the league keeping the id")],
+        lang: Annotated[Lang, Query()] = "en",
+    ) -> HTMLResponse | FileResponse | JSONResponse | ProblemResponse:
+        """The player's league record: `{league_id, player_id, name, tournaments: [{
+        tournament_id, title, place, of, points}], games: [{tournament_id, round, table,
+        game_id, place, of}], rating: [{addition, round, table, game_id, before, after}],
+        current}` (ratings as `{mu, sigma, ordinal}`); the page when the request accepts
+        `text/html`; `league_title` beside the ids. 404: no such league, or the league names no such player."""
+        page = "text/html" in request.headers.get("accept", "")
+        vary = {"Vary": "Accept"}  # one URL, two bodies: a cache must not mix them up
+        try:
+            record = await leagues.player(league, player_id)
+        except UnknownLeague:
+            record = None
+        if record is None:
+            if page:
+                return FileResponse(
+                    STATIC / "notfound.html", status_code=404, media_type="text/html"
+                )
+            return ProblemResponse(
+                problem(404, "league.player_not_found", "player_id", "no such player")
+            )
+        if page:
+            return HTMLResponse(render_player(record, lang), headers=vary)
+        return JSONResponse(record.to_dict(), headers=vary)
+
+    return router

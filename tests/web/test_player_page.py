@@ -1,0 +1,111 @@
+"""The player page (`GET /players/{id}?league=L`), browser-free: the JSON record (tournaments
+with the place in the tournament's standings, every game with its place, the rating after each
+rated game, matching the league's rating history) and the page built from it (escaped names,
+links to the tournament, games and league, EN and RU), 404s, and a forgotten player's name
+never shown again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from services.bootstrap import memory_ports, use_cases
+from services.bootstrap.usecases import UseCases
+from services.doors.web.leagues import league_web_router
+from services.doors.web.players import player_router
+from services.platform.settings import ServiceSettings
+from tests.doors.test_leagues_http import league_app
+from tests.doors.test_tournaments_http import AUTH, problem_of
+from tests.web.test_league_page import HOSTILE, TITLE, _league
+
+JSON = {"Accept": "application/json"}
+HTML = {"Accept": "text/html,application/xhtml+xml"}
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[TestClient, UseCases]]:
+    cases = use_cases(memory_ports(4), ServiceSettings())
+    app = league_app(cases)
+    app.include_router(league_web_router(cases.leagues))
+    app.include_router(player_router(cases.leagues))
+    with TestClient(app) as client:
+        yield client, cases
+
+
+def test_the_json_record_follows_the_league(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    solo = _league(http)
+    standings = http.get("/tournaments/cup/standings").json()
+    first = standings["players"][0]["player_id"]
+    record = http.get(f"/players/{first}?league=club", headers=JSON)
+    assert record.status_code == 200, record.text
+    assert record.headers["content-type"].startswith("application/json")
+    body = record.json()
+    assert body["league_id"] == "club"
+    assert body["player_id"] == first
+    [cup] = body["tournaments"]
+    assert (cup["tournament_id"], cup["place"], cup["of"]) == ("cup", 1, 7)
+    [game] = body["games"]
+    assert (game["tournament_id"], game["round"]) == ("cup", 1)
+    # the rating after each of the player's games is the league's own history
+    history = http.get("/leagues/club/ratings").json()
+    mine = [s for s in history["history"] if first in s["players"]]
+    assert [s["players"][first]["after"] for s in mine] == [s["after"] for s in body["rating"]]
+    assert body["current"] == body["rating"][-1]["after"]
+    # a single game's player: a game, no tournament
+    single = http.get(f"/players/{solo[0]}?league=club", headers=JSON).json()
+    assert single["tournaments"] == []
+    assert [(g["tournament_id"], g["game_id"]) for g in single["games"]] == [(None, "friday-1")]
+    problem_of(
+        http.get("/players/nobody?league=club", headers=JSON), 404, "league.player_not_found"
+    )
+    assert http.get("/players/p1?league=nope", headers=JSON).status_code == 404
+    assert http.get("/players/p1", headers=JSON).status_code == 422
+
+
+def test_the_page_escapes_links_and_speaks_russian(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    _league(http)
+    page = http.get("/players/p1?league=club", headers=HTML)
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    html = page.text
+    assert "<b>Ann" not in html
+    assert "<script>" not in html
+    assert '<h1 id="player-name">&lt;b&gt;Ann&lt;/b&gt; &amp; &quot;Co&quot;</h1>' in html
+    assert 'href="/tv/tournaments/cup"' in html
+    assert 'href="/leagues/club/page?lang=en"' in html
+    assert "<h2>Rating over time</h2>" in html
+    ru = http.get("/players/p1?league=club&lang=ru", headers=HTML).text
+    assert '<html lang="ru">' in ru
+    assert "<h2>Рейтинг во времени</h2>" in ru
+    gone = http.get("/players/nobody?league=club", headers=HTML)
+    assert gone.status_code == 404
+    assert gone.headers["content-type"].startswith("text/html")
+
+
+def test_a_forgotten_name_does_not_come_back(served: tuple[TestClient, UseCases]) -> None:
+    http, cases = served
+    _league(http)
+    assert HOSTILE in http.get("/players/p1?league=club", headers=JSON).json()["name"]
+    assert cases.forget is not None
+    http.portal.call(cases.forget.forget_tournament, "cup", "p1")  # type: ignore[union-attr]
+    record = http.get("/players/p1?league=club", headers=JSON).json()
+    assert record["name"].startswith("player-")
+    page = http.get("/players/p1?league=club", headers=HTML).text
+    assert "Ann" not in page
+    assert "Ann" not in str(record)
+
+
+def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    assert http.get("/tournaments/cup/leagues").json() == {"tournament_id": "cup", "leagues": []}
+    _league(http)
+    held = http.get("/tournaments/cup/leagues").json()["leagues"]
+    assert held == [{"league_id": "club", "title": TITLE, "page": "/leagues/club/page"}]
+    # added again (the league following a later approval): still named once
+    again = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    assert again.status_code == 200, again.text
+    assert http.get("/tournaments/cup/leagues").json()["leagues"] == held
