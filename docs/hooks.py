@@ -7,7 +7,7 @@ Four pages are written at build time, never committed, so they cannot drift:
 - ``reference/http-api.md`` from ``contracts/openapi.json`` (what every app serves);
 - ``reference/cli-help.md`` from the ``scoreledger`` command's own options and help texts;
 - ``integrating/rule-catalogue.md`` from the code that raises each rule id
-  (``services.rule_pages``, the ids of ``contracts/rules.json``).
+  (``services.rules.pages``, the ids of ``contracts/rules.json``).
 
 A missing or unreadable input fails the build (``make docs`` runs ``mkdocs build --strict``).
 """
@@ -51,7 +51,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 
 def rule_catalogue() -> str:
     """The rule catalogue page: every rule id by route and by event type, from the code."""
-    from services.rule_pages import catalogue_page
+    from services.rules.pages import catalogue_page
 
     return catalogue_page()
 

@@ -36,8 +36,8 @@ def openapi_json() -> str:
 
 def rules_json() -> str:
     """`contracts/rules.json`: every rule id the game write route can send, read from the code
-    (`services.rule_ids`)."""
-    from services.rule_ids import rules_json as text
+    (`services.rules.catalogue`)."""
+    from services.rules.catalogue import rules_json as text
 
     return text()
 

@@ -5,25 +5,22 @@ docs/rules/tournaments.md#leagues.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 from services.ports.league_index import LeagueIndex
 
-if TYPE_CHECKING:  # the league use cases import this module
-    from services.usecases.leagues import Leagues
+TitleOf = Callable[[str], Awaitable[str | None]]
+"""A league's title by its id (None: the league has no stream)."""
 
 
 async def leagues_of(
-    leagues: Leagues, index: LeagueIndex, tournament_id: str
+    index: LeagueIndex, tournament_id: str, title_of: TitleOf
 ) -> list[tuple[str, str]]:
     """Each league holding `tournament_id` as `(league id, title)`, by id (the title from the
     league's first event); an indexed league with no stream is left out."""
-    from services.usecases.leagues import UnknownLeague
-
     out = []
     for league_id in await index.leagues(tournament_id):
-        try:
-            out.append((league_id, (await leagues.state(league_id, 1)).settings.title))
-        except UnknownLeague:
-            continue
+        title = await title_of(league_id)
+        if title is not None:
+            out.append((league_id, title))
     return out

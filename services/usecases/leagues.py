@@ -11,6 +11,7 @@ Refusals: `Refusal` (`unauthorized` / `forbidden` / `auth.*`, `rule` with `leagu
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -102,11 +103,7 @@ class Leagues:
 
     async def player(self, league_id: str, player_id: str) -> PlayerRecord | None:
         """The player's record in the league now (`domain.league.player`); None when the
-        league names no such player.
-
-        Raises:
-            UnknownLeague: no such stream.
-        """
+        league names no such player. Raises UnknownLeague: no such stream."""
         state = await self.state(league_id)
         steps, _ = rating_history(state, self.model)
         return player_record(state, player_id, steps)
@@ -254,9 +251,16 @@ class Leagues:
         return added
 
     async def of_tournament(self, tournament_id: str) -> list[tuple[str, str]]:
-        """The leagues holding `tournament_id` as `(league id, title)` by id, from the index
-        kept at each addition (`services.usecases.league_links`); [] without an index."""
-        return [] if self.index is None else await leagues_of(self, self.index, tournament_id)
+        """The leagues holding `tournament_id` as `(league id, title)` (`league_links`)."""
+        return (
+            [] if self.index is None else await leagues_of(self.index, tournament_id, self._title)
+        )
+
+    async def _title(self, league_id: str) -> str | None:
+        """The league's title (its first event's); None: no such league."""
+        with contextlib.suppress(UnknownLeague):
+            return (await self.state(league_id, 1)).settings.title
+        return None
 
     async def add_game(
         self, league_id: str, credential: str, game_id: str, key: str | None = None

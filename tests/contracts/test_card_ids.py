@@ -10,7 +10,7 @@ import json
 from jsonschema import Draft202012Validator
 
 from domain.trickerion.catalog import performances, tricks
-from services.rule_ids import ROOT
+from services.rules.ids import ROOT
 from tests.pipeline.factory import envelope
 
 SCHEMAS = ROOT / "contracts" / "schemas"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from services.rule_ids import ROOT
+from services.rules.ids import ROOT
 from tests.pipeline.factory import corrected, started
 
 SCHEMAS = ROOT / "contracts" / "schemas"

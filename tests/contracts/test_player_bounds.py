@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from contracts.penumbra import PenumbraGameStarted
 from contracts.trickerion import TrickerionGameStarted
 from domain.rulesets import ruleset_for_started
-from services.rule_ids import ROOT
+from services.rules.ids import ROOT
 
 SCHEMAS = ROOT / "contracts" / "schemas"
 

@@ -1,4 +1,4 @@
-"""The rule catalogue per event type and per route (`services.rule_map`, `rule_routes`) is
+"""The rule catalogue per event type and per route (`services.rules.map`, `rule_routes`) is
 the code's: the page and `contracts/rules.json` list exactly what the walk finds, known ids
 sit under their types, every route answering a problem is in a family, and a refusal the
 folds really raise is listed for the event type that met it."""
@@ -29,10 +29,10 @@ from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
 from domain.league.fold import apply as league_apply
 from domain.tournament.fold import admit
-from services.rule_ids import ROOT, catalogue
-from services.rule_map import OTHER, event_rules
-from services.rule_pages import catalogue_page
-from services.rule_routes import FAMILIES, family_of, family_rules
+from services.rules.ids import ROOT, catalogue
+from services.rules.map import OTHER, event_rules
+from services.rules.pages import catalogue_page
+from services.rules.routes import FAMILIES, family_of, family_rules
 from tests.contracts.test_rule_ids import matches, section
 from tests.domain.league.test_league import CUP, GAME
 from tests.domain.league.test_league import _events as league_events

@@ -1,6 +1,6 @@
 """The rule ids the game write route documents are the ones its code sends.
 
-`contracts/rules.json` is read from the code (`services.rule_ids`): the committed file must
+`contracts/rules.json` is read from the code (`services.rules.ids`): the committed file must
 equal a fresh scan (drift), every refusal the doors really answer in a run must be in it, and
 the OpenAPI text of the route and of the shared `Problem` names only ids in it (it named
 `log.seq_gap` and `auth.token_missing`, which this route never sends)."""
@@ -17,7 +17,8 @@ from fastapi import FastAPI
 from services.bootstrap import memory_ports, use_cases
 from services.doors.ingest.http import ingest_router
 from services.platform.settings import ServiceSettings
-from services.rule_ids import ROOT, catalogue, rules_json
+from services.rules.catalogue import rules_json
+from services.rules.ids import ROOT, catalogue
 from tests.pipeline.factory import corrected, game_log
 
 COMMITTED = ROOT / "contracts" / "rules.json"
@@ -109,7 +110,7 @@ def test_the_rule_catalogue_page_lists_exactly_the_ids_the_code_raises() -> None
     """The docs' rule catalogue (generated at build by docs/hooks.py) has one row per rule id
     and source of the scan, each with its status, the event types it applies to and the
     service's words; a rule raised in the code and missing from the page fails here."""
-    from services.rule_pages import WRITE_HEADING, applies_to, catalogue_page
+    from services.rules.pages import WRITE_HEADING, applies_to, catalogue_page
 
     rows = [line for line in section(catalogue_page(), WRITE_HEADING) if line.startswith("| `")]
     listed = {(row.split("`")[1], row.split("|")[-2].strip().strip("`")) for row in rows}

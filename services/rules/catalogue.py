@@ -1,11 +1,11 @@
 """`contracts/rules.json`: the rule catalogue as data, read from the code at `make schemas`.
 
 Members: `route` and `rules` (the game write route's ids with status and source file,
-`services.rule_ids`); `event_types` (per stream and game, the ids each event type's checks
-can raise, `services.rule_map`); `routes` (per route family, its OpenAPI routes and the ids
-with the status they answer, `services.rule_routes`); `meanings` (per id, the `detail` the
+`services.rules.ids`); `event_types` (per stream and game, the ids each event type's checks
+can raise, `services.rules.map`); `routes` (per route family, its OpenAPI routes and the ids
+with the status they answer, `services.rules.routes`); `meanings` (per id, the `detail` the
 service writes, `…` for the case at hand, the `field` at fault and an example problem body,
-`services.rule_words`). A drift test (tests/contracts/test_rule_ids.py) fails when the code
+`services.rules.words`). A drift test (tests/contracts/test_rule_ids.py) fails when the code
 and the committed file differ.
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from services.rule_ids import ROOT, catalogue
-from services.rule_map import event_rules
-from services.rule_routes import FAMILIES, family_of, family_rules
-from services.rule_words import example, words
+from services.rules.ids import ROOT, catalogue
+from services.rules.map import event_rules
+from services.rules.routes import FAMILIES, family_of, family_rules
+from services.rules.words import example, words
 
 OPENAPI = ROOT / "contracts" / "openapi.json"
 

@@ -3,16 +3,16 @@ use cases that serve it (Python's `ast`, nothing run) and from the event types i
 
 A route family (`RouteRules`) names its routes by an OpenAPI path pattern and methods, the
 modules that refuse for it, and the stream whose event types it appends (their ids come from
-`services.rule_map`). In those modules a call refuses with a rule id when it passes:
+`services.rules.map`). In those modules a call refuses with a rule id when it passes:
 
 - a refusal kind and then a rule (`Refusal("forbidden", "auth.token_rejected", ...)`): the
-  status of the kind (`services.rule_ids.STATUS_OF_KIND`, else 422);
+  status of the kind (`services.rules.ids.STATUS_OF_KIND`, else 422);
 - an HTTP error status and then a rule (`problem(404, "league.not_found", ...)`, the replay
   queue's `_refuse(503, "replay.deadline", ...)`): that status;
 - a rule first (`RuleViolation("tournament.unknown_table", ...)`): 422.
 
 A rule is a dotted lower-case id; an f-string's variable part is `*` (`read.*`, a family).
-The modules every app answers with (`services.rule_ids.SHARED`: body limits, storage faults,
+The modules every app answers with (`services.rules.ids.SHARED`: body limits, storage faults,
 unknown reads) belong to every family. `tests/contracts/test_rule_ids.py` checks that every
 route of `contracts/openapi.json` that answers a problem belongs to one family.
 """
@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.rule_ids import ROOT, SHARED, STATUS_OF_KIND, catalogue
-from services.rule_map import event_rules
+from services.rules.ids import ROOT, SHARED, STATUS_OF_KIND, catalogue
+from services.rules.map import event_rules
 
 RULE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_*]+)+$")
 KINDS = {*STATUS_OF_KIND, "invalid", "rule"}
@@ -93,7 +93,7 @@ FAMILIES: tuple[RouteFamily, ...] = (
     RouteFamily("exports", r"^/games/\{game_id\}/export/", _GET, ("services/doors/web/routes.py",)),
     RouteFamily(
         "reads",
-        r"^/(games|board|tournaments|leagues|healthz|readyz)",
+        r"^/(games|board|tournaments|leagues|players|healthz|readyz)",
         _GET,
         (
             *_READ,
@@ -103,6 +103,7 @@ FAMILIES: tuple[RouteFamily, ...] = (
             "services/doors/query/leagues.py",
             "services/doors/push/tournaments.py",
             "services/doors/ingest/tournament_club.py",
+            "services/doors/web/players.py",
         ),
     ),
 )

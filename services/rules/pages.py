@@ -1,8 +1,8 @@
 """The rule catalogue page of the docs (`integrating/rule-catalogue.md`, written at build by
 docs/hooks.py), read from the code as `contracts/rules.json` is: the game write route's and
 the inbox's ids with status, the event types each applies to and the source that raises it
-(`services.rule_ids.catalogue`); then the ids by route family, by event type, and each id's
-words and example problem (`services.rule_catalogue.document`). `…` in a sentence stands for
+(`services.rules.ids.catalogue`); then the ids by route family, by event type, and each id's
+words and example problem (`services.rules.catalogue.document`). `…` in a sentence stands for
 the case at hand. `tests/contracts/test_rule_ids.py` and `test_rule_catalogue.py` check the
 page lists exactly the code's ids.
 """
@@ -15,10 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from services.rule_catalogue import document
-from services.rule_ids import ROOT, RuleId, catalogue
-from services.rule_map import OTHER, EventRules, event_rules
-from services.rule_words import SAID_ELSEWHERE
+from services.rules.catalogue import document
+from services.rules.ids import ROOT, RuleId, catalogue
+from services.rules.map import OTHER, EventRules, event_rules
+from services.rules.words import SAID_ELSEWHERE
 
 ROUTES = "`POST /games/{game_id}/events` (also with `?dry_run=true`) and the Redis inbox"
 WRITE_HEADING = "Game write route and inbox"
@@ -27,7 +27,7 @@ WRITE_HEADING = "Game write route and inbox"
 
 @functools.cache
 def _types_of() -> dict[str, list[str]]:
-    """Rule id -> the event types listing it (`services.rule_map`): a common type (`game.*`)
+    """Rule id -> the event types listing it (`services.rules.map`): a common type (`game.*`)
     as `type (game)` when not every game lists it there, `every … event` for an id every
     type of a stream (or game) lists."""
     groups: dict[str, list[EventRules]] = {}
@@ -60,7 +60,7 @@ def _types_of() -> dict[str, list[str]]:
 
 
 def applies_to(rule: str) -> str:
-    """The event types whose checks can raise `rule` (`services.rule_map`), in words; `the
+    """The event types whose checks can raise `rule` (`services.rules.map`), in words; `the
     request` for an id no event type's checks raise (a route's own)."""
     return ", ".join(_types_of().get(rule, [])) or "the request"
 
@@ -103,15 +103,15 @@ def _row(rule: RuleId, said: str) -> str:
 
 
 HOW = (
-    "How the lists are found. *By event type*: `services.rule_map` starts from each fold's "
+    "How the lists are found. *By event type*: `services.rules.map` starts from each fold's "
     "own dispatch, read live (a game ruleset's `start`, `end` and its module's `HANDLERS` "
     "table; a tournament's or league's stream fold and its `_HANDLERS`), and "
-    "`services.rule_reach` follows what each handler's compiled code names (functions, "
+    "`services.rules.reach` follows what each handler's compiled code names (functions, "
     "closures, lambdas, methods of its package's classes) to every `RuleViolation` it can "
     "reach. A handler added or changed is followed with no list to edit; the walk may list "
     "an id a state never reaches, it does not miss one a handler raises (a test replays "
     "refused events and checks each refusal's id is listed for its type). *By route*: "
-    "`services.rule_routes` reads the refusing calls of the doors and use cases serving "
+    "`services.rules.routes` reads the refusing calls of the doors and use cases serving "
     "each route family, adds the ids of the event types the family appends and the shared "
     "answers (limits, storage faults, unknown reads)."
 )
@@ -162,7 +162,7 @@ def _meanings(doc: dict[str, Any]) -> list[str]:
 
 def catalogue_page(root: Path = ROOT) -> str:
     """The markdown of the rule catalogue page: the write route's ids with their source,
-    then (from `services.rule_catalogue.document`, as `contracts/rules.json`) the ids by
+    then (from `services.rules.catalogue.document`, as `contracts/rules.json`) the ids by
     route family and by event type, and each id's meaning and example problem."""
     said = messages(root)
     rows = [_row(r, said.get((r.rule, r.source), "")) for r in catalogue(root)]

@@ -16,7 +16,7 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 REFUSALS = (
     "services/usecases/authorize.py",
@@ -102,12 +102,3 @@ def catalogue(root: Path = ROOT) -> list[RuleId]:
             if isinstance(status, int) and rule is not None:
                 found.add(RuleId(rule, status, name))
     return sorted(found)
-
-
-def rules_json() -> str:
-    """`contracts/rules.json`: this route's `{"route", "rules": [{"rule", "status",
-    "source"}]}`, with the ids per event type and per route family and their meanings
-    (`services.rule_catalogue`)."""
-    from services.rule_catalogue import rules_json as text  # it builds on this module
-
-    return text()

@@ -15,7 +15,7 @@ from typing import Any
 
 from services.platform.problems import problem
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 SAID_ELSEWHERE = {
     "auth.token_rejected": "the Bearer token is not the game's write token",

@@ -1,5 +1,5 @@
 """The rule ids a function can raise, found from the code it reaches: the rule catalogue per
-event type (`services.rule_map`) is built on this, so it follows the code as it changes.
+event type (`services.rules.map`) is built on this, so it follows the code as it changes.
 
 `Reach.function(fn)` walks from a live function (a handler of a fold's dispatch table, a
 ruleset's `start` or `end`) through what its compiled code names: the module globals it

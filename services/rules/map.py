@@ -1,5 +1,5 @@
 """The rule ids each event type's checks can raise, per stream (games, tournaments, leagues),
-found from the code (`services.rule_reach`) at each `make schemas` and docs build.
+found from the code (`services.rules.reach`) at each `make schemas` and docs build.
 
 The roots of the walk are the folds' own dispatch, read live, so a handler added, moved or
 changed is followed without editing this module:
@@ -15,7 +15,7 @@ changed is followed without editing this module:
   fold module has a `_HANDLERS` table, the handler it names (else all of `step`).
 
 The write doors' checks before the fold (token, body, schema, expected version) are the
-routes' (`services.rule_ids`), not an event type's.
+routes' (`services.rules.ids`), not an event type's.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from contracts.tournament import TOURNAMENT_PAYLOADS, TableResultReported
 from domain import fold, logrules, rulesets, stream
 from domain.league import fold as league_fold
 from domain.tournament import fold as tournament_fold
-from services.rule_reach import misses, reach
+from services.rules.reach import misses, reach
 
 OTHER = "*"
 """The `type` of a game's row for an event type its ruleset does not handle (another game's)."""
