@@ -18,7 +18,8 @@ from contracts.common import GameStartedBase, Player
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
 ExperienceKind = Literal["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]
-"""One of the six experience symbol kinds: opaque ids, names in options (research §2 REC)."""
+"""One of the six experience symbol kinds: opaque ids, names in options
+(docs/rules/penumbra.md#experience)."""
 
 EXPERIENCE_KINDS: tuple[ExperienceKind, ...] = ("XP1", "XP2", "XP3", "XP4", "XP5", "XP6")
 
@@ -27,33 +28,40 @@ CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{
 
 SymbolCount = Annotated[int, Field(ge=0, le=30, strict=True)]
 Experience = dict[ExperienceKind, SymbolCount]
-"""Experience symbols on one card: kind -> count (a card with two of a kind counts 2, EC-26)."""
+"""Experience symbols on one card: kind -> count (a card with two of a kind counts 2,
+docs/rules/penumbra.md#experience)."""
 
 PrintedVp = Annotated[int, Field(ge=-50, le=50, strict=True)]
-"""VP printed on a card; 0 is valid (EC-27)."""
+"""VP printed on a card; 0 is valid (docs/rules/penumbra.md#totals)."""
 
 
 class PenumbraOptions(BaseModel):
-    """Ruleset options recorded in `penumbra.game_started`; each default is research's REC.
+    """Ruleset options recorded in `penumbra.game_started`; each default is the recommended
+    reading (docs/rules/options.md#ruleset-options).
 
     Attributes:
-        six_plus_identical: VP for 6+ identical experience symbols (research §5 Q1, EC-1):
-            `cap` (REC: G(n>=5) = 9), `extrapolate` (quarter-squares, G(6) = 12),
-            `chunk` (blocks of 5 plus the rest, G(6) = 9 + 1 = 10).
-        reserved_contract_penalty: the -3 of rules line 28 (research §9.3, EC-29):
-            `per_contract` (REC: -3 each) or `once` (-3 in all if any is open).
-        arcana_cap: Arcana a supply holds; gains above it are lost (S1, research §12.2, EC-14).
-        tie_break: a tie on total (research §6, EC-24): `shared` (REC: shared place) or
-            `fewer_wounds_then_arcana` (fewer Mortal Wounds wins, then more Arcana).
-        tie_break_ranks: `shared` (REC: tied VP share the place in the ranks) or `ordered`
-            (ranks follow `tie_break`; with `shared` there is nothing to order by, EC-24).
-        xp_on_unfulfilled: count experience symbols on reserved, unfulfilled Contracts
-            (research §5 and EC-9: REC false; rules line 13 omits "fulfilled").
+        six_plus_identical: VP for 6+ identical experience symbols
+            (docs/rules/penumbra.md#experience): `cap` (default: G(n>=5) = 9), `extrapolate`
+            (quarter-squares, G(6) = 12), `chunk` (blocks of 5 plus the rest, G(6) = 9 + 1 = 10).
+        reserved_contract_penalty: the -3 for a Contract reserved and not fulfilled
+            (docs/rules/penumbra.md#reserved-contracts): `per_contract` (default: -3 each) or
+            `once` (-3 in all if any is open).
+        arcana_cap: Arcana a supply holds; gains above it are lost
+            (docs/rules/penumbra.md#arcana).
+        tie_break: a tie on total (docs/rules/penumbra.md#winner): `shared` (default: shared
+            place) or `fewer_wounds_then_arcana` (fewer Mortal Wounds wins, then more Arcana).
+        tie_break_ranks: `shared` (default: tied VP share the place in the ranks) or `ordered`
+            (ranks follow `tie_break`; with `shared` there is nothing to order by,
+            docs/rules/penumbra.md#winner).
+        xp_on_unfulfilled: count experience symbols on reserved, unfulfilled Contracts (default
+            false; the rules' experience line omits "fulfilled",
+            docs/rules/penumbra.md#experience).
         contract_reservation_required: a Contract must be reserved before it is fulfilled
-            (our decision, not sourced: default false, research §13.5 says it is unverified
-            that Contracts are reserved at all in print).
-        experience_names: display names of XP1..XP6 (research §2 REC: names in config; the
-            printed names are not known, so the default names are the ids).
+            (our decision, not a reading of the text: default false, since it is unverified
+            that Contracts are reserved at all in print,
+            docs/rules/penumbra.md#reserved-contracts).
+        experience_names: display names of XP1..XP6 (names set per game; the printed names
+            are not known, so the default names are the ids, docs/rules/penumbra.md#experience).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -79,7 +87,8 @@ class PenumbraOptions(BaseModel):
 
 class ContractNow(BaseModel):
     """A Contract reserved and not yet fulfilled when scoring joins, with the card's printed
-    values (as `penumbra.contract_reserved` carries them): -3 VP while open (rules line 28)."""
+    values (as `penumbra.contract_reserved` carries them): -3 VP while open
+    (docs/rules/penumbra.md#reserved-contracts)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -91,12 +100,14 @@ class ContractNow(BaseModel):
 
 
 class WizardNow(BaseModel):
-    """One player's standing when scoring starts mid-game, as counted at the table: total `vp`
-    now (Arcana included), `arcana` in supply, experience symbols and Light / Dark obtained so
-    far (so experience sets and Fate continue exactly, rules lines 13-24, 34-40), the Contracts
-    reserved and open (`reserved_contracts`, so a later fulfilment lifts their -3, EC-5), the
-    Mortal Wound cards held (`mortal_wounds`, so a later removal gives the 3 back, EC-19) and the
-    Trial reserved (`reserved_trial`, S1)."""
+    """One player's standing when scoring starts mid-game, as counted at the table
+    (docs/rules/penumbra.md#joined-in-progress): total `vp` now (Arcana included), `arcana` in
+    supply, experience symbols and Light / Dark obtained so far (so experience sets and Fate
+    continue exactly, docs/rules/penumbra.md#experience, docs/rules/penumbra.md#fate), the
+    Contracts reserved and open (`reserved_contracts`, so a later fulfilment lifts their -3,
+    docs/rules/penumbra.md#reserved-contracts), the Mortal Wound cards held (`mortal_wounds`,
+    so a later removal gives the 3 back, docs/rules/penumbra.md#mortal-wounds) and the Trial
+    reserved (`reserved_trial`, docs/rules/penumbra.md#reserved-trial)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -124,12 +135,13 @@ class PenumbraJoinedInProgress(BaseModel):
 
 
 MAX_PLAYERS = 4
-"""Penumbra seats 1 to 4 players (S7): the schema's bound and the rules' (`domain.penumbra`),
-one constant."""
+"""Penumbra seats 1 to 4 players (docs/rules/penumbra.md#end-of-game): the schema's bound and
+the rules' (`domain.penumbra`), one constant."""
 
 
 class PenumbraGameStarted(GameStartedBase):
-    """A Penumbra game starts (1-4 players, S7) with its ruleset options; `joined_in_progress`
+    """A Penumbra game starts (1-4 players,
+    docs/rules/penumbra.md#end-of-game) with its ruleset options; `joined_in_progress`
     when scoring starts mid-game (see `PenumbraJoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "penumbra.game_started"
@@ -143,7 +155,8 @@ class _PlayerEvent(Payload):
 
 
 class ArcanaGained(_PlayerEvent):
-    """`amount` Arcana enter the player's supply; what exceeds the cap is lost (S1, EC-14)."""
+    """`amount` Arcana enter the player's supply; what exceeds the cap is lost
+    (docs/rules/penumbra.md#arcana)."""
 
     TYPE: ClassVar[str] = "penumbra.arcana_gained"
     amount: int = Field(ge=1, le=99, strict=True)
@@ -159,14 +172,16 @@ class ArcanaSpent(_PlayerEvent):
 
 
 class TrialReserved(_PlayerEvent):
-    """The player reserves a Trial; at most one open reservation (S1 erratum, EC-8)."""
+    """The player reserves a Trial; at most one open reservation
+    (docs/rules/penumbra.md#reserved-trial)."""
 
     TYPE: ClassVar[str] = "penumbra.trial_reserved"
     trial_id: CardId
 
 
 class TrialReservationCleared(_PlayerEvent):
-    """The player's reserved Trial is given up (no VP effect: rules are silent, EC-7)."""
+    """The player's reserved Trial is given up (no VP effect: the rules are
+    silent, docs/rules/penumbra.md#reserved-trial)."""
 
     TYPE: ClassVar[str] = "penumbra.trial_reservation_cleared"
     trial_id: CardId
@@ -175,7 +190,8 @@ class TrialReservationCleared(_PlayerEvent):
 
 class TrialCompleted(_PlayerEvent):
     """The player completes a Trial: its printed VP, experience symbols and the Light / Dark
-    symbols actually obtained after the moral choice (EC-13). Clears its reservation."""
+    symbols actually obtained after the moral choice (docs/rules/penumbra.md#fate). Clears its
+    reservation."""
 
     TYPE: ClassVar[str] = "penumbra.trial_completed"
     trial_id: CardId
@@ -208,7 +224,8 @@ class ContractFulfilled(_PlayerEvent):
 
 
 class ContractReservationRemoved(_PlayerEvent):
-    """A reserved Contract leaves the player unfulfilled (discarded, replaced): no -3 (EC-6)."""
+    """A reserved Contract leaves the player unfulfilled (discarded, replaced): no -3
+    (docs/rules/penumbra.md#reserved-contracts)."""
 
     TYPE: ClassVar[str] = "penumbra.contract_reservation_removed"
     contract_id: CardId
@@ -224,7 +241,8 @@ class TomeGained(_PlayerEvent):
 
 
 class TomeLost(_PlayerEvent):
-    """The player loses a Tome (whether this happens in play is unverified, research §13.6)."""
+    """The player loses a Tome (whether this happens in play is unverified,
+    docs/rules/penumbra.md#unconfirmed-losses)."""
 
     TYPE: ClassVar[str] = "penumbra.tome_lost"
     tome_id: CardId
@@ -239,7 +257,8 @@ class MortalWoundTaken(_PlayerEvent):
 
 
 class MortalWoundRemoved(_PlayerEvent):
-    """A Mortal Wound card leaves the player (+3 back; unverified in print, EC-19)."""
+    """A Mortal Wound card leaves the player (+3 back; unverified in print,
+    docs/rules/penumbra.md#mortal-wounds, docs/rules/penumbra.md#unconfirmed-losses)."""
 
     TYPE: ClassVar[str] = "penumbra.mortal_wound_removed"
     card_id: CardId
@@ -248,7 +267,8 @@ class MortalWoundRemoved(_PlayerEvent):
 
 class MarkPlaced(_PlayerEvent):
     """A Mark goes on a slot of the Wizard board; `vp_under` is the VP printed under it (0 if
-    none, EC-18). `spark` marks a Spark "Mark", which is not a board Mark and scores 0 (S2)."""
+    none). `spark` marks a Spark "Mark", which is not a board Mark and scores 0
+    (docs/rules/penumbra.md#board)."""
 
     TYPE: ClassVar[str] = "penumbra.mark_placed"
     slot_id: CardId
@@ -257,7 +277,8 @@ class MarkPlaced(_PlayerEvent):
 
 
 class MarkRemoved(_PlayerEvent):
-    """A Mark leaves its slot (unverified in print, research §13.6)."""
+    """A Mark leaves its slot (unverified in print,
+    docs/rules/penumbra.md#unconfirmed-losses)."""
 
     TYPE: ClassVar[str] = "penumbra.mark_removed"
     slot_id: CardId
@@ -266,7 +287,7 @@ class MarkRemoved(_PlayerEvent):
 
 class GoalScored(_PlayerEvent):
     """A referee adjudicates that the player meets an active Goal card's condition: `vp` VP
-    (the card list is unknown, research §7)."""
+    (the card list is unknown, docs/rules/penumbra.md#goals)."""
 
     TYPE: ClassVar[str] = "penumbra.goal_scored"
     goal_id: CardId
@@ -274,7 +295,8 @@ class GoalScored(_PlayerEvent):
 
 
 class GoalRevoked(_PlayerEvent):
-    """A Goal scored before no longer holds or is no longer active: 0 VP (EC-25)."""
+    """A Goal scored before no longer holds or is no longer active: 0 VP
+    (docs/rules/penumbra.md#goals)."""
 
     TYPE: ClassVar[str] = "penumbra.goal_revoked"
     goal_id: CardId
@@ -282,8 +304,9 @@ class GoalRevoked(_PlayerEvent):
 
 
 class ProphecyTriggered(Payload):
-    """A Prophecy's condition is met: every player, the trigger's too, takes one more turn
-    (rules line 1). A second trigger during those final turns changes nothing (EC-20)."""
+    """A Prophecy's condition is met: every player, the trigger's too, takes one more turn;
+    a second trigger during those final turns changes nothing
+    (docs/rules/penumbra.md#end-of-game)."""
 
     TYPE: ClassVar[str] = "penumbra.prophecy_triggered"
     prophecy_id: CardId
@@ -291,7 +314,8 @@ class ProphecyTriggered(Payload):
 
 
 class FinalTurnTaken(_PlayerEvent):
-    """The player has taken the one more turn owed after the Prophecy (rules line 1)."""
+    """The player has taken the one more turn owed after the Prophecy
+    (docs/rules/penumbra.md#end-of-game)."""
 
     TYPE: ClassVar[str] = "penumbra.final_turn_taken"
 

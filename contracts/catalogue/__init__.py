@@ -2,7 +2,9 @@
 ids (`contracts.trickerion.TrickId`) and the domain reads its amounts from the same files
 (`domain.trickerion.catalog`). Files: `trickerion/tricks.json` (48 Trick cards: level, yield,
 markers, components), `performances.json` (28 Performance cards), `characters.json`,
-`limits.json`; each names its source (research/trickerion.md §3.1, §3.2, §3.4).
+`limits.json`; each names its source in its `source` field. The rules they serve:
+docs/rules/trickerion.md#level-3, docs/rules/trickerion.md#performance-card,
+docs/rules/trickerion.md#characters.
 """
 
 from __future__ import annotations

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from domain.penumbra import categories as penumbra_rules
@@ -138,4 +140,41 @@ def test_the_published_contracts_cite_only_docs_headings() -> None:
         problems += [f"{path.name}: {why}" for c in CITATION.findall(text) if (why := broken(c))]
         if ".md" in CITATION.sub("", text):
             problems.append(f"{path.name}: names a .md outside the citation form")
+    assert problems == []
+
+
+NOTE_LABELS = re.compile(r"\bresearch\b|\bEC-\d+\b|\bS\d+\b|\brules lines? \d", re.IGNORECASE)
+"""Labels of notes kept outside this repository (a research file, its `EC-<n>` edge cases and
+`S<n>` sources, its numbered rules lines): a published description cites the docs instead."""
+
+
+def _descriptions(node: object) -> list[str]:
+    """Every `description` string of a parsed JSON / YAML document, at any depth."""
+    if isinstance(node, dict):
+        found = [v for k, v in node.items() if k == "description" and isinstance(v, str)]
+        return found + [d for v in node.values() for d in _descriptions(v)]
+    if isinstance(node, list):
+        return [d for v in node for d in _descriptions(v)]
+    return []
+
+
+def test_the_published_descriptions_name_no_outside_notes() -> None:
+    """What integrators read (schema, OpenAPI and AsyncAPI descriptions) cites this repository's
+    docs, not the labels of notes they cannot open."""
+    contracts = ROOT / "contracts"
+    documents = {
+        p.name: json.loads(p.read_text(encoding="utf-8"))
+        for p in [contracts / "openapi.json", *sorted((contracts / "schemas").glob("*.json"))]
+    }
+    documents["asyncapi.yaml"] = yaml.safe_load(
+        (contracts / "asyncapi.yaml").read_text(encoding="utf-8")
+    )
+    assert any(_descriptions(d) for d in documents.values())
+    assert NOTE_LABELS.search("a tie (research §6, EC-24), S1")
+    problems = [
+        f"{name}: {text!r}"
+        for name, document in documents.items()
+        for text in _descriptions(document)
+        if NOTE_LABELS.search(text)
+    ]
     assert problems == []
