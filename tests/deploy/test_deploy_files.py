@@ -232,6 +232,7 @@ SAMPLE_KEYS = [
         for name in ("tournament_stream", "tournament_ids", "tournament_token")
     ),
     Keys(16).approval_schedule(),
+    Keys(16).tournament_leagues("cup-1"),
     Keys(16).side_names("cup-1"),
     Keys(16).side_names_index(""),
     Keys(16).side_index(""),
@@ -243,7 +244,7 @@ SAMPLE_KEYS = [
 # Commands that change no key (scripts: only what the user may call runs inside them).
 QUERY_READS = {"ping", "evalsha", "eval", "evalsha_ro", "eval_ro", "script", "get", "hget", "hmget"}
 QUERY_READS |= {"hgetall", "lrange", "llen", "xlen", "xrange", "xrevrange", "xread", "zrange"}
-QUERY_READS |= {"zrevrange", "zcard", "zscore", "exists", "hlen", "hscan"}
+QUERY_READS |= {"zrevrange", "zcard", "zscore", "exists", "hlen", "hscan", "smembers"}
 
 
 def _key_patterns(rules: list[str]) -> list[str]:
