@@ -251,7 +251,8 @@ document.getElementById("tn-seat").addEventListener("click", async () => {
   const seated = await write("POST", `${base}/rounds`);
   if (seated) say(`${t("tn_seated_round")} ${seated.round}: ${seated.tables.length} ${t("tn_tables").toLowerCase()}`);
 });
-tokenInput.value = sessionStorage.getItem(KEY) || "";
+// What the organiser already typed while the page was loading stays.
+if (!tokenInput.value) tokenInput.value = sessionStorage.getItem(KEY) || "";
 // Just created from /tournaments/new: the token in clear this once (a reload hides it).
 if (sessionStorage.getItem(`scoreledger.organiser.new.${tid}`)) {
   sessionStorage.removeItem(`scoreledger.organiser.new.${tid}`);
