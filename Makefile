@@ -76,10 +76,11 @@ test-fast: .venv/.synced
 	$(RUN) pytest $(FAST_TESTS) -m "not redis and not postgres and not browser and not node" $(PYTEST_ARGS)
 
 ## test-cluster: the Redis suites again on a local Redis Cluster (3 primaries + 3 replicas,
-## started once for the session from redis-server, flushed between tests)
+## started once for the session from redis-server, flushed between tests); one process: on two
+## workers a forget-everywhere test once saw a cached standings line (docs/development.md)
 test-cluster: .venv/.synced
 	@bash deploy/scripts/system-deps.sh redis
-	SCORELEDGER_TEST_REDIS=cluster $(RUN) pytest $(XDIST) $(CLUSTER_TESTS) -m "not browser" $(PYTEST_ARGS)
+	SCORELEDGER_TEST_REDIS=cluster $(RUN) pytest $(CLUSTER_TESTS) -m "not browser" $(PYTEST_ARGS)
 
 ## bench: the benchmark harness; writes docs/benchmarks.md
 bench: .venv/.synced
