@@ -1,6 +1,10 @@
 """The architecture as one test module: every import rule of the tree, read from each module's
 own import statements with `ast` (every import statement, also those inside functions and
-`TYPE_CHECKING` blocks; relative ones resolved against their package):
+`TYPE_CHECKING` blocks; relative ones resolved against their package). A module's layer is read
+from its path in both layouts: `services/<layer>/...` (the shared pieces) and
+`services/<feature>/<layer>/...` or `services/<feature>/<layer>.py` (a feature in one place:
+tournaments, leagues, webhooks, the archive); "the adapters" below are both
+`services/adapters/` and every `services/<feature>/adapters/`, and so on for each layer.
 
 * storage: outside the adapters (`services/adapters/`) and the composition root (the package
   `services/bootstrap/`, every module of it) no module imports a storage driver (`redis`,
@@ -8,13 +12,15 @@ own import statements with `ast` (every import statement, also those inside func
   storage through the ports (`services/ports/`), and catch the ports' errors
   (`services.ports.errors`);
 * door arrows: no door imports the composition root or the command line (they import the
-  doors, not the reverse); no door imports another door (shared HTTP pieces live in
+  doors, not the reverse); no door imports a door of another kind (shared HTTP pieces live in
   `services/doors/asgi/`); the platform pieces (`services/platform/`) import no door, use case,
   adapter, composition root or command;
 * purity: `domain/` imports only the standard library, pydantic and `contracts` (and itself)
   and calls no I/O, clock or randomness; `contracts/` imports no inner layer. Packaged card
   data read with `importlib.resources` at import time (read-only data shipped with the code)
-  is allowed; every other way to reach the outside is refused.
+  is allowed; every other way to reach the outside is refused;
+* features: a feature package is self-contained: nothing outside `services/<feature>/`
+  imports its adapters except the composition root.
 
 Source: docs/architecture/index.md ("Architecture").
 """
@@ -29,9 +35,51 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TREES = ("services", "domain", "contracts")
-FORBIDDEN = ("redis", "psycopg", "psycopg_pool", "services.adapters")
-ALLOWED = ("services/adapters/", "services/bootstrap/")
-"""Where storage drivers and adapters may be imported."""
+LAYERS = (
+    "adapters",
+    "bench",
+    "bootstrap",
+    "cli",
+    "doors",
+    "platform",
+    "ports",
+    "rules",
+    "runtime",
+    "simulator",
+    "usecases",
+)
+"""The layers of `services/`, each a folder of shared pieces and a part of a feature's path."""
+FEATURES = ("tournaments", "leagues", "webhooks", "archive")
+"""The feature packages: `services/<feature>/` holds its ports, use cases, adapters and doors."""
+TOP_MODULES = ("services/__init__.py", "services/contracts_gen.py")
+"""Modules of `services/` in no layer (the package and the schema generator's entry)."""
+DRIVERS = ("redis", "psycopg", "psycopg_pool")
+ALLOWED = ("adapters", "bootstrap")
+"""The layers where storage drivers and adapters may be imported."""
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of a module, from a path (`services/leagues/adapters/redis.py`) or a dotted
+    name (`services.leagues.adapters.redis`): `services/<layer>/...` or
+    `services/<feature>/<layer>[/...|.py]`; None outside `services/` or for a feature's map
+    (its `__init__.py`) and the package itself."""
+    parts = module.removesuffix(".py").replace("/", ".").split(".")
+    if parts[0] != "services" or len(parts) < 2:
+        return None
+    if parts[1] in FEATURES:
+        return parts[2] if len(parts) > 2 and parts[2] in LAYERS else None
+    return parts[1] if parts[1] in LAYERS else None
+
+
+def feature_of(module: str) -> str | None:
+    """The feature a module (path or dotted name) belongs to, None for the shared pieces."""
+    parts = module.removesuffix(".py").replace("/", ".").split(".")
+    return parts[1] if parts[0] == "services" and len(parts) > 1 and parts[1] in FEATURES else None
+
+
+def _is_adapter(name: str) -> bool:
+    return layer_of(name) == "adapters"
+
 
 EXEMPT: dict[str, str] = {
     "services/bench/": "the benchmark harness starts and drives Redis servers and clusters itself "
@@ -91,14 +139,66 @@ def violations(path: Path, source: str | None = None) -> list[str]:
         {
             f"{rel}:{line} imports {name}"
             for line, name in imported(text, rel)
-            for prefix in FORBIDDEN
-            if _matches(name, prefix)
+            if _is_adapter(name) or any(_matches(name, driver) for driver in DRIVERS)
         }
     )
 
 
 def _allowed(rel: str) -> bool:
-    return rel.startswith(ALLOWED) or rel.startswith(tuple(EXEMPT))
+    return layer_of(rel) in ALLOWED or rel.startswith(tuple(EXEMPT))
+
+
+def test_every_module_of_services_is_in_a_layer() -> None:
+    """Every module has a layer read from its path (a new folder is a layer or a feature, said
+    here); a feature holds nothing but its map and its layers."""
+    found = [
+        rel
+        for path in sorted((ROOT / "services").rglob("*.py"))
+        if (rel := _rel(path)) not in TOP_MODULES
+        and layer_of(rel) is None
+        and not (feature_of(rel) and rel == f"services/{feature_of(rel)}/__init__.py")
+    ]
+    assert found == [], "modules in no layer:\n" + "\n".join(found)
+
+
+def test_the_layer_is_read_from_the_path_in_both_layouts() -> None:
+    assert layer_of("services/adapters/redis/keys.py") == "adapters"
+    assert layer_of("services/tournaments/adapters/redis.py") == "adapters"
+    assert layer_of("services.tournaments.adapters.memory") == "adapters"
+    assert layer_of("services/leagues/ports.py") == "ports"
+    assert layer_of("services.usecases.record") == "usecases"
+    assert layer_of("services/webhooks/usecases/deliver.py") == "usecases"
+    assert layer_of("services/tournaments/doors/ingest.py") == "doors"
+    assert layer_of("services/tournaments/__init__.py") is None
+    assert layer_of("domain/fold.py") is None
+    assert feature_of("services.leagues.doors.web") == "leagues"
+    assert feature_of("services/doors/web/routes.py") is None
+
+
+def test_features_are_self_contained() -> None:
+    """Nothing outside `services/<feature>/` reaches into a feature's adapters but the
+    composition root (a feature's other modules are its own business; its adapters are wired
+    by `services/bootstrap/`)."""
+    found = sorted(
+        f"{_rel(path)}:{line} imports {name}"
+        for path in modules()
+        if layer_of(_rel(path)) != "bootstrap"
+        for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
+        if _is_adapter(name)
+        and (feature := feature_of(name)) is not None
+        and feature != feature_of(_rel(path))
+    )
+    assert found == [], "a feature's adapters are wired by the bootstrap only:\n" + "\n".join(found)
+
+
+def test_the_self_containment_rule_sees_a_foreign_adapter() -> None:
+    source = "from services.tournaments.adapters.redis import RedisTournamentLog\n"
+    rel = "services/leagues/usecases/probe.py"
+    names = [n for _, n in imported(source, rel) if _is_adapter(n) and feature_of(n) != "leagues"]
+    assert names == [
+        "services.tournaments.adapters.redis",
+        "services.tournaments.adapters.redis.RedisTournamentLog",
+    ]
 
 
 def test_only_adapters_and_the_composition_root_import_drivers_or_adapters() -> None:
@@ -114,10 +214,10 @@ def test_every_exemption_is_still_needed() -> None:
 
 
 def test_every_allowed_place_exists_and_imports_adapters() -> None:
-    """The allowance names places that exist and use it (a moved root leaves no stale entry)."""
-    for prefix in ALLOWED:
-        assert (ROOT / prefix).is_dir(), f"{prefix} is not a folder of the tree"
-        assert any(violations(p) for p in modules() if _rel(p).startswith(prefix)), prefix
+    """The allowance names layers that exist and use it (a moved root leaves no stale entry)."""
+    for layer in ALLOWED:
+        assert (ROOT / "services" / layer).is_dir(), f"services/{layer} is not a folder"
+        assert any(violations(p) for p in modules() if layer_of(_rel(p)) == layer), layer
 
 
 def test_the_domain_imports_only_the_standard_library_pydantic_and_contracts() -> None:
@@ -155,10 +255,28 @@ def test_the_checker_sees_imports_inside_functions_and_relative_ones() -> None:
 
 # Door arrows ---------------------------------------------------------------------------------
 
-DOORS = ("ingest", "projector", "push", "query", "web", "webhooks")
-"""The doors under `services/doors/` (besides `asgi/`, the HTTP pieces they share, and
-`archiver.py`, the sealing worker)."""
-ABOVE = ("services.bootstrap", "services.cli")
+DOORS = ("archiver", "ingest", "projector", "push", "query", "web", "webhooks")
+"""The kinds of door: `services/doors/<kind>/` (or `services/doors/<kind>.py`), and in a feature
+`services/<feature>/doors/<kind>[_<part>].py` (a file not so named is of the door its feature
+is named after: `services/webhooks/doors/loop.py` is the webhooks door). `services/doors/asgi/`
+holds the HTTP pieces every door shares."""
+SHARED = "asgi"
+ABOVE = ("bootstrap", "cli")
+"""The layers no door imports (they import the doors, not the reverse)."""
+
+
+def door_kind(module: str) -> str | None:
+    """The kind of door of a door module (path or dotted name); None for the doors' packages."""
+    if layer_of(module) != "doors":
+        return None
+    parts = module.removesuffix(".py").replace("/", ".").split(".")
+    feature = feature_of(module)
+    if feature is None:  # services.doors.<kind>...
+        return parts[2] if len(parts) > 2 and parts[2] != "__init__" else None
+    if len(parts) < 4 or parts[3] == "__init__":
+        return None
+    head = parts[3].split("_")[0]
+    return head if head in DOORS else feature
 
 
 def names(path: Path) -> set[str]:
@@ -172,10 +290,11 @@ def names(path: Path) -> set[str]:
 
 
 def door_modules() -> list[tuple[str, Path]]:
+    """(kind, path) of every door module in both layouts, the shared HTTP pieces aside."""
     return [
-        (door, path)
-        for door in DOORS
-        for path in sorted((ROOT / "services" / "doors" / door).rglob("*.py"))
+        (kind, path)
+        for path in modules()
+        if (kind := door_kind(_rel(path))) is not None and kind != SHARED
     ]
 
 
@@ -185,23 +304,33 @@ def test_the_doors_are_found() -> None:
     assert len(door_modules()) > 20
 
 
+def test_the_door_kind_is_read_from_the_path_in_both_layouts() -> None:
+    assert door_kind("services/doors/ingest/http.py") == "ingest"
+    assert door_kind("services/tournaments/doors/ingest_club.py") == "ingest"
+    assert door_kind("services.tournaments.doors.query.summary") == "query"
+    assert door_kind("services/webhooks/doors/loop.py") == "webhooks"
+    assert door_kind("services/doors/asgi/lean.py") == SHARED
+    assert door_kind("services/tournaments/doors/__init__.py") is None
+    assert door_kind("services/tournaments/usecases/desk.py") is None
+
+
 def test_no_door_imports_the_composition_root_or_the_command_line() -> None:
     wrong = [
         f"{path.relative_to(ROOT)} -> {name}"
         for _, path in door_modules()
         for name in names(path)
-        if any(_matches(name, above) for above in ABOVE)
+        if layer_of(name) in ABOVE
     ]
     assert wrong == []
 
 
 def test_no_door_imports_another_door_directly() -> None:
+    """A door imports doors of its own kind only (shared HTTP pieces live in `asgi/`)."""
     wrong = sorted(
         f"{path.relative_to(ROOT)} -> {name}"
         for door, path in door_modules()
         for name in names(path)
-        for other in DOORS
-        if other != door and _matches(name, f"services.doors.{other}")
+        if door_kind(name) not in (None, door, SHARED)
     )
     assert wrong == []
 
@@ -213,18 +342,13 @@ def test_the_arrow_check_sees_an_import_inside_a_function(tmp_path: Path) -> Non
 
 
 def test_the_platform_imports_no_door_use_case_adapter_or_root() -> None:
-    above = (
-        "services.doors",
-        "services.usecases",
-        "services.adapters",
-        "services.bootstrap",
-        "services.cli",
-    )
+    above = ("doors", "usecases", "adapters", "bootstrap", "cli")
     wrong = [
         f"{path.relative_to(ROOT)} -> {name}"
-        for path in sorted((ROOT / "services" / "platform").rglob("*.py"))
+        for path in modules()
+        if layer_of(_rel(path)) == "platform"
         for name in names(path)
-        if any(_matches(name, a) for a in above)
+        if layer_of(name) in above
     ]
     assert wrong == []
 
@@ -298,7 +422,6 @@ def test_contracts_import_no_inner_layer() -> None:
         assert not _tops(path) & {"domain", "services"}, f"contracts/{path.name} imports inward"
 
 
-DOOR_DIR = "services/doors/"
 DRIVING_EXEMPT: dict[str, str] = {
     "services/doors/projector/loop.py": "the projector's loop claims shard leases and reads and "
     "trims the feeds itself; moving that behind a use case belongs with the projector's own work",
@@ -307,14 +430,7 @@ DRIVING_EXEMPT: dict[str, str] = {
 }
 """Door modules still allowed to name a port they drive, each with its reason."""
 
-RUNTIME = "services/runtime/"
-RUNTIME_FORBIDDEN = (
-    "services.usecases",
-    "services.doors",
-    "services.ports",
-    "services.adapters",
-    "services.bootstrap",
-)
+RUNTIME_FORBIDDEN = ("usecases", "doors", "ports", "adapters", "bootstrap")
 """The runtime layer (process pools, worker binding, fair queue, caches) is below the use cases
 and the doors: it imports none of them, nor ports or adapters."""
 
@@ -323,7 +439,9 @@ def port_protocols() -> dict[str, set[str]]:
     """Per port module (dotted), the names of the `Protocol` classes it defines: what a caller
     drives (its data classes, enums, constants and errors are not)."""
     found: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "services" / "ports").rglob("*.py")):
+    for path in modules():
+        if layer_of(_rel(path)) != "ports":
+            continue
         tree = ast.parse(path.read_text(encoding="utf-8"), _rel(path))
         names = {
             node.name
@@ -347,7 +465,7 @@ def driven_ports(path: Path, source: str | None = None) -> list[str]:
         module, _, leaf = name.rpartition(".")
         if leaf in protocols.get(module, set()):
             found.add(f"{rel}:{line} drives the port {name}")
-        elif _matches(name, "services.adapters"):
+        elif _is_adapter(name):
             found.add(f"{rel}:{line} imports a port's implementation {name}")
     return sorted(found)
 
@@ -358,7 +476,7 @@ def test_doors_drive_no_port_and_import_no_implementation() -> None:
     found = [
         v
         for path in modules()
-        if _rel(path).startswith(DOOR_DIR) and _rel(path) not in DRIVING_EXEMPT
+        if layer_of(_rel(path)) == "doors" and _rel(path) not in DRIVING_EXEMPT
         for v in driven_ports(path)
     ]
     assert found == [], "doors call use cases, not ports:\n" + "\n".join(found)
@@ -373,9 +491,9 @@ def test_the_runtime_layer_imports_no_use_case_door_port_or_adapter() -> None:
     found = [
         f"{_rel(path)}:{line} imports {name}"
         for path in modules()
-        if _rel(path).startswith(RUNTIME)
+        if layer_of(_rel(path)) == "runtime"
         for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
-        if any(_matches(name, prefix) for prefix in RUNTIME_FORBIDDEN)
+        if layer_of(name) in RUNTIME_FORBIDDEN
     ]
     assert found == [], "the runtime layer is below the use cases:\n" + "\n".join(found)
 
@@ -405,7 +523,7 @@ def test_use_cases_and_the_runtime_know_no_http_or_faststream() -> None:
     found = [
         f"{_rel(path)}:{line} imports {name}"
         for path in modules()
-        if _rel(path).startswith(("services/usecases/", RUNTIME))
+        if layer_of(_rel(path)) in ("usecases", "runtime")
         for line, name in imported(path.read_text(encoding="utf-8"), _rel(path))
         if any(_matches(name, prefix) for prefix in DOOR_LIBRARIES)
     ]
