@@ -154,7 +154,7 @@ class TournamentCreated(Payload):
 
 class JudgeAppointed(Payload):
     """The organiser appoints a judge. The judge's token is not in the stream: it is derived
-    from the organiser token's stored digest and `judge_id` (`services.usecases.tournament_keys`)
+    from the organiser token's stored digest and `judge_id` (`services.tournaments.usecases.keys`)
     and handed to the judge once. While a tournament has a judge, only a judge approves or
     disputes table results."""
 

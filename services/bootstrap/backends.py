@@ -29,7 +29,6 @@ from services.adapters.memory.store import (
     MemoryDeadLetters,
     MemoryEventLog,
 )
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.approvals import RedisApprovalSchedule
 from services.adapters.redis.connect import RedisClient, connect, connect_from
@@ -48,7 +47,6 @@ from services.adapters.redis.names import RedisPlayerNames, RedisSideNames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
-from services.adapters.redis.tournaments import RedisTournamentLog
 from services.adapters.redis.webhooks import RedisWebhookStore
 from services.platform.settings import CommonSettings, ServiceSettings
 from services.ports.approvals import ApprovalSchedule
@@ -65,15 +63,17 @@ from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.names import PlayerNames, SideNames
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
-from services.ports.tournaments import TournamentLog
 from services.ports.webhooks import WebhookStore
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.adapters.redis import RedisTournamentLog
+from services.tournaments.ports import TournamentLog
+from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import Authorizer
 from services.usecases.league_rating import OpenSkillModel
 from services.usecases.leagues import Leagues
 from services.usecases.names import NamedEventLog
 from services.usecases.opening import OpeningArchive
 from services.usecases.tiered import ArchiveReader, TieredEventLog
-from services.usecases.tournaments import Tournaments
 
 
 async def open_archive(settings: ServiceSettings) -> Archive | None:

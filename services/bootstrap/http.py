@@ -91,8 +91,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     if roles.query:
         from services.doors.query.leagues import league_read_router, tournament_leagues_router
         from services.doors.query.routes import query_router
-        from services.doors.query.tournaments import tournament_read_router
-        from services.doors.web.tournaments import tournament_list_router
+        from services.tournaments.doors.query import tournament_read_router
+        from services.tournaments.doors.web import tournament_list_router
 
         app.include_router(query_router(reads))
         app.include_router(tournament_list_router(service.cases.tournaments))  # before /{id}
@@ -102,8 +102,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     if roles.ingest:
         from services.doors.ingest.http import ingest_router
         from services.doors.ingest.leagues import league_write_router
-        from services.doors.ingest.tournament_club import tournament_club_router
-        from services.doors.ingest.tournaments import tournament_write_router
+        from services.tournaments.doors.ingest import tournament_write_router
+        from services.tournaments.doors.ingest_club import tournament_club_router
 
         app.include_router(ingest_router(service.cases.record, service.cases.tables))
         app.include_router(tournament_write_router(service.cases.desk))
@@ -143,10 +143,10 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 
 def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHolds) -> None:
     """The tournament SSE and pages, and the league page (query role)."""
-    from services.doors.push.tournaments import TournamentWatch, tournament_push_router
     from services.doors.web.leagues import league_web_router
     from services.doors.web.players import player_router
-    from services.doors.web.tournaments import tournament_web_router
+    from services.tournaments.doors.push import TournamentWatch, tournament_push_router
+    from services.tournaments.doors.web import tournament_web_router
 
     s = service.settings
     watch = TournamentWatch(service.cases.tournaments, per_client=s.watch_per_client)

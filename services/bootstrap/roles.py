@@ -288,7 +288,7 @@ async def _enter_approvals(stack: AsyncExitStack, service: Service) -> None:
     """Start the tournaments' auto-approval timer of `service` on `stack` (the processes that
     write tournaments run it; off with `approval_every_s` 0)."""
     from services.doors.ingest.approvals import approving
-    from services.usecases.tournament_timer import ApprovalTimer
+    from services.tournaments.usecases.timer import ApprovalTimer
 
     s, schedule = service.settings, service.ports.approvals
     if s.approval_every_s <= 0 or schedule is None:

@@ -14,9 +14,12 @@ from services.adapters.redis.keys import Keys
 from services.bootstrap.backends import Ports, archive_of, redis_ports, replay_log
 from services.platform.settings import ServiceSettings
 from services.ports.leagues import LeagueLog
-from services.ports.tournaments import TournamentLog
 from services.runtime.fairqueue import Limits
 from services.runtime.pool import PROCESSES
+from services.tournaments.ports import TournamentLog
+from services.tournaments.usecases.desk import TournamentDesk
+from services.tournaments.usecases.stream import Tournaments
+from services.tournaments.usecases.tables import TableGames
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
 from services.usecases.league_follow import LeagueFollow
@@ -37,9 +40,6 @@ from services.usecases.tiered import (
     TieredEventLog,
     TieredProjections,
 )
-from services.usecases.tournament_desk import TournamentDesk
-from services.usecases.tournament_tables import TableGames
-from services.usecases.tournaments import Tournaments
 
 
 @dataclass(frozen=True, slots=True)

@@ -312,7 +312,7 @@ app.add_typer(webhooks_app)
 app.command()(demo)
 app.add_typer(__import__("services.cli.league_command", fromlist=["x"]).league_app, name="league")
 app.add_typer(
-    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app,
+    __import__("services.tournaments.cli.command", fromlist=["x"]).tournament_app,
     name="tournament",
 )
 app.command("simulate")(

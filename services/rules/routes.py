@@ -46,23 +46,14 @@ class RouteFamily:
 
 
 _UC = "services/usecases/"
+_TUC = "services/tournaments/usecases/"
 _TOURNAMENT_WRITES = (
-    "services/doors/ingest/tournaments.py",
-    "services/doors/ingest/tournament_club.py",
+    "services/tournaments/doors/ingest.py",
+    "services/tournaments/doors/ingest_club.py",
     "services/doors/ingest/stream_writes.py",
     "services/doors/ingest/approvals.py",
-    *(
-        _UC + m
-        for m in (
-            "tournaments.py",
-            "tournament_access.py",
-            "tournament_desk.py",
-            "tournament_rulings.py",
-            "tournament_tables.py",
-            "idempotency.py",
-            "authorize.py",
-        )
-    ),
+    *(_TUC + m for m in ("stream.py", "access.py", "desk.py", "rulings.py", "tables.py")),
+    *(_UC + m for m in ("idempotency.py", "authorize.py")),
 )
 _READ = ("services/doors/query/routes.py", "services/doors/push/routes.py")
 _WRITE = frozenset({"POST", "DELETE"})
@@ -98,11 +89,11 @@ FAMILIES: tuple[RouteFamily, ...] = (
         (
             *_READ,
             "services/doors/web/routes.py",
-            "services/doors/web/tournaments.py",
-            "services/doors/query/tournaments.py",
+            "services/tournaments/doors/web.py",
+            "services/tournaments/doors/query.py",
             "services/doors/query/leagues.py",
-            "services/doors/push/tournaments.py",
-            "services/doors/ingest/tournament_club.py",
+            "services/tournaments/doors/push.py",
+            "services/tournaments/doors/ingest_club.py",
             "services/doors/web/players.py",
         ),
     ),

@@ -42,11 +42,11 @@ from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, Versi
 from services.ports.eventlog import EventLog
 from services.ports.league_index import LeagueIndex
 from services.ports.leagues import LeagueLog
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
 from services.usecases.league_links import leagues_of
 from services.usecases.refusal import Refusal
-from services.usecases.tournaments import Tournaments, UnknownTournament
 
 ORGANISER = "organiser"
 

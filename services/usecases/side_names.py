@@ -33,7 +33,7 @@ from services.ports.names import SideNames
 from services.ports.sidelog import E, SideLog
 
 TOURNAMENT_ACTOR = "tournament "
-"""The actor of a table game's first event (`tournament_tables.ACTOR_PREFIX`)."""
+"""The actor of a table game's first event (`tournaments.usecases.tables.ACTOR_PREFIX`)."""
 
 
 class NamedSideLog(Generic[E]):

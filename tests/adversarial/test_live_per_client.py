@@ -20,9 +20,9 @@ from contracts.tournament import TournamentCreated
 from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, assemble, build, memory_ports, use_cases
 from services.doors.asgi.http_errors import install_problem_handlers
-from services.doors.push import tournaments as push
 from services.doors.push.holds import ClientHolds
 from services.platform.settings import ServiceSettings
+from services.tournaments.doors import push
 from tests.redis_fixture import sync_client
 from tests.web.conftest import serving
 

@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
 from services.doors.web.routes import web_router
-from services.doors.web.tournaments import tournament_web_router
 from services.platform import qr
 from services.platform.settings import ServiceSettings
+from services.tournaments.doors.web import tournament_web_router
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournaments_http import AUTH
 

@@ -163,7 +163,7 @@ def test_the_tournament_qr_code_encodes_the_public_url_not_the_requests_host() -
     # client sends, cached for 300 s).
     from fastapi import FastAPI
 
-    from services.doors.web.tournaments import tournament_web_router
+    from services.tournaments.doors.web import tournament_web_router
 
     cases = use_cases(memory_ports(4), ServiceSettings())
     settings = ServiceSettings(public_url="https://scores.example.org/club/")  # type: ignore[arg-type]

@@ -16,16 +16,16 @@ from domain.stream import StreamFold
 from domain.tournament import fold as tournament_fold
 from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.sidelog import MemorySideLog
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
 from services.adapters.redis.append_lua import APPEND_LUA
 from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.sidelog import APPEND_SIDE_LUA, RedisSideLog
-from services.adapters.redis.tournaments import RedisTournamentLog
 from services.ports.eventlog import EventLog, StreamLog
 from services.ports.leagues import LEAGUES
 from services.ports.sidelog import SideLog
-from services.ports.tournaments import TOURNAMENTS
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.adapters.redis import RedisTournamentLog
+from services.tournaments.ports import TOURNAMENTS
 
 ROOT = Path(__file__).parents[2]
 KINDS = [

@@ -477,8 +477,8 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
     # stream), query folds the stream but reads no token or id hash, writes nothing.
     # Names are kept apart (`NamedSideLog`): ingest keeps them, query reads them back.
     from services.adapters.redis.names import RedisSideNames
-    from services.adapters.redis.tournaments import RedisTournamentLog
     from services.ports.errors import VersionConflict
+    from services.tournaments.adapters.redis import RedisTournamentLog
     from services.usecases.side_names import NamedSideLog
     from tests.domain.tournament.stream import Stream
 

@@ -13,10 +13,10 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
 from services.doors.asgi.http_errors import install_problem_handlers
-from services.doors.ingest.tournament_club import tournament_club_router
-from services.doors.ingest.tournaments import tournament_write_router
-from services.doors.query.tournaments import tournament_read_router
 from services.platform.settings import ServiceSettings
+from services.tournaments.doors.ingest import tournament_write_router
+from services.tournaments.doors.ingest_club import tournament_club_router
+from services.tournaments.doors.query import tournament_read_router
 from tests.doors.test_table_token_reports import bearer
 from tests.doors.test_tournaments_http import AUTH, problem_of
 

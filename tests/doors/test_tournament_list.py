@@ -10,10 +10,10 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import Roles, build_app, memory_ports, use_cases
 from services.doors.asgi.http_errors import install_problem_handlers
-from services.doors.ingest.tournaments import tournament_write_router
-from services.doors.query.tournaments import tournament_read_router
-from services.doors.web.tournaments import tournament_list_router
 from services.platform.settings import ServiceSettings
+from services.tournaments.doors.ingest import tournament_write_router
+from services.tournaments.doors.query import tournament_read_router
+from services.tournaments.doors.web import tournament_list_router
 from tests.doors.test_tournaments_http import AUTH
 
 JSON = {"Accept": "application/json"}

@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 from services.bootstrap import UseCases, memory_ports, use_cases
 from services.doors.asgi.http_errors import install_problem_handlers
 from services.doors.ingest.http import ingest_router
-from services.doors.ingest.tournaments import tournament_write_router
-from services.doors.query.tournaments import tournament_read_router
 from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
+from services.tournaments.doors.ingest import tournament_write_router
+from services.tournaments.doors.query import tournament_read_router
 from tests.doors.test_tournaments_http import AUTH, TOKEN, problem_of
 
 PLAYERS = [f"p{i}" for i in range(1, 8)]  # 7: a table of 4 and one of 3

@@ -11,9 +11,9 @@ import pytest
 
 from contracts.tournament import PlayerRegistered, TournamentCreated
 from services.bootstrap import memory_ports, use_cases
-from services.doors.push.tournaments import TournamentWatch, WatchFull
 from services.platform.settings import ServiceSettings
-from services.usecases.tournaments import Tournaments
+from services.tournaments.doors.push import TournamentWatch, WatchFull
+from services.tournaments.usecases.stream import Tournaments
 
 
 async def _tournaments(*ids: str) -> Tournaments:

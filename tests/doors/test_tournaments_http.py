@@ -16,9 +16,9 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import Roles, build_app, memory_ports, use_cases
 from services.doors.asgi.http_errors import install_problem_handlers
-from services.doors.ingest.tournaments import tournament_write_router
-from services.doors.query.tournaments import tournament_read_router
 from services.platform.settings import ServiceSettings
+from services.tournaments.doors.ingest import tournament_write_router
+from services.tournaments.doors.query import tournament_read_router
 
 TOKEN = "organiser-token-0123456789-abcdefghij"
 PLAYERS = [f"p{i:02d}" for i in range(1, 8)]  # 7 players: a 4 and a 3 each round

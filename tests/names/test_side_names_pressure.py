@@ -15,11 +15,11 @@ import pytest
 
 from contracts.tournament import PlayerRegistered
 from services.adapters.memory.names import MemorySideNames
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.bootstrap import Ports, UseCases, memory_ports, use_cases
 from services.platform.settings import ServiceSettings
 from services.ports.errors import VersionConflict
 from services.simulator.tables import simulate_game
+from services.tournaments.adapters.memory import MemoryTournamentLog
 from services.usecases.names import Forget
 from services.usecases.side_names import NamedSideLog, NotNamed
 from tests.domain.tournament.stream import Stream
@@ -195,7 +195,7 @@ async def test_on_redis_a_rewritten_tournament_still_dedups_and_appends(
     from services.adapters.redis.connect import connect
     from services.adapters.redis.keys import Keys
     from services.adapters.redis.names import RedisSideNames
-    from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.tournaments.adapters.redis import RedisTournamentLog
     from services.usecases.side_names import SideForget
 
     client = connect(clean_redis_url)

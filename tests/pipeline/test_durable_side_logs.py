@@ -17,10 +17,10 @@ from contracts.league import LeagueCreated, LeagueEnvelope, parse_league_event
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
-from services.adapters.redis.tournaments import RedisTournamentLog
 from services.bootstrap import Roles, build_app
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
+from services.tournaments.adapters.redis import RedisTournamentLog
 from tests.domain.tournament.stream import Stream
 from tests.pipeline.test_durable_acks import attach, servers
 from tests.redis_fixture import RedisServer

@@ -21,8 +21,8 @@ from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.approvals import ApprovalSchedule, DueEntry
-from services.usecases.tournament_timer import ApprovalTimer
-from services.usecases.tournaments import Tournaments
+from services.tournaments.usecases.stream import Tournaments
+from services.tournaments.usecases.timer import ApprovalTimer
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
@@ -66,7 +66,7 @@ async def test_two_claimers_never_share_an_entry(schedule: ApprovalSchedule) -> 
 @pytest.mark.redis
 async def test_the_timer_approves_on_redis_with_nobody_writing(redis_url: str) -> None:
     from services.adapters.redis.approvals import RedisApprovalSchedule
-    from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.tournaments.adapters.redis import RedisTournamentLog
 
     client = connect(redis_url)
     await client.flushdb()

@@ -85,7 +85,7 @@ async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> Non
 @pytest.mark.redis
 async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(redis_url: str) -> None:
     from services.adapters.redis.leagues import RedisLeagueLog
-    from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.tournaments.adapters.redis import RedisTournamentLog
 
     client = connect(redis_url)
     await client.flushdb()

@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.adapters.memory.names import MemorySideNames
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.ports.tournaments import TournamentLog
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.ports import TournamentLog
+from services.tournaments.usecases.stream import Tournaments
 from services.usecases.side_names import NamedSideLog
-from services.usecases.tournaments import Tournaments
 from tests.domain.tournament.stream import Stream
 
 
@@ -36,7 +36,7 @@ async def log(request: pytest.FixtureRequest) -> AsyncIterator[TournamentLog]:
         yield NamedSideLog(memory, MemorySideNames()) if named else memory
         return
     from services.adapters.redis.names import RedisSideNames
-    from services.adapters.redis.tournaments import RedisTournamentLog
+    from services.tournaments.adapters.redis import RedisTournamentLog
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()

@@ -25,9 +25,9 @@ from contracts.tournament import (
 from domain.errors import RuleViolation
 from domain.tournament.fold import fold
 from domain.tournament.state import TournamentState
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.simulator.tables import simulate_game
-from services.usecases.tournaments import Tournaments
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.usecases.stream import Tournaments
 
 SEED = 5
 

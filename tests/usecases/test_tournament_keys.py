@@ -3,8 +3,8 @@ unguessable without the digest (another digest gives others)."""
 
 from __future__ import annotations
 
+from services.tournaments.usecases.keys import judge_of, judge_token, table_game_id, table_token
 from services.usecases.authorize import check_token_format, digest
-from services.usecases.tournament_keys import judge_of, judge_token, table_game_id, table_token
 
 D1, D2 = digest("organiser-token-one-0123456789abcdef"), digest("organiser-token-two-0123456789ab")
 

@@ -20,13 +20,13 @@ from contracts.tournament import (
     TournamentCreated,
 )
 from services.adapters.memory.approvals import MemoryApprovalSchedule
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.doors.ingest.approvals import approving
-from services.doors.push.tournaments import TournamentWatch
 from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.simulator.tables import simulate_game
-from services.usecases.tournament_timer import ApprovalTimer
-from services.usecases.tournaments import Tournaments
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.doors.push import TournamentWatch
+from services.tournaments.usecases.stream import Tournaments
+from services.tournaments.usecases.timer import ApprovalTimer
 
 T0 = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 T0_MS = 1_796_119_200_000  # T0 in epoch ms: (20_788 days * 86_400 + 36_000 s) * 1000

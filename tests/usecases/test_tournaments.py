@@ -16,10 +16,10 @@ from contracts.tournament import (
 )
 from domain.errors import RuleViolation
 from domain.tournament.seating import greedy_round
-from services.adapters.memory.tournaments import MemoryTournamentLog
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.simulator.tournament import table_result
-from services.usecases.tournaments import Tournaments, UnknownTournament
+from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.simulator import table_result
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from tests.domain.tournament.stream import Stream
 
 CREATED = TournamentCreated(title="Cup", game="penumbra", rounds=3, seating_seed=7)

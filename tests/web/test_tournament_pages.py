@@ -13,9 +13,9 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from services.adapters.redis.keys import Keys
-from services.adapters.redis.tournaments import RedisTournamentLog
+from services.tournaments.adapters.redis import RedisTournamentLog
+from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import digest
-from services.usecases.tournaments import Tournaments
 from tests.web.browser import (
     GAME,
     api_totals,

@@ -4,7 +4,7 @@ tournament follow-ups: `TableGames.after_write`), at most `approval_batch` due r
 
 A tick that fails (Redis away) is logged and tried again at the next period; a claimed entry
 that was not settled comes back after `approval_lease_s`. Several processes may run it at
-once (`services.usecases.tournament_timer`).
+once (`services.tournaments.usecases.timer`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 import structlog
 
-from services.usecases.tournament_timer import ApprovalTimer
+from services.tournaments.usecases.timer import ApprovalTimer
 
 log = structlog.get_logger("tournaments")
 

@@ -26,10 +26,10 @@ from pydantic import BaseModel, Field
 from services.doors.asgi.http_errors import refusal_problem
 from services.platform.metrics import count_appended, count_refused
 from services.platform.problems import ProblemResponse, problem_responses
+from services.tournaments.usecases.tables import TableGames, may_move_a_table
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_tables import TableGames, may_move_a_table
 
 log = structlog.get_logger("ingest")
 

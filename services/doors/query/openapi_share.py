@@ -196,9 +196,9 @@ def drop_derived_titles(node: Any) -> None:
 
 def share_replay_parameter(document: dict[str, Any]) -> None:
     """Refer every tournament and league route's `at_seq` (one declaration in code,
-    `services.doors.query.tournaments.AtSeq`) to `components/parameters/at_seq_replay`; the
+    `services.tournaments.doors.query.AtSeq`) to `components/parameters/at_seq_replay`; the
     game routes' `at_seq`, declared apart with other bounds and words, stay inline."""
-    from services.doors.query.tournaments import AtSeq
+    from services.tournaments.doors.query import AtSeq
 
     description = get_args(AtSeq)[1].description
     shared = document.setdefault("components", {}).setdefault("parameters", {})

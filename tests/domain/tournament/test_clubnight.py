@@ -12,7 +12,7 @@ from domain.errors import RuleViolation
 from domain.tournament.fold import evolve, fold
 from domain.tournament.seating import seat_round
 from domain.tournament.standings import standings
-from services.usecases.tournaments import entrants_of, history_of, rules_of
+from services.tournaments.usecases.stream import entrants_of, history_of, rules_of
 from tests.domain.tournament.stream import Stream
 
 SEVEN = ("a", "b", "c", "d", "e", "f", "g")

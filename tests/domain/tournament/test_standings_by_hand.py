@@ -234,7 +234,7 @@ def test_fixed_decimals_round_half_away_from_zero_without_tails() -> None:
 
 
 def test_csv_of_example_a_has_fixed_decimals() -> None:
-    from services.doors.query.tournaments import standings_csv
+    from services.tournaments.doors.query import standings_csv
 
     rows = standings_csv(_example_a(), ("opponents_average", "score_difference")).splitlines()
     assert rows[0] == (

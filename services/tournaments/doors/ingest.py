@@ -1,6 +1,6 @@
 """HTTP doors of the tournament writes, under `/tournaments` (served with the ingest role).
 
-Each handler calls the organiser's desk (`services.usecases.tournament_desk`): the organiser
+Each handler calls the organiser's desk (`services.tournaments.usecases.desk`): the organiser
 token, or a judge's where a judge may write (`Authorization: Bearer`), is checked first, the
 body read and validated only after;
 a `Refusal` becomes the games' problem (`refusal_problem`: 401 with `WWW-Authenticate:
@@ -32,11 +32,11 @@ from services.doors.ingest.stream_writes import (
     token,
 )
 from services.platform.problems import ProblemResponse, problem_responses
+from services.tournaments.usecases.desk import Role, Seated, TableRuling, TournamentDesk
+from services.tournaments.usecases.stream import UnknownTournament
 from services.usecases.authorize import Grant
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_desk import Role, Seated, TableRuling, TournamentDesk
-from services.usecases.tournaments import UnknownTournament
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 

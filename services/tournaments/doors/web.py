@@ -30,8 +30,8 @@ from services.doors.web.routes import STATIC
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.qr import qr_response
 from services.platform.settings import QuerySettings
-from services.usecases.readmodels.tournament_view import listing
-from services.usecases.tournaments import Tournaments
+from services.tournaments.usecases.stream import Tournaments
+from services.tournaments.usecases.view import listing
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 

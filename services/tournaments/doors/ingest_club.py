@@ -3,7 +3,7 @@ check a player in, start the open round's clock, and the round's result slips, e
 QR code of its table's report form.
 
 Each handler checks the organiser token first (`TournamentDesk.authorize`), as every
-tournament write door does (`services.doors.ingest.tournaments`), and answers refusals the
+tournament write door does (`services.tournaments.doors.ingest`), and answers refusals the
 same way (`stream_writes.failure`). A slip's link carries the table's credential in its
 fragment (`#round=&key=`), which browsers never send to a server: the link and its QR code
 are only in the answer to the organiser's POST, never in a URL a server logs. Source:
@@ -23,10 +23,10 @@ from services.doors.ingest.stream_writes import Bearer, Key, body, failure, pars
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.qr import CODES, QrBusy, QrHostRefused, qr_base
 from services.platform.settings import QuerySettings
+from services.tournaments.usecases.desk import TournamentDesk
+from services.tournaments.usecases.stream import UnknownTournament
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_desk import TournamentDesk
-from services.usecases.tournaments import UnknownTournament
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 RoundNo = Annotated[int, Path(ge=1, le=50, description="the round")]

@@ -44,8 +44,8 @@ from services.doors.asgi.http_errors import log, storage_fault
 from services.doors.asgi.replaylimits import client_of
 from services.doors.push.holds import ClientHolds, LiveRefused
 from services.platform.problems import RETRY_AFTER_S, ProblemResponse, problem, problem_responses
-from services.usecases.readmodels.tournament_view import summary
-from services.usecases.tournaments import Tournaments, UnknownTournament
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
+from services.tournaments.usecases.view import summary
 
 RETRY_MS = 1000
 """Tells the browser to reconnect 1 s after a dropped connection."""
@@ -330,7 +330,7 @@ def tournament_push_router(watch: TournamentWatch, streams: ClientHolds) -> APIR
         ] = None,
     ) -> StreamingResponse | ProblemResponse:
         """Live state of one tournament: seating, results, approvals and standings, one
-        frame per change (see `services.doors.push.tournaments` for the frame and resume rule);
+        frame per change (see `services.tournaments.doors.push` for the frame and resume rule);
         404 `tournament.not_found` for a tournament with no events; 429
         `live.client_limit` / `tournament.watch_client_limit` past this client's share, 503
         `tournament.watch_full` past the process's."""

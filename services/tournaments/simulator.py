@@ -37,8 +37,8 @@ from domain.tournament.results import results_from_game
 from domain.tournament.seating import greedy_round, seat_round
 from domain.tournament.standings import Standings
 from services.simulator.tables import simulate_game
-from services.usecases.tournament_desk import check_fives_seat
-from services.usecases.tournaments import SeatMethod, Tournaments, history_of
+from services.tournaments.usecases.desk import check_fives_seat
+from services.tournaments.usecases.stream import SeatMethod, Tournaments, history_of
 
 
 @dataclass(frozen=True)

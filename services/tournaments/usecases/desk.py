@@ -7,12 +7,12 @@ that token: none sent is `unauthorized` / `auth.token_required`, a wrong one `fo
 `auth.token_rejected`, both checked against the stored digest before anything else is read,
 and the append itself carries the digest again (the store refuses a mismatch atomically).
 Judges: the organiser appoints them (`tournament.judge_appointed`); a judge's token is derived
-from the organiser digest (`tournament_keys.judge_token`, never stored) and checked by the same
+from the organiser digest (`keys.judge_token`, never stored) and checked by the same
 `authorize_as`. While a tournament has a judge in office only a judge approves or disputes
 (the organiser token is `forbidden` / `auth.judge_required`) and the ruling names the judge
 from the token, not from the body; with no judge appointed the organiser rules. Reports and
 confirmations take either token. Seating a round creates each table's game
-(`tournament_tables.TableGames.open_round`); auto-approval runs before every table write and
+(`tables.TableGames.open_round`); auto-approval runs before every table write and
 seating (`Tournaments.approve_due`). Other refusals: `rule` with the fold's or
 seating's rule id, `conflict` / `log.expected_version` after the record retries, and
 `UnknownTournament` for a tournament with no stream.
@@ -47,20 +47,20 @@ from domain.tournament.seating import SeatedTable, Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
-from services.usecases.authorize import Authorizer, Grant, digest
-from services.usecases.idempotency import key_reused, request_ids, same_request
-from services.usecases.refusal import Refusal
-from services.usecases.tournament_access import (
+from services.tournaments.usecases.access import (
     ORGANISER,
     Caller,
     Role,
     refusal_of,
     table_of_token,
 )
-from services.usecases.tournament_keys import judge_token, table_game_id
-from services.usecases.tournament_rulings import TableRuling, TableRulings
-from services.usecases.tournament_tables import OpenedTable, TableGames
-from services.usecases.tournaments import Tournaments
+from services.tournaments.usecases.keys import judge_token, table_game_id
+from services.tournaments.usecases.rulings import TableRuling, TableRulings
+from services.tournaments.usecases.stream import Tournaments
+from services.tournaments.usecases.tables import OpenedTable, TableGames
+from services.usecases.authorize import Authorizer, Grant, digest
+from services.usecases.idempotency import key_reused, request_ids, same_request
+from services.usecases.refusal import Refusal
 
 __all__ = [
     "ORGANISER",
@@ -169,7 +169,7 @@ class TournamentDesk(TableRulings):
         self, tournament_id: str, credential: str, judge_id: str, name: str, key: str | None = None
     ) -> tuple[TournamentState, str]:
         """Appoint a judge (organiser): the state and the judge's token (hand it over once;
-        the organiser can recompute it, `tournament_keys.judge_token`).
+        the organiser can recompute it, `keys.judge_token`).
 
         Raises:
             Refusal: `rule` / `tournament.judge_id_reused` for the id of a dismissed judge (the

@@ -1,7 +1,7 @@
 """HTTP doors of the tournament reads, under `/tournaments` (served with the query role).
 
 Read-only; each handler folds the tournament's stream through the use cases
-(`services.usecases.tournaments.Tournaments`: `state`, `standings`, replayed to `at_seq` when
+(`services.tournaments.usecases.stream.Tournaments`: `state`, `standings`, replayed to `at_seq` when
 given). Errors are problems: 404 `tournament.not_found`, 404 `tournament.seq_not_found` (an
 `at_seq` past the stream's end), 422 `request.invalid`. Source: issue brief (tournament
 doors: standings at any point, export CSV).
@@ -19,8 +19,8 @@ from fastapi.responses import JSONResponse, Response
 from domain.tournament.standings import Standings, fixed
 from domain.tournament.state import TournamentState
 from services.platform.problems import ProblemResponse, problem, problem_responses
-from services.usecases.readmodels.tournament_view import summary
-from services.usecases.tournaments import Tournaments, UnknownTournament
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
+from services.tournaments.usecases.view import summary
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 AtSeq = Annotated[

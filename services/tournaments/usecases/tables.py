@@ -2,10 +2,10 @@
 each table's result in line with its game's log.
 
 - `open_round`: after a round is seated (each table's `game_id` from
-  `tournament_keys.table_game_id`), create every table's game through the same `Record` use
+  `keys.table_game_id`), create every table's game through the same `Record` use
   case as `POST /games/{id}/events`: a `<game>.game_started` with the table's players in seat
   order (seat k starts at initiative position k), a deterministic event id (a retry is a
-  duplicate, not a second game) and the table's write token (`tournament_keys.table_token`),
+  duplicate, not a second game) and the table's write token (`keys.table_token`),
   which the organiser hands to the table.
 - `sync_table`: read the table's game and call `Tournaments.result_from_game` (report, approve
   a referee's later void or correction, or hold the table out when the game was reopened).
@@ -27,12 +27,12 @@ import structlog
 from domain.errors import RuleViolation
 from domain.tournament.state import TableState, TournamentState
 from services.ports.eventlog import EventLog
-from services.ports.tournaments import TournamentLog
+from services.tournaments.ports import TournamentLog
+from services.tournaments.usecases.keys import table_token
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament, table_of
 from services.usecases.authorize import WriteProof
 from services.usecases.record import Record
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_keys import table_token
-from services.usecases.tournaments import Tournaments, UnknownTournament, table_of
 
 ACTOR_PREFIX = "tournament "
 """The actor of a table game's first event: `tournament <tournament id>`."""
@@ -41,7 +41,7 @@ SYNC_TYPES = frozenset({"game.ended", "game.event_voided", "game.score_corrected
 """Game event types after which a tournament table's result may have changed."""
 
 _TABLE_GAME = re.compile(r"\.r\d+t\d+\.[0-9a-f]{8}$")
-"""A tournament table's game id (`tournament_keys.table_game_id`): only these are followed."""
+"""A tournament table's game id (`keys.table_game_id`): only these are followed."""
 
 log = structlog.get_logger("tournaments")
 

@@ -2,8 +2,8 @@
 check of every tournament write, then an idempotent append under the organiser's digest.
 
 The organiser token's digest is stored with the stream; a judge's token is derived from it
-(`tournament_keys.judge_token`, never stored) and a table's token is its game's write token
-(`tournament_keys.table_token`). `DeskAccess.authorize_as` tells which of them a token is:
+(`keys.judge_token`, never stored) and a table's token is its game's write token
+(`keys.table_token`). `DeskAccess.authorize_as` tells which of them a token is:
 none sent is `unauthorized` / `auth.token_required`, a wrong one `forbidden` /
 `auth.token_rejected`, both checked against the stored digest before anything else is read.
 Source: docs/decisions/0009-one-authorization-on-every-write.md.
@@ -23,11 +23,11 @@ from domain.tournament.fold import fold
 from domain.tournament.state import TournamentState
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, VersionConflict
+from services.tournaments.usecases.keys import judge_of, table_token
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.idempotency import Found, find_request, request_ids, same_request
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_keys import judge_of, table_token
-from services.usecases.tournaments import Tournaments, UnknownTournament
 
 Role = Literal["organiser", "judge", "table"]
 ORGANISER = "organiser"
@@ -161,7 +161,7 @@ class DeskAccess:
     ) -> Caller:
         """Who `token` is, when one of `roles` may make this write: the organiser token, the
         token of a judge in office, or (role `table`) the write token of a seated table's game,
-        handed to that table (`tournament_keys.table_token`). The one check of every
+        handed to that table (`keys.table_token`). The one check of every
         tournament write.
 
         Raises:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import structlog
 
 from services.ports.approvals import ApprovalSchedule, DueEntry
-from services.usecases.tournaments import Tournaments, UnknownTournament
+from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 
 log = structlog.get_logger("tournaments")
 

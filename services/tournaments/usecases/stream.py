@@ -38,7 +38,7 @@ from domain.tournament.state import TableState, TournamentState
 from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
-from services.ports.tournaments import TournamentLog
+from services.tournaments.ports import TournamentLog
 
 log = structlog.get_logger("tournaments")
 

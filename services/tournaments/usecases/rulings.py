@@ -24,9 +24,9 @@ from contracts.tournament import (
 from domain.errors import RuleViolation
 from domain.tournament.state import TournamentState
 from services.ports.errors import CredentialMismatch, VersionConflict
+from services.tournaments.usecases.access import ORGANISER, Caller, DeskAccess, refusal_of
 from services.usecases.idempotency import same_request
 from services.usecases.refusal import Refusal
-from services.usecases.tournament_access import ORGANISER, Caller, DeskAccess, refusal_of
 
 TableAction = Literal["report", "confirm", "dispute", "approve"]
 

@@ -1,0 +1,1 @@
+"""The tournament log's adapters: `redis` and `memory` (wired by `services.bootstrap` only)."""

@@ -1,0 +1,1 @@
+"""The tournament commands of `scoreledger` and the demo's small tournament."""

@@ -1,0 +1,1 @@
+"""The tournament use cases (see the package map in `services.tournaments`)."""
