@@ -4,7 +4,7 @@ Every game the league holds is rated in order: the tables of each added tourname
 then table) and each single game, additions in the order first added. A `RatingModel` (a
 multiplayer Bayesian model such as Weng-Lin / Plackett-Luce: each player a (mu, sigma)) turns
 the players' ratings before a game and their places into the ratings after it; the model is
-injected (`services.usecases.league_rating` wraps `openskill`), so this module stays pure and
+injected (`services.leagues.usecases.rating` wraps `openskill`), so this module stays pure and
 the history is a function of the stream and the model alone: a replay to any seq gives the
 same ratings. `ordinal` = mu - 3 sigma (the conservative estimate leaderboards sort on).
 """

@@ -18,8 +18,6 @@ from urllib.parse import unquote, urlsplit
 from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.hotgames import MemoryHotGames
-from services.adapters.memory.league_index import MemoryLeagueIndex
-from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
 from services.adapters.memory.projections import MemoryChangeNotices, MemoryProjections
@@ -38,8 +36,6 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
 from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.keys import Keys
-from services.adapters.redis.league_index import RedisLeagueIndex
-from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
 from services.adapters.redis.localredis import demo_redis as demo_redis
@@ -48,6 +44,14 @@ from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
 from services.adapters.redis.webhooks import RedisWebhookStore
+from services.leagues.adapters.memory import MemoryLeagueLog
+from services.leagues.adapters.memory_index import MemoryLeagueIndex
+from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
+from services.leagues.adapters.redis_index import RedisLeagueIndex
+from services.leagues.ports.index import LeagueIndex
+from services.leagues.ports.log import LeagueLog
+from services.leagues.usecases.rating import OpenSkillModel
+from services.leagues.usecases.stream import Leagues
 from services.platform.settings import CommonSettings, ServiceSettings
 from services.ports.approvals import ApprovalSchedule
 from services.ports.archive import Archive
@@ -57,8 +61,6 @@ from services.ports.eventlog import EventLog
 from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
 from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
-from services.ports.league_index import LeagueIndex
-from services.ports.leagues import LeagueLog
 from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.names import PlayerNames, SideNames
 from services.ports.notices import ChangeNotices, ProjectionFields
@@ -69,8 +71,6 @@ from services.tournaments.adapters.redis import RedisTournamentLog
 from services.tournaments.ports import TournamentLog
 from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import Authorizer
-from services.usecases.league_rating import OpenSkillModel
-from services.usecases.leagues import Leagues
 from services.usecases.names import NamedEventLog
 from services.usecases.opening import OpeningArchive
 from services.usecases.tiered import ArchiveReader, TieredEventLog

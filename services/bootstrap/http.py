@@ -89,8 +89,8 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
     if roles.query:
-        from services.doors.query.leagues import league_read_router, tournament_leagues_router
         from services.doors.query.routes import query_router
+        from services.leagues.doors.query import league_read_router, tournament_leagues_router
         from services.tournaments.doors.query import tournament_read_router
         from services.tournaments.doors.web import tournament_list_router
 
@@ -101,7 +101,7 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         app.include_router(tournament_leagues_router(service.cases.leagues))
     if roles.ingest:
         from services.doors.ingest.http import ingest_router
-        from services.doors.ingest.leagues import league_write_router
+        from services.leagues.doors.ingest import league_write_router
         from services.tournaments.doors.ingest import tournament_write_router
         from services.tournaments.doors.ingest_club import tournament_club_router
 
@@ -143,8 +143,8 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 
 def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHolds) -> None:
     """The tournament SSE and pages, and the league page (query role)."""
-    from services.doors.web.leagues import league_web_router
-    from services.doors.web.players import player_router
+    from services.leagues.doors.web import league_web_router
+    from services.leagues.doors.web_players import player_router
     from services.tournaments.doors.push import TournamentWatch, tournament_push_router
     from services.tournaments.doors.web import tournament_web_router
 

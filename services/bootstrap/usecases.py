@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.keys import Keys
 from services.bootstrap.backends import Ports, archive_of, redis_ports, replay_log
+from services.leagues.ports.log import LeagueLog
+from services.leagues.usecases.follow import LeagueFollow
+from services.leagues.usecases.rating import OpenSkillModel
+from services.leagues.usecases.stream import Leagues
 from services.platform.settings import ServiceSettings
-from services.ports.leagues import LeagueLog
 from services.runtime.fairqueue import Limits
 from services.runtime.pool import PROCESSES
 from services.tournaments.ports import TournamentLog
@@ -22,9 +25,6 @@ from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.tables import TableGames
 from services.usecases.authorize import Authorizer, digest
 from services.usecases.check import CheckedAppend
-from services.usecases.league_follow import LeagueFollow
-from services.usecases.league_rating import OpenSkillModel
-from services.usecases.leagues import Leagues
 from services.usecases.names import Forget, NamedEventLog
 from services.usecases.project import Project
 from services.usecases.readmodels.offloop import LogSource

@@ -310,7 +310,7 @@ def serve(
 app.command()(publish)
 app.add_typer(webhooks_app)
 app.command()(demo)
-app.add_typer(__import__("services.cli.league_command", fromlist=["x"]).league_app, name="league")
+app.add_typer(__import__("services.leagues.cli", fromlist=["x"]).league_app, name="league")
 app.add_typer(
     __import__("services.tournaments.cli.command", fromlist=["x"]).tournament_app,
     name="tournament",

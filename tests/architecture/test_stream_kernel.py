@@ -14,14 +14,14 @@ from contracts.tournament import TOURNAMENT_ENVELOPES
 from domain.league import fold as league_fold
 from domain.stream import StreamFold
 from domain.tournament import fold as tournament_fold
-from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.sidelog import MemorySideLog
 from services.adapters.redis.append_core_lua import APPEND_CORE_LUA
 from services.adapters.redis.append_lua import APPEND_LUA
-from services.adapters.redis.leagues import RedisLeagueLog
 from services.adapters.redis.sidelog import APPEND_SIDE_LUA, RedisSideLog
+from services.leagues.adapters.memory import MemoryLeagueLog
+from services.leagues.adapters.redis import RedisLeagueLog
+from services.leagues.ports.log import LEAGUES
 from services.ports.eventlog import EventLog, StreamLog
-from services.ports.leagues import LEAGUES
 from services.ports.sidelog import SideLog
 from services.tournaments.adapters.memory import MemoryTournamentLog
 from services.tournaments.adapters.redis import RedisTournamentLog

@@ -529,7 +529,7 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     # A league's stream is kept under the tournament keys (`@league/<id>`): ingest appends,
     # query reads the stream, never the digest; the other users neither.
     from contracts.league import LeagueCreated
-    from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
+    from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
     from tests.ports.test_league_log import _event
 
     created = _event(1, LeagueCreated(title="Club", game="penumbra"), "acl-club")
@@ -551,7 +551,7 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     await refused(RedisSideNames(role("query"), KEYS, LEAGUE).forget("acl-club", "a", "x"))
     # The index of a tournament's leagues: ingest adds at a league's addition, query reads it,
     # neither the projector nor an integration touches it.
-    from services.adapters.redis.league_index import RedisLeagueIndex
+    from services.leagues.adapters.redis_index import RedisLeagueIndex
 
     await RedisLeagueIndex(role("ingest"), KEYS).add("acl-cup", "acl-club")
     assert await RedisLeagueIndex(query_client, KEYS).leagues("acl-cup") == ["acl-club"]

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from contracts.league import LeagueCreated
 from contracts.tournament import TournamentCreated
 from services.bootstrap import UseCases, memory_ports, use_cases
-from services.doors.ingest.leagues import league_write_router
+from services.leagues.doors.ingest import league_write_router
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
 from services.usecases.authorize import WriteProof

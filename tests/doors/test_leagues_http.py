@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from services.bootstrap import UseCases, memory_ports, use_cases
-from services.doors.ingest.leagues import league_write_router
-from services.doors.query.leagues import league_read_router, tournament_leagues_router
+from services.leagues.doors.ingest import league_write_router
+from services.leagues.doors.query import league_read_router, tournament_leagues_router
 from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
 from tests.doors.test_tournament_tables_http import app_of, create, play

@@ -209,7 +209,7 @@ async def test_on_redis_a_rewritten_tournament_still_dedups_and_appends(
         key = keys.tournament_stream("cup")
         before = await client.xrange(key)
         log = NamedSideLog(raw, RedisSideNames(client, keys))
-        from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
+        from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
 
         leagues = NamedSideLog(RedisLeagueLog(client, keys), RedisSideNames(client, keys, LEAGUE))
         side = await SideForget(log, leagues).forget_tournament("cup", "p1")

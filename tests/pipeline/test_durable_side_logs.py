@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from contracts.league import LeagueCreated, LeagueEnvelope, parse_league_event
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
-from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
 from services.bootstrap import Roles, build_app
+from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
 from services.tournaments.adapters.redis import RedisTournamentLog

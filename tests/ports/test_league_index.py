@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.adapters.memory.league_index import MemoryLeagueIndex
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
-from services.ports.league_index import LeagueIndex
+from services.leagues.adapters.memory_index import MemoryLeagueIndex
+from services.leagues.ports.index import LeagueIndex
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
@@ -18,7 +18,7 @@ async def index(request: pytest.FixtureRequest) -> AsyncIterator[LeagueIndex]:
     if request.param == "memory":
         yield MemoryLeagueIndex()
         return
-    from services.adapters.redis.league_index import RedisLeagueIndex
+    from services.leagues.adapters.redis_index import RedisLeagueIndex
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()

@@ -12,12 +12,12 @@ import pytest
 
 from contracts.envelope import Payload
 from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, parse_league_event
-from services.adapters.memory.leagues import MemoryLeagueLog
 from services.adapters.memory.names import MemorySideNames
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
+from services.leagues.adapters.memory import MemoryLeagueLog
+from services.leagues.ports.log import LeagueLog
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.ports.leagues import LeagueLog
 from services.usecases.side_names import NamedSideLog
 from tests.domain.league.test_league import GAME
 
@@ -50,8 +50,8 @@ async def log(request: pytest.FixtureRequest) -> AsyncIterator[LeagueLog]:
         named = request.param == "memory-named"
         yield NamedSideLog(memory, MemorySideNames()) if named else memory
         return
-    from services.adapters.redis.leagues import LEAGUE, RedisLeagueLog
     from services.adapters.redis.names import RedisSideNames
+    from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()
@@ -84,7 +84,7 @@ async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> Non
 
 @pytest.mark.redis
 async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(redis_url: str) -> None:
-    from services.adapters.redis.leagues import RedisLeagueLog
+    from services.leagues.adapters.redis import RedisLeagueLog
     from services.tournaments.adapters.redis import RedisTournamentLog
 
     client = connect(redis_url)

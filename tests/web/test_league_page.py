@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
-from services.doors.web.leagues import league_web_router
+from services.leagues.doors.web import league_web_router
 from services.platform.settings import ServiceSettings
 from tests.doors.test_leagues_http import league_app, single_game
 from tests.doors.test_tournament_tables_http import PLAYERS, play

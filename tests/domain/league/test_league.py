@@ -27,7 +27,7 @@ from domain.errors import RuleViolation
 from domain.league.fold import fold
 from domain.league.ratings import Rating, rating_history
 from domain.league.standings import league_standings
-from services.usecases.league_rating import OpenSkillModel
+from services.leagues.usecases.rating import OpenSkillModel
 
 
 class Toy:

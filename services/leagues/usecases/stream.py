@@ -37,15 +37,15 @@ from domain.league.standings import LeagueLine, league_standings
 from domain.standings import standings as game_standings
 from domain.tournament.results import results_from_game
 from domain.tournament.standings import standings as tournament_standings
+from services.leagues.ports.index import LeagueIndex
+from services.leagues.ports.log import LeagueLog
+from services.leagues.usecases.links import leagues_of
 from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import EventLog
-from services.ports.league_index import LeagueIndex
-from services.ports.leagues import LeagueLog
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
-from services.usecases.league_links import leagues_of
 from services.usecases.refusal import Refusal
 
 ORGANISER = "organiser"
@@ -251,7 +251,7 @@ class Leagues:
         return added
 
     async def of_tournament(self, tournament_id: str) -> list[tuple[str, str]]:
-        """The leagues holding `tournament_id` as `(league id, title)` (`league_links`)."""
+        """The leagues holding `tournament_id` as `(league id, title)` (`links`)."""
         return (
             [] if self.index is None else await leagues_of(self.index, tournament_id, self._title)
         )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from services.ports.league_index import LeagueIndex
+from services.leagues.ports.index import LeagueIndex
 
 TitleOf = Callable[[str], Awaitable[str | None]]
 """A league's title by its id (None: the league has no stream)."""

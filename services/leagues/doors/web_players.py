@@ -23,8 +23,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
 from domain.league.player import PlayerRecord
 from services.doors.web.routes import STATIC
+from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.platform.problems import ProblemResponse, problem, problem_responses
-from services.usecases.leagues import Leagues, UnknownLeague
 
 Pid = Annotated[str, Path(max_length=64, description="the player id the league keeps")]
 Lang = Literal["en", "ru"]

@@ -9,7 +9,7 @@ from contracts.league import LeagueEnvelope
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.sidelog import RedisSideLog
-from services.ports.leagues import LEAGUES
+from services.leagues.ports.log import LEAGUES
 
 LEAGUE = LEAGUES.prefix
 """The prefix of a league's id in the tournament keys."""

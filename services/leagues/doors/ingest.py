@@ -21,8 +21,8 @@ from services.doors.ingest.stream_writes import (
     StreamDoor,
     body,
 )
+from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.platform.problems import ProblemResponse, problem_responses
-from services.usecases.leagues import Leagues, UnknownLeague
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
 

@@ -20,7 +20,7 @@ import structlog
 
 from contracts.league import TournamentAdded
 from contracts.tournament import TableResultApproved, TableResultDisputed, TournamentEnvelope
-from services.usecases.leagues import Leagues, UnknownLeague
+from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("leagues")

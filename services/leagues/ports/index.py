@@ -10,7 +10,7 @@ from typing import Protocol
 
 class LeagueIndex(Protocol):
     """Tournament id -> the ids of the leagues that added it.
-    Implementations: `adapters.memory.league_index`, `adapters.redis.league_index`."""
+    Implementations: `adapters.memory_index`, `adapters.redis_index`."""
 
     async def add(self, tournament_id: str, league_id: str) -> None:
         """Record that `league_id` holds `tournament_id` (idempotent)."""

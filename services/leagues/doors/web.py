@@ -23,9 +23,9 @@ from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
 from domain.league.standings import LeagueLine
 from domain.tournament.standings import fixed
-from services.doors.web.players import player_href
 from services.doors.web.routes import STATIC
-from services.usecases.leagues import Leagues, UnknownLeague
+from services.leagues.doors.web_players import player_href
+from services.leagues.usecases.stream import Leagues, UnknownLeague
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
 Lang = Literal["en", "ru"]

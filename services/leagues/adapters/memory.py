@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from contracts.league import LeagueEnvelope
 from services.adapters.memory.sidelog import MemorySideLog
-from services.ports.leagues import LEAGUES
+from services.leagues.ports.log import LEAGUES
 from services.ports.sidelog import SideStream
 
 

@@ -1,0 +1,1 @@
+"""The league ports' adapters on Redis and in memory (wired by `services.bootstrap` only)."""

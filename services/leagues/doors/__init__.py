@@ -1,0 +1,1 @@
+"""The league doors: HTTP writes, reads, the league page and the player page."""

@@ -1,0 +1,1 @@
+"""The league ports: the league log and the tournament-to-leagues index."""

@@ -1,0 +1,1 @@
+"""The league use cases (see the package map in `services.leagues`)."""
