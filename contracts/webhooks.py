@@ -1,6 +1,6 @@
 """The outbound webhook messages (pydantic v2): what a receiver gets in the body of each
 Standard Webhooks request, `{"type", "timestamp", "data"}`. Published as the `webhooks` of
-`contracts/openapi.json`; `services/usecases/webhooks/messages.py` builds the bodies and a test
+`contracts/openapi.json`; `services/webhooks/usecases/messages.py` builds the bodies and a test
 holds them to these models.
 
 Totals are in the game's score unit (Trickerion: Fame; Penumbra: VP). Source: Standard Webhooks

@@ -27,7 +27,6 @@ from services.adapters.memory.store import (
     MemoryDeadLetters,
     MemoryEventLog,
 )
-from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.approvals import RedisApprovalSchedule
 from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
@@ -43,7 +42,6 @@ from services.adapters.redis.names import RedisPlayerNames, RedisSideNames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
-from services.adapters.redis.webhooks import RedisWebhookStore
 from services.leagues.adapters.memory import MemoryLeagueLog
 from services.leagues.adapters.memory_index import MemoryLeagueIndex
 from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
@@ -65,7 +63,6 @@ from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.names import PlayerNames, SideNames
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
-from services.ports.webhooks import WebhookStore
 from services.tournaments.adapters.memory import MemoryTournamentLog
 from services.tournaments.adapters.redis import RedisTournamentLog
 from services.tournaments.ports import TournamentLog
@@ -74,6 +71,9 @@ from services.usecases.authorize import Authorizer
 from services.usecases.names import NamedEventLog
 from services.usecases.opening import OpeningArchive
 from services.usecases.tiered import ArchiveReader, TieredEventLog
+from services.webhooks.adapters.memory import MemoryWebhookStore
+from services.webhooks.adapters.redis import RedisWebhookStore
+from services.webhooks.ports import WebhookStore
 
 
 async def open_archive(settings: ServiceSettings) -> Archive | None:

@@ -27,9 +27,9 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from faststream.redis import RedisBroker
 
     from services.doors.projector.loop import ProjectorLoop
-    from services.doors.webhooks.loop import WebhooksLoop
     from services.usecases.inbox.settle import Inbox
-    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.webhooks.doors.loop import WebhooksLoop
+    from services.webhooks.usecases.admin import WebhookAdmin
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,11 +203,11 @@ def _webhook_parts(
     transport (the third part: its closer)."""
     from contextlib import aclosing
 
-    from services.adapters.http.webhooks import HttpxTransport
-    from services.doors.webhooks.loop import WebhooksLoop
-    from services.usecases.webhooks.admin import WebhookAdmin
-    from services.usecases.webhooks.deliver import RetryPolicy, Sender
-    from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+    from services.webhooks.adapters.http import HttpxTransport
+    from services.webhooks.doors.loop import WebhooksLoop
+    from services.webhooks.usecases.admin import WebhookAdmin
+    from services.webhooks.usecases.deliver import RetryPolicy, Sender
+    from services.webhooks.usecases.dispatch import Bounds, Dispatcher
 
     s, ports = service.settings, service.ports
     transport = HttpxTransport(s.webhook_timeout_s, allow_private=s.webhook_allow_private)
@@ -236,7 +236,7 @@ def _webhook_parts(
 @asynccontextmanager
 async def webhooking(service: Service) -> AsyncIterator[WebhooksLoop]:
     """Run the webhooks role of `service` (dispatcher and senders) for the block's duration."""
-    from services.doors.webhooks.loop import running
+    from services.webhooks.doors.loop import running
 
     loop, _, transport = _webhook_parts(service)
     async with transport, running(loop):

@@ -24,10 +24,10 @@ from services.ports.archive import Archive, ArchivedProjection, SealedGame, chec
 from services.ports.eventlog import EventLog
 from services.ports.hotgames import HotGames
 from services.ports.names import PlayerNames, Rendered
-from services.ports.webhooks import WebhookStore
 from services.usecases.readmodels.render import view_json
 from services.usecases.seal import LOCK_TTL_MS
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
+from services.webhooks.ports import WebhookStore
 
 
 class UnknownGame(LookupError):

@@ -94,8 +94,8 @@ async def _kept_webhooks(stack: Stack) -> None:
 
     from domain.fold import fold
     from domain.standings import standings
-    from services.ports.webhooks import Delivery, Endpoint, Secret
-    from services.usecases.webhooks.messages import (
+    from services.webhooks.ports import Delivery, Endpoint, Secret
+    from services.webhooks.usecases.messages import (
         event_messages,
         standings_message,
         standings_summary,

@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from services.adapters.http.webhooks import HttpxTransport, retry_after_s
-from services.ports.webhooks import Answer, TransportError
+from services.webhooks.adapters.http import HttpxTransport, retry_after_s
+from services.webhooks.ports import Answer, TransportError
 from tests.redis_fixture import free_port
 from tests.trickle import elapsed_s, trickling_receiver
 

@@ -21,10 +21,10 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.names import RedisPlayerNames
 from services.bootstrap import memory_ports
 from services.ports.names import Rendered
-from services.ports.webhooks import Delivery, Endpoint, Secret
 from services.usecases.forget import Forget, replacements
 from services.usecases.project import Project
-from services.usecases.webhooks.messages import (
+from services.webhooks.ports import Delivery, Endpoint, Secret
+from services.webhooks.usecases.messages import (
     event_messages,
     standings_message,
     standings_summary,

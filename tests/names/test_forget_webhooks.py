@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 from domain.fold import fold
 from domain.standings import standings
-from services.ports.webhooks import Delivery, Endpoint, Secret
-from services.usecases.webhooks.admin import WebhookAdmin
-from services.usecases.webhooks.dispatch import Bounds
-from services.usecases.webhooks.messages import (
+from services.webhooks.ports import Delivery, Endpoint, Secret
+from services.webhooks.usecases.admin import WebhookAdmin
+from services.webhooks.usecases.dispatch import Bounds
+from services.webhooks.usecases.messages import (
     event_messages,
     standings_message,
     standings_summary,

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
-from services.ports.webhooks import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
+from services.webhooks.adapters.memory import MemoryWebhookStore
+from services.webhooks.ports import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
 
 
 @pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
@@ -19,7 +19,7 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[WebhookStore]:
     if request.param == "memory":
         yield MemoryWebhookStore()
         return
-    from services.adapters.redis.webhooks import RedisWebhookStore
+    from services.webhooks.adapters.redis import RedisWebhookStore
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()

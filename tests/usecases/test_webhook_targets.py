@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.usecases.webhooks.admin import WebhookRefused, check_url, masked_url
+from services.webhooks.usecases.admin import WebhookRefused, check_url, masked_url
 
 REFUSED = [
     "http://127.0.0.1:6379/",

@@ -17,16 +17,16 @@ from contracts.envelope import Envelope
 from contracts.events import parse_event
 from contracts.webhooks import MESSAGES
 from services.adapters.memory.store import MemoryBackend
-from services.adapters.memory.webhooks import MemoryWebhookStore
 from services.adapters.redis.keys import shard_of
 from services.bootstrap import Ports, memory_ports, use_cases
-from services.doors.webhooks.loop import WebhooksLoop, running
 from services.platform.settings import ServiceSettings
-from services.ports.webhooks import Answer, Delivery, TransportError
 from services.usecases.project import Project
-from services.usecases.webhooks.admin import WebhookAdmin, WebhookRefused
-from services.usecases.webhooks.deliver import RetryPolicy, Sender, signed_headers
-from services.usecases.webhooks.dispatch import Bounds, Dispatcher
+from services.webhooks.adapters.memory import MemoryWebhookStore
+from services.webhooks.doors.loop import WebhooksLoop, running
+from services.webhooks.ports import Answer, Delivery, TransportError
+from services.webhooks.usecases.admin import WebhookAdmin, WebhookRefused
+from services.webhooks.usecases.deliver import RetryPolicy, Sender, signed_headers
+from services.webhooks.usecases.dispatch import Bounds, Dispatcher
 from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import wait_until
 

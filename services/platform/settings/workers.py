@@ -52,7 +52,7 @@ class ProjectorSettings(CommonSettings):
 
 
 class WebhookSettings(CommonSettings):
-    """The webhooks role: outbound Standard Webhooks deliveries (services/doors/webhooks/)."""
+    """The webhooks role: outbound Standard Webhooks deliveries (services/webhooks/doors/)."""
 
     webhook_queue_max: int = Field(
         default=1000,

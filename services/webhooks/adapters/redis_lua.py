@@ -1,4 +1,4 @@
-"""The Lua scripts of the Redis `WebhookStore` (`services.adapters.redis.webhooks`) and the
+"""The Lua scripts of the Redis `WebhookStore` (`services.webhooks.adapters.redis`) and the
 argument forms they take: each runs on one endpoint's keys under the hash tag `{wh}` (one
 Redis Cluster slot), so a batch of deliveries, the games' dispatched seqs and the dispatcher's
 checkpoint move together.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from services.adapters.redis.lua_replace import replaced_lua
-from services.ports.webhooks import Delivery
+from services.webhooks.ports import Delivery
 
 _LOG_LUA = """
 local function logit(log, json, status, now, maxlog)

@@ -13,10 +13,10 @@ from contextlib import asynccontextmanager, suppress
 
 import structlog
 
-from services.doors.webhooks.meters import ATTEMPTS, DELIVERIES, ERRORS, QUEUE_DEPTH, QUEUED
-from services.ports.webhooks import Endpoint
-from services.usecases.webhooks.deliver import Sender, Sent
-from services.usecases.webhooks.dispatch import Dispatcher
+from services.webhooks.doors.meters import ATTEMPTS, DELIVERIES, ERRORS, QUEUE_DEPTH, QUEUED
+from services.webhooks.ports import Endpoint
+from services.webhooks.usecases.deliver import Sender, Sent
+from services.webhooks.usecases.dispatch import Dispatcher
 
 log = structlog.get_logger("webhooks")
 

@@ -4,7 +4,7 @@ timeout is per read, and a receiver sending a byte now and then would hold it fo
 redirects followed (a 3xx is an answer, and fails the delivery, so no redirect leads anywhere),
 the answer's body never read past its headers. Unless `allow_private`
 (`SCORELEDGER_WEBHOOK_ALLOW_PRIVATE`), a target whose host is or resolves to a loopback,
-private or link-local address (`services.ports.webhooks.non_public`) is not contacted: a
+private or link-local address (`services.webhooks.ports.non_public`) is not contacted: a
 `TransportError` naming `webhook.private_address`. The name is resolved just before the request
 and resolved again by httpx, so a DNS answer that changes in between (rebinding) is not caught
 here; a deployment that must exclude it sends webhooks through an egress proxy."""
@@ -20,7 +20,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from services.ports.webhooks import Answer, TransportError, non_public, non_public_host
+from services.webhooks.ports import Answer, TransportError, non_public, non_public_host
 
 
 def retry_after_s(value: str | None, now: datetime | None = None) -> float | None:

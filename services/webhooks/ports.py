@@ -106,8 +106,8 @@ class EnqueueOutcome:
 
 
 class WebhookStore(Protocol):
-    """Implementations: `adapters.redis.webhooks.RedisWebhookStore`,
-    `adapters.memory.webhooks.MemoryWebhookStore`; `tests/ports/test_webhooks.py` holds both
+    """Implementations: `adapters.redis.RedisWebhookStore`,
+    `adapters.memory.MemoryWebhookStore`; `tests/ports/test_webhooks.py` holds both
     to one suite. Queues and logs are per endpoint and bounded by the caller's `max_queue` /
     `max_log`."""
 
@@ -234,7 +234,7 @@ def non_public_host(host: str) -> bool:
 
 
 class WebhookTransport(Protocol):
-    """Implementation: `adapters.http.webhooks.HttpxTransport`."""
+    """Implementation: `adapters.http.HttpxTransport`."""
 
     async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> Answer:
         """POST `body` with `headers` to `url`, within the transport's time bound.

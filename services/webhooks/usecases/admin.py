@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from urllib.parse import urlsplit, urlunsplit
 
-from services.ports.webhooks import (
+from services.webhooks.ports import (
     Delivery,
     Endpoint,
     LogEntry,
@@ -29,9 +29,9 @@ from services.ports.webhooks import (
     WebhookStore,
     non_public_host,
 )
-from services.usecases.webhooks.deliver import Sender
-from services.usecases.webhooks.dispatch import Bounds
-from services.usecases.webhooks.messages import TEST, TYPES, test_message
+from services.webhooks.usecases.deliver import Sender
+from services.webhooks.usecases.dispatch import Bounds
+from services.webhooks.usecases.messages import TEST, TYPES, test_message
 
 MAX_URL = 2000
 
@@ -58,7 +58,7 @@ def endpoint_id(url: str) -> str:
 def check_url(url: str, allow_private: bool = False) -> str:
     """`url` if it is an absolute http(s) URL of at most 2000 characters, else
     `WebhookRefused("webhook.url")`; a local name or a non-public address as its host
-    (loopback, private, link-local, ...: `services.ports.webhooks.non_public`) is
+    (loopback, private, link-local, ...: `services.webhooks.ports.non_public`) is
     `WebhookRefused("webhook.private_address")` unless `allow_private`
     (`SCORELEDGER_WEBHOOK_ALLOW_PRIVATE`). A DNS name is checked again when sent, by what it
     resolves to."""

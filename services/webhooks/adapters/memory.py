@@ -1,5 +1,5 @@
 """`WebhookStore` in memory (tests and specs): the same queue, bound, coalescing and log rules
-as the Redis adapter's scripts (`services.adapters.redis.webhooks`), in plain Python."""
+as the Redis adapter's scripts (`services.webhooks.adapters.redis`), in plain Python."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from services.ports.webhooks import (
+from services.webhooks.ports import (
     Delivery,
     DispatchCheckpoint,
     Endpoint,

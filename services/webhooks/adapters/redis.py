@@ -18,7 +18,7 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
-from services.adapters.redis.webhooks_lua import (
+from services.webhooks.adapters.redis_lua import (
     ATTEMPTED_LUA,
     COMMIT_LUA,
     SCRUB_LUA,
@@ -26,7 +26,7 @@ from services.adapters.redis.webhooks_lua import (
     around_body,
     body_args,
 )
-from services.ports.webhooks import (
+from services.webhooks.ports import (
     Delivery,
     DispatchCheckpoint,
     Endpoint,

@@ -1,5 +1,5 @@
 """`scoreledger webhooks ...`: the operator's commands for outbound webhooks (the use case
-`services.usecases.webhooks.admin.WebhookAdmin`, built by `services.bootstrap.webhook_admin`).
+`services.webhooks.usecases.admin.WebhookAdmin`, built by `services.bootstrap.webhook_admin`).
 
 A refused request (a bad URL, unknown event types, an unknown endpoint or delivery) prints its
 rule and exits 1; so does an unreachable Redis.
@@ -30,7 +30,7 @@ def _table_out() -> Console:
 
 
 if TYPE_CHECKING:
-    from services.usecases.webhooks.admin import WebhookAdmin
+    from services.webhooks.usecases.admin import WebhookAdmin
 
 webhooks_app = typer.Typer(
     name="webhooks",
@@ -57,7 +57,7 @@ def _run(redis_url: str | None, work: Callable[[WebhookAdmin], Awaitable[T]]) ->
     from services.cli.demo_state import redis_overrides
     from services.cli.on_redis import run_on_redis, settings_or_exit
     from services.platform.settings import ServiceSettings
-    from services.usecases.webhooks.admin import WebhookRefused
+    from services.webhooks.usecases.admin import WebhookRefused
 
     overrides = redis_overrides(redis_url)  # a running demo's, when nothing names one
     settings = settings_or_exit("webhooks", lambda: ServiceSettings(**overrides))
@@ -96,7 +96,7 @@ def add(
     redis_url: RedisUrl = None,
 ) -> None:
     """Add an endpoint and print its signing secret (shown once; `list` masks it)."""
-    from services.usecases.webhooks.admin import masked_url
+    from services.webhooks.usecases.admin import masked_url
 
     kinds = [k.strip() for item in events or [] for k in item.split(",") if k.strip()]
     endpoint = _run(redis_url, lambda admin: admin.add(url, game, kinds))
@@ -108,7 +108,7 @@ def add(
 def list_endpoints(redis_url: RedisUrl = None) -> None:
     """The endpoints with their games, event types, secrets (masked), queue and drops; a URL's
     credentials (`user:password@`) masked too."""
-    from services.usecases.webhooks.admin import masked_url
+    from services.webhooks.usecases.admin import masked_url
 
     table = Table("url", "game", "events", "secrets", "queued", "dropped")
     for endpoint, depth, dropped in _run(redis_url, lambda admin: admin.overview()):
@@ -130,7 +130,7 @@ def list_endpoints(redis_url: RedisUrl = None) -> None:
 @webhooks_app.command()
 def remove(url: Url, redis_url: RedisUrl = None) -> None:
     """Remove an endpoint with its queue and delivery log."""
-    from services.usecases.webhooks.admin import masked_url
+    from services.webhooks.usecases.admin import masked_url
 
     _run(redis_url, lambda admin: admin.remove(url))
     out.print(f"removed {escape(masked_url(url))}", highlight=False)

@@ -22,14 +22,14 @@ from domain.standings_shapes import Standings
 from services.ports.eventlog import EventLog
 from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
-from services.ports.webhooks import (
+from services.webhooks.ports import (
     Delivery,
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
     WebhookStore,
 )
-from services.usecases.webhooks.messages import (
+from services.webhooks.usecases.messages import (
     STANDINGS_CHANGED,
     TYPES,
     event_messages,

@@ -29,7 +29,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from services.ports.webhooks import (
+from services.webhooks.ports import (
     Answer,
     Delivery,
     Endpoint,

@@ -1,1 +1,0 @@
-"""Outbound HTTP adapters."""

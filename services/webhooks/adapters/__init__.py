@@ -1,0 +1,1 @@
+"""The webhook adapters: Redis, memory, the httpx transport (wired by `services.bootstrap`)."""
