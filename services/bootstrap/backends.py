@@ -17,7 +17,6 @@ from urllib.parse import unquote, urlsplit
 
 from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
-from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
 from services.adapters.memory.projections import MemoryChangeNotices, MemoryProjections
@@ -33,7 +32,6 @@ from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.feeds import RedisShardFeeds
-from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import ShardLeases as RedisShardLeases
 from services.adapters.redis.localredis import NoRedis as NoRedis  # the demo's Redis
@@ -42,6 +40,11 @@ from services.adapters.redis.names import RedisPlayerNames, RedisSideNames
 from services.adapters.redis.notices import RedisChangeNotices
 from services.adapters.redis.projections import RedisProjections
 from services.adapters.redis.retention import FeedRetention
+from services.archive.adapters.memory_hot import MemoryHotGames
+from services.archive.adapters.redis_hot import RedisHotGames
+from services.archive.ports.cold import Archive
+from services.archive.ports.hot import HotGames
+from services.archive.usecases.tiered import ArchiveReader, TieredEventLog
 from services.leagues.adapters.memory import MemoryLeagueLog
 from services.leagues.adapters.memory_index import MemoryLeagueIndex
 from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
@@ -52,12 +55,10 @@ from services.leagues.usecases.rating import OpenSkillModel
 from services.leagues.usecases.stream import Leagues
 from services.platform.settings import CommonSettings, ServiceSettings
 from services.ports.approvals import ApprovalSchedule
-from services.ports.archive import Archive
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.feeds import FeedTrimming, Reseed, ShardFeeds
-from services.ports.hotgames import HotGames
 from services.ports.inbox import InboxQueue
 from services.ports.leases import FencedProjections, ShardLeases
 from services.ports.names import PlayerNames, SideNames
@@ -70,7 +71,6 @@ from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import Authorizer
 from services.usecases.names import NamedEventLog
 from services.usecases.opening import OpeningArchive
-from services.usecases.tiered import ArchiveReader, TieredEventLog
 from services.webhooks.adapters.memory import MemoryWebhookStore
 from services.webhooks.adapters.redis import RedisWebhookStore
 from services.webhooks.ports import WebhookStore
@@ -215,14 +215,14 @@ def archive_of(settings: CommonSettings) -> OpeningArchive | None:
     if url.startswith("file://"):
 
         async def directory() -> Archive:
-            from services.adapters.directory.archive import DirectoryArchive
+            from services.archive.adapters.directory import DirectoryArchive
 
             return DirectoryArchive(Path(unquote(urlsplit(url).path)))
 
         return OpeningArchive(directory)
 
     async def postgres() -> Archive:
-        from services.adapters.postgres.archive import PostgresArchive
+        from services.archive.adapters.postgres import PostgresArchive
 
         return await PostgresArchive.open(url)
 

@@ -14,6 +14,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from services.archive.usecases.tiered import ArchiveReader
 from services.bootstrap.backends import Ports
 from services.bootstrap.roles import Roles, roles_lifespan
 from services.bootstrap.usecases import Service, UseCases, build
@@ -21,7 +22,6 @@ from services.doors.push.hub import ChangeHub
 from services.platform.settings import ServiceSettings
 from services.usecases.live_changes import LiveChanges
 from services.usecases.readmodels.reads import ReadModels
-from services.usecases.tiered import ArchiveReader
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI

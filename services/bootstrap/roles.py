@@ -272,7 +272,7 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
             if roles.archiver and service.cases.seal is not None:
-                from services.doors.archiver import sealing
+                from services.archive.doors.archiver import sealing
 
                 await stack.enter_async_context(sealing(service.cases.seal, service.settings))
             if roles.webhooks:

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 
 from services.adapters.redis.connect import RedisClient, connect_from
 from services.adapters.redis.keys import Keys
+from services.archive.usecases.seal import Seal
+from services.archive.usecases.tiered import (
+    ArchiveReader,
+    TieredCredentials,
+    TieredEventLog,
+    TieredProjections,
+)
 from services.bootstrap.backends import Ports, archive_of, redis_ports, replay_log
 from services.leagues.ports.log import LeagueLog
 from services.leagues.usecases.follow import LeagueFollow
@@ -32,14 +39,7 @@ from services.usecases.readmodels.reads import ReadModels
 from services.usecases.readmodels.snapshots import SnapshotConfig
 from services.usecases.record import Record
 from services.usecases.release import Release
-from services.usecases.seal import Seal
 from services.usecases.side_names import NamedSideLog, SideForget
-from services.usecases.tiered import (
-    ArchiveReader,
-    TieredCredentials,
-    TieredEventLog,
-    TieredProjections,
-)
 
 
 @dataclass(frozen=True, slots=True)

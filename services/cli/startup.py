@@ -33,9 +33,9 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from services.archive.ports.cold import ArchiveRefused, ArchiveUnavailable
 from services.platform.causes import causes
 from services.platform.settings import CommonSettings
-from services.ports.archive import ArchiveRefused, ArchiveUnavailable
 from services.ports.errors import StoreError
 
 EXIT_UNAVAILABLE = 69

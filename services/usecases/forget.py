@@ -20,12 +20,12 @@ from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, stri
 from domain.errors import RuleViolation
 from domain.fold import fold
 from domain.standings import standings, standings_json
-from services.ports.archive import Archive, ArchivedProjection, SealedGame, checksum_of
+from services.archive.ports.cold import Archive, ArchivedProjection, SealedGame, checksum_of
+from services.archive.ports.hot import HotGames
+from services.archive.usecases.seal import LOCK_TTL_MS
 from services.ports.eventlog import EventLog
-from services.ports.hotgames import HotGames
 from services.ports.names import PlayerNames, Rendered
 from services.usecases.readmodels.render import view_json
-from services.usecases.seal import LOCK_TTL_MS
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.webhooks.ports import WebhookStore
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from contracts.names import put_names, strip_names
+from services.archive.usecases.tiered import ArchiveReader
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import (
     AppendRequest,
@@ -36,7 +37,6 @@ from services.usecases.forget import TierChange as TierChange
 from services.usecases.forget import UnknownGame as UnknownGame
 from services.usecases.forget import UnknownPlayer as UnknownPlayer
 from services.usecases.forget import rendered as rendered
-from services.usecases.tiered import ArchiveReader
 
 
 class NamedEventLog:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
-from services.ports.archive import Archive, ArchiveEntry, ArchivePage, SealedGame
+from services.archive.ports.cold import Archive, ArchiveEntry, ArchivePage, SealedGame
 
 
 class OpeningArchive:

@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from services.adapters.redis.keys import Keys
+from services.archive.doors.archiver import seal_all
 from services.bootstrap import Assembled, Roles, assemble, build
-from services.doors.archiver import seal_all
 from services.platform.settings import ServiceSettings
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import every_key, sync_client

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from services.doors.archiver import seal_all
-from services.usecases.seal import Seal
+from services.archive.doors.archiver import seal_all
+from services.archive.usecases.seal import Seal
 from tests.archive.conftest import Stack, example_logs
 from tests.archive.reads import list_routes, read_routes
 

@@ -6,7 +6,7 @@ import psycopg
 import pytest
 from typer.testing import CliRunner
 
-from services.adapters.postgres.migrations import MIGRATIONS
+from services.archive.adapters.postgres_migrations import MIGRATIONS
 from services.cli.main import app
 
 

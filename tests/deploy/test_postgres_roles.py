@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from services.adapters.postgres.archive import PostgresArchive
+from services.archive.adapters.postgres import PostgresArchive
 from tests.ports.test_archive import sealed
 from tests.postgres_fixture import fresh_database
 

@@ -14,11 +14,11 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
 
 from contracts.events import parse_event_json
-from services.adapters.memory.archive import MemoryArchive
 from services.adapters.redis.eventlog import RedisEventLog
-from services.adapters.redis.hotgames import RedisHotGames
 from services.adapters.redis.projections import RedisProjections
-from services.usecases.seal import Seal
+from services.archive.adapters.memory import MemoryArchive
+from services.archive.adapters.redis_hot import RedisHotGames
+from services.archive.usecases.seal import Seal
 from tests.deploy.test_redis_acl import EXAMPLE, KEYS, ROLES, render_acl
 
 pytestmark = pytest.mark.redis

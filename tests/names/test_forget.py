@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from contracts.names import FORGOTTEN
-from services.adapters.memory.archive import MemoryArchive
 from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.keys import Keys
+from services.archive.adapters.memory import MemoryArchive
 from services.bootstrap import Assembled, Roles, Service, assemble, memory_ports, use_cases
 from services.platform.settings import ServiceSettings
 from services.usecases.names import UnknownGame, UnknownPlayer
@@ -238,7 +238,7 @@ async def test_an_archived_log_written_with_names_inline_is_stored_again_without
     app: App,
 ) -> None:
     from contracts.events import parse_event_json
-    from services.ports.archive import checksum_of
+    from services.archive.ports.cold import checksum_of
 
     await app.seal()
     archived = app.archive.games[GAME]

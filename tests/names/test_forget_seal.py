@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from contracts.names import FORGOTTEN
-from services.adapters.memory.archive import MemoryArchive
-from services.ports.archive import SealedGame
+from services.archive.adapters.memory import MemoryArchive
+from services.archive.ports.cold import SealedGame
 from tests.names import test_forget
 from tests.names.helpers import GAME, PLAYER, holds_name, lines
 from tests.names.test_forget import App
@@ -98,7 +98,7 @@ async def test_a_restore_overlapping_a_forget_brings_no_name_back(
     import asyncio
 
     from contracts.events import parse_event_json
-    from services.usecases.tiered import ArchiveReader, TieredEventLog
+    from services.archive.usecases.tiered import ArchiveReader, TieredEventLog
 
     await app.seal()
     hot = app.service.ports.hot_games

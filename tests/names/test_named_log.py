@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from contracts.events import parse_event_json
 from contracts.names import FORGOTTEN
-from services.adapters.memory.archive import MemoryArchive
-from services.adapters.memory.hotgames import MemoryHotGames
 from services.adapters.memory.names import MemoryPlayerNames
 from services.adapters.memory.store import MemoryBackend, MemoryEventLog
-from services.ports.archive import ArchiveEntry
+from services.archive.adapters.memory import MemoryArchive
+from services.archive.adapters.memory_hot import MemoryHotGames
+from services.archive.ports.cold import ArchiveEntry
+from services.archive.usecases.tiered import ArchiveReader, TieredEventLog
 from services.usecases.names import NamedEventLog
-from services.usecases.tiered import ArchiveReader, TieredEventLog
 from tests.names.helpers import GAME, NAME, PLAYER, holds_name, lines
 
 

@@ -14,9 +14,9 @@ import psycopg
 import pytest
 
 from contracts.events import dump_event_json
-from services.adapters.directory.archive import DirectoryArchive
-from services.adapters.memory.archive import MemoryArchive
-from services.ports.archive import (
+from services.archive.adapters.directory import DirectoryArchive
+from services.archive.adapters.memory import MemoryArchive
+from services.archive.ports.cold import (
     Archive,
     ArchiveCorrupt,
     ArchivedProjection,
@@ -61,7 +61,7 @@ async def subject(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
         yield Subject("directory", directory, tamper_file)
     else:
-        from services.adapters.postgres.archive import PostgresArchive
+        from services.archive.adapters.postgres import PostgresArchive
 
         url = request.getfixturevalue("postgres_url")
         pg = await PostgresArchive.open(url)
@@ -215,8 +215,8 @@ async def test_directory_writes_leave_no_partial_file(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 async def test_postgres_migrates_once_and_records_the_version(postgres_url: str) -> None:
-    from services.adapters.postgres.archive import PostgresArchive
-    from services.adapters.postgres.migrations import MIGRATIONS
+    from services.archive.adapters.postgres import PostgresArchive
+    from services.archive.adapters.postgres_migrations import MIGRATIONS
 
     first = await PostgresArchive.open(postgres_url)
     second = await PostgresArchive.open(postgres_url)  # a second process starting

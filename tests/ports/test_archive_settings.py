@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from services.adapters.directory.archive import DirectoryArchive
+from services.archive.adapters.directory import DirectoryArchive
 from services.bootstrap import open_archive
 from services.platform.settings import ServiceSettings
 
@@ -31,7 +31,7 @@ def test_other_urls_are_refused_naming_the_field(url: str) -> None:
 
 @pytest.mark.postgres
 async def test_a_postgresql_url_opens_a_migrated_pool(postgres_url: str) -> None:
-    from services.adapters.postgres.archive import PostgresArchive
+    from services.archive.adapters.postgres import PostgresArchive
 
     archive = await open_archive(ServiceSettings(archive_url=postgres_url))  # type: ignore[arg-type]
     assert isinstance(archive, PostgresArchive)

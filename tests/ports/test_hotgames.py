@@ -4,8 +4,8 @@ happens only on an unchanged game and takes every key, a restore brings the same
 
 from __future__ import annotations
 
-from services.ports.archive import ArchiveEntry, SealedGame, checksum_of
-from services.ports.hotgames import HotGames
+from services.archive.ports.cold import ArchiveEntry, SealedGame, checksum_of
+from services.archive.ports.hot import HotGames
 from tests.pipeline.factory import game_log
 from tests.ports.conftest import Backend
 
@@ -14,10 +14,10 @@ DIGEST = "cd" * 32
 
 def hot_games(backend: Backend) -> HotGames:
     if backend.name == "memory":
-        from services.adapters.memory.hotgames import MemoryHotGames
+        from services.archive.adapters.memory_hot import MemoryHotGames
 
         return MemoryHotGames(backend.log.b)  # type: ignore[attr-defined]
-    from services.adapters.redis.hotgames import RedisHotGames
+    from services.archive.adapters.redis_hot import RedisHotGames
 
     return RedisHotGames(backend.log.client, backend.log.keys)  # type: ignore[attr-defined]
 

@@ -44,7 +44,7 @@ class Keys:
 
     def tier_lock(self, game_id: str) -> str:
         """STRING with a TTL: the owner token of the game's tier lock (sealing and `forget`
-        hold it while they change the game's tiers; `services.ports.hotgames`)."""
+        hold it while they change the game's tiers; `services.archive.ports.hot`)."""
         return f"{PREFIX}:tierlock:{self.tag(game_id)}:{game_id}"
 
     def write_token(self, game_id: str) -> str:

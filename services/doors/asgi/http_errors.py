@@ -36,6 +36,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.sse import ServerSentEvent
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.archive.ports.cold import ArchiveUnavailable
 from services.doors.asgi.replaylimits import replay_refused_handler
 from services.platform.problems import (
     MAX_MSG_CHARS,
@@ -48,7 +49,6 @@ from services.platform.problems import (
     quote,
     storage_unavailable,
 )
-from services.ports.archive import ArchiveUnavailable
 from services.ports.errors import ReplicasUnconfirmed, StoreUnavailable
 from services.usecases.readmodels.errors import ReplayRefused
 from services.usecases.readmodels.reads import NotFound, Pending

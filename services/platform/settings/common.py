@@ -51,7 +51,7 @@ class CommonSettings(BaseSettings):
         default=5, ge=0, le=50, description="retries (exponential backoff) on connection errors"
     )
 
-    # The archive of sealed games (services/ports/archive.py): unset, nothing is archived.
+    # The archive of sealed games (services/archive/ports/cold.py): unset, nothing is archived.
     archive_url: SecretStr | None = Field(
         default=None,
         description="where sealed games go: `postgresql://user:pass@host/db` or "

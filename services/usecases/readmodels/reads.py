@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 from contracts.envelope import Envelope
 from domain.memo import Memo
 from domain.standings import Standings
+from services.archive.usecases.tiered import TieredEventLog
 from services.ports.eventlog import EventLog
 from services.ports.projections import Projections
 from services.runtime import pool
@@ -39,7 +40,6 @@ from services.usecases.readmodels.shapes import (
     StandingsResponse,
 )
 from services.usecases.readmodels.snapshots import SnapshotConfig, page_job, state_job
-from services.usecases.tiered import TieredEventLog
 
 __all__ = ["NotFound", "Pending", "ReadModels"]
 

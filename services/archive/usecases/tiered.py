@@ -23,7 +23,9 @@ from collections.abc import Sequence
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
-from services.ports.archive import Archive, SealedGame
+from services.archive.ports.cold import Archive, SealedGame
+from services.archive.ports.hot import HotGames
+from services.archive.usecases.seal import LOCK_TTL_MS
 from services.ports.credentials import CredentialLookup, Credentials
 from services.ports.errors import CredentialMismatch, StoreUnavailable, VersionConflict
 from services.ports.eventlog import (
@@ -33,7 +35,6 @@ from services.ports.eventlog import (
     GamesPage,
     LiveProjection,
 )
-from services.ports.hotgames import HotGames
 from services.ports.projections import (
     HeldGame,
     ProjectionBatch,
@@ -45,7 +46,6 @@ from services.ports.projections import (
 )
 from services.ports.shards import shard_of
 from services.runtime.sizedcache import ByteLRU
-from services.usecases.seal import LOCK_TTL_MS
 
 
 class ArchiveReader:

@@ -49,7 +49,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         """,
     ),
 )
-"""(version, SQL) in order. `events` holds the game's JSONL (`ports.archive.events_jsonl`),
+"""(version, SQL) in order. `events` holds the game's JSONL (`ports.cold.events_jsonl`),
 compressed by PostgreSQL's TOAST; `projection` the final projection's fields but its view,
 which is `projection_view` (bytes, as stored); `names` the players' names kept outside the log
 (`player_id -> name`, "" once forgotten: `contracts.names`)."""

@@ -6,7 +6,7 @@ snapshot of one game, a removal that happens only if the game did not change sin
 snapshot (a writer that appended meanwhile wins; nothing is lost), and a restore of an
 archived game before an append reopens it. Every key of a game shares its shard's slot
 (`services.adapters.redis.keys`), so each call is one atomic step on Redis Cluster too. Implementations:
-`adapters.redis.hotgames.RedisHotGames`, `adapters.memory.hotgames.MemoryHotGames`.
+`adapters.redis_hot.RedisHotGames`, `adapters.memory_hot.MemoryHotGames`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from services.ports.archive import ArchivedProjection, SealedGame
+from services.archive.ports.cold import ArchivedProjection, SealedGame
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from services.adapters.postgres.migrations import migrate
-from services.ports.archive import (
+from services.archive.adapters.postgres_migrations import migrate
+from services.archive.ports.cold import (
     ArchiveCorrupt,
     ArchivedProjection,
     ArchiveEntry,
@@ -82,7 +82,7 @@ def _entry(row: dict[str, Any]) -> ArchiveEntry:
 
 
 class PostgresArchive:
-    """`ports.archive.Archive` on PostgreSQL; build it with `await PostgresArchive.open(url)`."""
+    """`ports.cold.Archive` on PostgreSQL; build it with `await PostgresArchive.open(url)`."""
 
     def __init__(self, pool: AsyncConnectionPool[Any]) -> None:
         self.pool = pool

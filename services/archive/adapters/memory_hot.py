@@ -8,9 +8,9 @@ import time
 from collections.abc import Mapping
 
 from services.adapters.memory.store import MemoryBackend
-from services.ports.archive import ArchivedProjection, SealedGame
+from services.archive.ports.cold import ArchivedProjection, SealedGame
+from services.archive.ports.hot import HotGame
 from services.ports.eventlog import FeedEntry
-from services.ports.hotgames import HotGame
 from services.ports.shards import shard_of
 
 
@@ -19,7 +19,7 @@ def _head(data: bytes) -> str:
 
 
 class MemoryHotGames:
-    """`ports.hotgames.HotGames` in memory."""
+    """`ports.hot.HotGames` in memory."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend

@@ -5,9 +5,9 @@ envelope JSON of each seq, byte for byte), the write-token digest, the final pro
 game-index score, the players' names kept beside the log, and metadata (ruleset, players,
 when it ended). `checksum` is the SHA-256 of the stored events' JSONL (`events_jsonl`; the
 export's bytes but for the names the export puts back into the start event); every adapter verifies it on read and raises
-`ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.archive.PostgresArchive`
-(production), `adapters.directory.archive.DirectoryArchive` (one compressed file per game,
-the embedded default), `adapters.memory.archive.MemoryArchive`; `tests/ports/test_archive.py`
+`ArchiveCorrupt` on a mismatch. Implementations: `adapters.postgres.PostgresArchive`
+(production), `adapters.directory.DirectoryArchive` (one compressed file per game,
+the embedded default), `adapters.memory.MemoryArchive`; `tests/ports/test_archive.py`
 holds all three to one suite. Source: docs/benchmarks.md (archive/cold tier), KurrentDB's
 archive tier (reads fall through).
 """

@@ -29,9 +29,9 @@ from typing import Literal
 
 import structlog
 
-from services.ports.archive import Archive, ArchiveEntry, SealedGame, checksum_of
+from services.archive.ports.cold import Archive, ArchiveEntry, SealedGame, checksum_of
+from services.archive.ports.hot import HotGame, HotGames
 from services.ports.eventlog import EventLog
-from services.ports.hotgames import HotGame, HotGames
 from services.ports.projections import Projections
 
 log = structlog.get_logger("archive")

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 
 import structlog
 
+from services.archive.usecases.seal import Seal
 from services.platform.settings import ServiceSettings
-from services.usecases.seal import Seal
 
 log = structlog.get_logger("archive")
 

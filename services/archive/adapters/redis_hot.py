@@ -16,8 +16,8 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys, shard_of
-from services.ports.archive import ArchivedProjection, SealedGame
-from services.ports.hotgames import HotGame
+from services.archive.ports.cold import ArchivedProjection, SealedGame
+from services.archive.ports.hot import HotGame
 
 # KEYS: 1 stream, 2 digest, 3 index, 4 projection, 5 held HASH, 6 names; ARGV: 1 game id.
 _SNAPSHOT_LUA = """
@@ -112,7 +112,7 @@ def _projection(raw: dict[bytes, bytes]) -> ArchivedProjection | None:
 
 
 class RedisHotGames:
-    """`ports.hotgames.HotGames` on `client` (no `decode_responses`)."""
+    """`ports.hot.HotGames` on `client` (no `decode_responses`)."""
 
     def __init__(self, client: RedisClient, keys: Keys) -> None:
         self.client = client

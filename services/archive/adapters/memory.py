@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.ports.archive import (
+from services.archive.ports.cold import (
     ArchiveEntry,
     ArchivePage,
     SealedGame,
@@ -17,7 +17,7 @@ from services.ports.archive import (
 
 @dataclass
 class MemoryArchive:
-    """`ports.archive.Archive` on a dict (`games`: game id -> sealed game, as put)."""
+    """`ports.cold.Archive` on a dict (`games`: game id -> sealed game, as put)."""
 
     games: dict[str, SealedGame] = field(default_factory=dict)
 

@@ -4,7 +4,7 @@
 File `<root>/<game_id>.jsonl.gz`: line 1 a header object (`entry`, `token_digest`,
 `projection`, `index_score`), then the game's stored events, one per line, byte for byte, so
 `zcat FILE | tail -n +2` is the game's JSONL export. The header's `entry.checksum` (SHA-256
-of those lines, `ports.archive.checksum_of`) is verified on every read; gzip's own CRC
+of those lines, `ports.cold.checksum_of`) is verified on every read; gzip's own CRC
 catches a damaged file too. A write is atomic and durable: a temporary file in the same
 directory, fsynced, renamed over the old one, then the directory fsynced; a crash leaves the
 old copy or the new one, never a part (a leftover `.tmp-*` file is ignored). File I/O runs in
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from services.ports.archive import (
+from services.archive.ports.cold import (
     GAME_ID,
     ArchiveCorrupt,
     ArchivedProjection,
@@ -99,7 +99,7 @@ def _projection(raw: dict[str, Any] | None) -> ArchivedProjection | None:
 
 
 class DirectoryArchive:
-    """`ports.archive.Archive` on the directory `root` (created if missing)."""
+    """`ports.cold.Archive` on the directory `root` (created if missing)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root

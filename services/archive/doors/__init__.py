@@ -1,0 +1,1 @@
+"""The archive's door: the archiver role's sealing passes."""

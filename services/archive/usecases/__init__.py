@@ -1,0 +1,1 @@
+"""The archive use cases: sealing and the reads over both tiers."""
