@@ -4,7 +4,7 @@ game.
 
 A ruleset may offer `rank_key(rules_state, player_id) -> tuple | None`: a sort key (lower
 first) that orders players tied on total, or None to keep the place shared (the option
-`tie_break_ranks`, contracts/trickerion.py and contracts/penumbra.py). Sources:
+`tie_break_ranks`, contracts/trickerion/options.py and contracts/penumbra.py). Sources:
 docs/rules/trickerion.md#winner (the tie-break names a winner only); docs/rules/penumbra.md#winner
 (no tie-break in the rules, no solo win condition); docs/rules/trickerion.md#winner.
 """

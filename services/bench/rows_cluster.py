@@ -11,7 +11,6 @@ Run it alone (about a minute):
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from contracts.events import parse_event_json
 from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
+from services.adapters.redis.launcher import server_exe
 from services.adapters.redis.localcluster import throwaway_cluster
 from services.bench import corpus
 from services.bench.layout import SHARDS, Loader, sync_client
@@ -102,9 +102,7 @@ def measure(tree: Tree, url: str, games: list[corpus.Game], timeout_s: float = 3
 def nodes(tree: Tree, single_url: str, games: list[corpus.Game]) -> list[Row]:
     """The two "1 vs 3 Redis Cluster nodes" rows: `new` is the 3-master figure, the note has
     the one-node figure and the ratio."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        raise FileNotFoundError("redis-server is not on the PATH")
+    exe = server_exe()  # raises FileNotFoundError, saying how to get one
     one = measure(tree, single_url, games)
     with throwaway_cluster(exe, masters=3) as cluster_url:
         three = measure(tree, cluster_url, games)

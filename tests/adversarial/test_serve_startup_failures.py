@@ -6,7 +6,6 @@ cluster password exits 77; a taken port is one line on stderr, exit 70.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.adapters.redis.localcluster import free_cluster_port
+from services.adapters.redis.launcher import RedisProcess
 from services.cli.startup import StartupFailure, check_redis, masked
 from services.platform.settings import CommonSettings
 from tests.cli.conftest import ROOT
@@ -90,24 +89,11 @@ def test_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> None:
     """A one-node cluster (all slots, `requirepass right`) and a cluster URL with the wrong
     password: the cluster client raises `RedisClusterException` whose cause is the
     `AuthenticationError`; `classify` follows the cause chain: exit 77, not 69."""
-    port = free_cluster_port()  # its cluster bus port (+10000) must be free and <= 65535
-    exe = shutil.which("redis-server")
-    assert exe is not None, "redis-server is not on the PATH"
-    args = [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)]
-    node = subprocess.Popen(
-        [*args, "--cluster-enabled", "yes", "--requirepass", "right"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    # the launcher picks a port whose cluster bus port (+10000) is free too
+    node = RedisProcess(tmp_path, cluster=True, extra=["--requirepass", "right"]).start()
+    port = node.port
     try:
         admin = redis.Redis(port=port, password="right")
-        for _ in range(100):
-            try:
-                admin.ping()
-                break
-            except redis.ConnectionError:
-                assert node.poll() is None, "the cluster node exited at start-up"
-                time.sleep(0.05)
         admin.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)  # type: ignore[no-untyped-call]
         for _ in range(100):
             info = admin.execute_command("CLUSTER", "INFO")  # type: ignore[no-untyped-call]
@@ -119,7 +105,6 @@ def test_wrong_password_on_a_cluster_is_exit_77_not_69(tmp_path: Path) -> None:
         with pytest.raises(StartupFailure) as failed:
             check_redis(CommonSettings(redis_url=url), timeout_s=2.0)
     finally:
-        node.terminate()
-        node.wait(timeout=10)
+        node.stop()
     print(f"\ncluster, wrong password -> exit {failed.value.code}: {failed.value}")
     assert failed.value.code == 77, str(failed.value)

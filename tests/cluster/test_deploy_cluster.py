@@ -4,7 +4,6 @@ compose services, commands exist in the CLI."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import yaml
 from typer.main import get_command
 
 from services.adapters.redis.connect import parse_target
+from services.adapters.redis.launcher import RedisProcess, free_cluster_port
 from services.cli.main import app as cli_app
 from services.platform.settings import (
     CommonSettings,
@@ -21,8 +21,6 @@ from services.platform.settings import (
     ProjectorSettings,
     QuerySettings,
 )
-from tests.redis_cluster import free_cluster_port
-from tests.redis_fixture import wait_for_ping
 
 HERE = Path(__file__).resolve().parents[2] / "deploy" / "cluster"
 COMPOSE: dict[str, Any] = yaml.safe_load((HERE / "compose.yaml").read_text())
@@ -85,16 +83,18 @@ def test_k8s_settings_exist_and_the_cluster_url_parses() -> None:
 def test_the_node_configuration_starts_a_cluster_node(tmp_path: Path) -> None:
     conf = (HERE / "redis-cluster.conf").read_text().replace("/data", str(tmp_path))
     (tmp_path / "redis.conf").write_text(conf)
-    port = free_cluster_port()
-    args = ["redis-server", str(tmp_path / "redis.conf"), "--port", str(port)]
-    proc = subprocess.Popen([*args, "--cluster-announce-hostname", "redis-1"])
+    node = RedisProcess(
+        tmp_path,
+        port=free_cluster_port(),
+        config=tmp_path / "redis.conf",
+        extra=["--cluster-announce-hostname", "redis-1"],
+    ).start()
+    port = node.port
     try:
-        wait_for_ping(f"redis://127.0.0.1:{port}/0")
         client = redis.Redis(port=port, decode_responses=True)
         assert client.info("cluster")["cluster_enabled"] == 1
         assert client.config_get("appendonly") == {"appendonly": "yes"}
         assert client.config_get("cluster-node-timeout") == {"cluster-node-timeout": "5000"}
         client.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        node.stop()

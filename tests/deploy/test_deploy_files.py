@@ -25,6 +25,7 @@ from services.platform.settings import (
     ProjectorSettings,
     QuerySettings,
 )
+from tests.docs.anchors import broken
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
@@ -77,7 +78,8 @@ def test_redis_conf_turns_aof_on_and_explains_fsync() -> None:
     )
     assert settings["appendonly"] == "yes"
     assert settings["appendfsync"] in {"everysec", "always"}
-    assert "tech.md §3.7" in text
+    assert "docs/operating/redis.md#persistence" in text
+    assert broken("docs/operating/redis.md#persistence") is None
 
 
 def test_compose_services_and_redis_with_aof_config() -> None:

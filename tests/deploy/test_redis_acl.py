@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import subprocess
 import time
 from collections.abc import Awaitable, Callable
@@ -30,6 +29,7 @@ from services.adapters.redis.credentials import _LOOKUP_LUA, RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
 from services.adapters.redis.feed import feed_entries
 from services.adapters.redis.keys import Keys, shard_of
+from services.adapters.redis.launcher import RedisProcess
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
 from services.adapters.redis.project_lua import APPLY_LUA
 from services.adapters.redis.projections import (
@@ -48,7 +48,7 @@ from services.usecases.check import CheckedAppend
 from services.usecases.ownership import ShardOwnership
 from services.usecases.project import Project
 from services.usecases.readmodels.reads import ReadModels
-from tests.redis_fixture import free_port, wait_for_ping
+from tests.redis_fixture import free_port
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 ROLES = ("integration", "ingest", "projector", "query", "admin", "archiver", "webhooks")
@@ -93,7 +93,8 @@ def render_acl(
 
 
 class AclServer:
-    """redis-server with the committed redis.conf and a rendered ACL file, on a free port."""
+    """redis-server (the repository's launcher, `RedisProcess`) with the committed redis.conf
+    and a rendered ACL file, on a free port."""
 
     def __init__(self, work: Path) -> None:
         self.work = work
@@ -102,7 +103,7 @@ class AclServer:
         self.passwords = {user: secrets.token_urlsafe(24) for user in users}
         self.old_ingest = secrets.token_urlsafe(24)  # a rotation in progress: two passwords
         self.old_table = secrets.token_urlsafe(24)  # and one of integration-table-7's
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.redis: RedisProcess | None = None
 
     def start(self) -> AclServer:
         passwords = {r: self.passwords[r] for r in ROLES}
@@ -114,25 +115,12 @@ class AclServer:
         # The committed redis.conf, but with its data dir here (`dir` is applied as it is read).
         conf = (DEPLOY / "redis.conf").read_text().replace("dir /data", f"dir {self.work}")
         (self.work / "redis.conf").write_text(conf)
-        exe = shutil.which("redis-server")
-        assert exe is not None, "redis-server is not on the PATH"
-        self.proc = subprocess.Popen(
-            [
-                exe,
-                str(self.work / "redis.conf"),
-                "--port",
-                str(self.port),
-                "--aclfile",
-                str(self.work / "users.acl"),
-                "--appendonly",
-                "no",
-                "--daemonize",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_ping(self.url("health", "unused"))
+        self.redis = RedisProcess(
+            self.work,
+            port=self.port,
+            config=self.work / "redis.conf",
+            extra=["--aclfile", str(self.work / "users.acl"), "--appendonly", "no"],
+        ).start()
         return self
 
     def url(self, user: str, password: str) -> str:
@@ -144,9 +132,8 @@ class AclServer:
         )
 
     def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
+        if self.redis is not None:
+            self.redis.stop()
 
 
 async def refused(call: Awaitable[Any]) -> None:

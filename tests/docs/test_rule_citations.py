@@ -1,13 +1,16 @@
 """Every rule citation the service can send or render names a docs page of this repository
 and a heading on it (docs/architecture/adding-a-game.md#rule-citations): the games'
 citation constants, every ledger entry, note and tie-break text of the example games, the
-`score --json` output, and every citation written in the code's strings and docstrings."""
+`score --json` output, every citation written in the code's strings and docstrings, the card
+data's `source` fields and the rules coverage audit. No tracked file names notes kept outside
+this repository (a research folder, a shared rules folder)."""
 
 from __future__ import annotations
 
 import ast
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -66,7 +69,7 @@ def test_a_missing_heading_or_page_is_caught() -> None:
     assert broken("docs/rules/trickerion.md#advertise") is None
     assert broken("docs/rules/trickerion.md#no-such-rule") is not None
     assert broken("docs/rules/no-such-game.md") is not None
-    assert _unresolved(["trickerion-scoring.md#advertise", "research/penumbra.md §6"])
+    assert _unresolved(["trickerion-scoring.md#advertise", "notes/penumbra.md §6"])
 
 
 @pytest.mark.parametrize("module", [trickerion_rules, penumbra_rules])
@@ -178,3 +181,53 @@ def test_the_published_descriptions_name_no_outside_notes() -> None:
         if NOTE_LABELS.search(text)
     ]
     assert problems == []
+
+
+def test_the_card_data_sources_cite_docs_headings() -> None:
+    """Each catalogue file's `source` says where its values came from by a rules-page heading
+    (and names no other `.md`)."""
+    files = sorted((ROOT / "contracts" / "catalogue").rglob("*.json"))
+    sources = [json.loads(p.read_text(encoding="utf-8"))["source"] for p in files]
+    assert sources
+    assert all(CITATION.match(s) for s in sources), sources
+    assert _unresolved(sources) == []
+
+
+def test_the_rules_coverage_audit_cites_docs_headings() -> None:
+    text = (ROOT / "tests" / "domain" / "RULES_COVERAGE.md").read_text(encoding="utf-8")
+    cited = CITATION.findall(text)
+    assert len([c for c in cited if "#" in c]) > 40
+    assert [why for c in cited if (why := broken(c))] == []
+
+
+OUTSIDE_NOTES = re.compile(r"research[/]|/work[/]shared|shared[/](?:rules|research)\b")
+"""Paths of notes kept outside this repository (written so this file does not match itself)."""
+NOT_SCANNED = ("uv.lock",)
+"""Tracked files not read: the lock file's package hashes and names are not prose."""
+
+
+def _tracked() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    return [ROOT / name for name in listed.split("\0") if name and name not in NOT_SCANNED]
+
+
+def test_no_tracked_file_cites_notes_outside_the_repository() -> None:
+    """Code, contracts, deploy files, tests and docs cite this repository's pages only: a
+    reader of a fresh clone can open every source named."""
+    assert OUTSIDE_NOTES.search("see " + "research" + "/tech.md")
+    assert OUTSIDE_NOTES.search("/work" + "/shared" + "/rules/x.md")
+    assert not OUTSIDE_NOTES.search("docs/rules/trickerion.md#card-data")
+    found = []
+    for path in _tracked():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError):
+            continue  # binary (screenshots), or deleted in the work tree
+        found += [
+            f"{path.relative_to(ROOT)}:{n}: {line.strip()[:100]}"
+            for n, line in enumerate(text.splitlines(), 1)
+            if OUTSIDE_NOTES.search(line)
+        ]
+    assert found == []

@@ -70,7 +70,9 @@ class RedisProcess:
     `appendonly` turns AOF on with `appendfsync` (`always`, `everysec`); `cluster` makes it a
     cluster node (`nodes.conf` in `data_dir`, `cluster_node_timeout_ms`); `extra` are further
     `--name value` arguments; `log` receives its output (else it is dropped); `bound`: ends
-    with the starting process (module docstring).
+    with the starting process (module docstring). `config`: a configuration file (a shipped
+    one, under test) read first; then the command line sets only the port, the loopback bind
+    address, the directory and `extra`, so the file's persistence and cluster settings hold.
     """
 
     def __init__(
@@ -86,6 +88,7 @@ class RedisProcess:
         extra: Sequence[str] = (),
         log: Path | None = None,
         bound: bool = True,
+        config: Path | None = None,
     ) -> None:
         self.exe = exe or server_exe()
         self.data_dir = data_dir
@@ -97,6 +100,7 @@ class RedisProcess:
         self.extra = list(extra)
         self.log = log
         self.bound = bound
+        self.config = config
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -106,6 +110,9 @@ class RedisProcess:
 
     def args(self) -> list[str]:
         """The command line of the server."""
+        if self.config is not None:
+            where = ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir)]
+            return [self.exe, str(self.config), *where, *self.extra]
         args = [self.exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
         args += ["--dir", str(self.data_dir), "--appendonly", "yes" if self.appendonly else "no"]
         if self.appendonly:
@@ -141,6 +148,8 @@ class RedisProcess:
                 try:
                     if client.ping():
                         return
+                except (redis.AuthenticationError, redis.ResponseError):
+                    return  # it answers, refusing an unauthenticated PING (an ACL under test)
                 except redis.ConnectionError:
                     pass
                 exited = self.proc is not None and self.proc.poll() is not None

@@ -1,8 +1,7 @@
 """The inbox entry format: as the AsyncAPI document tells integrators (`INBOX_DESCRIPTION`,
-`INTEGRATION_INBOX_DESCRIPTION`), as the settling use case reads it (`INBOX_FORM`: an entry's
-body, field `data` or FastStream's `__data__` binary message format with its headers; its write
-proof; its game; what a dead letter keeps and says), and FastStream's parser step that hands the
-raw field maps on (`keep_raw_parser`).
+`INTEGRATION_INBOX_DESCRIPTION`), as the settling use case reads it (`INBOX_FORM`: field `data`
+or FastStream's `__data__` binary format with its headers; the write proof; the game; what a
+dead letter keeps and says), and FastStream's parser step that keeps the raw field maps.
 """
 
 from __future__ import annotations
@@ -81,18 +80,6 @@ def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]
     return None, {}
 
 
-def _body_of(fields: dict[bytes, bytes]) -> bytes | None:
-    return _unpacked(fields)[0]
-
-
-def game_of_entry(fields: dict[bytes, bytes]) -> str | None:
-    """The game an entry names (its first event's `game_id`), None when unreadable."""
-    try:
-        return game_of(decode_json(_body_of(fields), "data"))
-    except Exception:  # garbage names no game
-        return None
-
-
 def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
     value = fields.get(name.encode())
     if value is not None:
@@ -101,58 +88,49 @@ def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str
     return header if isinstance(header, str) else None
 
 
-def entry_of(fields: dict[bytes, bytes]) -> Entry:
-    """The record use case's view of one inbox entry: its proof (fields `token`,
-    `creator_key`, or FastStream message headers of those names) and its raw data."""
-    body, headers = _unpacked(fields)
-    proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
-    return Entry(proof, body)
-
-
-def raw_of(fields: dict[bytes, bytes]) -> bytes:
-    """What a dead letter keeps of an entry: its data as received, else all its fields as JSON
-    (never `SECRET_FIELDS`)."""
-    body = _body_of(fields)
-    if body is not None:
-        return body
-    kept = {
-        k.decode(errors="replace"): v.decode(errors="replace")
-        for k, v in fields.items()
-        if k not in SECRET_FIELDS
-    }
-    return json.dumps(kept).encode()
-
-
-def letter_reason(refusal: Refusal) -> dict[str, object]:
-    """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC 9457
-    members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
-    `expected` / `actual` / `version`), plus the refusal's `kind` and `message` (= `detail`)."""
-    item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
-    return {**refusal.to_dict(), **item}
-
-
 class _InboxForm:
-    """`EntryForm` of the inbox streams: the functions of this module."""
+    """`EntryForm` of the inbox streams."""
 
     def entry(self, fields: dict[bytes, bytes]) -> Entry:
-        """See `entry_of`."""
-        return entry_of(fields)
+        """The record use case's view of one inbox entry: its proof (fields `token`,
+        `creator_key`, or FastStream message headers of those names) and its raw data."""
+        body, headers = _unpacked(fields)
+        proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+        return Entry(proof, body)
 
     def game(self, fields: dict[bytes, bytes]) -> str | None:
-        """See `game_of_entry`."""
-        return game_of_entry(fields)
+        """The game an entry names (its first event's `game_id`), None when unreadable."""
+        try:
+            return game_of(decode_json(_unpacked(fields)[0], "data"))
+        except Exception:  # garbage names no game
+            return None
 
     def raw(self, fields: dict[bytes, bytes]) -> bytes:
-        """See `raw_of`."""
-        return raw_of(fields)
+        """What a dead letter keeps of an entry: its data as received, else all its fields as
+        JSON (never `SECRET_FIELDS`)."""
+        body = _unpacked(fields)[0]
+        if body is not None:
+            return body
+        kept = {
+            k.decode(errors="replace"): v.decode(errors="replace")
+            for k, v in fields.items()
+            if k not in SECRET_FIELDS
+        }
+        return json.dumps(kept).encode()
 
     def reason(self, refusal: Refusal) -> dict[str, object]:
-        """See `letter_reason`."""
-        return letter_reason(refusal)
+        """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC
+        9457 members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
+        `expected` / `actual` / `version`), plus the refusal's `kind` and `message`."""
+        item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
+        return {**refusal.to_dict(), **item}
 
 
 INBOX_FORM: EntryForm = _InboxForm()
 """How the settling use case reads an inbox entry and words its dead letter."""
+
+game_of_entry = INBOX_FORM.game
+"""The game an entry names (the adapters' `GameOf`, for their order check)."""
 
 
 async def keep_raw_parser(raw: dict[str, Any], original: Callable[..., Any]) -> Any:

@@ -1,7 +1,7 @@
 """The reclaimer of an inbox stream: it settles pending entries no live consumer works on,
 through the `InboxQueue` port (the order check's "is an older entry of this game pending?"
 is the port's `pending_older`). One per stream: the shared inbox and each integration's own
-(wired by the door `services.doors.ingest.inbox_app`) have one each.
+(made by `services.usecases.inbox.consumer.InboxConsumer`) have one each.
 
 * `drain`, at start-up before the consumer reads: settle the consumer's own pending entries (a
   previous process of the same consumer name died holding them). FastStream does not: a

@@ -5,7 +5,7 @@ One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`, any integra
 there) or an integration's own `Keys.integration_inbox(name)` (`sl:inbox:<name>`, only its ACL
 user may: docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
 stream has its own group `ingest`, PEL, order check, reclaimer and retention
-(the door `services.doors.ingest.inbox_app` wires one subscriber per stream); order is kept per stream, so one
+(`services.usecases.inbox.consumer` makes one `Inbox` per stream); order is kept per stream, so one
 game's entries should come through one stream.
 
 An entry is one XADD with fields `data` (or FastStream's `__data__`: one envelope JSON, or a

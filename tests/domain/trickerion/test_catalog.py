@@ -9,6 +9,7 @@ import pytest
 from contracts import catalogue
 from domain.trickerion.catalog import characters, performances, tricks
 from domain.trickerion.conditions import COUNTERS, condition_points
+from tests.docs.anchors import CITATION, broken
 
 
 def test_catalog_holds_48_tricks_and_28_performance_cards() -> None:
@@ -16,10 +17,17 @@ def test_catalog_holds_48_tricks_and_28_performance_cards() -> None:
     assert sorted(performances()) == [f"P{n:02d}" for n in range(1, 29)]
 
 
-@pytest.mark.parametrize("name", ["tricks.json", "performances.json", "characters.json"])
+@pytest.mark.parametrize(
+    "name", ["tricks.json", "performances.json", "characters.json", "limits.json"]
+)
 def test_each_data_file_names_its_source(name: str) -> None:
-    data = json.loads(catalogue.text("trickerion", name))
-    assert "research/trickerion.md" in data["source"] or "trickerion-scoring.md" in data["source"]
+    """Each file's `source` opens with a citation of the rules page that says where its
+    values came from, a heading that exists."""
+    source = json.loads(catalogue.text("trickerion", name))["source"]
+    cited = CITATION.match(source)
+    assert cited is not None, source
+    assert cited.group(0).startswith("docs/rules/trickerion.md#card-data"), source
+    assert broken(cited.group(0)) is None
 
 
 @pytest.mark.parametrize(

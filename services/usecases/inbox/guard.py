@@ -1,4 +1,4 @@
-"""Keeps each inbox stream readable while ingest runs: a stream deleted under it (an operator's
+"""The inbox's stream guard use case: keeps each inbox stream readable while ingest runs: a stream deleted under it (an operator's
 `DEL`, a reset) is detected, logged, counted and read again, with no restart.
 
 FastStream (0.7.8) treats `NOGROUP` on its `XREADGROUP` as terminal: it logs, stops the
@@ -40,7 +40,7 @@ log = structlog.get_logger("inbox")
 
 
 class Subscriber(Protocol):
-    """What the guard needs of a FastStream subscriber."""
+    """What the guard needs of a reader of the stream (the door's FastStream subscriber)."""
 
     running: bool
 

@@ -1,15 +1,14 @@
-"""Trickerion event payloads and the ruleset options recorded at game start.
+"""Trickerion's values recorded at game start: the catalogue's card ids and the types the
+events name, the ruleset options (`TrickerionOptions`), a seat's holdings when scoring starts
+mid-game (`JoinedInProgress`) and Trick cards outside the catalogue (`ExtraTrick`).
 
-Wire types (all `trickerion.*`): game_started, advertised, trick_learned, character_hired,
-link_created, trick_yielded, performance_given, resources_changed, endgame_inventory_declared.
-Turns use the common `game.turn_started` / `game.initiative_changed`; the end is `game.ended`.
-Sources: docs/rules/trickerion.md (the specification, wins), and
-docs/rules/trickerion.md (the rules and each recommended reading); the card data's sources are named in contracts/catalogue/trickerion/*.json.
+Sources: docs/rules/trickerion.md (the rules and each recommended reading); where the card data
+came from: docs/rules/trickerion.md#card-data.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,12 +17,10 @@ from pydantic import (
     StrictInt,
     StringConstraints,
     WithJsonSchema,
-    model_validator,
 )
 
 from contracts import catalogue
-from contracts.common import GameStartedBase, Player
-from contracts.envelope import NonEmptyText, Payload, PlayerId
+from contracts.envelope import NonEmptyText, PlayerId
 
 TRICK_IDS = tuple(sorted(t["id"] for t in catalogue.read("trickerion", "tricks.json")["tricks"]))
 """The catalogue's Trick card ids (T01-T48), `contracts/catalogue/trickerion/tricks.json`."""
@@ -87,11 +84,13 @@ Weekday = Literal["thursday", "friday", "saturday", "sunday"]
 Count = Annotated[int, Field(ge=0, le=999, strict=True)]
 
 
-class _Frozen(BaseModel):
+class Frozen(BaseModel):
+    """A frozen model refusing unknown fields: every value recorded at game start."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class TrickerionOptions(_Frozen):
+class TrickerionOptions(Frozen):
     """Modules and every REC of docs/rules/trickerion.md as a named option (default = the REC).
 
     Recorded in `trickerion.game_started`, so a replay years later scores the same. Each field's
@@ -155,7 +154,7 @@ class TrickerionOptions(_Frozen):
     """Shards at set-up with Magician Powers (docs/rules/trickerion.md#set-up)."""
 
 
-class SeatNow(_Frozen):
+class SeatNow(Frozen):
     """One player's holdings when scoring starts mid-game, as the table counts them: Fame,
     Coins, loose Shards, the Trick cards owned and the characters hired (for the inventory;
     an Assistant brings its bonus Apprentice by itself, so do not list that one). Fame and
@@ -172,7 +171,7 @@ class SeatNow(_Frozen):
     """The player has already Advertised in the declared turn (once per turn, rules L6)."""
 
 
-class JoinedInProgress(_Frozen):
+class JoinedInProgress(Frozen):
     """Scoring joins a game in progress: `turn` is the turn being played now (the next
     `game.turn_started` is turn + 1), `initiative_order` the track now (default: the starting
     positions), `players` every player's holdings now. Each declared amount becomes a ledger
@@ -184,7 +183,7 @@ class JoinedInProgress(_Frozen):
     players: tuple[SeatNow, ...] = Field(min_length=1, max_length=4)
 
 
-class PrintedYield(_Frozen):
+class PrintedYield(Frozen):
     """A Trick card's printed yield per marker: Fame, Coins, Shards."""
 
     fame: int = Field(default=0, ge=0, le=10, strict=True)
@@ -201,7 +200,7 @@ PrintedPoints = Annotated[int, Field(ge=1, le=20, strict=True)]
 docs/rules/trickerion.md#caps; the catalogue prints 1-12)."""
 
 
-class PerCondition(_Frozen):
+class PerCondition(Frozen):
     """`points` Fame per `every` of the counter `of`, the remainder dropped (T24 "1 per 3
     unspent Coins": `{"kind": "per", "of": "coins", "points": 1, "every": 3}`)."""
 
@@ -211,7 +210,7 @@ class PerCondition(_Frozen):
     every: int = Field(default=1, ge=1, le=20, strict=True)
 
 
-class IfCondition(_Frozen):
+class IfCondition(Frozen):
     """`points` Fame if every counter in `of` is at least `at_least` (T09 "12 if you have
     Assistant, Engineer and Manager": `{"kind": "if", "of": ["assistant", "engineer",
     "manager"], "at_least": 1, "points": 12}`)."""
@@ -226,7 +225,7 @@ EndgameCondition = Annotated[PerCondition | IfCondition, Field(discriminator="ki
 """A Level 3 end-game condition in the catalog's condition language (data/tricks.json)."""
 
 
-class ExtraTrick(_Frozen):
+class ExtraTrick(Frozen):
     """A Trick card outside the catalog (a promo card, Dawn of Technology's Signature Tricks),
     declared in the game start with its printed values and checked like a catalog card: `level`
     1-3 (Fame threshold 1 / 16 / 36), `printed_yield`, `markers`, `components` (the catalog's
@@ -245,217 +244,3 @@ class ExtraTrick(_Frozen):
     endgame: EndgameCondition | None = None
     endgame_text: str | None = Field(default=None, max_length=200)
     source: NonEmptyText
-
-
-MAX_PLAYERS = 4
-"""Trickerion seats 1 to 4 players (the rule book's player count): the schema's bound and the
-rules' (`domain.trickerion.state.start_state`), one constant."""
-
-
-class TrickerionGameStarted(GameStartedBase):
-    """A Trickerion game starts: 1 to 4 players (each with a starting `initiative` 1..N) and
-    options; `joined_in_progress` when scoring starts mid-game (see `JoinedInProgress`)."""
-
-    TYPE: ClassVar[str] = "trickerion.game_started"
-    players: tuple[Player, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
-    options: TrickerionOptions = TrickerionOptions()
-    joined_in_progress: JoinedInProgress | None = None
-    extra_tricks: tuple[ExtraTrick, ...] = Field(default=(), max_length=24)
-    """Trick cards outside the catalog used at this table, recorded for replay (`ExtraTrick`)."""
-
-
-class Advertised(Payload):
-    """A player Advertises: pays Coins equal to their initiative position, gains 2 Fame.
-
-    Once per turn (docs/rules/trickerion.md#advertise). `coins_paid` must equal the position.
-    """
-
-    TYPE: ClassVar[str] = "trickerion.advertised"
-    player_id: PlayerId
-    coins_paid: int = Field(ge=1, le=8, strict=True)
-
-
-class TrickLearned(Payload):
-    """A player learns a Trick card, paying `coins_paid` Coins (below its Fame threshold; docs/rules/trickerion.md#other-sources).
-
-    Level 3 tricks need the Dark Alley (docs/rules/trickerion.md#base-game).
-    """
-
-    TYPE: ClassVar[str] = "trickerion.trick_learned"
-    player_id: PlayerId
-    trick_id: TrickId
-    coins_paid: Count = 0
-
-
-class CharacterHired(Payload):
-    """A player hires a character (Protégé needs the Academy; Arcane workers need Arcane Arts)."""
-
-    TYPE: ClassVar[str] = "trickerion.character_hired"
-    player_id: PlayerId
-    character: Character
-    coins_paid: Count = 0
-
-
-class LinkCreated(Payload):
-    """A placed Trick marker completes a Link (docs/rules/trickerion.md#create-a-link).
-
-    The placer gains 1/2/3 Fame or Coins (`reward`) for the placed trick's Level 1/2/3. A
-    `shard_link` also pays 1 Shard to each connected Trick owner: the placer and
-    `other_owner_id`, the owner of the other marker (see option `shard_link_same_owner`).
-    """
-
-    TYPE: ClassVar[str] = "trickerion.link_created"
-    player_id: PlayerId
-    trick_id: TrickId
-    reward: Literal["fame", "coins"]
-    shard_link: bool = False
-    other_owner_id: PlayerId
-
-
-class TrickYielded(Payload):
-    """One Trick marker on a performed card pays its owner the trick's printed yield.
-
-    One event per marker, before the card's `trickerion.performance_given` (yields come first:
-    docs/rules/trickerion.md#performance-order). `fame` / `coins` / `shards`, when given, must equal the
-    catalog yield (with the weekday modifier when `weekday_yield_modifiers` is on; `weekday`
-    is then required).
-    """
-
-    TYPE: ClassVar[str] = "trickerion.trick_yielded"
-    owner_id: PlayerId
-    trick_id: TrickId
-    performance_card_id: PerformanceCardId
-    weekday: Weekday | None = None
-    fame: Count | None = None
-    coins: Count | None = None
-    shards: Count | None = None
-
-
-class PerformanceGiven(Payload):
-    """A magician performs a card: 1 Fame per Link on it, its printed bonus, backstage specialists.
-
-    `links` (<= the card's printed Links) counts every Link on the card now, whoever formed it.
-    `specialists_behind`: the performer's specialists backstage (Assistant +2 Fame, Manager
-    +3 Coins, Engineer +1 Shard). `bonus_*`, when given, must equal the card's printed bonus.
-    Source: docs/rules/trickerion.md#perform-a-linked-card, #performance-card and
-    #theater-specialists.
-    """
-
-    TYPE: ClassVar[str] = "trickerion.performance_given"
-    performer_id: PlayerId
-    performance_card_id: PerformanceCardId
-    links: int = Field(ge=0, le=10, strict=True)
-    specialists_behind: tuple[Specialist, ...] = Field(default=(), max_length=32)
-    bonus_fame: Count | None = None
-    bonus_coins: Count | None = None
-    bonus_shards: Count | None = None
-
-    @model_validator(mode="after")
-    def _unique_specialists(self) -> PerformanceGiven:
-        if len(set(self.specialists_behind)) != len(self.specialists_behind):
-            raise ValueError("specialists_behind: each specialist at most once")
-        return self
-
-
-ResourceReason = Literal[
-    "wages",
-    "arcane_wages",
-    "purchase",
-    "bank",
-    "assignment",
-    "prophecy",
-    "magician",
-    "renovate",
-    "contraption",
-    "enhance",
-    "other",
-]
-"""Why Fame / Coins / Shards changed outside the seed's rows (docs/rules/trickerion.md#other-sources): wages, Market Row, Bank, Special Assignments, prophecies, abilities, Academy..."""
-
-
-class ResourcesChanged(Payload):
-    """Any other change of Fame / Coins / Shards (signed amounts), with its `reason`.
-
-    `wages` with too few Coins: under `negative_coins="never"` the player pays what they have
-    and loses `unpaid_coin_fame_penalty` Fame per unpaid Coin (docs/rules/trickerion.md#during-play).
-    """
-
-    TYPE: ClassVar[str] = "trickerion.resources_changed"
-    player_id: PlayerId
-    fame: int = Field(default=0, ge=-200, le=200, strict=True)
-    coins: int = Field(default=0, ge=-200, le=200, strict=True)
-    shards: int = Field(default=0, ge=-50, le=50, strict=True)
-    reason: ResourceReason
-    note: NonEmptyText | None = None
-
-    @model_validator(mode="after")
-    def _some_change(self) -> ResourcesChanged:
-        if not (self.fame or self.coins or self.shards):
-            raise ValueError("fame, coins, shards: at least one must be non-zero")
-        return self
-
-
-class Level3Holding(_Frozen):
-    """A Level 3 trick at game end: components met in the Workshop, Trick markers on the card,
-    markers on Performance cards (count only with `markers_on_performance_cards_count`)."""
-
-    trick_id: TrickId
-    components_met: bool
-    markers: Count = 0
-    performance_markers: Count = 0
-
-
-class EndgameInventoryDeclared(Payload):
-    """What one player holds at game end (one per player, in the final turn, before `game.ended`).
-
-    Fields: `special_assignments_in_hand` (unused Special cards; docs/rules/trickerion.md#end-special-assignments), `apprentices` (hired,
-    including the Assistant's free one; not the Magician; docs/rules/trickerion.md#characters), `specialists`, `protege`,
-    `arcane_workers`, `shapeshifter_as` (the declared type), `level3_tricks` (every Level 3
-    trick owned), `set_aside_trick_ids` (Professor Bernard: not owned for scoring),
-    `workshop_trick_markers` (markers on own Trick cards, T45), `*_components` (Workshop
-    components by tier, Manager bonus included; T10/T21/T23), `academy_banners`,
-    `contraption_shards` (Dawn of Technology), `arcane_shards` (Arcane Arts).
-    Loose Coins and Shards are not declared: they are the ledger's.
-    """
-
-    TYPE: ClassVar[str] = "trickerion.endgame_inventory_declared"
-    player_id: PlayerId
-    special_assignments_in_hand: Count = 0
-    apprentices: Count = 0
-    specialists: tuple[Specialist, ...] = Field(default=(), max_length=32)
-    protege: bool = False
-    arcane_workers: tuple[ArcaneWorker, ...] = Field(default=(), max_length=32)
-    shapeshifter_as: ShapeshifterType | None = None
-    level3_tricks: tuple[Level3Holding, ...] = Field(default=(), max_length=32)
-    set_aside_trick_ids: tuple[TrickId, ...] = Field(default=(), max_length=32)
-    workshop_trick_markers: Count = 0
-    basic_components: Count = 0
-    advanced_components: Count = 0
-    superior_components: Count = 0
-    academy_banners: int = Field(default=0, ge=0, le=12, strict=True)
-    contraption_shards: Count = 0
-    arcane_shards: Count = 0
-
-    @model_validator(mode="after")
-    def _consistent(self) -> EndgameInventoryDeclared:
-        if len(set(self.specialists)) != len(self.specialists):
-            raise ValueError("specialists: each specialist at most once")
-        ids = [h.trick_id for h in self.level3_tricks]
-        if len(set(ids)) != len(ids):
-            raise ValueError("level3_tricks: each trick at most once")
-        if self.shapeshifter_as is not None and "shapeshifter" not in self.arcane_workers:
-            raise ValueError("shapeshifter_as: needs a shapeshifter in arcane_workers")
-        return self
-
-
-TRICKERION_PAYLOADS: tuple[type[Payload], ...] = (
-    TrickerionGameStarted,
-    Advertised,
-    TrickLearned,
-    CharacterHired,
-    LinkCreated,
-    TrickYielded,
-    PerformanceGiven,
-    ResourcesChanged,
-    EndgameInventoryDeclared,
-)
