@@ -14,14 +14,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from services.adapters.redis.launcher import RedisProcess
+from services.adapters.redis.launcher import RedisProcess, answers_ping
 from services.adapters.redis.launcher import free_port as free_port  # the tests' import
 
 
@@ -31,20 +30,8 @@ def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
     Raises:
         TimeoutError: no answer within `timeout_s` seconds.
     """
-    deadline = time.monotonic() + timeout_s
-    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
-    try:
-        while True:
-            try:
-                if client.ping():
-                    return
-            except redis.ConnectionError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"redis at {url} did not answer PING within {timeout_s}s")
-            time.sleep(0.05)
-    finally:
-        client.close()
+    if not answers_ping(url, timeout_s):
+        raise TimeoutError(f"redis at {url} did not answer PING within {timeout_s}s")
 
 
 class RedisServer(RedisProcess):

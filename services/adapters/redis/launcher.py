@@ -14,7 +14,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -46,6 +46,25 @@ def free_cluster_port() -> int:
             except OSError:
                 continue
         return port
+
+
+def answers_ping(url: str, timeout_s: float, gone: Callable[[], bool] | None = None) -> bool:
+    """Poll PING at `url` every 50 ms: True once it answers; False after `timeout_s`, or as
+    soon as `gone()` says it never will (its process exited)."""
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    try:
+        while True:
+            try:
+                if client.ping():
+                    return True
+            except redis.ConnectionError:
+                pass
+            if (gone is not None and gone()) or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+    finally:
+        client.close()
 
 
 def server_exe() -> str:
@@ -134,21 +153,11 @@ class RedisProcess:
         return self
 
     def _wait_for_ping(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        try:
-            while True:
-                try:
-                    if client.ping():
-                        return
-                except redis.ConnectionError:
-                    pass
-                exited = self.proc is not None and self.proc.poll() is not None
-                if exited or time.monotonic() > deadline:
-                    raise TimeoutError(self._why_not())
-                time.sleep(0.05)
-        finally:
-            client.close()
+        def exited() -> bool:
+            return self.proc is not None and self.proc.poll() is not None
+
+        if not answers_ping(self.url, START_TIMEOUT_S, exited):
+            raise TimeoutError(self._why_not())
 
     def _why_not(self) -> str:
         code = self.proc.poll() if self.proc is not None else None
