@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,13 @@ class RedisServer(RedisProcess):
         self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always"
     ) -> None:
         super().__init__(data_dir, appendonly=appendonly, appendfsync=appendfsync, bound=False)
+
+    def stop(self, *, kill: bool = False) -> None:
+        """See `RedisProcess.stop`; a server a test paused (SIGSTOP) is thawed first, so that
+        SIGTERM can end it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+        super().stop(kill=kill)
 
 
 def docker_answers() -> bool:
@@ -136,11 +144,8 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
             yield f"redis://{host}:{port}/0"
         return
     if shutil.which("redis-server"):
-        server = RedisServer(tmp_dir).start()
-        try:
+        with RedisServer(tmp_dir) as server:
             yield server.url
-        finally:
-            server.stop()
         return
     raise RuntimeError("no Redis: set REDIS_URL, start Docker, or install redis-server")
 

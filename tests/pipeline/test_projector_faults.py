@@ -37,13 +37,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server (the tests pause it and add ACL users to it)."""
-    server = RedisServer(tmp_path).start()
-    try:
+    with RedisServer(tmp_path) as server:
         yield server
-    finally:
-        if server.proc is not None:
-            server.proc.send_signal(signal.SIGCONT)
-        server.stop()
 
 
 def run_to_exit(url: str, tmp_path: Path, **env: str) -> tuple[int, float, list[str]]:
