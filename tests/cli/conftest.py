@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -10,12 +11,28 @@ from pathlib import Path
 import httpx
 import pytest
 
+from services.adapters.redis.connect import connect
+from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
+from services.cli.remote import read_log
 from tests.redis_fixture import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 TRICKERION_LOG = DATA / "trickerion-demo.jsonl"
 PENUMBRA_LOG = DATA / "penumbra-demo.jsonl"
+
+
+def store_log(url: str, log: Path) -> None:
+    """Append the game of JSONL file `log` to the Redis at `url` (16 shards), as ingest would."""
+
+    async def append() -> None:
+        client = connect(url)
+        events = read_log(log)
+        await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
+        await client.aclose()
+
+    asyncio.run(append())
 
 
 @pytest.fixture
