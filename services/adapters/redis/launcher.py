@@ -16,7 +16,6 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 import redis
@@ -191,10 +190,5 @@ class RedisProcess:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
