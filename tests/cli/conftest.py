@@ -53,6 +53,12 @@ def penumbra_log(tmp_path: Path) -> Path:
     return copy
 
 
+def serve_argv(port: int, redis_url: str, *flags: str) -> list[str]:
+    """`scoreledger serve <flags>` on 127.0.0.1:`port` over `redis_url`, run by this Python."""
+    argv = [sys.executable, "-m", "services.cli.main", "serve", *flags]
+    return [*argv, "--port", str(port), "--redis-url", redis_url]
+
+
 @pytest.fixture
 def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
     """Start `scoreledger serve <flags>` on a free port over the clean Redis; returns its URL.
@@ -63,17 +69,7 @@ def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
         port = free_port()
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "services.cli.main",
-                    "serve",
-                    *flags,
-                    "--port",
-                    str(port),
-                    "--redis-url",
-                    clean_redis_url,
-                ],
+                serve_argv(port, clean_redis_url, *flags),
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
