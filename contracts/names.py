@@ -17,7 +17,7 @@ log, or crypto-shredding; Verraes, "Eventsourcing patterns: forgettable payloads
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -178,6 +178,24 @@ def strip_side_names(event: M) -> tuple[M, dict[str, str]]:
     their `player_id`. An event naming no player comes back as is, with no names."""
     found: dict[str, str] = {}
     return _renamed(event, None, found), found
+
+
+T = TypeVar("T")
+"""An event of any stream (a game's `Envelope` or a side log's)."""
+
+
+def strip_all(
+    events: Iterable[T], strip: Callable[[T], tuple[T, dict[str, str]]]
+) -> tuple[list[T], dict[str, str]]:
+    """Each of `events` to store, stripped by `strip` (`strip_names`, `strip_side_names`), and
+    every name they carried, in order."""
+    stored: list[T] = []
+    names: dict[str, str] = {}
+    for event in events:
+        out, carried = strip(event)
+        stored.append(out)
+        names |= carried
+    return stored, names
 
 
 def put_side_names(event: M, kept: Mapping[str, str]) -> M:

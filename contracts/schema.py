@@ -8,10 +8,11 @@ committed files differ from the models. Regenerate with `make schemas`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from contracts import events, league, tournament
 
@@ -59,36 +60,40 @@ def tagged(union: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+STREAM_SCHEMAS: tuple[tuple[str, str, Any, Mapping[str, type[BaseModel]]], ...] = (
+    ("event.json", "scoreledger event", events.AnyEvent, events.ENVELOPE_BY_TYPE),
+    (
+        "tournament.event.json",
+        "scoreledger tournament event",
+        tournament.AnyTournamentEvent,
+        tournament.TOURNAMENT_ENVELOPES,
+    ),
+    (
+        "league.event.json",
+        "scoreledger league event",
+        league.AnyLeagueEvent,
+        league.LEAGUE_ENVELOPES,
+    ),
+)
+"""Per kind of stream: its union schema's file, its title, its union type, and its wire type ->
+envelope model."""
+
+
 def generate_json_schemas() -> dict[str, str]:
     """File name -> JSON Schema text: `event.json` (any event, discriminated on `type`) and
     one `<wire type>.json` per event type of the registered games (`contracts.games`); the
     same for tournament and league streams (`tournament.event.json`, `tournament.*.json`,
     `league.event.json`, `league.*.json`)."""
     files: dict[str, str] = {}
-    union = tagged(TypeAdapter(events.AnyEvent).json_schema(mode="validation"))
-    union["$id"] = SCHEMA_ID_BASE + "event.json"
-    union["title"] = "scoreledger event (any type)"
-    files["event.json"] = _dump(union)
-    for wire_type, envelope in sorted(events.ENVELOPE_BY_TYPE.items()):
-        schema = envelope.model_json_schema(mode="validation")
-        schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
-        files[f"{wire_type}.json"] = _dump(schema)
-    tournaments = tagged(TypeAdapter(tournament.AnyTournamentEvent).json_schema(mode="validation"))
-    tournaments["$id"] = SCHEMA_ID_BASE + "tournament.event.json"
-    tournaments["title"] = "scoreledger tournament event (any type)"
-    files["tournament.event.json"] = _dump(tournaments)
-    for wire_type, kind in sorted(tournament.TOURNAMENT_ENVELOPES.items()):
-        schema = kind.model_json_schema(mode="validation")
-        schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
-        files[f"{wire_type}.json"] = _dump(schema)
-    leagues = tagged(TypeAdapter(league.AnyLeagueEvent).json_schema(mode="validation"))
-    leagues["$id"] = SCHEMA_ID_BASE + "league.event.json"
-    leagues["title"] = "scoreledger league event (any type)"
-    files["league.event.json"] = _dump(leagues)
-    for wire_type, envelope_kind in sorted(league.LEAGUE_ENVELOPES.items()):
-        schema = envelope_kind.model_json_schema(mode="validation")
-        schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
-        files[f"{wire_type}.json"] = _dump(schema)
+    for name, title, any_event, envelopes in STREAM_SCHEMAS:
+        union = tagged(TypeAdapter(any_event).json_schema(mode="validation"))
+        union["$id"] = SCHEMA_ID_BASE + name
+        union["title"] = f"{title} (any type)"
+        files[name] = _dump(union)
+        for wire_type, envelope in sorted(envelopes.items()):
+            schema = envelope.model_json_schema(mode="validation")
+            schema["$id"] = f"{SCHEMA_ID_BASE}{wire_type}.json"
+            files[f"{wire_type}.json"] = _dump(schema)
     return files
 
 

@@ -25,7 +25,7 @@ from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from domain.fold import MARK_EVERY, Folder, GameState, Mark, evolve
 from domain.log import Log
-from domain.logrules import check_log_order, void_target
+from domain.logrules import check_log_order
 from domain.memo import Memo
 
 
@@ -58,22 +58,11 @@ def evolve_void(state: GameState, void: Envelope) -> tuple[GameState, int]:
     if not isinstance(payload, EventVoided):
         return evolve(state, void), 0
     check_log_order(state.game_id, state.seq, state.status == "final", void)
-    seq = state.seq_of(payload.voided_event_id)
-    target = void_target(None if seq is None else state.history[seq - 1], state.voided, payload)
-    marks = state.marks[:]
-    keep = bisect_left([m.seq for m in marks], target.seq)
-    mark = marks[keep - 1]
-    later: dict[int, Mark[Any]] = {m.seq: m for m in marks[keep:] if m.seq > target.seq}
     redo: Folder[Any] = Folder()
-    redo._load(state)
-    redo.seq, redo.status, redo.rules = mark.seq, mark.status, mark.rules
-    redo.voided = state.voided | {target.event_id}
-    redo._ledger, redo._ledger_n = list(state.ledger[: mark.ledger_len]), mark.ledger_len
-    redo._history = list(state.history[: mark.seq])
-    redo._marks, redo._marks_n = list(marks[:keep]), keep
-    redo._totals, redo._breakdown = mark.totals, mark.breakdown
+    target, keep = redo._rewind(state, payload)
+    later: dict[int, Mark[Any]] = {m.seq: m for m in state.marks[keep:] if m.seq > target.seq}
     folded = 0
-    for event in state.history[mark.seq :]:
+    for event in state.history[redo.seq :]:
         redo._refold([event])
         folded += 1
         own = later.get(event.seq) if event.seq % MARK_EVERY == 0 else None

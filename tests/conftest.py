@@ -117,11 +117,8 @@ def clean_redis_url(redis_url: str) -> str:
 @pytest.fixture
 def aof_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server with `--appendonly yes --appendfsync always`; `.restart()` it."""
-    server = RedisServer(tmp_path, appendonly=True, appendfsync="always").start()
-    try:
+    with RedisServer(tmp_path, appendonly=True, appendfsync="always") as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

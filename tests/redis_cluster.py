@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
 import redis
 from redis.cluster import RedisCluster
@@ -186,12 +185,7 @@ class LocalCluster:
     def __enter__(self) -> LocalCluster:
         return self.start()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 

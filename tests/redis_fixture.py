@@ -14,14 +14,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import redis
 
-from services.adapters.redis.launcher import RedisProcess
+from services.adapters.redis.launcher import RedisProcess, answers_ping
 from services.adapters.redis.launcher import free_port as free_port  # the tests' import
 
 
@@ -31,20 +31,8 @@ def wait_for_ping(url: str, timeout_s: float = 10.0) -> None:
     Raises:
         TimeoutError: no answer within `timeout_s` seconds.
     """
-    deadline = time.monotonic() + timeout_s
-    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
-    try:
-        while True:
-            try:
-                if client.ping():
-                    return
-            except redis.ConnectionError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"redis at {url} did not answer PING within {timeout_s}s")
-            time.sleep(0.05)
-    finally:
-        client.close()
+    if not answers_ping(url, timeout_s):
+        raise TimeoutError(f"redis at {url} did not answer PING within {timeout_s}s")
 
 
 class RedisServer(RedisProcess):
@@ -60,6 +48,13 @@ class RedisServer(RedisProcess):
         self, data_dir: Path, *, appendonly: bool = False, appendfsync: str = "always"
     ) -> None:
         super().__init__(data_dir, appendonly=appendonly, appendfsync=appendfsync, bound=False)
+
+    def stop(self, *, kill: bool = False) -> None:
+        """See `RedisProcess.stop`; a server a test paused (SIGSTOP) is thawed first, so that
+        SIGTERM can end it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+        super().stop(kill=kill)
 
 
 def docker_answers() -> bool:
@@ -149,11 +144,8 @@ def provide_redis_url(tmp_dir: Path) -> Iterator[str]:
             yield f"redis://{host}:{port}/0"
         return
     if shutil.which("redis-server"):
-        server = RedisServer(tmp_dir).start()
-        try:
+        with RedisServer(tmp_dir) as server:
             yield server.url
-        finally:
-            server.stop()
         return
     raise RuntimeError("no Redis: set REDIS_URL, start Docker, or install redis-server")
 

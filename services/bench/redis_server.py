@@ -12,7 +12,6 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from types import TracebackType
 
 import redis
 
@@ -30,13 +29,8 @@ class RedisServer(RedisProcess):
         self.aof = aof
         self.dir = directory
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        super().__exit__(kind, error, tb)
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def flush(self) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -174,9 +174,14 @@ def forget(
     settings = _settings("forget", redis_url)
     work = forget_tournament_player if tournament else forget_player
     report = run_on_redis("forget", settings, lambda: work(settings, game, player))
-    for line in report.lines:
-        (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
-    raise typer.Exit(report.code)
+    _exit_with(report.code, report.lines)
+
+
+def _exit_with(code: int, lines: tuple[str, ...]) -> NoReturn:
+    """Print a command's report (stdout when `code` is 0, else stderr) and exit with `code`."""
+    for line in lines:
+        (out if code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -196,9 +201,7 @@ def release(
 
     settings = _settings("release", redis_url)
     report = run_on_redis("release", settings, lambda: release_game(settings, game, wait))
-    for line in report.lines:
-        (out if report.code == 0 else err).print(escape(line), highlight=False, soft_wrap=True)
-    raise typer.Exit(report.code)
+    _exit_with(report.code, report.lines)
 
 
 @app.command()

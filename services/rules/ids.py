@@ -54,12 +54,12 @@ class RuleId:
     source: str
 
 
-def _text(node: ast.expr) -> str | None:
-    """A literal string, or an f-string with `*` for its variable parts; else None."""
+def literal_text(node: ast.expr, hole: str = "*") -> str | None:
+    """A literal string, or an f-string with `hole` for its variable parts; else None."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant) else "*" for v in node.values)
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else hole for v in node.values)
     return None
 
 
@@ -82,8 +82,8 @@ def catalogue(root: Path = ROOT) -> list[RuleId]:
     found: set[RuleId] = set()
     for name in REFUSALS:
         for call in _calls(root / name, {"Refusal", "cls"}):
-            if len(call.args) >= 2 and (rule := _text(call.args[1])) is not None:
-                kind = _text(call.args[0])
+            if len(call.args) >= 2 and (rule := literal_text(call.args[1])) is not None:
+                kind = literal_text(call.args[0])
                 found.add(RuleId(rule, _status(kind, rule), name))
     domain = sorted(
         p.relative_to(root).as_posix()
@@ -92,13 +92,13 @@ def catalogue(root: Path = ROOT) -> list[RuleId]:
     )
     for name in (*domain, *VIOLATIONS):
         for call in _calls(root / name, {"RuleViolation"}):
-            if call.args and (rule := _text(call.args[0])) is not None:
+            if call.args and (rule := literal_text(call.args[0])) is not None:
                 found.add(RuleId(rule, 422, name))
     for name in SHARED:
         for call in _calls(root / name, {"problem"}):
             first = call.args[0] if call.args else None
             status = first.value if isinstance(first, ast.Constant) else None
-            rule = _text(call.args[1]) if len(call.args) >= 2 else None
+            rule = literal_text(call.args[1]) if len(call.args) >= 2 else None
             if isinstance(status, int) and rule is not None:
                 found.add(RuleId(rule, status, name))
     return sorted(found)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from services.rules.catalogue import document
-from services.rules.ids import ROOT, RuleId, catalogue
+from services.rules.ids import ROOT, RuleId, catalogue, literal_text
 from services.rules.map import OTHER, EventRules, event_rules
 from services.rules.words import SAID_ELSEWHERE
 
@@ -65,15 +65,6 @@ def applies_to(rule: str) -> str:
     return ", ".join(_types_of().get(rule, [])) or "the request"
 
 
-def _text(node: ast.expr) -> str | None:
-    """A literal string, or an f-string with `…` for what it fills in; else None."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant) else "…" for v in node.values)
-    return None
-
-
 def messages(root: Path = ROOT) -> dict[tuple[str, str], str]:
     """(rule, source) -> the longest message text the calls raising it in `source` pass."""
     found: dict[tuple[str, str], str] = {}
@@ -82,7 +73,7 @@ def messages(root: Path = ROOT) -> dict[tuple[str, str], str]:
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
-            texts = [_text(a) for a in node.args]
+            texts = [literal_text(a, "…") for a in node.args]
             pattern = rule.rule.replace("*", "…")
             at = [
                 i for i, t in enumerate(texts) if t is not None and t.replace("*", "…") == pattern

@@ -26,6 +26,8 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from services.rules.ids import literal_text
+
 PACKAGES = ("domain", "services")
 """Top-level packages of this repository whose code the walk follows."""
 
@@ -34,20 +36,11 @@ def _ours(name: str) -> bool:
     return name.split(".", 1)[0] in PACKAGES
 
 
-def _text(node: ast.expr) -> str | None:
-    """A literal string, or an f-string with `*` for its variable parts; else None."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant) else "*" for v in node.values)
-    return None
-
-
 def _strings(node: ast.expr) -> list[str]:
     """The literal strings an expression can be: a literal, or either arm of `a if c else b`."""
     if isinstance(node, ast.IfExp):
         return _strings(node.body) + _strings(node.orelse)
-    text = _text(node)
+    text = literal_text(node)
     return [] if text is None else [text]
 
 

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.rules.ids import ROOT, SHARED, STATUS_OF_KIND, catalogue
+from services.rules.ids import ROOT, SHARED, STATUS_OF_KIND, catalogue, literal_text
 from services.rules.map import event_rules
 
 RULE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_*]+)+$")
@@ -102,25 +102,17 @@ FAMILIES: tuple[RouteFamily, ...] = (
 exports they would otherwise take."""
 
 
-def _text(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant) else "*" for v in node.values)
-    return None
-
-
 def _refusal(call: ast.Call) -> tuple[str, int] | None:
     """(rule, status) a call refuses with, by the shapes of the module doc; else None."""
     args = call.args
     name = getattr(call.func, "id", None) or getattr(call.func, "attr", None)
     first = args[0] if args else None
-    second = _text(args[1]) if len(args) >= 2 else None
+    second = literal_text(args[1]) if len(args) >= 2 else None
     status = first.value if isinstance(first, ast.Constant) else None
     if isinstance(status, int) and 400 <= status <= 599 and second is not None:
         rule = PREFIXED.get(str(name), "") + second
         return (rule, status) if RULE.match(rule) else None
-    kind = _text(first) if first is not None else None
+    kind = literal_text(first) if first is not None else None
     if kind in KINDS and second is not None and RULE.match(second):
         return second, STATUS_OF_KIND.get(kind or "", 422)
     if name == "RuleViolation" and kind is not None and RULE.match(kind):

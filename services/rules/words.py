@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from services.platform.problems import problem
+from services.rules.ids import literal_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,10 +48,8 @@ class Words:
 
 def _text(node: ast.expr) -> str | None:
     """A literal string, or an f-string with `…` for what it fills in; else None."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(str(v.value) if isinstance(v, ast.Constant) else "…" for v in node.values)
+    if (text := literal_text(node, "…")) is not None:
+        return text
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # "a: " + "; ".join(...)
         left, right = _text(node.left), _text(node.right)
         if left is not None or right is not None:

@@ -29,7 +29,17 @@ def joined_in_progress(log: list[Envelope], rng: random.Random) -> list[Envelope
     starts = [i for i, e in enumerate(log) if isinstance(e.payload, TurnStarted)]
     if len(starts) < 2:
         return log
-    cut = rng.choice(starts[1:])
+    joined = joined_at(log, rng.choice(starts[1:]))
+    try:
+        fold(joined)
+    except RuleViolation:
+        return log
+    return joined
+
+
+def joined_at(log: list[Envelope], cut: int) -> list[Envelope]:
+    """`log` (a whole Trickerion game) joined before its event at index `cut` (a turn's
+    start): the start event declares the folded holdings there, the rest renumbered from 2."""
     before = fold(log[:cut]).rules
     seats = [
         {
@@ -49,9 +59,4 @@ def joined_in_progress(log: list[Envelope], rng: random.Random) -> list[Envelope
         "players": seats,
     }
     first = log[0].model_copy(update={"payload": TrickerionGameStarted.model_validate(start)})
-    joined = [first] + [e.model_copy(update={"seq": n}) for n, e in enumerate(log[cut:], start=2)]
-    try:
-        fold(joined)
-    except RuleViolation:
-        return log
-    return joined
+    return [first] + [e.model_copy(update={"seq": n}) for n, e in enumerate(log[cut:], start=2)]

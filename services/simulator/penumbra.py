@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from contracts import penumbra as pen
 from contracts.common import EventVoided, GameEnded, Player, ScoreCorrected, TurnStarted
@@ -158,14 +158,7 @@ class PenumbraTable:
 
     def _fulfil(self, pid: str, contract: str, card: Printed) -> Envelope:
         return self.factory.add(
-            pen.ContractFulfilled(
-                player_id=pid,
-                contract_id=contract,
-                vp=card.vp,
-                xp=card.xp,
-                light=card.light,
-                dark=card.dark,
-            )
+            pen.ContractFulfilled(player_id=pid, contract_id=contract, **asdict(card))
         )
 
     def _settle_contracts(self, w: Wizard) -> Iterator[Envelope]:
@@ -238,16 +231,7 @@ class PenumbraTable:
         elif roll < 0.72 and len(w.reserved_contracts) < 2:
             contract, card = self._card("CO"), self._printed()
             w.reserved_contracts.append((contract, card))
-            yield add(
-                pen.ContractReserved(
-                    player_id=pid,
-                    contract_id=contract,
-                    vp=card.vp,
-                    xp=card.xp,
-                    light=card.light,
-                    dark=card.dark,
-                )
-            )
+            yield add(pen.ContractReserved(player_id=pid, contract_id=contract, **asdict(card)))
         elif roll < 0.82 and (
             w.reserved_contracts or not self.options.contract_reservation_required
         ):

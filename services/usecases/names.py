@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
-from contracts.names import put_names, strip_names
+from contracts.names import put_names, strip_all, strip_names
 from services.archive.usecases.tiered import ArchiveReader
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import (
@@ -77,12 +77,7 @@ class NamedEventLog:
         return tuple(sorted((await self.names_of(game_id)).items()))
 
     async def _stripped(self, game_id: str, events: Sequence[Envelope]) -> list[Envelope]:
-        out: list[Envelope] = []
-        names: dict[str, str] = {}
-        for event in events:
-            stored, carried = strip_names(event)
-            out.append(stored)
-            names |= carried
+        out, names = strip_all(events, strip_names)
         if names:
             await self.names.keep(game_id, names)
         return out

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from contracts.league import LeagueEnvelope
-from contracts.names import pseudonym, put_side_names, side_field_player, strip_side_names
+from contracts.names import (
+    pseudonym,
+    put_side_names,
+    side_field_player,
+    strip_all,
+    strip_side_names,
+)
 from contracts.tournament import TournamentEnvelope
 from domain.league.fold import fold as fold_league
 from domain.tournament.fold import fold as fold_tournament
@@ -53,12 +59,7 @@ class NamedSideLog(Generic[E]):
         """See `SideLog.append`; the names the events carry are kept first (by event id, so
         readers of the stored events never miss them), then the events are stored without
         them; a refused append takes back the names it kept."""
-        stored: list[E] = []
-        names: dict[str, str] = {}
-        for event in events:
-            out, carried = strip_side_names(event)
-            stored.append(out)
-            names |= carried
+        stored, names = strip_all(events, strip_side_names)
         kept = await self.names.keep(stream_id, names) if names else []
         try:
             return await self.inner.append(stream_id, stored, credential)

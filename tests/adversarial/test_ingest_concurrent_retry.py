@@ -9,28 +9,15 @@ all-duplicate answer reported the lookup's version, lower than the seqs it retur
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from services.bootstrap import Ports, memory_ports, use_cases
 from services.platform.settings import ServiceSettings
 from services.usecases.authorize import WriteProof
-from services.usecases.record import BodySource, Record
-from tests.pipeline.factory import game_log
+from services.usecases.record import Record
+from tests.pipeline.factory import body_source, game_log, wire_body
 
 TOKEN = "a-chosen-token-of-at-least-32-chars-xyz"
-
-
-def body(*events: object) -> bytes:
-    return json.dumps([e.to_wire() for e in events]).encode()  # type: ignore[attr-defined]
-
-
-def source(raw: bytes) -> BodySource:
-    async def read() -> bytes:
-        return raw
-
-    return read
 
 
 @pytest.fixture
@@ -49,13 +36,13 @@ async def test_a_retry_whose_original_lands_during_its_body_read_reports_the_sto
     first, second = ingest(ports), ingest(ports)
     log = game_log("g1", 6)
 
-    await first.record("g1", WriteProof(TOKEN), source(body(*log[:5])))
+    await first.record("g1", WriteProof(TOKEN), body_source(wire_body(*log[:5])))
 
     async def retry_body() -> bytes:
         # the original attempt of seq 6 is stored while the retry's body is on the wire
-        stored = await first.record("g1", WriteProof(TOKEN), source(body(log[5])))
+        stored = await first.record("g1", WriteProof(TOKEN), body_source(wire_body(log[5])))
         assert stored.result.version == 6
-        return body(log[5])
+        return wire_body(log[5])
 
     retried = await second.record("g1", WriteProof(TOKEN), retry_body)
     seqs = [(e.seq, e.duplicate) for e in retried.result.events]
@@ -72,10 +59,10 @@ async def test_a_creation_sent_twice_at_once_is_a_duplicate_not_a_rejected_token
     events as duplicates, as any exact retry; planned on the lookup's version 0 it went to the
     store as a creation and was refused `auth.token_rejected` (403)."""
     first, second = ingest(ports), ingest(ports)
-    raw = body(*game_log("g1", 3))
+    raw = wire_body(*game_log("g1", 3))
 
     async def racing_body() -> bytes:
-        created = await first.record("g1", WriteProof(), source(raw))
+        created = await first.record("g1", WriteProof(), body_source(raw))
         assert created.write_token is not None
         return raw
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
+from tests.doors.fault_support import seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
 
 pytestmark = pytest.mark.redis
@@ -25,7 +25,7 @@ GAME = "tr-break-faults-1"
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RedisServer]:
-    with dedicated_server(tmp_path) as redis_server:
+    with RedisServer(tmp_path) as redis_server:
         yield redis_server
 
 

@@ -27,11 +27,8 @@ WAIT_S = 15.0
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RedisServer]:
-    redis_server = RedisServer(tmp_path).start()
-    try:
+    with RedisServer(tmp_path) as redis_server:
         yield redis_server
-    finally:
-        redis_server.stop()
 
 
 @pytest.mark.parametrize("path", ["/games/live", "/games/tr-break-sse-1/live"])

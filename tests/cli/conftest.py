@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -10,12 +11,28 @@ from pathlib import Path
 import httpx
 import pytest
 
+from services.adapters.redis.connect import connect
+from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.keys import Keys
+from services.cli.remote import read_log
 from tests.redis_fixture import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 TRICKERION_LOG = DATA / "trickerion-demo.jsonl"
 PENUMBRA_LOG = DATA / "penumbra-demo.jsonl"
+
+
+def store_log(url: str, log: Path) -> None:
+    """Append the game of JSONL file `log` to the Redis at `url` (16 shards), as ingest would."""
+
+    async def append() -> None:
+        client = connect(url)
+        events = read_log(log)
+        await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
+        await client.aclose()
+
+    asyncio.run(append())
 
 
 @pytest.fixture
@@ -36,6 +53,12 @@ def penumbra_log(tmp_path: Path) -> Path:
     return copy
 
 
+def serve_argv(port: int, redis_url: str, *flags: str) -> list[str]:
+    """`scoreledger serve <flags>` on 127.0.0.1:`port` over `redis_url`, run by this Python."""
+    argv = [sys.executable, "-m", "services.cli.main", "serve", *flags]
+    return [*argv, "--port", str(port), "--redis-url", redis_url]
+
+
 @pytest.fixture
 def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
     """Start `scoreledger serve <flags>` on a free port over the clean Redis; returns its URL.
@@ -46,17 +69,7 @@ def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
         port = free_port()
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "services.cli.main",
-                    "serve",
-                    *flags,
-                    "--port",
-                    str(port),
-                    "--redis-url",
-                    clean_redis_url,
-                ],
+                serve_argv(port, clean_redis_url, *flags),
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

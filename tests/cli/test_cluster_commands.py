@@ -6,7 +6,6 @@ the offline fold (`scoreledger score`) or read back from the cluster."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -20,13 +19,13 @@ import pytest
 import redis
 from typer.testing import CliRunner
 
-from services.adapters.redis.connect import connect, parse_target
-from services.adapters.redis.eventlog import RedisEventLog
+from services.adapters.redis.connect import parse_target
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.localcluster import slot_ranges
 from services.cli.demo_games import example_logs
 from services.cli.main import app
 from services.cli.remote import read_log
+from tests.cli.conftest import store_log
 from tests.redis_fixture import free_port, sync_client
 
 pytestmark = pytest.mark.redis
@@ -65,16 +64,6 @@ def _scores() -> list[dict[str, object]]:
     return out
 
 
-def _store(url: str, log: Path) -> None:
-    async def append() -> None:
-        client = connect(url)
-        events = read_log(log)
-        await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
-        await client.aclose()
-
-    asyncio.run(append())
-
-
 def test_slot_ranges_cover_every_slot_once_as_redis_cli_splits_them(cluster_url: str) -> None:
     for masters in (1, 3, 5, 7):
         ranges = slot_ranges(masters)
@@ -91,7 +80,7 @@ def test_slot_ranges_cover_every_slot_once_as_redis_cli_splits_them(cluster_url:
 
 def test_export_on_a_cluster_by_url_and_by_setting(clean_cluster_url: str, tmp_path: Path) -> None:
     log = Path(__file__).parent / "data" / "trickerion-demo.jsonl"
-    _store(clean_cluster_url, log)
+    store_log(clean_cluster_url, log)
     original = runner.invoke(app, ["score", str(log), "--json"])
     # a redis+cluster:// URL, then one node's plain URL with SCORELEDGER_REDIS_CLUSTER=true
     host, port = parse_target(clean_cluster_url).nodes[-1]

@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from services.adapters.redis.connect import connect
-from services.adapters.redis.eventlog import RedisEventLog
-from services.adapters.redis.keys import Keys
 from services.cli.main import app
 from services.cli.remote import read_log
+from tests.cli.conftest import store_log
 
 pytestmark = pytest.mark.redis
 runner = CliRunner()
-
-
-def _store(url: str, log: Path) -> None:
-    async def append() -> None:
-        client = connect(url)
-        events = read_log(log)
-        await RedisEventLog(client, Keys(16)).append(events[0].game_id, events)
-        await client.aclose()
-
-    asyncio.run(append())
 
 
 @pytest.mark.parametrize("log_name", ["trickerion-demo.jsonl", "penumbra-demo.jsonl"])
@@ -34,7 +21,7 @@ def test_export_then_score_gives_the_same_standings(
     clean_redis_url: str, tmp_path: Path, log_name: str
 ) -> None:
     log = Path(__file__).parent / "data" / log_name
-    _store(clean_redis_url, log)
+    store_log(clean_redis_url, log)
     game_id = read_log(log)[0].game_id
     out = tmp_path / "exported.jsonl"
     exported = runner.invoke(
@@ -52,7 +39,7 @@ def test_export_then_score_gives_the_same_standings(
 
 def test_export_to_stdout_and_unknown_game(clean_redis_url: str) -> None:
     log = Path(__file__).parent / "data" / "penumbra-demo.jsonl"
-    _store(clean_redis_url, log)
+    store_log(clean_redis_url, log)
     shown = runner.invoke(app, ["export", "pe-demo-1", "--redis-url", clean_redis_url])
     assert shown.exit_code == 0
     assert [json.loads(line)["seq"] for line in shown.stdout.splitlines()] == list(range(1, 9))

@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import httpx
 import pytest
 
 from tests import procs
-from tests.cli.conftest import ROOT
+from tests.cli.conftest import ROOT, serve_argv
 from tests.redis_fixture import free_port
 
 EXAMPLE = ROOT / "contracts" / "examples" / "trickerion-4p-dark-alley-academy.jsonl"
@@ -35,16 +34,7 @@ def _start_serve(redis_url: str, log: Path) -> tuple[subprocess.Popen[bytes], st
     port = free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "services.cli.main",
-                "serve",
-                "--port",
-                str(port),
-                "--redis-url",
-                redis_url,
-            ],
+            serve_argv(port, redis_url),
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,

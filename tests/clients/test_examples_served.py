@@ -43,6 +43,14 @@ def check(summary: dict[str, object], game: str) -> None:
     assert summary["dry_run"] == {"events": 20, "version": 21, "stored": False}
 
 
+def last_line(argv: list[str], cwd: Path) -> dict[str, object]:
+    """Run an example client to its end (150 s at most); its last line of output, parsed."""
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=150, check=False)
+    assert done.returncode == 0, done.stderr
+    summary: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return summary
+
+
 @pytest.mark.redis
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
@@ -50,19 +58,9 @@ def test_the_python_example_against_a_served_instance(
     serve_process: Callable[..., str], game: str
 ) -> None:
     url = serve_process()
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "contracts.client.example", "--base-url", url),
-            *("--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    check(json.loads(done.stdout.splitlines()[-1]), game)
+    argv = [sys.executable, "-m", "contracts.client.example", "--base-url", url]
+    argv += ["--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20"]
+    check(last_line(argv, ROOT), game)
 
 
 def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -120,13 +118,5 @@ def test_the_typescript_example_against_a_served_instance(
     node = shutil.which("node")
     assert node is not None
     url = serve_process()
-    done = subprocess.run(
-        [node, str(typescript_build), "--base-url", url, "--log", str(EXAMPLES / f"{game}.jsonl")],
-        cwd=TYPESCRIPT,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    check(json.loads(done.stdout.splitlines()[-1]), game)
+    argv = [node, str(typescript_build), "--base-url", url]
+    check(last_line([*argv, "--log", str(EXAMPLES / f"{game}.jsonl")], TYPESCRIPT), game)

@@ -17,11 +17,8 @@ from tests.redis_fixture import RedisServer, flush_all
 @pytest.fixture(scope="session")
 def single_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A dedicated single-node redis-server for this suite."""
-    server = RedisServer(tmp_path_factory.mktemp("single")).start()
-    try:
+    with RedisServer(tmp_path_factory.mktemp("single")) as server:
         yield server.url
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="session")

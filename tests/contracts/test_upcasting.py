@@ -4,24 +4,15 @@ event is not changed. Source: docs/decisions/0008-upcast-on-read.md ("old payloa
 from __future__ import annotations
 
 import json
-import uuid
 
 import pytest
 from pydantic import ValidationError
 
 from contracts.events import PAYLOAD_BY_TYPE, parse_event, parse_event_json
 from contracts.upcasting import UPCASTERS, upcast
+from tests.contracts.samples import v1_score_correction
 
-V1 = {
-    "event_id": str(uuid.UUID(int=7)),
-    "game_id": "g-up",
-    "seq": 4,
-    "type": "game.score_corrected",
-    "schema_version": 1,
-    "occurred_at": "2026-11-30T10:00:00Z",
-    "actor": "referee-desk",
-    "payload": {"player_id": "ana", "points": -3, "reason": "Shard miscounted"},
-}
+V1 = v1_score_correction("g-up")
 
 
 def test_v1_score_correction_is_upcast_to_v2_on_read() -> None:

@@ -19,7 +19,8 @@ from domain.errors import RuleViolation
 from domain.fold import Folder, GameState, _refold, evolve, fold
 from domain.standings import score_entries, standings, standings_json
 from services.bench.fold_cost import long_game
-from tests.domain.test_fold_properties_simulated import _log, _referee_event, games
+from tests.domain.referee import referee_event
+from tests.domain.test_fold_properties_simulated import _log, games
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -71,9 +72,8 @@ def test_a_handed_out_state_never_changes_and_two_writers_do_not_meet() -> None:
     a = base
     for event in log[middle:]:
         a = evolve(a, event)
-    correction = _referee_event(
+    correction = referee_event(
         base,
-        log[middle - 1],
         "game.score_corrected",
         {"player_id": base.players[0].player_id, "amount": 3, "reason": "r", "referee": "ref"},
     )
@@ -93,9 +93,8 @@ def test_a_refused_void_leaves_the_folder_unchanged() -> None:
     for event in log:
         folder.add(event)
     before = folder.state
-    void = _referee_event(
+    void = referee_event(
         before,
-        log[-1],
         "game.event_voided",
         {"voided_event_id": str(log[0].event_id), "reason": "r", "referee": "ref"},
     )

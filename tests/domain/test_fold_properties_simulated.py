@@ -9,39 +9,22 @@ referee event. Source: docs/decisions/0007-pure-domain-fold.md ("Done when"), do
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.envelope import Envelope
-from contracts.events import ENVELOPE_BY_TYPE, dump_event_json, parse_event_json
+from contracts.events import dump_event_json, parse_event_json
 from domain.errors import RuleViolation
-from domain.fold import GameState, _refold, evolve, fold
+from domain.fold import _refold, evolve, fold
 from domain.standings import score_entries, standings
 from services.simulator.tables import simulate_game
+from tests.domain.referee import referee_event
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=10_000)
 kinds = st.sampled_from(["trickerion", "penumbra"])
-
-
-def _referee_event(
-    state: GameState, template: Envelope, wire_type: str, payload: dict[str, object]
-) -> Envelope:
-    return ENVELOPE_BY_TYPE[wire_type].model_validate(
-        {
-            "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{state.game_id}/{state.seq + 1}"),
-            "game_id": state.game_id,
-            "seq": state.seq + 1,
-            "type": wire_type,
-            "schema_version": ENVELOPE_BY_TYPE[wire_type].model_fields["schema_version"].default,
-            "occurred_at": template.occurred_at,
-            "actor": "referee",
-            "payload": payload,
-        }
-    )
 
 
 def with_referee(log: list[Envelope], picks: list[tuple[int, int, int]]) -> list[Envelope]:
@@ -51,17 +34,15 @@ def with_referee(log: list[Envelope], picks: list[tuple[int, int, int]]) -> list
     for kind, index, amount in picks:
         if kind == 0:
             target = out[1 + index % (len(out) - 1)]
-            event = _referee_event(
+            event = referee_event(
                 state,
-                out[-1],
                 "game.event_voided",
                 {"voided_event_id": str(target.event_id), "reason": "dispute", "referee": "ref"},
             )
         else:
             player = state.players[index % len(state.players)].player_id
-            event = _referee_event(
+            event = referee_event(
                 state,
-                out[-1],
                 "game.score_corrected",
                 {"player_id": player, "amount": amount, "reason": "recount", "referee": "ref"},
             )

@@ -5,10 +5,7 @@ another writer's events at the same seqs (docs/decisions/0011-faults-are-answere
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 from collections.abc import Iterator
-from pathlib import Path
 from typing import NamedTuple
 
 from fastapi.testclient import TestClient
@@ -19,19 +16,6 @@ from services.bootstrap import Roles, build_app
 from services.platform.settings import ServiceSettings
 from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import game_log
-from tests.redis_fixture import RedisServer
-
-
-@contextlib.contextmanager
-def dedicated_server(tmp_path: Path) -> Iterator[RedisServer]:
-    """A redis-server of the test's own, thawed (SIGCONT) and stopped at the end."""
-    server = RedisServer(tmp_path).start()
-    try:
-        yield server
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)
-        server.stop()
 
 
 @contextlib.contextmanager

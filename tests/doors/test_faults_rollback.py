@@ -30,11 +30,8 @@ GAME = "tr-rollback-1"
 @pytest.fixture
 def snapshot_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server keeping only what an explicit SAVE writes (dump.rdb)."""
-    server = RedisServer(tmp_path).start()
-    try:
+    with RedisServer(tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_events_lost_in_a_rollback_are_stored_again_not_called_duplicates(

@@ -23,7 +23,7 @@ from services.adapters.redis.errors import FAULT_REPLIES, FAULTS, translated
 from services.bootstrap import Roles, build_app
 from services.doors.asgi.http_errors import install_problem_handlers
 from services.platform.settings import ServiceSettings
-from tests.doors.fault_support import dedicated_server, seed_game, short_timeout_client
+from tests.doors.fault_support import seed_game, short_timeout_client
 from tests.redis_fixture import RedisServer, sync_client
 
 pytestmark = pytest.mark.redis
@@ -39,7 +39,7 @@ READS = (
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server (its data survives a restart through an explicit SAVE)."""
-    with dedicated_server(tmp_path) as redis_server:
+    with RedisServer(tmp_path) as redis_server:
         yield redis_server
 
 

@@ -11,17 +11,22 @@ from services.usecases.parse import parse_events
 from services.usecases.refusal import Refusal
 
 
-def test_a_huge_unknown_type_gives_a_short_reason() -> None:
-    event = {
+def event_of_type(wire_type: str) -> dict[str, object]:
+    """A first event of `wire_type`, otherwise well formed, with an empty payload."""
+    return {
         "event_id": "0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10",
         "game_id": "g",
         "seq": 1,
-        "type": "t" * 1_000_000,
+        "type": wire_type,
         "schema_version": 1,
         "occurred_at": "2026-11-30T10:00:00Z",
         "actor": "a",
         "payload": {},
     }
+
+
+def test_a_huge_unknown_type_gives_a_short_reason() -> None:
+    event = event_of_type("t" * 1_000_000)
     with pytest.raises(Refusal) as refused:
         parse_events(event)
     reason = json.dumps(refused.value.to_dict())
@@ -42,16 +47,7 @@ def test_an_unknown_type_lists_every_valid_type_in_the_422() -> None:
     from contracts.events import ENVELOPE_BY_TYPE
     from services.doors.asgi.http_errors import refusal_problem
 
-    event = {
-        "event_id": "0b8f5d3e-4c1a-4d3e-9a43-2f4e8f1b7c10",
-        "game_id": "g",
-        "seq": 1,
-        "type": "trickerion.advertise",
-        "schema_version": 1,
-        "occurred_at": "2026-11-30T10:00:00Z",
-        "actor": "a",
-        "payload": {},
-    }
+    event = event_of_type("trickerion.advertise")
     with pytest.raises(Refusal) as refused:
         parse_events(event)
     body = json.loads(refusal_problem(refused.value).body)

@@ -21,13 +21,13 @@ EXPECTED = {"mira": (1, 68), "tess": (2, 64), "oren": (3, 46)}
 `scoreledger score` of the example; a name does not change any score)."""
 
 
-def lines() -> list[bytes]:
-    """The example's JSONL lines with Oren's name replaced by `NAME` (as posted)."""
+def lines(name: str = NAME) -> list[bytes]:
+    """The example's JSONL lines with Oren's name replaced by `name` (as posted)."""
     out = [line for line in EXAMPLE.read_bytes().splitlines() if line.strip()]
     first = json.loads(out[0])
     for player in first["payload"]["players"]:
         if player["player_id"] == PLAYER:
-            player["name"] = NAME
+            player["name"] = name
     out[0] = json.dumps(first, separators=(",", ":"), ensure_ascii=False).encode()
     return out
 

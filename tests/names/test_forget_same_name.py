@@ -38,14 +38,14 @@ SAME = "Tess"
 """Oren renamed to Tess's name: seats 2 (oren) and 3 (tess) are both "Tess"."""
 
 
-def _lines() -> list[bytes]:
-    out = lines()
-    first = json.loads(out[0])
-    for player in first["payload"]["players"]:
-        if player["player_id"] == PLAYER:
-            player["name"] = SAME
-    out[0] = json.dumps(first, separators=(",", ":"), ensure_ascii=False).encode()
-    return out
+async def _post(app: App, game: str) -> None:
+    """The example as game `game`, Oren named `SAME`, posted in one batch."""
+    body = (
+        b"[" + b",".join(line.replace(GAME.encode(), game.encode()) for line in lines(SAME)) + b"]"
+    )
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    posted = await app.http.post(f"/games/{game}/events", content=body, headers=headers)
+    assert posted.status_code == 201, posted.text
 
 
 def _names(standings_json: str) -> dict[str, str]:
@@ -58,7 +58,7 @@ async def test_forgetting_one_of_two_players_of_the_same_name_keeps_the_others()
     backend = ports.log.b  # type: ignore[attr-defined]
     named = ports.named_log()
     project = Project(named, ports.projections, ports.letters, names=ports.names)
-    await named.append(GAME, [parse_event_json(line) for line in _lines()])
+    await named.append(GAME, [parse_event_json(line) for line in lines(SAME)])
     await project.apply(0, list(backend.feeds[0]))
     stored = backend.projections[GAME]
     assert _names(stored["standings"]) == {"mira": "Mira", "oren": SAME, "tess": SAME}
@@ -103,14 +103,11 @@ app = test_forget.app
 
 async def test_an_archived_game_keeps_the_other_players_same_name(app: App) -> None:
     game = "same-name-1"
-    body = b"[" + b",".join(line.replace(GAME.encode(), game.encode()) for line in _lines()) + b"]"
-    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-    posted = await app.http.post(f"/games/{game}/events", content=body, headers=headers)
-    assert posted.status_code == 201, posted.text
+    await _post(app, game)
 
     async def final() -> bool:
         got = await app.http.get(f"/games/{game}/standings")
-        return got.status_code == 200 and got.json()["seq"] == len(_lines())
+        return got.status_code == 200 and got.json()["seq"] == len(lines(SAME))
 
     await wait_until(final, 60, "the game projected")
     seal = app.service.cases.seal
@@ -126,10 +123,7 @@ async def test_an_archived_game_keeps_the_other_players_same_name(app: App) -> N
 
 async def test_kept_webhook_bodies_keep_the_other_players_same_name(app: App) -> None:
     game = "same-name-2"
-    body = b"[" + b",".join(line.replace(GAME.encode(), game.encode()) for line in _lines()) + b"]"
-    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-    posted = await app.http.post(f"/games/{game}/events", content=body, headers=headers)
-    assert posted.status_code == 201, posted.text
+    await _post(app, game)
     store = app.service.ports.webhooks
     endpoint = Endpoint("ep-1", "https://hooks.example/in", None, (), (Secret("whsec_x"),), 0)
     await store.put_endpoint(endpoint)

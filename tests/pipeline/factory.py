@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from typing import Any
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event
+from services.usecases.record import BodySource
 
 PLAYERS = ("ann", "bob", "cat")
 
@@ -58,3 +60,17 @@ def game_log(
     return [started(game_id, players)] + [
         corrected(game_id, seq, rng.choice(players), rng.randint(-3, 9)) for seq in range(2, n + 1)
     ]
+
+
+def wire_body(*events: Envelope) -> bytes:
+    """`events` as one HTTP append's body: a JSON array of their wire form."""
+    return json.dumps([e.to_wire() for e in events]).encode()
+
+
+def body_source(raw: bytes) -> BodySource:
+    """`raw` as the record use case reads a request's body."""
+
+    async def read() -> bytes:
+        return raw
+
+    return read

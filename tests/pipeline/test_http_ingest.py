@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, build_app
 from services.platform.settings import ServiceSettings
+from tests.doors.problem_support import assert_problem
 from tests.pipeline.factory import corrected, game_log, started
 from tests.redis_fixture import sync_client
 
@@ -109,16 +110,14 @@ def test_422_names_the_field(http: TestClient) -> None:
 def test_422_names_the_rule(http: TestClient, sync_redis: redis.Redis) -> None:
     http.post("/games/g1/events", json=started("g1").to_wire())
     response = http.post("/games/g1/events", json=corrected("g1", 2, "nobody", 3).to_wire())
-    assert response.status_code == 422
-    assert response.headers["content-type"] == "application/problem+json"
-    assert response.json() == {
-        "type": "urn:scoreledger:rule:correction.unknown_player",
-        "title": "Unprocessable Entity",
-        "status": 422,
-        "rule": "correction.unknown_player",
-        "field": "payload.player_id",
-        "detail": "no player 'nobody' in this game",
-    }
+    assert_problem(
+        response,
+        422,
+        "Unprocessable Entity",
+        "correction.unknown_player",
+        "payload.player_id",
+        "no player 'nobody' in this game",
+    )
     other = http.post("/games/g1/events", json=corrected("g2", 2, "ann", 3).to_wire())
     assert (other.status_code, other.json()["rule"]) == (422, "log.game_id")
     assert sync_redis.xlen(KEYS.game_stream("g1")) == 1

@@ -189,6 +189,18 @@ async def test_an_entry_with_the_largest_sequence_number_does_not_break_retentio
     assert await redis_client.xlen(TABLE) == 0  # settled and older than a day: trimmed
 
 
+def recovered(why: str) -> float:
+    """The table stream's `scoreledger_inbox_stream_recovered_total` for `why` (0: none yet)."""
+    labels = {"inbox": TABLE, "why": why}
+    found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
+    return found or 0.0
+
+
+async def started_in(store: RedisEventLog, game: str) -> bool:
+    """Whether `game`'s start event (alone) is stored."""
+    return await store.version(game) == 1
+
+
 async def test_a_deleted_integration_stream_is_read_again(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
@@ -196,26 +208,20 @@ async def test_a_deleted_integration_stream_is_read_again(
     ingest runs: the other streams go on (held up), and entries XADDed to the stream again
     should be read again, not strand un-read (no group) while the process looks healthy."""
     store = RedisEventLog(redis_client, KEYS)
-
-    def recovered() -> float:
-        labels = {"inbox": TABLE, "why": "deleted"}
-        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
-        return found or 0.0
-
-    before = recovered()
+    before = recovered("deleted")
     async with running_inbox(settings):
         await redis_client.xadd(TABLE, entry(started("it-del-1").model_dump_json()))
-
-        async def appended(game: str) -> bool:
-            return await store.version(game) == 1
-
-        await wait_until(lambda: appended("it-del-1"), 30, "the first entry appended")
+        await wait_until(lambda: started_in(store, "it-del-1"), 30, "the first entry appended")
         await redis_client.delete(TABLE)
         await redis_client.xadd(KEYS.inbox, entry(started("it-del-shared").model_dump_json()))
-        await wait_until(lambda: appended("it-del-shared"), 30, "the shared stream goes on")
+        await wait_until(
+            lambda: started_in(store, "it-del-shared"), 30, "the shared stream goes on"
+        )
         await redis_client.xadd(TABLE, entry(started("it-del-2").model_dump_json()))
-        await wait_until(lambda: appended("it-del-2"), 30, "the deleted stream read again")
-    assert recovered() >= before + 1  # detected and counted (and logged: inbox.stream_lost)
+        await wait_until(lambda: started_in(store, "it-del-2"), 30, "the deleted stream read again")
+    assert (
+        recovered("deleted") >= before + 1
+    )  # detected and counted (and logged: inbox.stream_lost)
 
 
 async def test_an_entry_over_the_body_limit_is_refused_as_http_refuses_it(
@@ -256,12 +262,7 @@ async def test_an_exhausted_integration_stream_is_renewed_once_its_entries_are_s
     store = RedisEventLog(redis_client, KEYS)
     last = f"{2**64 - 1}-{2**64 - 1}"
 
-    def renewed() -> float:
-        labels = {"inbox": TABLE, "why": "exhausted"}
-        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
-        return found or 0.0
-
-    before = renewed()
+    before = recovered("exhausted")
     await redis_client.xadd(TABLE, entry(started("it-ex-1").model_dump_json()))
     await redis_client.xadd(TABLE, entry(started("it-ex-2").model_dump_json()), id=last)
     with pytest.raises(ResponseError, match="exhausted the last possible ID"):
@@ -282,7 +283,7 @@ async def test_an_exhausted_integration_stream_is_renewed_once_its_entries_are_s
             return versions == [1, 1, 1]
 
         await wait_until(all_appended, 30, "the entries before, at and after the renewal")
-    assert renewed() == before + 1
+    assert recovered("exhausted") == before + 1
 
 
 async def test_a_destroyed_group_is_re_created_and_its_stopped_subscriber_restarted(
@@ -291,25 +292,15 @@ async def test_a_destroyed_group_is_re_created_and_its_stopped_subscriber_restar
     """`XGROUP DESTROY` under a reading subscriber: its blocked XREADGROUP gets NOGROUP and
     FastStream stops it for good; the guard re-creates the group at 0 and starts it again."""
     store = RedisEventLog(redis_client, KEYS)
-
-    def recovered() -> float:
-        labels = {"inbox": TABLE, "why": "deleted"}
-        found = REGISTRY.get_sample_value("scoreledger_inbox_stream_recovered_total", labels)
-        return found or 0.0
-
-    before = recovered()
+    before = recovered("deleted")
     async with running_inbox(settings):
         await redis_client.xadd(TABLE, entry(started("it-grp-1").model_dump_json()))
-
-        async def appended(game: str) -> bool:
-            return await store.version(game) == 1
-
-        await wait_until(lambda: appended("it-grp-1"), 30, "the first entry appended")
+        await wait_until(lambda: started_in(store, "it-grp-1"), 30, "the first entry appended")
         await asyncio.sleep(1.5)  # a guard pass or more: a healthy start is not a recovery
-        assert recovered() == before
+        assert recovered("deleted") == before
         await redis_client.xgroup_destroy(TABLE, GROUP)
         await redis_client.xadd(TABLE, entry(started("it-grp-2").model_dump_json()))
-        await wait_until(lambda: appended("it-grp-2"), 30, "the stream read again")
+        await wait_until(lambda: started_in(store, "it-grp-2"), 30, "the stream read again")
         await redis_client.xadd(TABLE, entry(started("it-grp-3").model_dump_json()))
-        await wait_until(lambda: appended("it-grp-3"), 30, "and read on")
-    assert recovered() > before
+        await wait_until(lambda: started_in(store, "it-grp-3"), 30, "and read on")
+    assert recovered("deleted") > before

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from contracts.envelope import Envelope
 from contracts.events import dump_event_json
 from services.adapters.redis.keys import Keys, shard_of
-from services.bootstrap import build, memory_ports, use_cases
+from services.bootstrap import Service, build, memory_ports, use_cases
 from services.bootstrap.backends import Ports
 from services.platform.settings import ServiceSettings
 from services.simulator.tables import simulate_game
@@ -186,52 +186,54 @@ async def test_on_redis_an_appends_projection_equals_the_projectors_and_a_rebuil
         await mine.client.aclose()
 
 
+@pytest.fixture
+async def service(clean_redis_url: str) -> AsyncIterator[Service]:
+    """The service on the test's clean Redis; its client closed at the end."""
+    built = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
+    try:
+        yield built
+    finally:
+        await built.client.aclose()
+
+
 @pytest.mark.redis
 async def test_on_redis_a_live_games_poisoned_feed_copy_is_skipped_not_held(
-    clean_redis_url: str,
+    service: Service,
 ) -> None:
-    service = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    try:
-        here = Pipeline(service.ports, service.cases.project)
-        events = list(simulate_game("penumbra", 5))
-        game_id = events[0].game_id
-        shard = shard_of(game_id, SHARDS)
-        await here.append(events[:20], live=True)
-        poison = dump_event_json(corrected(game_id, 21, "nobody", 5))  # a player not seated
-        await service.client.xadd(
-            Keys(SHARDS).feed(shard), {"game": game_id, "seq": 21, "data": poison}
-        )
-        await here.append(events[20:], live=True)
-        assert await here.catch_up(shard) == 0
-        (head,) = await service.ports.projections.heads([game_id])
-        assert (head.seq, head.held, head.live) == (len(events), None, True)
-    finally:
-        await service.client.aclose()
+    here = Pipeline(service.ports, service.cases.project)
+    events = list(simulate_game("penumbra", 5))
+    game_id = events[0].game_id
+    shard = shard_of(game_id, SHARDS)
+    await here.append(events[:20], live=True)
+    poison = dump_event_json(corrected(game_id, 21, "nobody", 5))  # a player not seated
+    await service.client.xadd(
+        Keys(SHARDS).feed(shard), {"game": game_id, "seq": 21, "data": poison}
+    )
+    await here.append(events[20:], live=True)
+    assert await here.catch_up(shard) == 0
+    (head,) = await service.ports.projections.heads([game_id])
+    assert (head.seq, head.held, head.live) == (len(events), None, True)
 
 
 @pytest.mark.redis
 async def test_on_redis_a_game_with_a_forgotten_player_is_left_to_the_projector(
-    clean_redis_url: str,
+    service: Service,
 ) -> None:
-    service = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    try:
-        here = Pipeline(service.ports, service.cases.project)
-        events = list(simulate_game("penumbra", 7))
-        game_id = events[0].game_id
-        shard = shard_of(game_id, SHARDS)
-        await here.append(events[:30], live=True)
-        assert (await fields(service.ports, game_id))["live"] == "1"
-        player = events[0].payload.players[1].player_id  # type: ignore[attr-defined]
-        forget = service.cases.forget
-        assert forget is not None
-        await forget.forget(game_id, player)
-        # the ingest's cached state still holds the name: its projection is not stored
-        await here.append(events[30:40], live=True)
-        stored = await fields(service.ports, game_id)
-        assert stored["seq"] == "30"
-        assert await here.catch_up(shard) == 10  # the projector folds them, from the log
-        stored = await fields(service.ports, game_id)
-        assert (stored["seq"], stored["live"]) == ("40", "0")
-        assert "player-2" in stored["standings"]
-    finally:
-        await service.client.aclose()
+    here = Pipeline(service.ports, service.cases.project)
+    events = list(simulate_game("penumbra", 7))
+    game_id = events[0].game_id
+    shard = shard_of(game_id, SHARDS)
+    await here.append(events[:30], live=True)
+    assert (await fields(service.ports, game_id))["live"] == "1"
+    player = events[0].payload.players[1].player_id  # type: ignore[attr-defined]
+    forget = service.cases.forget
+    assert forget is not None
+    await forget.forget(game_id, player)
+    # the ingest's cached state still holds the name: its projection is not stored
+    await here.append(events[30:40], live=True)
+    stored = await fields(service.ports, game_id)
+    assert stored["seq"] == "30"
+    assert await here.catch_up(shard) == 10  # the projector folds them, from the log
+    stored = await fields(service.ports, game_id)
+    assert (stored["seq"], stored["live"]) == ("40", "0")
+    assert "player-2" in stored["standings"]

@@ -37,13 +37,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     """A dedicated redis-server (the tests pause it and add ACL users to it)."""
-    server = RedisServer(tmp_path).start()
-    try:
+    with RedisServer(tmp_path) as server:
         yield server
-    finally:
-        if server.proc is not None:
-            server.proc.send_signal(signal.SIGCONT)
-        server.stop()
 
 
 def run_to_exit(url: str, tmp_path: Path, **env: str) -> tuple[int, float, list[str]]:
@@ -87,15 +82,20 @@ def test_refused_credentials_exit_non_zero(own_redis: RedisServer, tmp_path: Pat
     assert_one_clear_line(*status, says="AuthenticationError")
 
 
-@pytest.mark.redis
-def test_a_script_redis_will_not_load_exits_non_zero(
-    own_redis: RedisServer, tmp_path: Path
-) -> None:
-    admin = redis.Redis.from_url(own_redis.url)
+def add_user_without_scripts(url: str) -> None:
+    """Add ACL user `noscripts` (password `pw`): every command but the script ones."""
+    admin = redis.Redis.from_url(url)
     admin.acl_setuser(
         "noscripts", enabled=True, passwords=["+pw"], keys=["*"], commands=["+@all", "-script"]
     )
     admin.close()
+
+
+@pytest.mark.redis
+def test_a_script_redis_will_not_load_exits_non_zero(
+    own_redis: RedisServer, tmp_path: Path
+) -> None:
+    add_user_without_scripts(own_redis.url)
     status = run_to_exit(own_redis.url, tmp_path, REDIS_USERNAME="noscripts", REDIS_PASSWORD="pw")
     assert_one_clear_line(*status, says="NoPermissionError")
 
@@ -172,11 +172,7 @@ def test_serve_with_the_projector_role_reports_a_refused_script(
 ) -> None:
     # `scoreledger serve --no-ingest --no-inbox --no-query`: the projector's own start-up
     # failure reaches serve's classifier as its cause (exit 77: a command the ACL refuses)
-    admin = redis.Redis.from_url(own_redis.url)
-    admin.acl_setuser(
-        "noscripts", enabled=True, passwords=["+pw"], keys=["*"], commands=["+@all", "-script"]
-    )
-    admin.close()
+    add_user_without_scripts(own_redis.url)
     env = {
         **os.environ,
         "SCORELEDGER_REDIS_USERNAME": "noscripts",

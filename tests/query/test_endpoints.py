@@ -7,6 +7,7 @@ import pytest
 
 from domain.fold import fold
 from domain.standings import standings
+from tests.doors.problem_support import assert_problem
 from tests.query.conftest import Seeder, load
 
 pytestmark = pytest.mark.redis
@@ -97,16 +98,14 @@ async def test_at_seq_equals_fold_of_first_n_events(
 async def test_at_seq_beyond_log_and_bad_values(api: httpx.AsyncClient, seeder: Seeder) -> None:
     await seeder.append(PENUMBRA)
     beyond = await api.get("/games/pe-demo-1/standings?at_seq=9")
-    assert beyond.status_code == 404
-    assert beyond.headers["content-type"] == "application/problem+json"
-    assert beyond.json() == {
-        "type": "urn:scoreledger:rule:read.seq_not_found",
-        "title": "Not Found",
-        "status": 404,
-        "rule": "read.seq_not_found",
-        "detail": "game 'pe-demo-1' has 8 events; at_seq=9",
-        "field": "at_seq",
-    }
+    assert_problem(
+        beyond,
+        404,
+        "Not Found",
+        "read.seq_not_found",
+        "at_seq",
+        "game 'pe-demo-1' has 8 events; at_seq=9",
+    )
     assert (await api.get("/games/pe-demo-1/standings?at_seq=0")).status_code == 422
 
 

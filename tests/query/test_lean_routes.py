@@ -18,6 +18,7 @@ from domain.standings import standings
 from services.bootstrap import Roles, build_app
 from services.doors.asgi.lean import LeanRoute
 from services.platform.settings import ServiceSettings
+from tests.doors.problem_support import assert_problem
 from tests.query.conftest import Seeder, load
 from tests.query.oracle import standings_view
 
@@ -93,16 +94,7 @@ async def test_unknown_and_pending_games_are_the_same_problems(
     api, spy = spied
     missing = await api.get("/games/nope/standings")
     assert isinstance(spy.routes[-1], LeanRoute)
-    assert missing.status_code == 404
-    assert missing.headers["content-type"] == "application/problem+json"
-    assert missing.json() == {
-        "type": "urn:scoreledger:rule:read.game_not_found",
-        "title": "Not Found",
-        "status": 404,
-        "detail": "no game 'nope'",
-        "rule": "read.game_not_found",
-        "field": "game_id",
-    }
+    assert_problem(missing, 404, "Not Found", "read.game_not_found", "game_id", "no game 'nope'")
     await seeder.append(PENUMBRA)
     pending = await api.get("/games/pe-demo-1/standings")
     assert pending.status_code == 503

@@ -17,13 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contracts.frames import CompactLine
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import PlayerStanding, standings
 from services.simulator.tables import simulate_game
 from services.usecases.readmodels import render
 from services.usecases.readmodels.render import compact, view, view_json, with_position
-from services.usecases.readmodels.shapes import CompactLine, PlayerLine, StandingsResponse
+from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
 from tests.domain.referee import correction_of, void_of
 from tests.query.conftest import load
 from tests.query.oracle import standings_view

@@ -14,7 +14,8 @@ import pytest
 from fastapi import FastAPI, Request
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from services.bootstrap import Roles, assemble, build
+from contracts.envelope import Envelope
+from services.bootstrap import Assembled, Roles, assemble, build
 from services.cli.serve import uvicorn_server
 from services.doors.asgi.replaylimits import client_of
 from services.platform.settings import ServiceSettings
@@ -26,17 +27,20 @@ pytestmark = pytest.mark.redis
 PEER = "127.0.0.1"  # httpx's ASGI transport's client address
 
 
-async def test_over_the_bounds_429_and_503_with_retry_after_and_the_setting(
-    clean_redis_url: str, seeder: Seeder
-) -> None:
+async def _queried_demo(redis_url: str, seeder: Seeder) -> tuple[list[Envelope], Assembled]:
+    """The Penumbra demo game stored and projected, and a query-only app on `redis_url`."""
     events = load("penumbra-demo.jsonl")
     await seeder.append(events)
     await seeder.project(events)
+    roles = Roles(ingest=False, inbox=False, projector=False)
+    return events, assemble(build(ServiceSettings(redis_url=redis_url, shards=16)), roles)
+
+
+async def test_over_the_bounds_429_and_503_with_retry_after_and_the_setting(
+    clean_redis_url: str, seeder: Seeder
+) -> None:
+    events, built = await _queried_demo(clean_redis_url, seeder)
     game = events[0].game_id
-    built = assemble(
-        build(ServiceSettings(redis_url=clean_redis_url, shards=16)),
-        Roles(ingest=False, inbox=False, projector=False),
-    )
     app = built.app
     queue = built.service.cases.reads.replays.queue  # the one /metrics reads
     queue.limits = Limits(slots=1, queued=0, per_client=1, deadline_s=60)
@@ -110,14 +114,8 @@ async def test_the_jsonl_export_is_chunked_through_the_replay_queue(
     """`events.jsonl` read the whole log outside the queue: now each chunk of `export_chunk`
     events is one turn of the queue (91 events in chunks of 10: 10 turns), a client at its limit
     gets 429 before the answer starts, and the bytes are the stored log as before."""
-    events = load("penumbra-demo.jsonl")
-    await seeder.append(events)
-    await seeder.project(events)
+    events, built = await _queried_demo(clean_redis_url, seeder)
     game = events[0].game_id
-    built = assemble(
-        build(ServiceSettings(redis_url=clean_redis_url, shards=16)),
-        Roles(ingest=False, inbox=False, projector=False),
-    )
     app = built.app
     reads = built.service.cases.reads
     reads.export_chunk = 3

@@ -15,19 +15,11 @@ import pytest
 from contracts.envelope import Envelope
 from services.usecases.parse import MAX_BATCH, decode_json, parse_body, parse_events
 from services.usecases.refusal import Refusal
+from tests.contracts.samples import v1_score_correction
 
 EXAMPLE = Path(__file__).parents[2] / "contracts/examples/trickerion-4p-dark-alley-academy.jsonl"
 LINES = [line for line in EXAMPLE.read_text().splitlines() if line.strip()]
-V1 = {
-    "event_id": "00000000-0000-0000-0000-000000000007",
-    "game_id": LINES and json.loads(LINES[0])["game_id"],
-    "seq": 4,
-    "type": "game.score_corrected",
-    "schema_version": 1,
-    "occurred_at": "2026-11-30T10:00:00Z",
-    "actor": "referee-desk",
-    "payload": {"player_id": "ana", "points": -3, "reason": "Shard miscounted"},
-}
+V1 = v1_score_correction(json.loads(LINES[0])["game_id"])
 
 
 Outcome = list[Envelope] | dict[str, Any]

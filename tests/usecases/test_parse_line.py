@@ -14,6 +14,7 @@ import pytest
 from contracts.envelope import Envelope
 from services.usecases.parse import decode_json, parse_events, parse_line
 from services.usecases.refusal import Refusal
+from tests.contracts.samples import v1_score_correction
 
 EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
 LINES = [
@@ -22,16 +23,7 @@ LINES = [
     for line in path.read_text(encoding="utf-8").splitlines()
     if line.strip()
 ]
-V1 = {
-    "event_id": "00000000-0000-0000-0000-000000000007",
-    "game_id": json.loads(LINES[0])["game_id"],
-    "seq": 4,
-    "type": "game.score_corrected",
-    "schema_version": 1,
-    "occurred_at": "2026-11-30T10:00:00Z",
-    "actor": "referee-desk",
-    "payload": {"player_id": "ana", "points": -3, "reason": "Shard miscounted"},
-}
+V1 = v1_score_correction(json.loads(LINES[0])["game_id"])
 
 
 def _step_by_step(text: str) -> Envelope:

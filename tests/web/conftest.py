@@ -27,6 +27,7 @@ from services.bootstrap import Roles, assemble, build
 from services.doors.push.hub import ChangeHub
 from services.platform.settings import ServiceSettings
 from tests.redis_fixture import free_port
+from tests.web.builders import example
 
 SHARDS = 16
 
@@ -60,6 +61,13 @@ class Stack:
         if response.status_code == 201 and "write_token" in response.json():
             self.tokens[game_id] = response.json()["write_token"]
         return response
+
+    async def projected_example(self, upto: int) -> list[Envelope]:
+        """The example game's events; its first `upto` appended to the store and projected."""
+        events = list(example())
+        await self.append(events[:upto])
+        await self.wait_projected(events[0].game_id, upto)
+        return events
 
     async def wait_projected(self, game_id: str, seq: int, timeout_s: float = 20.0) -> None:
         """Wait until the projector's HASH of `game_id` is at `seq`."""

@@ -18,7 +18,6 @@ from jsonschema import Draft202012Validator
 from contracts import frames
 from services.doors.query.openapi import COMMITTED
 from tests.web import sse
-from tests.web.builders import example
 from tests.web.conftest import Stack
 
 pytestmark = pytest.mark.redis
@@ -62,10 +61,8 @@ async def _take(reader: AsyncIterator[sse.Event], count: int) -> list[sse.Event]
 async def test_the_standings_frames_a_running_service_sends_match_their_schemas(
     stack: Stack,
 ) -> None:
-    events = list(example())
+    events = await stack.projected_example(3)
     game_id = events[0].game_id
-    await stack.append(events[:3])
-    await stack.wait_projected(game_id, 3)
     async with stack.client.stream("GET", f"/games/{game_id}/live") as response:
         reader = sse.events(response)
         (first,) = await _take(reader, 1)
@@ -81,10 +78,7 @@ async def test_the_standings_frames_a_running_service_sends_match_their_schemas(
 
 
 async def test_the_games_list_frames_match_their_schemas(stack: Stack) -> None:
-    events = list(example())
-    game_id = events[0].game_id
-    await stack.append(events[:2])
-    await stack.wait_projected(game_id, 2)
+    events = await stack.projected_example(2)
     async with stack.client.stream("GET", "/games/live") as response:
         reader = sse.events(response)
         (first,) = await _take(reader, 1)

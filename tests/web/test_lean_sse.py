@@ -16,7 +16,6 @@ from services.doors.asgi.lean import LeanRoute
 from services.doors.push import routes
 from services.doors.push.hub import Delivery, Signal
 from tests.web import sse
-from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack
 
 pytestmark = pytest.mark.redis
@@ -33,10 +32,8 @@ async def test_one_render_per_change_for_every_subscriber(
         return original(delivery)
 
     monkeypatch.setattr(routes, "_standings_frame", counted)
-    events = list(example())
+    events = await stack.projected_example(3)
     game_id = events[0].game_id
-    await stack.append(events[:3])
-    await stack.wait_projected(game_id, 3)
     async with AsyncExitStack() as streams:
         readers = []
         for _ in range(20):
@@ -63,10 +60,8 @@ async def test_the_live_route_is_the_lean_one_and_a_gone_client_is_unsubscribed(
 ) -> None:
     lean = [r for r in stack.app.router.routes if isinstance(r, LeanRoute)]
     assert "/games/{game_id}/live" in {r.path for r in lean}
-    events = list(example())
+    events = await stack.projected_example(2)
     game_id = events[0].game_id
-    await stack.append(events[:2])
-    await stack.wait_projected(game_id, 2)
     hub = stack.hub
     assert hub is not None
     async with stack.client.stream("GET", f"/games/{game_id}/live") as response:

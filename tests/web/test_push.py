@@ -45,10 +45,8 @@ async def _until_change(reader: AsyncIterator[sse.Event], seq: int) -> sse.Event
 
 
 async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack) -> None:
-    events = list(example())
+    events = await stack.projected_example(5)
     game_id = events[0].game_id
-    await stack.append(events[:5])
-    await stack.wait_projected(game_id, 5)
     hub = stack.hub
     assert hub is not None
     async with AsyncExitStack() as streams:
@@ -76,10 +74,8 @@ async def test_fifty_subscribers_get_each_change_with_its_entry_id(stack: Stack)
 
 
 async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
-    events = list(example())
+    events = await stack.projected_example(4)
     game_id = events[0].game_id
-    await stack.append(events[:4])
-    await stack.wait_projected(game_id, 4)
     async with stack.client.stream("GET", f"/games/{game_id}/live") as response:
         first = await anext(sse.events(response))
     seen = first.id
@@ -112,10 +108,8 @@ async def test_reconnect_with_last_event_id_resumes(stack: Stack) -> None:
 
 
 async def test_games_list_stream_sends_the_list_then_changes(stack: Stack) -> None:
-    events = list(example())
+    events = await stack.projected_example(2)
     game_id = events[0].game_id
-    await stack.append(events[:2])
-    await stack.wait_projected(game_id, 2)
     async with stack.client.stream("GET", "/games/live") as response:
         reader = sse.events(response)
         first = await anext(reader)

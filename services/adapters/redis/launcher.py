@@ -14,9 +14,8 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
 import redis
@@ -46,6 +45,27 @@ def free_cluster_port() -> int:
             except OSError:
                 continue
         return port
+
+
+def answers_ping(url: str, timeout_s: float, gone: Callable[[], bool] | None = None) -> bool:
+    """Poll PING at `url` every 50 ms: True once it answers; False after `timeout_s`, or as
+    soon as `gone()` says it never will (its process exited)."""
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    try:
+        while True:
+            try:
+                if client.ping():
+                    return True
+            except (redis.AuthenticationError, redis.ResponseError):
+                return True  # it answers, refusing an unauthenticated PING (an ACL under test)
+            except redis.ConnectionError:
+                pass
+            if (gone is not None and gone()) or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+    finally:
+        client.close()
 
 
 def server_exe() -> str:
@@ -141,23 +161,11 @@ class RedisProcess:
         return self
 
     def _wait_for_ping(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
-        try:
-            while True:
-                try:
-                    if client.ping():
-                        return
-                except (redis.AuthenticationError, redis.ResponseError):
-                    return  # it answers, refusing an unauthenticated PING (an ACL under test)
-                except redis.ConnectionError:
-                    pass
-                exited = self.proc is not None and self.proc.poll() is not None
-                if exited or time.monotonic() > deadline:
-                    raise TimeoutError(self._why_not())
-                time.sleep(0.05)
-        finally:
-            client.close()
+        def exited() -> bool:
+            return self.proc is not None and self.proc.poll() is not None
+
+        if not answers_ping(self.url, START_TIMEOUT_S, exited):
+            raise TimeoutError(self._why_not())
 
     def _why_not(self) -> str:
         code = self.proc.poll() if self.proc is not None else None
@@ -191,10 +199,5 @@ class RedisProcess:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -1,7 +1,7 @@
 """The one standings renderer: the domain's `Standings` -> every answer that shows them.
 
-The schema is the pydantic models of `shapes.py` (`StandingsResponse`, `PlayerLine`,
-`CompactLine`); the renderer is driven by their fields, so a field added to the domain's
+The schema is the pydantic models of `shapes.py` (`StandingsResponse`, `PlayerLine`) and the
+live frame's `contracts.frames.CompactLine`; the renderer is driven by their fields, so a field added to the domain's
 `Standings` / `PlayerStanding` and to the view's model under the same name is rendered
 everywhere without touching this module (a field of the view that is neither the domain's
 nor derived here fails at import, `_steps`).
@@ -38,10 +38,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic_core import to_json
 
+from contracts.frames import CompactLine
 from domain.memo import Memo
 from domain.standings import CategoryLabel, PlayerStanding, Standings
 from services.usecases.readmodels.labels import category_labels, outcome_text
-from services.usecases.readmodels.shapes import CompactLine, PlayerLine, StandingsResponse
+from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
 
 Source = Literal["projection", "replay"]
 POSITION = frozenset({"checkpoint", "updated_at"})

@@ -119,26 +119,6 @@ class StandingsResponse(View):
     )
 
 
-class CompactProvisional(View):
-    """A compact frame's provisional part: the total and `{category key: points}` (non-zero)."""
-
-    total: int
-    points: dict[str, int]
-
-
-class CompactLine(View):
-    """One player in a later frame of `GET /games/{id}/live`: the `PlayerLine` without labels,
-    `points` `{category key: points}` of the non-zero categories (a missing one is 0)."""
-
-    player_id: str
-    name: str
-    seat: int
-    rank: int
-    total: int
-    points: dict[str, int]
-    provisional: CompactProvisional | None
-
-
 class AuditEvent(View):
     """One stored event of the audit log; `voided_by_seq` is the seq of the void, if any."""
 

@@ -17,6 +17,7 @@ from domain.errors import RuleViolation
 from domain.fold import fold
 from domain.ledger import Resource
 from domain.standings import standings
+from services.simulator.joining import joined_at
 from services.simulator.tables import simulate_game
 from tests.domain.trickerion.builders import TrickerionGame, categories_of, total_of
 
@@ -135,28 +136,7 @@ def test_joining_at_a_turn_boundary_scores_as_the_whole_game(seed: int) -> None:
     log = list(simulate_game("trickerion", seed))
     starts = [i for i, e in enumerate(log) if isinstance(e.payload, TurnStarted)]
     cut = starts[1 + seed % (len(starts) - 1)]
-    before = fold(log[:cut]).rules
-    seats = [
-        {
-            "player_id": pid,
-            "fame": b.fame,
-            "coins": b.coins,
-            "shards": b.shards,
-            "tricks": list(b.tricks),
-            "hires": list(b.hires),
-        }
-        for pid, b in before.books.items()
-    ]
-    start = log[0].payload.model_dump()
-    start["joined_in_progress"] = {
-        "turn": before.turn,
-        "initiative_order": list(before.initiative),
-        "players": seats,
-    }
-    joined_log = [
-        log[0].model_copy(update={"payload": TrickerionGameStarted.model_validate(start)})
-    ]
-    joined_log += [e.model_copy(update={"seq": n}) for n, e in enumerate(log[cut:], start=2)]
+    joined_log = joined_at(log, cut)
 
     def scores(events: list[Envelope]) -> dict[str, int]:
         s = standings(fold(events))
