@@ -28,6 +28,7 @@ from services.bench import (
     rows_live,
     rows_peer,
     rows_projector,
+    rows_roles,
     rows_scale,
     rows_seating,
     rows_sse,
@@ -63,6 +64,8 @@ class Sizes:
     profiles: bool
     scale_processes: tuple[int, ...] = (1, 2, 3)
     projector_repeats: int = 2
+    roles_games: int = 100
+    roles_repeats: int = 3
     kernel_lengths: tuple[int, ...] = (200, 2_000, 10_000)
     seating_players: tuple[int, ...] = (12, 13, 24, 30, 60)
 
@@ -108,6 +111,8 @@ QUICK = Sizes(
     profiles=False,
     scale_processes=(1, 2),
     projector_repeats=1,
+    roles_games=10,
+    roles_repeats=1,
     kernel_lengths=(200, 2_000),
 )
 
@@ -175,6 +180,10 @@ def measure(
         )
         step("series", lambda: rows_http.series_row(trees, url, games, sizes.series_events))
         step("score", lambda: rows_fold.score_example(trees, sizes.score_repeats))
+        step(
+            "all-roles",
+            lambda: rows_roles.all_roles_row(trees, url, sizes.roles_games, sizes.roles_repeats),
+        )
         peer_games = games[: sizes.peer_games]
         step("peer", lambda: rows_peer.peer_row(trees, url, peer_games))
         step("durable acks", lambda: rows_durable.rows(trees[-1], games[:100]))
@@ -235,7 +244,7 @@ def _extra_rows(
 STEPS = (
     "offline fold, fold by length, fold_cost, standings, seating, projector, live, standings GET, "
     "SSE, "
-    "rebuild, series, score, peer, durable acks, scale, profiles"
+    "rebuild, series, score, all-roles, peer, durable acks, scale, profiles"
 )
 
 

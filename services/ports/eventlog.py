@@ -89,12 +89,14 @@ class AppendRequest:
 @dataclass(frozen=True, slots=True)
 class FeedEntry:
     """One entry of a shard feed (every append also writes its events there, in order): the
-    feed entry id (`ms-n`), the game, the event's seq and its stored envelope JSON."""
+    feed entry id (`ms-n`), the game, the event's seq and its stored envelope JSON; `live`:
+    the append that wrote it stored the game's projection too (docs/decisions/0004-projector-catch-up-subscription.md)."""
 
     feed_id: str
     game_id: str
     seq: int
     data: bytes
+    live: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,7 +143,8 @@ class Project:
         missing = [g for g in dict.fromkeys(game_ids) if g not in self.views]
         known = read or {}
         unread = [g for g in missing if g not in known]
-        heads = {**dict(zip(unread, await self.projections.heads(unread), strict=True)), **known}
+        got = await self.projections.heads(unread) if unread else []
+        heads = {**dict(zip(unread, got, strict=True)), **known}
         for game_id, head in ((g, heads[g]) for g in missing):
             folder: Folder[Any] = Folder()
             if head.seq:
@@ -216,7 +217,7 @@ class Project:
     ) -> tuple[list[FeedEntry], dict[str, ProjectionHead]]:
         """`fresh` without the entries of games an append projected (`live_reached`), whose
         cached views, behind it, are dropped; and the heads read (for `_load_views`)."""
-        done, heads = await live_reached(self.projections, fresh)
+        done, heads = await live_reached(self.projections, fresh, self.views)
         for game_id in done:
             self.views.pop(game_id, None)
         return [e for e in fresh if e.game_id not in done], heads

@@ -6,7 +6,7 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 from domain.fold import GameState
@@ -47,11 +47,15 @@ def reaches(head: ProjectionHead, seq: int) -> bool:
 
 
 async def live_reached(
-    projections: Projections, fresh: Sequence[FeedEntry]
+    projections: Projections, fresh: Sequence[FeedEntry], cached: Container[str] = ()
 ) -> tuple[set[str], dict[str, ProjectionHead]]:
     """The games of `fresh` (feed entries) whose projection, stored by an append and not held,
-    reaches their last entry in it (`reaches`), and every game's head as read (one HMGET per
-    game of `fresh`)."""
+    reaches their last entry in it (`reaches`), and the heads as read: one HMGET per game
+    whose last entry an append projected (`FeedEntry.live`) or not in `cached` (the caller
+    reads those heads anyway). A cached game whose last entry is not live-projected is not
+    read: no append projected it, so its stored projection is the projector's own."""
     last = last_seqs(fresh)
-    heads = dict(zip(last, await projections.heads(list(last)), strict=True))
-    return {g for g, n in last.items() if reaches(heads[g], n)}, heads
+    live = {e.game_id for e in fresh if e.live and e.seq == last[e.game_id]}
+    wanted = [g for g in last if g in live or g not in cached]
+    heads = dict(zip(wanted, await projections.heads(wanted), strict=True)) if wanted else {}
+    return {g for g in wanted if reaches(heads[g], last[g])}, heads

@@ -237,3 +237,51 @@ async def test_on_redis_a_game_with_a_forgotten_player_is_left_to_the_projector(
     stored = await fields(service.ports, game_id)
     assert (stored["seq"], stored["live"]) == ("40", "0")
     assert "player-2" in stored["standings"]
+
+
+async def feed_flags(ports: Ports, shard: int) -> list[tuple[int, bool]]:
+    """(seq, live) of every entry of `shard`'s feed, in feed order."""
+    assert ports.pipeline is not None
+    batches = await ports.pipeline.feeds.read({shard: "0-0"}, 100_000, 0)
+    return [(e.seq, e.live) for b in batches for e in b.entries]
+
+
+async def check_flags_and_heads(here: Pipeline) -> None:
+    """Feed entries carry `live` exactly when their append stored the projection, and the
+    projector reads heads only of games it has not cached or whose entries say `live`."""
+    events = list(simulate_game("penumbra", 11))
+    game_id = events[0].game_id
+    shard = shard_of(game_id, SHARDS)
+    await here.append(events[:10], live=False)  # projection behind: the projector's work
+    await here.append(events[10:20], live=True)  # still behind (seq 0 stored): not stored
+    read: list[list[str]] = []
+    heads = here.project.projections.heads
+
+    async def counted(game_ids: Sequence[str]) -> Any:
+        read.append(list(game_ids))
+        return await heads(game_ids)
+
+    here.project.projections.heads = counted  # type: ignore[method-assign]
+    assert await here.catch_up(shard) == 20
+    assert read == [[game_id]]  # not cached yet: read once (live_reached and the view's load)
+    await here.append(events[20:30], live=False)
+    read.clear()
+    assert await here.catch_up(shard) == 10
+    assert read == []  # cached, no entry live-projected: no head read
+    await here.append(events[30:40], live=True)  # projection just behind: stored
+    assert await here.catch_up(shard) == 0
+    assert read == [[game_id]]  # the live entries: read, found reached, skipped
+    flags = await feed_flags(here.ports, shard)
+    assert flags == [(s, 30 < s <= 40) for s in range(1, 41)]
+    assert (await fields(here.ports, game_id))["seq"] == "40"
+
+
+async def test_feed_entries_say_live_and_the_projector_reads_heads_only_then_on_memory() -> None:
+    await check_flags_and_heads(memory_pipeline())
+
+
+@pytest.mark.redis
+async def test_feed_entries_say_live_and_the_projector_reads_heads_only_then_on_redis(
+    service: Service,
+) -> None:
+    await check_flags_and_heads(Pipeline(service.ports, service.cases.project))

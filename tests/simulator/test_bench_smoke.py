@@ -30,6 +30,7 @@ TINY = replace(
     peer_games=1,
     scale_games=4,
     scale_processes=(1, 2),
+    roles_games=3,
     kernel_lengths=(200,),
     seating_players=(12,),
 )
@@ -57,6 +58,7 @@ def test_harness_measures_every_row_on_both_columns() -> None:
         "`/series`",
         "`/healthz` p99",
         "`scoreledger score`",
+        "service CPU per event, all roles",
         "ours vs eventsourcing",
     ):
         assert any(f.startswith(start) for f in figures), start

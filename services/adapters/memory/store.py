@@ -125,6 +125,9 @@ class MemoryEventLog:
             if head != request.expected_head:
                 raise HeadMismatch(version)
         plan, version = plan_append(request.events, version, known)
+        live = request.projection
+        projecting = live is not None and before < version == live.seq
+        projecting = projecting and self._may_project(game_id, before)
         out = []
         shard = shard_of(game_id, self.b.shards)
         for event, seq, dup in plan:
@@ -135,23 +138,27 @@ class MemoryEventLog:
             self.b.logs.setdefault(game_id, []).append(data)
             self.b.ids.setdefault(game_id, {})[str(event.event_id)] = seq
             feed_id = self.b.next_id()
-            self.b.feeds.setdefault(shard, []).append(FeedEntry(feed_id, game_id, seq, data))
+            entry = FeedEntry(feed_id, game_id, seq, data, projecting)
+            self.b.feeds.setdefault(shard, []).append(entry)
             if seq == 1 and request.credential:
                 self.b.digests[game_id] = request.credential
             out.append(AppendedEvent(str(event.event_id), seq, feed_id, False))
-        live = request.projection
-        if live is not None and before < version == live.seq:
-            self._project(game_id, before, live)
+        if projecting and live is not None:
+            self._project(game_id, live)
         self.b.notify()
         return AppendResult(tuple(out), version)
 
-    def _project(self, game_id: str, before: int, live: LiveProjection) -> None:
-        """Store `live` as the Redis append script does (`redis.live_lua`): over a projection
-        at `before`, not held, of a game with no forgotten player; with one change notice."""
+    def _may_project(self, game_id: str, before: int) -> bool:
+        """An append from `before` stores its live projection (as `redis.live_lua` decides):
+        over a projection at `before`, not held, of a game with no forgotten player."""
         proj = self.b.projections.get(game_id, {})
         forgotten = "" in self.b.names.get(game_id, {}).values()
-        if forgotten or "held" in proj or int(proj.get("seq", 0)) != before:
-            return
+        return not forgotten and "held" not in proj and int(proj.get("seq", 0)) == before
+
+    def _project(self, game_id: str, live: LiveProjection) -> None:
+        """Store `live` as the Redis append script does (`redis.live_lua`), with one change
+        notice (`_may_project` said it may)."""
+        proj = self.b.projections.get(game_id, {})
         view = live.view_json.decode()
         self.b.projections[game_id] = proj | {
             "seq": str(live.seq), "status": live.status, "game": live.game,

@@ -10,8 +10,10 @@ The preamble names, as Lua locals:
 * `DIGEST`: the writer's token digest ("" unchecked), `HEAD`: the event id the stored last
   event must carry ("" unchecked), `FIRST`: the ARGV index after which the events' values
   start (4 per event: event_id, seq, type, data);
-* `written(sseq, data)`: called after each new event is stored in `STREAM`, returns the text
-  the reply carries for it (the games' shard feed entry id; "" for a kind without a feed);
+* `written(sseq, data, version, next_version)`: called after each new event is stored in
+  `STREAM` (with the version the call started from and the one it will reach), returns the
+  text the reply carries for it (the games' shard feed entry id; "" for a kind without a
+  feed);
 * `grown()`: called once when the call stored at least one event (the games' index);
 * `TAIL`: how many ARGV values after the events' belong to the kind (the games' live
   projection; 0 for none), and `finish(version, next_version)`: called last, before the
@@ -81,7 +83,7 @@ for i = 0, n - 1 do
     local eid, etype, data = ARGV[at], ARGV[at + 2], ARGV[at + 3]
     local sseq = tostring(p.seq)
     redis.call('XADD', STREAM, sseq .. '-1', 'seq', sseq, 'id', eid, 'type', etype, 'data', data)
-    local extra = written(sseq, data)
+    local extra = written(sseq, data, version, next_version)
     redis.call('HSET', IDS, eid, sseq)
     if p.seq == 1 and DIGEST ~= '' then redis.call('SET', TOKEN, DIGEST) end
     table.insert(out, p.seq); table.insert(out, extra); table.insert(out, 0)

@@ -28,7 +28,7 @@ after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_R
 covers the original write too (WAIT counts replicas up to the connection's own last write).
 
 With KEYS 6-8 and 7 more ARGV after the events', the game's projection is stored too
-(`live_lua.LIVE_PROJECTION_LUA`).
+(`live_lua.LIVE_PROJECTION_LUA`), and then the call's feed entries carry `live` = 1.
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
 Errors: `WRONGVERSION expected X actual Y`, `WRONGTOKEN`, `WRONGHEAD version V`. Source: docs/decisions/0002-one-atomic-append.md.
@@ -44,15 +44,18 @@ local live = #KEYS > 5 and """
     + """ or 0  -- a live projection's ARGV come after the events'
 local STREAM, IDS, TOKEN = KEYS[1], KEYS[3], KEYS[5]
 local DIGEST, HEAD, FIRST, TAIL = ARGV[3], ARGV[4], 4, live
-local function written(sseq, data)
-  return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
-end
-local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
-local function finish(version, next_version)
 """
     + LIVE_PROJECTION_LUA
     + """
+local function written(sseq, data, version, next_version)
+  if projects(version, next_version) then
+    return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data,
+      'live', '1')
+  end
+  return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
 end
+local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
+local function finish(version, next_version) project(version, next_version) end
 """
     + APPEND_CORE_LUA
 )

@@ -65,7 +65,7 @@ def parse_feed_entry(
         return bad("feed.seq_invalid", "seq", f"{seq_text[:40]!r} is not an integer >= 1", game_id)
     if shard_of(game_id, shards) != shard:
         return bad("feed.wrong_shard", "game", f"game {game_id!r} is not of shard {shard}", game_id)
-    return FeedEntry(feed_id, game_id, int(seq_text), fields[b"data"])
+    return FeedEntry(feed_id, game_id, int(seq_text), fields[b"data"], fields.get(b"live") == b"1")
 
 
 def feed_entries(

@@ -16,6 +16,10 @@ writes, and a forget that could not render the projection, set it to 0), only wh
   which folds the feed from it;
 * no player of the game was forgotten (a name kept as ''): the writer's cached state may
   still hold the name, the projector renders such a game from the log.
+The decision (`projects`) is taken once, at the call's first new event, before the feed
+entries are written: each feed entry of a call that stores the projection carries `live` = 1,
+so the projector reads the projections' heads only of games whose entries say so (a catch-up of
+entries the projector must fold anyway reads none).
 The shard checkpoint does not move: it is the projector's position in the feed, which skips
 the entries of a game whose stored projection already reaches them.
 Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection).
@@ -25,14 +29,24 @@ LIVE_PROJECTION_ARGS = 7
 """ARGV values of a live projection, after the events'."""
 
 LIVE_PROJECTION_LUA = """
-if live > 0 and next_version > version and tostring(next_version) == ARGV[#ARGV - 6] then
-  local a = #ARGV - 7
-  local forgotten = false
-  local kept = redis.call('HGETALL', KEYS[8])
-  for j = 2, #kept, 2 do if kept[j] == '' then forgotten = true end end
-  local held = redis.call('HGET', KEYS[6], 'held')
-  local seq = tonumber(redis.call('HGET', KEYS[6], 'seq') or '0')
-  if not forgotten and not held and seq == version then
+local projecting = nil
+local function projects(version, next_version)
+  if projecting == nil then
+    projecting = false
+    if live > 0 and next_version > version and tostring(next_version) == ARGV[#ARGV - 6] then
+      local forgotten = false
+      local kept = redis.call('HGETALL', KEYS[8])
+      for j = 2, #kept, 2 do if kept[j] == '' then forgotten = true end end
+      local held = redis.call('HGET', KEYS[6], 'held')
+      local seq = tonumber(redis.call('HGET', KEYS[6], 'seq') or '0')
+      projecting = not forgotten and not held and seq == version
+    end
+  end
+  return projecting
+end
+local function project(version, next_version)
+  if projects(version, next_version) then
+    local a = #ARGV - 7
     local new_seq, view = ARGV[a + 1], ARGV[a + 5]
     redis.call('HSET', KEYS[6], 'seq', new_seq, 'status', ARGV[a + 2], 'game', ARGV[a + 3],
       'standings', ARGV[a + 4], 'updated_at', ARGV[a + 6], 'view', view,
