@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.memory.feeds import MemoryFeedRetention, MemoryShardFeeds
 from services.adapters.memory.leases import MemoryShardLeases
 from services.adapters.memory.names import MemoryPlayerNames, MemorySideNames
@@ -26,7 +25,6 @@ from services.adapters.memory.store import (
     MemoryDeadLetters,
     MemoryEventLog,
 )
-from services.adapters.redis.approvals import RedisApprovalSchedule
 from services.adapters.redis.connect import RedisClient, connect, connect_from
 from services.adapters.redis.credentials import RedisCredentials
 from services.adapters.redis.deadletters import RedisDeadLetters
@@ -54,7 +52,6 @@ from services.leagues.ports.log import LeagueLog
 from services.leagues.usecases.rating import OpenSkillModel
 from services.leagues.usecases.stream import Leagues
 from services.platform.settings import CommonSettings, ServiceSettings
-from services.ports.approvals import ApprovalSchedule
 from services.ports.credentials import Credentials
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
@@ -65,8 +62,11 @@ from services.ports.names import PlayerNames, SideNames
 from services.ports.notices import ChangeNotices, ProjectionFields
 from services.ports.projections import Projections
 from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.adapters.memory_approvals import MemoryApprovalSchedule
 from services.tournaments.adapters.redis import RedisTournamentLog
-from services.tournaments.ports import TournamentLog
+from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
+from services.tournaments.ports.approvals import ApprovalSchedule
+from services.tournaments.ports.log import TournamentLog
 from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import Authorizer
 from services.usecases.names import NamedEventLog

@@ -2,8 +2,10 @@
 
 `assemble` mounts the routers in the app's order (it is also `contracts/openapi.json`'s order):
 query, ingest, live push, web scoreboard (after push, so `/games/live` is not taken for a game
-id), probes; then the hot reads as raw ASGI routes ahead of them. `build_app` builds and
-assembles in one call (`scoreledger serve`); `ingest_app` is the ingest door alone and
+id), probes; then the hot reads as raw ASGI routes ahead of them. The features' doors mount
+themselves (`FEATURES`: each feature's doors package has `mount_query`, `mount_ingest` and
+`mount_pages`), after the games' doors of the same part, in the order listed. `build_app`
+builds and assembles in one call (`scoreledger serve`); `ingest_app` is the ingest door alone and
 `change_hub` the push hub on any ports.
 """
 
@@ -12,14 +14,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from services.archive.usecases.tiered import ArchiveReader
 from services.bootstrap.backends import Ports
 from services.bootstrap.roles import Roles, roles_lifespan
 from services.bootstrap.usecases import Service, UseCases, build
 from services.doors.push.hub import ChangeHub
+from services.leagues import doors as league_doors
 from services.platform.settings import ServiceSettings
+from services.tournaments import doors as tournament_doors
 from services.usecases.live_changes import LiveChanges
 from services.usecases.readmodels.reads import ReadModels
 
@@ -29,6 +33,25 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.doors.push.holds import ClientHolds
     from services.doors.query.front import FrontedFastAPI
     from services.doors.query.metrics import QueryMetrics
+
+
+class FeatureDoors(Protocol):
+    """A feature's doors package: it mounts its routers for each part of a role."""
+
+    def mount_query(self, app: FastAPI, cases: UseCases, settings: ServiceSettings) -> None:
+        """The feature's reads (query role)."""
+
+    def mount_ingest(self, app: FastAPI, cases: UseCases, settings: ServiceSettings) -> None:
+        """The feature's writes (ingest role)."""
+
+    def mount_pages(
+        self, app: FastAPI, cases: UseCases, settings: ServiceSettings, streams: ClientHolds
+    ) -> None:
+        """The feature's live streams and pages (query role, with the push hub)."""
+
+
+FEATURES: tuple[FeatureDoors, ...] = (tournament_doors, league_doors)
+"""The features whose doors mount themselves, in the app's route order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +69,6 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     route with `ingest`; the inbox and the projector run in the app's lifespan."""
     from services.doors.asgi.http_errors import install_problem_handlers
     from services.doors.asgi.replaylimits import ReplayQueueCollector
-    from services.doors.push.holds import ClientHolds
-    from services.doors.push.routes import push_router
     from services.doors.query.app import health_router
     from services.doors.query.docs import install_docs
     from services.doors.query.front import FrontedFastAPI
@@ -88,38 +109,9 @@ def assemble(service: Service, roles: Roles) -> Assembled:
     # layer counted as a 500, so anyone could raise the 5xx rate), and counts every refusal.
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     install_problem_handlers(app)
-    if roles.query:
-        from services.doors.query.routes import query_router
-        from services.leagues.doors.query import league_read_router, tournament_leagues_router
-        from services.tournaments.doors.query import tournament_read_router
-        from services.tournaments.doors.web import tournament_list_router
-
-        app.include_router(query_router(reads))
-        app.include_router(tournament_list_router(service.cases.tournaments))  # before /{id}
-        app.include_router(tournament_read_router(service.cases.tournaments))
-        app.include_router(league_read_router(service.cases.leagues))
-        app.include_router(tournament_leagues_router(service.cases.leagues))
-    if roles.ingest:
-        from services.doors.ingest.http import ingest_router
-        from services.leagues.doors.ingest import league_write_router
-        from services.tournaments.doors.ingest import tournament_write_router
-        from services.tournaments.doors.ingest_club import tournament_club_router
-
-        app.include_router(ingest_router(service.cases.record, service.cases.tables))
-        app.include_router(tournament_write_router(service.cases.desk))
-        app.include_router(tournament_club_router(service.cases.desk, service.settings))
-        app.include_router(league_write_router(service.cases.leagues))
+    _mount_roles(app, service, roles)
     if hub is not None:
-        from services.doors.web.routes import web_router
-
-        streams = ClientHolds(service.settings.live_per_client)  # every live stream's client
-        app.include_router(push_router(hub, reads, streams))
-        if service.settings.ingest_url is not None:  # a split deployment: writes go to ingest
-            from services.doors.web.forward import forward_router
-
-            app.include_router(forward_router(service.settings))
-        app.include_router(web_router(reads, service.settings))
-        _include_tournament_pages(app, service, streams)
+        streams = _mount_pages(app, service, hub)
     lag_check = roles.query or roles.projector
     app.include_router(
         health_router(
@@ -141,19 +133,41 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
     return assemble(build(settings or ServiceSettings()), roles).app
 
 
-def _include_tournament_pages(app: FastAPI, service: Service, streams: ClientHolds) -> None:
-    """The tournament SSE and pages, and the league page (query role)."""
-    from services.leagues.doors.web import league_web_router
-    from services.leagues.doors.web_players import player_router
-    from services.tournaments.doors.push import TournamentWatch, tournament_push_router
-    from services.tournaments.doors.web import tournament_web_router
+def _mount_roles(app: FastAPI, service: Service, roles: Roles) -> None:
+    """The routers of the query and the ingest role: the games' doors, then each feature's."""
+    cases, settings = service.cases, service.settings
+    if roles.query:
+        from services.doors.query.routes import query_router
 
-    s = service.settings
-    watch = TournamentWatch(service.cases.tournaments, per_client=s.watch_per_client)
-    app.include_router(tournament_push_router(watch, streams))
-    app.include_router(tournament_web_router(service.cases.tournaments, service.settings))
-    app.include_router(league_web_router(service.cases.leagues))
-    app.include_router(player_router(service.cases.leagues))
+        app.include_router(query_router(cases.reads))
+        for feature in FEATURES:
+            feature.mount_query(app, cases, settings)
+    if roles.ingest:
+        from services.doors.ingest.http import ingest_router
+
+        app.include_router(ingest_router(cases.record, cases.tables))
+        for feature in FEATURES:
+            feature.mount_ingest(app, cases, settings)
+
+
+def _mount_pages(app: FastAPI, service: Service, hub: ChangeHub) -> ClientHolds:
+    """Live push and the pages (query role): the games' doors, then each feature's; returns
+    the holds of every live stream's client."""
+    from services.doors.push.holds import ClientHolds
+    from services.doors.push.routes import push_router
+    from services.doors.web.routes import web_router
+
+    cases, settings = service.cases, service.settings
+    streams = ClientHolds(settings.live_per_client)  # every live stream's client
+    app.include_router(push_router(hub, cases.reads, streams))
+    if settings.ingest_url is not None:  # a split deployment: writes go to ingest
+        from services.doors.web.forward import forward_router
+
+        app.include_router(forward_router(settings))
+    app.include_router(web_router(cases.reads, settings))
+    for feature in FEATURES:
+        feature.mount_pages(app, cases, settings, streams)
+    return streams
 
 
 def _install_lean_routes(

@@ -287,7 +287,7 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
 async def _enter_approvals(stack: AsyncExitStack, service: Service) -> None:
     """Start the tournaments' auto-approval timer of `service` on `stack` (the processes that
     write tournaments run it; off with `approval_every_s` 0)."""
-    from services.doors.ingest.approvals import approving
+    from services.tournaments.doors.ingest_approvals import approving
     from services.tournaments.usecases.timer import ApprovalTimer
 
     s, schedule = service.settings, service.ports.approvals

@@ -26,7 +26,7 @@ from services.leagues.usecases.stream import Leagues
 from services.platform.settings import ServiceSettings
 from services.runtime.fairqueue import Limits
 from services.runtime.pool import PROCESSES
-from services.tournaments.ports import TournamentLog
+from services.tournaments.ports.log import TournamentLog
 from services.tournaments.usecases.desk import TournamentDesk
 from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.tables import TableGames

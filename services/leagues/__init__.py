@@ -9,6 +9,6 @@ are `contracts/league.py`, its pure fold, standings and ratings `domain/league/`
 * `adapters/`: `redis`, `memory` (the log), `redis_index`, `memory_index` (the index), wired by
   `services.bootstrap`;
 * `doors/`: HTTP `ingest` (writes, ingest role), `query` (reads), `web` (the league page),
-  `web_players` (the player page);
+  `web_players` (the player page); the package mounts them (`mount_query`, ...);
 * `cli`: `scoreledger league simulate`; `simulator`: a simulated league, offline.
 """

@@ -51,7 +51,7 @@ _TOURNAMENT_WRITES = (
     "services/tournaments/doors/ingest.py",
     "services/tournaments/doors/ingest_club.py",
     "services/doors/ingest/stream_writes.py",
-    "services/doors/ingest/approvals.py",
+    "services/tournaments/doors/ingest_approvals.py",
     *(_TUC + m for m in ("stream.py", "access.py", "desk.py", "rulings.py", "tables.py")),
     *(_UC + m for m in ("idempotency.py", "authorize.py")),
 )

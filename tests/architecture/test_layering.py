@@ -28,6 +28,7 @@ Source: docs/architecture/index.md ("Architecture").
 from __future__ import annotations
 
 import ast
+import importlib
 import sys
 from pathlib import Path
 
@@ -333,6 +334,37 @@ def test_no_door_imports_another_door_directly() -> None:
         if door_kind(name) not in (None, door, SHARED)
     )
     assert wrong == []
+
+
+def _other_features_door(name: str, feature: str) -> bool:
+    return layer_of(name) == "doors" and feature_of(name) not in (None, feature)
+
+
+def test_a_feature_mounts_its_own_doors_only() -> None:
+    """A feature's doors package (`services/<feature>/doors/__init__.py`: how its doors mount
+    themselves) imports no other feature's doors, no composition root and no command line."""
+    wrong = [
+        f"services/{feature}/doors/__init__.py -> {name}"
+        for feature in FEATURES
+        if (path := ROOT / "services" / feature / "doors" / "__init__.py").exists()
+        for name in names(path)
+        if layer_of(name) in ABOVE or _other_features_door(name, feature)
+    ]
+    assert wrong == []
+
+
+def test_every_feature_that_mounts_doors_is_assembled() -> None:
+    """The HTTP assembly iterates the features: every feature whose doors package mounts
+    itself is in `services.bootstrap.http.FEATURES`, and nothing else is."""
+    from services.bootstrap.http import FEATURES as ASSEMBLED
+
+    mounting = {
+        feature
+        for feature in FEATURES
+        if hasattr(importlib.import_module(f"services.{feature}.doors"), "mount_query")
+    }
+    assert {doors.__name__ for doors in ASSEMBLED} == {f"services.{f}.doors" for f in mounting}
+    assert mounting == {"tournaments", "leagues"}
 
 
 def test_the_arrow_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:

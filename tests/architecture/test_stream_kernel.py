@@ -25,7 +25,7 @@ from services.ports.eventlog import EventLog, StreamLog
 from services.ports.sidelog import SideLog
 from services.tournaments.adapters.memory import MemoryTournamentLog
 from services.tournaments.adapters.redis import RedisTournamentLog
-from services.tournaments.ports import TOURNAMENTS
+from services.tournaments.ports.log import TOURNAMENTS
 
 ROOT = Path(__file__).parents[2]
 KINDS = [

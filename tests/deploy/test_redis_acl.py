@@ -499,8 +499,8 @@ async def test_tournaments_are_written_by_ingest_and_read_by_query(
         await refused(role(other).xrange(KEYS.tournament_stream(tid)))
         await refused(role(other).get(KEYS.tournament_token(tid)))
     # the auto-approval schedule: ingest (its timer) schedules, claims and settles; no other
-    from services.adapters.redis.approvals import RedisApprovalSchedule
-    from services.ports.approvals import DueEntry
+    from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
+    from services.tournaments.ports.approvals import DueEntry
 
     due = RedisApprovalSchedule(role("ingest"), KEYS)
     await due.schedule(DueEntry(tid, 1000))

@@ -17,10 +17,10 @@ from contracts.tournament import (
     TableResultReported,
     TournamentCreated,
 )
-from services.adapters.memory.approvals import MemoryApprovalSchedule
 from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
-from services.ports.approvals import ApprovalSchedule, DueEntry
+from services.tournaments.adapters.memory_approvals import MemoryApprovalSchedule
+from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
 from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.timer import ApprovalTimer
 
@@ -30,7 +30,7 @@ async def schedule(request: pytest.FixtureRequest) -> AsyncIterator[ApprovalSche
     if request.param == "memory":
         yield MemoryApprovalSchedule()
         return
-    from services.adapters.redis.approvals import RedisApprovalSchedule
+    from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
 
     client = connect(request.getfixturevalue("redis_url"))
     await client.flushdb()
@@ -65,8 +65,8 @@ async def test_two_claimers_never_share_an_entry(schedule: ApprovalSchedule) -> 
 
 @pytest.mark.redis
 async def test_the_timer_approves_on_redis_with_nobody_writing(redis_url: str) -> None:
-    from services.adapters.redis.approvals import RedisApprovalSchedule
     from services.tournaments.adapters.redis import RedisTournamentLog
+    from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
 
     client = connect(redis_url)
     await client.flushdb()

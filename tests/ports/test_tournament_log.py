@@ -15,7 +15,7 @@ from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.tournaments.adapters.memory import MemoryTournamentLog
-from services.tournaments.ports import TournamentLog
+from services.tournaments.ports.log import TournamentLog
 from services.tournaments.usecases.stream import Tournaments
 from services.usecases.side_names import NamedSideLog
 from tests.domain.tournament.stream import Stream

@@ -19,12 +19,12 @@ from contracts.tournament import (
     TableResultReported,
     TournamentCreated,
 )
-from services.adapters.memory.approvals import MemoryApprovalSchedule
-from services.doors.ingest.approvals import approving
-from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.simulator.tables import simulate_game
 from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.adapters.memory_approvals import MemoryApprovalSchedule
+from services.tournaments.doors.ingest_approvals import approving
 from services.tournaments.doors.push import TournamentWatch
+from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
 from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.timer import ApprovalTimer
 

@@ -62,7 +62,7 @@ class Keys:
 
     def approval_schedule(self) -> str:
         """ZSET `<due_ms>:<tournament id>` -> ms it is due next: reported table results
-        waiting for auto-approval (services/adapters/redis/approvals.py)."""
+        waiting for auto-approval (services/tournaments/adapters/redis_approvals.py)."""
         return f"{PREFIX}:tournament-due"
 
     def tournament_leagues(self, tournament_id: str) -> str:

@@ -74,7 +74,7 @@ class IngestSettings(CommonSettings):
         default=10.0, ge=0, description="least time between two retention trims of the inbox"
     )
     # Tournaments: a reported table result is approved once its `auto_approve_after_s` passed,
-    # by a timer in the ingest and inbox processes (services/doors/ingest/approvals.py).
+    # by a timer in the ingest and inbox processes (services/tournaments/doors/ingest_approvals.py).
     approval_every_s: float = Field(
         default=2.0,
         ge=0,

@@ -1,1 +1,1 @@
-"""The tournament log's adapters: `redis` and `memory` (wired by `services.bootstrap` only)."""
+"""The tournament ports' adapters on Redis and in memory (wired by `services.bootstrap` only)."""

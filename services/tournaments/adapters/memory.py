@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from contracts.tournament import TournamentEnvelope
 from services.adapters.memory.sidelog import MemorySideLog
 from services.ports.sidelog import SideStream
-from services.tournaments.ports import TOURNAMENTS
+from services.tournaments.ports.log import TOURNAMENTS
 
 
 @dataclass

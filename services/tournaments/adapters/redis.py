@@ -7,7 +7,7 @@ from contracts.tournament import TournamentEnvelope
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.sidelog import RedisSideLog
-from services.tournaments.ports import TOURNAMENTS
+from services.tournaments.ports.log import TOURNAMENTS
 
 
 class RedisTournamentLog(RedisSideLog[TournamentEnvelope]):

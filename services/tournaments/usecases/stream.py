@@ -35,10 +35,10 @@ from domain.tournament.results import follow_up
 from domain.tournament.seating import Entrant, Seating, SeatingRules, seat_round
 from domain.tournament.standings import Standings, standings
 from domain.tournament.state import TableState, TournamentState
-from services.ports.approvals import ApprovalSchedule, DueEntry
 from services.ports.errors import VersionConflict
 from services.ports.eventlog import AppendResult
-from services.tournaments.ports import TournamentLog
+from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
+from services.tournaments.ports.log import TournamentLog
 
 log = structlog.get_logger("tournaments")
 

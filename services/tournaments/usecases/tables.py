@@ -27,7 +27,7 @@ import structlog
 from domain.errors import RuleViolation
 from domain.tournament.state import TableState, TournamentState
 from services.ports.eventlog import EventLog
-from services.tournaments.ports import TournamentLog
+from services.tournaments.ports.log import TournamentLog
 from services.tournaments.usecases.keys import table_token
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament, table_of
 from services.usecases.authorize import WriteProof

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from services.ports.approvals import ApprovalSchedule, DueEntry
+from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 
 log = structlog.get_logger("tournaments")

@@ -11,7 +11,7 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
-from services.ports.approvals import DueEntry
+from services.tournaments.ports.approvals import DueEntry
 
 CLAIM_LUA = """
 local due = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, ARGV[2])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from services.ports.approvals import DueEntry
+from services.tournaments.ports.approvals import DueEntry
 
 
 @dataclass

@@ -36,8 +36,8 @@ class DueEntry:
 
 
 class ApprovalSchedule(Protocol):
-    """Entries due for auto-approval. Implementations: `adapters.memory.approvals`,
-    `adapters.redis.approvals`."""
+    """Entries due for auto-approval. Implementations: `adapters.memory_approvals`,
+    `adapters.redis_approvals`."""
 
     async def schedule(self, entry: DueEntry) -> None:
         """Keep `entry` until it is claimed and done (again: nothing changes)."""

@@ -1,0 +1,1 @@
+"""The tournament ports: the tournament log and the approval schedule."""
