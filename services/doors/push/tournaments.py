@@ -9,7 +9,8 @@ taken the previous frame gets only the newest: each frame is the whole state).
 
 Frames: event `tournament`, SSE `id:` = the tournament's seq (its number of events), data
 `{"seq": N, "tournament": <the body of GET /tournaments/{id}>, "standings": <the standings,
-lines without their sources>}`. The first frame comes on connect; a client reconnecting with
+lines without their sources>}` (`contracts.tournament_frames.TournamentFrame`). The first
+frame comes on connect; a client reconnecting with
 `Last-Event-ID: N` gets nothing until the tournament changes when it is still at N (a
 `: resumed` comment says so), else the current state at once. A keep-alive comment every
 `KEEPALIVE_S`. 404 `tournament.not_found` for a tournament with no events (before the stream
