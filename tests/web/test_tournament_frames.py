@@ -88,3 +88,21 @@ def test_a_tournament_frame_with_a_member_the_schema_does_not_name_is_refused() 
     assert list(check.iter_errors(good)) == []
     assert list(check.iter_errors({**good, "colour": "red"}))
     assert list(check.iter_errors({**good, "tournament": {**view, "status": "paused"}}))
+
+
+def test_every_live_stream_names_the_live_page_for_its_frames_and_resume_rule() -> None:
+    """A stream's description points at the published page (docs/integrating/live.md), not
+    at a module docstring an integrator cannot read; the game stream said "see the module
+    docstring for the resume rule", and the tournament stream named its module."""
+    streams = {
+        path: operations["get"]
+        for path, operations in DOCUMENT["paths"].items()
+        if "text/event-stream"
+        in operations.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
+    }
+    assert set(streams) == {"/games/{game_id}/live", "/games/live", PATH}
+    for path in ("/games/{game_id}/live", PATH):
+        text = streams[path]["description"]
+        assert "docs/integrating/live.md" in text, path
+        assert "module" not in text
+        assert "services." not in text

@@ -331,7 +331,7 @@ def tournament_push_router(watch: TournamentWatch, streams: ClientHolds) -> APIR
         ] = None,
     ) -> StreamingResponse | ProblemResponse:
         """Live state of one tournament: seating, results, approvals and standings, one
-        frame per change (see `services.doors.push.tournaments` for the frame and resume rule);
+        frame per change (the frame and resume rule: docs/integrating/live.md);
         404 `tournament.not_found` for a tournament with no events; 429
         `live.client_limit` / `tournament.watch_client_limit` past this client's share, 503
         `tournament.watch_full` past the process's."""
