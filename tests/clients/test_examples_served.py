@@ -54,11 +54,14 @@ def test_the_python_example_against_a_served_instance(
     serve_process: Callable[..., str], game: str
 ) -> None:
     url = serve_process()
+    summary = python_example(url, "--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20")
+    check(summary, game)
+
+
+def python_example(url: str, *args: str) -> dict[str, object]:
+    """Run the Python example against `url` with `args`; the summary it printed last."""
     done = subprocess.run(
-        [
-            *(sys.executable, "-m", "contracts.client.example", "--base-url", url),
-            *("--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20"),
-        ],
+        [sys.executable, "-m", "contracts.client.example", "--base-url", url, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -66,7 +69,8 @@ def test_the_python_example_against_a_served_instance(
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    check(json.loads(done.stdout.splitlines()[-1]), game)
+    summary: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return summary
 
 
 def demo_game(url: str, game: str) -> None:
@@ -88,16 +92,7 @@ def test_the_python_example_runs_beside_the_demo_s_game(
     no `--game-id`, creates its own game beside it (with the file's id it was refused)."""
     url = serve_process()
     demo_game(url, "penumbra-3p")
-    done = subprocess.run(
-        [sys.executable, "-m", "contracts.client.example", "--base-url", url],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    check(json.loads(done.stdout.splitlines()[-1]), "penumbra-3p")
+    check(python_example(url), "penumbra-3p")
 
 
 def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
