@@ -13,6 +13,9 @@ docs/integrating/live.md.
 
 `GET /games/live`: event `games` first, the body of `GET /games?limit=` (`GamesResponse`),
 then event `game` per change, a `GameFrame`.
+
+`GET /tournaments/{tournament_id}/live`: event `tournament`, `id` = the tournament's seq, each
+frame the whole state, a `TournamentFrame` (`contracts.tournament_frames`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from contracts.tournament_frames import TournamentFrame
 
 
 class _Frame(BaseModel):
@@ -126,5 +131,6 @@ GAMES_LIST = "#/components/schemas/GamesResponse"
 SSE_EVENTS: dict[str, dict[str, list[type[BaseModel] | str]]] = {
     "/games/{game_id}/live": {"standings": [StandingsFrame, CompactStandingsFrame]},
     "/games/live": {"games": [GAMES_LIST], "game": [GameFrame]},
+    "/tournaments/{tournament_id}/live": {"tournament": [TournamentFrame]},
 }
 """Per SSE route, per event name, the shapes its `data` takes (a model, or a `$ref`)."""

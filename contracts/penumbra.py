@@ -3,17 +3,19 @@
 Score unit: VP (победные очки). What the events carry is exactly what the end-game tally of
 `docs/rules/penumbra.md` needs: Arcana in supply, completed Trials, Mortal Wounds,
 experience symbols, fulfilled / reserved Contracts, Marks on the Wizard board, Goals, Light and
-Dark. Card data is not known (docs/rules/penumbra.md#categories), so each event carries the card's printed
-or realised values. Turns use the common `game.turn_started`; the end is the common `game.ended`.
+Dark. The rules print no list of cards (docs/rules/penumbra.md#categories), so each event carries
+the card's printed or realised values; the kinds of card, the values' bounds and the fixed VP are
+catalogue data in `contracts/catalogue/penumbra/cards.json`, read here and by `domain.penumbra`. Turns use the common `game.turn_started`; the end is the common `game.ended`.
 Source: docs/rules/penumbra.md (the events' printed values: #reserved-contracts; the open readings as options).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from contracts import catalogue
 from contracts.common import GameStartedBase, Player
 from contracts.envelope import NonEmptyText, Payload, PlayerId
 
@@ -22,16 +24,32 @@ ExperienceKind = Literal["XP1", "XP2", "XP3", "XP4", "XP5", "XP6"]
 (docs/rules/penumbra.md#experience)."""
 
 EXPERIENCE_KINDS: tuple[ExperienceKind, ...] = ("XP1", "XP2", "XP3", "XP4", "XP5", "XP6")
+"""The kinds in order; equal to the catalogue's `experience_kinds` (a test checks it)."""
 
-CardId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")]
-"""A card, slot or Prophecy id: 1-64 characters, letters, digits, `_ . : -`."""
+CARDS: dict[str, Any] = catalogue.read("penumbra", "cards.json")
+"""The Penumbra catalogue (`contracts/catalogue/penumbra/cards.json`): card kinds, bounds, fixed VP."""
 
-SymbolCount = Annotated[int, Field(ge=0, le=30, strict=True)]
+MAX_PLAYERS: int = CARDS["players"]["max"]
+"""Penumbra seats 1 to 4 players (docs/rules/penumbra.md#end-of-game): the schema's bound and
+the rules' (`domain.penumbra`), one catalogue value."""
+
+
+def bounded(name: str, **extra: Any) -> Any:
+    """A strict int `Field` bounded by the catalogue's `bounds[name]` (min..max)."""
+    limits = CARDS["bounds"][name]
+    return Field(ge=limits["min"], le=limits["max"], strict=True, **extra)
+
+
+CardId = Annotated[str, StringConstraints(pattern=CARDS["card_id_pattern"])]
+"""A card, slot or Prophecy id: 1-64 characters, letters, digits, `_ . : -` (the catalogue's
+`card_id_pattern`; the rules print no card list, so ids are the table's own)."""
+
+SymbolCount = Annotated[int, bounded("symbol_count")]
 Experience = dict[ExperienceKind, SymbolCount]
 """Experience symbols on one card: kind -> count (a card with two of a kind counts 2,
 docs/rules/penumbra.md#experience)."""
 
-PrintedVp = Annotated[int, Field(ge=-50, le=50, strict=True)]
+PrintedVp = Annotated[int, bounded("printed_vp")]
 """VP printed on a card; 0 is valid (docs/rules/penumbra.md#totals)."""
 
 
@@ -68,7 +86,7 @@ class PenumbraOptions(BaseModel):
 
     six_plus_identical: Literal["cap", "extrapolate", "chunk"] = "cap"
     reserved_contract_penalty: Literal["per_contract", "once"] = "per_contract"
-    arcana_cap: int = Field(default=12, ge=1, le=99, strict=True)
+    arcana_cap: int = bounded("arcana_cap", default=CARDS["bounds"]["arcana_cap"]["default"])
     tie_break: Literal["shared", "fewer_wounds_then_arcana"] = "shared"
     tie_break_ranks: Literal["shared", "ordered"] = "shared"
     xp_on_unfulfilled: bool = False
@@ -131,12 +149,7 @@ class PenumbraJoinedInProgress(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     turn: int = Field(ge=1, le=99, strict=True)
-    players: tuple[WizardNow, ...] = Field(min_length=1, max_length=4)
-
-
-MAX_PLAYERS = 4
-"""Penumbra seats 1 to 4 players (docs/rules/penumbra.md#end-of-game): the schema's bound and
-the rules' (`domain.penumbra`), one constant."""
+    players: tuple[WizardNow, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
 
 
 class PenumbraGameStarted(GameStartedBase):
@@ -145,7 +158,7 @@ class PenumbraGameStarted(GameStartedBase):
     when scoring starts mid-game (see `PenumbraJoinedInProgress`)."""
 
     TYPE: ClassVar[str] = "penumbra.game_started"
-    players: tuple[Player, ...] = Field(min_length=1, max_length=MAX_PLAYERS)
+    players: tuple[Player, ...] = Field(min_length=CARDS["players"]["min"], max_length=MAX_PLAYERS)
     options: PenumbraOptions = PenumbraOptions()
     joined_in_progress: PenumbraJoinedInProgress | None = None
 
@@ -159,7 +172,7 @@ class ArcanaGained(_PlayerEvent):
     (docs/rules/penumbra.md#arcana)."""
 
     TYPE: ClassVar[str] = "penumbra.arcana_gained"
-    amount: int = Field(ge=1, le=99, strict=True)
+    amount: int = bounded("arcana_amount")
     reason: str | None = Field(default=None, max_length=200)
 
 
@@ -167,7 +180,7 @@ class ArcanaSpent(_PlayerEvent):
     """`amount` Arcana leave the supply; more than the supply holds is rejected."""
 
     TYPE: ClassVar[str] = "penumbra.arcana_spent"
-    amount: int = Field(ge=1, le=99, strict=True)
+    amount: int = bounded("arcana_amount")
     reason: str | None = Field(default=None, max_length=200)
 
 
@@ -272,7 +285,7 @@ class MarkPlaced(_PlayerEvent):
 
     TYPE: ClassVar[str] = "penumbra.mark_placed"
     slot_id: CardId
-    vp_under: int = Field(default=0, ge=0, le=50, strict=True)
+    vp_under: int = bounded("vp_under_mark", default=0)
     spark: bool = False
 
 
@@ -291,7 +304,7 @@ class GoalScored(_PlayerEvent):
 
     TYPE: ClassVar[str] = "penumbra.goal_scored"
     goal_id: CardId
-    vp: int = Field(ge=0, le=50, strict=True)
+    vp: int = bounded("goal_vp")
 
 
 class GoalRevoked(_PlayerEvent):

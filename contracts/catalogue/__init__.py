@@ -2,9 +2,11 @@
 ids (`contracts.trickerion.TrickId`) and the domain reads its amounts from the same files
 (`domain.trickerion.catalog`). Files: `trickerion/tricks.json` (48 Trick cards: level, yield,
 markers, components), `performances.json` (28 Performance cards), `characters.json`,
-`limits.json`; each names its source in its `source` field. The rules they serve:
+`limits.json`; `penumbra/cards.json` (the card kinds Penumbra events name, their values'
+bounds and the tally's fixed VP; read by `contracts.penumbra` and `domain.penumbra.catalog`).
+Each names its source in its `source` field. The rules they serve:
 docs/rules/trickerion.md#level-3, docs/rules/trickerion.md#performance-card,
-docs/rules/trickerion.md#characters.
+docs/rules/trickerion.md#characters, docs/rules/penumbra.md#categories.
 """
 
 from __future__ import annotations

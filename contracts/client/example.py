@@ -4,7 +4,12 @@ game with a lost response and a retry, follow the standings over SSE (with a res
 last seq, and print the final standings as JSON.
 
     python -m contracts.client.example --base-url http://127.0.0.1:8000 \
-        [--log contracts/examples/penumbra-3p.jsonl] [--batch 20]
+        [--log contracts/examples/penumbra-3p.jsonl] [--batch 20] [--game-id ID]
+
+The game is created as `--game-id`, by default the file's game id with a fresh suffix
+(`pen-demo-3p-1a2b3c`): the file's own id may be taken already (`make demo` publishes the same
+files under it), and a game another token created refuses this one's writes. Event ids stay the
+file's (they are unique per game), so a void's `voided_event_id` is found in the file.
 
 The output's last line is `{"game_id", "status", "winner", "players": {id: {rank, total}},
 "lost_responses", "duplicates", "dry_run", "resumed"}`. Exit status 1 with the problem on a refusal.
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 import threading
 from pathlib import Path
@@ -79,14 +85,27 @@ def check_dry_run(writer: Client, game_id: str, outbox: Outbox, batch: int) -> d
     return {"events": len(first.events), "version": first.version, "stored": False}
 
 
-def run(base_url: str, log: Path, batch: int) -> dict[str, object]:
+def as_game(lines: list[bytes], game_id: str | None) -> list[bytes]:
+    """The log's events as game `game_id` (None: the file's id with a fresh suffix), each
+    serialised once here; the outbox keeps these bytes for every attempt."""
+    raw = [json.loads(line) for line in lines]
+    game_id = game_id or f"{raw[0]['game_id']}-{secrets.token_hex(3)}"
+    return [
+        json.dumps(
+            {**event, "game_id": game_id}, ensure_ascii=False, separators=(",", ":")
+        ).encode()
+        for event in raw
+    ]
+
+
+def run(base_url: str, log: Path, batch: int, game_id: str | None = None) -> dict[str, object]:
     """The example's steps; returns the summary printed. Raises: ScoreledgerError."""
-    lines = [line for line in log.read_bytes().splitlines() if line.strip()]
+    lines = as_game([line for line in log.read_bytes().splitlines() if line.strip()], game_id)
     events = [parse_event_json(line) for line in lines]
     game_id, last_seq = events[0].game_id, events[-1].seq
     outbox = Outbox(game_id)
     for event, raw in zip(events, lines, strict=True):
-        outbox.add(event, raw)  # the file's bytes, resent as they are
+        outbox.add(event, raw)  # serialised once, resent as they are
 
     # POSTs: 1 creates the game, 2 and 3 are dry runs, 4 is stored and its answer lost
     transport = LoseResponses(lose={4})
@@ -127,9 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--log", type=Path, default=DEFAULT_LOG)
     parser.add_argument("--batch", type=int, default=20)
+    parser.add_argument("--game-id", default=None, help="default: the file's id, a new suffix")
     args = parser.parse_args(argv)
     try:
-        summary = run(args.base_url, args.log, args.batch)
+        summary = run(args.base_url, args.log, args.batch, args.game_id)
     except ScoreledgerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

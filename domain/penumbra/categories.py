@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from contracts.penumbra import PenumbraOptions
 from domain.ledger import Category
+from domain.penumbra.catalog import MORTAL_WOUND_VP, RESERVED_CONTRACT_VP
 from domain.penumbra.experience import experience_vp
 from domain.penumbra.state import NO_XP, Tableau, XpCounts
 
@@ -52,12 +53,6 @@ TIE_BREAK = f"{RULES}#winner"
 
 CITATIONS: tuple[str, ...] = (*RULE_LINE.values(), JOINED, RESERVED_TRIAL, TIE_BREAK)
 """Every rule citation Penumbra's ledger entries and tie notes can carry."""
-
-MORTAL_WOUND_VP = -3
-"""Each Mortal Wound card (rules line 11)."""
-
-RESERVED_CONTRACT_VP = -3
-"""A reserved but unfulfilled Contract (rules line 28)."""
 
 
 def experience_counts(tableau: Tableau, options: PenumbraOptions) -> XpCounts:

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from typing import Literal
 
+from domain.penumbra.catalog import IDENTICAL_SET_VP, SIX_DIFFERENT_SET_VP
 from domain.penumbra.state import XpCounts
 
 SixPlusPolicy = Literal["cap", "extrapolate", "chunk"]
-
-IDENTICAL_SET_VP: tuple[int, ...] = (0, 1, 2, 4, 6, 9)
-"""VP of n identical symbols for n = 0..5 (rules lines 18-22)."""
-
-SIX_DIFFERENT_SET_VP = 7
-"""VP of each set of six different symbols (rules line 15)."""
 
 
 def identical_set_vp(n: int, policy: SixPlusPolicy = "cap") -> int:

@@ -4,12 +4,10 @@ standings must equal), renamed for a run on a shared Redis, and interleaved as t
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from contracts.common import EventVoided
 from contracts.envelope import Envelope
 from services.cli.offline import score_file
 from services.cli.remote import read_log
@@ -66,7 +64,7 @@ class DemoGame:
 
 def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
     """Read and fold every log offline. With `run_suffix` (a shared, persistent Redis), each game
-    id gets `-<suffix>` and each event a new id (voids re-pointed), so the demo can run again."""
+    id gets `-<suffix>` so the demo can run again; event ids stay the file's."""
     games = []
     for path in paths:
         events = read_log(path)
@@ -79,26 +77,10 @@ def load_games(paths: Sequence[Path], run_suffix: str | None) -> list[DemoGame]:
 
 
 def renamed(events: Sequence[Envelope], suffix: str) -> list[Envelope]:
-    """`events` with game id `<id>-<suffix>` and fresh event ids (uuid5 of suffix and old id)."""
-    namespace = uuid.uuid5(uuid.NAMESPACE_URL, f"scoreledger-demo:{suffix}")
-    new_id = {e.event_id: uuid.uuid5(namespace, str(e.event_id)) for e in events}
-    out = []
-    for e in events:
-        payload = e.payload
-        if isinstance(payload, EventVoided):
-            payload = payload.model_copy(
-                update={"voided_event_id": new_id[payload.voided_event_id]}
-            )
-        out.append(
-            e.model_copy(
-                update={
-                    "game_id": f"{e.game_id}-{suffix}",
-                    "event_id": new_id[e.event_id],
-                    "payload": payload,
-                }
-            )
-        )
-    return out
+    """`events` with game id `<id>-<suffix>`. Event ids are unique per game (the append's
+    idempotency is per game), so they stay the file's: a void's `voided_event_id` names an
+    event a reader finds in `contracts/examples/*.jsonl` (new ids made it unfindable)."""
+    return [e.model_copy(update={"game_id": f"{e.game_id}-{suffix}"}) for e in events]
 
 
 def round_robin(games: Sequence[DemoGame]) -> list[Envelope]:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +33,12 @@ def check(summary: dict[str, object], game: str) -> None:
     players = summary["players"]
     assert isinstance(players, dict)
     totals = {p: line["total"] for p, line in players.items()}
-    assert {"game_id": summary["game_id"], "winner": summary["winner"], "totals": totals} == (
-        expected(game)
-    )
+    sheet = expected(game)
+    # created under the file's game id with a fresh suffix: the file's own id is the demo's
+    game_id = str(summary["game_id"])
+    assert game_id.startswith(f"{sheet['game_id']}-")
+    assert len(game_id) == len(str(sheet["game_id"])) + 7
+    assert {"game_id": sheet["game_id"], "winner": summary["winner"], "totals": totals} == sheet
     assert summary["status"] == "final"
     assert summary["lost_responses"] == 1
     assert summary["duplicates"] == 20  # the lost batch of 20, answered `duplicate` on retry
@@ -58,9 +62,36 @@ def test_the_python_example_against_a_served_instance(
     serve_process: Callable[..., str], game: str
 ) -> None:
     url = serve_process()
-    argv = [sys.executable, "-m", "contracts.client.example", "--base-url", url]
-    argv += ["--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20"]
-    check(last_line(argv, ROOT), game)
+    summary = python_example(url, "--log", str(EXAMPLES / f"{game}.jsonl"), "--batch", "20")
+    check(summary, game)
+
+
+def python_example(url: str, *args: str) -> dict[str, object]:
+    """Run the Python example against `url` with `args`; the summary it printed last."""
+    argv = [sys.executable, "-m", "contracts.client.example", "--base-url", url, *args]
+    return last_line(argv, ROOT)
+
+
+def demo_game(url: str, game: str) -> None:
+    """Create the example's game under the file's own id with another token, as `make demo`
+    does on a fresh Redis."""
+    first = (EXAMPLES / f"{game}.jsonl").read_bytes().splitlines()[0]
+    game_id = json.loads(first)["game_id"]
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer " + "d" * 32}
+    answer = httpx.post(f"{url}/games/{game_id}/events", content=first, headers=headers)
+    assert answer.status_code == 201, answer.text
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_the_python_example_runs_beside_the_demo_s_game(
+    serve_process: Callable[..., str],
+) -> None:
+    """The demo holds `pen-demo-3p` under its own token; the example, run as documented with
+    no `--game-id`, creates its own game beside it (with the file's id it was refused)."""
+    url = serve_process()
+    demo_game(url, "penumbra-3p")
+    check(python_example(url), "penumbra-3p")
 
 
 def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

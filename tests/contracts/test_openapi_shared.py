@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from contracts.trickerion import TRICK_IDS
 from services.doors.query.openapi import COMMITTED
-from services.doors.query.openapi_share import drop_derived_titles
+from services.doors.query.openapi_share import drop_component_titles, drop_derived_titles
 
 
 def _document() -> dict[str, Any]:
@@ -128,3 +128,26 @@ def test_a_title_that_only_repeats_the_name_is_dropped_and_an_own_title_kept() -
         },
         "parameters": [{"in": "query", "name": "at_seq", "schema": {}}],
     }
+
+
+def test_a_component_title_that_only_repeats_its_key_is_dropped() -> None:
+    """`drop_component_titles`: `components/schemas/Seat`'s title `Seat` goes (generators name
+    the model by its key, the same name); a title unlike the key stays, and so does a title
+    inside a component. The committed document has no component titled as its key."""
+    document = {
+        "components": {
+            "schemas": {
+                "Seat": {"title": "Seat", "type": "object", "properties": {}},
+                "SchemaVersion1": {"title": "Schema Version", "const": 1},
+                "Lines": {"type": "array", "items": {"title": "Lines", "type": "object"}},
+            }
+        }
+    }
+    drop_component_titles(document)
+    assert document["components"]["schemas"] == {
+        "Seat": {"type": "object", "properties": {}},
+        "SchemaVersion1": {"title": "Schema Version", "const": 1},
+        "Lines": {"type": "array", "items": {"title": "Lines", "type": "object"}},
+    }
+    committed = json.loads(COMMITTED.read_text(encoding="utf-8"))["components"]["schemas"]
+    assert [name for name, schema in committed.items() if schema.get("title") == name] == []

@@ -5,8 +5,13 @@
  * standings over SSE (with a resume) to the last seq, and print the final standings as one
  * JSON line.
  *
- *   node dist/example.js --base-url http://127.0.0.1:8000 [--log ../examples/penumbra-3p.jsonl]
+ *   node dist/example.js --base-url http://127.0.0.1:8000 [--log ../examples/penumbra-3p.jsonl] [--game-id ID]
+ *
+ * The game is created as `--game-id`, by default the file's game id with a fresh suffix: the
+ * file's own id may be taken already (`make demo` publishes the same files under it). Event ids
+ * stay the file's (unique per game), so a void's `voided_event_id` is found in the file.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Client, newWriteToken, Outbox, ProblemError, type Event, type StandingsFrame } from "./client.js";
 
@@ -70,12 +75,16 @@ async function main(): Promise<void> {
   const baseUrl = option("--base-url");
   const log = option("--log", new URL("../../examples/penumbra-3p.jsonl", import.meta.url).pathname);
   const batch = Number(option("--batch", "20"));
-  const lines = readFileSync(log, "utf8").split("\n").filter((line) => line.trim());
-  const events = lines.map((line) => JSON.parse(line) as Event);
-  const gameId = events[0]!.game_id;
+  const fileEvents = readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as Event);
+  const gameId = option("--game-id", `${fileEvents[0]!.game_id}-${randomBytes(3).toString("hex")}`);
+  const events = fileEvents.map((event) => ({ ...event, game_id: gameId }));
+  const lines = events.map((event) => JSON.stringify(event)); // serialised once, resent as they are
   const lastSeq = events.at(-1)!.seq;
   const outbox = new Outbox(gameId);
-  for (const line of lines) outbox.add(line); // the file's bytes, resent as they are
+  for (const line of lines) outbox.add(line);
 
   // POSTs: 1 creates the game, 2 and 3 are dry runs, 4 is stored and its answer lost
   const lossy = losingFetch(new Set([4]));

@@ -216,8 +216,8 @@ def push_router(hub: ChangeHub, reads: ReadModels, streams: ClientHolds) -> APIR
             str | None, Header(description="resume after this change id")
         ] = None,
     ) -> AsyncIterator[ServerSentEvent]:
-        """Live standings of one game (see the module docstring for the resume rule); 404
-        `game_not_found` for a game with no events."""
+        """Live standings of one game (the frames and resume rule: docs/integrating/live.md);
+        404 `read.game_not_found` for a game with no events."""
         # The OpenAPI declaration of `lean_push_routes`' stream, which takes every GET of
         # this path ahead of it (tests/web/test_lean_sse.py checks that it does).
         raise AssertionError("served by lean_push_routes")

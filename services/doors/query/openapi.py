@@ -22,6 +22,7 @@ from fastapi import FastAPI
 
 from services.doors.query.openapi_share import (
     describe_parameters_once,
+    drop_component_titles,
     drop_derived_titles,
     share_answers,
     share_body_models,
@@ -101,6 +102,7 @@ def publishable(document: dict[str, Any]) -> dict[str, Any]:
     share_body_models(document)
     share_catalogue_types(document)
     drop_derived_titles(document)
+    drop_component_titles(document)
     return document
 
 

@@ -9,6 +9,7 @@ same JSON as before (`tests/contracts/test_served_contract.py`).
   rule ids, e.g. the replay limits' 429 and 503) becomes `components/responses/Problem<status>
   <Rule>`, and every `Retry-After` header `components/headers/Retry-After`;
 * `drop_derived_titles`: a property's or parameter's title that only repeats its name;
+* `drop_component_titles`: a component schema's title that only repeats its key;
 * `share_catalogue_types`: the catalogue's card ids (`contracts.trickerion.TrickId`,
   `PerformanceCardId`) and Penumbra's experience kinds become `components/schemas/...`.
 
@@ -194,6 +195,15 @@ def drop_derived_titles(node: Any) -> None:
         drop_derived_titles(value)
 
 
+def drop_component_titles(document: dict[str, Any]) -> None:
+    """Drop each `components/schemas` entry's `title` that only repeats its key: generators name
+    a component's model by its key (openapi-python-client takes the title, the same name), so
+    the name is said once. A title unlike its key (`SchemaVersion1`: `Schema Version`) stays."""
+    for name, schema in document.get("components", {}).get("schemas", {}).items():
+        if isinstance(schema, dict) and schema.get("title") == name:
+            del schema["title"]
+
+
 def share_replay_parameter(document: dict[str, Any]) -> None:
     """Refer every tournament and league route's `at_seq` (one declaration in code,
     `services.tournaments.doors.query.AtSeq`) to `components/parameters/at_seq_replay`; the
@@ -290,6 +300,8 @@ def type_the_frames(document: dict[str, Any]) -> None:
                 schemas.setdefault(SSE_EVENT, SSE_EVENT_SCHEMA)
                 stream["x-itemSchema"] = {"$ref": f"#/components/schemas/{SSE_EVENT}"}
                 continue
+            # a stream answers only events: FastAPI's untyped JSON placeholder beside it is false
+            operation["responses"]["200"]["content"].pop("application/json", None)
             items = [_frame_item(schemas, name, shapes) for name, shapes in events.items()]
             stream["x-itemSchema"] = items[0] if len(items) == 1 else {"oneOf": items}
 

@@ -9,7 +9,8 @@ taken the previous frame gets only the newest: each frame is the whole state).
 
 Frames: event `tournament`, SSE `id:` = the tournament's seq (its number of events), data
 `{"seq": N, "tournament": <the body of GET /tournaments/{id}>, "standings": <the standings,
-lines without their sources>}`. The first frame comes on connect; a client reconnecting with
+lines without their sources>}` (`contracts.tournament_frames.TournamentFrame`). The first
+frame comes on connect; a client reconnecting with
 `Last-Event-ID: N` gets nothing until the tournament changes when it is still at N (a
 `: resumed` comment says so), else the current state at once. A keep-alive comment every
 `KEEPALIVE_S`. 404 `tournament.not_found` for a tournament with no events (before the stream
@@ -330,7 +331,7 @@ def tournament_push_router(watch: TournamentWatch, streams: ClientHolds) -> APIR
         ] = None,
     ) -> StreamingResponse | ProblemResponse:
         """Live state of one tournament: seating, results, approvals and standings, one
-        frame per change (see `services.tournaments.doors.push` for the frame and resume rule);
+        frame per change (the frame and resume rule: docs/integrating/live.md);
         404 `tournament.not_found` for a tournament with no events; 429
         `live.client_limit` / `tournament.watch_client_limit` past this client's share, 503
         `tournament.watch_full` past the process's."""
