@@ -101,7 +101,7 @@ def test_a_forgotten_name_does_not_come_back(served: tuple[TestClient, UseCases]
 
 def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, UseCases]) -> None:
     http, _ = served
-    assert http.get("/tournaments/cup/leagues").json() == {"tournament_id": "cup", "leagues": []}
+    problem_of(http.get("/tournaments/cup/leagues"), 404, "tournament.not_found")
     _league(http)
     held = http.get("/tournaments/cup/leagues").json()["leagues"]
     assert held == [{"league_id": "club", "title": TITLE, "page": "/leagues/club/page"}]
@@ -109,3 +109,7 @@ def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, 
     again = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
     assert again.status_code == 200, again.text
     assert http.get("/tournaments/cup/leagues").json()["leagues"] == held
+    # a tournament no league added: named, with no league
+    lone = {"tournament_id": "lone", "title": "Lone", "game": "penumbra", "rounds": 1}
+    assert http.post("/tournaments", json=lone, headers=AUTH).status_code == 201
+    assert http.get("/tournaments/lone/leagues").json() == {"tournament_id": "lone", "leagues": []}
