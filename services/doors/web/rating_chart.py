@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 WIDTH, HEIGHT = 600, 220
-LEFT, RIGHT, TOP, BOTTOM = 52, 16, 16, 34
+LEFT, RIGHT, TOP, BOTTOM = 60, 16, 16, 38
 """The plot's margins inside the viewBox: room for the axis labels."""
 
 WORDS = {
@@ -64,7 +64,7 @@ def rating_chart(rating: list[dict[str, Any]], lang: str = "en") -> str:
     axis_y = HEIGHT - BOTTOM + 22
     last = w["game"].format(n=len(rating))
     lowest = (
-        f'<text x="{LEFT - 8}" y="{y_bottom + 5:.1f}" text-anchor="end" font-size="15" '
+        f'<text x="{LEFT - 8}" y="{y_bottom + 5:.1f}" text-anchor="end" font-size="18" '
         f'fill="currentColor">{low:.1f}</text>'
         if high > low
         else ""  # a flat line: one label
@@ -73,10 +73,10 @@ def rating_chart(rating: list[dict[str, Any]], lang: str = "en") -> str:
   <title id="player-chart-title">{escape(w["title"])}</title>
   <desc id="player-chart-desc">{escape(desc)}</desc>
   <line x1="{LEFT}" y1="{HEIGHT - BOTTOM + 6}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM + 6}" stroke="currentColor" stroke-opacity=".35"/>
-  <text x="{LEFT - 8}" y="{y_top + 5:.1f}" text-anchor="end" font-size="15" fill="currentColor">{high:.1f}</text>
+  <text x="{LEFT - 8}" y="{y_top + 5:.1f}" text-anchor="end" font-size="18" fill="currentColor">{high:.1f}</text>
   {lowest}
-  <text x="{LEFT}" y="{axis_y}" font-size="15" fill="currentColor">{escape(w["start"])}</text>
-  <text x="{WIDTH - RIGHT}" y="{axis_y}" text-anchor="end" font-size="15" fill="currentColor">{escape(last)}</text>
+  <text x="{LEFT}" y="{axis_y}" font-size="18" fill="currentColor">{escape(w["start"])}</text>
+  <text x="{WIDTH - RIGHT}" y="{axis_y}" text-anchor="end" font-size="18" fill="currentColor">{escape(last)}</text>
   <polyline points="{line}" fill="none" stroke="#5b3391" stroke-width="3" stroke-linejoin="round"/>
   <g fill="#5b3391">{dots}</g>
 </svg>"""
