@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from domain.league.player import PlayerRecord
+from services.doors.web.page_shell import server_page
 
 TEXT = {
     "en": {
@@ -66,29 +67,12 @@ def render_across(player_id: str, records: list[PlayerRecord], lang: str = "en")
     pid = quote(player_id, safe="")
     rows = "\n".join(_row(r, lang, t) for r in records)
     head = "".join(f"<th>{t[k]}</th>" for k in ("league", "tournaments", "games", "now"))
-    return f"""<!doctype html>
-<html lang="{lang}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{name} · scoreledger</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/static/css/style.css">
-  <link rel="stylesheet" href="/static/css/tournament.css">
-</head>
-<body>
-  <header class="bar">
-    <a class="brand" href="/">scoreledger</a>
-    <nav class="langs" aria-label="EN / RU"><a href="/players/{pid}?lang=en" lang="en">EN</a> · <a href="/players/{pid}?lang=ru" lang="ru">RU</a></nav>
-  </header>
-  <main class="league player">
+    main = f"""  <main class="league player">
     <h1 id="player-name">{name}</h1>
     <p id="player-intro">{t["player"]} · {escape(t["intro"].format(pid=player_id))}</p>
     <h2>{t["leagues"]}</h2>
     <div class="table-box"><table id="player-leagues"><thead><tr>{head}</tr></thead><tbody>
 {rows}
 </tbody></table></div>
-  </main>
-</body>
-</html>
-"""
+  </main>"""
+    return server_page(lang, name, (f"/players/{pid}?lang=en", f"/players/{pid}?lang=ru"), main)

@@ -24,6 +24,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
 from domain.league.player import PlayerRecord
+from services.doors.web.page_shell import server_page
 from services.doors.web.player_leagues import across_dict, render_across
 from services.doors.web.rating_chart import rating_chart
 from services.doors.web.routes import STATIC
@@ -136,22 +137,7 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
         for s in record.rating
     ]
     now = t["unrated"] if record.current is None else _rating(record.current.to_dict())
-    return f"""<!doctype html>
-<html lang="{lang}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{name} · scoreledger</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/static/css/style.css">
-  <link rel="stylesheet" href="/static/css/tournament.css">
-</head>
-<body>
-  <header class="bar">
-    <a class="brand" href="/">scoreledger</a>
-    <nav class="langs" aria-label="EN / RU"><a href="?league={lid}&amp;lang=en" lang="en">EN</a> · <a href="?league={lid}&amp;lang=ru" lang="ru">RU</a></nav>
-  </header>
-  <main class="league player">
+    main = f"""  <main class="league player">
     <h1 id="player-name">{name}</h1>
     <p id="player-league">{t["player"]} · {t["league"]}: <a href="/leagues/{lid}/page?lang={lang}">{escape(record.league_title)}</a></p>
     <p id="player-now">{t["now"]}: {now}</p>
@@ -163,10 +149,9 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
     <h2>{t["rating"]}</h2>
     {rating_chart(record.rating, lang)}
     {_table(steps, [t["game"], t["after"]], "player-rating", t)}
-  </main>
-</body>
-</html>
-"""
+  </main>"""
+    langs = (f"?league={lid}&amp;lang=en", f"?league={lid}&amp;lang=ru")
+    return server_page(lang, name, langs, main)
 
 
 def _not_found(page: bool) -> FileResponse | ProblemResponse:
