@@ -1,16 +1,22 @@
 """The tournament -> leagues index backfilled for tournaments a league added before the index
 was kept (`services.usecases.league_index_backfill`): after the backfill the tournament names
-its league, a second run changes nothing, and a league adding nothing adds no entry."""
+its league, a second run changes nothing, and a league adding nothing adds no entry; on Redis,
+an ingest process's start runs it."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
-from services.bootstrap import memory_ports, use_cases
+from contracts.league import LeagueCreated
+from services.bootstrap import Roles, build, memory_ports, roles_lifespan, use_cases
 from services.platform.settings import ServiceSettings
+from services.usecases.authorize import digest
 from services.usecases.league_index_backfill import backfill_league_index
+from tests.domain.league.test_league import CUP
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournaments_http import AUTH
+from tests.ports.test_league_log import _event
 from tests.web.test_league_page import TITLE, _league
 
 
@@ -31,3 +37,22 @@ def test_a_tournament_added_before_the_index_names_its_league_after_the_backfill
         assert held == [{"league_id": "club", "title": TITLE, "page": "/leagues/club/page"}]
         assert http.portal.call(backfill_league_index, leagues.log, index) == 1  # type: ignore[union-attr]
         assert http.get("/tournaments/cup/leagues").json()["leagues"] == held
+
+
+@pytest.mark.redis
+async def test_an_ingest_start_backfills_the_index_on_redis(clean_redis_url: str) -> None:
+    # A league stream stored before the index existed: created, then the tournament added,
+    # with no index entry written. An ingest process's start indexes it.
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4, approval_every_s=0)
+    old = build(settings)
+    try:
+        events = [_event(1, LeagueCreated(title="Club", game="penumbra"), "old-club")]
+        events.append(_event(2, CUP, "old-club"))
+        await old.ports.leagues.append("old-club", events, digest("organiser-token-" + "x" * 24))
+        index = old.cases.leagues.index
+        assert index is not None
+        assert await index.leagues("cup") == []
+        async with roles_lifespan(build(settings), Roles(inbox=False, projector=False)):
+            assert await index.leagues("cup") == ["old-club"]
+    finally:
+        await old.client.aclose()
