@@ -221,8 +221,7 @@ class Envelope(StreamBody, GameStream):
         correlation_id / causation_id: optional tracing ids.
 
     `seq` and `schema_version` must be JSON integers (`true`, `"5"`, `1.0` refused) and the
-    timestamps RFC 3339 text (a bare number such as `-5` is refused, not read as 1969): the
-    same on `validate_json` and on `validate_python` of parsed JSON (docs/decisions/0019-hostile-input-at-every-door.md).
+    timestamps RFC 3339 text (a bare number such as `-5` is refused, not read as 1969).
     """
 
     def to_wire(self) -> dict[str, Any]:

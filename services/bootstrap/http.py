@@ -98,6 +98,9 @@ def assemble(service: Service, roles: Roles) -> Assembled:
         description="Live, event-sourced scoring for Trickerion and Penumbra.",
         docs_url=None,  # served offline by install_docs
         redoc_url=None,
+        # operationId = the route's function name: generated clients get `post_events`, not
+        # `post_events_games_game_id_events_post` (unique names: tests/contracts)
+        generate_unique_id_function=lambda route: route.name,
     )
     install_docs(app)
     serve_publishable(app)  # /openapi.json is contracts/openapi.json, fix-ups included

@@ -264,6 +264,8 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
             if isinstance(archive, OpeningArchive):
                 await archive.open()  # an unreachable archive fails the start, not a read
+            if roles.ingest:
+                await _backfill_league_index(service)
             if roles.inbox:
                 await stack.enter_async_context(inbox_app(service))
             if roles.ingest or roles.inbox:
@@ -282,6 +284,15 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
         if archive is not None:
             await archive.close()
         await service.client.aclose()
+
+
+async def _backfill_league_index(service: Service) -> None:
+    """Index the tournaments leagues added before the index was kept (once per start)."""
+    from services.leagues.usecases.index_backfill import backfill_league_index
+
+    leagues = service.cases.leagues
+    if leagues.index is not None:
+        await backfill_league_index(leagues.log, leagues.index)
 
 
 async def _enter_approvals(stack: AsyncExitStack, service: Service) -> None:

@@ -22,7 +22,7 @@ GENERATOR = "openapi-python-client==0.29.1"
 PARSE = """
 import httpx
 from scoreledger_client import Client
-from scoreledger_client.api.ingest.post_events_games_game_id_events_post import _parse_response
+from scoreledger_client.api.ingest.post_events import _parse_response
 from scoreledger_client.models.problem import Problem
 
 problem = {"type": "urn:scoreledger:rule:log.expected_version", "title": "Conflict",

@@ -81,6 +81,20 @@ def test_the_problem_shape_is_defined_once_and_every_problem_answer_refers_to_it
     assert len(text.encode()) <= MAX_OPENAPI_BYTES
 
 
+def test_each_operation_id_is_its_route_function_s_name_and_unique() -> None:
+    """Generated clients name a call by its operationId: `post_events`, not FastAPI's
+    `post_events_games__game_id__events_post`; two routes never share one."""
+    document = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    ids = [
+        operation["operationId"]
+        for operations in document["paths"].values()
+        for operation in operations.values()
+    ]
+    assert len(ids) == len(set(ids)) > 40
+    assert all(i.isidentifier() and "__" not in i for i in ids)
+    assert document["paths"]["/games/{game_id}/events"]["post"]["operationId"] == "post_events"
+
+
 async def test_docs_reads_the_served_document() -> None:
     page = await _get(FULL, "/docs")
     assert page.status_code == 200

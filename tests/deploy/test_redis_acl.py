@@ -545,3 +545,8 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     await refused(RedisLeagueIndex(query_client, KEYS).add("acl-cup", "other"))
     for other in ("projector", "integration"):
         await refused(role(other).smembers(KEYS.tournament_leagues("acl-cup")))
+    # The backfill at an ingest start lists the leagues (ZREVRANGE) under ingest's user.
+    from services.leagues.usecases.index_backfill import backfill_league_index
+
+    assert "acl-club" in await ingest.streams(10)
+    assert await backfill_league_index(ingest, RedisLeagueIndex(role("ingest"), KEYS)) == 0

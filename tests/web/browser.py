@@ -62,6 +62,7 @@ DOC_SHOTS = {
             "tournament-slips-print",
             "tournament-tv-clock",
             "player-page",
+            "player-leagues",
         )
     ),
     "tournament-report-phone",

@@ -6,6 +6,7 @@ never shown again."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -13,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
 from services.bootstrap.usecases import UseCases
+from services.leagues.doors.rating_chart import rating_chart
 from services.leagues.doors.web import league_web_router
 from services.leagues.doors.web_players import player_router
 from services.platform.settings import ServiceSettings
@@ -21,6 +23,7 @@ from tests.doors.test_tournaments_http import AUTH, problem_of
 from tests.web.test_league_page import HOSTILE, TITLE, _league
 
 JSON = {"Accept": "application/json"}
+ACROSS = '<b>Town</b> & "Gown"'
 HTML = {"Accept": "text/html,application/xhtml+xml"}
 
 
@@ -62,7 +65,7 @@ def test_the_json_record_follows_the_league(served: tuple[TestClient, UseCases])
         http.get("/players/nobody?league=club", headers=JSON), 404, "league.player_not_found"
     )
     assert http.get("/players/p1?league=nope", headers=JSON).status_code == 404
-    assert http.get("/players/p1", headers=JSON).status_code == 422
+    assert http.get("/players/p1?league=", headers=JSON).status_code == 404
 
 
 def test_the_page_escapes_links_and_speaks_russian(served: tuple[TestClient, UseCases]) -> None:
@@ -101,7 +104,7 @@ def test_a_forgotten_name_does_not_come_back(served: tuple[TestClient, UseCases]
 
 def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, UseCases]) -> None:
     http, _ = served
-    assert http.get("/tournaments/cup/leagues").json() == {"tournament_id": "cup", "leagues": []}
+    problem_of(http.get("/tournaments/cup/leagues"), 404, "tournament.not_found")
     _league(http)
     held = http.get("/tournaments/cup/leagues").json()["leagues"]
     assert held == [{"league_id": "club", "title": TITLE, "page": "/leagues/club/page"}]
@@ -109,3 +112,65 @@ def test_a_tournament_names_the_leagues_that_added_it(served: tuple[TestClient, 
     again = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
     assert again.status_code == 200, again.text
     assert http.get("/tournaments/cup/leagues").json()["leagues"] == held
+    # a tournament no league added: named, with no league
+    lone = {"tournament_id": "lone", "title": "Lone", "game": "penumbra", "rounds": 1}
+    assert http.post("/tournaments", json=lone, headers=AUTH).status_code == 201
+    assert http.get("/tournaments/lone/leagues").json() == {"tournament_id": "lone", "leagues": []}
+
+
+def test_the_rating_chart_draws_each_game_s_ordinal() -> None:
+    rating = [
+        {"before": {"ordinal": 0.0}, "after": {"ordinal": 5.0}},
+        {"before": {"ordinal": 5.0}, "after": {"ordinal": 2.5}},
+    ]
+    svg = rating_chart(rating, "en")
+    points = re.search(r'<polyline points="([^"]+)"', svg)
+    assert points is not None
+    ys = [float(p.split(",")[1]) for p in points.group(1).split()]
+    # the start (0.0) lowest, game 1 (5.0) highest, game 2 (2.5) half way, y growing downwards
+    assert ys[1] < ys[2] < ys[0]
+    assert ys[2] == pytest.approx((ys[0] + ys[1]) / 2)
+    assert "from 0.0 to 2.5, lowest 0.0, highest 5.0" in svg
+    assert 'role="img"' in svg
+    assert '<title id="player-chart-title">Rating over time</title>' in svg
+    assert "Рейтинг после каждой из 2 партий" in rating_chart(rating, "ru")
+    assert rating_chart([], "en") == ""
+
+
+def test_the_page_draws_the_rating_of_the_record(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    _league(http)
+    record = http.get("/players/p1?league=club", headers=JSON).json()
+    html = http.get("/players/p1?league=club", headers=HTML).text
+    assert html.count("<svg") == 1
+    assert f"to {record['current']['ordinal']:.1f}," in html
+    assert html.count("<circle") == len(record["rating"]) + 1
+    assert 'href="/players/p1?lang=en"' in html  # the player's other leagues
+
+
+def test_one_player_across_leagues(served: tuple[TestClient, UseCases]) -> None:
+    http, _ = served
+    _league(http)
+    town = {"league_id": "town", "title": ACROSS, "game": "penumbra"}
+    assert http.post("/leagues", json=town, headers=AUTH).status_code == 201
+    added = http.post("/leagues/town/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    assert added.status_code == 200, added.text
+    across = http.get("/players/p1", headers=JSON)
+    assert across.status_code == 200, across.text
+    body = across.json()
+    assert [x["league_id"] for x in body["leagues"]] == ["club", "town"]
+    assert body["name"] == HOSTILE
+    for league in body["leagues"]:
+        alone = http.get(f"/players/p1?league={league['league_id']}", headers=JSON).json()
+        assert league == alone
+    html = http.get("/players/p1", headers=HTML).text
+    assert "<b>" not in html
+    assert "<script>" not in html
+    assert 'href="/players/p1?league=town&amp;lang=en"' in html
+    assert "&lt;b&gt;Town&lt;/b&gt; &amp; &quot;Gown&quot;" in html
+    assert html.count("<tr>") == 3  # the head and two leagues
+    ru = http.get("/players/p1?lang=ru", headers=HTML).text
+    assert "<h2>Лиги</h2>" in ru
+    assert 'href="/players/p1?league=club&amp;lang=ru"' in ru
+    problem_of(http.get("/players/nobody", headers=JSON), 404, "league.player_not_found")
+    assert http.get("/players/nobody", headers=HTML).status_code == 404

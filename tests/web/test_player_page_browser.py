@@ -80,3 +80,62 @@ async def test_the_room_screen_and_desk_link_the_leagues_holding_it(
     await no_horizontal_overflow(desk)
     assert await axe_serious(desk) == []
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("size", ["phone", "tv"])
+async def test_names_open_the_players_pages_across_leagues(
+    stack: Stack, browser: Browser, size: str
+) -> None:
+    await _league(stack)
+    town = {"league_id": "town", "title": "Town <b>league</b>", "game": "penumbra"}
+    assert (await stack.client.post("/leagues", json=town, headers=AUTH)).status_code == 201
+    body = {"tournament_id": "night"}
+    added = await stack.client.post("/leagues/town/tournaments", json=body, headers=AUTH)
+    assert added.status_code == 200, added.text
+    standings = (await stack.client.get("/tournaments/night/standings")).json()["players"]
+    first = standings[0]["player_id"]
+    # the room screen's and the desk's standings link each name to the first league's page
+    tv = await open_page(browser, f"{stack.url}/tv/tournaments/night?lang=en", size)
+    names = tv.locator("#ttv-standings a.ttv-pname")
+    await expect(names).to_have_count(8)
+    await expect(names.first).to_have_attribute("href", f"/players/{first}?league=club&lang=en")
+    await no_horizontal_overflow(tv)
+    assert await axe_serious(tv) == []
+    desk = await open_page(browser, f"{stack.url}/tournaments/night/desk?lang=ru", size)
+    await expect(desk.locator("#tn-players tbody a")).to_have_count(8)
+    href = f"/players/{first}?league=club&lang=ru"
+    await expect(desk.locator("#tn-players tbody a").first).to_have_attribute("href", href)
+    # the phone view: the player's own page, then every league naming them
+    phone = await open_page(browser, f"{stack.url}/tournaments/night/me?player=p01&lang=en", size)
+    await expect(phone.locator("#tn-standings a.tn-name")).to_have_count(8)
+    mine = phone.locator("#tn-me-record-link")
+    await expect(mine).to_have_text("My games and rating in Thursday club")
+    await no_horizontal_overflow(phone)
+    assert await axe_serious(phone) == []
+    await mine.click()
+    await expect(phone.locator("#player-name")).to_have_text("Player 1")
+    chart = phone.locator("#player-chart")
+    await expect(chart).to_be_visible()
+    await expect(chart.locator("circle")).to_have_count(3)  # the start and two games
+    box = await chart.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= phone.viewport_size["width"]  # type: ignore[index]
+    await no_horizontal_overflow(phone)
+    assert await axe_serious(phone) == []
+    await phone.locator("#player-all").click()
+    rows = phone.locator("#player-leagues tbody tr")
+    await expect(rows).to_have_count(2)
+    await expect(rows.nth(1).locator("a")).to_have_text("Town <b>league</b>")
+    await no_horizontal_overflow(phone)
+    assert await axe_serious(phone) == []
+    await phone.screenshot(path=shot_path(f"player-leagues-{size}"), full_page=True)
+    await phone.get_by_role("link", name="RU", exact=True).click()
+    await expect(phone.locator("#player-leagues thead th").first).to_have_text("Лига")
+    await no_horizontal_overflow(phone)
+    assert await axe_serious(phone) == []
+    ru = await open_page(browser, f"{stack.url}/tournaments/night/me?player=p01&lang=ru", size)
+    await expect(ru.locator("#tn-me-record-link")).to_have_text(
+        "Мои партии и рейтинг: Thursday club"
+    )
+    for page in (tv, desk, phone, ru):
+        assert page.errors == []  # type: ignore[attr-defined]

@@ -119,7 +119,7 @@ def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySet
         """The QR code (SVG, scalable) that opens the game's phone view `{base}/games/{id}`,
         `base` being `SCORELEDGER_PUBLIC_URL` when set, else the origin this request came to
         (the TV's); the URL is also in `X-QR-URL`. 404 `game_not_found`, 400 `qr.host` (a Host
-        that is no host name), 503 `qr.busy` (`services.platform.qr`)."""
+        that is no host name), 503 `qr.busy`."""
         if await reads.log.version(game_id) == 0:
             raise NotFound("game_not_found", f"no game {game_id[:64]!r}", "game_id")
         # public_url read per request
@@ -156,7 +156,7 @@ def _replay_routes(router: APIRouter, reads: ReadModels) -> None:
     )
     async def game_series(request: Request, game_id: str) -> Response:
         """Each player's total (Fame / VP) after every event and at the end of every turn
-        (`services.usecases.readmodels.replay.series`); point N equals `/standings?at_seq=N`."""
+        point N equals `/standings?at_seq=N`."""
         body = await reads.series(game_id, client=client_of(request))
         return Response(body, media_type="application/json")
 
@@ -164,8 +164,7 @@ def _replay_routes(router: APIRouter, reads: ReadModels) -> None:
         "/games/{game_id}/timeline", response_model=dict[str, Any], responses=replay_responses()
     )
     async def game_timeline(request: Request, game_id: str) -> Response:
-        """Every event with the points it moved per player, voids and corrections marked
-        (`services.usecases.readmodels.replay.timeline`)."""
+        """Every event with the points it moved per player, voids and corrections marked."""
         body = await reads.timeline(game_id, client=client_of(request))
         return Response(body, media_type="application/json")
 

@@ -63,7 +63,7 @@ def league_write_router(leagues: Leagues) -> APIRouter:
         openapi_extra={"requestBody": body(NewLeague), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
-    async def create(
+    async def create_league(
         request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """Create the league (`league.created`); the organiser token as for tournaments

@@ -61,7 +61,9 @@ def league_read_router(leagues: Leagues) -> APIRouter:
         return JSONResponse(league_summary(state))
 
     @router.get("/leagues/{league_id}/standings", response_model=None, responses=errors)
-    async def get_standings(league_id: Lid, at_seq: AtSeq = None) -> JSONResponse | ProblemResponse:
+    async def league_standings(
+        league_id: Lid, at_seq: AtSeq = None
+    ) -> JSONResponse | ProblemResponse:
         """The league table: each player's counted points (all or best N) and the additions
         behind them, each marked counted or not; with each player's rating now."""
         state = await folded(league_id, at_seq)
@@ -100,12 +102,20 @@ def tournament_leagues_router(leagues: Leagues) -> APIRouter:
     kept when a league adds one)."""
     router = APIRouter(tags=["leagues"])
 
-    @router.get("/tournaments/{tournament_id}/leagues", response_model=None)
+    @router.get(
+        "/tournaments/{tournament_id}/leagues",
+        response_model=None,
+        responses=problem_responses(404),
+    )
     async def get_tournament_leagues(
         tournament_id: Annotated[str, Path(max_length=64, description="the tournament id")],
-    ) -> JSONResponse:
+    ) -> JSONResponse | ProblemResponse:
         """The leagues that added the tournament: `{"tournament_id", "leagues": [{league_id,
-        title, page}]}` by league id (`page`: the league page's path); [] for none."""
+        title, page}]}` by league id (`page`: the league page's path); [] for none. 404
+        `tournament.not_found`: no such tournament."""
+        if await leagues.tournaments.log.version(tournament_id) == 0:
+            missing = problem(404, "tournament.not_found", "tournament_id", "no such tournament")
+            return ProblemResponse(missing)
         found = await leagues.of_tournament(tournament_id)
         held = [
             {"league_id": lid, "title": title, "page": f"/leagues/{quote(lid, safe='')}/page"}

@@ -23,6 +23,7 @@ from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
 from domain.league.standings import LeagueLine
 from domain.tournament.standings import fixed
+from services.doors.web.page_shell import server_page
 from services.doors.web.routes import STATIC
 from services.leagues.doors.web_players import player_href
 from services.leagues.usecases.stream import Leagues, UnknownLeague
@@ -94,22 +95,7 @@ def render_league(
     rule = t["count_all"] if s.count == "all" else t["count_best"].format(best=s.best)
     rows = "\n".join(_row(line, ratings.get(line.player_id), t, state.league_id) for line in lines)
     additions = "\n".join(_addition(a.kind, a.source_id, t) for a in state.additions.values())
-    return f"""<!doctype html>
-<html lang="{lang}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{title} · scoreledger</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/static/css/style.css">
-  <link rel="stylesheet" href="/static/css/tournament.css">
-</head>
-<body>
-  <header class="bar">
-    <a class="brand" href="/">scoreledger</a>
-    <nav class="langs" aria-label="EN / RU"><a href="?lang=en" lang="en">EN</a> · <a href="?lang=ru" lang="ru">RU</a></nav>
-  </header>
-  <main class="league">
+    main = f"""  <main class="league">
     <h1 id="league-title">{title}</h1>
     <p id="league-rule">{t["league"]} · {t["game"]}: {escape(_game_name(s.game, lang))} · {rule}</p>
     <h2>{t["standings"]}</h2>
@@ -121,10 +107,8 @@ def render_league(
     </table>
     <h2>{t["additions"]}</h2>
     {f'<ul id="league-additions">{additions}</ul>' if additions else f"<p>{t['none']}</p>"}
-  </main>
-</body>
-</html>
-"""
+  </main>"""
+    return server_page(lang, title, ("?lang=en", "?lang=ru"), main)
 
 
 def _row(line: LeagueLine, rating: Rating | None, t: dict[str, str], league_id: str) -> str:

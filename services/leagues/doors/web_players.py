@@ -3,10 +3,12 @@ for two bodies: the page for a browser (the request accepts `text/html`), the pl
 record as JSON otherwise (`Accept: application/json`).
 
 A player id is the one a league keeps across the tournaments and single games it adds (a
-tournament's registrant id, a game's player id), so the league names the player's club:
-`league` is required. The record (`domain.league.player`): the player's tournaments with their
-place, the games they played with their place, and their rating after each rated game. The
-name is the league's, read through its kept names: a forgotten player shows the pseudonym.
+tournament's registrant id, a game's player id), so the league names the player's club.
+Without `league` the page lists every league naming the id (`player_leagues`). The record
+(`domain.league.player`): the player's tournaments with their place, the games they played
+with their place, and their rating after each rated game (a table and an inline SVG line,
+`rating_chart`). The name is the league's, read through its kept names: a forgotten player
+shows the pseudonym.
 Rendered on the server (no script), `?lang=en|ru`; every league-given text is HTML-escaped,
 ids in links URL-quoted. Unknown league or player: 404 (the not-found page, or a problem).
 Rule source: docs/rules/tournaments.md#leagues.
@@ -22,7 +24,11 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 
 from domain.league.player import PlayerRecord
+from services.doors.web.page_shell import server_page
 from services.doors.web.routes import STATIC
+from services.leagues.doors.rating_chart import rating_chart
+from services.leagues.doors.web_player_leagues import across_dict, render_across
+from services.leagues.usecases.player_leagues import player_across
 from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.platform.problems import ProblemResponse, problem, problem_responses
 
@@ -46,6 +52,7 @@ TEXT: dict[Lang, dict[str, str]] = {
         "now": "Rating now",
         "unrated": "not rated yet",
         "none": "None yet.",
+        "all": "All leagues of this player",
     },
     "ru": {
         "player": "Игрок",
@@ -63,6 +70,7 @@ TEXT: dict[Lang, dict[str, str]] = {
         "now": "Рейтинг сейчас",
         "unrated": "пока без рейтинга",
         "none": "Пока нет.",
+        "all": "Все лиги игрока",
     },
 }
 """The page's words, per language."""
@@ -129,35 +137,28 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
         for s in record.rating
     ]
     now = t["unrated"] if record.current is None else _rating(record.current.to_dict())
-    return f"""<!doctype html>
-<html lang="{lang}">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>{name} · scoreledger</title>
-  <link rel="icon" href="data:,">
-  <link rel="stylesheet" href="/static/css/style.css">
-  <link rel="stylesheet" href="/static/css/tournament.css">
-</head>
-<body>
-  <header class="bar">
-    <a class="brand" href="/">scoreledger</a>
-    <nav class="langs" aria-label="EN / RU"><a href="?league={lid}&amp;lang=en" lang="en">EN</a> · <a href="?league={lid}&amp;lang=ru" lang="ru">RU</a></nav>
-  </header>
-  <main class="league player">
+    main = f"""  <main class="league player">
     <h1 id="player-name">{name}</h1>
     <p id="player-league">{t["player"]} · {t["league"]}: <a href="/leagues/{lid}/page?lang={lang}">{escape(record.league_title)}</a></p>
     <p id="player-now">{t["now"]}: {now}</p>
+    <p><a id="player-all" href="/players/{quote(record.player_id, safe="")}?lang={lang}">{t["all"]}</a></p>
     <h2>{t["tournaments"]}</h2>
     {_table(tournaments, [t["tournament"], t["place"], t["points"]], "player-tournaments", t)}
     <h2>{t["games"]}</h2>
     {_table(games, [t["game"], t["place"]], "player-games", t)}
     <h2>{t["rating"]}</h2>
+    {rating_chart(record.rating, lang)}
     {_table(steps, [t["game"], t["after"]], "player-rating", t)}
-  </main>
-</body>
-</html>
-"""
+  </main>"""
+    langs = (f"?league={lid}&amp;lang=en", f"?league={lid}&amp;lang=ru")
+    return server_page(lang, name, langs, main)
+
+
+def _not_found(page: bool) -> FileResponse | ProblemResponse:
+    """No such player (in the league): the not-found page, or a 404 problem."""
+    if page:
+        return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
+    return ProblemResponse(problem(404, "league.player_not_found", "player_id", "no such player"))
 
 
 def player_router(leagues: Leagues) -> APIRouter:
@@ -172,28 +173,33 @@ def player_router(leagues: Leagues) -> APIRouter:
     async def get_player(
         request: Request,
         player_id: Pid,
-        league: Annotated[str, Query(max_length=64, description="the league keeping the id")],
+        league: Annotated[
+            str | None, Query(max_length=64, description="the league keeping the id")
+        ] = None,
         lang: Annotated[Lang, Query()] = "en",
     ) -> HTMLResponse | FileResponse | JSONResponse | ProblemResponse:
         """The player's league record: `{league_id, player_id, name, tournaments: [{
         tournament_id, title, place, of, points}], games: [{tournament_id, round, table,
         game_id, place, of}], rating: [{addition, round, table, game_id, before, after}],
         current}` (ratings as `{mu, sigma, ordinal}`); the page when the request accepts
-        `text/html`; `league_title` beside the ids. 404: no such league, or the league names no such player."""
+        `text/html`; `league_title` beside the ids. Without `league`: the player in every
+        league naming the id, `{player_id, name, leagues: [record, ...]}` by league id.
+        404: no such league, or the league (without `league`: any league) names no such player."""
         page = "text/html" in request.headers.get("accept", "")
         vary = {"Vary": "Accept"}  # one URL, two bodies: a cache must not mix them up
+        if league is None:
+            records = await player_across(leagues, player_id)
+            if not records:
+                return _not_found(page)
+            if page:
+                return HTMLResponse(render_across(player_id, records, lang), headers=vary)
+            return JSONResponse(across_dict(player_id, records), headers=vary)
         try:
             record = await leagues.player(league, player_id)
         except UnknownLeague:
             record = None
         if record is None:
-            if page:
-                return FileResponse(
-                    STATIC / "notfound.html", status_code=404, media_type="text/html"
-                )
-            return ProblemResponse(
-                problem(404, "league.player_not_found", "player_id", "no such player")
-            )
+            return _not_found(page)
         if page:
             return HTMLResponse(render_player(record, lang), headers=vary)
         return JSONResponse(record.to_dict(), headers=vary)

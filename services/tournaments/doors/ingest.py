@@ -145,7 +145,7 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
         openapi_extra={"requestBody": body(NewTournament), "security": [{}]},
         responses=problem_responses(401, 403, 409, 413, 422),
     )
-    async def create(
+    async def create_tournament(
         request: Request, bearer: Bearer, idempotency_key: Key = None
     ) -> JSONResponse | ProblemResponse:
         """Create the tournament (`tournament.created`). The request may choose the organiser

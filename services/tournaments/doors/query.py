@@ -93,7 +93,7 @@ def tournament_read_router(cases: Tournaments) -> APIRouter:
     @router.get(
         "/tournaments/{tournament_id}/standings", response_model=None, responses=READ_ERRORS
     )
-    async def get_standings(
+    async def tournament_standings(
         tournament_id: Tid, at_seq: AtSeq = None
     ) -> JSONResponse | ProblemResponse:
         """The standings now, or after the first `at_seq` events (a replay): each player's

@@ -122,7 +122,7 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
         """The QR code (SVG) that opens the tournament's phone view
         `{base}/tournaments/{id}/me`, `base` being `SCORELEDGER_PUBLIC_URL` when set, else the
         origin this request came to (the room screen's). 404 `tournament.not_found`, 400
-        `qr.host`, 503 `qr.busy` (`services.platform.qr`)."""
+        `qr.host`, 503 `qr.busy`."""
         if await cases.log.version(tournament_id) == 0:
             missing = problem(404, "tournament.not_found", "tournament_id", "no such tournament")
             return ProblemResponse(missing)

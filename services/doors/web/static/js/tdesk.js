@@ -13,7 +13,7 @@
 // (`POST /tournaments/{id}/rounds/{n}/slips`: the table's key only in that answer's body).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, playerName, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const KEY = `scoreledger.organiser.${tid}`;
 const tokenInput = document.getElementById("tn-token");
@@ -140,14 +140,19 @@ function paintPlayers(frame) {
     } else {
       action.textContent = t("tn_dropped");
     }
-    tr.append(el("td", String(p.place)), el("td", p.name), el("td", num(p.points)), action);
+    const name = el("td");
+    name.append(playerName(p.player_id, p.name));
+    tr.append(el("td", String(p.place)), name, el("td", num(p.points)), action);
     return tr;
   }));
 }
 
 let currentRoundNo = 0; // the last seated round's number (its slips print)
 
+let lastFrame = null; // repainted once a league holding the tournament links the names
+
 async function paint(frame) {
+  lastFrame = frame;
   const tn = frame.tournament;
   currentRoundNo = currentRound(tn)?.round || 0;
   document.getElementById("tn-title").textContent = tn.settings.title;
@@ -264,5 +269,5 @@ document.getElementById("tn-me-link").href = `${base}/me`;
 document.getElementById("tn-export-csv").href = `${base}/standings.csv`;
 document.getElementById("tn-export-json").href = `${base}/standings`;
 translatePage();
-showLeagues("tn-leagues");
+showLeagues("tn-leagues", () => lastFrame && paintPlayers(lastFrame));
 follow(paint);

@@ -2,10 +2,11 @@
 // in the current round, the players at that table in seat order, their standing (place, points
 // and why, in words: "round 1, table 3"), and the standings; without `?player=` (or with an
 // unknown one) a list to pick from. Live over `/tournaments/{id}/live`. Once the tournament
-// is finished: the player's final place, in a sentence.
+// is finished: the player's final place, in a sentence. Once a league holds the tournament, the
+// names open the players' pages there, and the player's own page is linked.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { currentRound, el, follow, namesOf, num, roundTitle, statusWord } from "./tournament.js";
+import { currentRound, el, follow, namesOf, num, playerHref, playerLeagueTitle, playerName, roundTitle, showLeagues, statusWord } from "./tournament.js";
 
 const params = new URLSearchParams(location.search);
 const me = params.get("player");
@@ -67,6 +68,7 @@ function paintMe(frame, player) {
       .replace("{place}", String(line.place)).replace("{count}", count).replace("{value}", num(line.points))
       + " " + explain(line);
   }
+  paintRecord(player);
   const change = new URL(location.href);
   change.searchParams.delete("player");
   document.getElementById("tn-me-change").href = change.pathname + change.search;
@@ -98,16 +100,30 @@ function explain(line) {
   return tables ? `${said} (${t("tn_why_from").replace("{tables}", tables)}).` : `${said}.`;
 }
 
+/** The link to the player's own page in the league holding the tournament (games, places,
+ * rating over time); hidden while no league holds it. */
+function paintRecord(player) {
+  const href = playerHref(player.player_id);
+  document.getElementById("tn-me-record").hidden = !href;
+  if (!href) return;
+  const a = document.getElementById("tn-me-record-link");
+  a.href = href;
+  a.textContent = t("tn_my_record").replace("{league}", playerLeagueTitle());
+}
+
 function paintStandings(standings) {
   document.getElementById("tn-standings").replaceChildren(...standings.players.map((p) => {
     const li = el("li", null, [p.player_id === me ? "me" : "", p.dropped ? "dropped" : ""].join(" ").trim());
     li.dataset.player = p.player_id;
-    li.append(el("span", `${p.place}.`, "tn-place"), el("span", p.name, "tn-name"), el("span", `${num(p.points)} ${t("tn_pts")}`, "tn-pts"));
+    li.append(el("span", `${p.place}.`, "tn-place"), playerName(p.player_id, p.name, "tn-name"), el("span", `${num(p.points)} ${t("tn_pts")}`, "tn-pts"));
     return li;
   }));
 }
 
+let lastFrame = null; // repainted once a league holding the tournament links the names
+
 async function paint(frame) {
+  lastFrame = frame;
   const tn = frame.tournament;
   document.getElementById("tn-title").textContent = tn.settings.title;
   document.getElementById("tn-round").textContent = tn.status === "finished" ? t("tn_finished") : roundTitle(tn);
@@ -119,4 +135,5 @@ async function paint(frame) {
 }
 
 translatePage();
+showLeagues("tn-leagues", () => lastFrame && paint(lastFrame));
 follow(paint);

@@ -1,7 +1,7 @@
 // Shared by the tournament pages (room screen, phone view, organiser's desk, overlay): the
 // tournament id from the URL, the live feed (`/tournaments/{id}/live`, one `tournament` event
 // per change: `{seq, tournament, standings}`), and small helpers over a frame.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { liveStatus } from "./page.js";
 
 /** The tournament id: the path segment after `tournaments` (`/tv/tournaments/{id}`,
@@ -83,11 +83,14 @@ export function runClock(node, get) {
 
 // The leagues holding the tournament (an index kept at each addition), linked once at load in
 // the element `id` (hidden until there is one), its list in the element `${id}-list`.
-export async function showLeagues(id) {
+// The first of them keeps the players' pages (`playerName`); `found()` runs once it is known,
+// so a page painted before can link its names.
+export async function showLeagues(id, found) {
   const response = await fetch(`${base}/leagues`);
   if (!response.ok) return;
   const held = (await response.json()).leagues;
   if (!held.length) return;
+  playerLeague = held[0];
   const list = document.getElementById(`${id}-list`);
   held.forEach((league, i) => {
     const a = el("a", league.title);
@@ -95,4 +98,28 @@ export async function showLeagues(id) {
     list.append(...(i ? [", ", a] : [a]));
   });
   document.getElementById(id).hidden = false;
+  if (found) found();
+}
+
+let playerLeague = null; // {league_id, title} of the first league holding the tournament
+
+/** The player's page in the league holding the tournament (null: no league holds it). */
+export function playerHref(pid) {
+  if (!playerLeague) return null;
+  return `/players/${encodeURIComponent(pid)}?league=${encodeURIComponent(playerLeague.league_id)}&lang=${lang}`;
+}
+
+/** The league's title whose player pages `playerHref` opens (null: none). */
+export function playerLeagueTitle() {
+  return playerLeague ? playerLeague.title : null;
+}
+
+/** A player's name (class `cls`): a link to their page in the tournament's league once one
+ * holds it (their games, places and rating there), else plain text. */
+export function playerName(pid, name, cls) {
+  const href = playerHref(pid);
+  if (!href) return el("span", name, cls);
+  const a = el("a", name, cls);
+  a.href = href;
+  return a;
 }

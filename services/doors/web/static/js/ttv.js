@@ -11,7 +11,7 @@
 // as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
-import { base, currentRound, el, follow, namesOf, num, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
+import { base, currentRound, el, follow, namesOf, num, playerName, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const grid = document.getElementById("ttv-tables");
 const lines = document.getElementById("ttv-standings");
@@ -81,7 +81,7 @@ function paintPodium(tn, standings) {
   document.getElementById("ttv-podium-list").replaceChildren(...standings.players.slice(0, 3).map((p) => {
     const li = el("li", null, `ttv-step ttv-step-${p.place}`);
     li.dataset.player = p.player_id;
-    li.append(el("span", `${p.place}`, "ttv-place"), el("span", p.name, "ttv-pname"),
+    li.append(el("span", `${p.place}`, "ttv-place"), playerName(p.player_id, p.name, "ttv-pname"),
       el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
     return li;
   }));
@@ -95,7 +95,7 @@ function paintStandings(standings) {
   lines.replaceChildren(...standings.players.map((p) => {
     const li = el("li", null, p.dropped ? "dropped" : "");
     li.dataset.player = p.player_id;
-    li.append(el("span", `${p.place}.`, "ttv-place"), el("span", p.name, "ttv-pname"),
+    li.append(el("span", `${p.place}.`, "ttv-place"), playerName(p.player_id, p.name, "ttv-pname"),
       el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
     if (p.dropped) li.title = t("tn_dropped");
     return li;
@@ -119,7 +119,10 @@ async function fetchTableQrs(round) {
   return true;
 }
 
+let lastFrame = null; // repainted once a league holding the tournament links the names
+
 async function paint(frame) {
+  lastFrame = frame;
   const tn = frame.tournament;
   latest = tn.status === "finished" ? null : currentRound(tn);
   if (await fetchTableQrs(latest)) return paint(frame);
@@ -180,7 +183,11 @@ function showQr() {
 
 translatePage();
 showQr();
-showLeagues("ttv-leagues");
+showLeagues("ttv-leagues", () => {
+  if (!lastFrame) return;
+  paintStandings(lastFrame.standings);
+  paintPodium(lastFrame.tournament, lastFrame.standings);
+});
 runClock(document.getElementById("ttv-clock"), () => latest);
 document.title = `${tid} — scoreledger`;
 follow(paint);
