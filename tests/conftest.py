@@ -22,6 +22,7 @@ from tests.resource_marks import _unmarked_resource_guard, mark_by_fixtures
 
 __all__ = ["_unmarked_resource_guard"]  # the guard is an autouse fixture of every test
 
+ROOT = Path(__file__).resolve().parents[1]
 LEAK_GRACE_S = 10.0
 """How long the run's own processes get to end after the last fixture stopped (at load 8)."""
 
@@ -82,6 +83,34 @@ def _own_runtime_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]
         os.environ.pop("XDG_RUNTIME_DIR", None)
     else:
         os.environ["XDG_RUNTIME_DIR"] = before
+
+
+OWN_POOL_LIFE = frozenset(
+    {
+        "tests/query/test_replay_pool_life.py",  # the pool's holders and its end are the subject
+        "tests/query/test_replay_offloop.py",  # a broken pool is dropped and made anew
+        "tests/doors/test_faults_pool.py",  # with a pool held across apps its 200 writes failed
+    }
+)
+"""Modules whose apps start and end their own replay workers, as in production."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _replay_workers_per_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The replay pool held for the module's tests (`hold_shared_pool`): each app still warms
+    and lets go of it as in production, but the worker processes (a spawn, imports and a
+    warm-up replay, seconds of CPU on a busy machine) start once per module, not once per app;
+    a worker opens another app's log at its first replay. The module's end stops the pool, so
+    the next module starts afresh (`OWN_POOL_LIFE`: not held)."""
+    path = Path(str(request.path)).resolve().relative_to(ROOT).as_posix()
+    if path in OWN_POOL_LIFE:
+        yield
+        return
+    replay_pool.hold_shared_pool()
+    try:
+        yield
+    finally:
+        replay_pool.let_go_shared_pool()
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -83,6 +85,28 @@ def wait_until_none(find: Callable[[], list[Proc]], timeout_s: float) -> list[Pr
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
+
+
+def wait_listening(
+    port: int, proc: subprocess.Popen[bytes] | None = None, timeout_s: float = 60.0
+) -> None:
+    """Poll a TCP connect to 127.0.0.1:`port` every 50 ms until it is accepted (a started
+    `serve` listens once its lifespan is up). A fixed short interval, not httpx's doubling
+    retries, whose waits (0.5, 1, 2, 4 s...) added up to half a start-up to every start.
+
+    Raises:
+        RuntimeError: `proc` ended before it listened.
+        TimeoutError: nothing listened within `timeout_s` seconds.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1.0):
+            return
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"the process ended (exit {proc.returncode}) before it listened")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"nothing listened on port {port} within {timeout_s:.0f} s")
+        time.sleep(0.05)
 
 
 def become_subreaper() -> bool:

@@ -15,6 +15,7 @@ from services.adapters.redis.connect import connect
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.cli.remote import read_log
+from tests.procs import wait_listening
 from tests.redis_fixture import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,10 +77,8 @@ def serve_process(clean_redis_url: str) -> Iterator[Callable[..., str]]:
             )
         )
         url = f"http://127.0.0.1:{port}"
-        transport = httpx.HTTPTransport(
-            retries=7
-        )  # httpcore's connect retries with backoff (~30 s)
-        with httpx.Client(transport=transport, base_url=url) as client:
+        wait_listening(port, procs[-1])
+        with httpx.Client(base_url=url) as client:
             assert client.get("/healthz").status_code == 200
         return url
 

@@ -26,6 +26,7 @@ from services.cli.demo_games import example_logs
 from services.cli.main import app
 from services.cli.remote import read_log
 from tests.cli.conftest import store_log
+from tests.procs import wait_listening
 from tests.redis_fixture import free_port, sync_client
 
 pytestmark = pytest.mark.redis
@@ -174,7 +175,8 @@ def test_serve_and_publish_on_a_cluster(
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
-        with httpx.Client(transport=httpx.HTTPTransport(retries=7), base_url=url) as client:
+        wait_listening(port, proc)
+        with httpx.Client(base_url=url) as client:
             assert client.get("/healthz").status_code == 200
         published = runner.invoke(app, ["publish", str(trickerion_log), "--url", url])
         assert published.exit_code == 0, published.output

@@ -18,6 +18,7 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.cli.remote import read_log
 from tests.cli.conftest import ROOT
+from tests.procs import wait_listening
 from tests.redis_fixture import free_port
 
 pytestmark = pytest.mark.redis
@@ -72,8 +73,8 @@ def test_access_log_lines_only_when_asked(
             stderr=subprocess.STDOUT,
         )
         try:
-            transport = httpx.HTTPTransport(retries=7)
-            with httpx.Client(transport=transport, base_url=f"http://127.0.0.1:{port}") as http:
+            wait_listening(port, proc)
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}") as http:
                 for _ in range(3):
                     assert http.get("/healthz").status_code == 200
         finally:

@@ -45,8 +45,8 @@ def _start_serve(redis_url: str, log: Path) -> tuple[subprocess.Popen[bytes], st
 
 def _replay_worker_running(url: str, session: int) -> list[procs.Proc]:
     """Publish the example game, ask for two replays, and return `serve`'s replay workers."""
-    transport = httpx.HTTPTransport(retries=7)  # connect retries with backoff (~30 s)
-    with httpx.Client(transport=transport, base_url=url, timeout=60) as client:
+    procs.wait_listening(int(url.rsplit(":", 1)[1]))
+    with httpx.Client(base_url=url, timeout=60) as client:
         assert client.get("/healthz").status_code == 200
         events = [line for line in EXAMPLE.read_text().splitlines() if line.strip()]
         game = json.loads(events[0])["game_id"]
