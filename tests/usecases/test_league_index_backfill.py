@@ -43,9 +43,7 @@ def test_a_tournament_added_before_the_index_names_its_league_after_the_backfill
 async def test_an_ingest_start_backfills_the_index_on_redis(clean_redis_url: str) -> None:
     # A league stream stored before the index existed: created, then the tournament added,
     # with no index entry written. An ingest process's start indexes it.
-    # no approval timer: a cancel arriving during its first tick was lost (the block's end
-    # then waited on it), which is not what this test is about
-    settings = ServiceSettings(redis_url=clean_redis_url, shards=4, approval_every_s=0)
+    settings = ServiceSettings(redis_url=clean_redis_url, shards=4)
     old = build(settings)
     try:
         events = [_event(1, LeagueCreated(title="Club", game="penumbra"), "old-club")]

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 import structlog
 
+from services.runtime.cancel import raise_if_stop_requested
 from services.tournaments.usecases.timer import ApprovalTimer
 
 log = structlog.get_logger("tournaments")
@@ -27,7 +28,9 @@ async def _run(timer: ApprovalTimer, every_s: float) -> None:
         except asyncio.CancelledError:
             raise
         except Exception as error:  # a failed tick: logged, the next one tries again
+            raise_if_stop_requested(error)
             log.warning("tournament.approval_tick_failed", error=repr(error)[:300])
+        raise_if_stop_requested()
         await asyncio.sleep(every_s)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, Collection
 import structlog
 
 from services.ports.inbox import Fields, InboxQueue
+from services.runtime.cancel import raise_if_stop_requested
 
 log = structlog.get_logger("inbox")
 
@@ -76,12 +77,14 @@ class Reclaimer:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
+                raise_if_stop_requested(error)
                 log.warning(
                     "inbox.reclaim_failed",
                     consumer=self.consumer,
                     inbox=self.stream,
                     error=repr(error),
                 )
+            raise_if_stop_requested()
             await asyncio.sleep(self.every_s)
 
     async def drain(self) -> int:

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager, suppress
 
 import structlog
 
+from services.runtime.cancel import raise_if_stop_requested
 from services.webhooks.doors.meters import ATTEMPTS, DELIVERIES, ERRORS, QUEUE_DEPTH, QUEUED
 from services.webhooks.ports import Endpoint
 from services.webhooks.usecases.deliver import Sender, Sent
@@ -47,10 +48,12 @@ class WebhooksLoop:
             try:
                 done = await self.dispatcher.step(block_ms=int(self.poll_s * 1000))
             except Exception as error:  # Redis away, a script refused: logged, retried
+                raise_if_stop_requested(error)
                 ERRORS.labels(part="dispatch").inc()
                 log.warning("webhooks.dispatch_failed", error=f"{type(error).__name__}: {error}")
                 await asyncio.sleep(self.poll_s)
                 continue
+            raise_if_stop_requested()
             if done.queued:
                 QUEUED.inc(done.queued)
                 self.wake.set()
@@ -68,8 +71,10 @@ class WebhooksLoop:
             try:
                 await self._start_senders()
             except Exception as error:
+                raise_if_stop_requested(error)
                 ERRORS.labels(part="send").inc()
                 log.warning("webhooks.queues_failed", error=f"{type(error).__name__}: {error}")
+            raise_if_stop_requested()
             with suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.poll_s)
 
