@@ -60,23 +60,25 @@ def tagged(union: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-STREAM_SCHEMAS: tuple[tuple[str, str, Any, Mapping[str, type[BaseModel]]], ...] = (
-    ("event.json", "scoreledger event", events.AnyEvent, events.ENVELOPE_BY_TYPE),
-    (
-        "tournament.event.json",
-        "scoreledger tournament event",
-        tournament.AnyTournamentEvent,
-        tournament.TOURNAMENT_ENVELOPES,
-    ),
-    (
-        "league.event.json",
-        "scoreledger league event",
-        league.AnyLeagueEvent,
-        league.LEAGUE_ENVELOPES,
-    ),
-)
-"""Per kind of stream: its union schema's file, its title, its union type, and its wire type ->
-envelope model."""
+def stream_schemas() -> tuple[tuple[str, str, Any, Mapping[str, type[BaseModel]]], ...]:
+    """Per kind of stream: its union schema's file, its title, its union type, and its wire
+    type -> envelope model; read at each call, since registering a game rebinds
+    `events.AnyEvent` (`contracts.games`)."""
+    return (
+        ("event.json", "scoreledger event", events.AnyEvent, events.ENVELOPE_BY_TYPE),
+        (
+            "tournament.event.json",
+            "scoreledger tournament event",
+            tournament.AnyTournamentEvent,
+            tournament.TOURNAMENT_ENVELOPES,
+        ),
+        (
+            "league.event.json",
+            "scoreledger league event",
+            league.AnyLeagueEvent,
+            league.LEAGUE_ENVELOPES,
+        ),
+    )
 
 
 def generate_json_schemas() -> dict[str, str]:
@@ -85,7 +87,7 @@ def generate_json_schemas() -> dict[str, str]:
     same for tournament and league streams (`tournament.event.json`, `tournament.*.json`,
     `league.event.json`, `league.*.json`)."""
     files: dict[str, str] = {}
-    for name, title, any_event, envelopes in STREAM_SCHEMAS:
+    for name, title, any_event, envelopes in stream_schemas():
         union = tagged(TypeAdapter(any_event).json_schema(mode="validation"))
         union["$id"] = SCHEMA_ID_BASE + name
         union["title"] = f"{title} (any type)"

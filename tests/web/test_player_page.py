@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
 from services.bootstrap.usecases import UseCases
-from services.leagues.doors.rating_chart import rating_chart
 from services.leagues.doors.web import league_web_router
 from services.leagues.doors.web_players import player_router
+from services.leagues.doors.web_rating_chart import rating_chart
 from services.platform.settings import ServiceSettings
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournaments_http import AUTH, problem_of

@@ -26,8 +26,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from domain.league.player import PlayerRecord
 from services.doors.web.page_shell import server_page
 from services.doors.web.routes import STATIC
-from services.leagues.doors.rating_chart import rating_chart
 from services.leagues.doors.web_player_leagues import across_dict, render_across
+from services.leagues.doors.web_rating_chart import rating_chart
 from services.leagues.usecases.player_leagues import player_across
 from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.platform.problems import ProblemResponse, problem, problem_responses
