@@ -243,16 +243,18 @@ def _print_links(
 ) -> None:
     """The kept-running demo's links: each game's pages and write token, the tournament's
     room screen, phone view and desk (`phones`: the address phones reach, else `url`), the QR
-    line and how the other commands find this demo."""
+    line and how the other commands find this demo. Every page link is at `phones` when set
+    (the address phones on this network reach; it reaches this machine too)."""
+    base = phones or url
     for game_id, token in report.tokens.items():
         console.print(
-            f"{game_id}: {url}/games/{game_id}  TV: {url}/tv/{game_id}  "
+            f"{game_id}: {base}/games/{game_id}  TV: {base}/tv/{game_id}  "
             f"write token (for the dispute form): {token}",
             highlight=False,
             soft_wrap=True,
         )
     if report.tournament is not None:
-        pages = report.tournament.urls(phones or url)
+        pages = report.tournament.urls(base)
         console.print(
             f"{report.tournament.tournament_id}: room screen {pages['room']}  phone "
             f"view {pages['phone']}  organiser's page {pages['desk']}  organiser "
@@ -262,7 +264,7 @@ def _print_links(
         )
     console.print(qr_line, highlight=False, soft_wrap=True)
     console.print(
-        f"serving until Ctrl-C: the scoreboard at {url}/ , the API at {url}/docs ; "
+        f"serving until Ctrl-C: the scoreboard at {base}/ , the API at {base}/docs ; "
         "in another terminal `scoreledger publish FILE`, `export`, `forget` and "
         "`webhooks` use this demo by themselves",
         highlight=False,

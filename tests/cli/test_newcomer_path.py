@@ -110,3 +110,22 @@ def test_qr_base_is_a_network_address_on_every_interface_or_says_why_not(
     base, why = demo_state.phone_base("0.0.0.0", 8123)
     assert base is None
     assert "no network address" in why
+
+
+def test_a_kept_running_demo_prints_every_page_link_at_the_phones_address() -> None:
+    """With `--host 0.0.0.0` a phone on the network opens the game and TV links too, not only
+    the tournament's: no link names 127.0.0.1 once a network address is known."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from services.cli.demo import DemoReport, _print_links
+
+    out = StringIO()
+    report = DemoReport([], 0, 0.0, 0.0, "http://127.0.0.1:8123", tokens={"pen-demo": "t" * 32})
+    phones = "http://192.168.1.20:8123"
+    _print_links(Console(file=out, width=300), report, "http://127.0.0.1:8123", phones, "qr")
+    links = re.findall(r"http://[^\s]+", out.getvalue())
+    assert f"{phones}/games/pen-demo" in links
+    assert f"{phones}/tv/pen-demo" in links
+    assert all(link.startswith(phones) for link in links), links
