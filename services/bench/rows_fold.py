@@ -39,10 +39,10 @@ def overhead(tree: Tree, games: list[corpus.Game], where: Path, calls: int = 40)
 
 
 FOLD_TODAY = 28_656
-"""Issue 30's offline-fold figure (events per CPU-second of `ISSUE_TREE`, on the machine of
-that day); its target is 1.5x that."""
+"""The offline fold's reference figure (events per CPU-second of `ISSUE_TREE`, on the machine of
+that day, docs/benchmarks.md); its target is 1.5x that."""
 ISSUE_TREE = "c7b407f"
-"""The tree issue 30 measured: the row measures it too, since an absolute figure moves with
+"""The tree the reference figure was measured on: the row measures it too, since an absolute figure moves with
 the machine (a faster CPU can clear the bar with no change to the code)."""
 
 

@@ -1,4 +1,4 @@
-"""Performance (issue 30's "service CPU per event" row): `scoreledger serve` with all its
+"""Performance (the "service CPU per event, all roles" row of docs/benchmarks.md): `scoreledger serve` with all its
 default roles in one process (ingest, inbox, projector, query), 100 simulated games (seed 3)
 posted over HTTP in batches of 50, one game at a time, until every game's standings show its
 last seq; the service process's CPU per event against `json.loads` of the same lines, both
