@@ -231,3 +231,21 @@ def test_no_tracked_file_cites_notes_outside_the_repository() -> None:
             if OUTSIDE_NOTES.search(line)
         ]
     assert found == []
+
+
+ISSUE_NUMBER = re.compile(r"\bissues?\s+#?[0-9]+", re.IGNORECASE)
+"""An issue tracker's number: the code says why itself, or cites a page of the docs."""
+
+
+def test_no_python_file_cites_an_issue_number() -> None:
+    assert ISSUE_NUMBER.search("see " + "issue" + " 30's row")
+    assert ISSUE_NUMBER.search("Issues" + " #12")
+    assert not ISSUE_NUMBER.search("the issue's tree, docs/benchmarks.md")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in _tracked()
+        if path.suffix == ".py" and path.exists()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if ISSUE_NUMBER.search(line)
+    ]
+    assert found == []
