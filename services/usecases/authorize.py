@@ -56,6 +56,26 @@ def check_token_format(token: str, field: str) -> None:
         )
 
 
+def check_organiser_token(stored: str, token: str | None, stream: str) -> None:
+    """Raises `Refusal` unless `token` is the organiser token whose digest is `stored`:
+    `unauthorized` / `auth.token_required` when none is sent, `forbidden` /
+    `auth.token_rejected` when it does not match. `stream` names it, e.g. "league 'x'"."""
+    if token is None:
+        raise Refusal(
+            "unauthorized",
+            "auth.token_required",
+            f"writes to {stream} need its organiser token",
+            "authorization",
+        )
+    if not hmac.compare_digest(stored, digest(token)):
+        raise Refusal(
+            "forbidden",
+            "auth.token_rejected",
+            f"the token is not the organiser token of {stream}",
+            "authorization",
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class WriteProof:
     """What a write presents: the game's write token and, for a creation, the creator key."""

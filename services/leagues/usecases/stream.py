@@ -44,7 +44,13 @@ from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
 from services.ports.eventlog import EventLog
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
-from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.authorize import (
+    Authorizer,
+    Grant,
+    WriteProof,
+    check_organiser_token,
+    digest,
+)
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
 
@@ -169,20 +175,7 @@ class Leagues:
         stored = await self.log.digest(league_id)
         if stored is None:
             raise UnknownLeague(league_id)
-        if token is None:
-            raise Refusal(
-                "unauthorized",
-                "auth.token_required",
-                f"writes to league {league_id!r} need its organiser token",
-                "authorization",
-            )
-        if not hmac.compare_digest(stored, digest(token)):
-            raise Refusal(
-                "forbidden",
-                "auth.token_rejected",
-                f"the token is not the organiser token of league {league_id!r}",
-                "authorization",
-            )
+        check_organiser_token(stored, token, f"league {league_id!r}")
         return stored
 
     async def add_tournament(

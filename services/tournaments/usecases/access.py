@@ -25,7 +25,13 @@ from services.ports.credentials import CredentialLookup
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.tournaments.usecases.keys import judge_of, table_token
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
-from services.usecases.authorize import Authorizer, Grant, WriteProof, digest
+from services.usecases.authorize import (
+    Authorizer,
+    Grant,
+    WriteProof,
+    check_organiser_token,
+    digest,
+)
 from services.usecases.idempotency import Found, find_request, request_ids, same_request
 from services.usecases.refusal import Refusal
 
@@ -140,20 +146,7 @@ class DeskAccess:
                 "the tournament takes no writes",
                 "authorization",
             )
-        if token is None:
-            raise Refusal(
-                "unauthorized",
-                "auth.token_required",
-                f"writes to tournament {tournament_id!r} need its organiser token",
-                "authorization",
-            )
-        if not hmac.compare_digest(stored, digest(token)):
-            raise Refusal(
-                "forbidden",
-                "auth.token_rejected",
-                f"the token is not the organiser token of tournament {tournament_id!r}",
-                "authorization",
-            )
+        check_organiser_token(stored, token, f"tournament {tournament_id!r}")
         return stored
 
     async def authorize_as(
