@@ -2,7 +2,7 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `forget` (a player's name, in every tier), `webhooks` (outbound webhook endpoints: `services.webhooks.cli`), `demo` (everything,
+held game), `forget` (a player's name, in every tier), `webhooks` (outbound webhook endpoints: `services.cli.webhooks_command`), `demo` (everything,
 end to end, on a throwaway Redis), `simulate`, `tournament simulate`. Each command is
 thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
@@ -22,8 +22,8 @@ from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.publish_command import publish
 from services.cli.render import standings_table
 from services.cli.terminal import LogFile, err, out
+from services.cli.webhooks_command import webhooks_app
 from services.usecases.readmodels.render import view as standings_view
-from services.webhooks.cli import webhooks_app
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.platform.settings import CommonSettings
@@ -313,9 +313,9 @@ def serve(
 app.command()(publish)
 app.add_typer(webhooks_app)
 app.command()(demo)
-app.add_typer(__import__("services.leagues.cli", fromlist=["x"]).league_app, name="league")
+app.add_typer(__import__("services.cli.league_command", fromlist=["x"]).league_app, name="league")
 app.add_typer(
-    __import__("services.tournaments.cli.command", fromlist=["x"]).tournament_app,
+    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app,
     name="tournament",
 )
 app.command("simulate")(

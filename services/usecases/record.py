@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
@@ -27,6 +28,19 @@ from services.usecases.refusal import Refusal
 BodySource = Callable[[], Awaitable[bytes]]
 """How a door hands over a body: called only after the write was authorized (HTTP reads the
 request body then, so an unauthorized write costs no more than one lookup)."""
+
+
+class AfterGameWrite(Protocol):
+    """A follow-up of a recorded game write, run after the answer (a tournament table's game:
+    `services.tournaments.usecases.tables.TableGames`)."""
+
+    def wants(self, game_id: str, body: bytes | None) -> bool:
+        """Cheap filter on the game id and the written body: whether to run `after_write`."""
+        ...
+
+    async def after_write(self, game_id: str, body: bytes | None) -> str | None:
+        """The follow-up; never raises (the game's write stood). What it did, or None."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ def main() -> None:
     players_list = tuple(int(p) for p in sys.argv[3].split(",")) if len(sys.argv) > 3 else SIZES
     from domain.tournament.history import History
     from domain.tournament.seating import Entrant, greedy_round, seat_round
-    from services.tournaments.simulator import run_tournament
+    from services.simulator.tournament import run_tournament
 
     sizes = []
     for players in players_list:

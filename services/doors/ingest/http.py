@@ -26,9 +26,8 @@ from pydantic import BaseModel, Field
 from services.doors.asgi.http_errors import refusal_problem
 from services.platform.metrics import count_appended, count_refused
 from services.platform.problems import ProblemResponse, problem_responses
-from services.tournaments.usecases.tables import TableGames, may_move_a_table
 from services.usecases.authorize import WriteProof
-from services.usecases.record import Record
+from services.usecases.record import AfterGameWrite, Record
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("ingest")
@@ -74,7 +73,7 @@ class Appended(BaseModel):
     write_token: str | None = None
 
 
-def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter:
+def ingest_router(record: Record, tables: AfterGameWrite | None = None) -> APIRouter:
     """The ingest router, bound to the record use case (and `tables`, to follow tournament
     tables' games; None: not followed)."""
     router = APIRouter(tags=["ingest"])
@@ -145,7 +144,7 @@ def ingest_router(record: Record, tables: TableGames | None = None) -> APIRouter
             return JSONResponse(body, status_code=200)
         count_appended(recorded.result, "http")
         body_bytes = await request.body()
-        if tables is not None and may_move_a_table(game_id, body_bytes):
+        if tables is not None and tables.wants(game_id, body_bytes):
             background.add_task(tables.after_write, game_id, body_bytes)
         return JSONResponse(body, status_code=201)
 

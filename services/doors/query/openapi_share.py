@@ -206,9 +206,9 @@ def drop_component_titles(document: dict[str, Any]) -> None:
 
 def share_replay_parameter(document: dict[str, Any]) -> None:
     """Refer every tournament and league route's `at_seq` (one declaration in code,
-    `services.tournaments.doors.query.AtSeq`) to `components/parameters/at_seq_replay`; the
+    `services.doors.query.params.AtSeq`) to `components/parameters/at_seq_replay`; the
     game routes' `at_seq`, declared apart with other bounds and words, stay inline."""
-    from services.tournaments.doors.query import AtSeq
+    from services.doors.query.params import AtSeq
 
     description = get_args(AtSeq)[1].description
     shared = document.setdefault("components", {}).setdefault("parameters", {})

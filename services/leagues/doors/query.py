@@ -11,9 +11,9 @@ from fastapi.responses import JSONResponse
 
 from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
+from services.doors.query.params import AtSeq
 from services.leagues.usecases.stream import Leagues, UnknownLeague
 from services.platform.problems import ProblemResponse, problem, problem_responses
-from services.tournaments.doors.query import AtSeq
 
 Lid = Annotated[str, Path(max_length=64, description="the league id")]
 

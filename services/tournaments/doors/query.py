@@ -13,19 +13,17 @@ import csv
 import io
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 
 from domain.tournament.standings import Standings, fixed
 from domain.tournament.state import TournamentState
+from services.doors.query.params import AtSeq
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from services.tournaments.usecases.view import summary
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
-AtSeq = Annotated[
-    int | None, Query(ge=1, le=10_000_000, description="replay: after the first N events")
-]
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 """A CSV cell starting with these is prefixed with `'` (spreadsheet formula injection)."""
 

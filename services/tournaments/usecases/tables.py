@@ -183,6 +183,10 @@ class TableGames:
             tournament_id, round_number, table, events, credential
         )
 
+    def wants(self, game_id: str, body: bytes | None) -> bool:
+        """`may_move_a_table` (`services.usecases.record.AfterGameWrite`)."""
+        return may_move_a_table(game_id, body)
+
     async def after_write(self, game_id: str, body: bytes | None) -> str | None:
         """What both game doors call after a write to `game_id` was recorded (`body`: what was
         written): when it may move a tournament table (`may_move_a_table`), `game_changed`.

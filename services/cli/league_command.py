@@ -29,7 +29,7 @@ def simulate(
     added up (all, or `--best N`); prints the league table and the ratings. --json prints
     {"tournaments", "games_rated", "standings": [...], "ratings": [{"player_id", "mu",
     "sigma", "ordinal"}]}."""
-    from services.leagues.simulator import simulate_league
+    from services.simulator.league import simulate_league
 
     if game not in ("trickerion", "penumbra"):
         raise typer.BadParameter("trickerion or penumbra", param_hint="--game")

@@ -108,7 +108,7 @@ def simulate(
     from pydantic import ValidationError
 
     from domain.tournament.tables import SeatingError
-    from services.tournaments.simulator import simulate as run
+    from services.simulator.tournament import simulate as run
     from services.usecases.refusal import Refusal
 
     if game not in ("trickerion", "penumbra"):

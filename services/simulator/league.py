@@ -1,5 +1,5 @@
 """A simulated league (`scoreledger league simulate`): several simulated tournaments
-(`services.tournaments.simulator`, seeds `seed`, `seed + 1`, ...) added to one league on
+(`services.simulator.tournament`, seeds `seed`, `seed + 1`, ...) added to one league on
 in-memory logs, then its standings and its openskill ratings, replayed game by game."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from contracts.league import LeagueCreated
-from services.tournaments.simulator import run_tournament
+from services.simulator.tournament import run_tournament
 from services.usecases.authorize import WriteProof
 
 TOKEN = "simulated-league-organiser-token-0123456789"

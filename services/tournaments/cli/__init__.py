@@ -1,1 +1,0 @@
-"""The tournament commands of `scoreledger` and the demo's small tournament."""
