@@ -18,6 +18,7 @@ from services.adapters.redis.keys import Keys
 from services.archive.doors.archiver import seal_all
 from services.bootstrap import Assembled, Roles, assemble, build
 from services.platform.settings import ServiceSettings
+from services.ports.shards import shard_of
 from tests.pipeline.helpers import wait_until
 from tests.redis_fixture import every_key, sync_client
 
@@ -75,6 +76,19 @@ class Stack:
             return got.status_code == 200 and got.json()["seq"] == seq
 
         await wait_until(done, 60, f"{game_id} projected to {seq}")
+        # an append's live projection shows `seq` before the projector passes the entries:
+        # wait for it too, so the standings' `checkpoint` (the projector's position) holds still
+        shard = shard_of(game_id, self.keys.shards)
+        client = sync_client(self.redis_url)
+
+        async def passed() -> bool:
+            last = client.xrevrange(self.keys.feed(shard), count=1)
+            return bool(last) and client.get(self.keys.checkpoint(shard)) == last[0][0]
+
+        try:
+            await wait_until(passed, 60, f"the projector past {game_id}'s feed entries")
+        finally:
+            client.close()
 
 
 @pytest.fixture(params=["directory", pytest.param("postgres", marks=pytest.mark.postgres)])
