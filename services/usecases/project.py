@@ -23,10 +23,8 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from contracts.events import parse_event_json
 from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
-from domain.fold import Folder
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.names import PlayerNames
@@ -79,7 +77,7 @@ class Applied:
 def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
     """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
     try:
-        w.view.folder.add(parse_event_json(data))
+        w.view.add(data)
     except RuleViolation as error:
         return {"kind": "rule", **error.to_dict()}
     except (ValidationError, ValueError) as error:
@@ -146,11 +144,8 @@ class Project:
         got = await self.projections.heads(unread) if unread else []
         heads = {**dict(zip(unread, got, strict=True)), **known}
         for game_id, head in ((g, heads[g]) for g in missing):
-            folder: Folder[Any] = Folder()
-            if head.seq:
-                for data in await self.log.read_raw(game_id, 1, head.seq):
-                    folder.add(parse_event_json(data))
-            self.views[game_id] = GameView(folder, head.held)
+            lines = await self.log.read_raw(game_id, 1, head.seq) if head.seq else []
+            self.views[game_id] = GameView.folded(lines, head.held)
 
     async def apply(
         self,
@@ -316,10 +311,8 @@ class Project:
         """Fold `w`'s game again from the log up to its seq, with the names as they are now:
         a forget feeds the game's last event again, and the cached fold (and what this batch
         folded onto it) still holds the forgotten name (docs/forget.md). Once per batch."""
-        folder: Folder[Any] = Folder()
-        for data in await self.log.read_raw(game_id, 1, w.seq):
-            folder.add(parse_event_json(data))
-        w.view.folder, w.refolded = folder, True
+        lines = await self.log.read_raw(game_id, 1, w.seq)
+        w.view, w.refolded = GameView.folded(lines, w.view.held), True
 
     async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
         reason = _evolve(w, data)
