@@ -88,6 +88,15 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
     return None
 
 
+def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
+    """The entry with its start event's names put back (`contracts.names.put_names`)."""
+    try:
+        data = put_names(entry.data, names)
+    except ValueError:  # not an event: folding it letters it as it is
+        return entry
+    return entry if data is entry.data else dataclasses.replace(entry, data=data)
+
+
 LETTER_KEEP_S = 30 * 86_400.0
 """How long a projector letter's once-marker is kept (as the inbox's `dead_letter_keep_s`): a
 refused or malformed feed entry met again within it (another projector, a restart) is not
@@ -179,8 +188,7 @@ class Project:
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
-        if self.names is not None and any(may_be_start(e.data) for e in fresh):
-            fresh = [await self._named(e) for e in fresh]
+        fresh = await self._named(fresh)
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh], read)
@@ -234,15 +242,16 @@ class Project:
             else:
                 await self._fold_one(w, entry)
 
-    async def _named(self, entry: FeedEntry) -> FeedEntry:
-        """The entry with its start event's names put back (`contracts.names`)."""
-        if self.names is None or not may_be_start(entry.data):
-            return entry
-        try:
-            data = put_names(entry.data, await self.names.names(entry.game_id))
-        except ValueError:  # not an event: folding it letters it as it is
-            return entry
-        return entry if data is entry.data else dataclasses.replace(entry, data=data)
+    async def _named(self, fresh: list[FeedEntry]) -> list[FeedEntry]:
+        """`fresh` with its start events' names put back (`contracts.names`): the names of
+        their games read in one round trip (`PlayerNames.names_many`); none when no entry may
+        be a start event."""
+        starts = [e.game_id for e in fresh if may_be_start(e.data)]
+        if self.names is None or not starts:
+            return fresh
+        games = list(dict.fromkeys(starts))
+        names = dict(zip(games, await self.names.names_many(games), strict=True))
+        return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
 
     async def _refresh_held(self, game_ids: Sequence[str]) -> None:
         """Drop the cached views of held games whose stored hold changed (`scoreledger

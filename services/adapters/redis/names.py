@@ -81,6 +81,17 @@ class RedisPlayerNames:
         raw: Any = await self.client.hgetall(self.keys.names(game_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
 
+    async def names_many(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """See `PlayerNames.names_many` (one pipeline of HGETALL, split per node on a
+        cluster)."""
+        if not game_ids:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.hgetall(self.keys.names(game_id))
+            replies: list[Any] = await pipe.execute()
+        return [{k.decode(): v.decode() for k, v in raw.items()} for raw in replies]
+
     async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
         """See `PlayerNames.keep` (HSETNX per player, one pipeline)."""
         if not names:
