@@ -38,6 +38,11 @@ class PlayerNames(Protocol):
         unknown game, a game in the archive only, or a log written with names inline)."""
         ...
 
+    async def names_many(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """`names` of each of `game_ids`, in their order, in one round trip (the projector
+        asks once per batch for the games whose start event it folds)."""
+        ...
+
     async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
         """Store each `player_id -> name` not stored yet (a stored one, forgotten or not, is
         left as it is)."""

@@ -23,10 +23,8 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from contracts.events import parse_event_json
 from contracts.names import may_be_start, put_names
 from domain.errors import RuleViolation
-from domain.fold import Folder
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.names import PlayerNames
@@ -79,7 +77,7 @@ class Applied:
 def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
     """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
     try:
-        w.view.folder.add(parse_event_json(data))
+        w.view.add(data)
     except RuleViolation as error:
         return {"kind": "rule", **error.to_dict()}
     except (ValidationError, ValueError) as error:
@@ -88,6 +86,15 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
         return {"kind": "rule", "rule": "fold.error", "message": f"{type(error).__name__}: {error}"}
     w.events += 1
     return None
+
+
+def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
+    """The entry with its start event's names put back (`contracts.names.put_names`)."""
+    try:
+        data = put_names(entry.data, names)
+    except ValueError:  # not an event: folding it letters it as it is
+        return entry
+    return entry if data is entry.data else dataclasses.replace(entry, data=data)
 
 
 LETTER_KEEP_S = 30 * 86_400.0
@@ -146,11 +153,8 @@ class Project:
         got = await self.projections.heads(unread) if unread else []
         heads = {**dict(zip(unread, got, strict=True)), **known}
         for game_id, head in ((g, heads[g]) for g in missing):
-            folder: Folder[Any] = Folder()
-            if head.seq:
-                for data in await self.log.read_raw(game_id, 1, head.seq):
-                    folder.add(parse_event_json(data))
-            self.views[game_id] = GameView(folder, head.held)
+            lines = await self.log.read_raw(game_id, 1, head.seq) if head.seq else []
+            self.views[game_id] = GameView.folded(lines, head.held)
 
     async def apply(
         self,
@@ -184,8 +188,7 @@ class Project:
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
-        if self.names is not None and any(may_be_start(e.data) for e in fresh):
-            fresh = [await self._named(e) for e in fresh]
+        fresh = await self._named(fresh)
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh], read)
@@ -239,15 +242,16 @@ class Project:
             else:
                 await self._fold_one(w, entry)
 
-    async def _named(self, entry: FeedEntry) -> FeedEntry:
-        """The entry with its start event's names put back (`contracts.names`)."""
-        if self.names is None or not may_be_start(entry.data):
-            return entry
-        try:
-            data = put_names(entry.data, await self.names.names(entry.game_id))
-        except ValueError:  # not an event: folding it letters it as it is
-            return entry
-        return entry if data is entry.data else dataclasses.replace(entry, data=data)
+    async def _named(self, fresh: list[FeedEntry]) -> list[FeedEntry]:
+        """`fresh` with its start events' names put back (`contracts.names`): the names of
+        their games read in one round trip (`PlayerNames.names_many`); none when no entry may
+        be a start event."""
+        starts = [e.game_id for e in fresh if may_be_start(e.data)]
+        if self.names is None or not starts:
+            return fresh
+        games = list(dict.fromkeys(starts))
+        names = dict(zip(games, await self.names.names_many(games), strict=True))
+        return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
 
     async def _refresh_held(self, game_ids: Sequence[str]) -> None:
         """Drop the cached views of held games whose stored hold changed (`scoreledger
@@ -316,10 +320,8 @@ class Project:
         """Fold `w`'s game again from the log up to its seq, with the names as they are now:
         a forget feeds the game's last event again, and the cached fold (and what this batch
         folded onto it) still holds the forgotten name (docs/forget.md). Once per batch."""
-        folder: Folder[Any] = Folder()
-        for data in await self.log.read_raw(game_id, 1, w.seq):
-            folder.add(parse_event_json(data))
-        w.view.folder, w.refolded = folder, True
+        lines = await self.log.read_raw(game_id, 1, w.seq)
+        w.view, w.refolded = GameView.folded(lines, w.view.held), True
 
     async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
         reason = _evolve(w, data)

@@ -13,6 +13,7 @@ from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import LeaseLost, ShardLeases, lease_key
+from services.adapters.redis.names import RedisPlayerNames
 from services.adapters.redis.projections import RedisProjections
 from services.ports.projections import ProjectionBatch
 
@@ -112,3 +113,25 @@ async def test_projection_writes_of_one_turn_are_one_round_trip_and_fenced_apart
     assert await single_node.get(KEYS.checkpoint(0)) == b"5-1"
     assert await single_node.get(KEYS.checkpoint(1)) is None  # refused: nothing written
     assert await single_node.get(KEYS.checkpoint(2)) == b"7-1"
+
+
+async def test_heads_and_names_asked_in_one_turn_are_one_round_trip(
+    single_node: RedisClient,
+) -> None:
+    projections = RedisProjections(single_node, KEYS)
+    names = RedisPlayerNames(single_node, KEYS)
+    await single_node.hset(KEYS.projection("tr-co-1"), mapping={"seq": "7", "live": "1"})
+    await single_node.hset(KEYS.projection("tr-co-2"), mapping={"seq": "3", "held": "4"})
+    await names.keep("tr-co-1", {"ann": "Ann"})
+    before = projections._writes.pipelines
+    got = await asyncio.gather(
+        projections.heads(["tr-co-1", "tr-co-none"]),
+        projections.heads(["tr-co-2"]),
+        names.names_many(["tr-co-1", "tr-co-2"]),
+    )
+    print(f"asks 3, pipelines {projections._writes.pipelines - before}, replies {got}")
+    assert projections._writes.pipelines - before == sent(single_node, 1)
+    first, second, kept = got
+    assert [(h.seq, h.held, h.live) for h in first] == [(7, None, True), (0, None, False)]
+    assert [(h.seq, h.held, h.live) for h in second] == [(3, 4, False)]
+    assert kept == [{"ann": "Ann"}, {}]

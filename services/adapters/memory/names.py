@@ -24,6 +24,10 @@ class MemoryPlayerNames:
         """See `PlayerNames.names`."""
         return dict(self.b.names.get(game_id, {}))
 
+    async def names_many(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """See `PlayerNames.names_many`."""
+        return [dict(self.b.names.get(g, {})) for g in game_ids]
+
     async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
         """See `PlayerNames.keep`."""
         if names:

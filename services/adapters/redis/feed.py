@@ -24,6 +24,7 @@ MAX_RAW_BYTES = 65_536
 
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SEQ = re.compile(r"[1-9][0-9]{0,17}")
+_SEQ_BYTES = re.compile(rb"[1-9][0-9]{0,17}")
 
 
 def raw_fields(fields: Mapping[bytes, bytes], limit: int = MAX_RAW_BYTES) -> bytes:
@@ -75,10 +76,25 @@ def feed_entries(
     and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
     good: list[FeedEntry] = []
     bad: list[MalformedFeedEntry] = []
+    games: dict[bytes, str] = {}  # `game` fields found valid for this shard in this read
     for entry_id, fields in game_entries:
+        # A game met before in the read (a catch-up reads each game's events in a row): its id
+        # is checked already; only the seq is (bytes of ASCII digits: the same rule).
+        game_id = games.get(fields.get(b"game", b""))
+        seq, data = fields.get(b"seq"), fields.get(b"data")
+        if (
+            game_id is not None
+            and seq is not None
+            and data is not None
+            and _SEQ_BYTES.fullmatch(seq)
+        ):
+            live = fields.get(b"live") == b"1"
+            good.append(FeedEntry(entry_id.decode(), game_id, int(seq), data, live))
+            continue
         entry = parse_feed_entry(entry_id, fields, shard, shards)
         if isinstance(entry, MalformedFeedEntry):
             bad.append(entry)
         else:
             good.append(entry)
+            games[fields[b"game"]] = entry.game_id
     return good, bad

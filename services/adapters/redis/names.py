@@ -4,11 +4,13 @@ last event again and adds a change notice, at once (every key in the game's slot
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from contracts.names import side_field_player
-from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.coalesce import ScriptCoalescer
+from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lua_replace import replaced_lua
 from services.adapters.redis.rewrite import StreamRewriter
@@ -80,6 +82,25 @@ class RedisPlayerNames:
         """See `PlayerNames.names` (HGETALL)."""
         raw: Any = await self.client.hgetall(self.keys.names(game_id))
         return {k.decode(): v.decode() for k, v in raw.items()}
+
+    async def names_many(self, game_ids: Sequence[str]) -> list[dict[str, str]]:
+        """See `PlayerNames.names_many`: one HGETALL each, all in one round trip; on a single
+        node sent with the other calls of this event-loop turn (`ScriptCoalescer`: the
+        projector's shards ask in the same turn), on a cluster one pipeline split per node."""
+        if not game_ids:
+            return []
+        replies: list[Any]
+        if is_cluster(self.client):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in game_ids:
+                    pipe.hgetall(self.keys.names(game_id))
+                replies = await pipe.execute()
+        else:
+            command = ScriptCoalescer.of(self.client).command
+            replies = await asyncio.gather(
+                *(command("HGETALL", self.keys.names(g)) for g in game_ids)
+            )
+        return [{k.decode(): v.decode() for k, v in raw.items()} for raw in replies]
 
     async def keep(self, game_id: str, names: Mapping[str, str]) -> None:
         """See `PlayerNames.keep` (HSETNX per player, one pipeline)."""

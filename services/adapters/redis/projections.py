@@ -10,13 +10,14 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.coalesce import ScriptCoalescer
-from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.fanout import script_calls
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import (
@@ -143,13 +144,22 @@ class RedisProjections:
         return stored.decode() if stored else START_ID
 
     async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
-        """Stored seq and held seq per game: one pipelined HMGET."""
+        """Stored seq and held seq per game: one HMGET each, all in one round trip; on a
+        single node sent with the other calls of this event-loop turn (`ScriptCoalescer`: the
+        shards' applies of one read ask their heads in the same turn, docs/profiles/hot-path-profiles.md)."""
         if not game_ids:
             return []
-        async with self.client.pipeline(transaction=False) as pipe:
-            for game_id in game_ids:
-                pipe.hmget(self.keys.projection(game_id), ["seq", "held", "held_reason", "live"])
-            replies = await pipe.execute()
+        fields = ("seq", "held", "held_reason", "live")
+        if is_cluster(self.client):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for game_id in game_ids:
+                    pipe.hmget(self.keys.projection(game_id), list(fields))
+                replies = await pipe.execute()
+        else:
+            command = self._writes.command
+            replies = await asyncio.gather(
+                *(command("HMGET", self.keys.projection(g), *fields) for g in game_ids)
+            )
         return [
             ProjectionHead(
                 int(seq) if seq else 0,

@@ -1,0 +1,44 @@
+"""`feed_entries` (a read's entries, a game's id checked once per read) answers exactly as
+`parse_feed_entry` entry by entry: the same entries, the same malformed ones with the same rule,
+in feed order, whatever mix of good and broken fields a feed holds
+(docs/decisions/0011-faults-are-answered-not-crashed.md: a malformed entry is lettered alone)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from services.adapters.redis.feed import feed_entries, parse_feed_entry
+from services.adapters.redis.keys import shard_of
+from services.ports.eventlog import MalformedFeedEntry
+
+SHARDS = 4
+GAMES = [b"tr-a", b"tr-b", b"pen-c", b"pen-d", b"bad id", b"\xff\xfe", b""]
+SEQS = [b"1", b"2", b"17", b"0", b"01", b"-3", b"x", b"\xd9\xa1", b"123456789012345678901"]
+
+fields = st.fixed_dictionaries(
+    {},
+    optional={
+        b"game": st.sampled_from(GAMES),
+        b"seq": st.sampled_from(SEQS),
+        b"data": st.sampled_from([b"{}", b'{"type":"x"}']),
+        b"live": st.sampled_from([b"1", b"0"]),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(fields, max_size=30), st.integers(0, SHARDS - 1))
+def test_a_read_answers_as_its_entries_one_by_one(
+    entries: list[dict[bytes, bytes]], shard: int
+) -> None:
+    read = [(f"{i + 1}-0".encode(), f) for i, f in enumerate(entries)]
+    good, bad = feed_entries(read, shard, SHARDS)
+    one = [parse_feed_entry(entry_id, f, shard, SHARDS) for entry_id, f in read]
+    assert good == [e for e in one if not isinstance(e, MalformedFeedEntry)]
+    assert bad == [e for e in one if isinstance(e, MalformedFeedEntry)]
+
+
+def test_the_games_of_the_sample_include_this_shards_and_others() -> None:
+    shards = {shard_of(g.decode(), SHARDS) for g in GAMES[:4]}
+    assert len(shards) > 1  # so the wrong-shard rule is met after a good entry of a game
