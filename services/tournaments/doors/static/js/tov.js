@@ -2,7 +2,7 @@
 // page for stream software, read-only, live over `/tournaments/{id}/live`. The game overlay's
 // parameters and classes (overlay.css): `theme=dark|light`, `scale=0.25..4`, `lang=en|ru`, and
 // `rows=1..32` (the first N places; default 8).
-import { t } from "./i18n.js";
+import { t } from "/static/js/i18n.js";
 import { el, follow, num, roundTitle } from "./tournament.js";
 
 const params = new URLSearchParams(location.search);

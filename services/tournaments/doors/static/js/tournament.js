@@ -1,8 +1,8 @@
 // Shared by the tournament pages (room screen, phone view, organiser's desk, overlay): the
 // tournament id from the URL, the live feed (`/tournaments/{id}/live`, one `tournament` event
 // per change: `{seq, tournament, standings}`), and small helpers over a frame.
-import { lang, t } from "./i18n.js";
-import { liveStatus } from "./page.js";
+import { lang, t } from "/static/js/i18n.js";
+import { liveStatus } from "/static/js/page.js";
 
 /** The tournament id: the path segment after `tournaments` (`/tv/tournaments/{id}`,
  * `/tournaments/{id}/me`, `/tournaments/{id}/desk`, `/overlay/tournaments/{id}`). */
