@@ -28,8 +28,9 @@ class Pages:
     a missing template raises `jinja2.TemplateNotFound`, an unset variable `UndefinedError`."""
 
     def __init__(self, *folders: Path) -> None:
+        self._folders = [*folders, SHARED]
         self._env = Environment(
-            loader=FileSystemLoader([*folders, SHARED]),
+            loader=FileSystemLoader(self._folders),
             autoescape=select_autoescape(default=True),
             undefined=StrictUndefined,
             trim_blocks=True,  # a line holding only a tag leaves no blank line
@@ -46,17 +47,15 @@ class Pages:
         self, name: str, status_code: int = 200, headers: dict[str, str] | None = None
     ) -> Response:
         """Static page `name` as `text/html` with `status_code`, rendered on first use; `ETag`
-        (the body's digest) and `Last-Modified` (its newest template file) as a file has."""
+        (the body's digest) and `Last-Modified` (the newest template it may extend) as a file has."""
         if name not in self._static:
             self._static[name] = self._rendered(name)
         body, cache = self._static[name]
         return Response(body, status_code, {**cache, **(headers or {})}, media_type="text/html")
 
     def _rendered(self, name: str) -> tuple[bytes, dict[str, str]]:
-        template = self._env.get_template(name)
-        body = template.render().encode("utf-8")
-        files = [Path(template.filename or ""), SHARED / "base.html"]
-        modified = max(f.stat().st_mtime for f in files if f.is_file())
+        body = self._env.get_template(name).render().encode("utf-8")
+        modified = max(f.stat().st_mtime for d in self._folders for f in d.glob("*.html"))
         cache = {
             "etag": f'"{md5(body, usedforsecurity=False).hexdigest()}"',
             "last-modified": formatdate(modified, usegmt=True),
