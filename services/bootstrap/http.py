@@ -154,11 +154,12 @@ def _mount_roles(app: FastAPI, service: Service, roles: Roles) -> None:
 
 
 def _mount_pages(app: FastAPI, service: Service, hub: ChangeHub) -> ClientHolds:
-    """Live push and the pages (query role): the games' doors, then each feature's; returns
-    the holds of every live stream's client."""
+    """Live push and the pages (query role): the games' doors, then each feature's, then the
+    shared static files (a feature's `/static/<feature>/...` first); returns the holds of every
+    live stream's client."""
     from services.doors.push.holds import ClientHolds
     from services.doors.push.routes import push_router
-    from services.doors.web.routes import web_router
+    from services.doors.web.routes import static_router, web_router
 
     cases, settings = service.cases, service.settings
     streams = ClientHolds(settings.live_per_client)  # every live stream's client
@@ -170,6 +171,7 @@ def _mount_pages(app: FastAPI, service: Service, hub: ChangeHub) -> ClientHolds:
     app.include_router(web_router(cases.reads, settings))
     for feature in FEATURES:
         feature.mount_pages(app, cases, settings, streams)
+    app.include_router(static_router())
     return streams
 
 

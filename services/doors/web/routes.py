@@ -7,7 +7,9 @@ game's phone view, under `SCORELEDGER_PUBLIC_URL` or else the request's origin (
 `/overlay/games/{id}`: a transparent, read-only overlay of the live standings for stream
 software (`?theme=dark|light&scale=&lang=en|ru&rows=`).
 Games list API: `GET /board/games?page=&per_page=` (`readmodels.board`).
-Static files: `/static/...` (ES modules, CSS, the vendored Chart.js).
+Static files: `/static/...` (ES modules, CSS, the vendored Chart.js; `static_router`, mounted
+after the features' pages so their own `/static/<feature>/...` come first). The pages are
+templates on the shared layout (`services.doors.web.pages`, `templates/`).
 Replay APIs (read models: `services.usecases.readmodels`):
 `GET /games/{id}/series`, `GET /games/{id}/timeline`, `GET /games/{id}/dispute/{event_id}`,
 `GET /games/{id}/replay/ledger/{player_id}?at_seq=N` (a player's ledger after event N).
@@ -28,10 +30,11 @@ from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import FileResponse, PlainTextResponse, StreamingResponse
+from fastapi.responses import PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 
 from services.doors.asgi.replaylimits import client_of, replay_responses
+from services.doors.web.pages import Pages
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.qr import phone_url, qr_response
 from services.platform.settings import QuerySettings
@@ -43,6 +46,8 @@ from services.usecases.readmodels.shapes import LedgerResponse
 
 STATIC = Path(__file__).parent / "static"
 _static_files = StaticFiles(directory=STATIC)
+PAGES = Pages()
+"""The games' pages (`templates/`)."""
 
 Tz = Annotated[str, Query(max_length=64, description="the table's IANA time zone")]
 
@@ -66,7 +71,7 @@ def _zone(name: str) -> ZoneInfo:
 
 
 def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
-    """The pages, static files, replay and export APIs, bound to the read models; `settings`
+    """The pages, replay and export APIs, bound to the read models; `settings`
     gives the games list's `stale_after_s` (read per request)."""
     router = APIRouter(tags=["web"])
     _page_routes(router, reads)
@@ -76,39 +81,39 @@ def web_router(reads: ReadModels, settings: QuerySettings) -> APIRouter:
     return router
 
 
-async def _page(reads: ReadModels, name: str, game_id: str) -> FileResponse:
+async def _page(reads: ReadModels, name: str, game_id: str) -> Response:
     """Page `name` for a stored game; the not-found page with HTTP 404 for an unknown one."""
     if await reads.log.version(game_id) == 0:
-        return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
-    return FileResponse(STATIC / name, media_type="text/html")
+        return PAGES.static("notfound.html", 404)
+    return PAGES.static(name)
 
 
 def _page_routes(router: APIRouter, reads: ReadModels) -> None:
     """The pages: the games list, a game's scoreboard, the kiosk views."""
 
     @router.get("/", include_in_schema=False)
-    async def games_page() -> FileResponse:
+    async def games_page() -> Response:
         """The games list page (live games first, links to each scoreboard)."""
-        return FileResponse(STATIC / "index.html", media_type="text/html")
+        return PAGES.static("index.html")
 
     @router.get("/games/{game_id}", include_in_schema=False)
-    async def game_page(game_id: str) -> FileResponse:
+    async def game_page(game_id: str) -> Response:
         """The scoreboard page of one game (it reads the game id from its own URL)."""
         return await _page(reads, "game.html", game_id)
 
     @router.get("/tv", include_in_schema=False)
-    async def tv_cycle_page() -> FileResponse:
+    async def tv_cycle_page() -> Response:
         """The kiosk view cycling through the live games (`?every=` seconds per game)."""
-        return FileResponse(STATIC / "tv.html", media_type="text/html")
+        return PAGES.static("tv.html")
 
     @router.get("/tv/{game_id}", include_in_schema=False)
-    async def tv_page(game_id: str) -> FileResponse:
+    async def tv_page(game_id: str) -> Response:
         """The kiosk view of one game: dark, full width, big totals, the last events in words."""
         return await _page(reads, "tv.html", game_id)
 
 
 def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySettings) -> None:
-    """A game's QR code and stream overlay, the static files and the games list API."""
+    """A game's QR code and stream overlay and the games list API."""
 
     @router.get(
         "/games/{game_id}/qr.svg",
@@ -126,15 +131,10 @@ def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySet
         return await qr_response(settings.public_url, request, lambda b: phone_url(b, game_id))
 
     @router.get("/overlay/games/{game_id}", include_in_schema=False)
-    async def overlay_page(game_id: str) -> FileResponse:
+    async def overlay_page(game_id: str) -> Response:
         """The stream overlay of one game: transparent, read-only, live over the game's SSE;
         `?theme=dark|light&scale=&lang=en|ru&rows=` (services/doors/web/static/js/overlay.js)."""
         return await _page(reads, "overlay.html", game_id)
-
-    @router.get("/static/{path:path}", include_in_schema=False)
-    async def static(path: str, request: Request) -> Response:
-        """The pages' static files (Starlette's `StaticFiles`: safe paths, ETag, 404)."""
-        return await _static_files.get_response(path, request.scope)
 
     @router.get("/board/games")
     async def board_games(
@@ -145,6 +145,19 @@ def _game_extras_routes(router: APIRouter, reads: ReadModels, settings: QuerySet
         (`in_progress`, `final`, `pending`, or `stale`: no event for `SCORELEDGER_STALE_AFTER_S`)."""
         now = datetime.now(UTC)
         return await games_board(reads, now, settings.stale_after_s, page, per_page)
+
+
+def static_router() -> APIRouter:
+    """`GET /static/{path}`: the pages' shared static files (Starlette's `StaticFiles`: safe
+    paths, ETag, 304, 404); mounted last, after each feature's own `/static/<feature>/`."""
+    router = APIRouter(tags=["web"])
+
+    @router.get("/static/{path:path}", include_in_schema=False)
+    async def static(path: str, request: Request) -> Response:
+        """The pages' static files."""
+        return await _static_files.get_response(path, request.scope)
+
+    return router
 
 
 def _replay_routes(router: APIRouter, reads: ReadModels) -> None:

@@ -15,16 +15,15 @@ from html import escape
 from typing import Annotated, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Path, Query
-from fastapi.responses import FileResponse, HTMLResponse
+from fastapi import APIRouter, Path, Query, Response
+from fastapi.responses import HTMLResponse
 
 from contracts.games import game_info
 from domain.league.fold import LeagueState
 from domain.league.ratings import Rating
 from domain.league.standings import LeagueLine
 from domain.tournament.standings import fixed
-from services.doors.web.page_shell import server_page
-from services.doors.web.routes import STATIC
+from services.leagues.doors.web_page import PAGES, server_page
 from services.leagues.doors.web_players import player_href
 from services.leagues.usecases.stream import Leagues, UnknownLeague
 
@@ -146,14 +145,12 @@ def league_web_router(leagues: Leagues) -> APIRouter:
     router = APIRouter(tags=["web"])
 
     @router.get("/leagues/{league_id}/page", include_in_schema=False, response_model=None)
-    async def league_page(
-        league_id: Lid, lang: Annotated[Lang, Query()] = "en"
-    ) -> HTMLResponse | FileResponse:
+    async def league_page(league_id: Lid, lang: Annotated[Lang, Query()] = "en") -> Response:
         """The league page (404: the not-found page)."""
         try:
             state = await leagues.state(league_id)
         except UnknownLeague:
-            return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
+            return PAGES.static("notfound.html", 404)
         lines = await leagues.standings(league_id, state.seq)
         _, ratings = await leagues.ratings(league_id, state.seq)
         return HTMLResponse(render_league(state, lines, ratings, lang))

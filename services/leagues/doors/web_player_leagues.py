@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from domain.league.player import PlayerRecord
-from services.doors.web.page_shell import server_page
+from services.leagues.doors.web_page import server_page
 
 TEXT = {
     "en": {

@@ -20,12 +20,11 @@ from html import escape
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Path, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from domain.league.player import PlayerRecord
-from services.doors.web.page_shell import server_page
-from services.doors.web.routes import STATIC
+from services.leagues.doors.web_page import PAGES, server_page
 from services.leagues.doors.web_player_leagues import across_dict, render_across
 from services.leagues.doors.web_rating_chart import rating_chart
 from services.leagues.usecases.player_leagues import player_across
@@ -154,10 +153,10 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
     return server_page(lang, name, langs, main)
 
 
-def _not_found(page: bool) -> FileResponse | ProblemResponse:
+def _not_found(page: bool) -> Response:
     """No such player (in the league): the not-found page, or a 404 problem."""
     if page:
-        return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
+        return PAGES.static("notfound.html", 404)
     return ProblemResponse(problem(404, "league.player_not_found", "player_id", "no such player"))
 
 
@@ -177,7 +176,7 @@ def player_router(leagues: Leagues) -> APIRouter:
             str | None, Query(max_length=64, description="the league keeping the id")
         ] = None,
         lang: Annotated[Lang, Query()] = "en",
-    ) -> HTMLResponse | FileResponse | JSONResponse | ProblemResponse:
+    ) -> Response:
         """The player's league record: `{league_id, player_id, name, tournaments: [{
         tournament_id, title, place, of, points}], games: [{tournament_id, round, table,
         game_id, place, of}], rating: [{addition, round, table, game_id, before, after}],

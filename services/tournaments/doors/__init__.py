@@ -49,10 +49,11 @@ def mount_ingest(app: FastAPI, cases: TournamentCases, settings: QuerySettings) 
 def mount_pages(
     app: FastAPI, cases: TournamentCases, settings: QuerySettings, streams: ClientHolds
 ) -> None:
-    """The live SSE and the pages (query role, with the push hub)."""
+    """The live SSE, the pages and their static files (query role, with the push hub)."""
     from services.tournaments.doors.push import TournamentWatch, tournament_push_router
-    from services.tournaments.doors.web import tournament_web_router
+    from services.tournaments.doors.web import tournament_static_router, tournament_web_router
 
     watch = TournamentWatch(cases.tournaments, per_client=settings.watch_per_client)
     app.include_router(tournament_push_router(watch, streams))
     app.include_router(tournament_web_router(cases.tournaments, settings))
+    app.include_router(tournament_static_router())

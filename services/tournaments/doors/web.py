@@ -15,18 +15,23 @@ others confirm), the table's token in the fragment (never sent to a server, so n
 (`?theme=dark|light&scale=&lang=en|ru&rows=`). `/tournaments/{id}/qr.svg`: the QR code
 (SVG, segno) of the phone view under `SCORELEDGER_PUBLIC_URL`, else the request's origin. An
 unknown tournament gets the not-found page with HTTP 404 (its QR code a 404 problem, `tournament.not_found`).
+The pages are templates in `templates/` beside this module on the shared layout
+(`services.doors.web.pages`); their scripts and the room screen's stylesheet are served from
+`static/` here as `/static/tournaments/...` (`tournament_static_router`).
 Source: issue brief (tournament pages: organiser, room screen with QR code, phone view).
 """
 
 from __future__ import annotations
 
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
 
-from services.doors.web.routes import STATIC
+from services.doors.web.pages import Pages
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.qr import qr_response
 from services.platform.settings import QuerySettings
@@ -34,6 +39,10 @@ from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.view import listing
 
 Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
+HERE = FilePath(__file__).parent
+PAGES = Pages(HERE / "templates")
+"""The tournament pages."""
+_static_files = StaticFiles(directory=HERE / "static")
 
 
 def tournament_phone_url(base: str, tournament_id: str) -> str:
@@ -55,21 +64,34 @@ def tournament_list_router(cases: Tournaments) -> APIRouter:
     async def list_tournaments(
         request: Request,
         limit: Annotated[int, Query(ge=1, le=100, description="at most this many")] = 50,
-    ) -> FileResponse | JSONResponse:
+    ) -> Response:
         """The `limit` most recently created tournaments by status: `{"live": [...],
         "upcoming": [...], "finished": [...]}`, each `{tournament_id, title, game, rounds,
         rounds_seated, players, status, winner}`; the list page instead when the request
         accepts `text/html` (a browser)."""
         vary = {"Vary": "Accept"}  # one URL, two bodies: a cache must not mix them up
         if "text/html" in request.headers.get("accept", ""):
-            return FileResponse(STATIC / "tournaments.html", media_type="text/html", headers=vary)
+            return PAGES.static("tournaments.html", headers=vary)
         body: dict[str, Any] = listing(await cases.listing(limit))
         return JSONResponse(body, headers=vary)
 
     @router.get("/tournaments/new", include_in_schema=False)
-    async def new_page() -> FileResponse:
+    async def new_page() -> Response:
         """The form that creates a tournament."""
-        return FileResponse(STATIC / "tournament-new.html", media_type="text/html")
+        return PAGES.static("tournament-new.html")
+
+    return router
+
+
+def tournament_static_router() -> APIRouter:
+    """`GET /static/tournaments/{path}`: the tournament pages' scripts and stylesheet
+    (Starlette's `StaticFiles`: safe paths, ETag, 304, 404)."""
+    router = APIRouter(tags=["web"])
+
+    @router.get("/static/tournaments/{path:path}", include_in_schema=False)
+    async def tournament_static(path: str, request: Request) -> Response:
+        """A tournament page's static file."""
+        return await _static_files.get_response(path, request.scope)
 
     return router
 
@@ -79,36 +101,36 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
     `settings.public_url` (read per request), when set, is the QR code's base."""
     router = APIRouter(tags=["web"])
 
-    async def page(name: str, tournament_id: str) -> FileResponse:
+    async def page(name: str, tournament_id: str) -> Response:
         if await cases.log.version(tournament_id) == 0:
-            return FileResponse(STATIC / "notfound.html", status_code=404, media_type="text/html")
-        return FileResponse(STATIC / name, media_type="text/html")
+            return PAGES.static("notfound.html", 404)
+        return PAGES.static(name)
 
     @router.get("/tv/tournaments/{tournament_id}", include_in_schema=False)
-    async def room_screen(tournament_id: Tid) -> FileResponse:
+    async def room_screen(tournament_id: Tid) -> Response:
         """The room screen: round, tables, live leaders, standings, QR code."""
         return await page("tournament-tv.html", tournament_id)
 
     @router.get("/tournaments/{tournament_id}/me", include_in_schema=False)
-    async def phone_view(tournament_id: Tid) -> FileResponse:
+    async def phone_view(tournament_id: Tid) -> Response:
         """A player's phone view (`?player=`; a picker without it)."""
         return await page("tournament-me.html", tournament_id)
 
     @router.get("/tournaments/{tournament_id}/desk", include_in_schema=False)
-    async def desk_page(tournament_id: Tid) -> FileResponse:
+    async def desk_page(tournament_id: Tid) -> Response:
         """The organiser's page."""
         return await page("tournament-desk.html", tournament_id)
 
     @router.get("/tournaments/{tournament_id}/tables/{table}/report", include_in_schema=False)
     async def report_page(
         tournament_id: Tid, table: Annotated[int, Path(ge=1, le=500)]
-    ) -> FileResponse:
+    ) -> Response:
         """A table's report form for its players' phones; the table's token rides in the
         link's fragment (`#round=1&key=...`), which browsers never send, so no log holds it."""
         return await page("tournament-report.html", tournament_id)
 
     @router.get("/overlay/tournaments/{tournament_id}", include_in_schema=False)
-    async def overlay_page(tournament_id: Tid) -> FileResponse:
+    async def overlay_page(tournament_id: Tid) -> Response:
         """The standings overlay for stream software."""
         return await page("tournament-overlay.html", tournament_id)
 

@@ -9,16 +9,9 @@
 // `reopens_game: true` (contracts/common.py EventVoided). The result is announced beside the
 // buttons (`role=status`, `aria-live`).
 import { describe, label, t, unitName } from "./i18n.js";
-import { getJSON } from "./page.js";
+import { el, getJSON } from "./page.js";
 
 const TOKEN_KEY = (gameId) => `scoreledger.token.${gameId}`;
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
-}
 
 function uuid() {
   if (crypto.randomUUID) return crypto.randomUUID();

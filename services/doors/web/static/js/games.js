@@ -1,7 +1,7 @@
 // The games list page: `GET /board/games?page=N` (players, leader and score, turn or round,
 // status with `stale`), reloaded when `GET /games/live` (SSE) reports a change; paged.
 import { lang, t } from "./i18n.js";
-import { getJSON, liveStatus, translatePage } from "./page.js";
+import { el, getJSON, liveStatus, translatePage } from "./page.js";
 import { colorMap } from "./colors.js";
 import { turnName } from "./history.js";
 
@@ -9,13 +9,6 @@ const params = new URLSearchParams(location.search);
 let page = Math.max(1, Number(params.get("page")) || 1);
 let pages = 1;
 const GAME_NAMES = { trickerion: "Trickerion", penumbra: "Penumbra" };
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
-}
 
 function cell(label, ...children) {
   const td = el("td");

@@ -2,13 +2,7 @@
 // the game's catalogue), the points it moved, voids and corrections marked, events after the
 // replayed seq dimmed; and the ledger panel of one player at the chosen seq.
 import { describe, lang, ledgerCategory, t } from "./i18n.js";
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
-}
+import { el } from "./page.js";
 
 function signed(n) {
   return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";

@@ -1,42 +1,16 @@
 // The stream overlay (`/overlay/games/{id}`): the live standings of one game on a transparent
 // page, for stream software's browser source (OBS). Read-only: it only follows the game's SSE
-// (`/games/{id}/live`, the scoreboard's stream, compact frames expanded). URL parameters:
-// `theme=dark|light` (default dark), `scale=0.25..4` (default 1), `lang=en|ru` (i18n.js),
-// `rows=1..6` (the first N places; default all). A value out of range falls back to the default
-// or the nearest bound.
+// (`/games/{id}/live`, the scoreboard's stream, compact frames expanded). URL parameters
+// (overlay_options.js): `theme=dark|light`, `scale=0.25..4`, `lang=en|ru`, `rows=1..6` (the
+// first N places; default all).
 import { loadGame, t, unitName } from "./i18n.js";
-import { expandFrame, gameTitle } from "./page.js";
+import { el, expandFrame, gameTitle } from "./page.js";
+import { overlayOptions } from "./overlay_options.js";
 import { colorMap } from "./colors.js";
 import { place } from "./standings.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
-const params = new URLSearchParams(location.search);
-
-/** A number parameter clamped to [lo, hi]; `fallback` when absent or not a number. */
-function numberParam(name, lo, hi, fallback) {
-  const value = Number(params.get(name));
-  if (!params.has(name) || !Number.isFinite(value)) return fallback;
-  return Math.min(hi, Math.max(lo, value));
-}
-
-export const options = {
-  theme: params.get("theme") === "light" ? "light" : "dark",
-  scale: numberParam("scale", 0.25, 4, 1),
-  rows: Math.round(numberParam("rows", 1, 6, 6)),
-};
-
-const root = document.getElementById("overlay");
-root.classList.add(options.theme);
-root.style.setProperty("--scale", options.scale);
-root.dataset.theme = options.theme;
-root.dataset.rows = options.rows;
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
-}
+export const options = overlayOptions(6, 6);
 
 async function paint(s) {
   await loadGame(s.game);

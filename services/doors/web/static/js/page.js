@@ -1,6 +1,14 @@
-// Small helpers shared by the pages: static labels, the live-connection indicator, JSON
-// fetches, the game's title, and the expansion of compact live frames.
+// Small helpers shared by the pages: an element helper, static labels, the live-connection
+// indicator, JSON fetches, the game's title, and the expansion of compact live frames.
 import { lang, t } from "./i18n.js";
+
+/** A small element helper: `el("li", "text", "class")`. */
+export function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
 
 /** Fill every `[data-i18n=key]` element with its string (and `[data-i18n-label]` aria-labels);
  * point the language links at this page in each language. */

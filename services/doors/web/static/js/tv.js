@@ -4,7 +4,7 @@
 // changed total flashes, a ticker of as many of the last events as fit the screen, and a QR
 // code that opens the game's phone view (`/games/{id}/qr.svg`, drawn by the server).
 import { label, loadGame, t, tieBreakText, unitName } from "./i18n.js";
-import { expandFrame, gameTitle, getJSON, liveStatus, translatePage } from "./page.js";
+import { el, expandFrame, gameTitle, getJSON, liveStatus, translatePage } from "./page.js";
 import { colorMap } from "./colors.js";
 import { renderTicker, turnName } from "./history.js";
 import { place } from "./standings.js";
@@ -15,13 +15,6 @@ const every = Math.max(5, Number(new URLSearchParams(location.search).get("every
 const list = document.getElementById("tv-players");
 const reduced = matchMedia("(prefers-reduced-motion: reduce)").matches;
 let current = null; // { gameId, source, live, totals }
-
-function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
-}
 
 /** Re-render the players in rank order, animating moves from their previous places. */
 function renderPlayers(s, previousTotals) {

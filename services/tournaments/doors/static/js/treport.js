@@ -3,8 +3,8 @@
 // write token), which the browser never sends to a server. One player reports each player's
 // place and score; the others confirm; the organiser (or the timer) approves. Live over the
 // tournament's SSE. Writes: `POST /tournaments/{id}/tables/{n}/result` with the table's key.
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 import { base, el, follow, namesOf, statusWord } from "./tournament.js";
 
 const parts = location.pathname.split("/").filter(Boolean);

@@ -4,8 +4,8 @@
 // unknown one) a list to pick from. Live over `/tournaments/{id}/live`. Once the tournament
 // is finished: the player's final place, in a sentence. Once a league holds the tournament, the
 // names open the players' pages there, and the player's own page is linked.
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 import { currentRound, el, follow, namesOf, num, playerHref, playerLeagueTitle, playerName, roundTitle, showLeagues, statusWord } from "./tournament.js";
 
 const params = new URLSearchParams(location.search);

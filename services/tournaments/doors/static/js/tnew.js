@@ -3,8 +3,8 @@
 // `POST /tournaments/{id}/players` per name with that token (ids p01, p02, ... in the order
 // typed), then the organiser's desk, which shows the token once. The token is kept in this
 // tab's `sessionStorage` only, as the desk keeps it. A refusal is said with its rule.
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 
 const form = document.getElementById("tn-new-form");
 const message = document.getElementById("tn-msg");

@@ -1,28 +1,12 @@
 // The tournament's stream overlay (`/overlay/tournaments/{id}`): the standings on a transparent
 // page for stream software, read-only, live over `/tournaments/{id}/live`. The game overlay's
-// parameters and classes (overlay.css): `theme=dark|light`, `scale=0.25..4`, `lang=en|ru`, and
-// `rows=1..32` (the first N places; default 8).
-import { t } from "./i18n.js";
+// parameters and classes (overlay_options.js, overlay.css): `theme=dark|light`,
+// `scale=0.25..4`, `lang=en|ru`, and `rows=1..32` (the first N places; default 8).
+import { t } from "/static/js/i18n.js";
+import { overlayOptions } from "/static/js/overlay_options.js";
 import { el, follow, num, roundTitle } from "./tournament.js";
 
-const params = new URLSearchParams(location.search);
-
-function numberParam(name, lo, hi, fallback) {
-  const value = Number(params.get(name));
-  if (!params.has(name) || !Number.isFinite(value)) return fallback;
-  return Math.min(hi, Math.max(lo, value));
-}
-
-const options = {
-  theme: params.get("theme") === "light" ? "light" : "dark",
-  scale: numberParam("scale", 0.25, 4, 1),
-  rows: Math.round(numberParam("rows", 1, 32, 8)),
-};
-const root = document.getElementById("overlay");
-root.classList.add(options.theme);
-root.style.setProperty("--scale", options.scale);
-root.dataset.theme = options.theme;
-root.dataset.rows = options.rows;
+const options = overlayOptions(32, 8);
 
 follow(async (frame) => {
   const tn = frame.tournament;

@@ -1,8 +1,10 @@
 // Shared by the tournament pages (room screen, phone view, organiser's desk, overlay): the
 // tournament id from the URL, the live feed (`/tournaments/{id}/live`, one `tournament` event
 // per change: `{seq, tournament, standings}`), and small helpers over a frame.
-import { lang, t } from "./i18n.js";
-import { liveStatus } from "./page.js";
+import { lang, t } from "/static/js/i18n.js";
+import { el, liveStatus } from "/static/js/page.js";
+
+export { el }; // the pages import it from here with the tournament helpers
 
 /** The tournament id: the path segment after `tournaments` (`/tv/tournaments/{id}`,
  * `/tournaments/{id}/me`, `/tournaments/{id}/desk`, `/overlay/tournaments/{id}`). */
@@ -43,14 +45,6 @@ export function statusWord(status) {
 /** A number of points without a needless ".0" (placement points may be fractions). */
 export function num(value) {
   return Number.isInteger(value) ? String(value) : value.toFixed(2).replace(/0$/, "");
-}
-
-/** A small element helper: `el("li", "text", "class")`. */
-export function el(tag, text, cls) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (cls) node.className = cls;
-  return node;
 }
 
 /** "Round 2 of 5" (or "No round seated yet"). */

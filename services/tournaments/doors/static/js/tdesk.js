@@ -11,8 +11,8 @@
 // in, starts the open round's clock (counted down here and on the room screen) and prints the
 // round's pairings and result slips, each slip with the QR code of its table's report form
 // (`POST /tournaments/{id}/rounds/{n}/slips`: the table's key only in that answer's body).
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 import { base, currentRound, el, follow, namesOf, num, playerName, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const KEY = `scoreledger.organiser.${tid}`;

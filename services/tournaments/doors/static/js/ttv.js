@@ -9,8 +9,8 @@
 // header. Opened from the organiser's desk (the organiser token in this tab's
 // `sessionStorage`), each table card also carries the QR code of that table's report form,
 // as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 import { base, currentRound, el, follow, namesOf, num, playerName, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
 const grid = document.getElementById("ttv-tables");

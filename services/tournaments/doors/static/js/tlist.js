@@ -1,8 +1,8 @@
 // The tournaments list (`/tournaments`): live, upcoming and finished, newest first, each with
 // its room screen, phone view and desk; read from `GET /tournaments` (JSON) and read again
 // every 15 s (a list of a few dozen: no feed of its own).
-import { t } from "./i18n.js";
-import { translatePage } from "./page.js";
+import { t } from "/static/js/i18n.js";
+import { translatePage } from "/static/js/page.js";
 import { el } from "./tournament.js";
 
 function link(text, href, cls) {
