@@ -5,7 +5,6 @@ approval lands when its window passed, with nobody writing to the tournament."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,7 +16,7 @@ from contracts.tournament import (
     TableResultReported,
     TournamentCreated,
 )
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.keys import Keys
 from services.tournaments.adapters.memory_approvals import MemoryApprovalSchedule
 from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
@@ -25,17 +24,13 @@ from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.timer import ApprovalTimer
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def schedule(request: pytest.FixtureRequest) -> AsyncIterator[ApprovalSchedule]:
-    if request.param == "memory":
-        yield MemoryApprovalSchedule()
-        return
+@pytest.fixture
+def schedule(redis_or_memory: RedisClient | None) -> ApprovalSchedule:
+    if redis_or_memory is None:
+        return MemoryApprovalSchedule()
     from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisApprovalSchedule(client, Keys(4))
-    await client.aclose()
+    return RedisApprovalSchedule(redis_or_memory, Keys(4))
 
 
 async def test_claims_are_earliest_first_bounded_and_leased(schedule: ApprovalSchedule) -> None:
