@@ -45,6 +45,17 @@ class Seeder:
     async def append(self, events: list[Envelope]) -> None:
         await RedisEventLog(self.client, self.keys).append(events[0].game_id, events)
 
+    async def seed(
+        self,
+        events: list[Envelope],
+        updated_at: str = "2026-11-30T10:00:00+00:00",
+        view: bool = False,
+    ) -> None:
+        """Append `events`, then write their projection (`project`): a game the projector is
+        done with."""
+        await self.append(events)
+        await self.project(events, updated_at, view)
+
     async def project(
         self,
         events: list[Envelope],
