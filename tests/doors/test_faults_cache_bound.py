@@ -30,18 +30,25 @@ GAMES, EVENTS = 60, 40
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 
 
-async def _filled(
-    fill: Callable[[], Awaitable[None]], cache: Sized, clear: Callable[[], None]
-) -> tuple[int, int, int]:
-    """Run `fill()` under tracemalloc; then the entries `cache` holds, its estimated bytes
-    (`cache.bytes`) and the bytes `clear()` really frees."""
+async def _stays_within_bound(
+    label: str, fill: Callable[[], Awaitable[None]], cache: Sized, clear: Callable[[], None]
+) -> None:
+    """Run `fill()` under tracemalloc (it checks the estimate against `BOUND` as it goes);
+    then `cache` must hold some of the `GAMES` but not all, and `clear()` must free no more
+    than `BOUND` bytes really retained."""
     tracemalloc.start()
     try:
         await fill()
         cached, estimated = len(cache), cache.bytes
-        return cached, estimated, freed_by(clear)
+        freed = freed_by(clear)
     finally:
         tracemalloc.stop()
+    print(
+        f"\n{label}: cached {cached}, estimated {estimated} bytes, measured {freed} bytes,"
+        f" bound {BOUND}"
+    )
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
 
 
 class Sized(Protocol):
@@ -89,13 +96,8 @@ async def test_ingest_state_cache_stays_within_its_bytes() -> None:
             await checked.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
             assert checked.cache.bytes <= BOUND
 
-    cached, estimated, freed = await _filled(fill, checked.cache, checked.cache.clear)
-    print(
-        f"\ningest cache: {GAMES} games of {EVENTS} events, cached {cached}, estimated "
-        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
+    label = f"ingest cache: {GAMES} games of {EVENTS} events"
+    await _stays_within_bound(label, fill, checked.cache, checked.cache.clear)
 
 
 async def test_projector_views_stay_within_their_bytes() -> None:
@@ -113,15 +115,10 @@ async def test_projector_views_stay_within_their_bytes() -> None:
                 await project.apply(shard, entries[start : start + 100])
                 assert project.views.bytes <= BOUND
 
-    cached, estimated, freed = await _filled(fill, project.views, project.forget)
+    label = f"projector cache: {GAMES} games of {EVENTS} events"
+    await _stays_within_bound(label, fill, project.views, project.forget)
     projected = sum(1 for g in range(GAMES) if f"tr-bound-{g}" in backend.projections)
-    print(
-        f"\nprojector cache: {GAMES} games of {EVENTS} events, projected {projected}, cached "
-        f"{cached}, estimated {estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
     assert projected == GAMES
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
 
 
 async def test_replay_results_stay_within_their_bytes() -> None:
@@ -141,13 +138,8 @@ async def test_replay_results_stay_within_their_bytes() -> None:
             assert state.seq == EVENTS
             assert replays._results.bytes <= BOUND
 
-    cached, estimated, freed = await _filled(fill, replays._results, replays._results.clear)
-    print(
-        f"\nreplay cache: {GAMES} replays of {EVENTS} events, cached {cached}, estimated "
-        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
+    label = f"replay cache: {GAMES} replays of {EVENTS} events"
+    await _stays_within_bound(label, fill, replays._results, replays._results.clear)
 
 
 def test_the_bounds_are_settings() -> None:
