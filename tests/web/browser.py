@@ -32,9 +32,13 @@ SIZES = {
     "laptop": {"width": 1366, "height": 768},
     "tv": {"width": 1920, "height": 1080},
     "4k": {"width": 3840, "height": 2160},
+    "720p": {"width": 1280, "height": 720},
+    "1080p": {"width": 1920, "height": 1080},
 }
 # The README's screenshots are refreshed only on request (SCORELEDGER_SCREENSHOTS=docs), so a
 # plain test run leaves the work tree clean; otherwise they go to a temporary folder.
+TV_SCREENS = ("720p", "1080p", "4k")
+"""The room screens a tournament or game TV view must fit without scrolling."""
 SHOTS = (
     Path(__file__).parents[2] / "docs" / "screenshots"
     if os.environ.get("SCORELEDGER_SCREENSHOTS") == "docs"
@@ -138,6 +142,13 @@ async def no_horizontal_overflow(page: Page) -> None:
     width = await page.evaluate("document.documentElement.scrollWidth")
     viewport = await page.evaluate("window.innerWidth")
     assert width <= viewport, f"page is {width} px wide in a {viewport} px viewport"
+
+
+async def fits_and_is_accessible(page: Page) -> None:
+    """The page never scrolls sideways (`no_horizontal_overflow`) and axe-core finds no
+    serious or critical violation on it (`axe_serious`)."""
+    await no_horizontal_overflow(page)
+    assert await axe_serious(page) == []
 
 
 async def axe_serious(page: Page) -> list[dict[str, Any]]:

@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page
+from tests.web.browser import (
+    browser,
+    fits_and_is_accessible,
+    open_page,
+)
 from tests.web.conftest import Stack
 from tests.web.tourney import TOKEN, create, seat
 
@@ -31,6 +35,5 @@ async def test_the_desk_registers_then_adds_late(stack: Stack, browser: Browser)
     players = (await stack.client.get("/tournaments/cup")).json()["players"]
     added = {p["player_id"]: (p["name"], p["from_round"]) for p in players[8:]}
     assert added == {"p09": ("Ivo", 1), "p10": ("Zoe", 2)}
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]

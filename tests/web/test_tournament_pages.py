@@ -18,9 +18,12 @@ from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import digest
 from tests.web.browser import (
     GAME,
+    SIZES,
+    TV_SCREENS,
     api_totals,
     axe_serious,
     browser,
+    fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
     seeded,
@@ -32,7 +35,6 @@ from tests.web.tourney import TOKEN, approve, create, report, seat
 __all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
-SCREENS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
 
 LAYOUT = """() => {
   const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom,
@@ -63,19 +65,15 @@ def inside(b: dict[str, float], outer: dict[str, float]) -> bool:
     )
 
 
-@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("screen", TV_SCREENS)
 async def test_room_screen_fits_eight_tables_and_the_standings(
     stack: Stack, browser: Browser, screen: str
 ) -> None:
     await create(stack.client, "big", 32)
     tables = await seat(stack.client, "big")
     assert [len(t) for t in tables] == [4] * 8
-    width, height = SCREENS[screen]
-    context = await browser.new_context(viewport={"width": width, "height": height})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(f"{stack.url}/tv/tournaments/big?lang=en")
+    page = await open_page(browser, f"{stack.url}/tv/tournaments/big?lang=en", screen)
+    height = SIZES[screen]["height"]
     await expect(page.locator(".ttv-table")).to_have_count(8)
     await expect(page.locator("#ttv-standings li")).to_have_count(32)
     await expect(page.locator("#ttv-round")).to_have_text("Round 1 of 3")
@@ -101,8 +99,8 @@ async def test_room_screen_fits_eight_tables_and_the_standings(
     if screen == "1080p":
         assert await axe_serious(page) == []
     await page.screenshot(path=f"/tmp/scoreledger-screenshots/tournament-tv-{screen}.png")
-    assert errors == []
-    await context.close()
+    assert page.errors == []  # type: ignore[attr-defined]
+    await page.context.close()
 
 
 async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: Browser) -> None:
@@ -158,8 +156,7 @@ async def test_phone_view_shows_my_table_seat_and_standing(
         else f"{name}: 2-е место, очков: 4 (за раунд 1, стол {number})."
     )
     await expect(page.locator("#tn-me-explain")).to_have_text(why)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     picker = await open_page(browser, f"{stack.url}/tournaments/cup/me?lang={lang}", "phone")
     await expect(picker.locator("#tn-pick-list a")).to_have_count(13)
     await picker.locator("#tn-pick-list a", has_text="Player 5").first.click()
@@ -234,8 +231,7 @@ async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     dropped = (await stack.client.get("/tournaments/cup")).json()["players"][7]
     assert dropped["player_id"] == "p08"
     assert dropped["dropped_after"] == 1
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]
 
 

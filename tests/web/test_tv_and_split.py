@@ -14,10 +14,9 @@ from services.platform.settings import ServiceSettings
 from tests.web.browser import (
     GAME,
     api_totals,
-    axe_serious,
     browser,
     expect_totals,
-    no_horizontal_overflow,
+    fits_and_is_accessible,
     open_page,
     seeded,
     shot_path,
@@ -62,8 +61,7 @@ async def test_tv_view_big_totals_live_update_and_ticker(
     await expect(page.locator("#tv-events li").first).to_contain_text(
         "corrects Oren by +30 in Correction"
     )
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tv-{size}"), animations="disabled")
     assert page.errors == []  # type: ignore[attr-defined]
 
