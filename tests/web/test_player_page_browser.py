@@ -8,12 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import (
-    browser,
-    fits_and_is_accessible,
-    open_page,
-    shot_path,
-)
+from tests.web.browser import browser, fits_and_is_accessible, open_page, shot_path
 from tests.web.conftest import Stack
 from tests.web.tourney import AUTH, approve, create, report, seat
 
