@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.league import GameAdded, LeagueCreated
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.leagues.adapters.memory import MemoryLeagueLog
 from services.leagues.ports.log import LeagueLog
@@ -47,19 +47,16 @@ async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> Non
 
 
 @pytest.mark.redis
-async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(redis_url: str) -> None:
+async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(
+    redis_client: RedisClient,
+) -> None:
     from services.leagues.adapters.redis import RedisLeagueLog
     from services.tournaments.adapters.redis import RedisTournamentLog
 
-    client = connect(redis_url)
-    await client.flushdb()
-    try:
-        keys = Keys(4)
-        await RedisLeagueLog(client, keys).append(
-            "club", [league_event(1, LeagueCreated(title="Club", game="penumbra"))], credential="d1"
-        )
-        assert await client.exists(keys.tournament_stream("@league/club")) == 1
-        # A tournament of the same id sees nothing of it.
-        assert await RedisTournamentLog(client, keys).version("club") == 0
-    finally:
-        await client.aclose()
+    keys = Keys(4)
+    await RedisLeagueLog(redis_client, keys).append(
+        "club", [league_event(1, LeagueCreated(title="Club", game="penumbra"))], credential="d1"
+    )
+    assert await redis_client.exists(keys.tournament_stream("@league/club")) == 1
+    # A tournament of the same id sees nothing of it.
+    assert await RedisTournamentLog(redis_client, keys).version("club") == 0
