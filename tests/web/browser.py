@@ -1,31 +1,21 @@
-"""Shared set-up of the browser tests: Debian's Chromium driven by Playwright (no browser is
-downloaded), the three screen sizes, axe-core injected at test time, overflow and totals
-helpers. Screenshots go to docs/screenshots/ only with SCORELEDGER_SCREENSHOTS=docs."""
+"""Shared set-up of the browser tests (their `browser` fixture, Debian's Chromium driven by
+Playwright, is in the web conftest): the screen sizes, axe-core injected at test time,
+overflow and totals helpers. Screenshots go to docs/screenshots/ only with
+SCORELEDGER_SCREENSHOTS=docs."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SIZES = {
     "phone": {"width": 390, "height": 844},
     "small-phone": {"width": 360, "height": 740},
@@ -85,20 +75,6 @@ def shot_path(name: str) -> Path:
 
 AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 GAME = "pen-demo-3p"
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: apt-get install chromium (deploy/scripts/system-deps.sh)"
-        )
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
 
 
 async def open_page(

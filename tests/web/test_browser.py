@@ -15,7 +15,6 @@ from tests.web.browser import (
     GAME,
     api_totals,
     axe_serious,
-    browser,
     expect_totals,
     fits_and_is_accessible,
     no_horizontal_overflow,
@@ -27,7 +26,6 @@ from tests.web.browser import (
 from tests.web.builders import example, referee
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 WORDS = {

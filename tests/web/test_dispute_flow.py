@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, Locator, Page, expect
 
-from tests.web.browser import GAME, api_totals, browser, expect_totals, open_page, seeded
+from tests.web.browser import GAME, api_totals, expect_totals, open_page, seeded
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

@@ -14,7 +14,6 @@ from playwright.async_api import Browser, Page, expect
 
 from tests.web.browser import (
     axe_serious,
-    browser,
     fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
@@ -22,7 +21,6 @@ from tests.web.browser import (
 )
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 NAMES = ["Alma", "Boris", "Chen", "Dana", "Emil", "Fay", "Gleb", "<b>Hana</b>"]

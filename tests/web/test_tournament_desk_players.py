@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import browser, fits_and_is_accessible, open_page
+from tests.web.browser import fits_and_is_accessible, open_page
 from tests.web.conftest import Stack
 from tests.web.tourney import TOKEN, create, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

@@ -14,7 +14,6 @@ from playwright.async_api import Browser, expect
 
 from tests.web.browser import (
     axe_serious,
-    browser,
     fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
@@ -23,7 +22,6 @@ from tests.web.browser import (
 from tests.web.conftest import Stack
 from tests.web.tourney import AUTH, create, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

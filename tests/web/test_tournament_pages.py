@@ -22,7 +22,6 @@ from tests.web.browser import (
     TV_SCREENS,
     api_totals,
     axe_serious,
-    browser,
     fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
@@ -32,7 +31,6 @@ from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack
 from tests.web.tourney import TOKEN, approve, create, report, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

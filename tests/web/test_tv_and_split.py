@@ -14,7 +14,6 @@ from services.platform.settings import ServiceSettings
 from tests.web.browser import (
     GAME,
     api_totals,
-    browser,
     expect_totals,
     fits_and_is_accessible,
     open_page,
@@ -24,7 +23,6 @@ from tests.web.browser import (
 from tests.web.builders import example, referee
 from tests.web.conftest import SHARDS, Stack, serving
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

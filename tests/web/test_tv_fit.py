@@ -15,11 +15,10 @@ import pytest
 import segno
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import GAME, SIZES, TV_SCREENS, browser, open_page, seeded
+from tests.web.browser import GAME, SIZES, TV_SCREENS, open_page, seeded
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 TRICKERION = ("trickerion-4p-dark-alley-academy", "tr-4p-dark-alley-academy", 150)
