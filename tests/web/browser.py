@@ -15,6 +15,7 @@ from playwright.async_api import Browser, Page, expect
 
 from tests.web.builders import example
 from tests.web.conftest import Stack
+from tests.web.tourney import create
 
 SIZES = {
     "phone": {"width": 390, "height": 844},
@@ -89,6 +90,13 @@ async def open_page(
     page.errors = errors  # type: ignore[attr-defined]
     await page.goto(url)
     return page
+
+
+async def cup_desk(stack: Stack, browser: Browser, rounds: int) -> Page:
+    """Tournament `cup` created with 8 players and `rounds` rounds, its desk opened (English,
+    laptop size, no organiser token entered yet)."""
+    await create(stack.client, "cup", 8, rounds=rounds)
+    return await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
 
 
 async def seeded(stack: Stack, upto: int) -> None:

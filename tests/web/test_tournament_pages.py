@@ -22,6 +22,7 @@ from tests.web.browser import (
     TV_SCREENS,
     api_totals,
     axe_serious,
+    cup_desk,
     fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
@@ -191,8 +192,7 @@ async def test_the_desk_prints_the_pairings_without_its_controls(
 async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     stack: Stack, browser: Browser
 ) -> None:
-    await create(stack.client, "cup", 8, rounds=2)
-    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    page = await cup_desk(stack, browser, rounds=2)
     await expect(page.locator("#tn-players tbody tr")).to_have_count(8)
     await page.locator("#tn-seat").click()  # no token yet: refused, said so
     await expect(page.locator("#tn-msg")).to_contain_text("auth.token_required")
@@ -280,8 +280,7 @@ async def test_desk_disables_seating_once_every_round_is_seated(
 ) -> None:
     # The last round seated but not yet approved: "Seat the next round" used to stay enabled
     # and answer 422 tournament.rounds_done.
-    await create(stack.client, "cup", 8, rounds=1)
-    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    page = await cup_desk(stack, browser, rounds=1)
     await page.locator("#tn-token").fill(TOKEN)
     await page.locator("#tn-token-form button").click()
     await expect(page.locator("#tn-seat")).to_be_enabled()
