@@ -1,5 +1,7 @@
 """Fixtures for the adversarial (black-box) tests: the whole HTTP stack in-process (`stack`,
-shared with the web tests) and raw JSON copies of the bundled example games under fresh ids.
+shared with the web tests), a redis-server of the test's own (`server`, shared with the door
+tests), the inbox consumer's settings, and raw JSON copies of the bundled example games under
+fresh ids.
 
 The games are sent as raw dicts, never built with the project's own models, so a test sees
 exactly what a hostile or clumsy integrator would send.
@@ -13,11 +15,22 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from services.platform.settings import ServiceSettings
+from tests.doors.conftest import server  # noqa: F401  (re-exported fixture)
 from tests.web.conftest import Stack, stack  # noqa: F401  (re-exported fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 PENUMBRA = EXAMPLES / "penumbra-3p.jsonl"
 TRICKERION = EXAMPLES / "trickerion-4p-dark-alley-academy.jsonl"
+
+
+@pytest.fixture
+def inbox_settings(clean_redis_url: str) -> ServiceSettings:
+    """The inbox consumer's settings on a clean Redis: 4 shards, batches of 4 entries (a
+    hostile entry shares its batch with valid ones)."""
+    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
 
 
 def example_game(game_id: str, path: Path = PENUMBRA) -> list[dict[str, Any]]:

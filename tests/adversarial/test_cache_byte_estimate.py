@@ -6,40 +6,31 @@ folded further counts only the new events). Source: docs/decisions/0011-faults-a
 
 from __future__ import annotations
 
-import gc
-import tracemalloc
 import uuid
 
 from domain.fold import Folder, fold
 from services.runtime.sizedcache import state_bytes
 from services.usecases.check import Known
+from tests.doors.fault_support import kept_by
 from tests.pipeline.factory import envelope, started
 
 EVENTS = 300
 TEXT = "\U0001f600" * 500  # a valid `reason` / `referee`: 500 characters
 
 
+def _long_text_game() -> Known:
+    """What the cache keeps of a game of `EVENTS` corrections carrying `TEXT` (the log itself
+    is dropped on return)."""
+    game = f"tr-break-bytes-{uuid.uuid4().hex[:8]}"
+    log = [started(game)] + [
+        envelope(game, seq, "game.score_corrected", _correction(TEXT))
+        for seq in range(2, EVENTS + 1)
+    ]
+    return Known.of(fold(log))
+
+
 def test_state_bytes_is_an_upper_bound_for_long_non_latin_text() -> None:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        game = f"tr-break-bytes-{uuid.uuid4().hex[:8]}"
-        log = [started(game)] + [
-            envelope(
-                game,
-                seq,
-                "game.score_corrected",
-                {"player_id": "ann", "amount": 1, "reason": TEXT, "referee": TEXT},
-            )
-            for seq in range(2, EVENTS + 1)
-        ]
-        known = Known.of(fold(log))
-        del log  # only what the cache entry keeps
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
+    known, kept = kept_by(_long_text_game)
     estimate = state_bytes(known.state)
     print(
         f"\n{EVENTS} events with 500-character non-Latin text: kept {kept} bytes, "

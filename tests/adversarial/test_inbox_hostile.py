@@ -22,13 +22,8 @@ KEYS = Keys(4)
 TOKEN = b"hostile-inbox-test-write-token-0123456789"
 
 
-@pytest.fixture
-def settings(clean_redis_url: str) -> ServiceSettings:
-    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
-
-
 async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
-    settings: ServiceSettings, redis_client: aioredis.Redis
+    inbox_settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     log = example_game("ib-1")
     stranger = example_game("ib-ghost")[3]  # seq 4 of a game that was never started
@@ -40,7 +35,7 @@ async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
         {"data": json.dumps({**log[1], "type": "chess.moved"}).encode(), "token": TOKEN},
         {"data": json.dumps([log[1], example_game("ib-2")[1]]).encode(), "token": TOKEN},
     ]
-    async with running_inbox(settings):
+    async with running_inbox(inbox_settings):
         await redis_client.xadd(KEYS.inbox, {"data": json.dumps(log[0]), "token": TOKEN})
         for fields in garbage:
             await redis_client.xadd(KEYS.inbox, fields)  # type: ignore[arg-type]
@@ -72,7 +67,7 @@ async def test_garbage_is_dead_lettered_whole_and_the_consumer_goes_on(
 
 
 async def test_burst_of_many_games_is_appended_in_order(
-    settings: ServiceSettings, redis_client: aioredis.Redis
+    inbox_settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     games = {f"burst-{i}": example_game(f"burst-{i}", TRICKERION)[:40] for i in range(8)}
     async with redis_client.pipeline(transaction=False) as pipe:
@@ -80,7 +75,7 @@ async def test_burst_of_many_games_is_appended_in_order(
             for log in games.values():
                 pipe.xadd(KEYS.inbox, {"data": json.dumps(log[step]), "token": TOKEN})
         await pipe.execute()
-    async with running_inbox(settings):
+    async with running_inbox(inbox_settings):
         store = RedisEventLog(redis_client, KEYS)
 
         async def all_in() -> bool:

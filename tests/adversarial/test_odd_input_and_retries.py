@@ -40,18 +40,13 @@ async def test_lone_surrogate_is_a_422_not_a_500(stack: Stack) -> None:
     assert response.status_code == 422, response.status_code
 
 
-@pytest.fixture
-def settings(clean_redis_url: str) -> ServiceSettings:
-    return ServiceSettings(redis_url=clean_redis_url, shards=4, inbox_batch=4)
-
-
 # F1 in the inbox: a poison message -- never dead-lettered, stays pending, its batch is dropped
 async def test_inbox_poison_message_is_dead_lettered_and_the_batch_goes_on(
-    settings: ServiceSettings, redis_client: aioredis.Redis
+    inbox_settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
     log = example_game("f1-inbox")
     poison = json.dumps({**log[2], "actor": "\ud83dx", "event_id": str(uuid.uuid4())})
-    async with running_inbox(settings):
+    async with running_inbox(inbox_settings):
         for body in [json.dumps(log[0]), json.dumps(log[1]), poison, json.dumps(log[2])]:
             await redis_client.xadd(KEYS.inbox, {"data": body, "token": TOKEN})
         for event in log[3:6]:

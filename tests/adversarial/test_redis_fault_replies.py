@@ -24,12 +24,6 @@ GAME = "tr-break-faults-1"
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[RedisServer]:
-    with RedisServer(tmp_path) as redis_server:
-        yield redis_server
-
-
-@pytest.fixture
 def http(server: RedisServer) -> Iterator[TestClient]:
     with short_timeout_client(server.url, socket_timeout_s=2.0) as client:
         yield client

@@ -8,7 +8,6 @@ Source: docs/decisions/0011-faults-are-answered-not-crashed.md (honest answers w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -23,12 +22,6 @@ from tests.redis_fixture import RedisServer
 pytestmark = pytest.mark.redis
 WAIT_S = 15.0
 """How long the open stream is given to say the storage is gone (a hang guard)."""
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RedisServer]:
-    with RedisServer(tmp_path) as redis_server:
-        yield redis_server
 
 
 @pytest.mark.parametrize("path", ["/games/live", "/games/tr-break-sse-1/live"])

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from services.bootstrap import memory_ports, use_cases
 from services.platform.settings import ServiceSettings
-from tests.doors.test_leagues_http import LEAGUE, league_app
+from tests.doors.test_leagues_http import add_cup_to_club, league_app, played_cup_and_club
 from tests.doors.test_tournament_tables_http import create, play
 from tests.doors.test_tournaments_http import AUTH, problem_of
 
@@ -79,13 +79,8 @@ def test_a_tables_token_cannot_overturn_a_judges_approval(http: TestClient) -> N
 def test_a_league_does_not_count_a_tables_game_twice(http: TestClient) -> None:
     # A tournament's table games are already in the league through the tournament: adding
     # one of them again as a single game would count its points and its rating twice.
-    create(http, auto_approve_after_s=0)
-    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
-    for t in seated["tables"]:
-        play(http, t, 10 + t["table"])
-    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
-    added = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
-    assert added.status_code == 200, added.text
+    seated = played_cup_and_club(http)
+    add_cup_to_club(http)
     game_id = seated["tables"][0]["game_id"]
     twice = http.post("/leagues/club/games", json={"game_id": game_id}, headers=AUTH)
     problem_of(twice, 422, "league.counted_twice")
@@ -96,11 +91,7 @@ def test_a_league_does_not_count_a_tables_game_twice(http: TestClient) -> None:
 def test_a_league_does_not_take_a_tournament_whose_table_it_has_as_a_game(
     http: TestClient,
 ) -> None:
-    create(http, auto_approve_after_s=0)
-    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
-    for t in seated["tables"]:
-        play(http, t, 10 + t["table"])
-    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
+    seated = played_cup_and_club(http)
     game_id = seated["tables"][1]["game_id"]
     single = http.post("/leagues/club/games", json={"game_id": game_id}, headers=AUTH)
     assert single.status_code == 200, single.text

@@ -135,6 +135,27 @@ def _tiers(stack: Stack, archive_url: str) -> dict[str, list[bytes]]:
     }
 
 
+async def _nowhere(stack: Stack, archive_url: str) -> None:
+    """No tier (Redis, the archive) holds the name, and no answer (every read route, the live
+    frame) shows it."""
+    assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
+    assert [a for a in await _answers(stack) if NAME in a] == []
+
+
+def _reported(lines: tuple[str, ...], tier: str, how: str) -> None:
+    """`forget`'s report: mira forgotten in `tier` (`how`: what was done there, then the
+    standings and view rendered again), the kept webhook bodies scrubbed, then the copies."""
+    assert lines[0] == (
+        f"forgot mira of game pen-demo-3p in {tier} and the webhook deliveries kept:"
+        " shown as player-1"
+    )
+    assert lines[1:] == (
+        f"{how}; standings and view rendered again at seq {SEQ}",
+        f"the webhook deliveries kept: {KEPT_BODIES} kept bodies: the name replaced",
+        COPIES,
+    )
+
+
 async def test_the_winner_forgotten_before_sealing_is_in_no_tier(
     stack: Stack, archive_url: str
 ) -> None:
@@ -142,21 +163,10 @@ async def test_the_winner_forgotten_before_sealing_is_in_no_tier(
     await _kept_webhooks(stack)
     assert (await stack.http.get(f"/games/{GAME}/standings")).json()["result"] == "Winner: Mira"
     lines = await _forget(stack, archive_url)
-    assert lines[0] == (
-        "forgot mira of game pen-demo-3p in Redis and the webhook deliveries kept:"
-        " shown as player-1"
-    )
-    assert lines[1:] == (
-        "Redis: the name forgotten (the names HASH); standings and view rendered again at"
-        f" seq {SEQ}",
-        f"the webhook deliveries kept: {KEPT_BODIES} kept bodies: the name replaced",
-        COPIES,
-    )
-    assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
-    assert [a for a in await _answers(stack) if NAME in a] == []
+    _reported(lines, "Redis", "Redis: the name forgotten (the names HASH)")
+    await _nowhere(stack, archive_url)
     assert (await stack.seal())["sealed"] == 1
-    assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
-    assert [a for a in await _answers(stack) if NAME in a] == []
+    await _nowhere(stack, archive_url)
     standings = (await stack.http.get(f"/games/{GAME}/standings")).json()
     assert standings["result"] == "Winner: player-1"
 
@@ -168,17 +178,7 @@ async def test_the_winner_forgotten_after_sealing_is_in_no_tier(
     assert (await stack.seal())["sealed"] == 1
     assert _tiers(stack, archive_url)["archive"]  # the check can fail: the name is there
     lines = await _forget(stack, archive_url)
-    assert lines[0] == (
-        "forgot mira of game pen-demo-3p in the archive and the webhook deliveries kept:"
-        " shown as player-1"
-    )
-    assert lines[1:] == (
-        "the archive: the copy stored again with the name forgotten; standings and view"
-        f" rendered again at seq {SEQ}",
-        f"the webhook deliveries kept: {KEPT_BODIES} kept bodies: the name replaced",
-        COPIES,
-    )
-    assert _tiers(stack, archive_url) == {"redis": [], "archive": []}
-    assert [a for a in await _answers(stack) if NAME in a] == []
+    _reported(lines, "the archive", "the archive: the copy stored again with the name forgotten")
+    await _nowhere(stack, archive_url)
     standings = (await stack.http.get(f"/games/{GAME}/standings")).json()
     assert standings["result"] == "Winner: player-1"

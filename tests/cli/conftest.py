@@ -24,6 +24,21 @@ TRICKERION_LOG = DATA / "trickerion-demo.jsonl"
 PENUMBRA_LOG = DATA / "penumbra-demo.jsonl"
 
 
+def run_module(
+    module: str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`python -m module args...` run from the repository root with `env` (this process's when
+    `None`), stdout and stderr captured as text; a failing exit is returned, not raised."""
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def store_log(url: str, log: Path) -> None:
     """Append the game of JSONL file `log` to the Redis at `url` (16 shards), as ingest would."""
 

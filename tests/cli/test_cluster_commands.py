@@ -25,7 +25,7 @@ from services.adapters.redis.localcluster import slot_ranges
 from services.cli.demo_games import example_logs
 from services.cli.main import app
 from services.cli.remote import read_log
-from tests.cli.conftest import store_log
+from tests.cli.conftest import run_module, store_log
 from tests.procs import wait_listening
 from tests.redis_fixture import free_port, sync_client
 
@@ -46,14 +46,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _cli(*args: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "services.cli.main", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_module("services.cli.main", *args, env=env, timeout=timeout)
 
 
 def _scores() -> list[dict[str, object]]:

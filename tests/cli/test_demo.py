@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from services.cli.demo_games import example_logs
+from tests.cli.conftest import run_module
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,14 +26,7 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
     env["COLUMNS"] = "120"
     env["XDG_RUNTIME_DIR"] = str(tmp_path)  # the demo's state file (services.cli.demo_state)
-    demo = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "demo", "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=280,
-    )
+    demo = run_module("services.cli.main", "demo", "--json", env=env, timeout=280)
     assert demo.returncode == 0, demo.stderr[-3000:]
     assert "a throwaway redis-server" in demo.stderr
     assert "events/s" in demo.stderr
@@ -55,14 +48,7 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis(tmp_path: Path) -> None:
     logs = example_logs()
     assert len(finals) == len(logs) >= 2
     for log, final in zip(logs, finals, strict=True):
-        score = subprocess.run(
-            [sys.executable, "-m", "services.cli.main", "score", str(log), "--json"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        score = run_module("services.cli.main", "score", str(log), "--json", env=env, timeout=60)
         assert score.returncode == 0, score.stderr
         assert final == json.loads(score.stdout), log.name
 
@@ -73,14 +59,7 @@ def test_demo_without_any_redis_says_how_to_get_one(tmp_path: Path) -> None:
     (bare_path / "python").symlink_to(sys.executable)
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "SCORELEDGER_REDIS_URL")}
     env["PATH"] = str(bare_path)  # no redis-server on it
-    demo = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "demo"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    demo = run_module("services.cli.main", "demo", env=env, timeout=60)
     assert demo.returncode == 1
     assert "apt-get install redis-server" in demo.stderr
     assert "docker compose -f deploy/compose.yaml up redis" in demo.stderr

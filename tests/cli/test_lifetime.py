@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests import procs
+from tests.cli.conftest import run_module
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND_S = 5.0
@@ -96,13 +97,8 @@ def test_the_kept_running_demo_stopped_by_sigterm_leaves_nothing(tmp_path: Path)
         assert "/tv/tournaments/demo-cup" in said  # the links, now that they stay up
         # another command finds the running demo's Redis by itself, and says so
         assert json.loads(state.read_text())["pid"] == demo.pid
-        export = subprocess.run(
-            [sys.executable, "-m", "services.cli.main", "export", "no-such-game"],
-            cwd=ROOT,
-            env=env | {"COLUMNS": "200"},
-            capture_output=True,
-            text=True,
-            timeout=60,
+        export = run_module(
+            "services.cli.main", "export", "no-such-game", env=env | {"COLUMNS": "200"}, timeout=60
         )
         assert "using the running demo's Redis" in export.stderr
         assert export.returncode == 1, export.stderr  # reached; the game is unknown there

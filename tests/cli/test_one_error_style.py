@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from services.cli.startup import EXIT_CONFIG, EXIT_NOPERM, EXIT_UNAVAILABLE
-from tests.cli.conftest import ROOT
+from tests.cli.conftest import ROOT, run_module
 from tests.cli.test_startup import LIMIT_S, _env, _finish, _one_line
 from tests.redis_fixture import free_port
 
@@ -71,13 +71,8 @@ def test_an_unknown_redis_url_option_exits_78_naming_the_setting() -> None:
 def test_a_bad_setting_exits_78_naming_its_variable_for_every_command() -> None:
     url = f"redis://127.0.0.1:{free_port()}/0"
     results = _run_all(url, _env(SCORELEDGER_SHARDS="0"))
-    demo = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "demo"],
-        cwd=ROOT,
-        env=_env(SCORELEDGER_SHARDS="0"),
-        capture_output=True,
-        text=True,
-        timeout=LIMIT_S,
+    demo = run_module(
+        "services.cli.main", "demo", env=_env(SCORELEDGER_SHARDS="0"), timeout=LIMIT_S
     )
     results["demo"] = (demo.returncode, demo.stdout, demo.stderr)
     for name, (code, out, err) in results.items():

@@ -1,6 +1,6 @@
 """Helpers of the several-projectors tests: projector processes, the invariant after a fault
 run (live standings equal `score` of `export` for every game, none behind, ledger sums equal
-the totals), and the lease holders."""
+the totals), the lease holders, and games appended to start from."""
 
 from __future__ import annotations
 
@@ -18,14 +18,27 @@ from contracts.envelope import Envelope
 from domain.fold import fold
 from domain.standings import score_entries
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import lease_key
 from services.cli.offline import score_file
 from services.cli.remote import export_game
 from services.platform.settings import CommonSettings
+from tests.pipeline.factory import game_log
 from tests.pipeline.helpers import projected_seqs, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+async def appended_games(
+    store: RedisEventLog, prefix: str, events: int, upto: int
+) -> dict[str, list[Envelope]]:
+    """Twelve simulated games `{prefix}-0..11` of `events` events each (seeded by their
+    number), their first `upto` appended to `store`; game id -> all its events."""
+    logs = {f"{prefix}-{i}": game_log(f"{prefix}-{i}", events, seed=i) for i in range(12)}
+    for game_id, log in logs.items():
+        await store.append(game_id, log[:upto])
+    return logs
 
 
 def start_projector(

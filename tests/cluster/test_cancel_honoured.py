@@ -22,6 +22,17 @@ pytestmark = pytest.mark.redis
 RUNS = 150
 
 
+async def _stops_when_cancelled(task: asyncio.Task[None]) -> bool:
+    """Cancel `task`: whether it stopped within 2 s. If not, it is cancelled again every 0.5 s
+    until it stops (or the test times out)."""
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=2)
+    while not task.done():
+        task.cancel()
+        await asyncio.wait([task], timeout=0.5)
+    return bool(done)
+
+
 async def _lost_cancels(client: RedisClient, command: str) -> int:
     """Cancel a loop of `command` at random moments `RUNS` times; count loops that went on."""
     streams = [Keys(16).changes(s) for s in range(16)]
@@ -41,13 +52,8 @@ async def _lost_cancels(client: RedisClient, command: str) -> int:
     for _ in range(RUNS):
         task = asyncio.create_task(loop())
         await asyncio.sleep(rng.uniform(0, 0.02))
-        task.cancel()
-        done, _ = await asyncio.wait([task], timeout=2)
-        if not done:
+        if not await _stops_when_cancelled(task):
             lost += 1
-            while not task.done():  # cancel again until it stops (or the test times out)
-                task.cancel()
-                await asyncio.wait([task], timeout=0.5)
     return lost
 
 
@@ -69,13 +75,8 @@ async def _lost_first_cancels(url: str) -> int:
 
         task = asyncio.create_task(loop())
         await asyncio.sleep(rng.uniform(0, 0.01))
-        task.cancel()
-        done, _ = await asyncio.wait([task], timeout=2)
-        if not done:
+        if not await _stops_when_cancelled(task):
             lost += 1
-            while not task.done():
-                task.cancel()
-                await asyncio.wait([task], timeout=0.5)
         await fresh.aclose()
     return lost
 

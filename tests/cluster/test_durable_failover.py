@@ -145,22 +145,29 @@ async def _run(cluster: LocalCluster, replicas: int) -> tuple[int, int]:
     return sum(len(a) for a in acked.values()), lost
 
 
+async def _measured(
+    cluster: LocalCluster, record_property: pytest.RecordProperty, replicas: int
+) -> int:
+    """Run the writers through the failovers with APPEND_REPLICAS=`replicas`, record and print
+    what was acknowledged and lost, and check the writers kept writing; the number lost."""
+    acknowledged, lost = await _run(cluster, replicas=replicas)
+    record_property(f"replicas_{replicas}", f"{acknowledged} acknowledged, {lost} lost")
+    print(
+        f"APPEND_REPLICAS={replicas}: {acknowledged} acknowledged, {lost} lost in {KILLS} failovers"
+    )
+    assert acknowledged > GAMES * KILLS  # the writers kept writing through the failovers
+    return lost
+
+
 @pytest.mark.timeout(400)
 async def test_wait_one_replica_loses_no_acknowledged_event(
     ha_cluster: LocalCluster, record_property: pytest.RecordProperty
 ) -> None:
-    acknowledged, lost = await _run(ha_cluster, replicas=1)
-    record_property("replicas_1", f"{acknowledged} acknowledged, {lost} lost")
-    print(f"APPEND_REPLICAS=1: {acknowledged} acknowledged, {lost} lost in {KILLS} failovers")
-    assert acknowledged > GAMES * KILLS  # the writers kept writing through the failovers
-    assert lost == 0
+    assert await _measured(ha_cluster, record_property, replicas=1) == 0
 
 
 @pytest.mark.timeout(400)
 async def test_no_wait_shows_the_window(
     ha_cluster: LocalCluster, record_property: pytest.RecordProperty
 ) -> None:
-    acknowledged, lost = await _run(ha_cluster, replicas=0)
-    record_property("replicas_0", f"{acknowledged} acknowledged, {lost} lost")
-    print(f"APPEND_REPLICAS=0: {acknowledged} acknowledged, {lost} lost in {KILLS} failovers")
-    assert acknowledged > GAMES * KILLS
+    await _measured(ha_cluster, record_property, replicas=0)

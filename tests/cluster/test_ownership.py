@@ -15,6 +15,7 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.lease import ShardLease, ShardLeases, lease_key
 from services.adapters.redis.ownership import MEMBERS_KEY
 from services.usecases.ownership import ShardOwnership, assign
+from tests.cluster.projectors import holders
 
 KEYS = Keys(16)
 names = st.lists(st.text("abcdef", min_size=1, max_size=4), min_size=1, max_size=8, unique=True)
@@ -74,16 +75,6 @@ class Projector:
         return read_at >= self.ownership.ticked_at + ttl_s
 
 
-async def held(client: RedisClient) -> dict[int, str]:
-    """shard -> owner name, from the lease keys in Redis."""
-    out = {}
-    for shard in range(KEYS.shards):
-        value = await client.get(lease_key(KEYS, shard))
-        if isinstance(value, bytes):
-            out[shard] = value.decode().partition(":")[0]
-    return out
-
-
 async def any_leased(client: RedisClient, shards: set[int]) -> bool:
     """True while any of `shards` still has a lease key."""
     return any([await client.exists(lease_key(KEYS, s)) for s in shards])
@@ -110,7 +101,7 @@ def assert_consistent(
 async def check_now(client: RedisClient, projectors: list[Projector]) -> int:
     """`assert_consistent` against the lease keys as Redis holds them now."""
     read_at = time.monotonic()
-    return assert_consistent(projectors, await held(client), read_at)
+    return assert_consistent(projectors, await holders(client, KEYS), read_at)
 
 
 async def settle(client: RedisClient, projectors: list[Projector], rounds: int = 3) -> None:
@@ -122,7 +113,7 @@ async def settle(client: RedisClient, projectors: list[Projector], rounds: int =
             for _attempt in range(5):
                 await p.ownership.tick()
                 read_at = time.monotonic()
-                assert_consistent(projectors, await held(client), read_at)
+                assert_consistent(projectors, await holders(client, KEYS), read_at)
                 if not p.may_have_lapsed(read_at):
                     break
             else:
@@ -136,7 +127,7 @@ async def test_join_and_leave_rebalance_without_two_owners(client: RedisClient) 
     ps.append(Projector(client, "p3", ttl_ms=5000))  # a projector joins
     await settle(client, ps)
     assert sorted(len(p.reading) for p in ps) == [4, 4, 4, 4]
-    assert len(await held(client)) == 16
+    assert len(await holders(client, KEYS)) == 16
     leaving = ps.pop(0)
     await leaving.ownership.stop()  # graceful: releases now, leaves the members
     assert leaving.reading == {}
@@ -180,7 +171,7 @@ async def test_a_paused_owner_resumes_as_a_non_owner(client: RedisClient) -> Non
     await a.ownership.tick()  # "a" resumes: its renewals fail, it stops reading
     assert set(a.reading).isdisjoint(b.reading)
     read_at = time.monotonic()
-    stored = await held(client)
+    stored = await holders(client, KEYS)
     if not b.may_have_lapsed(read_at):
         assert all(stored[s] == "b" for s in tokens_a)
     assert_consistent([a, b], stored, read_at)
@@ -193,7 +184,7 @@ async def test_run_loop_keeps_the_leases_alive(client: RedisClient) -> None:
         await asyncio.sleep(1.0)  # more than three lease times: renewed by the loop
         for _attempt in range(40):  # a check while the loop's last tick is under a lease time old
             read_at = time.monotonic()
-            stored = await held(client)
+            stored = await holders(client, KEYS)
             if not a.may_have_lapsed(read_at):
                 break
             await asyncio.sleep(0.05)
@@ -203,7 +194,7 @@ async def test_run_loop_keeps_the_leases_alive(client: RedisClient) -> None:
         assert len(stored) == 16
     finally:
         await a.ownership.stop()
-    assert await held(client) == {}
+    assert await holders(client, KEYS) == {}
 
 
 async def test_concurrent_loops_with_joins_and_leaves_never_share_a_shard(
@@ -221,7 +212,7 @@ async def test_concurrent_loops_with_joins_and_leaves_never_share_a_shard(
             # the loops run while `held` reads: check the shards read both before and after
             before = [dict(p.reading) for p in ps]
             read_at = time.monotonic()
-            stored = await held(client)
+            stored = await holders(client, KEYS)
             for p, then in zip(ps, before, strict=True):
                 if p.may_have_lapsed(read_at):
                     continue
@@ -245,7 +236,7 @@ async def test_concurrent_loops_with_joins_and_leaves_never_share_a_shard(
         for p in ps:
             await p.ownership.stop()
     assert checks > 10
-    assert await held(client) == {}
+    assert await holders(client, KEYS) == {}
 
 
 async def test_a_reader_that_fails_to_start_gives_the_lease_back(client: RedisClient) -> None:
@@ -262,7 +253,7 @@ async def test_a_reader_that_fails_to_start_gives_the_lease_back(client: RedisCl
     with pytest.raises(Broken):
         await ownership.tick()
     assert ownership.owned == {}
-    assert await held(client) == {}
+    assert await holders(client, KEYS) == {}
 
 
 async def test_a_joining_owner_takes_released_shards_without_waiting_a_whole_tick(

@@ -22,6 +22,7 @@ from services.doors.projector.loop import ProjectorLoop
 from services.platform.settings import ServiceSettings
 from services.usecases.ownership import ShardOwnership
 from tests.cluster.projectors import (
+    appended_games,
     check_invariant,
     holders,
     log_events,
@@ -57,9 +58,7 @@ async def test_a_paused_owners_write_is_refused_and_the_successor_resumes(
     clean_redis_url: str, redis_client: RedisClient
 ) -> None:
     store = RedisEventLog(redis_client, KEYS)
-    logs = {f"pause-{i}": game_log(f"pause-{i}", 30, seed=i) for i in range(12)}
-    for game_id, events in logs.items():
-        await store.append(game_id, events[:10])
+    logs = await appended_games(store, "pause", 30, 10)
     assert {shard_of(g, SHARDS) for g in logs} == set(range(SHARDS))
     # 2 s leases: every step that is not the pause must end within one, on a loaded machine too
     # (with 300 ms, CI's first step outlived its leases and its own write was fenced off)

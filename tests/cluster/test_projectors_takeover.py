@@ -12,8 +12,13 @@ import pytest
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
-from tests.cluster.projectors import check_invariant, holders, start_projector, wait_caught_up
-from tests.pipeline.factory import game_log
+from tests.cluster.projectors import (
+    appended_games,
+    check_invariant,
+    holders,
+    start_projector,
+    wait_caught_up,
+)
 from tests.pipeline.helpers import wait_until
 
 SHARDS = 4
@@ -28,9 +33,7 @@ async def test_a_killed_projectors_shards_are_taken_over_within_the_lease_time(
     clean_redis_url: str, redis_client: RedisClient
 ) -> None:
     store = RedisEventLog(redis_client, KEYS)
-    logs = {f"take-{i}": game_log(f"take-{i}", 60, seed=i) for i in range(12)}
-    for game_id, events in logs.items():
-        await store.append(game_id, events[:30])
+    logs = await appended_games(store, "take", 60, 30)
     a = start_projector(clean_redis_url, SHARDS, LEASE_TTL_MS=str(TTL_MS))
     b = None
     try:

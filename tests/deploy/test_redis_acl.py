@@ -92,6 +92,30 @@ def render_acl(
     )
 
 
+def acl_without(tmp_path: Path, user: str) -> tuple[str, dict[str, str]]:
+    """The ACL file rendered (into `tmp_path`, which must succeed) with a password for every
+    role but `user`: its text, and the passwords given."""
+    passwords = {r: secrets.token_urlsafe(24) for r in ROLES if r != user}
+    rendered = render_acl(tmp_path / "without.acl", passwords)
+    assert rendered.returncode == 0, rendered.stderr
+    return (tmp_path / "without.acl").read_text(), passwords
+
+
+def acl_with(tmp_path: Path, user: str, passwords: dict[str, str]) -> str:
+    """The ACL file's text rendered (which must succeed) once `user` has a password too."""
+    rendered = render_acl(tmp_path / "with.acl", {**passwords, user: secrets.token_urlsafe(24)})
+    assert rendered.returncode == 0, rendered.stderr
+    return (tmp_path / "with.acl").read_text()
+
+
+async def assert_rotation_logs_in(server: AclServer, user: str, old: str) -> None:
+    """During a rotation `user` logs in with either password: `old` and the current one."""
+    for password in (old, server.passwords[user]):
+        client = server.client(user, password)
+        assert await client.ping()
+        await client.aclose()
+
+
 class AclServer:
     """redis-server (the repository's launcher, `RedisProcess`) with the committed redis.conf
     and a rendered ACL file, on a free port."""
@@ -254,10 +278,7 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
 
 
 async def test_ingest_works_with_either_password_during_a_rotation(server: AclServer) -> None:
-    for password in (server.old_ingest, server.passwords["ingest"]):
-        client = server.client("ingest", password)
-        assert await client.ping()
-        await client.aclose()
+    await assert_rotation_logs_in(server, "ingest", server.old_ingest)
 
 
 async def test_the_projector_reads_feeds_and_games_and_writes_projections(
@@ -446,15 +467,11 @@ def test_the_shared_integration_user_is_left_out_unless_its_password_is_set(
     only), so a holder of the shared `integration` user could `XADD sl:inbox
     18446744073709551615-18446744073709551615 ...` and make every later `XADD sl:inbox *` of
     every holder fail. The default render has no such user."""
-    others = {r: secrets.token_urlsafe(24) for r in ROLES if r != "integration"}
-    default = render_acl(tmp_path / "default.acl", others)
-    assert default.returncode == 0, default.stderr
-    users = [line.split()[1] for line in (tmp_path / "default.acl").read_text().splitlines()]
+    default, others = acl_without(tmp_path, "integration")
+    users = [line.split()[1] for line in default.splitlines()]
     assert "integration" not in users
     assert {"ingest", "projector", "query", "admin"} <= set(users)
-    kept = render_acl(tmp_path / "kept.acl", {**others, "integration": secrets.token_urlsafe(24)})
-    assert kept.returncode == 0, kept.stderr
-    assert "user integration on #" in (tmp_path / "kept.acl").read_text()
+    assert "user integration on #" in acl_with(tmp_path, "integration", others)
 
 
 async def test_tournaments_are_written_by_ingest_and_read_by_query(
@@ -517,9 +534,9 @@ async def test_leagues_live_under_the_tournament_keys_and_their_acl(
     # query reads the stream, never the digest; the other users neither.
     from contracts.league import LeagueCreated
     from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
-    from tests.ports.test_league_log import _event
+    from tests.domain.league.test_league import league_event
 
-    created = _event(1, LeagueCreated(title="Club", game="penumbra"), "acl-club")
+    created = league_event(1, LeagueCreated(title="Club", game="penumbra"), "acl-club")
     ingest = RedisLeagueLog(role("ingest"), KEYS)
     assert (await ingest.append("acl-club", [created], digest(TOKEN))).version == 1
     query_client = role("query")

@@ -4,7 +4,6 @@ restores an archived game under its own user; without REDIS_ACL_ARCHIVER the use
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,7 +18,7 @@ from services.adapters.redis.projections import RedisProjections
 from services.archive.adapters.memory import MemoryArchive
 from services.archive.adapters.redis_hot import RedisHotGames
 from services.archive.usecases.seal import Seal
-from tests.deploy.test_redis_acl import EXAMPLE, KEYS, ROLES, render_acl
+from tests.deploy.test_redis_acl import EXAMPLE, KEYS, acl_with, acl_without
 
 pytestmark = pytest.mark.redis
 DIGEST = "ef" * 32
@@ -75,12 +74,7 @@ async def test_the_archiver_seals_a_game_and_writes_nothing_else(
 
 
 def test_without_a_password_the_archiver_user_is_left_out(tmp_path: Path) -> None:
-    good = {r: secrets.token_urlsafe(24) for r in ROLES if r != "archiver"}
-    rendered = render_acl(tmp_path / "a.acl", good)
-    assert rendered.returncode == 0, rendered.stderr
-    text = (tmp_path / "a.acl").read_text()
+    text, good = acl_without(tmp_path, "archiver")
     assert "user archiver" not in text
     assert "${" not in text
-    with_archiver = render_acl(tmp_path / "b.acl", {**good, "archiver": secrets.token_urlsafe(24)})
-    assert with_archiver.returncode == 0
-    assert "user archiver on #" in (tmp_path / "b.acl").read_text()
+    assert "user archiver on #" in acl_with(tmp_path, "archiver", good)

@@ -35,6 +35,7 @@ from tests.deploy.test_redis_acl import (
     ROLES,
     AclServer,
     acl_variable,
+    assert_rotation_logs_in,
     integration_env,
     refused,
     render_acl,
@@ -107,10 +108,7 @@ async def test_an_integrations_maxlen_0_trims_only_its_own_stream(
 
 
 async def test_integration_users_rotate_like_the_roles(server: AclServer) -> None:
-    for password in (server.old_table, server.passwords["integration-table-7"]):
-        client = server.client("integration-table-7", password)
-        assert await client.ping()
-        await client.aclose()
+    await assert_rotation_logs_in(server, "integration-table-7", server.old_table)
 
 
 async def test_ingest_consumes_reclaims_and_trims_an_integrations_stream(

@@ -7,7 +7,6 @@ REDIS_ACL_WEBHOOKS the user is absent."""
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,7 +18,13 @@ from contracts.events import parse_event_json
 from services.adapters.redis.eventlog import RedisEventLog
 from services.bootstrap import build, running_projector, webhook_admin, webhooking
 from services.platform.settings import ServiceSettings
-from tests.deploy.test_redis_acl import EXAMPLE, KEYS, ROLES, AclServer, render_acl
+from tests.deploy.test_redis_acl import (
+    EXAMPLE,
+    KEYS,
+    AclServer,
+    acl_with,
+    acl_without,
+)
 from tests.pipeline.helpers import wait_until
 from tests.pipeline.test_webhooks import Receiver, serving
 
@@ -85,13 +90,8 @@ async def test_the_webhooks_role_delivers_under_its_own_user_and_writes_nothing_
 
 
 def test_without_a_password_the_webhooks_user_is_left_out(tmp_path: Path) -> None:
-    good = {r: secrets.token_urlsafe(24) for r in ROLES if r != "webhooks"}
-    rendered = render_acl(tmp_path / "a.acl", good)
-    assert rendered.returncode == 0, rendered.stderr
-    text = (tmp_path / "a.acl").read_text()
+    text, good = acl_without(tmp_path, "webhooks")
     assert "user webhooks" not in text
     assert "${" not in text
     assert "user archiver on #" in text  # the other optional user is still rendered
-    with_role = render_acl(tmp_path / "b.acl", {**good, "webhooks": secrets.token_urlsafe(24)})
-    assert with_role.returncode == 0
-    assert "user webhooks on #" in (tmp_path / "b.acl").read_text()
+    assert "user webhooks on #" in acl_with(tmp_path, "webhooks", good)

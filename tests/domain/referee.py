@@ -4,10 +4,35 @@ middle of play (the standings kept incrementally, the projector's stored view)."
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
+from hypothesis import strategies as st
+
 from contracts.events import ENVELOPE_BY_TYPE
-from domain.fold import GameState
+from domain.fold import Folder, GameState
+from services.simulator.tables import simulate_game
+
+SEEDS = st.integers(min_value=0, max_value=10_000)
+"""Simulator seeds."""
+KINDS = st.sampled_from(["trickerion", "penumbra"])
+"""The games the simulator plays."""
+PICKS = st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6)
+"""Referee events to try in the middle of play, each chosen by one number."""
+
+
+def middle_of_play(
+    kind: str, seed: int, each: Callable[[GameState[Any]], None] | None = None
+) -> Folder[Any]:
+    """A `Folder` holding the first two thirds of simulated game `kind` `seed` (voids there
+    make later events fold again); `each` sees the state after every event."""
+    log = list(simulate_game(kind, seed, 0))
+    folder: Folder[Any] = Folder()
+    for event in log[: len(log) * 2 // 3]:
+        folder.add(event)
+        if each is not None:
+            each(folder.state)
+    return folder
 
 
 def referee_event(state: GameState[Any], wire_type: str, payload: dict[str, object]) -> Any:

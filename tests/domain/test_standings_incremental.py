@@ -13,14 +13,13 @@ import dataclasses
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from domain.errors import RuleViolation
-from domain.fold import Folder, GameState, evolve
+from domain.fold import GameState, evolve
 from domain.memo import MISS, Memo
 from domain.standings import standings, standings_json
 from services.simulator.tables import simulate_game
-from tests.domain.referee import correction_of, void_of
+from tests.domain.referee import KINDS, PICKS, SEEDS, correction_of, middle_of_play, void_of
 
 PROPERTY = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,10 +50,7 @@ def test_memo_keeps_a_value_while_the_inputs_are_the_same_objects() -> None:
 
 
 @PROPERTY
-@given(
-    seed=st.integers(min_value=0, max_value=10_000),
-    kind=st.sampled_from(["trickerion", "penumbra"]),
-)
+@given(seed=SEEDS, kind=KINDS)
 def test_standings_after_every_event_equal_standings_from_nothing(seed: int, kind: str) -> None:
     log = list(simulate_game(kind, seed, 0))
     state: GameState[Any] | None = None
@@ -68,19 +64,11 @@ def test_standings_after_every_event_equal_standings_from_nothing(seed: int, kin
 
 
 @PROPERTY
-@given(
-    seed=st.integers(min_value=0, max_value=10_000),
-    kind=st.sampled_from(["trickerion", "penumbra"]),
-    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6),
-)
+@given(seed=SEEDS, kind=KINDS, picks=PICKS)
 def test_standings_after_voids_and_corrections_equal_standings_from_nothing(
     seed: int, kind: str, picks: list[int]
 ) -> None:
-    log = list(simulate_game(kind, seed, 0))
-    folder: Folder[Any] = Folder()
-    cut = len(log) * 2 // 3  # voids in the middle of play: later events are refolded
-    for event in log[:cut]:
-        folder.add(event)
+    folder = middle_of_play(kind, seed)
     standings(folder.state)  # fill the memos before the voids
     applied = 0
     for pick in picks:

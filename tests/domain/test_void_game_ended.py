@@ -6,16 +6,14 @@ Rules `void.game_ended_needs_reopen` and `void.reopen_not_game_ended`. Source: d
 
 from __future__ import annotations
 
-import pytest
-
 from domain.errors import RuleViolation
+from tests.domain.refusal import violation
 from tests.domain.trickerion.builders import TrickerionGame, finish
 
 
 def _refusal(g: TrickerionGame) -> RuleViolation:
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    return caught.value
+    refused = violation(g)
+    return refused
 
 
 def test_a_plain_void_of_game_ended_is_refused_and_the_game_stays_final() -> None:

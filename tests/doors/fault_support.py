@@ -5,8 +5,10 @@ another writer's events at the same seqs (docs/decisions/0011-faults-are-answere
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import NamedTuple
+import gc
+import tracemalloc
+from collections.abc import Callable, Iterator
+from typing import NamedTuple, TypeVar
 
 from fastapi.testclient import TestClient
 
@@ -16,6 +18,8 @@ from services.bootstrap import Roles, build_app
 from services.platform.settings import ServiceSettings
 from services.usecases.check import CheckedAppend
 from tests.pipeline.factory import game_log
+
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
@@ -69,3 +73,27 @@ async def rolled_back_and_rewritten(game_id: str) -> RolledBack:
         del backend.ids[game_id][str(event.event_id)]
     await store.append(game_id, game_log(game_id, 10, seed=1)[5:])  # another writer
     return RolledBack(backend, store, checked, log)
+
+
+def kept_by(build: Callable[[], T]) -> tuple[T, int]:
+    """`build()`'s result and the bytes it keeps allocated once built (tracemalloc, after a
+    collection: what `build` dropped on the way does not count)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        built = build()
+        gc.collect()
+        return built, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def freed_by(clear: Callable[[], None]) -> int:
+    """Bytes that `clear()` frees (traced allocations before minus after; tracemalloc must be
+    tracing)."""
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    clear()
+    gc.collect()
+    return before - tracemalloc.get_traced_memory()[0]

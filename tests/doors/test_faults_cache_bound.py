@@ -7,10 +7,10 @@ games: about 3 GB per process against the 512 Mi limit").
 
 from __future__ import annotations
 
-import gc
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -22,6 +22,7 @@ from services.platform.settings import ServiceSettings
 from services.runtime.sizedcache import ByteLRU, state_bytes
 from services.usecases.check import CheckedAppend, Known
 from services.usecases.project import Project
+from tests.doors.fault_support import freed_by, kept_by
 from tests.pipeline.factory import game_log
 
 BOUND = 2 * 1024 * 1024
@@ -29,13 +30,33 @@ GAMES, EVENTS = 60, 40
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 
 
-def _freed_by(clear: Callable[[], None]) -> int:
-    """Bytes that `clear()` frees (traced allocations before minus after)."""
-    gc.collect()
-    before = tracemalloc.get_traced_memory()[0]
-    clear()
-    gc.collect()
-    return before - tracemalloc.get_traced_memory()[0]
+async def _stays_within_bound(
+    label: str, fill: Callable[[], Awaitable[None]], cache: Sized, clear: Callable[[], None]
+) -> None:
+    """Run `fill()` under tracemalloc (it checks the estimate against `BOUND` as it goes);
+    then `cache` must hold some of the `GAMES` but not all, and `clear()` must free no more
+    than `BOUND` bytes really retained."""
+    tracemalloc.start()
+    try:
+        await fill()
+        cached, estimated = len(cache), cache.bytes
+        freed = freed_by(clear)
+    finally:
+        tracemalloc.stop()
+    print(
+        f"\n{label}: cached {cached}, estimated {estimated} bytes, measured {freed} bytes,"
+        f" bound {BOUND}"
+    )
+    assert 0 < cached < GAMES
+    assert freed <= BOUND
+
+
+class Sized(Protocol):
+    """A cache bounded in bytes: its entry count and its estimated bytes."""
+
+    bytes: int
+
+    def __len__(self) -> int: ...
 
 
 def test_byte_lru_keeps_the_bound_and_evicts_the_least_recently_used() -> None:
@@ -58,15 +79,7 @@ def test_byte_lru_keeps_the_bound_and_evicts_the_least_recently_used() -> None:
 @pytest.mark.parametrize("name", ["trickerion-4p-dark-alley-academy", "penumbra-3p"])
 def test_the_estimate_is_above_what_a_folded_game_keeps(name: str) -> None:
     lines = (EXAMPLES / f"{name}.jsonl").read_bytes().splitlines()
-    tracemalloc.start()
-    try:
-        gc.collect()
-        start = tracemalloc.get_traced_memory()[0]
-        known = Known.of(fold([parse_event_json(line) for line in lines]))
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - start
-    finally:
-        tracemalloc.stop()
+    known, kept = kept_by(lambda: Known.of(fold([parse_event_json(line) for line in lines])))
     estimate = state_bytes(known.state)
     print(
         f"\n{name}: {len(lines)} events keep {kept} bytes; estimated {estimate}, "
@@ -77,21 +90,14 @@ def test_the_estimate_is_above_what_a_folded_game_keeps(name: str) -> None:
 
 async def test_ingest_state_cache_stays_within_its_bytes() -> None:
     checked = CheckedAppend(MemoryEventLog(MemoryBackend(shards=4)), cache_bytes=BOUND)
-    tracemalloc.start()
-    try:
+
+    async def fill() -> None:
         for g in range(GAMES):
             await checked.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
             assert checked.cache.bytes <= BOUND
-        cached, estimated = len(checked.cache), checked.cache.bytes
-        freed = _freed_by(checked.cache.clear)
-    finally:
-        tracemalloc.stop()
-    print(
-        f"\ningest cache: {GAMES} games of {EVENTS} events, cached {cached}, estimated "
-        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
+
+    label = f"ingest cache: {GAMES} games of {EVENTS} events"
+    await _stays_within_bound(label, fill, checked.cache, checked.cache.clear)
 
 
 async def test_projector_views_stay_within_their_bytes() -> None:
@@ -102,24 +108,17 @@ async def test_projector_views_stay_within_their_bytes() -> None:
     )
     for g in range(GAMES):
         await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
-    tracemalloc.start()
-    try:
+
+    async def fill() -> None:
         for shard, entries in sorted(backend.feeds.items()):
             for start in range(0, len(entries), 100):
                 await project.apply(shard, entries[start : start + 100])
                 assert project.views.bytes <= BOUND
-        cached, estimated = len(project.views), project.views.bytes
-        freed = _freed_by(project.forget)
-    finally:
-        tracemalloc.stop()
+
+    label = f"projector cache: {GAMES} games of {EVENTS} events"
+    await _stays_within_bound(label, fill, project.views, project.forget)
     projected = sum(1 for g in range(GAMES) if f"tr-bound-{g}" in backend.projections)
-    print(
-        f"\nprojector cache: {GAMES} games of {EVENTS} events, projected {projected}, cached "
-        f"{cached}, estimated {estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
     assert projected == GAMES
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
 
 
 async def test_replay_results_stay_within_their_bytes() -> None:
@@ -132,22 +131,15 @@ async def test_replay_results_stay_within_their_bytes() -> None:
         await log.append(f"tr-bound-{g}", game_log(f"tr-bound-{g}", EVENTS))
     # a thread: the folded states (not picklable) stay in this process, where they are traced
     replays = Replays(log, max_bytes=BOUND, executor=ThreadPoolExecutor(1))
-    tracemalloc.start()
-    try:
+
+    async def fill() -> None:
         for g in range(GAMES):
             state = await replays.run("fold", f"tr-bound-{g}", EVENTS, fold)
             assert state.seq == EVENTS
             assert replays._results.bytes <= BOUND
-        cached, estimated = len(replays._results), replays._results.bytes
-        freed = _freed_by(replays._results.clear)
-    finally:
-        tracemalloc.stop()
-    print(
-        f"\nreplay cache: {GAMES} replays of {EVENTS} events, cached {cached}, estimated "
-        f"{estimated} bytes, measured {freed} bytes, bound {BOUND}"
-    )
-    assert 0 < cached < GAMES
-    assert freed <= BOUND
+
+    label = f"replay cache: {GAMES} replays of {EVENTS} events"
+    await _stays_within_bound(label, fill, replays._results, replays._results.clear)
 
 
 def test_the_bounds_are_settings() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -34,13 +33,6 @@ READS = (
     f"/games/{GAME}/export/events.jsonl",
     f"/games/{GAME}/timeline",
 )
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[RedisServer]:
-    """A dedicated redis-server (its data survives a restart through an explicit SAVE)."""
-    with RedisServer(tmp_path) as redis_server:
-        yield redis_server
 
 
 @pytest.fixture

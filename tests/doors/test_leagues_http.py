@@ -5,6 +5,7 @@ every write; refusals naming the rule."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -35,6 +36,23 @@ def http() -> Iterator[TestClient]:
         yield client
 
 
+def played_cup_and_club(http: TestClient) -> dict[str, Any]:
+    """Tournament `cup` (results approved at once) with round 1 seated and each table played
+    (table n to 10 + n), and league `club` created; returns the seated round's answer."""
+    create(http, auto_approve_after_s=0)
+    seated: dict[str, Any] = http.post("/tournaments/cup/rounds", headers=AUTH).json()
+    for t in seated["tables"]:
+        play(http, t, 10 + t["table"])
+    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
+    return seated
+
+
+def add_cup_to_club(http: TestClient) -> None:
+    """League `club` adds tournament `cup`, which must be accepted."""
+    added = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
+    assert added.status_code == 200, added.text
+
+
 def single_game(http: TestClient, game_id: str, kind: str = "penumbra") -> list[str]:
     events = [e.model_dump(mode="json") for e in simulate_game(kind, 9, 3, players=3)]
     for e in events:
@@ -45,13 +63,8 @@ def single_game(http: TestClient, game_id: str, kind: str = "penumbra") -> list[
 
 
 def test_a_league_adds_a_tournament_and_a_game_and_rates_every_table(http: TestClient) -> None:
-    create(http, auto_approve_after_s=0)
-    seated = http.post("/tournaments/cup/rounds", headers=AUTH).json()
-    for t in seated["tables"]:
-        play(http, t, 10 + t["table"])
-    assert http.post("/leagues", json=LEAGUE, headers=AUTH).status_code == 201
-    added = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
-    assert added.status_code == 200, added.text
+    played_cup_and_club(http)
+    add_cup_to_club(http)
     solo = single_game(http, "friday-1")
     assert (
         http.post("/leagues/club/games", json={"game_id": "friday-1"}, headers=AUTH).status_code

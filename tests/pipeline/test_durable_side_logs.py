@@ -6,21 +6,19 @@ a replica holds it."""
 
 from __future__ import annotations
 
-import uuid
-from typing import Any
-
 import pytest
 import redis
 from fastapi.testclient import TestClient
 
-from contracts.league import LeagueCreated, LeagueEnvelope, parse_league_event
-from services.adapters.redis.connect import connect
+from contracts.league import LeagueCreated, LeagueEnvelope
+from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.keys import Keys
 from services.bootstrap import Roles, build_app
 from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
 from services.platform.settings import ServiceSettings
 from services.ports.errors import ReplicasUnconfirmed
 from services.tournaments.adapters.redis import RedisTournamentLog
+from tests.domain.league.test_league import league_event
 from tests.domain.tournament.stream import Stream
 from tests.pipeline.test_durable_acks import attach, servers
 from tests.redis_fixture import RedisServer
@@ -31,17 +29,16 @@ __all__ = ["servers"]  # the primary/replica fixture, shared with the games' tes
 
 
 def created(league_id: str = "club") -> LeagueEnvelope:
-    raw: dict[str, Any] = {
-        "event_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{league_id}/1")),
-        "league_id": league_id,
-        "seq": 1,
-        "type": "league.created",
-        "schema_version": 1,
-        "occurred_at": "2026-12-01T10:00:00Z",
-        "actor": "organiser",
-        "payload": LeagueCreated(title="Club", game="penumbra").model_dump(mode="json"),
-    }
-    return parse_league_event(raw)
+    """League `league_id`'s creating event (the same event id on every call)."""
+    return league_event(1, LeagueCreated(title="Club", game="penumbra"), league_id)
+
+
+def waiting_logs(client: RedisClient, wait_ms: int) -> tuple[RedisTournamentLog, RedisLeagueLog]:
+    """Tournament and league logs on `client` that wait up to `wait_ms` for one replica."""
+    return (
+        RedisTournamentLog(client, KEYS, replicas=1, wait_ms=wait_ms),
+        RedisLeagueLog(client, KEYS, replicas=1, wait_ms=wait_ms),
+    )
 
 
 async def test_no_replica_stores_but_refuses_and_the_retry_is_a_duplicate_that_waits(
@@ -51,8 +48,7 @@ async def test_no_replica_stores_but_refuses_and_the_retry_is_a_duplicate_that_w
     primary, _ = servers
     client = connect(primary.url)
     try:
-        tournaments = RedisTournamentLog(client, KEYS, replicas=1, wait_ms=50)
-        leagues = RedisLeagueLog(client, KEYS, replicas=1, wait_ms=50)
+        tournaments, leagues = waiting_logs(client, wait_ms=50)
         s = Stream("cup").create().register("a")
         for _ in range(2):  # the first stores, the retry finds duplicates: both wait, both refused
             with pytest.raises(ReplicasUnconfirmed) as unconfirmed:
@@ -77,8 +73,7 @@ async def test_the_retry_is_acknowledged_once_a_replica_holds_it(
     primary, replica = servers
     client = connect(primary.url)
     try:
-        tournaments = RedisTournamentLog(client, KEYS, replicas=1, wait_ms=100)
-        leagues = RedisLeagueLog(client, KEYS, replicas=1, wait_ms=100)
+        tournaments, leagues = waiting_logs(client, wait_ms=100)
         s = Stream("cup").create().register("a", "b")
         with pytest.raises(ReplicasUnconfirmed):
             await tournaments.append("cup", s.events[:2], credential="d1")
@@ -143,8 +138,7 @@ async def test_a_creation_stored_without_acknowledgement_is_listed(
     primary, _ = servers  # no replica attached
     client = connect(primary.url)
     try:
-        tournaments = RedisTournamentLog(client, KEYS, replicas=1, wait_ms=50)
-        leagues = RedisLeagueLog(client, KEYS, replicas=1, wait_ms=50)
+        tournaments, leagues = waiting_logs(client, wait_ms=50)
         with pytest.raises(ReplicasUnconfirmed):
             await tournaments.append("cup", Stream("cup").create().events, credential="d1")
         with pytest.raises(ReplicasUnconfirmed):

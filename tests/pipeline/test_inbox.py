@@ -102,6 +102,20 @@ async def test_faststream_publisher_data_field_is_accepted(
         await wait_until(appended, 15, "the published event appended")
 
 
+async def appended_and_acked(redis_client: aioredis.Redis, game_id: str, what: str) -> None:
+    """Wait (15 s at most, failing with `what`) until `game_id`'s first event is appended and
+    the inbox group has nothing pending."""
+    store = RedisEventLog(redis_client, KEYS)
+
+    async def done() -> bool:
+        return (
+            await store.version(game_id) == 1
+            and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
+        )
+
+    await wait_until(done, 15, what)
+
+
 async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
     settings: ServiceSettings, redis_client: aioredis.Redis
 ) -> None:
@@ -113,15 +127,7 @@ async def test_pending_entries_of_a_crashed_consumer_are_drained_at_start(
     await redis_client.xreadgroup(GROUP, "ingest-0", {KEYS.inbox: ">"}, count=10)
     assert (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 1
     async with running_inbox(settings):
-        store = RedisEventLog(redis_client, KEYS)
-
-        async def drained() -> bool:
-            return (
-                await store.version("g3") == 1
-                and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
-            )
-
-        await wait_until(drained, 15, "the pending entry appended and acked")
+        await appended_and_acked(redis_client, "g3", "the pending entry appended and acked")
 
 
 async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
@@ -139,14 +145,8 @@ async def test_a_dead_consumers_entries_are_claimed_after_the_idle_time(
         await asyncio.sleep(max(0.0, 1.5 - (time.monotonic() - read_at)))
         assert time.monotonic() - read_at < 3.5, "the start took too long to check 'no sooner'"
         assert await store.version("g4") == 0  # not idle long enough: its owner may be alive
-
-        async def claimed() -> bool:
-            return (
-                await store.version("g4") == 1
-                and (await redis_client.xpending(KEYS.inbox, GROUP))["pending"] == 0
-            )
-
-        await wait_until(claimed, 15, "the dead consumer's entry claimed, appended and acked")
+        what = "the dead consumer's entry claimed, appended and acked"
+        await appended_and_acked(redis_client, "g4", what)
 
 
 async def test_consumers_gone_for_good_are_dropped(

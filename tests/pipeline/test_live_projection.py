@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -196,15 +196,30 @@ async def service(clean_redis_url: str) -> AsyncIterator[Service]:
         await built.client.aclose()
 
 
+class LiveGame(NamedTuple):
+    """A game under way with live projection: its pipeline, events, id and feed shard."""
+
+    here: Pipeline
+    events: list[Envelope]
+    game_id: str
+    shard: int
+
+
+async def live_game(service: Service, seed: int, upto: int) -> LiveGame:
+    """Simulated Penumbra game `seed` on `service`, its first `upto` events appended with the
+    projection stored by the append (live)."""
+    here = Pipeline(service.ports, service.cases.project)
+    events = list(simulate_game("penumbra", seed))
+    game_id = events[0].game_id
+    await here.append(events[:upto], live=True)
+    return LiveGame(here, events, game_id, shard_of(game_id, SHARDS))
+
+
 @pytest.mark.redis
 async def test_on_redis_a_live_games_poisoned_feed_copy_is_skipped_not_held(
     service: Service,
 ) -> None:
-    here = Pipeline(service.ports, service.cases.project)
-    events = list(simulate_game("penumbra", 5))
-    game_id = events[0].game_id
-    shard = shard_of(game_id, SHARDS)
-    await here.append(events[:20], live=True)
+    here, events, game_id, shard = await live_game(service, 5, 20)
     poison = dump_event_json(corrected(game_id, 21, "nobody", 5))  # a player not seated
     await service.client.xadd(
         Keys(SHARDS).feed(shard), {"game": game_id, "seq": 21, "data": poison}
@@ -219,11 +234,7 @@ async def test_on_redis_a_live_games_poisoned_feed_copy_is_skipped_not_held(
 async def test_on_redis_a_game_with_a_forgotten_player_is_left_to_the_projector(
     service: Service,
 ) -> None:
-    here = Pipeline(service.ports, service.cases.project)
-    events = list(simulate_game("penumbra", 7))
-    game_id = events[0].game_id
-    shard = shard_of(game_id, SHARDS)
-    await here.append(events[:30], live=True)
+    here, events, game_id, shard = await live_game(service, 7, 30)
     assert (await fields(service.ports, game_id))["live"] == "1"
     player = events[0].payload.players[1].player_id  # type: ignore[attr-defined]
     forget = service.cases.forget

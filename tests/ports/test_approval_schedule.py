@@ -5,7 +5,6 @@ approval lands when its window passed, with nobody writing to the tournament."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,7 +16,7 @@ from contracts.tournament import (
     TableResultReported,
     TournamentCreated,
 )
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.tournaments.adapters.memory_approvals import MemoryApprovalSchedule
 from services.tournaments.ports.approvals import ApprovalSchedule, DueEntry
@@ -25,17 +24,13 @@ from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.timer import ApprovalTimer
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def schedule(request: pytest.FixtureRequest) -> AsyncIterator[ApprovalSchedule]:
-    if request.param == "memory":
-        yield MemoryApprovalSchedule()
-        return
+@pytest.fixture
+def schedule(redis_or_memory: RedisClient | None) -> ApprovalSchedule:
+    if redis_or_memory is None:
+        return MemoryApprovalSchedule()
     from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisApprovalSchedule(client, Keys(4))
-    await client.aclose()
+    return RedisApprovalSchedule(redis_or_memory, Keys(4))
 
 
 async def test_claims_are_earliest_first_bounded_and_leased(schedule: ApprovalSchedule) -> None:
@@ -64,40 +59,34 @@ async def test_two_claimers_never_share_an_entry(schedule: ApprovalSchedule) -> 
 
 
 @pytest.mark.redis
-async def test_the_timer_approves_on_redis_with_nobody_writing(redis_url: str) -> None:
+async def test_the_timer_approves_on_redis_with_nobody_writing(redis_client: RedisClient) -> None:
     from services.tournaments.adapters.redis import RedisTournamentLog
     from services.tournaments.adapters.redis_approvals import RedisApprovalSchedule
 
-    client = connect(redis_url)
-    await client.flushdb()
-    try:
-        keys = Keys(4)
-        clock = [datetime(2026, 12, 1, 10, 0, tzinfo=UTC)]
-        schedule = RedisApprovalSchedule(client, keys)
-        cases = Tournaments(RedisTournamentLog(client, keys), lambda: clock[0], schedule=schedule)
-        created = TournamentCreated(title="Cup", game="penumbra", rounds=1, auto_approve_after_s=60)
-        players = [PlayerRegistered(player_id=f"p{i}", name=f"P{i}") for i in range(4)]
-        await cases.record("cup", [created, *players], "organiser", "d")
-        await cases.seat_next_round("cup", "organiser", "d")
-        table = (await cases.state("cup")).rounds[0].tables[1]
-        results = [
-            {"player_id": p, "place": i, "score": 50 - 10 * i}
-            for i, p in enumerate(table.players, 1)
-        ]
-        report = TableResultReported.model_validate(
-            {"round": 1, "table": 1, "results": results, "reported_by": "p0"}
-        )
-        await cases.record("cup", [report], "p0", "d")
-        # two processes: each its own use cases and timer over the same Redis
-        other = Tournaments(RedisTournamentLog(client, keys), lambda: clock[0], schedule=schedule)
-        timers = [ApprovalTimer(cases, schedule), ApprovalTimer(other, schedule)]
-        clock[0] += timedelta(seconds=59)
-        assert [t.claimed for t in await asyncio.gather(*(t.tick() for t in timers))] == [0, 0]
-        clock[0] += timedelta(seconds=1)
-        ticks = await asyncio.gather(*(t.tick() for t in timers))
-        assert sorted(t.approved for t in ticks) == [(), (("cup", 1, 1),)]
-        events = await cases.log.read("cup")
-        assert [type(e.payload) for e in events[-2:]] == [TableResultApproved, RoundClosed]
-        assert await client.zcard(keys.approval_schedule()) == 0
-    finally:
-        await client.aclose()
+    keys = Keys(4)
+    clock = [datetime(2026, 12, 1, 10, 0, tzinfo=UTC)]
+    schedule = RedisApprovalSchedule(redis_client, keys)
+    cases = Tournaments(RedisTournamentLog(redis_client, keys), lambda: clock[0], schedule=schedule)
+    created = TournamentCreated(title="Cup", game="penumbra", rounds=1, auto_approve_after_s=60)
+    players = [PlayerRegistered(player_id=f"p{i}", name=f"P{i}") for i in range(4)]
+    await cases.record("cup", [created, *players], "organiser", "d")
+    await cases.seat_next_round("cup", "organiser", "d")
+    table = (await cases.state("cup")).rounds[0].tables[1]
+    results = [
+        {"player_id": p, "place": i, "score": 50 - 10 * i} for i, p in enumerate(table.players, 1)
+    ]
+    report = TableResultReported.model_validate(
+        {"round": 1, "table": 1, "results": results, "reported_by": "p0"}
+    )
+    await cases.record("cup", [report], "p0", "d")
+    # two processes: each its own use cases and timer over the same Redis
+    other = Tournaments(RedisTournamentLog(redis_client, keys), lambda: clock[0], schedule=schedule)
+    timers = [ApprovalTimer(cases, schedule), ApprovalTimer(other, schedule)]
+    clock[0] += timedelta(seconds=59)
+    assert [t.claimed for t in await asyncio.gather(*(t.tick() for t in timers))] == [0, 0]
+    clock[0] += timedelta(seconds=1)
+    ticks = await asyncio.gather(*(t.tick() for t in timers))
+    assert sorted(t.approved for t in ticks) == [(), (("cup", 1, 1),)]
+    events = await cases.log.read("cup")
+    assert [type(e.payload) for e in events[-2:]] == [TableResultApproved, RoundClosed]
+    assert await redis_client.zcard(keys.approval_schedule()) == 0

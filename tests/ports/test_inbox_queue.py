@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 
 from services.adapters.memory.inbox import MemoryInboxQueue
+from services.adapters.redis.connect import RedisClient
 from services.ports.inbox import Fields, Held, InboxQueue, StreamHealth
 
 STREAM = "sl:inbox"
@@ -32,18 +32,13 @@ async def orphans(
     return [page async for page in queue.own_orphans(consumer, idle_ms, count, skip)]
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def queue(request: pytest.FixtureRequest) -> AsyncIterator[InboxQueue]:
-    if request.param == "memory":
-        yield MemoryInboxQueue(STREAM, game_of)
-        return
-    from services.adapters.redis.connect import connect
+@pytest.fixture
+def queue(redis_or_memory: RedisClient | None) -> InboxQueue:
+    if redis_or_memory is None:
+        return MemoryInboxQueue(STREAM, game_of)
     from services.adapters.redis.inbox import RedisInboxQueue
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisInboxQueue(client, STREAM, game_of)
-    await client.aclose()
+    return RedisInboxQueue(redis_or_memory, STREAM, game_of)
 
 
 async def test_new_entries_are_delivered_once_in_order(queue: InboxQueue) -> None:

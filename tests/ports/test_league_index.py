@@ -3,27 +3,21 @@ addition repeated kept once, tournaments kept apart, [] for a tournament no leag
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.leagues.adapters.memory_index import MemoryLeagueIndex
 from services.leagues.ports.index import LeagueIndex
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def index(request: pytest.FixtureRequest) -> AsyncIterator[LeagueIndex]:
-    if request.param == "memory":
-        yield MemoryLeagueIndex()
-        return
+@pytest.fixture
+def index(redis_or_memory: RedisClient | None) -> LeagueIndex:
+    if redis_or_memory is None:
+        return MemoryLeagueIndex()
     from services.leagues.adapters.redis_index import RedisLeagueIndex
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisLeagueIndex(client, Keys(4))
-    await client.aclose()
+    return RedisLeagueIndex(redis_or_memory, Keys(4))
 
 
 async def test_a_tournament_names_each_league_that_added_it_once(index: LeagueIndex) -> None:

@@ -4,66 +4,30 @@ organiser's digest; on Redis a league never shares a tournament's keys."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
-from typing import Any
-
 import pytest
 
-from contracts.envelope import Payload
-from contracts.league import GameAdded, LeagueCreated, LeagueEnvelope, parse_league_event
-from services.adapters.memory.names import MemorySideNames
-from services.adapters.redis.connect import connect
+from contracts.league import GameAdded, LeagueCreated
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.leagues.adapters.memory import MemoryLeagueLog
 from services.leagues.ports.log import LeagueLog
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.usecases.side_names import NamedSideLog
-from tests.domain.league.test_league import GAME
+from tests.domain.league.test_league import GAME, league_event
+from tests.ports.conftest import SideBackend, side_log
 
 
-def _event(seq: int, payload: Payload, league_id: str = "club") -> LeagueEnvelope:
-    raw: dict[str, Any] = {
-        "event_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{league_id}/{seq}")),
-        "league_id": league_id,
-        "seq": seq,
-        "type": payload.TYPE,
-        "schema_version": 1,
-        "occurred_at": "2026-12-01T10:00:00Z",
-        "actor": "organiser",
-        "payload": payload.model_dump(mode="json"),
-    }
-    return parse_league_event(raw)
-
-
-@pytest.fixture(
-    params=[
-        "memory",
-        "memory-named",
-        pytest.param("redis", marks=pytest.mark.redis),
-        pytest.param("redis-named", marks=pytest.mark.redis),
-    ]
-)
-async def log(request: pytest.FixtureRequest) -> AsyncIterator[LeagueLog]:
-    if request.param.startswith("memory"):
-        memory = MemoryLeagueLog()
-        named = request.param == "memory-named"
-        yield NamedSideLog(memory, MemorySideNames()) if named else memory
-        return
-    from services.adapters.redis.names import RedisSideNames
+@pytest.fixture
+def log(side_backend: SideBackend) -> LeagueLog:
     from services.leagues.adapters.redis import LEAGUE, RedisLeagueLog
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    redis = RedisLeagueLog(client, Keys(4))
-    named = request.param == "redis-named"
-    yield NamedSideLog(redis, RedisSideNames(client, Keys(4), LEAGUE)) if named else redis
-    await client.aclose()
+    return side_log(
+        side_backend, MemoryLeagueLog, lambda client: RedisLeagueLog(client, Keys(4)), LEAGUE
+    )
 
 
 async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> None:
-    created = _event(1, LeagueCreated(title="Club", game="penumbra"))
-    added = _event(2, GAME)
+    created = league_event(1, LeagueCreated(title="Club", game="penumbra"))
+    added = league_event(2, GAME)
     assert await log.version("club") == 0
     assert (await log.append("club", [created], credential="d1")).version == 1
     assert await log.digest("club") == "d1"
@@ -83,19 +47,16 @@ async def test_a_league_stream_appends_like_a_tournaments(log: LeagueLog) -> Non
 
 
 @pytest.mark.redis
-async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(redis_url: str) -> None:
+async def test_on_redis_a_league_lives_under_the_tournament_keys_apart(
+    redis_client: RedisClient,
+) -> None:
     from services.leagues.adapters.redis import RedisLeagueLog
     from services.tournaments.adapters.redis import RedisTournamentLog
 
-    client = connect(redis_url)
-    await client.flushdb()
-    try:
-        keys = Keys(4)
-        await RedisLeagueLog(client, keys).append(
-            "club", [_event(1, LeagueCreated(title="Club", game="penumbra"))], credential="d1"
-        )
-        assert await client.exists(keys.tournament_stream("@league/club")) == 1
-        # A tournament of the same id sees nothing of it.
-        assert await RedisTournamentLog(client, keys).version("club") == 0
-    finally:
-        await client.aclose()
+    keys = Keys(4)
+    await RedisLeagueLog(redis_client, keys).append(
+        "club", [league_event(1, LeagueCreated(title="Club", game="penumbra"))], credential="d1"
+    )
+    assert await redis_client.exists(keys.tournament_stream("@league/club")) == 1
+    # A tournament of the same id sees nothing of it.
+    assert await RedisTournamentLog(redis_client, keys).version("club") == 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -19,7 +18,7 @@ from contracts.events import parse_event
 from contracts.league import LEAGUE_ENVELOPES, LeagueEnvelope
 from contracts.tournament import TOURNAMENT_ENVELOPES, TournamentEnvelope
 from services.adapters.memory.sidelog import MemorySideLog
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient, connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.sidelog import SideLog, SideStream
@@ -116,17 +115,13 @@ def test_the_stored_json_of_each_kind_is_unchanged() -> None:
             }
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def puzzles(request: pytest.FixtureRequest) -> AsyncIterator[SideLog[PuzzleEnvelope]]:
-    if request.param == "memory":
-        yield MemorySideLog(PUZZLES)
-        return
+@pytest.fixture
+def puzzles(redis_or_memory: RedisClient | None) -> SideLog[PuzzleEnvelope]:
+    if redis_or_memory is None:
+        return MemorySideLog(PUZZLES)
     from services.adapters.redis.sidelog import RedisSideLog
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisSideLog(client, Keys(4), PUZZLES)
-    await client.aclose()
+    return RedisSideLog(redis_or_memory, Keys(4), PUZZLES)
 
 
 async def test_a_new_kind_is_one_contract_and_one_registry_line(

@@ -6,44 +6,25 @@ first."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 
-from services.adapters.memory.names import MemorySideNames
-from services.adapters.redis.connect import connect
 from services.adapters.redis.keys import Keys
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.tournaments.adapters.memory import MemoryTournamentLog
 from services.tournaments.ports.log import TournamentLog
 from services.tournaments.usecases.stream import Tournaments
-from services.usecases.side_names import NamedSideLog
 from tests.domain.tournament.stream import Stream
+from tests.ports.conftest import SideBackend, side_log
 
 
-@pytest.fixture(
-    params=[
-        "memory",
-        "memory-named",
-        pytest.param("redis", marks=pytest.mark.redis),
-        pytest.param("redis-named", marks=pytest.mark.redis),
-    ]
-)
-async def log(request: pytest.FixtureRequest) -> AsyncIterator[TournamentLog]:
-    if request.param.startswith("memory"):
-        memory = MemoryTournamentLog()
-        named = request.param == "memory-named"
-        yield NamedSideLog(memory, MemorySideNames()) if named else memory
-        return
-    from services.adapters.redis.names import RedisSideNames
+@pytest.fixture
+def log(side_backend: SideBackend) -> TournamentLog:
     from services.tournaments.adapters.redis import RedisTournamentLog
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    redis = RedisTournamentLog(client, Keys(4))
-    named = request.param == "redis-named"
-    yield NamedSideLog(redis, RedisSideNames(client, Keys(4))) if named else redis
-    await client.aclose()
+    return side_log(
+        side_backend, MemoryTournamentLog, lambda client: RedisTournamentLog(client, Keys(4))
+    )
 
 
 async def test_appends_check_the_expected_version_all_or_nothing(log: TournamentLog) -> None:

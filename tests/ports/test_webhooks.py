@@ -3,28 +3,23 @@ the in-memory and the Redis adapter alike."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
 
-from services.adapters.redis.connect import connect
+from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.webhooks.adapters.memory import MemoryWebhookStore
 from services.webhooks.ports import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
 
 
-@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[WebhookStore]:
-    if request.param == "memory":
-        yield MemoryWebhookStore()
-        return
+@pytest.fixture
+def store(redis_or_memory: RedisClient | None) -> WebhookStore:
+    if redis_or_memory is None:
+        return MemoryWebhookStore()
     from services.webhooks.adapters.redis import RedisWebhookStore
 
-    client = connect(request.getfixturevalue("redis_url"))
-    await client.flushdb()
-    yield RedisWebhookStore(client, Keys(4))
-    await client.aclose()
+    return RedisWebhookStore(redis_or_memory, Keys(4))
 
 
 EP = Endpoint("ep_a", "http://127.0.0.1:9/hook", None, (), (Secret("whsec_AAAA"),), 1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -44,6 +45,12 @@ class Seeder:
 
     async def append(self, events: list[Envelope]) -> None:
         await RedisEventLog(self.client, self.keys).append(events[0].game_id, events)
+
+    async def seed(self, events: list[Envelope], **projection: Any) -> None:
+        """Append `events`, then write their projection (`project`, given `projection`'s
+        `updated_at` / `view`): a game the projector is done with."""
+        await self.append(events)
+        await self.project(events, **projection)
 
     async def project(
         self,

@@ -48,8 +48,7 @@ async def test_unprojected_game_is_pending(api: httpx.AsyncClient, seeder: Seede
 
 
 async def test_standings_from_projection(api: httpx.AsyncClient, seeder: Seeder) -> None:
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION)
+    await seeder.seed(TRICKERION)
     body = (await api.get("/games/tr-demo-1/standings")).json()
     expected = standings(fold(TRICKERION))
     assert body["source"] == "projection"

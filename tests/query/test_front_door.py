@@ -81,8 +81,7 @@ def same(front: httpx.Response, plain: httpx.Response) -> None:
 async def test_the_stored_view_is_passed_through_as_fastapi_served_it(
     door: Door, seeder: Seeder
 ) -> None:
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION, view=True)
+    await seeder.seed(TRICKERION, view=True)
     front, plain = await door.both("/games/tr-demo-1/standings")
     same(front, plain)
     assert front.status_code == 200
@@ -94,8 +93,7 @@ async def test_the_stored_view_is_passed_through_as_fastapi_served_it(
 async def test_without_a_view_of_the_stored_seq_the_standings_are_rendered_alike(
     door: Door, seeder: Seeder
 ) -> None:
-    await seeder.append(PENUMBRA)
-    await seeder.project(PENUMBRA, view=True)
+    await seeder.seed(PENUMBRA, view=True)
     with_view = (await door.http.get("/games/pe-demo-1/standings")).content
     await seeder.project(PENUMBRA)  # an older projector: seq and standings, no view
     key = seeder.keys.projection("pe-demo-1")
@@ -146,8 +144,7 @@ async def test_a_storage_fault_and_a_bug_are_the_same_problems(
 async def test_front_door_requests_are_counted_under_the_route_template(
     door: Door, seeder: Seeder
 ) -> None:
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION, view=True)
+    await seeder.seed(TRICKERION, view=True)
     await door.http.get("/games/tr-demo-1/standings")
     await door.http.get("/games/nope/standings")
     text = (await door.http.get("/metrics")).text
@@ -198,8 +195,7 @@ async def test_the_door_takes_the_plain_get_and_any_live_get(door: Door) -> None
 
 
 async def test_the_fallthrough_still_answers_as_before(door: Door, seeder: Seeder) -> None:
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION, view=True)
+    await seeder.seed(TRICKERION, view=True)
     door.crossed.clear()
     replayed = await door.http.get("/games/tr-demo-1/standings?at_seq=5")
     assert (replayed.json()["source"], replayed.json()["seq"]) == ("replay", 5)

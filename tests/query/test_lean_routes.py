@@ -57,8 +57,7 @@ async def test_plain_get_is_served_lean_with_the_same_body_and_headers(
     spied: tuple[httpx.AsyncClient, RouteSpy], seeder: Seeder
 ) -> None:
     api, spy = spied
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION, updated_at=UPDATED)
+    await seeder.seed(TRICKERION, updated_at=UPDATED)
     response = await api.get("/games/tr-demo-1/standings")
     assert isinstance(spy.routes[-1], LeanRoute)
     assert spy.routes[-1].path == "/games/{game_id}/standings"
@@ -106,8 +105,7 @@ async def test_other_requests_of_the_path_fall_through_to_fastapi(
     spied: tuple[httpx.AsyncClient, RouteSpy], seeder: Seeder
 ) -> None:
     api, spy = spied
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION)
+    await seeder.seed(TRICKERION)
     replayed = await api.get("/games/tr-demo-1/standings?at_seq=5")
     assert not isinstance(spy.routes[-1], LeanRoute)
     assert (replayed.json()["source"], replayed.json()["seq"]) == ("replay", 5)
@@ -124,8 +122,7 @@ async def test_lean_requests_are_counted_under_the_route_template(
     spied: tuple[httpx.AsyncClient, RouteSpy], seeder: Seeder
 ) -> None:
     api, _ = spied
-    await seeder.append(TRICKERION)
-    await seeder.project(TRICKERION)
+    await seeder.seed(TRICKERION)
     for _ in range(3):
         await api.get("/games/tr-demo-1/standings")
     await api.get("/games/nope/standings")

@@ -15,17 +15,15 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from contracts.frames import CompactLine
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import PlayerStanding, standings
-from services.simulator.tables import simulate_game
 from services.usecases.readmodels import render
 from services.usecases.readmodels.render import compact, view, view_json, with_position
 from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
-from tests.domain.referee import correction_of, void_of
+from tests.domain.referee import KINDS, PICKS, SEEDS, correction_of, middle_of_play, void_of
 from tests.query.conftest import load
 from tests.query.oracle import standings_view
 
@@ -89,21 +87,11 @@ def test_an_unchanged_players_line_is_not_rendered_again(monkeypatch: pytest.Mon
 
 
 @PROPERTY
-@given(
-    seed=st.integers(min_value=0, max_value=10_000),
-    kind=st.sampled_from(["trickerion", "penumbra"]),
-    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=6),
-)
+@given(seed=SEEDS, kind=KINDS, picks=PICKS)
 def test_every_answer_through_play_voids_and_new_categories_is_the_schemas(
     seed: int, kind: str, picks: list[int]
 ) -> None:
-    log = list(simulate_game(kind, seed, 0))
-    folder: Folder[Any] = Folder()
-    cut = len(log) * 2 // 3
-    for event in log[:cut]:
-        folder.add(event)
-        state = folder.state
-        check_every_answer(state)
+    folder = middle_of_play(kind, seed, check_every_answer)
     for pick in picks:
         state = folder.state
         if pick % 3 == 0:

@@ -30,8 +30,7 @@ PEER = "127.0.0.1"  # httpx's ASGI transport's client address
 async def _queried_demo(redis_url: str, seeder: Seeder) -> tuple[list[Envelope], Assembled]:
     """The Penumbra demo game stored and projected, and a query-only app on `redis_url`."""
     events = load("penumbra-demo.jsonl")
-    await seeder.append(events)
-    await seeder.project(events)
+    await seeder.seed(events)
     roles = Roles(ingest=False, inbox=False, projector=False)
     return events, assemble(build(ServiceSettings(redis_url=redis_url, shards=16)), roles)
 

@@ -58,6 +58,14 @@ def _game(n: int) -> list[Envelope]:
     return [parse_event_json(json.dumps({**json.loads(x), "game_id": game})) for x in long_game(n)]
 
 
+async def _in_memory(n: int) -> tuple[MemoryEventLog, str]:
+    """A fresh `n`-event game (`_game`) appended to a new in-memory log; the log, the game id."""
+    log = MemoryEventLog(MemoryBackend())
+    events = _game(n)
+    await log.append(events[0].game_id, events)
+    return log, events[0].game_id
+
+
 async def test_healthz_answers_while_a_6000_event_series_runs(
     api: httpx.AsyncClient, seeder: Seeder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,10 +184,7 @@ def sixty_bytes(events: Sequence[Envelope]) -> bytes:
 
 
 async def test_results_kept_are_bounded_in_bytes() -> None:
-    log = MemoryEventLog(MemoryBackend())
-    events = _game(5)
-    game = events[0].game_id
-    await log.append(game, events)
+    log, game = await _in_memory(5)
     replays = Replays(log, executor=ThreadPoolExecutor(1), max_bytes=100)
     CALLS.clear()
     for what in ("a", "b", "a"):  # "a" was dropped for "b" (120 bytes > 100): computed again
@@ -211,10 +216,7 @@ async def test_a_storage_error_in_the_worker_comes_back_as_itself() -> None:
 
 
 async def test_json_results_are_kept_by_their_own_length() -> None:
-    log = MemoryEventLog(MemoryBackend())
-    events = _game(300)
-    game = events[0].game_id
-    await log.append(game, events)
+    log, game = await _in_memory(300)
     # 300 events folded would be estimated at 1 MB; two 60-byte answers fit in 300 bytes
     replays = Replays(log, executor=ThreadPoolExecutor(1), max_bytes=300)
     CALLS.clear()
@@ -229,10 +231,7 @@ def collector_on(events: Sequence[Envelope]) -> bool:
 
 
 async def test_a_worker_pauses_the_collector_during_a_replay_only() -> None:
-    log = MemoryEventLog(MemoryBackend())
-    events = _game(5)
-    game = events[0].game_id
-    await log.append(game, events)
+    log, game = await _in_memory(5)
     assert await Replays(log).run("gc", game, 5, collector_on) is False  # in the worker
     pool = offloop.shared_pool()
     after = pool.submit(gc.isenabled).result(30)  # a call outside a replay, same worker

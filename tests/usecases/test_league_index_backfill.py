@@ -13,10 +13,9 @@ from services.bootstrap import Roles, build, memory_ports, roles_lifespan, use_c
 from services.leagues.usecases.index_backfill import backfill_league_index
 from services.platform.settings import ServiceSettings
 from services.usecases.authorize import digest
-from tests.domain.league.test_league import CUP
+from tests.domain.league.test_league import CUP, league_event
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournaments_http import AUTH
-from tests.ports.test_league_log import _event
 from tests.web.test_league_page import TITLE, _league
 
 
@@ -46,8 +45,8 @@ async def test_an_ingest_start_backfills_the_index_on_redis(clean_redis_url: str
     settings = ServiceSettings(redis_url=clean_redis_url, shards=4)
     old = build(settings)
     try:
-        events = [_event(1, LeagueCreated(title="Club", game="penumbra"), "old-club")]
-        events.append(_event(2, CUP, "old-club"))
+        events = [league_event(1, LeagueCreated(title="Club", game="penumbra"), "old-club")]
+        events.append(league_event(2, CUP, "old-club"))
         await old.ports.leagues.append("old-club", events, digest("organiser-token-" + "x" * 24))
         index = old.cases.leagues.index
         assert index is not None

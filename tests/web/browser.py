@@ -1,40 +1,35 @@
-"""Shared set-up of the browser tests: Debian's Chromium driven by Playwright (no browser is
-downloaded), the three screen sizes, axe-core injected at test time, overflow and totals
-helpers. Screenshots go to docs/screenshots/ only with SCORELEDGER_SCREENSHOTS=docs."""
+"""Shared set-up of the browser tests (their `browser` fixture, Debian's Chromium driven by
+Playwright, is in the web conftest): the screen sizes, axe-core injected at test time,
+overflow and totals helpers. Screenshots go to docs/screenshots/ only with
+SCORELEDGER_SCREENSHOTS=docs."""
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
 from tests.web.builders import example
 from tests.web.conftest import Stack
+from tests.web.tourney import create
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SIZES = {
     "phone": {"width": 390, "height": 844},
     "small-phone": {"width": 360, "height": 740},
     "laptop": {"width": 1366, "height": 768},
     "tv": {"width": 1920, "height": 1080},
     "4k": {"width": 3840, "height": 2160},
+    "720p": {"width": 1280, "height": 720},
+    "1080p": {"width": 1920, "height": 1080},
 }
 # The README's screenshots are refreshed only on request (SCORELEDGER_SCREENSHOTS=docs), so a
 # plain test run leaves the work tree clean; otherwise they go to a temporary folder.
+TV_SCREENS = ("720p", "1080p", "4k")
+"""The room screens a tournament or game TV view must fit without scrolling."""
 SHOTS = (
     Path(__file__).parents[2] / "docs" / "screenshots"
     if os.environ.get("SCORELEDGER_SCREENSHOTS") == "docs"
@@ -83,20 +78,6 @@ AXE = Path(__file__).parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 GAME = "pen-demo-3p"
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: apt-get install chromium (deploy/scripts/system-deps.sh)"
-        )
-    async with async_playwright() as p:
-        chromium = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
-
-
 async def open_page(
     browser: Browser, url: str, size: str = "laptop", locale: str = "en-US"
 ) -> Page:
@@ -109,6 +90,13 @@ async def open_page(
     page.errors = errors  # type: ignore[attr-defined]
     await page.goto(url)
     return page
+
+
+async def cup_desk(stack: Stack, browser: Browser, rounds: int) -> Page:
+    """Tournament `cup` created with 8 players and `rounds` rounds, its desk opened (English,
+    laptop size, no organiser token entered yet)."""
+    await create(stack.client, "cup", 8, rounds=rounds)
+    return await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
 
 
 async def seeded(stack: Stack, upto: int) -> None:
@@ -138,6 +126,13 @@ async def no_horizontal_overflow(page: Page) -> None:
     width = await page.evaluate("document.documentElement.scrollWidth")
     viewport = await page.evaluate("window.innerWidth")
     assert width <= viewport, f"page is {width} px wide in a {viewport} px viewport"
+
+
+async def fits_and_is_accessible(page: Page) -> None:
+    """The page never scrolls sideways (`no_horizontal_overflow`) and axe-core finds no
+    serious or critical violation on it (`axe_serious`)."""
+    await no_horizontal_overflow(page)
+    assert await axe_serious(page) == []
 
 
 async def axe_serious(page: Page) -> list[dict[str, Any]]:

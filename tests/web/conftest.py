@@ -1,5 +1,6 @@
 """Fixtures for the web tests: the whole service in-process on a free port (uvicorn), on the
-project's real Redis, with the real projector running in the same event loop.
+project's real Redis, with the real projector running in the same event loop; and `browser`,
+the headless Chromium the browser tests drive.
 
 `stack` serves the query app with live push, the web scoreboard and the ingest router (write
 tokens on); events are appended through `RedisEventLog` (the raw event log: a game created
@@ -9,15 +10,18 @@ that way has no write token) or over HTTP (`Stack.post`, which keeps each game's
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import redis.asyncio as aioredis
 import uvicorn
+from playwright.async_api import Browser, async_playwright
 
 from contracts.envelope import Envelope
 from services.adapters.redis.connect import connect
@@ -30,6 +34,31 @@ from tests.redis_fixture import free_port
 from tests.web.builders import example
 
 SHARDS = 16
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, driven by Playwright (no browser is downloaded)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: apt-get install chromium (deploy/scripts/system-deps.sh)"
+        )
+    async with async_playwright() as p:
+        chromium = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
 
 
 @dataclass

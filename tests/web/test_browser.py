@@ -15,8 +15,8 @@ from tests.web.browser import (
     GAME,
     api_totals,
     axe_serious,
-    browser,
     expect_totals,
+    fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
     seeded,
@@ -26,7 +26,6 @@ from tests.web.browser import (
 from tests.web.builders import example, referee
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 WORDS = {
@@ -82,8 +81,7 @@ async def test_final_scoreboard_fits_every_size_and_passes_axe(
         await page.locator("#zero-toggle").click()
         for key in zero:
             await expect(page.locator(f'#standings tr[data-cat="{key}"]')).to_have_count(1)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"scoreboard-{size}"), full_page=size != "4k")
     assert page.errors == []  # type: ignore[attr-defined]
 
@@ -208,8 +206,7 @@ async def test_games_list_shows_players_leader_turn_and_pages(
     await expect(row).to_contain_text(f"Round {board['turn']}")
     await expect(row.locator(".status")).to_have_text("live")
     await expect(page.locator("#page-of")).to_have_text("Page 1 of 1")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"games-list-{size}"), full_page=True)
     await row.locator("a").click()
     await expect(page).to_have_url(re.compile(f"/games/{GAME}"))

@@ -7,13 +7,12 @@ scrolling, in a live region; and the end of a game is voided only through its ow
 from __future__ import annotations
 
 import pytest
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
-from tests.web.browser import GAME, api_totals, browser, expect_totals, open_page, seeded
+from tests.web.browser import GAME, api_totals, expect_totals, open_page, seeded
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
@@ -24,12 +23,18 @@ async def fill_referee(page: object, token: str) -> None:
     await form.locator('input[name="token"]').fill(token)
 
 
+async def trial_row(stack: Stack, browser: Browser) -> tuple[Page, Locator]:
+    """The example game's first 60 events on a laptop-sized English page: the page, and the
+    timeline row of event 57 (Oren completes a Trial), the event disputed."""
+    await seeded(stack, 60)
+    page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", "laptop")
+    return page, page.locator('#timeline tr[data-seq="57"]')
+
+
 async def test_correction_starts_on_the_disputed_player_and_waits_for_confirmation(
     stack: Stack, browser: Browser
 ) -> None:
-    await seeded(stack, 60)
-    page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", "laptop")
-    target = page.locator('#timeline tr[data-seq="57"]')
+    page, target = await trial_row(stack, browser)
     await expect(target.locator(".summary")).to_contain_text("Oren completes Trial")
     await target.locator("button.dispute").click()
     player = page.locator('#dispute-form select[name="player"]')
@@ -73,9 +78,7 @@ async def test_correction_starts_on_the_disputed_player_and_waits_for_confirmati
 async def test_a_void_names_the_totals_it_changes_before_it_is_written(
     stack: Stack, browser: Browser
 ) -> None:
-    await seeded(stack, 60)
-    page = await open_page(browser, f"{stack.url}/games/{GAME}?lang=en", "laptop")
-    target = page.locator('#timeline tr[data-seq="57"]')
+    page, target = await trial_row(stack, browser)
     await target.locator("button.dispute").click()
     event_id = await target.get_attribute("data-event-id")
     compare = (await stack.client.get(f"/games/{GAME}/dispute/{event_id}")).json()

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from services.bootstrap import memory_ports, use_cases
 from services.leagues.doors.web import league_web_router
 from services.platform.settings import ServiceSettings
-from tests.doors.test_leagues_http import league_app, single_game
+from tests.doors.test_leagues_http import add_cup_to_club, league_app, single_game
 from tests.doors.test_tournament_tables_http import PLAYERS, play
 from tests.doors.test_tournaments_http import AUTH
 
@@ -54,6 +54,18 @@ class Page(HTMLParser):
             self.cell.append(data)
 
 
+def escaped_page(http: TestClient, url: str, headers: dict[str, str] | None = None) -> str:
+    """The HTML page at `url` (200, text/html), in which `HOSTILE` and `TITLE` stayed text:
+    no `<b>Ann` nor `<script>` markup from them."""
+    page = http.get(url, headers=headers)
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    html = page.text
+    assert "<b>Ann" not in html
+    assert "<script>" not in html
+    return html
+
+
 @pytest.fixture
 def http() -> Iterator[TestClient]:
     cases = use_cases(memory_ports(4), ServiceSettings())
@@ -77,8 +89,7 @@ def _league(http: TestClient) -> list[str]:
         play(http, t, 10 + t["table"])
     league = {"league_id": "club", "title": TITLE, "game": "penumbra"}
     assert http.post("/leagues", json=league, headers=AUTH).status_code == 201
-    added = http.post("/leagues/club/tournaments", json={"tournament_id": "cup"}, headers=AUTH)
-    assert added.status_code == 200, added.text
+    add_cup_to_club(http)
     solo = single_game(http, "friday-1")
     game = http.post("/leagues/club/games", json={"game_id": "friday-1"}, headers=AUTH)
     assert game.status_code == 200, game.text
@@ -87,13 +98,7 @@ def _league(http: TestClient) -> list[str]:
 
 def test_the_league_page_shows_the_standings_with_ratings_and_links(http: TestClient) -> None:
     _league(http)
-    page = http.get("/leagues/club/page")
-    assert page.status_code == 200
-    assert page.headers["content-type"].startswith("text/html")
-    html = page.text
-    # escaped: the name and the title never become markup
-    assert "<b>Ann" not in html
-    assert "<script>" not in html
+    html = escaped_page(http, "/leagues/club/page")  # the name and the title never markup
     assert "&lt;b&gt;Ann&lt;/b&gt; &amp; &quot;Co&quot;" in html
     assert '<h1 id="league-title">Club &lt;script&gt;alert(1)&lt;/script&gt;</h1>' in html
     parsed = Page()

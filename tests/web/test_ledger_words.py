@@ -11,11 +11,10 @@ import pytest
 from playwright.async_api import Browser, expect
 
 from services.doors.web.routes import STATIC
-from tests.web.browser import browser, open_page, total_of
+from tests.web.browser import open_page, total_of
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 TRICKERION = "trickerion-4p-dark-alley-academy"

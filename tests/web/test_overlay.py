@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import GAME, api_totals, axe_serious, browser, open_page, seeded
+from tests.web.browser import GAME, api_totals, axe_serious, open_page, seeded
 from tests.web.builders import example, referee
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 TRANSPARENT = "rgba(0, 0, 0, 0)"

@@ -20,7 +20,7 @@ from services.leagues.doors.web_rating_chart import rating_chart
 from services.platform.settings import ServiceSettings
 from tests.doors.test_leagues_http import league_app
 from tests.doors.test_tournaments_http import AUTH, problem_of
-from tests.web.test_league_page import HOSTILE, TITLE, _league
+from tests.web.test_league_page import HOSTILE, TITLE, _league, escaped_page
 
 JSON = {"Accept": "application/json"}
 ACROSS = '<b>Town</b> & "Gown"'
@@ -71,12 +71,7 @@ def test_the_json_record_follows_the_league(served: tuple[TestClient, UseCases])
 def test_the_page_escapes_links_and_speaks_russian(served: tuple[TestClient, UseCases]) -> None:
     http, _ = served
     _league(http)
-    page = http.get("/players/p1?league=club", headers=HTML)
-    assert page.status_code == 200
-    assert page.headers["content-type"].startswith("text/html")
-    html = page.text
-    assert "<b>Ann" not in html
-    assert "<script>" not in html
+    html = escaped_page(http, "/players/p1?league=club", HTML)
     assert '<h1 id="player-name">&lt;b&gt;Ann&lt;/b&gt; &amp; &quot;Co&quot;</h1>' in html
     assert 'href="/tv/tournaments/cup"' in html
     assert 'href="/leagues/club/page?lang=en"' in html

@@ -8,11 +8,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page, shot_path
+from tests.web.browser import fits_and_is_accessible, open_page, shot_path
 from tests.web.conftest import Stack
 from tests.web.tourney import AUTH, approve, create, report, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
@@ -50,13 +49,11 @@ async def test_the_player_page_from_the_league_page(
     await expect(page.locator("#player-rating tbody tr")).to_have_count(2)
     now = f"{record['current']['ordinal']:.1f}"
     await expect(page.locator("#player-now")).to_contain_text(f"Rating now: {now}")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"player-page-{size}"), full_page=True)
     await page.get_by_role("link", name="RU", exact=True).click()
     await expect(page.locator("#player-now")).to_contain_text(f"Рейтинг сейчас: {now}")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -70,15 +67,13 @@ async def test_the_room_screen_and_desk_link_the_leagues_holding_it(
     await expect(link).to_have_text("Thursday club")
     await expect(link).to_have_attribute("href", "/leagues/club/page")
     await expect(page.locator("#ttv-leagues")).to_contain_text("Leagues: Thursday club")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     ru = await open_page(browser, f"{stack.url}/tv/tournaments/night?lang=ru", size)
     await expect(ru.locator("#ttv-leagues")).to_contain_text("Лиги: Thursday club")
     desk = await open_page(browser, f"{stack.url}/tournaments/night/desk?lang=en", size)
     await expect(desk.locator("#tn-leagues a")).to_have_attribute("href", "/leagues/club/page")
     await expect(desk.locator("#tn-leagues")).to_contain_text("Leagues: Thursday club")
-    await no_horizontal_overflow(desk)
-    assert await axe_serious(desk) == []
+    await fits_and_is_accessible(desk)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -99,8 +94,7 @@ async def test_names_open_the_players_pages_across_leagues(
     names = tv.locator("#ttv-standings a.ttv-pname")
     await expect(names).to_have_count(8)
     await expect(names.first).to_have_attribute("href", f"/players/{first}?league=club&lang=en")
-    await no_horizontal_overflow(tv)
-    assert await axe_serious(tv) == []
+    await fits_and_is_accessible(tv)
     desk = await open_page(browser, f"{stack.url}/tournaments/night/desk?lang=ru", size)
     await expect(desk.locator("#tn-players tbody a")).to_have_count(8)
     href = f"/players/{first}?league=club&lang=ru"
@@ -110,8 +104,7 @@ async def test_names_open_the_players_pages_across_leagues(
     await expect(phone.locator("#tn-standings a.tn-name")).to_have_count(8)
     mine = phone.locator("#tn-me-record-link")
     await expect(mine).to_have_text("My games and rating in Thursday club")
-    await no_horizontal_overflow(phone)
-    assert await axe_serious(phone) == []
+    await fits_and_is_accessible(phone)
     await mine.click()
     await expect(phone.locator("#player-name")).to_have_text("Player 1")
     chart = phone.locator("#player-chart")
@@ -120,19 +113,16 @@ async def test_names_open_the_players_pages_across_leagues(
     box = await chart.bounding_box()
     assert box is not None
     assert box["x"] + box["width"] <= phone.viewport_size["width"]  # type: ignore[index]
-    await no_horizontal_overflow(phone)
-    assert await axe_serious(phone) == []
+    await fits_and_is_accessible(phone)
     await phone.locator("#player-all").click()
     rows = phone.locator("#player-leagues tbody tr")
     await expect(rows).to_have_count(2)
     await expect(rows.nth(1).locator("a")).to_have_text("Town <b>league</b>")
-    await no_horizontal_overflow(phone)
-    assert await axe_serious(phone) == []
+    await fits_and_is_accessible(phone)
     await phone.screenshot(path=shot_path(f"player-leagues-{size}"), full_page=True)
     await phone.get_by_role("link", name="RU", exact=True).click()
     await expect(phone.locator("#player-leagues thead th").first).to_have_text("Лига")
-    await no_horizontal_overflow(phone)
-    assert await axe_serious(phone) == []
+    await fits_and_is_accessible(phone)
     ru = await open_page(browser, f"{stack.url}/tournaments/night/me?player=p01&lang=ru", size)
     await expect(ru.locator("#tn-me-record-link")).to_have_text(
         "Мои партии и рейтинг: Thursday club"

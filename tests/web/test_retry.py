@@ -11,10 +11,9 @@ import time
 import pytest
 from playwright.async_api import Browser, Route, expect
 
-from tests.web.browser import GAME, SIZES, api_totals, browser, expect_totals, seeded, total_of
+from tests.web.browser import GAME, SIZES, api_totals, expect_totals, seeded, total_of
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 

@@ -12,10 +12,15 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page, shot_path
+from tests.web.browser import (
+    axe_serious,
+    fits_and_is_accessible,
+    no_horizontal_overflow,
+    open_page,
+    shot_path,
+)
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 NAMES = ["Alma", "Boris", "Chen", "Dana", "Emil", "Fay", "Gleb", "<b>Hana</b>"]
@@ -91,8 +96,7 @@ async def test_a_club_night_from_the_browser(stack: Stack, browser: Browser, siz
     await page.get_by_role("link", name="New tournament").click()
     await expect(page.get_by_role("button", name="Create tournament")).to_be_visible()
     await fill_the_form(page)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournament-new-{size}"), full_page=True)
     await page.get_by_role("button", name="Create tournament").click()
     await page.wait_for_url("**/desk")
@@ -109,8 +113,7 @@ async def test_a_club_night_from_the_browser(stack: Stack, browser: Browser, siz
     await expect(page.locator('#tn-players tr[data-player="p08"] td').nth(1)).to_have_text(
         "<b>Hana</b>"
     )
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournament-desk-new-{size}"), full_page=True)
     state = (await stack.client.get(f"/tournaments/{tid}")).json()
     assert state["settings"]["rounds"] == 2
@@ -135,8 +138,7 @@ async def test_a_club_night_from_the_browser(stack: Stack, browser: Browser, siz
     await page.goto(f"{stack.url}/tournaments?lang=en")
     item = page.locator(f'#tn-list-finished li[data-tournament="{tid}"]')
     await expect(item).to_contain_text(f"Winner: {first['name']}")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournaments-list-{size}"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]
     assert tv.errors == []  # type: ignore[attr-defined]

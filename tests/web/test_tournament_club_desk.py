@@ -13,11 +13,10 @@ from urllib.parse import unquote
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page, shot_path
+from tests.web.browser import fits_and_is_accessible, open_page, shot_path
 from tests.web.conftest import Stack
 from tests.web.tourney import AUTH, TOKEN, create
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
@@ -60,8 +59,7 @@ async def test_check_in_clock_and_slips_from_the_desk(
     )
     assert restart.status_code == 200, restart.text
     await expect(page.locator("#ttv-clock")).to_contain_text("Time left 4:")  # live
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournament-tv-clock-{size}"), full_page=True)
     # print: the slips, each with its table's report QR code
     await page.goto(f"{stack.url}/tournaments/club/desk?lang=en")
@@ -78,8 +76,7 @@ async def test_check_in_clock_and_slips_from_the_desk(
         title = svg.split("<title>", 1)[1].split("</title>", 1)[0].replace("&amp;", "&")
         assert title.startswith(f"{stack.url}/tournaments/club/tables/{number}/report#round=1&key=")
         links.append(title)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournament-desk-club-{size}"), full_page=True)
     await page.emulate_media(media="print")
     await expect(page.locator("#tn-slips")).to_be_visible()
@@ -113,6 +110,5 @@ async def test_the_desks_new_words_in_russian(stack: Stack, browser: Browser) ->
     await stack.client.post("/tournaments/club/rounds", headers=AUTH)
     await expect(page.get_by_role("button", name="Запустить таймер тура")).to_be_visible()
     await expect(page.get_by_role("button", name="Печать рассадки и бланков")).to_be_visible()
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]

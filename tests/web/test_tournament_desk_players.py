@@ -7,17 +7,15 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page
+from tests.web.browser import cup_desk, fits_and_is_accessible
 from tests.web.conftest import Stack
-from tests.web.tourney import TOKEN, create, seat
+from tests.web.tourney import TOKEN, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
 async def test_the_desk_registers_then_adds_late(stack: Stack, browser: Browser) -> None:
-    await create(stack.client, "cup", 8, rounds=2)
-    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    page = await cup_desk(stack, browser, rounds=2)
     await page.get_by_role("textbox", name="Organiser token").fill(TOKEN)
     await page.locator("#tn-token-form button").click()
     await page.get_by_role("textbox", name="New player's name").fill("Ivo")
@@ -31,6 +29,5 @@ async def test_the_desk_registers_then_adds_late(stack: Stack, browser: Browser)
     players = (await stack.client.get("/tournaments/cup")).json()["players"]
     added = {p["player_id"]: (p["name"], p["from_round"]) for p in players[8:]}
     assert added == {"p09": ("Ivo", 1), "p10": ("Zoe", 2)}
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]

@@ -12,11 +12,16 @@ import httpx
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import axe_serious, browser, no_horizontal_overflow, open_page, shot_path
+from tests.web.browser import (
+    axe_serious,
+    fits_and_is_accessible,
+    no_horizontal_overflow,
+    open_page,
+    shot_path,
+)
 from tests.web.conftest import Stack
 from tests.web.tourney import AUTH, create, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
@@ -102,8 +107,7 @@ async def test_the_desk_offers_exports_and_no_drops_once_finished(
     csv = await stack.client.get("/tournaments/cup/standings.csv")
     assert csv.status_code == 200
     assert csv.text.splitlines()[1].startswith("1,p03,Player 3,14.00")
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -122,7 +126,6 @@ async def test_the_phone_view_gives_the_final_place(
     await expect(page.locator("#tn-me-explain")).to_contain_text(final)
     label = "Final place" if lang == "en" else "Итоговое место"
     await expect(page.locator("#tn-me-standing-label")).to_have_text(label)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tournament-final-phone-{lang}"), full_page=True)
     assert page.errors == []  # type: ignore[attr-defined]

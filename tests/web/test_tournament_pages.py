@@ -18,9 +18,12 @@ from services.tournaments.usecases.stream import Tournaments
 from services.usecases.authorize import digest
 from tests.web.browser import (
     GAME,
+    SIZES,
+    TV_SCREENS,
     api_totals,
     axe_serious,
-    browser,
+    cup_desk,
+    fits_and_is_accessible,
     no_horizontal_overflow,
     open_page,
     seeded,
@@ -29,10 +32,8 @@ from tests.web.builders import example
 from tests.web.conftest import SHARDS, Stack
 from tests.web.tourney import TOKEN, approve, create, report, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
-SCREENS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
 
 LAYOUT = """() => {
   const box = (el) => { const r = el.getBoundingClientRect(); return {top: r.top, bottom: r.bottom,
@@ -63,19 +64,15 @@ def inside(b: dict[str, float], outer: dict[str, float]) -> bool:
     )
 
 
-@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("screen", TV_SCREENS)
 async def test_room_screen_fits_eight_tables_and_the_standings(
     stack: Stack, browser: Browser, screen: str
 ) -> None:
     await create(stack.client, "big", 32)
     tables = await seat(stack.client, "big")
     assert [len(t) for t in tables] == [4] * 8
-    width, height = SCREENS[screen]
-    context = await browser.new_context(viewport={"width": width, "height": height})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(f"{stack.url}/tv/tournaments/big?lang=en")
+    page = await open_page(browser, f"{stack.url}/tv/tournaments/big?lang=en", screen)
+    height = SIZES[screen]["height"]
     await expect(page.locator(".ttv-table")).to_have_count(8)
     await expect(page.locator("#ttv-standings li")).to_have_count(32)
     await expect(page.locator("#ttv-round")).to_have_text("Round 1 of 3")
@@ -101,8 +98,8 @@ async def test_room_screen_fits_eight_tables_and_the_standings(
     if screen == "1080p":
         assert await axe_serious(page) == []
     await page.screenshot(path=f"/tmp/scoreledger-screenshots/tournament-tv-{screen}.png")
-    assert errors == []
-    await context.close()
+    assert page.errors == []  # type: ignore[attr-defined]
+    await page.context.close()
 
 
 async def test_room_screen_follows_a_new_result_over_sse(stack: Stack, browser: Browser) -> None:
@@ -158,8 +155,7 @@ async def test_phone_view_shows_my_table_seat_and_standing(
         else f"{name}: 2-е место, очков: 4 (за раунд 1, стол {number})."
     )
     await expect(page.locator("#tn-me-explain")).to_have_text(why)
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     picker = await open_page(browser, f"{stack.url}/tournaments/cup/me?lang={lang}", "phone")
     await expect(picker.locator("#tn-pick-list a")).to_have_count(13)
     await picker.locator("#tn-pick-list a", has_text="Player 5").first.click()
@@ -196,8 +192,7 @@ async def test_the_desk_prints_the_pairings_without_its_controls(
 async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     stack: Stack, browser: Browser
 ) -> None:
-    await create(stack.client, "cup", 8, rounds=2)
-    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    page = await cup_desk(stack, browser, rounds=2)
     await expect(page.locator("#tn-players tbody tr")).to_have_count(8)
     await page.locator("#tn-seat").click()  # no token yet: refused, said so
     await expect(page.locator("#tn-msg")).to_contain_text("auth.token_required")
@@ -234,8 +229,7 @@ async def test_desk_seats_a_round_approves_a_result_and_drops_a_player(
     dropped = (await stack.client.get("/tournaments/cup")).json()["players"][7]
     assert dropped["player_id"] == "p08"
     assert dropped["dropped_after"] == 1
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     assert page.errors == []  # type: ignore[attr-defined]
 
 
@@ -286,8 +280,7 @@ async def test_desk_disables_seating_once_every_round_is_seated(
 ) -> None:
     # The last round seated but not yet approved: "Seat the next round" used to stay enabled
     # and answer 422 tournament.rounds_done.
-    await create(stack.client, "cup", 8, rounds=1)
-    page = await open_page(browser, f"{stack.url}/tournaments/cup/desk?lang=en", "laptop")
+    page = await cup_desk(stack, browser, rounds=1)
     await page.locator("#tn-token").fill(TOKEN)
     await page.locator("#tn-token-form button").click()
     await expect(page.locator("#tn-seat")).to_be_enabled()

@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import browser, open_page
+from tests.web.browser import open_page
 from tests.web.conftest import Stack
 from tests.web.tourney import approve, create, report, seat
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 CUT = """() => [...document.querySelectorAll('#ttv-tables .ttv-seats .ttv-pname')]

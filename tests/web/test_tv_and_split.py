@@ -14,10 +14,8 @@ from services.platform.settings import ServiceSettings
 from tests.web.browser import (
     GAME,
     api_totals,
-    axe_serious,
-    browser,
     expect_totals,
-    no_horizontal_overflow,
+    fits_and_is_accessible,
     open_page,
     seeded,
     shot_path,
@@ -25,7 +23,6 @@ from tests.web.browser import (
 from tests.web.builders import example, referee
 from tests.web.conftest import SHARDS, Stack, serving
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
 
@@ -62,8 +59,7 @@ async def test_tv_view_big_totals_live_update_and_ticker(
     await expect(page.locator("#tv-events li").first).to_contain_text(
         "corrects Oren by +30 in Correction"
     )
-    await no_horizontal_overflow(page)
-    assert await axe_serious(page) == []
+    await fits_and_is_accessible(page)
     await page.screenshot(path=shot_path(f"tv-{size}"), animations="disabled")
     assert page.errors == []  # type: ignore[attr-defined]
 

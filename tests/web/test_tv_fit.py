@@ -15,14 +15,12 @@ import pytest
 import segno
 from playwright.async_api import Browser, expect
 
-from tests.web.browser import GAME, browser, open_page, seeded
+from tests.web.browser import GAME, SIZES, TV_SCREENS, open_page, seeded
 from tests.web.builders import example
 from tests.web.conftest import Stack
 
-__all__ = ["browser"]
 pytestmark = [pytest.mark.browser, pytest.mark.redis]
 
-SCREENS = {"720p": (1280, 720), "1080p": (1920, 1080), "4k": (3840, 2160)}
 TRICKERION = ("trickerion-4p-dark-alley-academy", "tr-4p-dark-alley-academy", 150)
 PENUMBRA = ("penumbra-3p", GAME, 60)
 
@@ -58,19 +56,15 @@ async def publish(stack: Stack, name: str, game_id: str, upto: int) -> None:
     await stack.wait_projected(game_id, upto)
 
 
-@pytest.mark.parametrize("screen", list(SCREENS))
+@pytest.mark.parametrize("screen", TV_SCREENS)
 @pytest.mark.parametrize("table", [TRICKERION, PENUMBRA], ids=["4-players", "3-players"])
 async def test_tv_fits_the_screen_with_players_and_ticker(
     stack: Stack, browser: Browser, screen: str, table: tuple[str, str, int]
 ) -> None:
     name, game_id, upto = table
     await publish(stack, name, game_id, upto)
-    width, height = SCREENS[screen]
-    context = await browser.new_context(viewport={"width": width, "height": height})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    await page.goto(f"{stack.url}/tv/{game_id}?lang=en")
+    page = await open_page(browser, f"{stack.url}/tv/{game_id}?lang=en", screen)
+    height = SIZES[screen]["height"]
     players = len(example(name)[0].payload.players)  # type: ignore[attr-defined]
     await expect(page.locator(".tv-player")).to_have_count(players)
     # the ticker waits for the timeline (a replay in the worker pool): slow on a busy machine
@@ -100,8 +94,8 @@ async def test_tv_fits_the_screen_with_players_and_ticker(
     assert got["qr"]["bottom"] <= got["height"]
     assert got["qr"]["height"] >= 0.18 * height, got["qr"]  # room-sized
     await page.screenshot(path=f"/tmp/scoreledger-screenshots/tv-fit-{screen}-{players}.png")
-    assert errors == []
-    await context.close()
+    assert page.errors == []  # type: ignore[attr-defined]
+    await page.context.close()
 
 
 def modules(svg: str) -> list[list[bool]]:

@@ -41,21 +41,24 @@ class Toy:
         return [Rating(r.mu + n + 1 - 2 * p, r.sigma) for r, p in zip(before, places, strict=True)]
 
 
+def league_event(seq: int, payload: Payload, league_id: str = "club") -> LeagueEnvelope:
+    """Event `seq` of league `league_id` carrying `payload`, parsed from its wire form (the
+    event id derived from league and seq, so the same call is the same event)."""
+    raw: dict[str, Any] = {
+        "event_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{league_id}/{seq}")),
+        "league_id": league_id,
+        "seq": seq,
+        "type": payload.TYPE,
+        "schema_version": 1,
+        "occurred_at": "2026-12-01T10:00:00Z",
+        "actor": "organiser",
+        "payload": payload.model_dump(mode="json"),
+    }
+    return parse_league_event(raw)
+
+
 def _events(*payloads: Payload) -> list[LeagueEnvelope]:
-    out = []
-    for seq, payload in enumerate(payloads, start=1):
-        raw: dict[str, Any] = {
-            "event_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"league/{seq}")),
-            "league_id": "club",
-            "seq": seq,
-            "type": payload.TYPE,
-            "schema_version": 1,
-            "occurred_at": "2026-12-01T10:00:00Z",
-            "actor": "organiser",
-            "payload": payload.model_dump(mode="json"),
-        }
-        out.append(parse_league_event(raw))
-    return out
+    return [league_event(seq, payload) for seq, payload in enumerate(payloads, start=1)]
 
 
 def _lines(*lines: tuple[str, int, int]) -> tuple[ResultLine, ...]:

@@ -131,11 +131,8 @@ class PenumbraGame:
         light: int = 0,
         dark: int = 0,
     ) -> Envelope:
-        return self.add(
-            pen.TrialCompleted(
-                player_id=player_id, trial_id=trial_id, vp=vp, xp=xp or {}, light=light, dark=dark
-            )
-        )
+        rewards = _rewards(vp, xp, light, dark)
+        return self.add(pen.TrialCompleted(player_id=player_id, trial_id=trial_id, **rewards))
 
     def contract_reserved(
         self,
@@ -146,15 +143,9 @@ class PenumbraGame:
         light: int = 0,
         dark: int = 0,
     ) -> Envelope:
+        rewards = _rewards(vp, xp, light, dark)
         return self.add(
-            pen.ContractReserved(
-                player_id=player_id,
-                contract_id=contract_id,
-                vp=vp,
-                xp=xp or {},
-                light=light,
-                dark=dark,
-            )
+            pen.ContractReserved(player_id=player_id, contract_id=contract_id, **rewards)
         )
 
     def contract_fulfilled(
@@ -166,15 +157,9 @@ class PenumbraGame:
         light: int = 0,
         dark: int = 0,
     ) -> Envelope:
+        rewards = _rewards(vp, xp, light, dark)
         return self.add(
-            pen.ContractFulfilled(
-                player_id=player_id,
-                contract_id=contract_id,
-                vp=vp,
-                xp=xp or {},
-                light=light,
-                dark=dark,
-            )
+            pen.ContractFulfilled(player_id=player_id, contract_id=contract_id, **rewards)
         )
 
     def contract_reservation_removed(self, player_id: str, contract_id: str) -> Envelope:
@@ -237,6 +222,12 @@ class PenumbraGame:
         line = next(p for p in self.standings().players if p.player_id == player_id)
         keys = [c.key for c in CATEGORIES if c.key != "joined" or "joined" in line.categories]
         return {key: line.categories.get(key, 0) for key in keys}
+
+
+def _rewards(vp: int, xp: dict[str, int] | None, light: int, dark: int) -> dict[str, Any]:
+    """The reward fields a completed Trial and a reserved or fulfilled Contract share: VP, XP
+    by kind (none when `None`), Light and Dark fate."""
+    return {"vp": vp, "xp": xp or {}, "light": light, "dark": dark}
 
 
 def xp(*counts: int) -> dict[str, int]:

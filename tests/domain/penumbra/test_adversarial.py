@@ -9,14 +9,13 @@ from __future__ import annotations
 import pytest
 
 from contracts.penumbra import PenumbraOptions
-from domain.errors import RuleViolation
 from tests.domain.penumbra.builders import PenumbraGame, xp
+from tests.domain.refusal import violation
 
 
 def rule_of(g: PenumbraGame) -> str:
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    return caught.value.rule
+    refused = violation(g)
+    return refused.rule
 
 
 # -- experience: 6+ identical symbols, several six-sets, symbols from every source --------------

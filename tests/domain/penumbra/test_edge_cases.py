@@ -14,12 +14,12 @@ from contracts.penumbra import MarkPlaced, TomeGained, TrialCompleted
 from domain.errors import RuleViolation
 from domain.fold import evolve
 from tests.domain.penumbra.builders import PenumbraGame, xp
+from tests.domain.refusal import violation
 
 
 def rejected(g: PenumbraGame) -> str:
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    return caught.value.rule
+    refused = violation(g)
+    return refused.rule
 
 
 def test_ec01_seven_identical_symbols_score_9_by_default() -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import RuleViolation
 from tests.domain.penumbra.builders import PenumbraGame, xp
+from tests.domain.refusal import violation
 
 
 def reserved() -> PenumbraGame:
@@ -21,9 +21,8 @@ def reserved() -> PenumbraGame:
 
 
 def refused(g: PenumbraGame) -> tuple[str, str | None]:
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    return caught.value.rule, caught.value.field
+    refused = violation(g)
+    return refused.rule, refused.field
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from contracts.penumbra import PenumbraGameStarted
-from domain.errors import RuleViolation
 from tests.domain.penumbra.builders import PenumbraGame, xp
+from tests.domain.refusal import violation
 
 ADA = {"player_id": "ada", "vp": 20, "arcana": 4, "xp": xp(1, 1, 1, 1, 1), "light": 3}
 BEA = {"player_id": "bea", "vp": 9, "arcana": 2}
@@ -50,18 +48,16 @@ def test_experience_and_fate_continue_from_the_declared_symbols() -> None:
 
 
 def test_arcana_over_the_cap_is_refused() -> None:
-    with pytest.raises(RuleViolation) as caught:
-        joined([{**ADA, "arcana": 13}, BEA]).state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(joined([{**ADA, "arcana": 13}, BEA]))
+    assert (refused.rule, refused.field) == (
         "penumbra.join.arcana_over_cap",
         "payload.joined_in_progress.players",
     )
 
 
 def test_every_player_is_declared_once() -> None:
-    with pytest.raises(RuleViolation) as caught:
-        joined([ADA]).state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(joined([ADA]))
+    assert (refused.rule, refused.field) == (
         "penumbra.join.players",
         "payload.joined_in_progress.players",
     )
@@ -70,9 +66,8 @@ def test_every_player_is_declared_once() -> None:
 def test_the_next_round_follows_the_declared_one() -> None:
     g = joined()
     g.turn(4)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert caught.value.rule == "penumbra.turn.order"
+    refused = violation(g)
+    assert refused.rule == "penumbra.turn.order"
 
 
 OPEN = {"contract_id": "c-2", "vp": 5, "xp": xp(0, 1), "light": 1}
@@ -101,9 +96,8 @@ def test_a_reservation_declared_at_join_fixes_the_cards_printed_values() -> None
     g = joined([{**ADA, "reserved_contracts": [OPEN]}, BEA])
     g.turn(5)
     g.contract_fulfilled("ada", "c-2", vp=7)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(g)
+    assert (refused.rule, refused.field) == (
         "penumbra.contract.fulfilment_disagrees",
         "payload.vp",
     )
@@ -112,9 +106,8 @@ def test_a_reservation_declared_at_join_fixes_the_cards_printed_values() -> None
 def test_one_card_declared_by_two_players_is_refused() -> None:
     ada = {**ADA, "mortal_wounds": ["w-1"]}
     bea = {**BEA, "mortal_wounds": ["w-1"]}
-    with pytest.raises(RuleViolation) as caught:
-        joined([ada, bea]).state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(joined([ada, bea]))
+    assert (refused.rule, refused.field) == (
         "penumbra.join.card_held_twice",
         "payload.joined_in_progress.players",
     )

@@ -7,9 +7,9 @@ from pydantic import ValidationError
 
 from contracts.events import parse_event_json
 from contracts.penumbra import PenumbraOptions
-from domain.errors import RuleViolation
 from domain.penumbra.experience import identical_set_vp
 from tests.domain.penumbra.builders import PenumbraGame, xp
+from tests.domain.refusal import violation
 
 
 def test_defaults_are_the_recs() -> None:
@@ -119,9 +119,8 @@ def test_contract_reservation_required_rejects_an_unreserved_fulfilment() -> Non
     g.contract_fulfilled("ada", "c-1", vp=5)
     assert g.breakdown("ada")["contracts"] == 5
     g.contract_fulfilled("ada", "c-2", vp=5)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert caught.value.rule == "penumbra.contract.not_reserved"
+    refused = violation(g)
+    assert refused.rule == "penumbra.contract.not_reserved"
 
 
 def test_experience_names_are_configurable_and_must_name_all_six() -> None:

@@ -23,22 +23,26 @@ from tests.domain.tournament.stream import Stream
 R1 = [(("a", 1, 30), ("b", 2, 25), ("c", 3, 20)), (("d", 1, 40), ("e", 2, 22), ("f", 3, 10))]
 
 
-def _example_a(**settings: object) -> Standings:
+R2_A = [(("e", 1, 33), ("a", 2, 30), ("f", 3, 12)), (("c", 1, 24), ("d", 2, 20), ("b", 3, 18))]
+R2_B = [(("d", 1, 35), ("a", 2, 28), ("f", 3, 15)), (("e", 1, 30), ("b", 2, 26), ("c", 3, 21))]
+
+
+def _two_rounds(round_2: list[tuple[tuple[str, int, int], ...]], **settings: object) -> Standings:
+    """Round 1 as both examples play it, then round 2's two tables as `round_2` lists them (in
+    finishing order), each round closed; the standings."""
     s = Stream().create(rounds=2, **settings).register("a", "b", "c", "d", "e", "f")
     s.seat(1, ("a", "b", "c"), ("d", "e", "f")).result(1, 1, *R1[0]).result(1, 2, *R1[1]).close(1)
-    s.seat(2, ("a", "e", "f"), ("b", "c", "d"))
-    s.result(2, 1, ("e", 1, 33), ("a", 2, 30), ("f", 3, 12))
-    s.result(2, 2, ("c", 1, 24), ("d", 2, 20), ("b", 3, 18)).close(2)
+    s.seat(2, *(tuple(sorted(pid for pid, _, _ in table)) for table in round_2))
+    s.result(2, 1, *round_2[0]).result(2, 2, *round_2[1]).close(2)
     return standings(fold(s.events))
+
+
+def _example_a(**settings: object) -> Standings:
+    return _two_rounds(R2_A, **settings)
 
 
 def _example_b(**settings: object) -> Standings:
-    s = Stream().create(rounds=2, **settings).register("a", "b", "c", "d", "e", "f")
-    s.seat(1, ("a", "b", "c"), ("d", "e", "f")).result(1, 1, *R1[0]).result(1, 2, *R1[1]).close(1)
-    s.seat(2, ("a", "d", "f"), ("b", "c", "e"))
-    s.result(2, 1, ("d", 1, 35), ("a", 2, 28), ("f", 3, 15))
-    s.result(2, 2, ("e", 1, 30), ("b", 2, 26), ("c", 3, 21)).close(2)
-    return standings(fold(s.events))
+    return _two_rounds(R2_B, **settings)
 
 
 def _values(table: Standings, name: str) -> dict[str, Fraction]:

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from contracts.trickerion import TrickerionGameStarted
 from domain.errors import RuleViolation
+from tests.domain.refusal import violation
 from tests.domain.trickerion.builders import TrickerionGame, categories_of
 
 FIELD = "payload.extra_tricks"
@@ -77,15 +78,13 @@ def test_an_extra_level3_trick_yields_and_scores_its_printed_condition() -> None
     ],
 )
 def test_an_extra_card_is_checked_like_a_catalog_card(change: dict[str, Any], rule: str) -> None:
-    with pytest.raises(RuleViolation) as caught:
-        game_with({**PROMO, **change}).state()
-    assert (caught.value.rule, caught.value.field) == (rule, "payload.extra_tricks")
+    refused = violation(game_with({**PROMO, **change}))
+    assert (refused.rule, refused.field) == (rule, "payload.extra_tricks")
 
 
 def test_two_extra_cards_with_one_id_are_refused() -> None:
-    with pytest.raises(RuleViolation) as caught:
-        game_with(PROMO, PROMO).state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(game_with(PROMO, PROMO))
+    assert (refused.rule, refused.field) == (
         "trickerion.extra_card.duplicate_id",
         "payload.extra_tricks",
     )
@@ -95,9 +94,8 @@ def test_an_undeclared_extra_id_is_still_unknown() -> None:
     g = game_with()
     g.turn()
     g.learn("ann", "X-PROMO1")
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(g)
+    assert (refused.rule, refused.field) == (
         "trickerion.card.unknown_trick",
         "payload.trick_id",
     )

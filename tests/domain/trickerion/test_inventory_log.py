@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from domain.errors import RuleViolation
+from tests.domain.refusal import violation
 from tests.domain.trickerion.builders import TrickerionGame, categories_of
 
 
 def refusal(g: TrickerionGame, player: str, **fields: Any) -> tuple[str, str | None]:
     """Declare `player`'s inventory as the last event; the (rule, field) of the refusal."""
     g.inventory(player, **fields)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    return caught.value.rule, caught.value.field
+    refused = violation(g)
+    return refused.rule, refused.field
 
 
 def base_game(**options: Any) -> TrickerionGame:
@@ -96,10 +93,9 @@ def test_voiding_a_hire_the_inventory_declared_is_refused() -> None:
     g.to_final_turn()
     g.inventory("ann", specialists=("manager",))
     g.void(hire)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert caught.value.rule == "void.breaks_later_event"
-    assert "specialists_not_hired" in caught.value.message
+    refused = violation(g)
+    assert refused.rule == "void.breaks_later_event"
+    assert "specialists_not_hired" in refused.message
 
 
 def test_a_hired_specialist_left_out_is_refused() -> None:

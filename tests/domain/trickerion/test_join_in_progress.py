@@ -13,12 +13,12 @@ import pytest
 from contracts.common import TurnStarted
 from contracts.envelope import Envelope
 from contracts.trickerion import TrickerionGameStarted
-from domain.errors import RuleViolation
 from domain.fold import fold
 from domain.ledger import Resource
 from domain.standings import standings
 from services.simulator.joining import joined_at
 from services.simulator.tables import simulate_game
+from tests.domain.refusal import violation
 from tests.domain.trickerion.builders import TrickerionGame, categories_of, total_of
 
 ALMA = {"player_id": "alma", "fame": 14, "coins": 9, "shards": 2, "tricks": ["T01"]}
@@ -85,9 +85,8 @@ def test_the_next_turn_follows_the_declared_one() -> None:
     g = joined()
     g.turn_no = 2  # a turn 3 again
     g.turn()
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert (caught.value.rule, caught.value.field) == ("trickerion.turn.order", "payload.turn")
+    refused = violation(g)
+    assert (refused.rule, refused.field) == ("trickerion.turn.order", "payload.turn")
 
 
 @pytest.mark.parametrize(
@@ -110,9 +109,8 @@ def test_the_next_turn_follows_the_declared_one() -> None:
 def test_a_declaration_that_cannot_be_is_refused(
     players: list[dict[str, Any]], rule: str, field: str
 ) -> None:
-    with pytest.raises(RuleViolation) as caught:
-        joined(players=players).state()
-    assert (caught.value.rule, caught.value.field) == (rule, field)
+    refused = violation(joined(players=players))
+    assert (refused.rule, refused.field) == (rule, field)
 
 
 def test_a_turn_after_the_final_one_is_refused() -> None:
@@ -120,9 +118,8 @@ def test_a_turn_after_the_final_one_is_refused() -> None:
     start = g.events[0].payload.model_dump()
     start["joined_in_progress"] = {"turn": 6, "players": [ALMA, BEN]}
     g.events[0] = g.envelope(TrickerionGameStarted.model_validate(start), seq=1)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(g)
+    assert (refused.rule, refused.field) == (
         "trickerion.join.turn",
         "payload.joined_in_progress.turn",
     )
@@ -179,9 +176,8 @@ def test_negative_amounts_are_refused_under_the_default_floors(
 ) -> None:
     # Given the REC floors (Fame clamped at 0, Coins never below 0), Then a negative declared
     # amount is refused naming the rule, not as a malformed event.
-    with pytest.raises(RuleViolation) as caught:
-        joined_with([{**ALMA, **seat}, BEN]).state()
-    assert (caught.value.rule, caught.value.field) == (rule, field)
+    refused = violation(joined_with([{**ALMA, **seat}, BEN]))
+    assert (refused.rule, refused.field) == (rule, field)
 
 
 def test_an_advertise_declared_at_join_is_the_one_of_this_turn() -> None:
@@ -189,9 +185,8 @@ def test_an_advertise_declared_at_join_is_the_one_of_this_turn() -> None:
     # again in turn 3, Then refused (once per turn, rules L6); in turn 4 she may (+2 Fame).
     g = joined(players=[{**ALMA, "advertised_this_turn": True}, BEN])
     g.advertise("alma", 2)
-    with pytest.raises(RuleViolation) as caught:
-        g.state()
-    assert (caught.value.rule, caught.value.field) == (
+    refused = violation(g)
+    assert (refused.rule, refused.field) == (
         "trickerion.advertise.once_per_turn",
         "payload.player_id",
     )

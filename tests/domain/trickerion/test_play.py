@@ -11,6 +11,7 @@ import pytest
 from domain.errors import RuleViolation
 from domain.fold import evolve
 from domain.ledger import Resource
+from domain.standings_shapes import Provisional
 from tests.domain.trickerion.builders import TrickerionGame
 
 
@@ -24,6 +25,14 @@ def category(g: TrickerionGame, pid: str, key: str) -> int:
     """Fame in one breakdown category of the standings."""
     line = next(p for p in g.standings().players if p.player_id == pid)
     return line.categories.get(key, 0)
+
+
+def provisional(g: TrickerionGame, pid: str) -> Provisional:
+    """`pid`'s provisional part of the standings (what the end of the game would add now);
+    the test fails when there is none."""
+    line = next(p for p in g.standings().players if p.player_id == pid)
+    assert line.provisional is not None
+    return line.provisional
 
 
 def game(**options: object) -> TrickerionGame:
@@ -258,14 +267,13 @@ def test_provisional_shows_end_game_fame_if_the_game_ended_now() -> None:
     g = game()
     g.reach("ann", coins=14, shards=3)
     g.hire("ann", "apprentice")
-    line = next(p for p in g.standings().players if p.player_id == "ann")
-    assert line.provisional is not None
-    assert line.provisional.categories == {
+    ended_now = provisional(g, "ann")
+    assert ended_now.categories == {
         "endgame_shards": 3,
         "endgame_coins": 4,
         "special_assignments": 0,
     }
-    assert line.provisional.total == 5 + 7
+    assert ended_now.total == 5 + 7
 
 
 def test_provisional_in_the_base_game_counts_hired_apprentices_and_specialists() -> None:
@@ -273,9 +281,8 @@ def test_provisional_in_the_base_game_counts_hired_apprentices_and_specialists()
     g.hire("ann", "apprentice")
     g.hire("ann", "apprentice")
     g.hire("ann", "manager")
-    line = next(p for p in g.standings().players if p.player_id == "ann")
-    assert line.provisional is not None
-    assert line.provisional.categories == {
+    ended_now = provisional(g, "ann")
+    assert ended_now.categories == {
         "endgame_shards": 1,
         "endgame_coins": 3,
         "apprentices": 4,
