@@ -26,6 +26,15 @@ export function t(key) {
   return UI[lang]?.[key] ?? UI.en[key] ?? key;
 }
 
+const plurals = new Intl.PluralRules(lang);
+
+/** The interface string `key` for a count `n`: `key_one`, `key_few`... by the language's plural
+ * rule when the catalogue has that form ("1 pt", "2 pts"), else `key`. */
+export function tCount(key, n) {
+  const form = `${key}_${plurals.select(n)}`;
+  return UI[lang]?.[form] ?? UI[lang]?.[key] ?? UI.en[form] ?? UI.en[key] ?? key;
+}
+
 /** A category's label in the page's language (the API sends `en` and `ru`). */
 export function label(category) {
   return category[lang] || category.en || category.key;

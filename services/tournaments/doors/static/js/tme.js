@@ -4,7 +4,7 @@
 // unknown one) a list to pick from. Live over `/tournaments/{id}/live`. Once the tournament
 // is finished: the player's final place, in a sentence. Once a league holds the tournament, the
 // names open the players' pages there, and the player's own page is linked.
-import { t } from "/static/js/i18n.js";
+import { t, tCount } from "/static/js/i18n.js";
 import { translatePage } from "/static/js/page.js";
 import { currentRound, el, follow, namesOf, num, playerHref, playerLeagueTitle, playerName, roundTitle, showLeagues, statusWord } from "./tournament.js";
 
@@ -54,7 +54,7 @@ function paintMe(frame, player) {
   const line = frame.standings.players.find((p) => p.player_id === player.player_id);
   const standing = document.getElementById("tn-me-standing");
   standing.textContent = line
-    ? `${line.place} ${t("tn_of")} ${frame.standings.players.length} · ${num(line.points)} ${t("tn_pts")}${line.dropped ? ` · ${t("tn_dropped")}` : ""}`
+    ? `${line.place} ${t("tn_of")} ${frame.standings.players.length} · ${num(line.points)} ${tCount("tn_pts", line.points)}${line.dropped ? ` · ${t("tn_dropped")}` : ""}`
     : "—";
   document.getElementById("tn-me-explain").textContent = line ? explain(line) : "";
   const finished = tn.status === "finished";
@@ -115,7 +115,7 @@ function paintStandings(standings) {
   document.getElementById("tn-standings").replaceChildren(...standings.players.map((p) => {
     const li = el("li", null, [p.player_id === me ? "me" : "", p.dropped ? "dropped" : ""].join(" ").trim());
     li.dataset.player = p.player_id;
-    li.append(el("span", `${p.place}.`, "tn-place"), playerName(p.player_id, p.name, "tn-name"), el("span", `${num(p.points)} ${t("tn_pts")}`, "tn-pts"));
+    li.append(el("span", `${p.place}.`, "tn-place"), playerName(p.player_id, p.name, "tn-name"), el("span", `${num(p.points)} ${tCount("tn_pts", p.points)}`, "tn-pts"));
     return li;
   }));
 }

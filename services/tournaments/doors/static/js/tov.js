@@ -2,7 +2,7 @@
 // page for stream software, read-only, live over `/tournaments/{id}/live`. The game overlay's
 // parameters and classes (overlay_options.js, overlay.css): `theme=dark|light`,
 // `scale=0.25..4`, `lang=en|ru`, and `rows=1..32` (the first N places; default 8).
-import { t } from "/static/js/i18n.js";
+import { t, tCount } from "/static/js/i18n.js";
 import { overlayOptions } from "/static/js/overlay_options.js";
 import { el, follow, num, roundTitle } from "./tournament.js";
 
@@ -17,8 +17,8 @@ follow(async (frame) => {
     li.dataset.player = p.player_id;
     li.style.setProperty("--pc", "#56b4e9");
     const total = el("span", num(p.points), "ov-total");
-    total.setAttribute("aria-label", `${p.name}: ${num(p.points)} ${t("tn_pts")}`);
-    li.append(el("span", String(p.place), "ov-rank"), el("span", p.name, "ov-name"), total, el("span", t("tn_pts"), "ov-prov"));
+    total.setAttribute("aria-label", `${p.name}: ${num(p.points)} ${tCount("tn_pts", p.points)}`);
+    li.append(el("span", String(p.place), "ov-rank"), el("span", p.name, "ov-name"), total, el("span", tCount("tn_pts", p.points), "ov-prov"));
     return li;
   }));
 });

@@ -9,7 +9,7 @@
 // header. Opened from the organiser's desk (the organiser token in this tab's
 // `sessionStorage`), each table card also carries the QR code of that table's report form,
 // as its printed slip does (`POST /tournaments/{id}/rounds/{n}/slips`).
-import { t } from "/static/js/i18n.js";
+import { t, tCount } from "/static/js/i18n.js";
 import { translatePage } from "/static/js/page.js";
 import { base, currentRound, el, follow, namesOf, num, playerName, roundTitle, runClock, showLeagues, statusWord, tid } from "./tournament.js";
 
@@ -42,7 +42,7 @@ function tableCard(table, names, points) {
     row.dataset.player = pid;
     // "Seat 1 Gleb 4 pts": a bare "1 Gleb 4" read as a place and a score
     row.append(el("span", `${t("tn_seat_no")} ${i + 1}`, "ttv-seat-no"), el("span", names[pid] || pid, "ttv-pname"),
-      el("span", `${num(points[pid] ?? 0)} ${t("tn_pts")}`, "ttv-pts"));
+      el("span", `${num(points[pid] ?? 0)} ${tCount("tn_pts", points[pid] ?? 0)}`, "ttv-pts"));
     seats.append(row);
   });
   const leader = el("p", lineOf(table, names), "ttv-leader");
@@ -82,7 +82,7 @@ function paintPodium(tn, standings) {
     const li = el("li", null, `ttv-step ttv-step-${p.place}`);
     li.dataset.player = p.player_id;
     li.append(el("span", `${p.place}`, "ttv-place"), playerName(p.player_id, p.name, "ttv-pname"),
-      el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
+      el("span", `${num(p.points)} ${tCount("tn_pts", p.points)}`, "ttv-pts"));
     return li;
   }));
 }
@@ -96,7 +96,7 @@ function paintStandings(standings) {
     const li = el("li", null, p.dropped ? "dropped" : "");
     li.dataset.player = p.player_id;
     li.append(el("span", `${p.place}.`, "ttv-place"), playerName(p.player_id, p.name, "ttv-pname"),
-      el("span", `${num(p.points)} ${t("tn_pts")}`, "ttv-pts"));
+      el("span", `${num(p.points)} ${tCount("tn_pts", p.points)}`, "ttv-pts"));
     if (p.dropped) li.title = t("tn_dropped");
     return li;
   }));
