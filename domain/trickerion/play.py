@@ -24,6 +24,7 @@ from domain.trickerion.turns import require_turn
 from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
+_FAME, _COINS, _SHARDS = Resource.FAME, Resource.COINS, Resource.SHARDS
 
 ADVERTISE_FAME = 2
 """Fame for Advertising (docs/rules/trickerion.md#advertise)."""
@@ -204,38 +205,33 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         RuleViolation: `trickerion.coins.insufficient` (payload.coins) or
             `trickerion.shards.insufficient` (payload.shards).
     """
-    book = state.book(p.player_id)
-    note = p.note or p.reason
+    pid, reason = p.player_id, p.reason
+    book = state.book(pid)
+    note = p.note or reason
     coins = p.coins
-    changes = [
-        Change(p.player_id, Resource.FAME, p.fame, p.reason, r.OTHER_SOURCES, note, "payload.fame")
-    ]
+    changes = (  # zero changes are not built (settle would skip them)
+        [Change(pid, _FAME, p.fame, reason, r.OTHER_SOURCES, note, "payload.fame")]
+        if p.fame
+        else []
+    )
     unpaid = -(book.coins + coins)
-    if p.reason == "wages" and state.options.negative_coins == "never" and unpaid > 0:
+    if reason == "wages" and unpaid > 0 and state.options.negative_coins == "never":
         coins = -book.coins
         penalty = unpaid * state.options.unpaid_coin_fame_penalty
         changes.append(
             Change(
-                p.player_id,
-                Resource.FAME,
+                pid,
+                _FAME,
                 -penalty,
                 "unpaid_wages",
                 r.UNPAID_WAGES,
                 f"{unpaid} Coins of wages unpaid, {penalty} Fame",
             )
         )
-    changes += [
-        Change(
-            p.player_id, Resource.COINS, coins, p.reason, r.OTHER_SOURCES, note, "payload.coins"
-        ),
-        Change(
-            p.player_id,
-            Resource.SHARDS,
-            p.shards,
-            p.reason,
-            r.OTHER_SOURCES,
-            note,
-            "payload.shards",
-        ),
-    ]
+    if coins:
+        changes.append(Change(pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
+    if p.shards:
+        changes.append(
+            Change(pid, _SHARDS, p.shards, reason, r.OTHER_SOURCES, note, "payload.shards")
+        )
     return settle(state, event, changes)
