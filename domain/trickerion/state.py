@@ -52,7 +52,7 @@ class TrickerionState:
 
     options: TrickerionOptions
     players: tuple[Player, ...]
-    books: Mapping[str, PlayerBook]
+    books: MappingProxyType[str, PlayerBook]
     turn: int = 0
     initiative: tuple[str, ...] = ()
     performed: frozenset[str] = frozenset()
@@ -99,7 +99,9 @@ class TrickerionState:
 
     def with_book(self, player_id: str, book: PlayerBook) -> TrickerionState:
         """A copy with one player's book replaced."""
-        return replace(self, books=MappingProxyType({**self.books, player_id: book}))
+        books = self.books.copy()
+        books[player_id] = book
+        return replace(self, books=MappingProxyType(books))
 
     def with_inventory(self, inventory: EndgameInventoryDeclared) -> TrickerionState:
         """A copy with one player's end-game inventory recorded."""
@@ -171,7 +173,7 @@ def settle(
 def _written(state: TrickerionState, held: dict[str, list[int]]) -> TrickerionState:
     """`state` with the changed players' [fame, coins, shards] written back: one new book per
     changed player, once per event (the fold's hot path: `replace` inlined)."""
-    books = dict(state.books)
+    books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
     for pid, (fame, coins, shards) in held.items():
         books[pid] = _with_amounts(books[pid], fame, coins, shards)
     new: TrickerionState = _new(TrickerionState)
