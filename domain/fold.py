@@ -228,7 +228,19 @@ class Folder(Generic[S]):
         if entries:
             self._ledger.extend(entries)
             self._ledger_n += len(entries)
-            self._tally(entries)
+            if self._shared:
+                self._unshare()
+            totals, breakdown, owned, unit = self._totals, self._breakdown, self._owned, self._unit
+            for entry in entries:  # the score-unit entries into the sums (inlined: per event)
+                if entry.resource != unit:
+                    continue
+                pid = entry.player_id
+                totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
+                if pid not in owned:  # the player's category dict is still a handed-out one
+                    breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
+                    owned.add(pid)
+                cats = breakdown[pid]
+                cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
         history.append(event)
         self._ids[event.event_id] = seq  # type: ignore[index]  # ours since _fork/_load
         self.seq, self.status, self.rules, self._snap = seq, status, rules, None
@@ -244,24 +256,12 @@ class Folder(Generic[S]):
         self._marks = self._marks[: self._marks_n]
         self._ids = {e.event_id: e.seq for e in self._history}
 
-    def _tally(self, entries: Entries) -> None:
-        """Add the score-unit `entries` to the sums, copying what a handed-out state shares."""
-        unit = self._unit
-        if self._shared:
-            self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
-            self._owned: set[str] = set()  # players whose category dict is ours
-            self._shared = False
-        totals, breakdown, owned = self._totals, self._breakdown, self._owned
-        for entry in entries:
-            if entry.resource != unit:
-                continue
-            pid = entry.player_id
-            totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
-            if pid not in owned:
-                breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
-                owned.add(pid)
-            cats = breakdown[pid]
-            cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
+    def _unshare(self) -> None:
+        """Copy the sums a handed-out state shares before the next entries go in (the players'
+        category dicts are copied on their first entry, see `_owned`)."""
+        self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
+        self._owned: set[str] = set()  # players whose category dict is ours
+        self._shared = False
 
     def _rewind(self, state: GameState[S], payload: EventVoided) -> tuple[Envelope, int]:
         """Load `state` at its last mark before the event `payload` voids (later marks counted

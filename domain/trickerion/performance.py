@@ -35,15 +35,21 @@ def _card_in_play(state: TrickerionState, card_id: str) -> PerformanceCard:
     return card
 
 
-def _check_amounts(given: dict[str, int | None], expected: Amounts, rule: str, prefix: str) -> None:
-    fame, coins, shards = given["fame"], given["coins"], given["shards"]
+def _check_amounts(
+    fame: int | None,
+    coins: int | None,
+    shards: int | None,
+    expected: Amounts,
+    rule: str,
+    prefix: str,
+) -> None:
     if (
         (fame is None or fame == expected.fame)
         and (coins is None or coins == expected.coins)
         and (shards is None or shards == expected.shards)
     ):  # the usual event: no loop, no getattr
         return
-    for name, value in given.items():
+    for name, value in (("fame", fame), ("coins", coins), ("shards", shards)):
         want = getattr(expected, name)
         if value is not None and value != want:
             raise RuleViolation(
@@ -110,8 +116,7 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             "payload.performance_card_id",
         )
     paid = yield_amounts(state, card.yield_, p.weekday)
-    given = {"fame": p.fame, "coins": p.coins, "shards": p.shards}
-    _check_amounts(given, paid, "trickerion.yield.amount_mismatch", "")
+    _check_amounts(p.fame, p.coins, p.shards, paid, "trickerion.yield.amount_mismatch", "")
     note = f"{card.id} {card.name} on {p.performance_card_id}" + (
         f" ({p.weekday})" if p.weekday else ""
     )
@@ -150,8 +155,14 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             f"{p.performer_id} has not hired {', '.join(missing)}",
             "payload.specialists_behind",
         )
-    given = {"fame": p.bonus_fame, "coins": p.bonus_coins, "shards": p.bonus_shards}
-    _check_amounts(given, card.bonus, "trickerion.performance.bonus_mismatch", "bonus_")
+    _check_amounts(
+        p.bonus_fame,
+        p.bonus_coins,
+        p.bonus_shards,
+        card.bonus,
+        "trickerion.performance.bonus_mismatch",
+        "bonus_",
+    )
     pid = p.performer_id
     changes = (
         [
