@@ -142,7 +142,7 @@ class PenumbraRuleset:
             raise RuleViolation(
                 "penumbra.event.unknown_type", f"{event.type} is not a Penumbra event", "type"
             )
-        if turns.all_final_turns_taken(state):
+        if state.prophecy is not None and turns.all_final_turns_taken(state):
             raise RuleViolation(
                 "penumbra.end.all_final_turns_taken",
                 f"every final turn is taken; only game.ended may follow, got {event.type}",
