@@ -28,7 +28,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
 from domain.log import Log, own
-from domain.logrules import check_log_order, correction_entry, void_target
+from domain.logrules import VOIDED, correction_entry, log_kind, void_target
 from domain.memo import Memo
 from domain.ruleset import Entries, Ruleset
 from domain.rulesets import ruleset_for_game, ruleset_for_started
@@ -135,12 +135,8 @@ class Folder(Generic[S]):
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
         self._unit = self.ruleset.score_resource
-        self.seq, self.status, self.rules, self.voided = (
-            state.seq,
-            state.status,
-            state.rules,
-            state.voided,
-        )
+        self.seq, self.status, self.rules = state.seq, state.status, state.rules
+        self.voided = state.voided
         self._ledger, self._ledger_n = state.ledger.buffer()
         self._history, _ = state.history.buffer()
         self._marks, self._marks_n = state.marks.buffer()
@@ -197,18 +193,10 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        kind = _KINDS[type(event.payload)]
-        if (  # the usual event passes the log's rules: one test of each, no isinstance
-            event.seq != self.seq + 1
-            or event.game_id != self.game_id
-            or kind is _STARTED
-            or (self.status == "final" and kind is not _CORRECTED and kind is not _VOIDED)
-        ):
-            check_log_order(self.game_id, self.seq, self.status == "final", event)
+        kind = log_kind(self.game_id, self.seq, self.status == "final", event)
         if kind is None:  # the ruleset's own event (the most part of any game)
-            rules, entries = self.ruleset.apply(self.rules, event)
-            self._advance(event, rules, entries, self.status)
-        elif kind is _VOIDED:  # refold from the mark before the voided event
+            self._advance(event, *self.ruleset.apply(self.rules, event), self.status)
+        elif kind is VOIDED:  # refold from the mark before the voided event
             assert isinstance(event.payload, EventVoided)
             redo: Folder[S] = Folder()
             redo._rewind(self.state, event.payload)
@@ -220,11 +208,9 @@ class Folder(Generic[S]):
 
     def _advance(self, event: Envelope, rules: S, entries: Entries, status: Status) -> None:
         """Commit one event whose rules have been applied (nothing here can fail)."""
-        history = self._history
         seq = event.seq
-        if len(history) != self.seq:  # another writer continued our state: fork
+        if len(self._history) != self.seq:  # another writer continued our state: fork
             self._fork()
-            history = self._history
         if entries:
             self._ledger.extend(entries)
             self._ledger_n += len(entries)
@@ -241,7 +227,7 @@ class Folder(Generic[S]):
                     owned.add(pid)
                 cats = breakdown[pid]
                 cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
-        history.append(event)
+        self._history.append(event)
         self._ids[event.event_id] = seq  # type: ignore[index]  # ours since _fork/_load
         self.seq, self.status, self.rules, self._snap = seq, status, rules, None
         if not seq % MARK_EVERY:
@@ -257,8 +243,7 @@ class Folder(Generic[S]):
         self._ids = {e.event_id: e.seq for e in self._history}
 
     def _unshare(self) -> None:
-        """Copy the sums a handed-out state shares before the next entries go in (the players'
-        category dicts are copied on their first entry, see `_owned`)."""
+        """Copy the sums a handed-out state shares (a player's categories: on first entry)."""
         self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
         self._owned: set[str] = set()  # players whose category dict is ours
         self._shared = False
@@ -302,32 +287,6 @@ class Folder(Generic[S]):
                     "payload.voided_event_id",
                 ) from error
             self._advance(event, rules, entries, status)
-
-
-_STARTED, _VOIDED, _CORRECTED, _ENDED = "started", "voided", "corrected", "ended"
-
-
-class _Kinds(dict[type, str | None]):
-    """Payload class -> what the fold does with it besides the ruleset (None: the ruleset's own
-    event), found by `isinstance` once per class: a dict read per event instead of the
-    isinstance tests of pydantic's ABC-based classes."""
-
-    def __missing__(self, cls: type) -> str | None:
-        kind = None
-        for base, name in (
-            (GameStartedBase, _STARTED),
-            (EventVoided, _VOIDED),
-            (ScoreCorrected, _CORRECTED),
-            (GameEnded, _ENDED),
-        ):
-            if issubclass(cls, base):
-                kind = name
-                break
-        self[cls] = kind
-        return kind
-
-
-_KINDS = _Kinds()
 
 
 def start(event: Envelope) -> GameState:
