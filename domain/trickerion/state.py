@@ -158,11 +158,11 @@ def settle(
             now[0] += amount
         elif resource is _COINS:
             if never_negative and now[1] + amount < 0:
-                _refuse("trickerion.coins.insufficient", pid, now[1], "Coins", amount, where)
+                _refuse("trickerion.coins.insufficient", pid, now[1], amount, where)
             now[1] += amount
         else:
             if now[2] + amount < 0:
-                _refuse("trickerion.shards.insufficient", pid, now[2], "Shards", amount, where)
+                _refuse("trickerion.shards.insufficient", pid, now[2], amount, where)
             now[2] += amount
         entries.append(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
             _tuple_new(LedgerEntry, (event_id, seq, pid, resource, category, amount, rule, note))
@@ -189,18 +189,19 @@ def _clamped(fame: int, amount: int, note: str) -> tuple[int, str]:
     return taken, f"{note} (clamped at 0 Fame; {amount - taken} not taken)"
 
 
-def _refuse(rule: str, pid: str, held: int, name: str, amount: int, where: str) -> NoReturn:
-    """Refuse a payment of `-amount` `name` that `pid`, holding `held`, cannot make.
+def _refuse(rule: str, pid: str, held: int, amount: int, where: str) -> NoReturn:
+    """Refuse a payment of `-amount` Coins or Shards (`rule`) that `pid`, holding `held`,
+    cannot make.
 
     Raises:
         RuleViolation: `rule`, naming `where`.
     """
     if rule == "trickerion.coins.insufficient":
         raise RuleViolation(
-            "trickerion.coins.insufficient", f"{pid} has {held} {name}, cannot pay {-amount}", where
+            "trickerion.coins.insufficient", f"{pid} has {held} Coins, cannot pay {-amount}", where
         )
     raise RuleViolation(
-        "trickerion.shards.insufficient", f"{pid} has {held} {name}, cannot pay {-amount}", where
+        "trickerion.shards.insufficient", f"{pid} has {held} Shards, cannot pay {-amount}", where
     )
 
 
