@@ -28,7 +28,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
 from domain.log import Log, own
-from domain.logrules import check_log_order, correction_entry, void_target
+from domain.logrules import VOIDED, correction_entry, log_kind, void_target
 from domain.memo import Memo
 from domain.ruleset import Entries, Ruleset
 from domain.rulesets import ruleset_for_game, ruleset_for_started
@@ -134,12 +134,9 @@ class Folder(Generic[S]):
     def _load(self, state: GameState[S]) -> None:
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
-        self.seq, self.status, self.rules, self.voided = (
-            state.seq,
-            state.status,
-            state.rules,
-            state.voided,
-        )
+        self._unit = self.ruleset.score_resource
+        self.seq, self.status, self.rules = state.seq, state.status, state.rules
+        self.voided = state.voided
         self._ledger, self._ledger_n = state.ledger.buffer()
         self._history, _ = state.history.buffer()
         self._marks, self._marks_n = state.marks.buffer()
@@ -196,8 +193,11 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        check_log_order(self.game_id, self.seq, self.status == "final", event)
-        if isinstance(event.payload, EventVoided):  # refold from the mark before the voided event
+        kind = log_kind(self.game_id, self.seq, self.status == "final", event)
+        if kind is None:  # the ruleset's own event (the most part of any game)
+            self._advance(event, *self.ruleset.apply(self.rules, event), self.status)
+        elif kind is VOIDED:  # refold from the mark before the voided event
+            assert isinstance(event.payload, EventVoided)
             redo: Folder[S] = Folder()
             redo._rewind(self.state, event.payload)
             redo._refold([*self.state.history[redo.seq :], event])
@@ -208,18 +208,31 @@ class Folder(Generic[S]):
 
     def _advance(self, event: Envelope, rules: S, entries: Entries, status: Status) -> None:
         """Commit one event whose rules have been applied (nothing here can fail)."""
+        seq = event.seq
         if len(self._history) != self.seq:  # another writer continued our state: fork
             self._fork()
         if entries:
             self._ledger.extend(entries)
             self._ledger_n += len(entries)
-            self._tally(entries)
+            if self._shared:
+                self._unshare()
+            totals, breakdown, owned, unit = self._totals, self._breakdown, self._owned, self._unit
+            for entry in entries:  # the score-unit entries into the sums (inlined: per event)
+                if entry.resource != unit:
+                    continue
+                pid = entry.player_id
+                totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
+                if pid not in owned:  # the player's category dict is still a handed-out one
+                    breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
+                    owned.add(pid)
+                cats = breakdown[pid]
+                cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
         self._history.append(event)
-        self._ids[event.event_id] = event.seq  # type: ignore[index]  # ours since _fork/_load
-        self.seq, self.status, self.rules, self._snap = event.seq, status, rules, None
-        if event.seq % MARK_EVERY == 0:
+        self._ids[event.event_id] = seq  # type: ignore[index]  # ours since _fork/_load
+        self.seq, self.status, self.rules, self._snap = seq, status, rules, None
+        if not seq % MARK_EVERY:
             self._shared = True  # the mark holds the sums
-            mark = Mark(event.seq, status, rules, self._ledger_n, self._totals, self._breakdown)
+            mark = Mark(seq, status, rules, self._ledger_n, self._totals, self._breakdown)
             self._marks.append(mark)
             self._marks_n += 1
 
@@ -229,24 +242,11 @@ class Folder(Generic[S]):
         self._marks = self._marks[: self._marks_n]
         self._ids = {e.event_id: e.seq for e in self._history}
 
-    def _tally(self, entries: Entries) -> None:
-        """Add the score-unit `entries` to the sums, copying what a handed-out state shares."""
-        unit = self.ruleset.score_resource
-        if self._shared:
-            self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
-            self._owned: set[str] = set()  # players whose category dict is ours
-            self._shared = False
-        totals, breakdown, owned = self._totals, self._breakdown, self._owned
-        for entry in entries:
-            if entry.resource != unit:
-                continue
-            pid = entry.player_id
-            totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
-            if pid not in owned:
-                breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
-                owned.add(pid)
-            cats = breakdown[pid]
-            cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
+    def _unshare(self) -> None:
+        """Copy the sums a handed-out state shares (a player's categories: on first entry)."""
+        self._totals, self._breakdown = dict(self._totals), dict(self._breakdown)
+        self._owned: set[str] = set()  # players whose category dict is ours
+        self._shared = False
 
     def _rewind(self, state: GameState[S], payload: EventVoided) -> tuple[Envelope, int]:
         """Load `state` at its last mark before the event `payload` voids (later marks counted

@@ -15,6 +15,51 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry
 
+STARTED, VOIDED, CORRECTED, ENDED = "started", "voided", "corrected", "ended"
+"""What the fold does with an event besides its ruleset (`KINDS`)."""
+
+
+class Kinds(dict[type, str | None]):
+    """Payload class -> what the fold does with it besides the ruleset (None: the ruleset's own
+    event), found by `isinstance` once per class: a dict read per event instead of the
+    isinstance tests of pydantic's ABC-based classes."""
+
+    def __missing__(self, cls: type) -> str | None:
+        kind = None
+        for base, name in (
+            (GameStartedBase, STARTED),
+            (EventVoided, VOIDED),
+            (ScoreCorrected, CORRECTED),
+            (GameEnded, ENDED),
+        ):
+            if issubclass(cls, base):
+                kind = name
+                break
+        self[cls] = kind
+        return kind
+
+
+KINDS = Kinds()
+"""Payload class -> its kind (None: the ruleset's own), filled on first sight."""
+
+
+def log_kind(game_id: str, seq: int, final: bool, event: Envelope) -> str | None:
+    """`event`'s kind (`KINDS`) once it passed `check_log_order` (same arguments), each rule
+    tested once inline for the usual event (no isinstance per event).
+
+    Raises:
+        RuleViolation: as `check_log_order`.
+    """
+    kind = KINDS[type(event.payload)]
+    if (
+        event.seq != seq + 1
+        or event.game_id != game_id
+        or kind is STARTED
+        or (final and kind is not CORRECTED and kind is not VOIDED)
+    ):
+        check_log_order(game_id, seq, final, event)
+    return kind
+
 
 def check_log_order(game_id: str, seq: int, final: bool, event: Envelope) -> None:
     """`event` may follow a log of game `game_id` whose last event is `seq` (`final`: the game

@@ -56,6 +56,12 @@ class Memo:
                 return hit[2]
         return MISS
 
+    def latest(self, key: Hashable) -> tuple[tuple[Any, ...], Any] | None:
+        """The key's kept inputs (`same`) and value whatever they were, None if none kept (for a
+        value computed from an earlier one, e.g. only the parts whose inputs changed)."""
+        hit = self._slots.get(key)
+        return None if hit is None else (hit[0], hit[2])
+
     def put(
         self, key: Hashable, same: tuple[Any, ...], value: object, equal: tuple[Any, ...] = ()
     ) -> None:

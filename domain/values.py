@@ -20,9 +20,6 @@ def replace(obj: T, /, **changes: Any) -> T:
     Raises:
         TypeError: a name in `changes` is not a field of `obj`.
     """
-    if not changes.keys() <= obj.__dataclass_fields__.keys():  # type: ignore[attr-defined]
-        name = next(n for n in changes if n not in obj.__dataclass_fields__)  # type: ignore[attr-defined]
-        raise TypeError(f"{type(obj).__name__} has no field {name!r}")
     try:
         old = obj.__dict__
     except AttributeError:  # a slots dataclass: the generic path
@@ -31,6 +28,9 @@ def replace(obj: T, /, **changes: Any) -> T:
     fields = new.__dict__
     fields.update(old)
     fields.update(changes)
+    if len(fields) != len(old):  # a name that is not a field: checked after, not per call
+        name = next(n for n in changes if n not in old)
+        raise TypeError(f"{type(obj).__name__} has no field {name!r}")
     return new
 
 

@@ -107,31 +107,25 @@ def category_vp_since(
     its `category_vp` under the same `options`) every category whose inputs are the very same
     objects (a move replaces only the fields it changes, so most events recompute one or two
     categories; docs/decisions/0012-hot-reads-and-off-loop-replays.md: `category_vp` was 8% of the simulated games' fold)."""
-    old, vp = last
+    old, kept = last
+    vp = kept.copy()  # the same keys in the same order; only what changed is recomputed
+    vp["arcana"] = tableau.arcana
     trials = tableau.trials is old.trials
     contracts = tableau.contracts is old.contracts
     reserved = tableau.reserved_contracts is old.reserved_contracts
-    return {
-        "arcana": tableau.arcana,
-        "trials": vp["trials"] if trials else sum(t.vp for t in tableau.trials),
-        "mortal_wounds": (
-            vp["mortal_wounds"]
-            if tableau.wounds is old.wounds
-            else MORTAL_WOUND_VP * len(tableau.wounds)
-        ),
-        "experience": (
-            vp["experience"]
-            if trials and contracts and reserved and tableau.tomes is old.tomes
-            else experience_vp(experience_counts(tableau, options), options.six_plus_identical)
-        ),
-        "contracts": (
-            vp["contracts"] if contracts and reserved else contracts_vp(tableau, options)
-        ),
-        "board": (
-            vp["board"]
-            if tableau.marks is old.marks
-            else sum(m.vp_under for m in tableau.marks if not m.spark)
-        ),
-        "goals": vp["goals"] if tableau.goals is old.goals else sum(tableau.goals.values()),
-        "fate": vp["fate"] if trials and contracts else fate_vp(tableau),
-    }
+    if not trials:
+        vp["trials"] = sum(t.vp for t in tableau.trials)
+    if tableau.wounds is not old.wounds:
+        vp["mortal_wounds"] = MORTAL_WOUND_VP * len(tableau.wounds)
+    if not (trials and contracts and reserved and tableau.tomes is old.tomes):
+        counts = experience_counts(tableau, options)
+        vp["experience"] = experience_vp(counts, options.six_plus_identical)
+    if not (contracts and reserved):
+        vp["contracts"] = contracts_vp(tableau, options)
+    if tableau.marks is not old.marks:
+        vp["board"] = sum(m.vp_under for m in tableau.marks if not m.spark)
+    if tableau.goals is not old.goals:
+        vp["goals"] = sum(tableau.goals.values())
+    if not (trials and contracts):
+        vp["fate"] = fate_vp(tableau)
+    return vp

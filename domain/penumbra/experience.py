@@ -7,6 +7,7 @@ both. docs/rules/penumbra.md#experience: six-sets = min over the six kinds, 6+ i
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from domain.penumbra.catalog import IDENTICAL_SET_VP, SIX_DIFFERENT_SET_VP
@@ -43,6 +44,7 @@ def six_different_sets(counts: XpCounts) -> int:
     return min(counts)
 
 
+@lru_cache(maxsize=4096)  # a pure function of a few small ints; the fold asks per change
 def experience_vp(counts: XpCounts, policy: SixPlusPolicy = "cap") -> int:
     """ОПЫТ in VP: 7 x six-different sets + the identical set of each kind, counted separately
     (rules lines 15, 17-22, 24; a symbol may count in both, EC-4)."""

@@ -37,7 +37,6 @@ from contracts.penumbra import (
 )
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
-from domain.memo import MISS
 from domain.penumbra import cards, join, play, turns
 from domain.penumbra.categories import (
     CATEGORIES,
@@ -143,7 +142,7 @@ class PenumbraRuleset:
             raise RuleViolation(
                 "penumbra.event.unknown_type", f"{event.type} is not a Penumbra event", "type"
             )
-        if turns.all_final_turns_taken(state):
+        if state.prophecy is not None and turns.all_final_turns_taken(state):
             raise RuleViolation(
                 "penumbra.end.all_final_turns_taken",
                 f"every final turn is taken; only game.ended may follow, got {event.type}",
@@ -207,45 +206,58 @@ def ledger_changes(
     """One VP entry per (player, category) whose VP changed from `old` to `new`, amount = the
     change, plus one ARCANA entry per change of an Arcana supply (noting Arcana lost)."""
     entries: list[LedgerEntry] = []
+    before_all, after_all = old.tableaux, new.tableaux
+    event_id, seq = event.event_id, event.seq
     for pid in new.seats:
-        before, after = old.tableaux[pid], new.tableaux[pid]
+        before, after = before_all[pid], after_all[pid]
         if before is after:
             continue
-        entries += _arcana_entry(pid, before, after, event)
+        if after.arcana != before.arcana or after.arcana_lost != before.arcana_lost:
+            entries += _arcana_entry(pid, before, after, event)
         was, now = _category_vp(old, pid), _category_vp(new, pid)
         for key, value in now.items():
             if value != was[key]:
-                note = f"{key} {was[key]} -> {value} VP"
                 entries.append(
-                    LedgerEntry(
-                        event.event_id,
-                        event.seq,
-                        pid,
-                        Resource.VP,
-                        key,
-                        value - was[key],
-                        RULE_LINE[key],
-                        note,
+                    _tuple_new(  # LedgerEntry(...) without its Python-level __new__
+                        LedgerEntry,
+                        (
+                            event_id,
+                            seq,
+                            pid,
+                            _VP,
+                            key,
+                            value - was[key],
+                            RULE_LINE[key],
+                            f"{key} {was[key]} -> {value} VP",
+                        ),
                     )
                 )
     return tuple(entries)
 
 
+_tuple_new = tuple.__new__
+_VP = Resource.VP
+
+
 def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
     """`category_vp` of the player's tableau, computed once per tableau (`state.memo`: the
     previous event's "after" is this one's "before"), and then only for the categories whose
-    inputs changed since the player's last tableau computed (`category_vp_since`)."""
+    inputs changed since the tableau the memo kept (`category_vp_since`: any tableau of the
+    player under the same options will do, the categories are compared by identity)."""
     t = state.tableaux[player_id]
     options = state.options
     memo = state.memo
-
-    def compute() -> dict[str, int]:
-        last = memo.peek(("vp.last", player_id), (options,))
-        vp = category_vp(t, options) if last is MISS else category_vp_since(t, options, last)
-        memo.put(("vp.last", player_id), (options,), (t, vp))
-        return vp
-
-    return memo.get(("vp", player_id), (t, options), compute)
+    key = ("vp", player_id)
+    kept = memo.latest(key)
+    if kept is not None and kept[0][1] is options:
+        (t0, _), vp0 = kept
+        if t0 is t:
+            return vp0  # type: ignore[no-any-return]
+        vp = category_vp_since(t, options, (t0, vp0))
+    else:
+        vp = category_vp(t, options)
+    memo.put(key, (t, options), vp)
+    return vp
 
 
 def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:

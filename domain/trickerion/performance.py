@@ -18,6 +18,7 @@ from domain.trickerion.turns import require_turn
 from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
+_FAME, _COINS, _SHARDS = Resource.FAME, Resource.COINS, Resource.SHARDS
 
 WEEKDAY_MODIFIERS: dict[str, int] = {"thursday": -1, "friday": 0, "saturday": 0, "sunday": 1}
 """Fame and Coin modifier per trick owner by day (docs/rules/trickerion.md#during-play: JD, RC, DZ, BGA)."""
@@ -34,8 +35,21 @@ def _card_in_play(state: TrickerionState, card_id: str) -> PerformanceCard:
     return card
 
 
-def _check_amounts(given: dict[str, int | None], expected: Amounts, rule: str, prefix: str) -> None:
-    for name, value in given.items():
+def _check_amounts(
+    fame: int | None,
+    coins: int | None,
+    shards: int | None,
+    expected: Amounts,
+    rule: str,
+    prefix: str,
+) -> None:
+    if (
+        (fame is None or fame == expected.fame)
+        and (coins is None or coins == expected.coins)
+        and (shards is None or shards == expected.shards)
+    ):  # the usual event: no loop, no getattr
+        return
+    for name, value in (("fame", fame), ("coins", coins), ("shards", shards)):
         want = getattr(expected, name)
         if value is not None and value != want:
             raise RuleViolation(
@@ -43,6 +57,18 @@ def _check_amounts(given: dict[str, int | None], expected: Amounts, rule: str, p
                 f"{name} is {want} by the catalog, the event says {value}",
                 f"payload.{prefix}{name}",
             )
+
+
+def gains(pid: str, amounts: Amounts, category: str, rule: str, note: str) -> list[Change]:
+    """The Fame, Coins and Shards of `amounts` for `pid` as changes, in that order, the zero
+    ones left out (`settle` would skip them; not building them is the cheaper)."""
+    fame, coins, shards = amounts.fame, amounts.coins, amounts.shards
+    out = [Change(pid, _FAME, fame, category, rule, note)] if fame else []
+    if coins:
+        out.append(Change(pid, _COINS, coins, category, rule, note))
+    if shards:
+        out.append(Change(pid, _SHARDS, shards, category, rule, note))
+    return out
 
 
 def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None) -> Amounts:
@@ -90,23 +116,11 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             "payload.performance_card_id",
         )
     paid = yield_amounts(state, card.yield_, p.weekday)
-    given = {"fame": p.fame, "coins": p.coins, "shards": p.shards}
-    _check_amounts(given, paid, "trickerion.yield.amount_mismatch", "")
+    _check_amounts(p.fame, p.coins, p.shards, paid, "trickerion.yield.amount_mismatch", "")
     note = f"{card.id} {card.name} on {p.performance_card_id}" + (
         f" ({p.weekday})" if p.weekday else ""
     )
-    return settle(
-        state,
-        event,
-        [
-            Change(p.owner_id, res, amount, "trick_yield", r.TRICK_YIELD, note)
-            for res, amount in (
-                (Resource.FAME, paid.fame),
-                (Resource.COINS, paid.coins),
-                (Resource.SHARDS, paid.shards),
-            )
-        ],
-    )
+    return settle(state, event, gains(p.owner_id, paid, "trick_yield", r.TRICK_YIELD, note))
 
 
 def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiven) -> Result:
@@ -141,61 +155,35 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             f"{p.performer_id} has not hired {', '.join(missing)}",
             "payload.specialists_behind",
         )
-    given = {"fame": p.bonus_fame, "coins": p.bonus_coins, "shards": p.bonus_shards}
-    _check_amounts(given, card.bonus, "trickerion.performance.bonus_mismatch", "bonus_")
+    _check_amounts(
+        p.bonus_fame,
+        p.bonus_coins,
+        p.bonus_shards,
+        card.bonus,
+        "trickerion.performance.bonus_mismatch",
+        "bonus_",
+    )
     pid = p.performer_id
-    bonus = card.bonus
-    changes = [
-        Change(
-            pid,
-            Resource.FAME,
-            p.links,
-            "performance_links",
-            r.PERFORM_LINKED,
-            f"{p.links} Links on {card.id}",
-        ),
-        Change(
-            pid,
-            Resource.FAME,
-            bonus.fame,
-            "performance_bonus",
-            r.PERFORMANCE_CARD,
-            f"{card.id} bonus",
-        ),
-        Change(
-            pid,
-            Resource.COINS,
-            bonus.coins,
-            "performance_bonus",
-            r.PERFORMANCE_CARD,
-            f"{card.id} bonus",
-        ),
-        Change(
-            pid,
-            Resource.SHARDS,
-            bonus.shards,
-            "performance_bonus",
-            r.PERFORMANCE_CARD,
-            f"{card.id} bonus",
-        ),
-    ]
+    changes = (
+        [
+            Change(
+                pid,
+                _FAME,
+                p.links,
+                "performance_links",
+                r.PERFORM_LINKED,
+                f"{p.links} Links on {card.id}",
+            )
+        ]
+        if p.links
+        else []
+    )
+    changes += gains(pid, card.bonus, "performance_bonus", r.PERFORMANCE_CARD, f"{card.id} bonus")
     for specialist in p.specialists_behind:
         gift = characters()[specialist].backstage
         assert gift is not None  # the catalog gives every specialist a backstage bonus
-        for res, amount in (
-            (Resource.FAME, gift.fame),
-            (Resource.COINS, gift.coins),
-            (Resource.SHARDS, gift.shards),
-        ):
-            changes.append(
-                Change(
-                    pid,
-                    res,
-                    amount,
-                    "theater_specialists",
-                    r.THEATER_SPECIALISTS,
-                    f"{specialist} backstage",
-                )
-            )
+        changes += gains(
+            pid, gift, "theater_specialists", r.THEATER_SPECIALISTS, f"{specialist} backstage"
+        )
     state = replace(state, performed=state.performed | {card.id})
     return settle(state, event, changes)

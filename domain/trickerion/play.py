@@ -19,11 +19,12 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import characters
-from domain.trickerion.state import Change, TrickerionState, settle
+from domain.trickerion.state import Change, PlayerBook, TrickerionState, settle
 from domain.trickerion.turns import require_turn
 from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
+_FAME, _COINS, _SHARDS = Resource.FAME, Resource.COINS, Resource.SHARDS
 
 ADVERTISE_FAME = 2
 """Fame for Advertising (docs/rules/trickerion.md#advertise)."""
@@ -96,17 +97,10 @@ def trick_learned(state: TrickerionState, event: Envelope, p: TrickLearned) -> R
             f"{card.id} is already owned by {owner}",
             "payload.trick_id",
         )
-    state = state.with_book(p.player_id, replace(book, tricks=(*book.tricks, card.id)))
-    change = Change(
-        p.player_id,
-        Resource.COINS,
-        -p.coins_paid,
-        "learn",
-        r.OTHER_SOURCES,
-        f"learned {card.id} {card.name}",
-        "payload.coins_paid",
+    book = replace(book, tricks=(*book.tricks, card.id))
+    return _bought(
+        state, event, p.player_id, book, p.coins_paid, "learn", f"learned {card.id} {card.name}"
     )
-    return settle(state, event, (change,))
 
 
 def character_hired(state: TrickerionState, event: Envelope, p: CharacterHired) -> Result:
@@ -132,15 +126,28 @@ def character_hired(state: TrickerionState, event: Envelope, p: CharacterHired) 
             f"{p.player_id} already has a {p.character}",
             "payload.character",
         )
-    state = state.with_book(p.player_id, replace(book, hires=(*book.hires, p.character)))
+    book = replace(book, hires=(*book.hires, p.character))
+    return _bought(state, event, p.player_id, book, p.coins_paid, "hire", f"hired {p.character}")
+
+
+def _bought(
+    state: TrickerionState,
+    event: Envelope,
+    player_id: str,
+    book: PlayerBook,
+    coins_paid: int,
+    category: str,
+    note: str,
+) -> Result:
+    """The player's new `book` (a trick learned, a character hired) and `coins_paid` Coins paid
+    for it in `category` (docs/rules/trickerion.md#during-play).
+
+    Raises:
+        RuleViolation: `trickerion.coins.insufficient` naming payload.coins_paid.
+    """
+    state = state.with_book(player_id, book)
     change = Change(
-        p.player_id,
-        Resource.COINS,
-        -p.coins_paid,
-        "hire",
-        r.OTHER_SOURCES,
-        f"hired {p.character}",
-        "payload.coins_paid",
+        player_id, _COINS, -coins_paid, category, r.OTHER_SOURCES, note, "payload.coins_paid"
     )
     return settle(state, event, (change,))
 
@@ -204,38 +211,33 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         RuleViolation: `trickerion.coins.insufficient` (payload.coins) or
             `trickerion.shards.insufficient` (payload.shards).
     """
-    book = state.book(p.player_id)
-    note = p.note or p.reason
+    pid, reason = p.player_id, p.reason
+    book = state.book(pid)
+    note = p.note or reason
     coins = p.coins
-    changes = [
-        Change(p.player_id, Resource.FAME, p.fame, p.reason, r.OTHER_SOURCES, note, "payload.fame")
-    ]
+    changes = (  # zero changes are not built (settle would skip them)
+        [Change(pid, _FAME, p.fame, reason, r.OTHER_SOURCES, note, "payload.fame")]
+        if p.fame
+        else []
+    )
     unpaid = -(book.coins + coins)
-    if p.reason == "wages" and state.options.negative_coins == "never" and unpaid > 0:
+    if reason == "wages" and unpaid > 0 and state.options.negative_coins == "never":
         coins = -book.coins
         penalty = unpaid * state.options.unpaid_coin_fame_penalty
         changes.append(
             Change(
-                p.player_id,
-                Resource.FAME,
+                pid,
+                _FAME,
                 -penalty,
                 "unpaid_wages",
                 r.UNPAID_WAGES,
                 f"{unpaid} Coins of wages unpaid, {penalty} Fame",
             )
         )
-    changes += [
-        Change(
-            p.player_id, Resource.COINS, coins, p.reason, r.OTHER_SOURCES, note, "payload.coins"
-        ),
-        Change(
-            p.player_id,
-            Resource.SHARDS,
-            p.shards,
-            p.reason,
-            r.OTHER_SOURCES,
-            note,
-            "payload.shards",
-        ),
-    ]
+    if coins:
+        changes.append(Change(pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
+    if p.shards:
+        changes.append(
+            Change(pid, _SHARDS, p.shards, reason, r.OTHER_SOURCES, note, "payload.shards")
+        )
     return settle(state, event, changes)

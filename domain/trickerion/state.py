@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from contracts.common import Player
 from contracts.envelope import Envelope
@@ -52,7 +52,7 @@ class TrickerionState:
 
     options: TrickerionOptions
     players: tuple[Player, ...]
-    books: Mapping[str, PlayerBook]
+    books: MappingProxyType[str, PlayerBook]
     turn: int = 0
     initiative: tuple[str, ...] = ()
     performed: frozenset[str] = frozenset()
@@ -99,7 +99,9 @@ class TrickerionState:
 
     def with_book(self, player_id: str, book: PlayerBook) -> TrickerionState:
         """A copy with one player's book replaced."""
-        return replace(self, books=MappingProxyType({**self.books, player_id: book}))
+        books = self.books.copy()
+        books[player_id] = book
+        return replace(self, books=MappingProxyType(books))
 
     def with_inventory(self, inventory: EndgameInventoryDeclared) -> TrickerionState:
         """A copy with one player's end-game inventory recorded."""
@@ -131,74 +133,81 @@ def settle(
 
     Raises:
         RuleViolation: `trickerion.coins.insufficient` / `trickerion.shards.insufficient`
-            naming the change's field.
+            naming the change's field; `trickerion.player.unknown`.
     """
     entries: list[LedgerEntry] = []
     held: dict[str, list[int]] = {}  # player -> [fame, coins, shards] as the changes run
-    clamp = state.options.fame_floor == "clamp_zero"
-    never_negative = state.options.negative_coins == "never"
+    books = state.books
+    options = state.options
+    clamp = options.fame_floor == "clamp_zero"
+    never_negative = options.negative_coins == "never"
     event_id, seq = event.event_id, event.seq
-    for change in changes:
-        amount = change.amount
-        if amount == 0:
+    for pid, resource, amount, category, rule, note, where in changes:
+        if not amount:
             continue
-        pid = change.player_id
         now = held.get(pid)
         if now is None:
-            book = state.book(pid)
+            book = books.get(pid)
+            if book is None:
+                book = state.book(pid)  # raises trickerion.player.unknown
             now = held[pid] = [book.fame, book.coins, book.shards]
-        amount, note = _settled(change, pid, now, clamp, never_negative)
-        entries.append(
-            _tuple_new(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
-                LedgerEntry,
-                (event_id, seq, pid, change.resource, change.category, amount, change.rule, note),
-            )
+        # Fame first: most changes are Fame (docs/rules/trickerion.md#during-play floors)
+        if resource is _FAME:
+            if clamp and now[0] + amount < 0:
+                amount, note = _clamped(now[0], amount, note)
+            now[0] += amount
+        elif resource is _COINS:
+            if never_negative and now[1] + amount < 0:
+                _refuse("trickerion.coins.insufficient", pid, now[1], amount, where)
+            now[1] += amount
+        else:
+            if now[2] + amount < 0:
+                _refuse("trickerion.shards.insufficient", pid, now[2], amount, where)
+            now[2] += amount
+        entries.append(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
+            _tuple_new(LedgerEntry, (event_id, seq, pid, resource, category, amount, rule, note))
         )
-    if held:  # one new book per changed player, written back once (the fold's hot path)
-        books = dict(state.books)
-        for pid, (fame, coins, shards) in held.items():
-            books[pid] = _with_amounts(books[pid], fame, coins, shards)
-        state = replace(state, books=MappingProxyType(books))
-    return state, tuple(entries)
+    return (_written(state, held) if held else state), tuple(entries)
 
 
-def _settled(
-    change: Change, pid: str, now: list[int], clamp: bool, never_negative: bool
-) -> tuple[int, str]:
-    """Apply one non-zero `change` to `now` ([fame, coins, shards], updated in place); return
-    the amount taken and the ledger note (the rules are `settle`'s).
+def _written(state: TrickerionState, held: dict[str, list[int]]) -> TrickerionState:
+    """`state` with the changed players' [fame, coins, shards] written back: one new book per
+    changed player, once per event (the fold's hot path: `replace` inlined)."""
+    books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
+    for pid, (fame, coins, shards) in held.items():
+        books[pid] = _with_amounts(books[pid], fame, coins, shards)
+    new: TrickerionState = _new(TrickerionState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields["books"] = _proxy(books)
+    return new
+
+
+def _clamped(fame: int, amount: int, note: str) -> tuple[int, str]:
+    """A Fame loss of `amount` stopped at 0 Fame from `fame`: the amount taken and its note."""
+    taken = -fame
+    return taken, f"{note} (clamped at 0 Fame; {amount - taken} not taken)"
+
+
+def _refuse(rule: str, pid: str, held: int, amount: int, where: str) -> NoReturn:
+    """Refuse a payment of `-amount` Coins or Shards (`rule`) that `pid`, holding `held`,
+    cannot make.
 
     Raises:
-        RuleViolation: `trickerion.coins.insufficient` / `trickerion.shards.insufficient`.
+        RuleViolation: `rule`, naming `where`.
     """
-    amount = change.amount
-    note = change.note
-    if change.resource is _FAME:
-        if clamp and now[0] + amount < 0:
-            amount = -now[0]
-            note = f"{note} (clamped at 0 Fame; {change.amount - amount} not taken)"
-        now[0] += amount
-    elif change.resource is _COINS:
-        if never_negative and now[1] + amount < 0:
-            raise RuleViolation(
-                "trickerion.coins.insufficient",
-                f"{pid} has {now[1]} Coins, cannot pay {-amount}",
-                change.field,
-            )
-        now[1] += amount
-    else:
-        if now[2] + amount < 0:
-            raise RuleViolation(
-                "trickerion.shards.insufficient",
-                f"{pid} has {now[2]} Shards, cannot pay {-amount}",
-                change.field,
-            )
-        now[2] += amount
-    return amount, note
+    if rule == "trickerion.coins.insufficient":
+        raise RuleViolation(
+            "trickerion.coins.insufficient", f"{pid} has {held} Coins, cannot pay {-amount}", where
+        )
+    raise RuleViolation(
+        "trickerion.shards.insufficient", f"{pid} has {held} Shards, cannot pay {-amount}", where
+    )
 
 
 _new = object.__new__
 _tuple_new = tuple.__new__
+_proxy = MappingProxyType
 
 
 def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
