@@ -11,8 +11,10 @@ lean route's path (for `plain_only` routes without a query string) that declares
 the route's ASGI endpoint directly; every other request (and every lifespan or websocket
 scope) goes to FastAPI unchanged. A lean POST route (the ingest's write, `POST
 /games/{game_id}/events` without a query string) takes its body: `BodySizeLimit` wraps its
-endpoint here as it wraps the app (the same 400/413 problems, counted by the metrics below).
-What the stack did for the lean requests is done here:
+endpoint here as it wraps the app (the same 413 problem for a body that passes the limit while
+read); a POST whose declared `Content-Length` is malformed or too large is left to FastAPI's
+stack, which refuses it before routing (and counts it `unmatched`, as it always did). What the
+stack did for the lean requests is done here:
 
 * metrics: counted and timed under the route template, as `MetricsMiddleware` does;
 * errors: the app's own exception handlers (`services.doors.asgi.http_errors`), looked up by the
