@@ -30,6 +30,7 @@ from services.usecases.readmodels.reads import ReadModels
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from fastapi import FastAPI
 
+    from services.doors.asgi.lean import LeanRoute
     from services.doors.push.holds import ClientHolds
     from services.doors.query.front import FrontedFastAPI
     from services.doors.query.metrics import QueryMetrics
@@ -126,9 +127,22 @@ def assemble(service: Service, roles: Roles) -> Assembled:
             service.ports.projections.held,
         )
     )
+    lean = _lean_write(service) if roles.ingest else []
     if hub is not None:  # the query role
-        _install_lean_routes(app, reads, hub, metrics, streams)
+        _install_lean_routes(app, reads, hub, metrics, streams, lean, service)
+    elif lean:
+        from services.doors.query.front import FrontDoor
+
+        app.front = FrontDoor(app, lean, metrics, service.settings.max_body_bytes)
     return Assembled(app, service, hub)
+
+
+def _lean_write(service: Service) -> list[LeanRoute]:
+    """The ingest's write as a lean route for the front door (it stands in no router: the
+    FastAPI route takes every request the door leaves)."""
+    from services.doors.ingest.http import lean_ingest_route
+
+    return [lean_ingest_route(service.cases.record, service.cases.tables)]
 
 
 def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
@@ -181,9 +195,12 @@ def _install_lean_routes(
     hub: ChangeHub,
     metrics: QueryMetrics,
     streams: ClientHolds,
+    writes: list[LeanRoute],
+    service: Service,
 ) -> None:
     """The hot reads as raw ASGI routes ahead of their FastAPI declarations, and served by the
-    app's front door ahead of its middleware (docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
+    app's front door ahead of its middleware (docs/decisions/0012-hot-reads-and-off-loop-replays.md),
+    with the lean `writes` (the door's only)."""
     from services.doors.asgi.lean import install
     from services.doors.push.routes import lean_push_routes
     from services.doors.query.front import FrontDoor
@@ -191,7 +208,7 @@ def _install_lean_routes(
 
     routes = [*lean_query_routes(reads), *lean_push_routes(hub, reads, streams)]
     install(app, routes)
-    app.front = FrontDoor(app, routes, metrics)
+    app.front = FrontDoor(app, [*routes, *writes], metrics, service.settings.max_body_bytes)
 
 
 def change_hub(

@@ -34,7 +34,7 @@ def _bad_length() -> ProblemResponse:
     )
 
 
-def _declared_refusal(scope: Scope, max_body_bytes: int) -> ProblemResponse | None:
+def declared_refusal(scope: Scope, max_body_bytes: int) -> ProblemResponse | None:
     """The answer to a request whose `Content-Length` is malformed (400) or above the limit
     (413); None when it declares none or an acceptable one."""
     lengths = [v for k, v in scope.get("headers", ()) if k.lower() == b"content-length"]
@@ -67,7 +67,7 @@ class BodySizeLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refused = _declared_refusal(scope, self.max_body_bytes)
+        refused = declared_refusal(scope, self.max_body_bytes)
         if refused is not None:
             await refused(scope, receive, send)
             return

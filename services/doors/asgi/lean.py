@@ -31,27 +31,33 @@ JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
 class LeanRoute(Route):
-    """A Starlette route serving GET `path` with the raw ASGI `endpoint`.
+    """A Starlette route serving `method` (GET) `path` with the raw ASGI `endpoint`.
 
     Args:
         path: the path template, the same as the FastAPI route it stands before.
         endpoint: the ASGI callable (not wrapped in a `Request`).
         plain_only: take only requests without a query string (others fall through).
+        method: the one method taken: "GET", or "POST" for the ingest's write, which only
+            the front door serves (it is not put in the router: it stands before no route).
     Matches nothing else (other methods fall through too). Sets `scope["route"]` to itself so
     the metrics middleware labels the request by `path` as for any FastAPI route. The app's
     front door (`services.doors.query.front`) serves the same requests with `lean_endpoint` before
     they reach the router; the route serves those the front door leaves to FastAPI.
     """
 
-    def __init__(self, path: str, endpoint: LeanEndpoint, plain_only: bool = False) -> None:
+    def __init__(
+        self, path: str, endpoint: LeanEndpoint, plain_only: bool = False, method: str = "GET"
+    ) -> None:
         super().__init__(path, _AsAsgi(endpoint), include_in_schema=False)
         self.lean_endpoint = endpoint
         self.plain_only = plain_only
-        self.methods = {"GET"}
+        self.method = method
+        self.methods = {method}
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        """FULL for a GET of the path (without a query string when `plain_only`), else NONE."""
-        if scope["type"] != "http" or scope["method"] != "GET":
+        """FULL for a `method` request of the path (without a query string when
+        `plain_only`), else NONE."""
+        if scope["type"] != "http" or scope["method"] != self.method:
             return Match.NONE, {}
         if self.plain_only and scope.get("query_string"):
             return Match.NONE, {}

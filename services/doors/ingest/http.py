@@ -11,6 +11,12 @@ write is authorized, and a `Refusal` becomes an RFC 9457 problem
 referee voids or corrects in it, the table's result follows (`TableGames.game_changed`, after
 the 201 is sent). Source: issue brief (ingest); docs/decisions/0009-one-authorization-on-every-write.md (write
 tokens); docs/decisions/0010-one-error-style.md (one error shape).
+
+`lean_ingest_route` is the same write as a raw ASGI endpoint, which the app's front door
+(`services.doors.query.front`) serves ahead of FastAPI's middleware and request handling for a
+POST without a query string (the hot write: FastAPI's stack was about a tenth of the service's
+CPU per event, docs/profiles/hot-path-profiles.md); a `?dry_run=` write, and every other
+request, takes the FastAPI route. Both call `IngestDoor.answer`: the same answers.
 """
 
 from __future__ import annotations
@@ -22,12 +28,15 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from services.doors.asgi.http_errors import refusal_problem
+from services.doors.asgi.lean import LeanRoute, header
 from services.platform.metrics import count_appended, count_refused
-from services.platform.problems import ProblemResponse, problem_responses
+from services.platform.problems import problem_responses
 from services.usecases.authorize import WriteProof
-from services.usecases.record import AfterGameWrite, Record
+from services.usecases.record import AfterGameWrite, BodySource, Record
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("ingest")
@@ -73,10 +82,80 @@ class Appended(BaseModel):
     write_token: str | None = None
 
 
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header value, read as `HTTPBearer(
+    auto_error=False)` reads it (scheme case-insensitive, the token stripped); None when
+    absent, empty or of another scheme."""
+    if not authorization:
+        return None
+    scheme, _, param = authorization.partition(" ")
+    token = param.strip()
+    if not (scheme and token) or scheme.lower() != "bearer":
+        return None
+    return token
+
+
+class IngestDoor:
+    """The write's translation, shared by the FastAPI route and the lean one: a proof and a
+    body in, the HTTP answer out (and the body, when a table's follow-up is due)."""
+
+    def __init__(self, record: Record, tables: AfterGameWrite | None) -> None:
+        self.record = record
+        self.tables = tables
+
+    async def answer(
+        self, game_id: str, proof: WriteProof, body: BodySource, dry_run: bool
+    ) -> tuple[Response, bytes | None]:
+        """The answer to one write (201, or 200 for `dry_run`, or the refusal's problem), and
+        the written body when `tables` wants its follow-up run after the answer (else None).
+        Raises: what `Record.record` raises besides `Refusal` (the app's handlers answer)."""
+        with structlog.contextvars.bound_contextvars(game_id=game_id):
+            try:
+                recorded = await self.record.record(game_id, proof, body, dry_run=dry_run)
+            except Refusal as refusal:
+                if not dry_run:
+                    count_refused(refusal.kind, "http")
+                log.info(
+                    "ingest.rejected",
+                    kind=refusal.kind,
+                    rule=refusal.rule,
+                    field=refusal.field,
+                    dry_run=dry_run,
+                )
+                return refusal_problem(refusal), None
+        out = recorded.result.to_dict()
+        if recorded.write_token is not None:
+            out["write_token"] = recorded.write_token
+        if dry_run:
+            return JSONResponse(out, status_code=200), None
+        count_appended(recorded.result, "http")
+        written = await body()  # read once already: the request keeps it
+        wanted = self.tables is not None and self.tables.wants(game_id, written)
+        return JSONResponse(out, status_code=201), written if wanted else None
+
+    async def lean(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """`POST /games/{game_id}/events` as raw ASGI (no query string: not a dry run); the
+        table's follow-up after the answer, as FastAPI runs a background task."""
+        game_id = scope["path_params"]["game_id"]
+        token = bearer_token(header(scope, b"authorization"))
+        proof = WriteProof(token, header(scope, b"x-creator-key"))
+        response, written = await self.answer(game_id, proof, Request(scope, receive).body, False)
+        await response(scope, receive, send)
+        if written is not None and self.tables is not None:
+            await self.tables.after_write(game_id, written)
+
+
+def lean_ingest_route(record: Record, tables: AfterGameWrite | None = None) -> LeanRoute:
+    """The write as a lean POST route for the app's front door (see the module docstring)."""
+    door = IngestDoor(record, tables)
+    return LeanRoute("/games/{game_id}/events", door.lean, plain_only=True, method="POST")
+
+
 def ingest_router(record: Record, tables: AfterGameWrite | None = None) -> APIRouter:
     """The ingest router, bound to the record use case (and `tables`, to follow tournament
     tables' games; None: not followed)."""
     router = APIRouter(tags=["ingest"])
+    door = IngestDoor(record, tables)
 
     @router.post(
         "/games/{game_id}/events",
@@ -106,7 +185,7 @@ def ingest_router(record: Record, tables: AfterGameWrite | None = None) -> APIRo
                 "(nothing stores it)"
             ),
         ] = False,
-    ) -> JSONResponse | ProblemResponse:
+    ) -> Response:
         """Append envelopes to `game_id`; each `seq` must follow the game's version (seq - 1).
 
         Every write to an existing game needs `Authorization: Bearer <its write token>`,
@@ -123,29 +202,9 @@ def ingest_router(record: Record, tables: AfterGameWrite | None = None) -> APIRo
         as it is and answers as the write would, 200 instead of 201, storing nothing.
         """
         proof = WriteProof(bearer.credentials if bearer else None, x_creator_key)
-        with structlog.contextvars.bound_contextvars(game_id=game_id):
-            try:
-                recorded = await record.record(game_id, proof, request.body, dry_run=dry_run)
-            except Refusal as refusal:
-                if not dry_run:
-                    count_refused(refusal.kind, "http")
-                log.info(
-                    "ingest.rejected",
-                    kind=refusal.kind,
-                    rule=refusal.rule,
-                    field=refusal.field,
-                    dry_run=dry_run,
-                )
-                return refusal_problem(refusal)
-        body = recorded.result.to_dict()
-        if recorded.write_token is not None:
-            body["write_token"] = recorded.write_token
-        if dry_run:
-            return JSONResponse(body, status_code=200)
-        count_appended(recorded.result, "http")
-        body_bytes = await request.body()
-        if tables is not None and tables.wants(game_id, body_bytes):
-            background.add_task(tables.after_write, game_id, body_bytes)
-        return JSONResponse(body, status_code=201)
+        response, written = await door.answer(game_id, proof, request.body, dry_run)
+        if written is not None and tables is not None:
+            background.add_task(tables.after_write, game_id, written)
+        return response
 
     return router

@@ -9,7 +9,12 @@ route doing the same Redis call (docs/decisions/0012-hot-reads-and-off-loop-repl
 lean route's path (for `plain_only` routes without a query string) that declares no body (no
 `content-length` / `transfer-encoding`, so the body limits have nothing to say) is served by
 the route's ASGI endpoint directly; every other request (and every lifespan or websocket
-scope) goes to FastAPI unchanged. What the stack did for the lean requests is done here:
+scope) goes to FastAPI unchanged. A lean POST route (the ingest's write, `POST
+/games/{game_id}/events` without a query string) takes its body: `BodySizeLimit` wraps its
+endpoint here as it wraps the app (the same 413 problem for a body that passes the limit while
+read); a POST whose declared `Content-Length` is malformed or too large is left to FastAPI's
+stack, which refuses it before routing (and counts it `unmatched`, as it always did). What the
+stack did for the lean requests is done here:
 
 * metrics: counted and timed under the route template, as `MetricsMiddleware` does;
 * errors: the app's own exception handlers (`services.doors.asgi.http_errors`), looked up by the
@@ -37,8 +42,9 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from services.doors.asgi.lean import LeanRoute
+from services.doors.asgi.lean import LeanEndpoint, LeanRoute
 from services.doors.query.metrics import QueryMetrics
+from services.platform.limits import DEFAULT_MAX_BODY_BYTES, BodySizeLimit, declared_refusal
 
 _BODY_HEADERS = frozenset((b"content-length", b"transfer-encoding"))
 
@@ -49,14 +55,18 @@ class _Door:
     """One lean route's path as prefix + one parameter + suffix (`/games/` `{game_id}`
     `/standings`), matched without a regex."""
 
-    __slots__ = ("param", "plain_only", "prefix", "route", "suffix")
+    __slots__ = ("endpoint", "method", "param", "plain_only", "prefix", "route", "suffix")
 
-    def __init__(self, route: LeanRoute) -> None:
+    def __init__(self, route: LeanRoute, max_body_bytes: int) -> None:
         prefix, _, rest = route.path.partition("{")
         param, _, suffix = rest.partition("}")
         if not prefix or not param.isidentifier() or "{" in suffix:
             raise ValueError(f"a front door needs one plain path parameter: {route.path!r}")
-        self.route, self.plain_only = route, route.plain_only
+        self.route, self.plain_only, self.method = route, route.plain_only, route.method
+        # a GET takes no body (one declaring a body is FastAPI's); a POST's is limited here
+        self.endpoint: LeanEndpoint = route.lean_endpoint
+        if self.method != "GET":
+            self.endpoint = BodySizeLimit(route.lean_endpoint, max_body_bytes)
         self.prefix, self.param, self.suffix = prefix, param, suffix
 
     def value(self, path: str) -> str | None:
@@ -75,25 +85,39 @@ class FrontDoor:
         app: the FastAPI app (its exception handlers answer the errors).
         routes: the lean routes, each with a path of one parameter (`ValueError` otherwise).
         metrics: where the requests are counted (the app's `MetricsMiddleware` registry).
+        max_body_bytes: the app's `BodySizeLimit` bound, applied to the POST routes' bodies.
     """
 
-    def __init__(self, app: FastAPI, routes: Sequence[LeanRoute], metrics: QueryMetrics) -> None:
+    def __init__(
+        self,
+        app: FastAPI,
+        routes: Sequence[LeanRoute],
+        metrics: QueryMetrics,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
         self.app = app
-        self.doors = [_Door(route) for route in routes]
+        self.doors = [_Door(route, max_body_bytes) for route in routes]
+        self._endpoints = {id(door.route): door.endpoint for door in self.doors}
         self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
 
     def match(self, scope: Scope) -> tuple[LeanRoute, dict[str, str]] | None:
         """The lean route taking `scope` and its path parameters, or None (FastAPI's)."""
-        if scope["type"] != "http" or scope["method"] != "GET" or scope.get("root_path"):
+        if scope["type"] != "http" or scope.get("root_path"):
             return None
-        path = scope["path"]
+        path, method = scope["path"], scope["method"]
         for door in self.doors:
+            if door.method != method:
+                continue
             value = door.value(path)
             if value is None or (door.plain_only and scope.get("query_string")):
                 continue
-            for name, _ in scope.get("headers", ()):
-                if name in _BODY_HEADERS:
-                    return None  # BodySizeLimit and FastAPI's limit judge a declared body
+            if method == "GET":
+                for name, _ in scope.get("headers", ()):
+                    if name in _BODY_HEADERS:
+                        return None  # BodySizeLimit and FastAPI's limit judge a declared body
+            elif declared_refusal(scope, self.max_body_bytes) is not None:
+                return None  # refused before routing, as it always was
             return door.route, {door.param: value}
         return None
 
@@ -113,7 +137,7 @@ class FrontDoor:
             await send(message)
 
         try:
-            await route.lean_endpoint(scope, receive, noted)
+            await self._endpoints[id(route)](scope, receive, noted)
         except Exception as exc:
             if started:  # as ServerErrorMiddleware: the 500 handler logs, nothing is sent
                 response = self._server_error()(Request(scope, receive), exc)
