@@ -369,6 +369,24 @@ def test_every_feature_that_mounts_doors_is_assembled() -> None:
     assert mounting == {"tournaments", "leagues"}
 
 
+def test_every_feature_that_runs_a_role_is_started() -> None:
+    """The roles' lifespan iterates the features: every feature whose doors package runs a
+    role (`ROLE`, `run_role`) is in `services.bootstrap.roles.FEATURE_ROLES`, once, and
+    `ROLE` names a field of `Roles`."""
+    from services.bootstrap.roles import FEATURE_ROLES, Roles
+
+    running = {
+        f"services.{feature}.doors"
+        for feature in FEATURES
+        if hasattr(importlib.import_module(f"services.{feature}.doors"), "run_role")
+    }
+    started = [entry.doors.__name__ for entry in FEATURE_ROLES]
+    assert (
+        sorted(started) == sorted(running) == ["services.archive.doors", "services.webhooks.doors"]
+    )
+    assert all(entry.doors.ROLE in Roles.__dataclass_fields__ for entry in FEATURE_ROLES)
+
+
 def test_the_arrow_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from services.bootstrap import build_app\n")
