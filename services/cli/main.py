@@ -26,7 +26,7 @@ from services.cli.render import standings_table
 from services.cli.root import CommandRoot
 from services.leagues.cli import league_app
 from services.platform.terminal import LogFile, err, out
-from services.tournaments.cli import tournament_app
+from services.tournaments.cli.simulate import tournament_app
 from services.usecases.readmodels.render import view as standings_view
 from services.webhooks.cli import webhooks_app
 
