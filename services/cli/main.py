@@ -2,11 +2,11 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `forget` (a player's name, in every tier), `demo` (everything, end to end, on a throwaway Redis), `simulate`;
-and the features' command groups (`FEATURE_COMMANDS`: `webhooks`, `league`, `tournament`),
-each in its feature package, handed the composition root (`services.cli.root.CommandRoot`) as
-the context's object. Each command is
-thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
+held game), `forget` (a player's name, in every tier), `demo` (everything, end to end, on a
+throwaway Redis), `simulate`; and the features' command groups (`FEATURE_COMMANDS`:
+`webhooks`, `league`, `tournament`), each in its feature package, handed the composition root
+(`services.cli.root.CommandRoot`) as the context's object. Each command is thin; the work
+lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
 """
 
