@@ -1,12 +1,11 @@
 """The HTTP assembly of the composition root: the FastAPI app of a `Service` for its roles.
 
 `assemble` mounts the routers in the app's order (it is also `contracts/openapi.json`'s order):
-query, ingest, live push, web scoreboard (after push, so `/games/live` is not taken for a game
-id), probes; then the hot reads as raw ASGI routes ahead of them. The features' doors mount
-themselves (`FEATURES`: each feature's doors package has `mount_query`, `mount_ingest` and
-`mount_pages`), after the games' doors of the same part, in the order listed. `build_app`
-builds and assembles in one call (`scoreledger serve`); `ingest_app` is the ingest door alone and
-`change_hub` the push hub on any ports.
+every door package in `FEATURES` mounts itself (`mount_query`, `mount_ingest`, `mount_pages`),
+the games' first (`services.doors`: query, ingest, live push, web scoreboard), then each
+feature's of the same part, in the order listed; then the probes, and the hot reads as raw ASGI
+routes ahead of them. `build_app` builds and assembles in one call (`scoreledger serve`);
+`ingest_app` is the ingest door alone and `change_hub` the push hub on any ports.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from services import doors as game_doors
 from services.archive.usecases.tiered import ArchiveReader
 from services.bootstrap.backends import Ports
 from services.bootstrap.roles import Roles, roles_lifespan
@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
 
 
 class FeatureDoors(Protocol):
-    """A feature's doors package: it mounts its routers for each part of a role."""
+    """A doors package (the games' or a feature's): it mounts its routers for each part of a
+    role."""
 
     def mount_query(self, app: FastAPI, cases: UseCases, settings: ServiceSettings) -> None:
         """The feature's reads (query role)."""
@@ -46,13 +47,18 @@ class FeatureDoors(Protocol):
         """The feature's writes (ingest role)."""
 
     def mount_pages(
-        self, app: FastAPI, cases: UseCases, settings: ServiceSettings, streams: ClientHolds
+        self,
+        app: FastAPI,
+        cases: UseCases,
+        settings: ServiceSettings,
+        streams: ClientHolds,
+        hub: ChangeHub,
     ) -> None:
         """The feature's live streams and pages (query role, with the push hub)."""
 
 
-FEATURES: tuple[FeatureDoors, ...] = (tournament_doors, league_doors)
-"""The features whose doors mount themselves, in the app's route order."""
+FEATURES: tuple[FeatureDoors, ...] = (game_doors, tournament_doors, league_doors)
+"""The doors packages that mount themselves, in the app's route order (the games first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,40 +157,27 @@ def build_app(roles: Roles, settings: ServiceSettings | None = None) -> FastAPI:
 
 
 def _mount_roles(app: FastAPI, service: Service, roles: Roles) -> None:
-    """The routers of the query and the ingest role: the games' doors, then each feature's."""
+    """The routers of the query and the ingest role, each doors package's in turn."""
     cases, settings = service.cases, service.settings
     if roles.query:
-        from services.doors.query.routes import query_router
-
-        app.include_router(query_router(cases.reads))
         for feature in FEATURES:
             feature.mount_query(app, cases, settings)
     if roles.ingest:
-        from services.doors.ingest.http import ingest_router
-
-        app.include_router(ingest_router(cases.record, cases.tables))
         for feature in FEATURES:
             feature.mount_ingest(app, cases, settings)
 
 
 def _mount_pages(app: FastAPI, service: Service, hub: ChangeHub) -> ClientHolds:
-    """Live push and the pages (query role): the games' doors, then each feature's, then the
-    shared static files (a feature's `/static/<feature>/...` first); returns the holds of every
-    live stream's client."""
+    """Live push and the pages (query role), each doors package's in turn, then the shared
+    static files (a feature's `/static/<feature>/...` first); returns the holds of every live
+    stream's client."""
     from services.doors.push.holds import ClientHolds
-    from services.doors.push.routes import push_router
-    from services.doors.web.routes import static_router, web_router
+    from services.doors.web.routes import static_router
 
     cases, settings = service.cases, service.settings
     streams = ClientHolds(settings.live_per_client)  # every live stream's client
-    app.include_router(push_router(hub, cases.reads, streams))
-    if settings.ingest_url is not None:  # a split deployment: writes go to ingest
-        from services.doors.web.forward import forward_router
-
-        app.include_router(forward_router(settings))
-    app.include_router(web_router(cases.reads, settings))
     for feature in FEATURES:
-        feature.mount_pages(app, cases, settings, streams)
+        feature.mount_pages(app, cases, settings, streams, hub)
     app.include_router(static_router())
     return streams
 

@@ -2,25 +2,30 @@
 
 `Roles` names the services a process runs; `roles_lifespan` enters them for the app's lifespan:
 the inbox consumer (`inbox_app`, on FastStream's `inbox_broker`), the tournaments' approval
-timer, the projector (`projector`, `projecting`), the archiver and the webhooks role
-(`webhooking`). Each also runs alone on its own `Service` (`running_inbox`, `running_projector`,
-`webhook_admin`), and the inbox on the in-memory adapters for its AsyncAPI document.
+timer, the projector (`projector`, `projecting`), and the features' roles (`FEATURE_ROLES`:
+the archiver and the webhooks role, `webhooking`), each run by its feature's doors package
+(`run_role`) on parts built here. Each also runs alone on its own `Service` (`running_inbox`,
+`running_projector`, `webhook_admin`), and the inbox on the in-memory adapters for its
+AsyncAPI document.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from services.adapters.redis.keys import Keys
+from services.archive import doors as archive_doors
 from services.bootstrap.backends import Ports, memory_ports
 from services.bootstrap.usecases import Service, UseCases, build, use_cases
 from services.platform.settings import IngestSettings, ServiceSettings
 from services.ports.feeds import FeedTrimming
 from services.runtime.gctune import collecting_frozen
 from services.usecases.opening import OpeningArchive
+from services.webhooks import doors as webhook_doors
+from services.webhooks.doors import WebhookRole
 
 if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that run them
     from faststream import FastStream
@@ -30,6 +35,10 @@ if TYPE_CHECKING:  # the web and inbox stacks load only in the processes that ru
     from services.usecases.inbox.settle import Inbox
     from services.webhooks.doors.loop import WebhooksLoop
     from services.webhooks.usecases.admin import WebhookAdmin
+
+
+P = TypeVar("P")
+P_contra = TypeVar("P_contra", contravariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,14 +242,51 @@ def _webhook_parts(
     return loop, admin, aclosing(transport)
 
 
+def _webhook_role(service: Service) -> WebhookRole:
+    """The webhooks role's parts on `service` (its loop and transport)."""
+    loop, _, transport = _webhook_parts(service)
+    return WebhookRole(loop, transport)
+
+
 @asynccontextmanager
 async def webhooking(service: Service) -> AsyncIterator[WebhooksLoop]:
     """Run the webhooks role of `service` (dispatcher and senders) for the block's duration."""
-    from services.webhooks.doors.loop import running
+    parts = _webhook_role(service)
+    async with webhook_doors.run_role(parts, service.settings):
+        yield parts.loop
 
-    loop, _, transport = _webhook_parts(service)
-    async with transport, running(loop):
-        yield loop
+
+class FeatureRole(Protocol[P_contra]):
+    """A feature's doors package that runs a role: `ROLE` names its `Roles` field, `run_role`
+    runs it for a block on the parts the composition root built (adapters included)."""
+
+    ROLE: str
+
+    def run_role(
+        self, parts: P_contra, settings: ServiceSettings
+    ) -> AbstractAsyncContextManager[None]:
+        """Run the role for the block's duration."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoleEntry(Generic[P]):
+    """A feature's role and how the root builds its parts from the process's `Service`
+    (None: not configured here, so it does not run)."""
+
+    doors: FeatureRole[P]
+    parts: Callable[[Service], P | None]
+
+    async def enter(self, stack: AsyncExitStack, service: Service, roles: Roles) -> None:
+        """Start the role on `stack` when `roles` ask for it and its parts are configured."""
+        if getattr(roles, self.doors.ROLE) and (parts := self.parts(service)) is not None:
+            await stack.enter_async_context(self.doors.run_role(parts, service.settings))
+
+
+FEATURE_ROLES: tuple[RoleEntry[Any], ...] = (
+    RoleEntry(archive_doors, lambda service: service.cases.seal),
+    RoleEntry(webhook_doors, _webhook_role),
+)
+"""The features whose roles run themselves, in the order they start."""
 
 
 @asynccontextmanager
@@ -273,12 +319,8 @@ async def roles_lifespan(service: Service, roles: Roles) -> AsyncIterator[None]:
             if roles.projector:
                 await _enter_projector(stack, service)
                 await stack.enter_async_context(collecting_frozen())  # serve --projector
-            if roles.archiver and service.cases.seal is not None:
-                from services.archive.doors.archiver import sealing
-
-                await stack.enter_async_context(sealing(service.cases.seal, service.settings))
-            if roles.webhooks:
-                await stack.enter_async_context(webhooking(service))
+            for feature in FEATURE_ROLES:
+                await feature.enter(stack, service, roles)
             yield
     finally:
         if archive is not None:

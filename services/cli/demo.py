@@ -6,7 +6,7 @@ HTTP ingest (round-robin across games) while a rich Live view shows the publishi
 the standings read back from the query API, waits until every game is projected, then prints
 the final standings, checks each equals `scoreledger score` on the same file (the pure fold),
 and reports the measured events/s. A small tournament is played beside the games
-(`services.cli.demo_tournament`); its room screen's URL is printed when the services are up.
+(`services.tournaments.cli.demo`); its room screen's URL is printed when the services are up.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from services.cli.demo_games import COMPARED, DemoGame, round_robin
 from services.cli.demo_state import DemoState, clear_state, phone_base, write_state
-from services.cli.demo_tournament import DemoTournament
-from services.cli.remote import Publisher
+from services.cli.remote import Publisher, post_batch
 from services.cli.render import standings_table
 from services.cli.serve import Roles, build_app, uvicorn_server
+from services.tournaments.cli.demo import DemoTournament
 from services.usecases.readmodels.shapes import StandingsResponse
 
 log = structlog.get_logger("demo")
@@ -52,7 +52,7 @@ class DemoReport:
     archived: dict[str, int] = field(default_factory=dict)
     """Each game sealed into the demo's directory archive: its file's bytes."""
     tournament: DemoTournament | None = None
-    """The small tournament played beside the games (`services.cli.demo_tournament`)."""
+    """The small tournament played beside the games (`services.tournaments.cli.demo`)."""
     tournament_line: str = ""
     """Where it ended, in one line."""
 
@@ -218,7 +218,7 @@ async def run_demo(
                 "stay up, and it prints their links)",
                 highlight=False,
             )
-        tournament = DemoTournament()
+        tournament = DemoTournament(post_batch)
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
             await tournament.pick_id(client)
         report = await _publish_and_watch(url, games, console, tournament)

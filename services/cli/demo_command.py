@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from services.cli.offline import LogLineError, standings_summary
 from services.cli.render import standings_table
-from services.cli.terminal import err, out
+from services.platform.terminal import err, out
 
 if TYPE_CHECKING:  # the network stack loads when the command runs
     from services.cli.demo import DemoReport

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from services.cli.terminal import err
+from services.platform.terminal import err
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE_NAME = "scoreledger-demo.json"

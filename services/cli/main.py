@@ -2,9 +2,11 @@
 
 Commands: `score` (offline fold of a JSONL log), `serve` (run the services with uvicorn),
 `publish` (send a JSONL log over HTTP), `export` (a game's log as JSONL), `release` (resume a
-held game), `forget` (a player's name, in every tier), `webhooks` (outbound webhook endpoints: `services.cli.webhooks_command`), `demo` (everything,
-end to end, on a throwaway Redis), `simulate`, `tournament simulate`. Each command is
-thin; the work lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
+held game), `forget` (a player's name, in every tier), `demo` (everything, end to end, on a
+throwaway Redis), `simulate`; and the features' command groups (`FEATURE_COMMANDS`:
+`webhooks`, `league`, `tournament`), each in its feature package, handed the composition root
+(`services.cli.root.CommandRoot`) as the context's object. Each command is thin; the work
+lives in sibling modules (`publish_command.py` and `demo_command.py` hold those
 two commands whole).
 """
 
@@ -21,9 +23,12 @@ from services.cli.demo_command import demo
 from services.cli.offline import LogLineError, score_file, standings_summary
 from services.cli.publish_command import publish
 from services.cli.render import standings_table
-from services.cli.terminal import LogFile, err, out
-from services.cli.webhooks_command import webhooks_app
+from services.cli.root import CommandRoot
+from services.leagues.cli import league_app
+from services.platform.terminal import LogFile, err, out
+from services.tournaments.cli.simulate import tournament_app
 from services.usecases.readmodels.render import view as standings_view
+from services.webhooks.cli import webhooks_app
 
 if TYPE_CHECKING:  # the network stack (httpx, redis, settings) loads in the commands that use it
     from services.platform.settings import CommonSettings
@@ -36,8 +41,9 @@ app = typer.Typer(
 
 
 @app.callback()
-def main() -> None:
+def main(ctx: typer.Context) -> None:
     """Live, event-sourced scoring for Trickerion and Penumbra on Redis Streams."""
+    ctx.obj = CommandRoot()  # what the features' commands build through
 
 
 @app.command()
@@ -310,14 +316,18 @@ def serve(
         fail("serve", guard.failure or StartupFailure(f"cannot listen on {where}", EXIT_SOFTWARE))
 
 
-app.command()(publish)
-app.add_typer(webhooks_app)
-app.command()(demo)
-app.add_typer(__import__("services.cli.league_command", fromlist=["x"]).league_app, name="league")
-app.add_typer(
-    __import__("services.cli.tournament_command", fromlist=["x"]).tournament_app,
-    name="tournament",
+FEATURE_COMMANDS: tuple[tuple[str, typer.Typer], ...] = (
+    ("webhooks", webhooks_app),
+    ("league", league_app),
+    ("tournament", tournament_app),
 )
+"""The features' command groups (name, typer), in `--help`'s order: each lives in its feature
+package (`services/<feature>/cli.py`) and reads the root from the context."""
+
+app.command()(publish)
+app.command()(demo)
+for _group, _commands in FEATURE_COMMANDS:
+    app.add_typer(_commands, name=_group)
 app.command("simulate")(
     __import__("services.cli.simulate_command", fromlist=["simulate"]).simulate
 )  # simulator owner

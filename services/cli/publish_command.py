@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from services.cli.offline import LogLineError
-from services.cli.terminal import LogFile, err
+from services.platform.terminal import LogFile, err
 
 if TYPE_CHECKING:  # httpx and rich.progress load when the command runs
     from rich.progress import Progress

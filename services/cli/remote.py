@@ -170,6 +170,14 @@ class Publisher:
         return body
 
 
+async def post_batch(
+    client: httpx.AsyncClient, tokens: dict[str, str], batch: Sequence[Envelope]
+) -> dict[str, Any]:
+    """`Publisher(client, tokens).post(batch)`: one batch with the games' `tokens` (kept up to
+    date). Raises: PublishError, httpx.HTTPError: as `Publisher.post`."""
+    return await Publisher(client, tokens).post(batch)
+
+
 async def publish_events(
     publisher: Publisher,
     events: Sequence[Envelope],

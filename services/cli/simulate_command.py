@@ -53,7 +53,7 @@ def simulate(
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from services.simulator.sinks import (  # httpx, redis: lazily
+    from services.cli.sinks import (  # httpx, redis: lazily
         TargetDown,
         send_http,
         send_inbox,

@@ -354,8 +354,9 @@ def test_a_feature_mounts_its_own_doors_only() -> None:
 
 
 def test_every_feature_that_mounts_doors_is_assembled() -> None:
-    """The HTTP assembly iterates the features: every feature whose doors package mounts
-    itself is in `services.bootstrap.http.FEATURES`, and nothing else is."""
+    """The HTTP assembly iterates the doors packages: the games' (`services.doors`, first) and
+    every feature's whose doors package mounts itself are in `services.bootstrap.http.FEATURES`,
+    and nothing else is."""
     from services.bootstrap.http import FEATURES as ASSEMBLED
 
     mounting = {
@@ -363,8 +364,27 @@ def test_every_feature_that_mounts_doors_is_assembled() -> None:
         for feature in FEATURES
         if hasattr(importlib.import_module(f"services.{feature}.doors"), "mount_query")
     }
-    assert {doors.__name__ for doors in ASSEMBLED} == {f"services.{f}.doors" for f in mounting}
+    assert ASSEMBLED[0].__name__ == "services.doors"
+    assert {doors.__name__ for doors in ASSEMBLED[1:]} == {f"services.{f}.doors" for f in mounting}
     assert mounting == {"tournaments", "leagues"}
+
+
+def test_every_feature_that_runs_a_role_is_started() -> None:
+    """The roles' lifespan iterates the features: every feature whose doors package runs a
+    role (`ROLE`, `run_role`) is in `services.bootstrap.roles.FEATURE_ROLES`, once, and
+    `ROLE` names a field of `Roles`."""
+    from services.bootstrap.roles import FEATURE_ROLES, Roles
+
+    running = {
+        f"services.{feature}.doors"
+        for feature in FEATURES
+        if hasattr(importlib.import_module(f"services.{feature}.doors"), "run_role")
+    }
+    started = [entry.doors.__name__ for entry in FEATURE_ROLES]
+    assert (
+        sorted(started) == sorted(running) == ["services.archive.doors", "services.webhooks.doors"]
+    )
+    assert all(entry.doors.ROLE in Roles.__dataclass_fields__ for entry in FEATURE_ROLES)
 
 
 def test_the_arrow_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:

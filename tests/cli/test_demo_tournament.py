@@ -1,4 +1,4 @@
-"""The demo's tournament (`services.cli.demo_tournament`) on the tournament doors and the game
+"""The demo's tournament (`services.tournaments.cli.demo`) on the tournament doors and the game
 ingest door over the memory adapters: stepped by the fraction of the games' events sent, it
 seats 2 rounds of 2 tables of 4, plays every table's game with the simulator (the game's end
 reports the table), approves 3 of the 4 tables and leaves the last one reported."""
@@ -14,11 +14,12 @@ from domain.fold import fold
 from domain.standings import standings
 from domain.tournament.results import results_from_game
 from services.bootstrap import UseCases, memory_ports, use_cases
-from services.cli.demo_tournament import PLAYERS, SEED, DemoTournament
+from services.cli.remote import post_batch
 from services.doors.asgi.http_errors import install_problem_handlers
 from services.doors.ingest.http import ingest_router
 from services.platform.settings import ServiceSettings
 from services.simulator.tables import play_seated_table
+from services.tournaments.cli.demo import PLAYERS, SEED, DemoTournament
 from services.tournaments.doors.ingest import tournament_write_router
 from services.tournaments.doors.query import tournament_read_router
 
@@ -55,7 +56,7 @@ async def test_the_demo_tournament_steps_with_the_games() -> None:
     app, cases = demo_app()
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://demo") as client:
-        tournament = DemoTournament()
+        tournament = DemoTournament(post_batch)
         await tournament.pick_id(client)
         assert tournament.tournament_id == "demo-cup"
         # 20 steps: create, seat, 6 batches of round 1's games, wait for their results,
@@ -92,7 +93,7 @@ async def test_the_demo_tournament_steps_with_the_games() -> None:
             f"2 of 2 rounds seated, 4 table games played by the simulator ({posted} events), "
             "3 of 4 tables approved, 1 awaiting a judge" in line
         )
-        again = DemoTournament()
+        again = DemoTournament(post_batch)
         await again.pick_id(client)  # demo-cup is taken: another id
         assert again.tournament_id.startswith("demo-cup-")
         assert len(again.tournament_id) == len("demo-cup-") + 6

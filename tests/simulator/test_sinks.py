@@ -15,9 +15,9 @@ from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
 from services.bootstrap import redis_ports, use_cases
+from services.cli.sinks import HttpSender, send_inbox, write_jsonl
 from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
 from services.platform.settings import ServiceSettings
-from services.simulator.sinks import HttpSender, send_inbox, write_jsonl
 from services.simulator.tables import simulate_game, simulate_tables
 from services.usecases.inbox.settle import Inbox
 

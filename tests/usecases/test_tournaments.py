@@ -17,8 +17,8 @@ from contracts.tournament import (
 from domain.errors import RuleViolation
 from domain.tournament.seating import greedy_round
 from services.ports.errors import CredentialMismatch, VersionConflict
-from services.simulator.tournament import table_result
 from services.tournaments.adapters.memory import MemoryTournamentLog
+from services.tournaments.simulator import table_result
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from tests.domain.tournament.stream import Stream
 

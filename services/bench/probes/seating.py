@@ -28,7 +28,8 @@ def main() -> None:
     players_list = tuple(int(p) for p in sys.argv[3].split(",")) if len(sys.argv) > 3 else SIZES
     from domain.tournament.history import History
     from domain.tournament.seating import Entrant, greedy_round, seat_round
-    from services.simulator.tournament import run_tournament
+    from services.bootstrap import memory_tournaments
+    from services.tournaments.simulator import run_tournament
 
     sizes = []
     for players in players_list:
@@ -36,7 +37,11 @@ def main() -> None:
             for seed in range(1, seeds + 1):
                 row: dict[str, object] = {"players": players, "rounds": rounds, "seed": seed}
                 for name, method in (("engine", seat_round), ("greedy", greedy_round)):
-                    run = asyncio.run(run_tournament(players, rounds, seed, "penumbra", method))
+                    run = asyncio.run(
+                        run_tournament(
+                            players, rounds, seed, "penumbra", method, cases=memory_tournaments()
+                        )
+                    )
                     row[name] = {**run.measures, "seating_seconds": run.seating_seconds}
                 sizes.append(row)
     # Seating round 7 of 60 players in Swiss after six seated rounds (points spread 0..30).

@@ -1,22 +1,20 @@
 """The inbox entry format: as the AsyncAPI document tells integrators (`INBOX_DESCRIPTION`,
-`INTEGRATION_INBOX_DESCRIPTION`), as the settling use case reads it (`INBOX_FORM`: field `data`
-or FastStream's `__data__` binary format with its headers; the write proof; the game; what a
-dead letter keeps and says), and FastStream's parser step that keeps the raw field maps.
+`INTEGRATION_INBOX_DESCRIPTION`), the transport's part of how the settling use case reads it
+(`INBOX_FORM`: field `data` or FastStream's `__data__` binary format with its headers, and a
+dead letter's reason as the HTTP problem; the fields' meaning is
+`services.usecases.inbox.entries.FieldsForm`'s), and FastStream's parser step that keeps the
+raw field maps.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from faststream.redis.parser import BinaryMessageFormatV1
 
 from services.doors.asgi.http_errors import refusal_item
-from services.usecases.authorize import WriteProof
-from services.usecases.inbox.entries import EntryForm
-from services.usecases.parse import decode_json, game_of
-from services.usecases.record import Entry
+from services.usecases.inbox.entries import EntryForm, FieldsForm
 from services.usecases.refusal import Refusal
 
 INBOX_DESCRIPTION = """Append game events from any Redis client, no HTTP needed.
@@ -66,10 +64,6 @@ Example:
 """
 
 
-SECRET_FIELDS = {b"token", b"creator_key"}
-"""Entry fields never copied into a dead letter."""
-
-
 def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]:
     """The entry's body and, for FastStream's `__data__` format, its message headers."""
     if b"data" in fields:
@@ -80,53 +74,15 @@ def _unpacked(fields: dict[bytes, bytes]) -> tuple[bytes | None, dict[str, Any]]
     return None, {}
 
 
-def _text(fields: dict[bytes, bytes], headers: dict[str, Any], name: str) -> str | None:
-    value = fields.get(name.encode())
-    if value is not None:
-        return value.decode(errors="replace")
-    header = headers.get(name)
-    return header if isinstance(header, str) else None
+def _reason(refusal: Refusal) -> dict[str, object]:
+    """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC
+    9457 members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
+    `expected` / `actual` / `version`), plus the refusal's `kind` and `message`."""
+    item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
+    return {**refusal.to_dict(), **item}
 
 
-class _InboxForm:
-    """`EntryForm` of the inbox streams."""
-
-    def entry(self, fields: dict[bytes, bytes]) -> Entry:
-        """The record use case's view of one inbox entry: its proof (fields `token`,
-        `creator_key`, or FastStream message headers of those names) and its raw data."""
-        body, headers = _unpacked(fields)
-        proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
-        return Entry(proof, body)
-
-    def game(self, fields: dict[bytes, bytes]) -> str | None:
-        """The game an entry names (its first event's `game_id`), None when unreadable."""
-        try:
-            return game_of(decode_json(_unpacked(fields)[0], "data"))
-        except Exception:  # garbage names no game
-            return None
-
-    def raw(self, fields: dict[bytes, bytes]) -> bytes:
-        """What a dead letter keeps of an entry: its data as received, else all its fields as
-        JSON (never `SECRET_FIELDS`)."""
-        body = _unpacked(fields)[0]
-        if body is not None:
-            return body
-        kept = {
-            k.decode(errors="replace"): v.decode(errors="replace")
-            for k, v in fields.items()
-            if k not in SECRET_FIELDS
-        }
-        return json.dumps(kept).encode()
-
-    def reason(self, refusal: Refusal) -> dict[str, object]:
-        """A dead letter's reason: the problem the HTTP door answers for the same refusal (RFC
-        9457 members: `type`, `title`, `status`, `detail`, `rule`, `field`, `index`, `errors`,
-        `expected` / `actual` / `version`), plus the refusal's `kind` and `message`."""
-        item = refusal_item(refusal).model_dump(mode="json", exclude_none=True)
-        return {**refusal.to_dict(), **item}
-
-
-INBOX_FORM: EntryForm = _InboxForm()
+INBOX_FORM: EntryForm = FieldsForm(_unpacked, _reason)
 """How the settling use case reads an inbox entry and words its dead letter."""
 
 game_of_entry = INBOX_FORM.game

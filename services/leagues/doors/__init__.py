@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from services.doors.push.holds import ClientHolds
+    from services.doors.push.hub import ChangeHub
     from services.leagues.usecases.stream import Leagues
     from services.platform.settings import QuerySettings
 
@@ -40,9 +41,14 @@ def mount_ingest(app: FastAPI, cases: LeagueCases, settings: QuerySettings) -> N
 
 
 def mount_pages(
-    app: FastAPI, cases: LeagueCases, settings: QuerySettings, streams: ClientHolds
+    app: FastAPI,
+    cases: LeagueCases,
+    settings: QuerySettings,
+    streams: ClientHolds,
+    hub: ChangeHub,
 ) -> None:
-    """The league page and the player page (query role, with the push hub)."""
+    """The league page and the player page (query role; no live stream: `streams` and the
+    games' push `hub` go unused)."""
     from services.leagues.doors.web import league_web_router
     from services.leagues.doors.web_players import player_router
 

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from services.doors.push.holds import ClientHolds
+    from services.doors.push.hub import ChangeHub
     from services.platform.settings import QuerySettings
     from services.tournaments.usecases.desk import TournamentDesk
     from services.tournaments.usecases.stream import Tournaments
@@ -47,9 +48,14 @@ def mount_ingest(app: FastAPI, cases: TournamentCases, settings: QuerySettings) 
 
 
 def mount_pages(
-    app: FastAPI, cases: TournamentCases, settings: QuerySettings, streams: ClientHolds
+    app: FastAPI,
+    cases: TournamentCases,
+    settings: QuerySettings,
+    streams: ClientHolds,
+    hub: ChangeHub,
 ) -> None:
-    """The live SSE, the pages and their static files (query role, with the push hub)."""
+    """The live SSE, the pages and their static files (query role; the games' push `hub` is not
+    theirs: the tournament SSE has its own watch)."""
     from services.tournaments.doors.push import TournamentWatch, tournament_push_router
     from services.tournaments.doors.web import tournament_static_router, tournament_web_router
 

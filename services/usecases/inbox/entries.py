@@ -1,15 +1,24 @@
 """What the settling use case needs to know of an inbox entry's format, given by the door that
 reads the stream (`services.doors.ingest.inbox_entry.INBOX_FORM`): so no use case knows
-FastStream's message format or HTTP's problem documents.
+FastStream's message format or HTTP's problem documents. `FieldsForm` reads an entry's fields
+(`token`, `creator_key`, the data) with the door's unpacking of its transport format.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from services.ports.inbox import Fields
+from services.usecases.authorize import WriteProof
+from services.usecases.parse import decode_json, game_of
 from services.usecases.record import Entry
 from services.usecases.refusal import Refusal
+
+SECRET_FIELDS = {b"token", b"creator_key"}
+"""Entry fields never copied into a dead letter."""
 
 
 class EntryForm(Protocol):
@@ -30,3 +39,56 @@ class EntryForm(Protocol):
     def reason(self, refusal: Refusal) -> dict[str, object]:
         """A dead letter's reason for `refusal` (JSON members)."""
         ...
+
+
+Unpack = Callable[[Fields], tuple[bytes | None, Mapping[str, Any]]]
+"""An entry's body (None: it has none) and the message headers its transport format carries."""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldsForm:
+    """`EntryForm` of an inbox stream's entries: the door's `unpack` (its transport format)
+    and `word` (a refusal as its problem document); the fields' meaning is read here."""
+
+    unpack: Unpack
+    word: Callable[[Refusal], dict[str, object]]
+
+    def entry(self, fields: Fields) -> Entry:
+        """The record use case's view of one inbox entry: its proof (fields `token`,
+        `creator_key`, or message headers of those names) and its raw data."""
+        body, headers = self.unpack(fields)
+        proof = WriteProof(_text(fields, headers, "token"), _text(fields, headers, "creator_key"))
+        return Entry(proof, body)
+
+    def game(self, fields: Fields) -> str | None:
+        """The game an entry names (its first event's `game_id`), None when unreadable."""
+        try:
+            return game_of(decode_json(self.unpack(fields)[0], "data"))
+        except Exception:  # garbage names no game
+            return None
+
+    def raw(self, fields: Fields) -> bytes:
+        """What a dead letter keeps of an entry: its data as received, else all its fields as
+        JSON (never `SECRET_FIELDS`)."""
+        body = self.unpack(fields)[0]
+        if body is not None:
+            return body
+        kept = {
+            k.decode(errors="replace"): v.decode(errors="replace")
+            for k, v in fields.items()
+            if k not in SECRET_FIELDS
+        }
+        return json.dumps(kept).encode()
+
+    def reason(self, refusal: Refusal) -> dict[str, object]:
+        """A dead letter's reason for `refusal`, as the door words it."""
+        return self.word(refusal)
+
+
+def _text(fields: Fields, headers: Mapping[str, Any], name: str) -> str | None:
+    """Field `name` of an entry as text, else its message header of that name."""
+    value = fields.get(name.encode())
+    if value is not None:
+        return value.decode(errors="replace")
+    header = headers.get(name)
+    return header if isinstance(header, str) else None

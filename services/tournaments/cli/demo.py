@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from contracts.envelope import Envelope
-from services.cli.remote import Publisher
 from services.simulator.tables import play_seated_table
 
 PLAYERS = ("Alma", "Boris", "Chen", "Dasha", "Emil", "Fatima", "Gleb", "Hana")
@@ -38,14 +37,21 @@ REPORT_WAIT_S = 30.0
 """Longest wait for a table's result after its game's end (reported right after the write)."""
 
 
+PostBatch = Callable[[httpx.AsyncClient, dict[str, str], Sequence[Envelope]], Awaitable[object]]
+"""POSTs one game's batch with the game tokens given (the command line's publisher,
+`services.cli.remote.post_batch`); raises when the ingest refuses it."""
+
+
 class TournamentStepFailed(RuntimeError):
     """A write of the demo tournament was refused (status and body in the message)."""
 
 
 @dataclass
 class DemoTournament:
-    """The demo tournament's id, organiser token and the steps left to play."""
+    """The demo tournament's id, organiser token and the steps left to play; `post` sends the
+    tables' games' batches."""
 
+    post: PostBatch
     tournament_id: str = BASE_ID
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     done: int = 0
@@ -130,7 +136,7 @@ class DemoTournament:
             size = -(-len(events) // (PARTS - part))  # what is left, over the parts left
             batch, self.games[(round_, table)] = events[:size], events[size:]
             if batch:
-                await Publisher(client, self.tokens).post(batch)
+                await self.post(client, self.tokens, batch)
                 self.posted += len(batch)
 
         return play

@@ -1,6 +1,7 @@
 """`scoreledger league simulate`: a simulated league, offline (no Redis): simulated
-tournaments added to one league, its standings and openskill ratings. Registered in
-`services/cli/main.py`."""
+tournaments added to one league, its standings and openskill ratings. Registered by
+`services/cli/main.py` (its `FEATURE_COMMANDS`), which hands over the composition root as the
+context's object."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from services.cli.terminal import out
+from services.platform.terminal import out
 
 league_app = typer.Typer(help="Leagues: simulate one (tournaments added up, ratings).")
 
 
 @league_app.command("simulate")
 def simulate(
+    ctx: typer.Context,
     tournaments: Annotated[int, typer.Option("--tournaments", min=1, max=20)] = 3,
     players: Annotated[int, typer.Option("--players", min=6, max=100)] = 13,
     rounds: Annotated[int, typer.Option("--rounds", min=1, max=10)] = 3,
@@ -29,11 +31,11 @@ def simulate(
     added up (all, or `--best N`); prints the league table and the ratings. --json prints
     {"tournaments", "games_rated", "standings": [...], "ratings": [{"player_id", "mu",
     "sigma", "ordinal"}]}."""
-    from services.simulator.league import simulate_league
+    from services.leagues.simulator import simulate_league  # ctx.obj: its Builders
 
     if game not in ("trickerion", "penumbra"):
         raise typer.BadParameter("trickerion or penumbra", param_hint="--game")
-    result = simulate_league(tournaments, players, rounds, seed, game, best)
+    result = simulate_league(tournaments, players, rounds, seed, game, best, ctx.obj)
     if as_json:
         typer.echo(json.dumps(result))
         return

@@ -1,28 +1,46 @@
 """A simulated league (`scoreledger league simulate`): several simulated tournaments
-(`services.simulator.tournament`, seeds `seed`, `seed + 1`, ...) added to one league on
+(`services.tournaments.simulator`, seeds `seed`, `seed + 1`, ...) added to one league on
 in-memory logs, then its standings and its openskill ratings, replayed game by game."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from contracts.league import LeagueCreated
-from services.simulator.tournament import run_tournament
+from services.tournaments.simulator import run_tournament
 from services.usecases.authorize import WriteProof
+
+if TYPE_CHECKING:
+    from services.leagues.usecases.stream import Leagues
+    from services.tournaments.usecases.stream import Tournaments
 
 TOKEN = "simulated-league-organiser-token-0123456789"
 
 
+class Builders(Protocol):
+    """What the simulated league runs on, built by the composition root (in memory)."""
+
+    def memory_tournaments(self) -> Tournaments:
+        """A tournaments use case on a fresh in-memory log."""
+
+    def memory_leagues(self, tournaments: Tournaments) -> Leagues:
+        """A leagues use case on fresh in-memory logs, reading `tournaments`."""
+
+
 async def run_league(
-    tournaments: int, players: int, rounds: int, seed: int, game: str, best: int | None
+    tournaments: int,
+    players: int,
+    rounds: int,
+    seed: int,
+    game: str,
+    best: int | None,
+    build: Builders,
 ) -> dict[str, Any]:
     """The `league simulate --json` document: `standings` (league table lines), `ratings`
     (best ordinal first) and `games_rated`."""
-    from services.bootstrap import memory_leagues, memory_tournaments  # the composition root
-
-    cases = memory_tournaments()
-    leagues = memory_leagues(cases)
+    cases = build.memory_tournaments()
+    leagues = build.memory_leagues(cases)
     settings = LeagueCreated(
         title="simulated league",
         game=game,
@@ -46,7 +64,13 @@ async def run_league(
 
 
 def simulate_league(
-    tournaments: int, players: int, rounds: int, seed: int, game: str, best: int | None = None
+    tournaments: int,
+    players: int,
+    rounds: int,
+    seed: int,
+    game: str,
+    best: int | None,
+    build: Builders,
 ) -> dict[str, Any]:
     """`run_league`, run to completion."""
-    return asyncio.run(run_league(tournaments, players, rounds, seed, game, best))
+    return asyncio.run(run_league(tournaments, players, rounds, seed, game, best, build))

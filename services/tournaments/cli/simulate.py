@@ -3,20 +3,31 @@
 Seats every round with the seating engine, plays each table with the game simulator, folds it
 with the real domain, reports and approves its result on an in-memory tournament stream, and
 prints the tournament standings and the seating measures against the greedy method (a second
-run of the same tournament seated greedily). Registered in `services/cli/main.py`.
+run of the same tournament seated greedily). Registered by `services/cli/main.py` (its
+`FEATURE_COMMANDS`), which hands over the composition root as the context's object.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 import typer
 from rich.table import Table
 
-from services.cli.terminal import out
+from services.platform.terminal import out
+
+if TYPE_CHECKING:
+    from services.tournaments.usecases.stream import Tournaments
 
 tournament_app = typer.Typer(help="Tournaments: simulate one (seating, games, standings).")
+
+
+class TournamentRoot(Protocol):
+    """What the command needs of the composition root (`services.cli.root.CommandRoot`)."""
+
+    def memory_tournaments(self) -> Tournaments:
+        """A tournaments use case on a fresh in-memory log."""
 
 
 Scoring = Literal["placement", "game_score"]
@@ -48,6 +59,7 @@ def _tie_breaks(text: str | None) -> tuple[str, ...] | None:
 
 @tournament_app.command("simulate")
 def simulate(
+    ctx: typer.Context,
     players: Annotated[
         int, typer.Option("--players", min=3, max=200, help="registered players")
     ] = 13,
@@ -108,7 +120,7 @@ def simulate(
     from pydantic import ValidationError
 
     from domain.tournament.tables import SeatingError
-    from services.simulator.tournament import simulate as run
+    from services.tournaments.simulator import simulate as run
     from services.usecases.refusal import Refusal
 
     if game not in ("trickerion", "penumbra"):
@@ -125,8 +137,9 @@ def simulate(
         "first_round": first_round,
     }
     options = {key: value for key, value in given.items() if value is not None}
+    root: TournamentRoot = ctx.obj
     try:
-        result = run(players, rounds, seed, game, options)
+        result = run(players, rounds, seed, game, options, new_cases=root.memory_tournaments)
     except SeatingError as refused:
         typer.echo(f"scoreledger tournament simulate: {refused.rule}: {refused}", err=True)
         raise typer.Exit(2) from None

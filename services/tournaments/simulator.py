@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,11 +71,12 @@ async def run_tournament(
     seed: int,
     game: str = "penumbra",
     method: SeatMethod = seat_round,
-    cases: Tournaments | None = None,
+    *,
+    cases: Tournaments,
     options: Mapping[str, Any] | None = None,
 ) -> Run:
-    """Simulate a whole tournament `sim-<seed>` on an in-memory stream (see the module doc),
-    or on `cases` when given (several tournaments on one log, for a league). `options`: more
+    """Simulate a whole tournament `sim-<seed>` on `cases` (the caller builds them through the
+    composition root: a fresh in-memory log, or one shared by a league's tournaments). `options`: more
     `tournament.created` settings, as `POST /tournaments` takes them (`scoring`, `points_4`,
     `points_3`, `points_5`, `bye_points`, `tie_breaks`, `pairing`, `first_round`,
     `remainder`); the service's defaults for the rest.
@@ -85,10 +86,6 @@ async def run_tournament(
         pydantic.ValidationError: an option the service refuses (names the field).
         services.usecases.refusal.Refusal: `tournament.remainder_fives` (the game seats 4).
     """
-    if cases is None:
-        from services.bootstrap import memory_tournaments  # the composition root builds it
-
-        cases = memory_tournaments()
     tid = f"sim-{seed}"
     settings = TournamentCreated.model_validate(
         {
@@ -152,14 +149,23 @@ def simulate(
     seed: int,
     game: str = "penumbra",
     options: Mapping[str, Any] | None = None,
+    *,
+    new_cases: Callable[[], Tournaments],
 ) -> dict[str, Any]:
     """The `tournament simulate --json` document: the settings, the engine's rounds (each
     table's `results` as reported and approved) and standings, and for `engine` and `greedy`
     the measures (`repeats`: extra meetings of the same pair; `seat_spread`: the largest
     difference in one player's seat counts; `worst_repeats`, `lower_bound`,
-    `sum_of_squares`, `seating_seconds`). `options`: as `run_tournament` (same errors)."""
-    engine = asyncio.run(run_tournament(players, rounds, seed, game, seat_round, options=options))
-    greedy = asyncio.run(run_tournament(players, rounds, seed, game, greedy_round, options=options))
+    `sum_of_squares`, `seating_seconds`). `options`: as `run_tournament` (same errors);
+    `new_cases`: a fresh in-memory tournaments use case for each run."""
+    engine = asyncio.run(
+        run_tournament(players, rounds, seed, game, seat_round, cases=new_cases(), options=options)
+    )
+    greedy = asyncio.run(
+        run_tournament(
+            players, rounds, seed, game, greedy_round, cases=new_cases(), options=options
+        )
+    )
     return {
         "players": players,
         "rounds_played": rounds,
