@@ -10,7 +10,7 @@ import json
 import time
 
 from services.bench import corpus, rows_peer
-from services.bench.table import Row
+from services.bench.table import Row, compared
 from services.bench.trees import Tree
 
 SEED = 3
@@ -47,13 +47,12 @@ def all_roles_row(trees: list[Tree], url: str, tables: int = 100, repeats: int =
         + ")"
         for t in trees
     )
-    return Row(
+    return compared(
         "service CPU per event, all roles in one process",
         "x json.loads",
-        ratios[0],
-        ratios[-1],
+        ratios,
         "<= 12x json.loads",
-        ratios[-1] <= 12,
+        at_most=12,
         now="37.9x",
         note=f"`scoreledger serve` (ingest, inbox, projector, query), {len(games)} simulated "
         f"games (seed {SEED}, {corpus.count(games):,} events) posted over HTTP in batches of "
