@@ -7,9 +7,8 @@ measured in this run."""
 from __future__ import annotations
 
 import json
-import time
 
-from services.bench import corpus, rows_peer
+from services.bench import corpus, proc, rows_peer
 from services.bench.table import Row, compared
 from services.bench.trees import Tree
 
@@ -19,13 +18,12 @@ SEED = 3
 def loads_us(games: list[corpus.Game], repeats: int = 5) -> float:
     """µs of CPU per line of `json.loads` over every line of `games`, least of `repeats`."""
     lines = [line for game in games for line in game]
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.process_time()
+
+    def decode_all() -> None:
         for line in lines:
             json.loads(line)
-        best = min(best, time.process_time() - started)
-    return best * 1e6 / len(lines)
+
+    return proc.best_cpu(decode_all, repeats) * 1e6 / len(lines)
 
 
 def all_roles_row(trees: list[Tree], url: str, tables: int = 100, repeats: int = 3) -> Row:

@@ -1,10 +1,12 @@
-"""The benchmark rows' shared verdict (services/bench/table.py `compared`): today is the first
-tree's figure, new the last's, and the bound decides met / MISSED."""
+"""The benchmark harness's shared pieces: the rows' verdict (services/bench/table.py `compared`:
+today is the first tree's figure, new the last's, the bound decides met / MISSED) and the
+best-of-N CPU timing (services/bench/proc.py `best_cpu`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from services.bench.proc import best_cpu
 from services.bench.table import compared
 
 
@@ -28,3 +30,18 @@ def test_not_measured_is_missed() -> None:
 def test_a_bound_is_required() -> None:
     with pytest.raises(ValueError, match="at_most or at_least"):
         compared("f", "s", [1.0], "?")
+
+
+def test_best_cpu_runs_the_work_each_time_and_keeps_the_least() -> None:
+    sizes = iter([200_000, 1, 200_000])
+    runs: list[int] = []
+
+    def work() -> None:
+        n = next(sizes)
+        runs.append(n)
+        sum(range(n))
+
+    single = best_cpu(lambda: sum(range(1)), 1)
+    got = best_cpu(work, 3)
+    assert runs == [200_000, 1, 200_000]
+    assert 0 <= got <= single + 0.001  # the one-element run, not a 200k-element one
