@@ -26,6 +26,7 @@ from contracts.envelope import Envelope
 from contracts.events import dump_event_json, parse_event_json
 from domain.fold import GameState, evolve, fold
 from domain.standings import standings
+from services.bench.proc import best_cpu
 
 Lines = list[str]
 
@@ -56,16 +57,6 @@ def long_game(length: int, seed: int = 2026) -> Lines:
     for seq, raw in enumerate(game, start=1):
         raw["seq"] = seq
     return [json.dumps(raw, separators=(",", ":")) for raw in game]
-
-
-def _cpu(work: Callable[[], object], repeats: int) -> float:
-    """The fastest of `repeats` runs of `work`, CPU seconds."""
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.process_time()
-        work()
-        best = min(best, time.process_time() - started)
-    return best
 
 
 @dataclass(frozen=True)
@@ -103,11 +94,11 @@ def measure(length: int, repeats: int = 3) -> FoldCost:
     us = 1e6 / n
     return FoldCost(
         events=n,
-        json_loads_us=_cpu(lambda: [json.loads(line) for line in lines], repeats) * us,
-        parse_us=_cpu(lambda: [parse_event_json(line) for line in lines], repeats) * us,
-        fold_us=_cpu(lambda: fold(parsed), repeats) * us,
-        standings_each_us=_cpu(standings_each, 1 if n > 5000 else repeats) * us,
-        offline_us=_cpu(offline, repeats) * us,
+        json_loads_us=best_cpu(lambda: [json.loads(line) for line in lines], repeats) * us,
+        parse_us=best_cpu(lambda: [parse_event_json(line) for line in lines], repeats) * us,
+        fold_us=best_cpu(lambda: fold(parsed), repeats) * us,
+        standings_each_us=best_cpu(standings_each, 1 if n > 5000 else repeats) * us,
+        offline_us=best_cpu(offline, repeats) * us,
     )
 
 
@@ -178,16 +169,16 @@ def measure_corpus(games: list[Lines], repeats: int = 5, batch: int = 500) -> Co
             standings(fold([parse_event_json(line) for line in game]))
 
     us = 1e6 / n
-    evolved = _cpu(lambda: evolve_each(None), repeats)
+    evolved = best_cpu(lambda: evolve_each(None), repeats)
     return CorpusCost(
         events=n,
-        json_loads_us=_cpu(lambda: [json.loads(line) for line in lines], repeats) * us,
-        parse_us=_cpu(lambda: [parse_event_json(line) for line in lines], repeats) * us,
-        fold_us=_cpu(lambda: [fold(game) for game in parsed], repeats) * us,
-        standings_us=max(0.0, _cpu(lambda: evolve_each(standings), repeats) - evolved) * us,
-        standings_json_us=max(0.0, _cpu(lambda: evolve_each(standings_json), repeats) - evolved)
+        json_loads_us=best_cpu(lambda: [json.loads(line) for line in lines], repeats) * us,
+        parse_us=best_cpu(lambda: [parse_event_json(line) for line in lines], repeats) * us,
+        fold_us=best_cpu(lambda: [fold(game) for game in parsed], repeats) * us,
+        standings_us=max(0.0, best_cpu(lambda: evolve_each(standings), repeats) - evolved) * us,
+        standings_json_us=max(0.0, best_cpu(lambda: evolve_each(standings_json), repeats) - evolved)
         * us,
-        offline_us=_cpu(offline, repeats) * us,
+        offline_us=best_cpu(offline, repeats) * us,
         project_us=min(asyncio.run(_project_cpu(parsed, batch)) for _ in range(repeats)) * us,
         batch=batch,
     )

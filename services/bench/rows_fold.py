@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from services.bench import corpus, proc
-from services.bench.table import Row
+from services.bench.table import Row, compared
 from services.bench.trees import ROOT, Tree, baseline, git
 
 PROBES = Path(__file__).parent / "probes"
@@ -108,13 +108,12 @@ def fold_by_length(trees: list[Tree], games: list[corpus.Game], long: int) -> Ro
             us_short = (b["score_cpu_s"] - fixed * len(short_files)) / b["events"] * 1e6
             per.append(us_long / us_short)
             detail.append(f"{tree.label} {us_long:.1f} vs {us_short:.1f} µs")
-    return Row(
+    return compared(
         f"per-event fold cost, {long:,}-event game vs 200-event game",
         "x",
-        per[0],
-        per[-1],
+        per,
         "<= 1.2x",
-        per[-1] <= 1.2,
+        at_most=1.2,
         now="5.2x",
         note=f"CPU per event of `score --json` (parse, fold, final standings) less the per-call "
         f"cost of a one-event log; Trickerion games "
@@ -133,13 +132,12 @@ def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
         f"{g['loads_us']:.1f} µs json.loads, via {g['api']}"
         for t, g in zip(trees, got, strict=True)
     )
-    return Row(
+    return compared(
         "standings kept per event",
         "x json.loads of one envelope",
-        ratio[0],
-        ratio[-1],
+        ratio,
         "<= 0.5x json.loads of one envelope",
-        ratio[-1] <= 0.5,
+        at_most=0.5,
         now="142-220 µs",
         note=f"{len(files)} simulated games; {detail}",
     )
@@ -167,13 +165,12 @@ def score_example(trees: list[Tree], repeats: int) -> Row:
         if cold
         else ""
     )
-    return Row(
+    return compared(
         "`scoreledger score` of the example game, whole process",
         "s",
-        walls[0],
-        walls[-1],
+        walls,
         "<= 0.5 s",
-        walls[-1] <= 0.5,
+        at_most=0.5,
         now="about 3 s",
         note=f"{EXAMPLE} (199 events), best wall of {repeats}, bytecode compiled as an install "
         f"does; CPU {cpus[0]:.2f} -> {cpus[-1]:.2f} s{without}",

@@ -21,7 +21,7 @@ from services.bench import corpus, proc
 from services.bench.layout import Loader
 from services.bench.redis_server import free_port
 from services.bench.rows_projector import catch_up, prefill
-from services.bench.table import Row
+from services.bench.table import Row, compared
 from services.bench.trees import ROOT, Tree, current
 
 PROBES = Path(__file__).parent / "probes"
@@ -112,13 +112,12 @@ def standings_row(trees: list[Tree], url: str, games: list[corpus.Game], seconds
             f"µs server CPU/req) vs raw {raw_rate:,.0f} (p99 {raw_p99:.1f} ms, "
             f"{raw_cpu / (raw_rate * seconds) * 1e6:.0f} µs); wrk used {wrk_cpu / seconds:.0%} of a core"
         )
-    return Row(
+    return compared(
         "standings GET, one query process, wrk",
         "x raw ASGI",
-        ratios[0],
-        ratios[-1],
+        ratios,
         ">= 0.8x raw ASGI, same run",
-        ratios[-1] >= 0.8,
+        at_least=0.8,
         now="1.4k req/s",
         note=f"{len(ids)} games round-robin, wrk 1 thread 32 connections {seconds:g} s at "
         f"saturation; {'; '.join(details)}",
@@ -200,25 +199,23 @@ def series_row(
             f"{tree.label} first {firsts[-1]:.2f} s (median; {first[0]:.2f}-{first[-1]:.2f}), "
             f"again {times[-1]:.2f} s"
         )
-    series = Row(
+    series = compared(
         f"`/series` of a {length:,}-event game",
         "s",
-        firsts[0],
-        firsts[-1],
+        firsts,
         "<= 0.2 s",
-        firsts[-1] <= 0.2,
+        at_most=0.2,
         now="16.9 s",
         note="query-only `scoreledger serve` warmed by one `/series` of a short game, then the "
         f"first (uncached) request of each of {SERIES_FIRSTS} clones of the long game, one "
         f"after the other; {'; '.join(details)}",
     )
-    health_row = Row(
+    health_row = compared(
         "`/healthz` p99 meanwhile",
         "ms",
-        p99s[0],
-        p99s[-1],
+        p99s,
         "<= 10 ms",
-        p99s[-1] <= 10,
+        at_most=10,
         now="timed out",
         note="a stdlib http.client poller in its own process, one request every 10 ms while the "
         f"`/series` requests run; {'; '.join(health_notes)}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +38,32 @@ class Row:
         if self.today is None or self.new is None or self.today == 0:
             return "-"
         return f"{self.new / self.today:.3g}x"
+
+
+def compared(
+    figure: str,
+    unit: str,
+    values: Sequence[float | None],
+    target: str,
+    *,
+    at_most: float | None = None,
+    at_least: float | None = None,
+    now: str = "",
+    note: str = "",
+) -> Row:
+    """The row of a figure measured once per tree, `values` in the trees' order (the landed
+    code first, the current tree last): today is the first, new the last, and the target is
+    met when the new figure is measured and at most `at_most` / at least `at_least` (each
+    bound given must hold). Raises ValueError when neither bound is given."""
+    if at_most is None and at_least is None:
+        raise ValueError("compared: give at_most or at_least")
+    new = values[-1]
+    met = (
+        new is not None
+        and (at_most is None or new <= at_most)
+        and (at_least is None or new >= at_least)
+    )
+    return Row(figure, unit, values[0], new, target, met, now=now, note=note)
 
 
 @dataclass

@@ -16,10 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.envelope import Envelope
-from contracts.events import ENVELOPE_BY_TYPE, dump_event_json, parse_event_json
+from contracts.events import ENVELOPE_BY_TYPE
 from domain.errors import RuleViolation
 from domain.fold import GameState, _refold, evolve, fold
-from domain.standings import score_entries, standings
+from domain.standings import standings
+from tests.domain.fold_checks import (
+    assert_json_round_trip_changes_nothing,
+    assert_totals_are_ledger_sums,
+)
 
 PLAYERS = ("ana", "bo", "cy")
 T0 = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
@@ -180,9 +184,7 @@ def test_incremental_equals_batch_at_every_seq(game: tuple[list[tuple[str, objec
 @given(games)
 def test_json_round_trip_changes_nothing(game: tuple[list[tuple[str, object]], bool]) -> None:
     log, _ = build_log(*game)
-    round_tripped = [parse_event_json(dump_event_json(e)) for e in log]
-    assert round_tripped == log
-    assert standings(fold(round_tripped)) == standings(fold(log))
+    assert_json_round_trip_changes_nothing(log)
 
 
 @PROPERTY
@@ -191,11 +193,7 @@ def test_totals_equal_the_sum_of_ledger_entries(
     game: tuple[list[tuple[str, object]], bool],
 ) -> None:
     log, _ = build_log(*game)
-    state = fold(log)
-    for line in standings(state).players:
-        entries = [e for e in score_entries(state) if e.player_id == line.player_id]
-        assert line.total == sum(e.amount for e in entries)
-        assert line.total == sum(line.categories.values())
+    assert_totals_are_ledger_sums(fold(log))
 
 
 @PROPERTY

@@ -15,11 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.envelope import Envelope
-from contracts.events import dump_event_json, parse_event_json
 from domain.errors import RuleViolation
 from domain.fold import _refold, evolve, fold
-from domain.standings import score_entries, standings
+from domain.standings import standings
 from services.simulator.tables import simulate_game
+from tests.domain.fold_checks import (
+    assert_json_round_trip_changes_nothing,
+    assert_totals_are_ledger_sums,
+)
 from tests.domain.referee import referee_event
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -96,10 +99,7 @@ def test_incremental_equals_batch_at_drawn_seqs(
 @PROPERTY
 @given(games)
 def test_json_round_trip_changes_nothing(game: tuple[str, int, list[tuple[int, int, int]]]) -> None:
-    log = _log(game)
-    again = [parse_event_json(dump_event_json(e)) for e in log]
-    assert again == log
-    assert standings(fold(again)) == standings(fold(log))
+    assert_json_round_trip_changes_nothing(_log(game))
 
 
 @PROPERTY
@@ -107,12 +107,7 @@ def test_json_round_trip_changes_nothing(game: tuple[str, int, list[tuple[int, i
 def test_totals_equal_the_sum_of_ledger_entries(
     game: tuple[str, int, list[tuple[int, int, int]]],
 ) -> None:
-    state = fold(_log(game))
-    for line in standings(state).players:
-        assert line.total == sum(
-            e.amount for e in score_entries(state) if e.player_id == line.player_id
-        )
-        assert line.total == sum(line.categories.values())
+    assert_totals_are_ledger_sums(fold(_log(game)))
 
 
 @PROPERTY

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from pydantic import Field, SecretStr, model_validator
 
-from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import NoDecode
-
-from services.platform.settings.checks import integration_names
 from services.platform.settings.common import CommonSettings
+from services.platform.settings.fields import IntegrationNames, game_cache_bytes
 
 
 class IngestSettings(CommonSettings):
@@ -41,12 +38,7 @@ class IngestSettings(CommonSettings):
     state_cache_games: int = Field(
         default=10_000, ge=1, description="games whose state ingest keeps folded"
     )
-    state_cache_bytes: int = Field(
-        default=256 * 1024 * 1024,
-        ge=1024 * 1024,
-        description="bound of ingest's folded-state cache (bytes, estimated per game: "
-        "services/runtime/sizedcache.py); least recently used games are evicted past it",
-    )
+    state_cache_bytes: int = game_cache_bytes("ingest's folded-state cache")
     live_projection: bool = Field(
         default=True,
         description="an append also stores its game's projection, rendered from the state its "
@@ -114,17 +106,12 @@ class IngestSettings(CommonSettings):
     )
     # Hostile input (docs/decisions/0019-hostile-input-at-every-door.md): (hostile integrations): one inbox stream per integration, only its ACL user may
     # XADD there (services/doors/ingest/inbox_app.py, deploy/users.acl.template). Text in the env.
-    inbox_integrations: Annotated[tuple[str, ...], NoDecode] = Field(
+    inbox_integrations: IntegrationNames = Field(
         default=(),
         description="integrations with an inbox stream of their own, `sl:inbox:<name>` "
         "(comma- or space-separated names `[a-z0-9][a-z0-9-]{0,31}`, at most 64); the "
         "shared `sl:inbox` is read as well",
     )
-
-    @field_validator("inbox_integrations", mode="before")
-    @classmethod
-    def _integration_names(cls, value: Any) -> tuple[str, ...]:
-        return integration_names(value)
 
     @model_validator(mode="after")
     def _wait_under_socket_timeout(self) -> IngestSettings:

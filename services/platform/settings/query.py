@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from pydantic import AnyHttpUrl, Field
 
-from pydantic import AnyHttpUrl, Field, field_validator
-from pydantic_settings import NoDecode
-
-from services.platform.settings.checks import proxy_networks
 from services.platform.settings.common import CommonSettings
+from services.platform.settings.fields import ProxyNetworks, game_cache_bytes
 
 
 class QuerySettings(CommonSettings):
@@ -96,20 +93,10 @@ class QuerySettings(CommonSettings):
         description="a replay worker keeps the state after every N-th event of a game it "
         "folded: a replay at any seq folds at most N events",
     )
-    replay_snapshot_bytes: int = Field(
-        default=256 * 1024 * 1024,
-        ge=1024 * 1024,
-        description="bound of each replay worker's snapshots (bytes, estimated per game: "
-        "services/runtime/sizedcache.py); least recently used games are evicted past it",
-    )
-    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = Field(
+    replay_snapshot_bytes: int = game_cache_bytes("each replay worker's snapshots")
+    trusted_proxies: ProxyNetworks = Field(
         default=(),
         description="addresses or networks (CIDR) of the reverse proxies in front of this "
         "service: only a request from one of them is attributed to the client its "
         "X-Forwarded-For names (replay limits are per client); empty: none is trusted",
     )
-
-    @field_validator("trusted_proxies", mode="before")
-    @classmethod
-    def _proxies(cls, value: Any) -> tuple[str, ...]:
-        return proxy_networks(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from services.platform.settings.common import CommonSettings
+from services.platform.settings.fields import game_cache_bytes
 
 
 class ProjectorSettings(CommonSettings):
@@ -17,12 +18,7 @@ class ProjectorSettings(CommonSettings):
     changes_maxlen: int = Field(
         default=100_000, ge=100, description="approximate cap of each changes stream"
     )
-    projector_cache_bytes: int = Field(
-        default=256 * 1024 * 1024,
-        ge=1024 * 1024,
-        description="bound of the projector's folded-game cache (bytes, estimated per game: "
-        "services/runtime/sizedcache.py); least recently used games are evicted past it",
-    )
+    projector_cache_bytes: int = game_cache_bytes("the projector's folded-game cache")
     # Several projectors share the shards through leases (services/adapters/redis/ownership.py).
     lease_ttl_ms: int = Field(
         default=10_000,

@@ -1,0 +1,47 @@
+"""The benchmark harness's shared pieces: the rows' verdict (services/bench/table.py `compared`:
+today is the first tree's figure, new the last's, the bound decides met / MISSED) and the
+best-of-N CPU timing (services/bench/proc.py `best_cpu`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.bench.proc import best_cpu
+from services.bench.table import compared
+
+
+def test_first_and_last_tree_and_at_most() -> None:
+    row = compared("f", "s", [2.0, 9.0, 0.5], "<= 0.5 s", at_most=0.5, now="3 s", note="n")
+    assert (row.today, row.new, row.met, row.now, row.note) == (2.0, 0.5, True, "3 s", "n")
+    assert row.ratio == "0.25x"
+    assert compared("f", "s", [2.0, 0.51], "<= 0.5 s", at_most=0.5).met is False
+
+
+def test_at_least() -> None:
+    assert compared("f", "x", [1.0, 4.0], ">= 4x", at_least=4).met is True
+    assert compared("f", "x", [1.0, 3.9], ">= 4x", at_least=4).met is False
+
+
+def test_not_measured_is_missed() -> None:
+    row = compared("f", "s", [1.0, None], "<= 30 s", at_most=30)
+    assert (row.new, row.met, row.ratio) == (None, False, "-")
+
+
+def test_a_bound_is_required() -> None:
+    with pytest.raises(ValueError, match="at_most or at_least"):
+        compared("f", "s", [1.0], "?")
+
+
+def test_best_cpu_runs_the_work_each_time_and_keeps_the_least() -> None:
+    sizes = iter([200_000, 1, 200_000])
+    runs: list[int] = []
+
+    def work() -> None:
+        n = next(sizes)
+        runs.append(n)
+        sum(range(n))
+
+    single = best_cpu(lambda: sum(range(1)), 1)
+    got = best_cpu(work, 3)
+    assert runs == [200_000, 1, 200_000]
+    assert 0 <= got <= single + 0.001  # the one-element run, not a 200k-element one
