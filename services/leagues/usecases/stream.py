@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from contracts.envelope import Payload
 from contracts.league import (
+    LEAGUE_EVENTS,
     GameAdded,
     LeagueCreated,
     LeagueEnvelope,
@@ -26,7 +27,6 @@ from contracts.league import (
     LeagueTable,
     TournamentAdded,
     TournamentPoints,
-    parse_league_event,
 )
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
@@ -370,15 +370,5 @@ class Leagues:
     def _envelope(
         self, league_id: str, seq: int, payload: Payload, event_id: str | None = None
     ) -> LeagueEnvelope:
-        return parse_league_event(
-            {
-                "event_id": event_id or str(uuid.uuid4()),
-                "league_id": league_id,
-                "seq": seq,
-                "type": payload.TYPE,
-                "schema_version": payload.SCHEMA_VERSION,
-                "occurred_at": self.now().isoformat(),
-                "actor": ORGANISER,
-                "payload": payload.model_dump(mode="json"),
-            }
-        )
+        event_id = event_id or str(uuid.uuid4())
+        return LEAGUE_EVENTS.new(league_id, seq, payload, self.now(), ORGANISER, event_id)
