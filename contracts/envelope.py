@@ -116,6 +116,7 @@ class StreamEvents(Generic[_S]):
     envelopes: dict[str, type[_S]]
     union: Any
     adapter: TypeAdapter[_S]
+    stream_field: str = ""
 
     def parse(self, raw: dict[str, Any]) -> _S:
         """Validate one event given as a dict.
@@ -133,6 +134,34 @@ class StreamEvents(Generic[_S]):
         """
         return self.adapter.validate_json(data)
 
+    def new(
+        self,
+        stream_id: str,
+        seq: int,
+        payload: Payload,
+        occurred_at: datetime,
+        actor: str,
+        event_id: str,
+    ) -> _S:
+        """A new event of `payload` at position `seq` of stream `stream_id` (in the kind's
+        `stream_field`), validated as a received one is.
+
+        Raises:
+            pydantic.ValidationError: a field is wrong (e.g. `payload` not of this kind).
+        """
+        return self.parse(
+            {
+                "event_id": event_id,
+                self.stream_field: stream_id,
+                "seq": seq,
+                "type": payload.TYPE,
+                "schema_version": payload.SCHEMA_VERSION,
+                "occurred_at": occurred_at.isoformat(),
+                "actor": actor,
+                "payload": payload.model_dump(mode="json"),
+            }
+        )
+
 
 def stream_events(base: type[_S], payloads: Sequence[type[Payload]]) -> StreamEvents[_S]:
     """The `StreamEvents` of the kind whose envelope is `base` and whose payload types are
@@ -140,7 +169,7 @@ def stream_events(base: type[_S], payloads: Sequence[type[Payload]]) -> StreamEv
     envelopes = {p.TYPE: envelope_model(base, p, p.__name__ + "Event") for p in payloads}
     members: Any = tuple(envelopes.values())
     union: Any = Annotated[Union[members], Field(discriminator="type")]  # noqa: UP007
-    return StreamEvents(envelopes, union, TypeAdapter(union))
+    return StreamEvents(envelopes, union, TypeAdapter(union), base.STREAM_FIELD)
 
 
 class StreamHead(EnvelopeChecks):

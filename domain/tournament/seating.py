@@ -295,6 +295,24 @@ def _reason(
     return "; ".join(words)
 
 
+def _split(
+    entrants: Sequence[Entrant],
+    round_number: int,
+    history: History,
+    rules: SeatingRules,
+    seed: str | int,
+) -> tuple[SplitMix64, list[Entrant], str, Layout, list[Entrant], list[Entrant]]:
+    """The part `seat_round` and `greedy_round` share: the round's generator, the active
+    players, how they are ordered, the table layout, the byes and the players to seat (in
+    order). Both methods must order and give byes alike, so they compare table for table."""
+    rng = SplitMix64(f"{seed}:{round_number}")
+    active = _active(entrants)
+    ordered, how = _order(active, round_number, rules, rng)
+    plan = layout(len(active), rules.remainder)
+    byes = _byes(ordered, plan.byes, history)
+    return rng, active, how, plan, byes, [e for e in ordered if e not in byes]
+
+
 def seat_round(
     entrants: Sequence[Entrant],
     round_number: int,
@@ -310,12 +328,7 @@ def seat_round(
     Raises:
         SeatingError: fewer than 3 active players, 5 without fives or byes, a duplicate id.
     """
-    rng = SplitMix64(f"{seed}:{round_number}")
-    active = _active(entrants)
-    ordered, how = _order(active, round_number, rules, rng)
-    plan = layout(len(active), rules.remainder)
-    byes = _byes(ordered, plan.byes, history)
-    playing = [e for e in ordered if e not in byes]
+    rng, active, how, plan, byes, playing = _split(entrants, round_number, history, rules, seed)
     tables = _fill(playing, plan, snake=how == "round 1 by seeding")
     swiss = how.startswith("Swiss")
     places = _places(active)
@@ -350,12 +363,7 @@ def greedy_round(
     `seat_round`, tables filled in that order (Swiss: sort by points, fill table 1 first), seats
     in that order, no search. Board Game Arena's multiplayer Swiss works this way
     (docs/rules/tournaments.md: it "does not avoid repeated opponents")."""
-    rng = SplitMix64(f"{seed}:{round_number}")
-    active = _active(entrants)
-    ordered, how = _order(active, round_number, rules, rng)
-    plan = layout(len(active), rules.remainder)
-    byes = _byes(ordered, plan.byes, history)
-    playing = [e for e in ordered if e not in byes]
+    _, _, how, plan, byes, playing = _split(entrants, round_number, history, rules, seed)
     tables = _fill(playing, plan, snake=False)
     seated = tuple(
         SeatedTable(n, tuple(e.player_id for e in t), f"greedy: {how}, filled in order")

@@ -9,6 +9,7 @@ entries its checkpoint has not passed; the applied ones are trimmed behind it (`
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -54,6 +55,23 @@ class ShardFeeds(Protocol):
 
 Reseed = Callable[[int, str], Awaitable[Any]]
 """`usecases.reseed.Reseed.shard`: refold a shard from the game streams, checkpoint to an id."""
+
+
+class ShardThrottle:
+    """At most one go per shard within `every_s` seconds (`time.monotonic`): the trim interval
+    both `FeedTrimming` implementations keep. A shard's first call always goes."""
+
+    def __init__(self, every_s: float) -> None:
+        self.every_s = every_s
+        self._last: dict[int, float] = {}  # shard -> monotonic time of its last go
+
+    def due(self, shard: int) -> bool:
+        """True (and the time noted) when `shard` last went `every_s` or more seconds ago."""
+        now = time.monotonic()
+        if now - self._last.get(shard, -self.every_s) < self.every_s:
+            return False
+        self._last[shard] = now
+        return True
 
 
 class FeedTrimming(Protocol):

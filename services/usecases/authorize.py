@@ -21,9 +21,12 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from services.ports.credentials import CredentialLookup
+from services.ports.errors import ReplicasUnconfirmed
 from services.usecases.refusal import Refusal
 
 MIN_TOKEN_CHARS = 32
@@ -98,6 +101,38 @@ class Grant:
     def credential(self) -> str | None:
         """The digest the creating append stores (None when not creating)."""
         return digest(self.token) if self.creating and self.token is not None else None
+
+
+S = TypeVar("S")
+
+
+async def first_write(
+    write: Awaitable[S], grant: Grant, taken: Refusal, version: Callable[[], Awaitable[int]]
+) -> S | None:
+    """Await `write`, the append of a stream's first event under `grant`'s token (a league's
+    or a tournament's creation); the state it returns.
+
+    Returns None when a concurrent request created the stream first (`write` refused with
+    `taken.rule` or `auth.token_rejected` while `version()` is above 0): the caller asks once
+    more, now that it exists, so its own keyed retry is answered as stored.
+
+    Raises:
+        Refusal: `taken` when the refusal came with the stream still empty; any other refusal.
+        ReplicasUnconfirmed: stored, but too few replicas confirmed it in time; its
+            `write_token` set to the generated token (the one a 201 would have handed back).
+    """
+    try:
+        return await write
+    except Refusal as refusal:
+        if refusal.rule not in (taken.rule, "auth.token_rejected"):
+            raise
+        if await version() == 0:
+            raise taken from None
+        return None
+    except ReplicasUnconfirmed as unconfirmed:
+        if grant.generated:  # the stream exists under this token now: hand it back
+            unconfirmed.write_token = grant.token
+        raise
 
 
 @dataclass(frozen=True, slots=True)

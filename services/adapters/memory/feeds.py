@@ -7,11 +7,10 @@ the game logs first."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Mapping
 
 from services.adapters.memory.store import MemoryBackend
-from services.ports.feeds import FeedBatch, Reseed
+from services.ports.feeds import FeedBatch, Reseed, ShardThrottle
 from services.ports.projections import START_ID, feed_id_key
 
 
@@ -58,16 +57,13 @@ class MemoryFeedRetention:
     def __init__(self, backend: MemoryBackend, keep_s: float, every_s: float, reseed: Reseed):
         self.b = backend
         self.keep_ms = int(keep_s * 1000)
-        self.every_s = every_s
+        self.throttle = ShardThrottle(every_s)
         self.reseed = reseed
-        self._last: dict[int, float] = {}
 
     async def advanced(self, shard: int) -> int:
         """See `FeedTrimming.advanced`."""
-        now = time.monotonic()
-        if now - self._last.get(shard, -self.every_s) < self.every_s:
+        if not self.throttle.due(shard):
             return 0
-        self._last[shard] = now
         checkpoint = self.b.checkpoints.get(shard, START_ID)
         if checkpoint == START_ID:
             return 0

@@ -26,8 +26,6 @@ XTRIM, XINFO GROUPS, XPENDING, XINFO STREAM (`entries-added`, Redis >= 7.0).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import structlog
@@ -36,6 +34,7 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
+from services.ports.feeds import Reseed, ShardThrottle
 from services.ports.projections import START_ID
 
 STREAM_TRIMMED = Counter(
@@ -153,10 +152,6 @@ async def trimmed_resume_point(client: RedisClient, feed: str) -> str | None:
     return _text((ms, seq - 1) if seq > 0 else (ms - 1, 0))
 
 
-Reseed = Callable[[int, str], Awaitable[Any]]
-"""`usecases.reseed.Reseed.shard`: refold a shard from the game streams, checkpoint to an id."""
-
-
 class FeedRetention:
     """The projector's feed retention: trims after checkpoint advances and resumes a shard
     whose checkpoint is behind its feed's trim point (module docstring).
@@ -173,17 +168,14 @@ class FeedRetention:
         self.client = client
         self.keys = keys
         self.keep_ms = int(keep_s * 1000)
-        self.every_s = every_s
+        self.throttle = ShardThrottle(every_s)
         self.reseed = reseed
-        self._last: dict[int, float] = {}
 
     async def advanced(self, shard: int) -> int:
         """After a checkpoint advance of `shard`: trim its feed unless trimmed within `every_s`;
         returns the entries trimmed."""
-        now = time.monotonic()
-        if now - self._last.get(shard, -self.every_s) < self.every_s:
+        if not self.throttle.due(shard):
             return 0
-        self._last[shard] = now
         # Two commands, no script: the checkpoint only moves forward, so a MINID read from it
         # stays safe; and the projector's ACL user may XTRIM the feeds but run no script on them.
         stored: Any = await self.client.get(self.keys.checkpoint(shard))

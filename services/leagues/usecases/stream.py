@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from contracts.envelope import Payload
 from contracts.league import (
+    LEAGUE_EVENTS,
     GameAdded,
     LeagueCreated,
     LeagueEnvelope,
@@ -26,7 +27,6 @@ from contracts.league import (
     LeagueTable,
     TournamentAdded,
     TournamentPoints,
-    parse_league_event,
 )
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
@@ -41,7 +41,7 @@ from services.leagues.ports.index import LeagueIndex
 from services.leagues.ports.log import LeagueLog
 from services.leagues.usecases.links import leagues_of
 from services.ports.credentials import CredentialLookup
-from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import EventLog
 from services.tournaments.usecases.stream import Tournaments, UnknownTournament
 from services.usecases.authorize import (
@@ -50,6 +50,7 @@ from services.usecases.authorize import (
     WriteProof,
     check_organiser_token,
     digest,
+    first_write,
 )
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
@@ -150,21 +151,11 @@ class Leagues:
             raise taken
         if exists:
             raise taken
-        try:
-            state = await self._record(league_id, [settings], digest(grant.token), key)
-        except Refusal as refusal:
-            if refusal.rule not in ("league.already_created", "auth.token_rejected"):
-                raise
-            if await self.log.version(league_id) == 0:
-                raise taken from None
-            # Created by another request since the version was read: once more, now that it
-            # exists (this request's own keyed retry is answered as stored, any other `taken`).
+        write = self._record(league_id, [settings], digest(grant.token), key)
+        made = await first_write(write, grant, taken, lambda: self.log.version(league_id))
+        if made is None:  # created by another request since the version was read
             return await self.create(league_id, settings, grant, key)
-        except ReplicasUnconfirmed as unconfirmed:
-            if grant.generated:  # the league exists under this token now: hand it back
-                unconfirmed.write_token = grant.token
-            raise
-        return state, grant.token if grant.generated else None
+        return made, grant.token if grant.generated else None
 
     async def authorize(self, league_id: str, token: str | None) -> str:
         """The digest to append with, once `token` is the league's organiser token.
@@ -379,15 +370,5 @@ class Leagues:
     def _envelope(
         self, league_id: str, seq: int, payload: Payload, event_id: str | None = None
     ) -> LeagueEnvelope:
-        return parse_league_event(
-            {
-                "event_id": event_id or str(uuid.uuid4()),
-                "league_id": league_id,
-                "seq": seq,
-                "type": payload.TYPE,
-                "schema_version": payload.SCHEMA_VERSION,
-                "occurred_at": self.now().isoformat(),
-                "actor": ORGANISER,
-                "payload": payload.model_dump(mode="json"),
-            }
-        )
+        event_id = event_id or str(uuid.uuid4())
+        return LEAGUE_EVENTS.new(league_id, seq, payload, self.now(), ORGANISER, event_id)

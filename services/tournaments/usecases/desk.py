@@ -46,7 +46,7 @@ from domain.rulesets import RULESET_BY_GAME
 from domain.tournament.seating import SeatedTable, Seating
 from domain.tournament.state import TournamentState
 from domain.tournament.tables import SeatingError
-from services.ports.errors import CredentialMismatch, ReplicasUnconfirmed, VersionConflict
+from services.ports.errors import CredentialMismatch, VersionConflict
 from services.tournaments.usecases.access import (
     ORGANISER,
     Caller,
@@ -58,7 +58,7 @@ from services.tournaments.usecases.keys import judge_token, table_game_id
 from services.tournaments.usecases.rulings import TableRuling, TableRulings
 from services.tournaments.usecases.stream import Tournaments
 from services.tournaments.usecases.tables import OpenedTable, TableGames
-from services.usecases.authorize import Authorizer, Grant, digest
+from services.usecases.authorize import Authorizer, Grant, digest, first_write
 from services.usecases.idempotency import key_reused, request_ids, same_request
 from services.usecases.refusal import Refusal
 
@@ -125,20 +125,12 @@ class TournamentDesk(TableRulings):
         check_fives_seat(settings)
         if not grant.creating or grant.token is None:
             raise ValueError("grant: not a creation's grant (use may_create)")
-        try:
-            state = await self._record(tournament_id, [settings], digest(grant.token), key=key)
-        except Refusal as refusal:
-            if refusal.rule not in ("tournament.already_created", "auth.token_rejected"):
-                raise
-            if await self.cases.log.version(tournament_id) == 0:
-                raise taken from None
-            # Created by another request since the version was read: once more, now that it
-            # exists (this request's own keyed retry is answered as stored, any other `taken`).
+        write = self._record(tournament_id, [settings], digest(grant.token), key=key)
+        state = await first_write(
+            write, grant, taken, lambda: self.cases.log.version(tournament_id)
+        )
+        if state is None:  # created by another request since the version was read
             return await self.create(tournament_id, settings, grant, key)
-        except ReplicasUnconfirmed as unconfirmed:
-            if grant.generated:  # the tournament exists under this token now: hand it back
-                unconfirmed.write_token = grant.token
-            raise
         return Created(state, grant.token if grant.generated else None)
 
     async def _created_before(

@@ -17,6 +17,7 @@ import structlog
 
 from contracts.envelope import Envelope, Payload
 from contracts.tournament import (
+    TOURNAMENT_EVENTS,
     RoundClosed,
     RoundSeated,
     SeatedTablePayload,
@@ -24,7 +25,6 @@ from contracts.tournament import (
     TableResultReported,
     TournamentCreated,
     TournamentEnvelope,
-    parse_tournament_event,
 )
 from domain.errors import RuleViolation
 from domain.fold import fold as fold_game
@@ -196,18 +196,7 @@ class Tournaments:
     def _envelope(
         self, tid: str, seq: int, payload: Payload, actor: str, event_id: str
     ) -> TournamentEnvelope:
-        return parse_tournament_event(
-            {
-                "event_id": event_id,
-                "tournament_id": tid,
-                "seq": seq,
-                "type": payload.TYPE,
-                "schema_version": payload.SCHEMA_VERSION,
-                "occurred_at": self.now().isoformat(),
-                "actor": actor,
-                "payload": payload.model_dump(mode="json"),
-            }
-        )
+        return TOURNAMENT_EVENTS.new(tid, seq, payload, self.now(), actor, event_id)
 
     async def seat_next_round(
         self,
