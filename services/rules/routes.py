@@ -50,6 +50,7 @@ _TUC = "services/tournaments/usecases/"
 _TOURNAMENT_WRITES = (
     "services/tournaments/doors/ingest.py",
     "services/tournaments/doors/ingest_club.py",
+    "services/tournaments/doors/ingest_writes.py",
     "services/doors/ingest/stream_writes.py",
     "services/tournaments/doors/ingest_approvals.py",
     *(_TUC + m for m in ("stream.py", "access.py", "desk.py", "rulings.py", "tables.py")),

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import structlog
 
 from services.archive.usecases.seal import Seal
 from services.platform.settings import ServiceSettings
+from services.runtime.tasks import background
 
 log = structlog.get_logger("archive")
 
@@ -49,13 +49,8 @@ async def _run(seal: Seal, every_s: float, batch: int) -> None:
         await asyncio.sleep(every_s)
 
 
-@contextlib.asynccontextmanager
-async def sealing(seal: Seal, settings: ServiceSettings) -> AsyncIterator[asyncio.Task[None]]:
+def sealing(
+    seal: Seal, settings: ServiceSettings
+) -> contextlib.AbstractAsyncContextManager[asyncio.Task[None]]:
     """Run sealing passes for the block's duration (the task is cancelled at its end)."""
-    task = asyncio.create_task(_run(seal, settings.archive_every_s, settings.archive_batch))
-    try:
-        yield task
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    return background(_run(seal, settings.archive_every_s, settings.archive_batch))

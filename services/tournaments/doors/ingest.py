@@ -21,24 +21,27 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from contracts.envelope import NonEmptyText, PlayerId
-from contracts.tournament import ResultLine, Round, TournamentCreated, TournamentId
+from contracts.tournament import (
+    PlayerRegistered,
+    ResultLine,
+    Round,
+    TournamentCreated,
+    TournamentId,
+)
 from domain.tournament.state import TournamentState
 from services.doors.ingest.stream_writes import (
     Bearer,
     Key,
-    StreamDoor,
     body,
     parse,
     token,
 )
 from services.platform.problems import ProblemResponse, problem_responses
+from services.tournaments.doors.ingest_writes import DOOR, WRITE_ERRORS, Tid, organiser_write
 from services.tournaments.usecases.desk import Role, Seated, TableRuling, TournamentDesk
-from services.tournaments.usecases.stream import UnknownTournament
 from services.usecases.authorize import Grant
 from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
-
-Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 
 
 class NewTournament(TournamentCreated):
@@ -47,21 +50,10 @@ class NewTournament(TournamentCreated):
     tournament_id: TournamentId
 
 
-class NewPlayer(BaseModel):
-    """`POST /tournaments/{id}/players`: a registration (a late join once round 1 is seated)."""
-
-    model_config = ConfigDict(extra="forbid")
-    player_id: PlayerId
-    name: NonEmptyText
-    seed: int | None = Field(
-        default=None,
-        ge=1,
-        le=10_000,
-        strict=True,
-        description="1 = top; None: unseeded. A seed another player holds is accepted (the "
-        "earlier registration ranks first). With a late join (round 1 seated) a seed is "
-        "refused: 422 rule tournament.late_seed, field seed.",
-    )
+class NewPlayer(PlayerRegistered):
+    """`POST /tournaments/{id}/players`: a registration (`tournament.player_registered`), or a
+    late join once round 1 is seated (`tournament.player_joined_late`): then a `seed` is
+    refused, 422 rule tournament.late_seed, field seed."""
 
 
 class TableWrite(BaseModel):
@@ -95,8 +87,7 @@ class Written(BaseModel):
     organiser_token: str | None = None
 
 
-_DOOR = StreamDoor("tournament_id", UnknownTournament, "tournament.not_found")
-_written = _DOOR.written
+_written = DOOR.written
 
 
 def _seated(seated: Seated) -> dict[str, Any]:
@@ -117,9 +108,8 @@ def _seated(seated: Seated) -> dict[str, Any]:
     }
 
 
-_failure = _DOOR.failure
-WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
-_FAILURES = _DOOR.failures
+_failure = DOOR.failure
+_FAILURES = DOOR.failures
 
 
 def tournament_write_router(desk: TournamentDesk) -> APIRouter:
@@ -159,7 +149,7 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
             return done.state, done.organiser_token
 
         new = (NewTournament, TournamentCreated)
-        return await _DOOR.create(request, bearer, idempotency_key, new, desk.may_create, created)
+        return await DOOR.create(request, bearer, idempotency_key, new, desk.may_create, created)
 
     @router.post(
         "/tournaments/{tournament_id}/players",
@@ -181,7 +171,7 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
                 tournament_id, credential, new.player_id, new.name, new.seed, key
             )
 
-        return await _DOOR.append(target, desk.authorize, NewPlayer, add, 201)
+        return await DOOR.append(target, desk.authorize, NewPlayer, add, 201)
 
     @router.delete(
         "/tournaments/{tournament_id}/players/{player_id}",
@@ -197,13 +187,11 @@ def _setup_doors(router: APIRouter, desk: TournamentDesk) -> None:
         idempotency_key: Key = None,
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_dropped`: never seated again; results so far stay."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            state = await desk.drop_player(tournament_id, credential, player_id, reason, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(state)
+
+        async def drop(credential: str, key: str | None) -> TournamentState:
+            return await desk.drop_player(tournament_id, credential, player_id, reason, key)
+
+        return await organiser_write(desk, tournament_id, bearer, idempotency_key, drop)
 
 
 def _round_doors(router: APIRouter, desk: TournamentDesk) -> None:
@@ -343,13 +331,11 @@ def _judge_and_table_doors(router: APIRouter, desk: TournamentDesk) -> None:
         idempotency_key: Key = None,
     ) -> JSONResponse | ProblemResponse:
         """`tournament.judge_dismissed` (organiser token): the judge's token stops working."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            state = await desk.dismiss_judge(tournament_id, credential, judge_id, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return _written(state)
+
+        async def dismiss(credential: str, key: str | None) -> TournamentState:
+            return await desk.dismiss_judge(tournament_id, credential, judge_id, key)
+
+        return await organiser_write(desk, tournament_id, bearer, idempotency_key, dismiss)
 
     @router.post(
         "/tournaments/{tournament_id}/tables/{table}/result",

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 
 import structlog
 
 from services.runtime.cancel import raise_if_stop_requested
+from services.runtime.tasks import background
 from services.tournaments.usecases.timer import ApprovalTimer
 
 log = structlog.get_logger("tournaments")
@@ -34,14 +34,9 @@ async def _run(timer: ApprovalTimer, every_s: float) -> None:
         await asyncio.sleep(every_s)
 
 
-@contextlib.asynccontextmanager
-async def approving(timer: ApprovalTimer, every_s: float) -> AsyncIterator[asyncio.Task[None]]:
+def approving(
+    timer: ApprovalTimer, every_s: float
+) -> contextlib.AbstractAsyncContextManager[asyncio.Task[None]]:
     """Tick `timer` every `every_s` seconds for the block's duration (the task is cancelled
     at its end)."""
-    task = asyncio.create_task(_run(timer, every_s), name="tournament-approvals")
-    try:
-        yield task
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    return background(_run(timer, every_s), name="tournament-approvals")

@@ -4,7 +4,7 @@ QR code of its table's report form.
 
 Each handler checks the organiser token first (`TournamentDesk.authorize`), as every
 tournament write door does (`services.tournaments.doors.ingest`), and answers refusals the
-same way (`stream_writes.failure`). A slip's link carries the table's credential in its
+same way (`ingest_writes.DOOR`). A slip's link carries the table's credential in its
 fragment (`#round=&key=`), which browsers never send to a server: the link and its QR code
 are only in the answer to the organiser's POST, never in a URL a server logs. Source:
 docs/rules/tournaments.md#check-in, #round-timer; docs/tournaments-in-the-browser.md.
@@ -17,22 +17,20 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from services.doors.ingest.stream_writes import Bearer, Key, body, failure, parse, token, written
+from domain.tournament.state import TournamentState
+from services.doors.ingest.stream_writes import Bearer, Key, body, token
 from services.platform.problems import ProblemResponse, problem, problem_responses
 from services.platform.qr import CODES, QrBusy, QrHostRefused, qr_base
 from services.platform.settings import QuerySettings
+from services.tournaments.doors.ingest_writes import DOOR, WRITE_ERRORS, Tid, organiser_write
 from services.tournaments.usecases.desk import TournamentDesk
-from services.tournaments.usecases.stream import UnknownTournament
-from services.usecases.idempotency import check_key
 from services.usecases.refusal import Refusal
 
-Tid = Annotated[str, Path(max_length=64, description="the tournament id")]
 RoundNo = Annotated[int, Path(ge=1, le=50, description="the round")]
-_FAILURES = (Refusal, UnknownTournament, ValidationError)
+_FAILURES = DOOR.failures
 NO_BODY_ERRORS = problem_responses(401, 403, 404, 409, 422)
-WRITE_ERRORS = problem_responses(401, 403, 404, 409, 413, 422)
 
 
 class TimerStart(BaseModel):
@@ -69,10 +67,6 @@ async def _slips(
     return tables
 
 
-def _failure(error: Exception) -> ProblemResponse:
-    return failure(error, UnknownTournament, "tournament.not_found", "tournament_id")
-
-
 def tournament_club_router(
     desk: TournamentDesk, settings: QuerySettings | None = None
 ) -> APIRouter:
@@ -94,13 +88,11 @@ def tournament_club_router(
     ) -> JSONResponse | ProblemResponse:
         """`tournament.player_checked_in` (organiser token): once anyone is checked in, a
         round seats only the checked-in and late joiners."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            state = await desk.check_in(tournament_id, credential, player_id, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return written("tournament_id", state.tournament_id, state.seq)
+
+        async def check(credential: str, key: str | None) -> TournamentState:
+            return await desk.check_in(tournament_id, credential, player_id, key)
+
+        return await organiser_write(desk, tournament_id, bearer, idempotency_key, check)
 
     @router.post(
         "/tournaments/{tournament_id}/rounds/{round}/timer",
@@ -118,14 +110,12 @@ def tournament_club_router(
     ) -> JSONResponse | ProblemResponse:
         """`tournament.round_timer_started` (organiser token): the clock runs out `minutes`
         from now. 422 `tournament.timer_round`: not the open round."""
-        try:
-            credential = await desk.authorize(tournament_id, token(bearer))
-            key = check_key(idempotency_key)
-            asked = await parse(TimerStart, request)
-            state = await desk.start_timer(tournament_id, credential, round, asked.minutes, key)
-        except _FAILURES as error:
-            return _failure(error)
-        return written("tournament_id", state.tournament_id, state.seq)
+        target = (tournament_id, request, bearer, idempotency_key)
+
+        async def start(credential: str, asked: TimerStart, key: str | None) -> TournamentState:
+            return await desk.start_timer(tournament_id, credential, round, asked.minutes, key)
+
+        return await DOOR.append(target, desk.authorize, TimerStart, start)
 
     @router.post(
         "/tournaments/{tournament_id}/rounds/{round}/slips",
@@ -149,7 +139,7 @@ def tournament_club_router(
             base = qr_base(public, request.base_url, request.headers.get("host"))
             tables = await _slips(desk, tournament_id, round, credential, base)
         except _FAILURES as error:
-            return _failure(error)
+            return DOOR.failure(error)
         except QrHostRefused as refused:
             return ProblemResponse(problem(400, "qr.host", "Host", str(refused)))
         except QrBusy as busy:
