@@ -135,6 +135,7 @@ def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
     return dump_event_json(stored).encode(), names
 
 
+@dataclass(eq=False, slots=True)
 class Forget:
     """Forget a player of a game in both tiers (`scoreledger forget`, an operator's command),
     and beside it: the game's tournament, its other table games seating the player, and the
@@ -151,25 +152,14 @@ class Forget:
         (their bodies scrubbed of the name; None: none kept).
     """
 
-    def __init__(
-        self,
-        hot: EventLog,
-        names: PlayerNames,
-        archive: Archive | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        side: SideForget | None = None,
-        tiers: HotGames | None = None,
-        lock_wait_s: float = 30.0,
-        webhooks: WebhookStore | None = None,
-    ) -> None:
-        self.hot = hot
-        self.names = names
-        self.archive = archive
-        self.clock = clock
-        self.side = side
-        self.tiers = tiers
-        self.lock_wait_s = lock_wait_s
-        self.webhooks = webhooks
+    hot: EventLog
+    names: PlayerNames
+    archive: Archive | None = None
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    side: SideForget | None = None
+    tiers: HotGames | None = None
+    lock_wait_s: float = 30.0
+    webhooks: WebhookStore | None = None
 
     async def forget(self, game_id: str, player_id: str) -> Forgotten:
         """Mark `player_id` forgotten and replace their name by `player-<seat>` in the game's

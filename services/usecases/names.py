@@ -39,6 +39,7 @@ from services.usecases.forget import UnknownPlayer as UnknownPlayer
 from services.usecases.forget import rendered as rendered
 
 
+@dataclasses.dataclass(eq=False, slots=True)
 class NamedEventLog:
     """`EventLog` with player names kept outside the stored events (module docstring).
 
@@ -50,17 +51,10 @@ class NamedEventLog:
             archive).
     """
 
-    def __init__(
-        self,
-        inner: EventLog,
-        names: PlayerNames,
-        archive: ArchiveReader | None = None,
-        hot: EventLog | None = None,
-    ) -> None:
-        self.inner = inner
-        self.names = names
-        self.archive = archive
-        self.hot = hot
+    inner: EventLog
+    names: PlayerNames
+    archive: ArchiveReader | None = None
+    hot: EventLog | None = None
 
     async def names_of(self, game_id: str) -> dict[str, str]:
         """The game's kept names: the hot tier's, else the archived copy's (empty: none)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
@@ -31,6 +32,7 @@ from services.usecases.release import fold_until_refused
 log = structlog.get_logger("projector")
 
 
+@dataclass(eq=False, slots=True)
 class Reseed:
     """Refolds a shard's games from their streams (see the module docstring).
 
@@ -39,23 +41,13 @@ class Reseed:
         chunk: games per projection write.
     """
 
-    def __init__(
-        self,
-        log: EventLog,
-        projections: Projections,
-        letters: DeadLetters,
-        shards: int,
-        changes_maxlen: int = 100_000,
-        chunk: int = 100,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.log = log
-        self.projections = projections
-        self.letters = letters
-        self.shards = shards
-        self.changes_maxlen = changes_maxlen
-        self.chunk = chunk
-        self.clock = clock
+    log: EventLog
+    projections: Projections
+    letters: DeadLetters
+    shards: int
+    changes_maxlen: int = 100_000
+    chunk: int = 100
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     async def _games(self, shard: int) -> list[str]:
         games: list[str] = []
