@@ -20,6 +20,7 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
@@ -102,6 +103,7 @@ def _slice(events: Sequence[bytes], from_seq: int, to_seq: int | None) -> list[b
     return list(events[max(0, from_seq - 1) : to_seq if to_seq is not None else len(events)])
 
 
+@dataclass(eq=False, slots=True)
 class TieredEventLog:
     """`EventLog` over Redis and the archive (see the module docstring).
 
@@ -111,17 +113,10 @@ class TieredEventLog:
         game's tier lock (a seal or a `forget` holding it), in seconds.
     """
 
-    def __init__(
-        self,
-        hot: EventLog,
-        hot_games: HotGames,
-        archive: ArchiveReader,
-        lock_wait_s: float = 10.0,
-    ) -> None:
-        self.hot = hot
-        self.hot_games = hot_games
-        self.archive = archive
-        self.lock_wait_s = lock_wait_s
+    hot: EventLog
+    hot_games: HotGames
+    archive: ArchiveReader
+    lock_wait_s: float = 10.0
 
     async def _restore(self, game_id: str) -> bool:
         """Bring the archived game back to Redis when Redis has none of it; True if it is
@@ -260,13 +255,13 @@ class TieredEventLog:
         return GamesPage(page, page[-1] if more and page else None)
 
 
+@dataclass(eq=False, slots=True)
 class TieredCredentials:
     """`Credentials` over Redis and the archive: an archived game's digest and version, so a
     write to it is authorized exactly as before it was archived (nothing restored yet)."""
 
-    def __init__(self, hot: Credentials, archive: ArchiveReader) -> None:
-        self.hot = hot
-        self.archive = archive
+    hot: Credentials
+    archive: ArchiveReader
 
     async def lookup(self, game_id: str) -> CredentialLookup:
         """See `Credentials.lookup`."""
@@ -288,15 +283,15 @@ class TieredCredentials:
         return out
 
 
+@dataclass(eq=False, slots=True)
 class TieredProjections:
     """`Projections` whose reads (`get`, `get_many`, `standings`) fall through to an archived
     game's final projection (with its shard's checkpoint now); everything the projector calls
     is Redis's alone."""
 
-    def __init__(self, hot: Projections, archive: ArchiveReader, shards: int) -> None:
-        self.hot = hot
-        self.archive = archive
-        self.shards = shards
+    hot: Projections
+    archive: ArchiveReader
+    shards: int
 
     async def _archived(self, game_id: str, checkpoint: bool) -> StoredProjection | None:
         game = await self.archive.game(game_id)
