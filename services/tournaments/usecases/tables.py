@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import structlog
 
@@ -70,14 +70,7 @@ class OpenedTable:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready."""
-        return {
-            "round": self.round,
-            "table": self.table,
-            "game_id": self.game_id,
-            "token": self.token,
-            "created": self.created,
-            "refused": self.refused,
-        }
+        return asdict(self)
 
 
 def _start_body(state: TournamentState, table: TableState) -> bytes:
