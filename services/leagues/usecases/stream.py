@@ -15,6 +15,7 @@ import contextlib
 import hmac
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from contracts.envelope import Payload
@@ -62,30 +63,20 @@ class UnknownLeague(LookupError):
     """No stream for the league id."""
 
 
+@dataclass(eq=False, slots=True)
 class Leagues:
     """The league use cases over a `LeagueLog`, reading tournaments and games to add them."""
 
-    def __init__(
-        self,
-        log: LeagueLog,
-        tournaments: Tournaments,
-        game_log: EventLog,
-        authorizer: Authorizer,
-        model: RatingModel,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
-        retries: int = 3,
-        added: Callable[[str, str], Awaitable[None]] | None = None,
-        index: LeagueIndex | None = None,
-    ) -> None:
-        self.log = log
-        self.tournaments = tournaments
-        self.game_log = game_log
-        self.authorizer = authorizer
-        self.model = model
-        self.now = now
-        self.retries = retries
-        self.added = added  # (league id, `tournament:<id>` / `game:<id>`) after an addition
-        self.index = index  # tournament -> its leagues, kept at each addition
+    log: LeagueLog
+    tournaments: Tournaments
+    game_log: EventLog
+    authorizer: Authorizer
+    model: RatingModel
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    retries: int = 3
+    # (league id, `tournament:<id>` / `game:<id>`) after an addition
+    added: Callable[[str, str], Awaitable[None]] | None = None
+    index: LeagueIndex | None = None  # tournament -> its leagues, kept at each addition
 
     async def state(self, league_id: str, at_seq: int | None = None) -> LeagueState:
         """The folded league (after `at_seq` when given).

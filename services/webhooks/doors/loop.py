@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
 
 import structlog
 
@@ -22,25 +23,19 @@ from services.webhooks.usecases.dispatch import Dispatcher
 log = structlog.get_logger("webhooks")
 
 
+@dataclass(eq=False, slots=True)
 class WebhooksLoop:
     """The role's tasks over `dispatcher` and `sender` (the endpoints' queues read through
     `Sender.queues`); `poll_s` bounds every wait, `grace_s` a stop's wait for requests in
     flight (the transport's timeout and a little)."""
 
-    def __init__(
-        self,
-        dispatcher: Dispatcher,
-        sender: Sender,
-        poll_s: float,
-        grace_s: float = 11.0,
-    ) -> None:
-        self.dispatcher = dispatcher
-        self.sender = sender
-        self.poll_s = poll_s
-        self.grace_s = grace_s
-        self.wake = asyncio.Event()
-        self.senders: dict[str, asyncio.Task[None]] = {}
-        self._gauged: set[str] = set()
+    dispatcher: Dispatcher
+    sender: Sender
+    poll_s: float
+    grace_s: float = 11.0
+    wake: asyncio.Event = field(init=False, default_factory=asyncio.Event)
+    senders: dict[str, asyncio.Task[None]] = field(init=False, default_factory=dict)
+    _gauged: set[str] = field(init=False, default_factory=set)
 
     async def dispatch_forever(self) -> None:
         """Notices -> queued deliveries, until cancelled."""
