@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,6 +103,7 @@ refused or malformed feed entry met again within it (another projector, a restar
 lettered twice."""
 
 
+@dataclass(eq=False, slots=True)
 class Project:
     """Applies feed batches of any shard; keeps a per-game state cache (at most `cache_games`).
 
@@ -116,26 +117,19 @@ class Project:
             start event (None: none; `log` puts them back into what it reads).
     """
 
-    def __init__(
-        self,
-        log: EventLog,
-        projections: Projections,
-        letters: DeadLetters,
-        changes_maxlen: int = 100_000,
-        cache_games: int = 10_000,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        cache_bytes: int = 256 * 1024 * 1024,
-        names: PlayerNames | None = None,
-    ) -> None:
-        self.log = log
-        self.names = names
-        self.projections = projections
-        self.letters = letters
-        self.changes_maxlen = changes_maxlen
-        self.cache_games = cache_games
-        self.clock = clock
-        # Bounded by games and estimated bytes (docs/decisions/0011-faults-are-answered-not-crashed.md); a view is re-put after its batch.
-        self.views: ByteLRU[str, GameView] = ByteLRU(cache_bytes, view_bytes, cache_games)
+    log: EventLog
+    projections: Projections
+    letters: DeadLetters
+    changes_maxlen: int = 100_000
+    cache_games: int = 10_000
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    cache_bytes: InitVar[int] = 256 * 1024 * 1024
+    names: PlayerNames | None = None
+    # Bounded by games and estimated bytes (docs/decisions/0011-faults-are-answered-not-crashed.md); a view is re-put after its batch.
+    views: ByteLRU[str, GameView] = field(init=False)
+
+    def __post_init__(self, cache_bytes: int) -> None:
+        self.views = ByteLRU(cache_bytes, view_bytes, self.cache_games)
 
     def forget(self) -> None:
         """Drop every cached state (after a failed write: the next batch rebuilds from storage)."""
