@@ -13,7 +13,7 @@ table approved). Rule: the tournament's `auto_approve_after_s` (contracts/tourna
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 
 import structlog
 
@@ -33,19 +33,17 @@ class Tick:
     failed: tuple[str, ...]
 
 
+@dataclass(eq=False, slots=True)
 class ApprovalTimer:
     """Approves due results of every tournament, a bounded batch per `tick`."""
 
-    def __init__(
-        self,
-        tournaments: Tournaments,
-        schedule: ApprovalSchedule,
-        batch: int = 20,
-        lease_s: float = 30.0,
-    ) -> None:
-        self.tournaments = tournaments
-        self.schedule = schedule
-        self.batch = batch
+    tournaments: Tournaments
+    schedule: ApprovalSchedule
+    batch: int = 20
+    lease_s: InitVar[float] = 30.0
+    lease_ms: int = field(init=False)  # the claim lease, in milliseconds
+
+    def __post_init__(self, lease_s: float) -> None:
         self.lease_ms = int(lease_s * 1000)
 
     async def tick(self) -> Tick:
