@@ -102,6 +102,7 @@ def _standings_of(state: TournamentState) -> dict[str, Any]:
     return lean_standings(standings(state).to_dict())
 
 
+@dataclass(eq=False, slots=True)
 class TournamentWatch:
     """Shared pollers of tournament versions; `subscribe(id)` yields a queue of new frames.
 
@@ -112,19 +113,13 @@ class TournamentWatch:
 
     SETTING = "SCORELEDGER_WATCH_PER_CLIENT"
 
-    def __init__(
-        self,
-        cases: Tournaments,
-        poll_s: float = 0.5,
-        max_tournaments: int = 200,
-        per_client: int = 20,
-    ) -> None:
-        self.cases = cases
-        self.poll_s = poll_s
-        self.max_tournaments = max_tournaments
-        self.per_client = per_client
-        self._watched: dict[str, _Watched] = {}
-        self._followed: dict[str, dict[str, int]] = {}  # client -> tournament -> its streams
+    cases: Tournaments
+    poll_s: float = 0.5
+    max_tournaments: int = 200
+    per_client: int = 20
+    _watched: dict[str, _Watched] = field(init=False, default_factory=dict)
+    # client -> tournament -> its streams
+    _followed: dict[str, dict[str, int]] = field(init=False, default_factory=dict)
 
     async def render(self, tournament_id: str) -> Frame:
         """The current state's frame (folded now; the last one reused when still current).
