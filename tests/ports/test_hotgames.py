@@ -4,6 +4,8 @@ happens only on an unchanged game and takes every key, a restore brings the same
 
 from __future__ import annotations
 
+import dataclasses
+
 from services.archive.ports.cold import ArchiveEntry, SealedGame, checksum_of
 from services.archive.ports.hot import HotGames
 from tests.pipeline.factory import game_log
@@ -57,15 +59,17 @@ async def test_snapshot_remove_and_restore(backend: Backend) -> None:
     assert not snap.held
     assert await hot.snapshot("nope") is None
 
-    assert not await hot.remove("g1", 5, snap.head_event_id)  # another version
-    assert not await hot.remove("g1", 6, str(log[0].event_id))  # another last event
+    behind = dataclasses.replace(snap, events=snap.events[:5])
+    assert not await hot.remove("g1", behind)  # another version
+    other_head = dataclasses.replace(snap, head_event_id=str(log[0].event_id))
+    assert not await hot.remove("g1", other_head)  # another last event
     assert await backend.log.version("g1") == 6
-    assert await hot.remove("g1", 6, snap.head_event_id)
+    assert await hot.remove("g1", snap)
     assert await backend.log.version("g1") == 0
     assert (await backend.credentials.lookup("g1")).digest is None
     assert (await backend.log.list_games()).games == ("g2",)
     assert await backend.projections.get("g1") is None
-    assert not await hot.remove("g1", 6, snap.head_event_id)
+    assert not await hot.remove("g1", snap)
 
     assert await hot.restore(sealed_of("g1", snap.events, DIGEST))
     assert not await hot.restore(sealed_of("g1", snap.events, DIGEST))  # already there

@@ -150,7 +150,7 @@ class Seal:
             or back.names != snap.names
         ):
             raise SealMismatch(f"the archive did not give back game {game_id!r} as put")
-        if not await self.hot.remove(game_id, snap.version, snap.head_event_id, snap.names):
+        if not await self.hot.remove(game_id, snap):
             log.info("archive.seal_raced", game_id=game_id, version=snap.version)
             return "changed"
         log.info("archive.sealed", game_id=game_id, events=snap.version)

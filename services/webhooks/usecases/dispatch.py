@@ -24,6 +24,7 @@ from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.webhooks.ports import (
     Delivery,
+    DispatchBatch,
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
@@ -84,7 +85,8 @@ class Dispatcher:
         if stored is None:
             tails = {s: await self.notices.tail(s) for s in range(self.shards)}
             stored = DispatchCheckpoint(tails, int(self.clock() * 1000))
-            await self.store.commit([], {}, stored, self.bounds.max_queue, self.bounds.max_log)
+            first = DispatchBatch([], {}, stored)
+            await self.store.commit(first, self.bounds.max_queue, self.bounds.max_log)
         self._at = stored
         return stored
 
@@ -104,7 +106,7 @@ class Dispatcher:
         deliveries, seen = await self._derive(newest, endpoints, at.since_ms)
         moved = DispatchCheckpoint(positions, at.since_ms)
         outcome = await self.store.commit(
-            deliveries, seen, moved, self.bounds.max_queue, self.bounds.max_log
+            DispatchBatch(deliveries, seen, moved), self.bounds.max_queue, self.bounds.max_log
         )
         self._at = moved
         return Dispatched(len(deliveries), outcome)
