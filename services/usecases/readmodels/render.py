@@ -158,14 +158,24 @@ _view = _compile(
 def view_json(result: Standings, memo: Memo, source: Source = "projection") -> bytes:
     """The standings view of `result` without `POSITION` (see the module docstring); `memo` is
     the game's (`GameState.cache`; a fresh `Memo()` renders once)."""
-    labels = category_labels(result)
-    keys = tuple(c.key for c in labels)
-    game = memo.get(("readmodels.view_labels",), (), partial(_Labels.of, labels), (keys,))
+    shown = (*result.categories, *(p.categories for p in result.players))
+    game = memo.get(("readmodels.view_game",), shown, partial(_game_labels, result, memo))
+    keys = game.keys
     lines = [
         memo.get(("readmodels.view_line", p.player_id), (p,), partial(_line_json, p, game), (keys,))
         for p in result.players
     ]
     return _view(result, source, players=b"[" + b",".join(lines) + b"]")
+
+
+def _game_labels(result: Standings, memo: Memo) -> _Labels:
+    """The label set of `result` (`category_labels`: its categories and any other key of a
+    player's breakdown), kept while the keys are equal. The caller keeps the answer while the
+    same label objects and players' breakdowns (the same objects while a line stands) are
+    shown in the same order, so the breakdowns are not scanned for every render."""
+    labels = category_labels(result)
+    keys = tuple(c.key for c in labels)
+    return memo.get(("readmodels.view_labels",), (), partial(_Labels.of, labels), (keys,))
 
 
 def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
