@@ -1,7 +1,9 @@
 """`python standings_each.py OUT.json FILE...`: standings after every event, the way a live
 projection needs them, minus the fold alone, per event (CPU µs), against `json.loads` of one
-envelope. Uses the tree's `domain.fold.evolve` and `domain.standings.standings`, the public
-contract both trees keep (reported as `api`), so both trees are timed on the same calls.
+envelope. Uses the tree's `domain.fold.evolve` and its standings kept per event:
+`domain.standings_kept.kept_standings` where the tree has it (equal to the full render,
+updated from what each event changed), else `domain.standings.standings`, the public contract
+every tree keeps; which one is reported as `api`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ def main() -> None:
     out, files = sys.argv[1], sys.argv[2:]
     from contracts.events import parse_event_json
     from domain.fold import evolve
-    from domain.standings import standings
+
+    try:
+        from domain.standings_kept import kept_standings as standings
+
+        api = "evolve + kept_standings(state) after each event"
+    except ImportError:  # a tree before incremental standings
+        from domain.standings import standings
+
+        api = "evolve + standings(state) after each event"
 
     games = [
         [parse_event_json(x) for x in Path(f).read_text(encoding="utf-8").splitlines()]
@@ -54,7 +64,7 @@ def main() -> None:
         json.dump(
             {
                 "events": n,
-                "api": "evolve + standings(state) after each event",
+                "api": api,
                 "standings_us": max(0.0, each - folded) / n * 1e6,
                 "fold_us": folded / n * 1e6,
                 "loads_us": loads / len(lines) * 1e6,
