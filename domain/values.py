@@ -43,10 +43,13 @@ def fields_dict(obj: Any, /, **rendered: Any) -> dict[str, Any]:
     Raises:
         TypeError: `obj` is not a dataclass instance.
     """
-    return {
-        f.name: rendered[f.name] if f.name in rendered else getattr(obj, f.name)
-        for f in dataclasses.fields(obj)
-    }
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None:  # once per class: `dataclasses.fields` filters them anew each call
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in dataclasses.fields(obj))
+    return {name: rendered[name] if name in rendered else getattr(obj, name) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 _new = object.__new__
