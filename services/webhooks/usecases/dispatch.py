@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from domain.standings_shapes import Standings
@@ -57,27 +57,18 @@ class Dispatched:
     outcome: EnqueueOutcome
 
 
+@dataclass(eq=False, slots=True)
 class Dispatcher:
     """Notices -> deliveries. `clock`: Unix seconds (tests pass their own)."""
 
-    def __init__(
-        self,
-        store: WebhookStore,
-        notices: ChangeNotices,
-        log: EventLog,
-        projections: Projections,
-        shards: int,
-        bounds: Bounds,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.notices = notices
-        self.log = log
-        self.projections = projections
-        self.shards = shards
-        self.bounds = bounds
-        self.clock = clock
-        self._at: DispatchCheckpoint | None = None
+    store: WebhookStore
+    notices: ChangeNotices
+    log: EventLog
+    projections: Projections
+    shards: int
+    bounds: Bounds
+    clock: Callable[[], float] = time.time
+    _at: DispatchCheckpoint | None = field(init=False, default=None)
 
     async def start(self) -> DispatchCheckpoint:
         """The stored checkpoint; on the first start, every shard's notice tail and now (stored)."""
