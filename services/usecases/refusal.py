@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from domain.errors import RuleViolation
-from services.ports.errors import CredentialMismatch, VersionConflict
+from services.ports.errors import VersionConflict
 
 Kind = Literal["unauthorized", "forbidden", "invalid", "rule", "conflict"]
 
@@ -114,25 +114,3 @@ class Refusal(Exception):
         if batch and conflict.index is not None:
             extras["index"] = conflict.index
         return cls("conflict", "log.expected_version", str(conflict), "seq", extras)
-
-
-def stream_write_refusal(
-    error: RuleViolation | VersionConflict | CredentialMismatch, noun: str
-) -> Refusal:
-    """The refusal of a failed append to a tournament's or league's stream (`noun`): a rule
-    (kind `rule`), a concurrent write (`conflict`, `log.expected_version`, field `seq`, with
-    `expected` and `actual`), or a digest the stream does not hold (`forbidden`,
-    `auth.token_rejected`)."""
-    if isinstance(error, RuleViolation):
-        return Refusal("rule", error.rule, error.message, error.field)
-    if isinstance(error, VersionConflict):
-        return Refusal(
-            "conflict",
-            "log.expected_version",
-            f"the {noun} changed during the write; retry",
-            "seq",
-            {"expected": error.expected, "actual": error.actual},
-        )
-    return Refusal(
-        "forbidden", "auth.token_rejected", "the organiser token does not match", "authorization"
-    )

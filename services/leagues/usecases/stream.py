@@ -54,7 +54,7 @@ from services.usecases.authorize import (
     first_write,
 )
 from services.usecases.idempotency import find_request, key_reused, request_ids, same_request
-from services.usecases.refusal import Refusal, stream_write_refusal
+from services.usecases.refusal import Refusal
 
 ORGANISER = "organiser"
 
@@ -335,11 +335,24 @@ class Leagues:
                     state = apply(state, event)
                     batch.append(event)
                 await self.log.append(league_id, batch, credential)
-            except (RuleViolation, CredentialMismatch) as error:
-                raise stream_write_refusal(error, "league") from None
+            except RuleViolation as error:
+                raise Refusal("rule", error.rule, error.message, error.field) from None
+            except CredentialMismatch:
+                raise Refusal(
+                    "forbidden",
+                    "auth.token_rejected",
+                    "the organiser token does not match",
+                    "authorization",
+                ) from None
             except VersionConflict as error:
                 if attempt == self.retries:
-                    raise stream_write_refusal(error, "league") from None
+                    raise Refusal(
+                        "conflict",
+                        "log.expected_version",
+                        "the league changed during the write; retry",
+                        "seq",
+                        {"expected": error.expected, "actual": error.actual},
+                    ) from None
                 continue
             assert state is not None
             return state

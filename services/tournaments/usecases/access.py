@@ -33,7 +33,7 @@ from services.usecases.authorize import (
     digest,
 )
 from services.usecases.idempotency import Found, find_request, request_ids, same_request
-from services.usecases.refusal import Refusal, stream_write_refusal
+from services.usecases.refusal import Refusal
 
 Role = Literal["organiser", "judge", "table"]
 ORGANISER = "organiser"
@@ -201,5 +201,16 @@ def table_of_token(stored: str, state: TournamentState, token: str) -> tuple[int
 
 
 def refusal_of(error: RuleViolation | VersionConflict | CredentialMismatch) -> Refusal:
-    """The refusal of a failed append to a tournament's stream (`stream_write_refusal`)."""
-    return stream_write_refusal(error, "tournament")
+    if isinstance(error, RuleViolation):
+        return Refusal("rule", error.rule, error.message, error.field)
+    if isinstance(error, VersionConflict):
+        return Refusal(
+            "conflict",
+            "log.expected_version",
+            "the tournament changed during the write; retry",
+            "seq",
+            {"expected": error.expected, "actual": error.actual},
+        )
+    return Refusal(
+        "forbidden", "auth.token_rejected", "the organiser token does not match", "authorization"
+    )
