@@ -66,6 +66,7 @@ class Folder(Generic[S]):
     def _load(self, state: GameState[S]) -> None:
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
+        self._apply = self.ruleset.apply  # bound once: read per event
         self._unit = self.ruleset.score_resource
         self.seq, self.status, self.rules = state.seq, state.status, state.rules
         self.voided = state.voided
@@ -128,7 +129,8 @@ class Folder(Generic[S]):
             return
         kind = log_kind(self.game_id, self.seq, self.status == "final", event)
         if kind is None:  # the ruleset's own event (the most part of any game)
-            self._advance(event, *self.ruleset.apply(self.rules, event), self.status)
+            rules, entries = self._apply(self.rules, event)
+            self._advance(event, rules, entries, self.status)
         elif kind is VOIDED:  # refold from the mark before the voided event
             assert isinstance(event.payload, EventVoided)
             redo: Folder[S] = Folder()
@@ -150,16 +152,16 @@ class Folder(Generic[S]):
             if self._shared:
                 self._unshare()
             totals, breakdown, owned, unit = self._totals, self._breakdown, self._owned, self._unit
-            for entry in entries:  # the score-unit entries into the sums (inlined: per event)
-                if entry.resource != unit:
+            # the score-unit entries into the sums (inlined, the entry unpacked: per event)
+            for _, _, pid, resource, category, amount, _, _ in entries:
+                if resource != unit:
                     continue
-                pid = entry.player_id
-                totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
+                totals[pid] = totals.get(pid, 0) + amount  # type: ignore[index]
                 if pid not in owned:  # the player's category dict is still a handed-out one
                     breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
                     owned.add(pid)
                 cats = breakdown[pid]
-                cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
+                cats[category] = cats.get(category, 0) + amount  # type: ignore[index]
         self._history.append(event)  # the id index reads it from there when asked
         self.seq, self.status, self.rules, self._snap = seq, status, rules, None
         if not seq % MARK_EVERY:
