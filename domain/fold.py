@@ -26,7 +26,7 @@ from domain.errors import RuleViolation
 from domain.eventids import EventIds
 from domain.gamestate import GameState, Mark, S, Status
 from domain.log import Log, own
-from domain.logrules import VOIDED, correction_entry, log_kind, void_target
+from domain.logrules import KINDS, VOIDED, correction_entry, log_kind, void_target
 from domain.ruleset import Entries
 from domain.rulesets import ruleset_for_started
 
@@ -127,11 +127,19 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        kind = log_kind(self.game_id, self.seq, self.status == "final", event)
-        if kind is None:  # the ruleset's own event (the most part of any game)
+        kind = KINDS[type(event.payload)]
+        if (  # the ruleset's own event in order (most of any game): `log_kind` inlined
+            kind is None
+            and event.seq == self.seq + 1
+            and event.game_id == self.game_id
+            and self.status != "final"
+        ):
             rules, entries = self._apply(self.rules, event)
             self._advance(event, rules, entries, self.status)
-        elif kind is VOIDED:  # refold from the mark before the voided event
+            return
+        # the log's rules (raising for a ruleset's own event out of order), then its kind
+        kind = log_kind(self.game_id, self.seq, self.status == "final", event)
+        if kind is VOIDED:  # refold from the mark before the voided event
             assert isinstance(event.payload, EventVoided)
             redo: Folder[S] = Folder()
             redo._rewind(self.state, event.payload)
