@@ -8,6 +8,7 @@ dark) and card lines as (card_id, category, points, note). Pure; no I/O.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -42,11 +43,21 @@ def player_details(
     raw = details(rules_state, player_id)
     if memo is None:
         return _typed(raw)
-    return memo.get(("details", player_id), (raw,), lambda: _typed(raw))
+    return memo.get(("details", player_id), (raw,), partial(_kept, raw, player_id, memo))
+
+
+def _kept(raw: Any, player_id: str, memo: Memo) -> tuple[dict[str, int], list[CardLine]]:
+    """`_typed(raw)`, its card lines kept from the player's last answer while they are equal
+    (most events change a player's Coins, not the Fame of a Level 3 trick)."""
+    resources, lines = raw
+    cards = memo.get(("card_lines", player_id), (), partial(_cards, lines), (lines,))
+    return dict(resources), cards
 
 
 def _typed(raw: Any) -> tuple[dict[str, int], list[CardLine]]:
     resources, lines = raw
-    return dict(resources), [
-        CardLine(card_id=c, category=k, points=p, note=n) for c, k, p, n in lines
-    ]
+    return dict(resources), _cards(lines)
+
+
+def _cards(lines: Any) -> list[CardLine]:
+    return [CardLine(card_id=c, category=k, points=p, note=n) for c, k, p, n in lines]

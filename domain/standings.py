@@ -145,10 +145,11 @@ def _lines(
 ) -> list[PlayerStanding]:
     """Every player's line, in seat order. A line is rebuilt only when one of its inputs
     changed (domain.memo, `state.cache`): an event usually touches one player, the others keep
-    their line. A ruleset offering `player_inputs(rules_state, player_id) -> (same, equal)`
-    (what its provisional part and details of that player read: objects compared by identity,
-    values by `==`) is not even asked for them while those are unchanged; one offering
-    `player_provisional(rules_state, player_id)` is asked for that player's part only."""
+    their line (copied with the new rank when only their place changed). A ruleset offering
+    `player_inputs(rules_state, player_id) -> (same, equal)` (what its provisional part and
+    details of that player read: objects compared by identity, values by `==`) is not even
+    asked for them while those are unchanged; one offering `player_provisional(rules_state,
+    player_id)` is asked for that player's part only."""
     ruleset, cache, rules = state.ruleset, state.cache, state.rules
     live = state.status == "in_progress"
     inputs = getattr(ruleset, "player_inputs", None)
@@ -161,8 +162,11 @@ def _lines(
         rank, total = ranks[pid], totals[pid]
         if inputs is not None:
             same, equal = inputs(rules, pid)
-            hit = cache.peek(("inputs", pid), (p, cats, *same), (rank, total, live, *equal))
+            hit = cache.peek(("inputs", pid), (p, cats, *same), (total, live, *equal))
             if hit is not MISS:
+                if hit.rank != rank:
+                    hit = _reranked(hit, rank)
+                    cache.put(("inputs", pid), (p, cats, *same), hit, (total, live, *equal))
                 lines.append(hit)
                 continue
         extra: Mapping[str, int] | None = None
@@ -180,9 +184,14 @@ def _lines(
             (rank, total),
         )
         if inputs is not None:
-            cache.put(("inputs", pid), (p, cats, *same), line, (rank, total, live, *equal))
+            cache.put(("inputs", pid), (p, cats, *same), line, (total, live, *equal))
         lines.append(line)
     return lines
+
+
+def _reranked(line: PlayerStanding, rank: int) -> PlayerStanding:
+    """`line` at another place (another player passed it or fell behind): the rest stands."""
+    return _construct(PlayerStanding, **{**line.__dict__, "rank": rank})
 
 
 M = TypeVar("M", bound=BaseModel)

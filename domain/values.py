@@ -3,7 +3,8 @@
 `dataclasses.replace` re-runs `__init__` through a generic keyword path and dominated the
 fold's profile (about 40 % of Trickerion fold time, docs/benchmarks.md). State classes are frozen
 dataclasses without `__slots__`, so a copy is one `__dict__` update: same fields, same
-equality and hash, the original untouched.
+equality and hash, the original untouched. `fields_dict` is a record's JSON-ready dict, field by
+field in their order.
 """
 
 from __future__ import annotations
@@ -32,6 +33,23 @@ def replace(obj: T, /, **changes: Any) -> T:
         name = next(n for n in changes if n not in old)
         raise TypeError(f"{type(obj).__name__} has no field {name!r}")
     return new
+
+
+def fields_dict(obj: Any, /, **rendered: Any) -> dict[str, Any]:
+    """The fields of dataclass `obj` by name, in declaration order, each value as it is
+    (shallow, unlike `dataclasses.asdict`) except the fields named in `rendered`, which take
+    the value given there (a nested record's own `to_dict`, say).
+
+    Raises:
+        TypeError: `obj` is not a dataclass instance.
+    """
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None:  # once per class: `dataclasses.fields` filters them anew each call
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in dataclasses.fields(obj))
+    return {name: rendered[name] if name in rendered else getattr(obj, name) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 _new = object.__new__

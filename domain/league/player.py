@@ -19,6 +19,7 @@ from contracts.league import TournamentAdded
 from contracts.tournament import ResultLine
 from domain.league.fold import LeagueState
 from domain.league.ratings import Rating, Step
+from domain.values import fields_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,16 +38,7 @@ class PlayerRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ids, name, the three lists and `current` (mu, sigma, ordinal)."""
-        return {
-            "league_id": self.league_id,
-            "league_title": self.league_title,
-            "player_id": self.player_id,
-            "name": self.name,
-            "tournaments": self.tournaments,
-            "games": self.games,
-            "rating": self.rating,
-            "current": None if self.current is None else self.current.to_dict(),
-        }
+        return fields_dict(self, current=None if self.current is None else self.current.to_dict())
 
 
 def _tournaments(state: LeagueState, player_id: str) -> list[dict[str, Any]]:

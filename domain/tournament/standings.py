@@ -35,6 +35,7 @@ from typing import Any
 from contracts.tournament import ResultLine, TieBreak
 from domain.tournament.points import placement_points
 from domain.tournament.state import TournamentState
+from domain.values import fields_dict
 
 NAMES = {
     "points": "points",
@@ -137,17 +138,13 @@ class Line:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready line."""
+        owner = self.player_id
         return {
-            "place": self.place,
-            "player_id": self.player_id,
-            "name": self.name,
-            "seed": self.seed,
-            "points": self.points.to_dict(self.player_id),
-            "games": self.games,
-            "byes": self.byes,
-            "tie_breaks": {k: v.to_dict(self.player_id) for k, v in self.tie_breaks.items()},
-            "decided_by": self.decided_by,
-            "dropped": self.dropped,
+            **fields_dict(
+                self,
+                points=self.points.to_dict(owner),
+                tie_breaks={k: v.to_dict(owner) for k, v in self.tie_breaks.items()},
+            ),
             "explain": self.explain(),
         }
 

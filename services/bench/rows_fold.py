@@ -121,15 +121,21 @@ def fold_by_length(trees: list[Tree], games: list[corpus.Game], long: int) -> Ro
     )
 
 
+def _rendered(got: dict[str, float]) -> str:
+    us = got.get("rendered_us")
+    return "" if us is None else f"; the stored projection rendered after each event {us:.1f} µs"
+
+
 def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
-    """Standings after every event minus the fold alone, per event, vs json.loads of one line."""
+    """Standings kept after every event (the tree's incremental API where it has one, see the
+    probe) minus the fold alone, per event, vs json.loads of one line."""
     with tempfile.TemporaryDirectory(prefix="bench-std-") as where:
         files = [str(p) for p in corpus.write(games, Path(where))]
         got = [_probe(t, "standings_each.py", *files) for t in trees]
     ratio = [g["standings_us"] / g["loads_us"] for g in got]
     detail = "; ".join(
         f"{t.label} {g['standings_us']:.1f} µs standings, {g['fold_us']:.1f} µs fold, "
-        f"{g['loads_us']:.1f} µs json.loads, via {g['api']}"
+        f"{g['loads_us']:.1f} µs json.loads, via {g['api']}{_rendered(g)}"
         for t, g in zip(trees, got, strict=True)
     )
     return compared(
@@ -139,7 +145,9 @@ def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
         "<= 0.5x json.loads of one envelope",
         at_most=0.5,
         now="142-220 µs",
-        note=f"{len(files)} simulated games; {detail}",
+        note=f"{len(files)} simulated games; a tree's incremental standings"
+        " (`domain.standings_kept.kept_standings`) where it has them, else standings(state);"
+        f" {detail}",
     )
 
 

@@ -16,7 +16,7 @@ from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import Standings, standings
 from services.usecases.parse import parse_line
-from services.usecases.readmodels.shapes import StandingsResponse
+from services.usecases.readmodels.shapes import StandingsResponse, player_totals
 from services.usecases.refusal import Refusal
 
 
@@ -139,11 +139,7 @@ def standings_summary(view: StandingsResponse) -> dict[str, Any]:
         "status": view.status,
         "players": [
             {
-                "player_id": p.player_id,
-                "name": p.name,
-                "rank": p.rank,
-                "total": p.total,
-                "provisional_total": p.provisional.total if p.provisional else p.total,
+                **player_totals(p),
                 "categories": {c.key: c.points for c in p.breakdown},
                 "resources": dict(p.resources),
                 "card_lines": [c.model_dump() for c in p.card_lines],

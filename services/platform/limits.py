@@ -9,6 +9,8 @@ body was read and parsed)"); ASGI HTTP spec (`http.request` messages, `more_body
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.platform.problems import ProblemResponse, problem
@@ -47,6 +49,7 @@ def declared_refusal(scope: Scope, max_body_bytes: int) -> ProblemResponse | Non
     return None
 
 
+@dataclass(eq=False, slots=True)
 class BodySizeLimit:
     """ASGI middleware: HTTP request bodies above `max_body_bytes` get a 413 problem.
 
@@ -56,11 +59,12 @@ class BodySizeLimit:
     Non-HTTP scopes (lifespan, websocket) pass through untouched.
     """
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES) -> None:
-        if max_body_bytes < 0:
-            raise ValueError(f"max_body_bytes must be >= 0, got {max_body_bytes}")
-        self.app = app
-        self.max_body_bytes = max_body_bytes
+    app: ASGIApp
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def __post_init__(self) -> None:
+        if self.max_body_bytes < 0:
+            raise ValueError(f"max_body_bytes must be >= 0, got {self.max_body_bytes}")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse early on the declared length; otherwise count while the app reads."""

@@ -9,6 +9,7 @@ without its credential. Source: docs/decisions/0002-one-atomic-append.md; docs/d
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -168,20 +169,16 @@ class StreamLog(Protocol[S]):
 
 
 class EventLog(StreamLog[Envelope], Protocol):
-    """Append, read and list games. Implementations: `adapters.redis.eventlog.RedisEventLog`,
-    `adapters.memory.store.MemoryEventLog`; `tests/ports/` holds both to one suite."""
+    """Append, read and list games. Implementations (each an `EventLogBase`):
+    `adapters.redis.eventlog.RedisEventLog`, `adapters.memory.store.MemoryEventLog`;
+    `tests/ports/` holds both to one suite."""
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        credential: str | None = None,
-        expected_head: str | None = None,
-        projection: LiveProjection | None = None,
-    ) -> AppendResult:
-        """Append `events` (in order), all or nothing; a known `event_id` is a duplicate
-        (original seq, nothing written). Stamps `recorded_at`. `projection`: the game's
-        projection after the append, stored with it on the conditions of `LiveProjection`.
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """Append `request.events` (in order), all or nothing; a known `event_id` is a
+        duplicate (original seq, nothing written). Stamps `recorded_at`. `request.projection`:
+        the game's projection after the append, stored with it on the conditions of
+        `LiveProjection`. `append(game_id, events, credential)` is this with the other fields
+        unset (`EventLogBase`).
 
         Raises:
             HeadMismatch: `expected_head` (an event id; None: unchecked) is not the id of the
@@ -189,7 +186,7 @@ class EventLog(StreamLog[Envelope], Protocol):
             VersionConflict: an event's `seq - 1` is not the version reached; nothing written.
             CredentialMismatch: `credential` is not the game's stored digest, or the game has
                 events but no digest; nothing written.
-            ValueError: an event's `game_id` is not `game_id`.
+            ValueError: an event's `game_id` is not `request.game_id`.
         """
         ...
 
@@ -236,3 +233,22 @@ class EventLog(StreamLog[Envelope], Protocol):
     async def list_games(self, after: str | None = None, limit: int = 1000) -> GamesPage:
         """Game ids with at least one event, sorted, at most `limit` after `after`."""
         ...
+
+
+class EventLogBase(ABC):
+    """The part every `EventLog` implementation shares: `append` is `append_one` of one
+    `AppendRequest`, so the request's fields are spelt once, in the request; an implementation
+    (or a wrapper: names, tiers) writes `append_one` and passes the request on."""
+
+    __slots__ = ()
+
+    async def append(
+        self, game_id: str, events: Sequence[Envelope], credential: str | None = None
+    ) -> AppendResult:
+        """`StreamLog.append` of the games: `append_one` with no expected head and no
+        projection. Raises: as `EventLog.append_one`."""
+        return await self.append_one(AppendRequest(game_id, events, credential))
+
+    @abstractmethod
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """See `EventLog.append_one`."""

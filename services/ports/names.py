@@ -30,6 +30,18 @@ class Rendered:
     view_json: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Scrub:
+    """What a forget writes over the game's stored projection: `rendered` (None: none) is
+    stored as its standings and view if the stored projection is at `rendered.seq` (else the
+    projector renders it), and each `(old, new)` text of `replacements` is replaced in the
+    rest of it (standings and view too when `rendered` was not stored; the ledger). The
+    replacements are not applied to a stored render: another player may have the same name."""
+
+    replacements: Sequence[tuple[str, str]]
+    rendered: Rendered | None = None
+
+
 class PlayerNames(Protocol):
     """Names of a game's players in the hot tier."""
 
@@ -48,17 +60,10 @@ class PlayerNames(Protocol):
         left as it is)."""
         ...
 
-    async def forget(
-        self,
-        game_id: str,
-        player_id: str,
-        replacements: Sequence[tuple[str, str]],
-        rendered: Rendered | None = None,
-    ) -> bool:
-        """Mark `player_id` forgotten, store `rendered` as the game's standings and view if
-        the stored projection is at `rendered.seq` (None, or another seq: the projector
-        renders it), replace each `(old, new)` text in the game's stored
-        projection (standings, view, ledger), feed the game's last event again (the projector
+    async def forget(self, game_id: str, player_id: str, scrub: Scrub) -> bool:
+        """Mark `player_id` forgotten, rewrite the game's stored projection as `scrub` says
+        (`Scrub`: the rendered standings and view, the replaced texts), feed the game's last
+        event again (the projector
         drops its cached fold of the game and refolds it from the log, names put back) and
         add a change notice at the projection's seq (live push renders the game again), in
         one atomic step. Idempotent. True: `rendered` was stored."""

@@ -111,6 +111,7 @@ class _Ticket:
     start: asyncio.Future[None]
 
 
+@dataclass(eq=False, slots=True)
 class FairQueue:
     """Admits, orders and bounds replay jobs (see the module docstring).
 
@@ -119,20 +120,27 @@ class FairQueue:
         clock: monotonic seconds (a fake one in tests).
     """
 
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+    limits: Limits
+    clock: Callable[[], float] = time.monotonic
+    _ring: OrderedDict[str, OrderedDict[str, deque[_Ticket]]] = field(
+        init=False, default_factory=OrderedDict
+    )
+    # client -> jobs waiting or running
+    _held: dict[str, int] = field(init=False, default_factory=dict)
+    # when each client with jobs, and each of its games, last had a job started
+    _served: dict[str, tuple[int, dict[str, int]]] = field(init=False, default_factory=dict)
+    _tick: int = field(init=False, default=0)
+    _queued: int = field(init=False, default=0)
+    _running: int = field(init=False, default=0)
+    # a running average of a job's time on a worker (Retry-After)
+    _cost_s: float = field(init=False, default=0.1)
+    # the counters (its queued / running unused: `stats()`)
+    counts: QueueStats = field(init=False, default_factory=QueueStats)
+
+    def __post_init__(self) -> None:
+        limits = self.limits
         if limits.slots < 1 or limits.queued < 0 or limits.per_client < 1:
             raise ValueError(f"replay queue limits out of range: {limits}")
-        self.limits = limits
-        self.clock = clock
-        self._ring: OrderedDict[str, OrderedDict[str, deque[_Ticket]]] = OrderedDict()
-        self._held: dict[str, int] = {}  # client -> jobs waiting or running
-        # when each client with jobs, and each of its games, last had a job started
-        self._served: dict[str, tuple[int, dict[str, int]]] = {}
-        self._tick = 0
-        self._queued = 0
-        self._running = 0
-        self._cost_s = 0.1  # a running average of a job's time on a worker (Retry-After)
-        self.counts = QueueStats()  # the counters (its queued / running unused: `stats()`)
 
     async def run(self, client: str, game: str, job: Callable[[], Awaitable[T]]) -> T:
         """`await job()` once a slot is this job's turn; its result or exception.

@@ -6,7 +6,7 @@
    A refusal on the cached state is decided again on the stored one (the cache may be stale);
    a batch naming ids the cache knows is confirmed against the stored seqs first
    (`EventLog.stored_seqs`), so an event Redis lost is stored again, not acknowledged.
-2. `_append`: `EventLog.append` with the expected version and head (the event id the checked
+2. `_append`: `EventLog.append_one` with the expected version and head (the event id the checked
    state ends with: a version alone does not identify a log once Redis came back from an
    older snapshot). A `HeadMismatch` checks once more on the stored log (step 1 with
    `stored=True`); a `VersionConflict` or `CredentialMismatch` drops the cache and is raised.
@@ -77,7 +77,7 @@ def first_fresh(plan: Plan, conflict: VersionConflict) -> VersionConflict:
 
 
 class CheckedAppend:
-    """The one append path of every door: domain check, then `EventLog.append`."""
+    """The one append path of every door: domain check, then `EventLog.append_one`."""
 
     def __init__(
         self,
@@ -142,7 +142,7 @@ class CheckedAppend:
                 nothing of the batch is written.
             VersionConflict: an event's `seq - 1` is not the game's version (another writer
                 was first); nothing is written.
-            CredentialMismatch: `credential` is not the game's (see `EventLog.append`).
+            CredentialMismatch: `credential` is not the game's (see `EventLog.append_one`).
         """
         plan = await self._check(game_id, events, known_version)
         try:
@@ -231,7 +231,8 @@ class CheckedAppend:
             return await self._duplicates(plan)
         try:
             live = self._live(plan)
-            stored = await self.store.append(plan.game_id, plan.fresh, credential, plan.head, live)
+            request = AppendRequest(plan.game_id, plan.fresh, credential, plan.head, live)
+            stored = await self.store.append_one(request)
         except VersionConflict as conflict:
             self.cache.drop(plan.game_id)
             first_fresh(plan, conflict)

@@ -24,7 +24,7 @@ from services.archive.ports.cold import Archive, ArchivedProjection, SealedGame,
 from services.archive.ports.hot import HotGames
 from services.archive.usecases.seal import LOCK_TTL_MS
 from services.ports.eventlog import EventLog
-from services.ports.names import PlayerNames, Rendered
+from services.ports.names import PlayerNames, Rendered, Scrub
 from services.usecases.readmodels.render import view_json
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.webhooks.ports import WebhookStore
@@ -290,7 +290,7 @@ class Forget:
             already = kept == FORGOTTEN and hot_restore is None
             after = {**(hot_restore[1] if hot_restore else {}), **now, player_id: FORGOTTEN}
             again = rendered(await self.hot.read_raw(game_id), after)
-            stored = await self.names.forget(game_id, player_id, texts(kept), again)
+            stored = await self.names.forget(game_id, player_id, Scrub(texts(kept), again))
             if hot_restore is not None:  # names inline: keep them apart, then store without
                 await self.names.keep(game_id, hot_restore[1])
                 await self.names.rewrite_start(game_id, hot_restore[0])

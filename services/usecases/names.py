@@ -26,8 +26,8 @@ from services.ports.eventlog import (
     AppendRequest,
     AppendResult,
     EventLog,
+    EventLogBase,
     GamesPage,
-    LiveProjection,
 )
 from services.ports.names import PlayerNames
 from services.usecases.forget import Forget as Forget
@@ -40,7 +40,7 @@ from services.usecases.forget import rendered as rendered
 
 
 @dataclasses.dataclass(eq=False, slots=True)
-class NamedEventLog:
+class NamedEventLog(EventLogBase):
     """`EventLog` with player names kept outside the stored events (module docstring).
 
     Args:
@@ -70,34 +70,24 @@ class NamedEventLog:
         """The game's kept names as a hashable stamp (a forget changes it)."""
         return tuple(sorted((await self.names_of(game_id)).items()))
 
-    async def _stripped(self, game_id: str, events: Sequence[Envelope]) -> list[Envelope]:
-        out, names = strip_all(events, strip_names)
-        if names:
-            await self.names.keep(game_id, names)
-        return out
+    async def _stripped(self, request: AppendRequest) -> AppendRequest:
+        """`request` with its start event's names taken out, kept first (as it is if none)."""
+        out, names = strip_all(request.events, strip_names)
+        if not names:
+            return request
+        await self.names.keep(request.game_id, names)
+        return dataclasses.replace(request, events=out)
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        credential: str | None = None,
-        expected_head: str | None = None,
-        projection: LiveProjection | None = None,
-    ) -> AppendResult:
-        """See `EventLog.append`; a start event's names are kept first, then it is stored
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """See `EventLog.append_one`; a start event's names are kept first, then it is stored
         without them (the projection keeps them, as the projector renders them)."""
-        stored = await self._stripped(game_id, events)
-        return await self.inner.append(game_id, stored, credential, expected_head, projection)
+        return await self.inner.append_one(await self._stripped(request))
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
     ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
-        """See `EventLog.append_many` (names as `append`)."""
-        stored = [
-            dataclasses.replace(r, events=await self._stripped(r.game_id, r.events))
-            for r in requests
-        ]
-        return await self.inner.append_many(stored)
+        """See `EventLog.append_many` (names as `append_one`)."""
+        return await self.inner.append_many([await self._stripped(r) for r in requests])
 
     async def version(self, game_id: str) -> int:
         return await self.inner.version(game_id)

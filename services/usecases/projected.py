@@ -10,7 +10,7 @@ from collections.abc import Container, Iterable, Sequence
 from typing import Any
 
 from domain.fold import GameState
-from domain.standings import standings, standings_json
+from domain.standings_kept import kept_standings, kept_standings_json
 from services.ports.eventlog import FeedEntry, LiveProjection
 from services.ports.projections import ProjectionHead, Projections
 from services.usecases.readmodels.render import view_json
@@ -18,8 +18,9 @@ from services.usecases.readmodels.render import view_json
 
 def rendered(state: GameState[Any]) -> tuple[str, bytes]:
     """The standings JSON (text) and the rendered standings view (bytes, without its position
-    fields) of `state`, each computed once per state (`GameState.memo`)."""
-    return standings_json(state).decode(), view_json(standings(state), state.cache)
+    fields) of `state`, each computed once per state (`GameState.memo`) from the game's kept
+    parts (`domain.standings_kept`: what the events since the last render left unchanged)."""
+    return kept_standings_json(state).decode(), view_json(kept_standings(state), state.cache)
 
 
 def live_projection(state: GameState[Any], updated_at: str, changes_maxlen: int) -> LiveProjection:

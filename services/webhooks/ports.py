@@ -97,6 +97,17 @@ class DispatchCheckpoint:
 
 
 @dataclass(frozen=True, slots=True)
+class DispatchBatch:
+    """What one dispatcher step stores at once (`WebhookStore.commit`): the `deliveries` to
+    queue, the last seq dispatched of each game it saw (`seen`: game -> seq) and the
+    `checkpoint` it moved to."""
+
+    deliveries: Sequence[Delivery]
+    seen: Mapping[str, int]
+    checkpoint: DispatchCheckpoint
+
+
+@dataclass(frozen=True, slots=True)
 class EnqueueOutcome:
     """What an enqueue did besides queueing: deliveries `dropped` by a full queue (per
     endpoint id) and pending ones `superseded` by a newer `standings.changed`."""
@@ -131,17 +142,11 @@ class WebhookStore(Protocol):
         """The last seq dispatched of each game (None: never seen), in order."""
         ...
 
-    async def commit(
-        self,
-        deliveries: Sequence[Delivery],
-        seen: Mapping[str, int],
-        checkpoint: DispatchCheckpoint,
-        max_queue: int,
-        max_log: int,
-    ) -> EnqueueOutcome:
-        """In one atomic step: queue `deliveries` (a coalescable one replaces its game's pending
-        one in place, logged `superseded`; a full queue drops its oldest coalescable delivery,
-        else its oldest, logged `dropped`), record `seen` (game -> seq) and move the checkpoint."""
+    async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
+        """In one atomic step: queue the batch's deliveries (a coalescable one replaces its
+        game's pending one in place, logged `superseded`; a full queue drops its oldest
+        coalescable delivery, else its oldest, logged `dropped`), record its `seen` and move
+        the checkpoint to its `checkpoint`."""
         ...
 
     async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:

@@ -1,5 +1,6 @@
-"""`domain.values.replace` (the fold's copy of a frozen state) and `Memo.latest` (the Penumbra
-category VP's kept tableau): the fast paths keep the plain semantics."""
+"""`domain.values.replace` (the fold's copy of a frozen state), `fields_dict` (a record's
+JSON-ready dict) and `Memo.latest` (the Penumbra category VP's kept tableau): the fast paths
+keep the plain semantics."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from domain.memo import Memo
-from domain.values import replace
+from domain.values import fields_dict, replace
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,15 @@ def test_replace_of_a_slots_dataclass_takes_the_generic_path() -> None:
     assert replace(Slotted(1), b=2) == Slotted(1, 2)
     with pytest.raises(TypeError):
         replace(Slotted(1), c=2)
+
+
+def test_fields_dict_keeps_field_order_and_values_and_takes_rendered_ones() -> None:
+    book = Book(3, 2, ("T1",))
+    assert list(fields_dict(book)) == ["fame", "coins", "tricks"]
+    assert fields_dict(book)["tricks"] is book.tricks  # shallow, unlike dataclasses.asdict
+    assert fields_dict(Slotted(1, 2), a="one") == {"a": "one", "b": 2}
+    with pytest.raises(TypeError):
+        fields_dict(object())
 
 
 def test_memo_latest_is_the_last_put_whatever_its_inputs() -> None:

@@ -34,7 +34,7 @@ async def test_a_forget_before_the_projector_folds_the_last_events_leaves_no_nam
     stored = backend.projections[GAME]
     assert stored["seq"] == "10"
     assert holds_name(json.dumps(stored, ensure_ascii=False).encode())  # the check can fail
-    await named.append(GAME, events[10:], expected_head=None)
+    await named.append(GAME, events[10:])
     # the forget runs before the projector reads the new events (it also feeds the last again)
     await Forget(ports.log, ports.names).forget(GAME, PLAYER)
     batch = feed[read:]

@@ -20,7 +20,7 @@ from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.names import RedisPlayerNames
 from services.bootstrap import memory_ports
-from services.ports.names import Rendered
+from services.ports.names import Rendered, Scrub
 from services.usecases.forget import Forget, replacements
 from services.usecases.project import Project
 from services.webhooks.ports import Delivery, Endpoint, Secret
@@ -82,7 +82,8 @@ async def test_redis_stores_the_render_as_rendered(redis_client: RedisClient) ->
     names = RedisPlayerNames(redis_client, keys)
     old = '{"players":[{"player_id":"oren","name":"Tess"},{"player_id":"tess","name":"Tess"}]}'
     await redis_client.hset(keys.projection(GAME), mapping={"seq": "3", "standings": old})
-    await names.forget(GAME, PLAYER, replacements(SAME, "player-2"), Rendered(3, STANDINGS, VIEW))
+    scrub = Scrub(replacements(SAME, "player-2"), Rendered(3, STANDINGS, VIEW))
+    await names.forget(GAME, PLAYER, scrub)
     stored = await redis_client.hmget(keys.projection(GAME), ["standings", "view"])
     assert stored == [STANDINGS.encode(), VIEW]
 
@@ -92,7 +93,8 @@ async def test_memory_stores_the_render_as_rendered() -> None:
     names = MemoryPlayerNames(backend)
     old = '{"players":[{"player_id":"oren","name":"Tess"},{"player_id":"tess","name":"Tess"}]}'
     backend.projections[GAME] = {"seq": "3", "standings": old}
-    await names.forget(GAME, PLAYER, replacements(SAME, "player-2"), Rendered(3, STANDINGS, VIEW))
+    scrub = Scrub(replacements(SAME, "player-2"), Rendered(3, STANDINGS, VIEW))
+    await names.forget(GAME, PLAYER, scrub)
     stored = backend.projections[GAME]
     assert (stored["standings"], stored["view"]) == (STANDINGS, VIEW.decode())
 

@@ -10,6 +10,7 @@ from services.archive.adapters.memory import MemoryArchive
 from services.archive.adapters.memory_hot import MemoryHotGames
 from services.archive.ports.cold import ArchiveEntry
 from services.archive.usecases.tiered import ArchiveReader, TieredEventLog
+from services.ports.names import Scrub
 from services.usecases.names import NamedEventLog
 from tests.names.helpers import GAME, NAME, PLAYER, holds_name, lines
 
@@ -49,7 +50,7 @@ async def test_a_game_written_with_names_inline_reads_them_without_asking_the_ar
     await hot.append(GAME, [parse_event_json(line) for line in lines()[:3]])  # names inline
     assert holds_name((await log.read_raw(GAME, 1, 1))[0])
     assert archive.entry_reads == 0  # in Redis: no archive read for its (absent) names
-    await names.forget(GAME, PLAYER, [])
+    await names.forget(GAME, PLAYER, Scrub([]))
     assert (await names.names(GAME)) == {PLAYER: FORGOTTEN}
     first = (await log.read_raw(GAME))[0]
     assert not holds_name(first)

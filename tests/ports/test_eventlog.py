@@ -171,11 +171,13 @@ async def test_an_append_expecting_another_head_writes_nothing(backend: Backend)
     mine, theirs = game_log("g1", 4), game_log("g1", 4, seed=1)
     await backend.log.append("g1", theirs[:3])
     with pytest.raises(HeadMismatch) as refused:
-        await backend.log.append("g1", mine[3:], expected_head=str(mine[2].event_id))
+        await backend.log.append_one(AppendRequest("g1", mine[3:], None, str(mine[2].event_id)))
     assert isinstance(refused.value, VersionConflict)
     assert refused.value.version == 3
     with pytest.raises(HeadMismatch):  # a game with no event has no head
-        await backend.log.append("g2", [started("g2")], expected_head=str(mine[0].event_id))
+        await backend.log.append_one(
+            AppendRequest("g2", [started("g2")], None, str(mine[0].event_id))
+        )
     outcomes = await backend.log.append_many(
         [
             AppendRequest("g1", mine[3:], None, str(mine[2].event_id)),

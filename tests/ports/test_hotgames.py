@@ -4,6 +4,8 @@ happens only on an unchanged game and takes every key, a restore brings the same
 
 from __future__ import annotations
 
+import dataclasses
+
 from services.archive.ports.cold import ArchiveEntry, SealedGame, checksum_of
 from services.archive.ports.hot import HotGames
 from tests.pipeline.factory import game_log
@@ -57,15 +59,17 @@ async def test_snapshot_remove_and_restore(backend: Backend) -> None:
     assert not snap.held
     assert await hot.snapshot("nope") is None
 
-    assert not await hot.remove("g1", 5, snap.head_event_id)  # another version
-    assert not await hot.remove("g1", 6, str(log[0].event_id))  # another last event
+    behind = dataclasses.replace(snap, events=snap.events[:5])
+    assert not await hot.remove("g1", behind)  # another version
+    other_head = dataclasses.replace(snap, head_event_id=str(log[0].event_id))
+    assert not await hot.remove("g1", other_head)  # another last event
     assert await backend.log.version("g1") == 6
-    assert await hot.remove("g1", 6, snap.head_event_id)
+    assert await hot.remove("g1", snap)
     assert await backend.log.version("g1") == 0
     assert (await backend.credentials.lookup("g1")).digest is None
     assert (await backend.log.list_games()).games == ("g2",)
     assert await backend.projections.get("g1") is None
-    assert not await hot.remove("g1", 6, snap.head_event_id)
+    assert not await hot.remove("g1", snap)
 
     assert await hot.restore(sealed_of("g1", snap.events, DIGEST))
     assert not await hot.restore(sealed_of("g1", snap.events, DIGEST))  # already there
@@ -95,3 +99,38 @@ async def test_the_tier_lock_has_one_owner_at_a_time_and_ends_by_itself(
     assert await hot.lock("g-lock", "forget-1", 200)
     await asyncio.sleep(0.4)  # a holder that crashed: the lock ends after its 200 ms
     assert await hot.lock("g-lock", "seal-2", 60_000)
+
+
+async def keep_names(backend: Backend, game_id: str, names: dict[str, str]) -> None:
+    """Set the game's kept names (`player_id -> name`; "" forgotten) as the names store does."""
+    if backend.name == "memory":
+        backend.log.b.names.setdefault(game_id, {}).update(names)  # type: ignore[attr-defined]
+        return
+    log = backend.log
+    await log.client.hset(log.keys.names(game_id), mapping=names)  # type: ignore[attr-defined]
+
+
+async def test_a_removal_compares_the_kept_names_to_the_snapshot_s(backend: Backend) -> None:
+    """Names of every script (accents, Cyrillic, an emoji outside the BMP) read back as the
+    snapshot holds them, so an unchanged game is removed; a name forgotten, changed or added
+    between the snapshot and the removal keeps the game (the archived copy is older)."""
+    hot = hot_games(backend)
+    names = {"p1": "Zoë", "p2": "Ёжик", "p3": "Ana 🎩", "p4": 'O\'Brien "Bo"'}
+    for game_id in ("g-same", "g-forgot", "g-changed", "g-added"):
+        await backend.log.append(game_id, game_log(game_id, 3), credential=DIGEST)
+        await keep_names(backend, game_id, names)
+    snaps = {game_id: await hot.snapshot(game_id) for game_id in ("g-same", "g-forgot")}
+    snaps |= {game_id: await hot.snapshot(game_id) for game_id in ("g-changed", "g-added")}
+    assert all(s is not None and s.names == names for s in snaps.values())
+    await keep_names(backend, "g-forgot", {"p2": ""})
+    await keep_names(backend, "g-changed", {"p3": "Ana"})
+    await keep_names(backend, "g-added", {"p5": "Eve"})
+    for game_id in ("g-forgot", "g-changed", "g-added"):
+        snap = snaps[game_id]
+        assert snap is not None
+        assert not await hot.remove(game_id, snap), game_id
+        assert await backend.log.version(game_id) == 3
+    same = snaps["g-same"]
+    assert same is not None
+    assert await hot.remove("g-same", same)
+    assert await backend.log.version("g-same") == 0

@@ -10,7 +10,14 @@ import pytest
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.webhooks.adapters.memory import MemoryWebhookStore
-from services.webhooks.ports import Delivery, DispatchCheckpoint, Endpoint, Secret, WebhookStore
+from services.webhooks.ports import (
+    Delivery,
+    DispatchBatch,
+    DispatchCheckpoint,
+    Endpoint,
+    Secret,
+    WebhookStore,
+)
 
 
 @pytest.fixture
@@ -55,12 +62,15 @@ async def test_commit_queues_records_seen_and_moves_the_checkpoint_together(
     store: WebhookStore,
 ) -> None:
     assert await store.checkpoint() is None
-    out = await store.commit([delivery(1), delivery(2)], {"g1": 5, "g2": 1}, ckpt("9-1"), 10, 10)
+    out = await store.commit(
+        DispatchBatch([delivery(1), delivery(2)], {"g1": 5, "g2": 1}, ckpt("9-1")), 10, 10
+    )
     assert (dict(out.dropped), dict(out.superseded)) == ({}, {})
     assert await ids(store) == ["msg_1", "msg_2"]
     assert await store.seen(["g1", "g2", "g3"]) == [5, 1, None]
     assert await store.checkpoint() == ckpt("9-1")
-    again = await store.commit([delivery(1)], {}, ckpt("9-2"), 10, 10)  # already queued: no-op
+    # already queued: no-op
+    again = await store.commit(DispatchBatch([delivery(1)], {}, ckpt("9-2")), 10, 10)
     assert again.dropped == {}
     assert await ids(store) == ["msg_1", "msg_2"]
 
@@ -69,13 +79,17 @@ async def test_a_newer_standings_change_replaces_the_pending_one_in_place(
     store: WebhookStore,
 ) -> None:
     await store.commit(
-        [delivery(1, "g1", "standings.changed"), delivery(2), delivery(3, "g2")],
-        {},
-        ckpt("1-0"),
+        DispatchBatch(
+            [delivery(1, "g1", "standings.changed"), delivery(2), delivery(3, "g2")],
+            {},
+            ckpt("1-0"),
+        ),
         10,
         10,
     )
-    out = await store.commit([delivery(4, "g1", "standings.changed")], {}, ckpt("2-0"), 10, 10)
+    out = await store.commit(
+        DispatchBatch([delivery(4, "g1", "standings.changed")], {}, ckpt("2-0")), 10, 10
+    )
     assert out.superseded == {EP.id: 1}
     assert await ids(store) == ["msg_4", "msg_2", "msg_3"]
     log = await store.log(EP.id, 10)
@@ -88,25 +102,31 @@ async def test_a_newer_standings_change_replaces_the_pending_one_in_place(
     # once the pending one is delivered, the next one queues at the end
     first = (await store.pending(EP.id, 1))[0]
     assert await store.settle(first, "delivered", 204, 10)
-    await store.commit([delivery(5, "g1", "standings.changed")], {}, ckpt("3-0"), 10, 10)
+    await store.commit(
+        DispatchBatch([delivery(5, "g1", "standings.changed")], {}, ckpt("3-0")), 10, 10
+    )
     assert await ids(store) == ["msg_2", "msg_3", "msg_5"]
 
 
 async def test_a_full_queue_drops_its_oldest_coalescable_delivery_first(
     store: WebhookStore,
 ) -> None:
-    await store.commit([delivery(1), delivery(2, "g1"), delivery(3, "g2")], {}, ckpt("1-0"), 3, 10)
-    out = await store.commit([delivery(4)], {}, ckpt("2-0"), 3, 10)
+    await store.commit(
+        DispatchBatch([delivery(1), delivery(2, "g1"), delivery(3, "g2")], {}, ckpt("1-0")), 3, 10
+    )
+    out = await store.commit(DispatchBatch([delivery(4)], {}, ckpt("2-0")), 3, 10)
     assert out.dropped == {EP.id: 1}
     assert await ids(store) == ["msg_1", "msg_3", "msg_4"]
-    await store.commit([delivery(5)], {}, ckpt("3-0"), 3, 10)
-    await store.commit([delivery(6)], {}, ckpt("4-0"), 3, 10)  # none coalescable: the oldest
+    await store.commit(DispatchBatch([delivery(5)], {}, ckpt("3-0")), 3, 10)
+    await store.commit(
+        DispatchBatch([delivery(6)], {}, ckpt("4-0")), 3, 10
+    )  # none coalescable: the oldest
     assert await ids(store) == ["msg_4", "msg_5", "msg_6"]
     assert await store.dropped(EP.id) == 3
     dropped = [e.delivery.id for e in await store.log(EP.id, 10) if e.status == "dropped"]
     assert dropped == ["msg_1", "msg_3", "msg_2"]
     # the dropped coalescable one no longer coalesces: g1's next change queues anew
-    await store.commit([delivery(7, "g1")], {}, ckpt("5-0"), 5, 10)
+    await store.commit(DispatchBatch([delivery(7, "g1")], {}, ckpt("5-0")), 5, 10)
     assert await ids(store) == ["msg_4", "msg_5", "msg_6", "msg_7"]
 
 

@@ -9,7 +9,7 @@ from contracts.names import side_field_player, side_forgotten_field
 from services.adapters.memory.sidelog import MemorySideLog
 from services.adapters.memory.store import MemoryBackend
 from services.ports.eventlog import FeedEntry
-from services.ports.names import Rendered
+from services.ports.names import Scrub
 from services.ports.notices import Notice
 from services.ports.shards import shard_of
 
@@ -35,17 +35,12 @@ class MemoryPlayerNames:
             for player_id, name in names.items():
                 kept.setdefault(player_id, name)
 
-    async def forget(
-        self,
-        game_id: str,
-        player_id: str,
-        replacements: Sequence[tuple[str, str]],
-        rendered: Rendered | None = None,
-    ) -> bool:
+    async def forget(self, game_id: str, player_id: str, scrub: Scrub) -> bool:
         """See `PlayerNames.forget`."""
         self.b.names.setdefault(game_id, {})[player_id] = ""
         fields = self.b.projections.get(game_id, {})
         fresh: tuple[str, ...] = ()  # rendered: stored as is (another may have the same name)
+        rendered = scrub.rendered
         stored = rendered is not None and fields.get("seq") == str(rendered.seq)
         if rendered is not None and stored:
             fields["standings"] = rendered.standings_json
@@ -54,7 +49,7 @@ class MemoryPlayerNames:
         for field, value in fields.items():
             if field in fresh:
                 continue
-            for old, new in replacements:
+            for old, new in scrub.replacements:
                 if old:
                     value = value.replace(old, new)
             fields[field] = value

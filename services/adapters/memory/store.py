@@ -28,6 +28,7 @@ from services.ports.eventlog import (
     AppendedEvent,
     AppendRequest,
     AppendResult,
+    EventLogBase,
     FeedEntry,
     GamesPage,
     LiveProjection,
@@ -95,22 +96,14 @@ class MemoryBackend:
                 self.waiters.remove(waiter)
 
 
-class MemoryEventLog:
+class MemoryEventLog(EventLogBase):
     """`EventLog` in memory."""
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        credential: str | None = None,
-        expected_head: str | None = None,
-        projection: LiveProjection | None = None,
-    ) -> AppendResult:
-        """See `EventLog.append`."""
-        request = AppendRequest(game_id, events, credential, expected_head, projection)
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """See `EventLog.append_one`."""
         return self._append(request, datetime.now(UTC))
 
     def _append(self, request: AppendRequest, now: datetime) -> AppendResult:

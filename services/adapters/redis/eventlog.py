@@ -35,8 +35,8 @@ from services.ports.eventlog import (
     AppendedEvent,
     AppendRequest,
     AppendResult,
+    EventLogBase,
     GamesPage,
-    LiveProjection,
 )
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
@@ -104,7 +104,7 @@ def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
     return total
 
 
-class RedisEventLog:
+class RedisEventLog(EventLogBase):
     """Raw append/read of envelopes. No domain checks here (the record use case does them).
 
     `client` must be a `redis.asyncio.Redis` created without `decode_responses`.
@@ -129,16 +129,9 @@ class RedisEventLog:
         if self.durable.enabled:
             await self.durable.waited([(self._touch, [self.keys.event_ids(game_id)], [event_id])])
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        credential: str | None = None,
-        expected_head: str | None = None,
-        projection: LiveProjection | None = None,
-    ) -> AppendResult:
-        """Append `events` (in order) to `game_id`, all or nothing, in one Lua call; with
-        `projection`, the game's projection in the same call (`live_lua`).
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """Append `request.events` (in order) to its game, all or nothing, in one Lua call;
+        with `request.projection`, the game's projection in the same call (`live_lua`).
 
         Each event's expected version is `event.seq - 1`; a duplicate `event_id` returns its
         original seq and writes nothing. `recorded_at` is stamped now (UTC). `credential` (a
@@ -151,14 +144,13 @@ class RedisEventLog:
             VersionConflict: an event's expected version is not the game's version; nothing
                 of the batch was written.
             CredentialMismatch: `credential` is not the game's digest; nothing written.
-            ValueError: an event's `game_id` is not `game_id`.
+            ValueError: an event's `game_id` is not the request's.
         """
-        request = AppendRequest(game_id, events, credential, expected_head, projection)
         keys, args = self._call(request, datetime.now(UTC))
         try:
             out = await self.durable.call(self._append, keys, args)
         except ResponseError as error:
-            raise _conflict(error, game_id) from None
+            raise _conflict(error, request.game_id) from None
         return _result(args, out)
 
     async def append_many(

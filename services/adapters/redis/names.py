@@ -14,7 +14,7 @@ from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lua_replace import replaced_lua
 from services.adapters.redis.rewrite import StreamRewriter
-from services.ports.names import Rendered
+from services.ports.names import Scrub
 
 # KEYS: 1 names HASH, 2 projection HASH, 3 legacy ledger LIST, 4 game stream, 5 shard feed,
 # 6 shard changes; ARGV: 1 player id, 2 game id, 3 changes MAXLEN, 4 the rendered projection's
@@ -112,23 +112,18 @@ class RedisPlayerNames:
                 pipe.hsetnx(key, player_id, name)
             await pipe.execute()
 
-    async def forget(
-        self,
-        game_id: str,
-        player_id: str,
-        replacements: Sequence[tuple[str, str]],
-        rendered: Rendered | None = None,
-    ) -> bool:
+    async def forget(self, game_id: str, player_id: str, scrub: Scrub) -> bool:
         """See `PlayerNames.forget` (one Lua call)."""
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [k.names(game_id), k.projection(game_id), k.ledger(game_id)]
         keys += [k.game_stream(game_id), k.feed(shard), k.changes(shard)]
         args: list[str | int | bytes] = [player_id, game_id, self.changes_maxlen]
+        rendered = scrub.rendered
         if rendered is None:
             args += ["", "", ""]
         else:
             args += [rendered.seq, rendered.standings_json, rendered.view_json]
-        for old, new in replacements:
+        for old, new in scrub.replacements:
             if old:
                 args += [old, new]
         return bool(await self._forget(keys=keys, args=args))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
 
 from services.adapters.memory.store import MemoryBackend
 from services.archive.ports.cold import ArchivedProjection, SealedGame
@@ -70,18 +69,12 @@ class MemoryHotGames:
             names=dict(self.b.names.get(game_id, {})),
         )
 
-    async def remove(
-        self,
-        game_id: str,
-        version: int,
-        head_event_id: str,
-        names: Mapping[str, str] | None = None,
-    ) -> bool:
+    async def remove(self, game_id: str, snap: HotGame) -> bool:
         """See `HotGames.remove`."""
         log = self.b.logs.get(game_id, [])
-        if not log or len(log) != version or _head(log[-1]) != head_event_id:
+        if not log or len(log) != snap.version or _head(log[-1]) != snap.head_event_id:
             return False
-        if names is not None and self.b.names.get(game_id, {}) != dict(names):
+        if self.b.names.get(game_id, {}) != snap.names:
             return False
         for table in (self.b.logs, self.b.ids, self.b.digests, self.b.projections, self.b.names):
             table.pop(game_id, None)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
@@ -29,8 +28,8 @@ return {entries, redis.call('GET', KEYS[2]), redis.call('ZSCORE', KEYS[3], ARGV[
 """
 
 # KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 projection, 6 held HASH, 7 ledger, 8 names;
-# ARGV: 1 game id, 2 version, 3 the last event's id, 4 the names as JSON ('': unchecked).
-# Only if the game is unchanged.
+# ARGV: 1 game id, 2 version, 3 the last event's id, 4 the names as JSON. Only if the game
+# is unchanged (the same version, last event and names).
 _REMOVE_LUA = """
 local version = redis.call('XLEN', KEYS[1])
 if version ~= tonumber(ARGV[2]) or version == 0 then return 0 end
@@ -39,16 +38,14 @@ local f = last[1] and last[1][2] or {}
 local head = ''
 for j = 1, #f - 1, 2 do if f[j] == 'id' then head = f[j + 1] end end
 if head ~= ARGV[3] then return 0 end
-if ARGV[4] ~= '' then
-  local kept, n = cjson.decode(ARGV[4]), 0
-  local now = redis.call('HGETALL', KEYS[8])
-  for j = 1, #now, 2 do
-    if kept[now[j]] ~= now[j + 1] then return 0 end
-    n = n + 1
-  end
-  for _ in pairs(kept) do n = n - 1 end
-  if n ~= 0 then return 0 end
+local kept, n = cjson.decode(ARGV[4]), 0
+local now = redis.call('HGETALL', KEYS[8])
+for j = 1, #now, 2 do
+  if kept[now[j]] ~= now[j + 1] then return 0 end
+  n = n + 1
 end
+for _ in pairs(kept) do n = n - 1 end
+if n ~= 0 then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[7], KEYS[8])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
@@ -166,13 +163,7 @@ class RedisHotGames:
             },
         )
 
-    async def remove(
-        self,
-        game_id: str,
-        version: int,
-        head_event_id: str,
-        names: Mapping[str, str] | None = None,
-    ) -> bool:
+    async def remove(self, game_id: str, snap: HotGame) -> bool:
         """See `HotGames.remove` (one Lua call)."""
         k, shard = self.keys, shard_of(game_id, self.keys.shards)
         keys = [
@@ -185,8 +176,8 @@ class RedisHotGames:
             k.ledger(game_id),
             k.names(game_id),
         ]
-        checked = "" if names is None else json.dumps(dict(names))
-        args: list[str | int] = [game_id, version, head_event_id, checked]
+        names = json.dumps(snap.names)
+        args: list[str | int] = [game_id, snap.version, snap.head_event_id, names]
         return bool(await self._remove(keys=keys, args=args))
 
     async def restore(self, game: SealedGame) -> bool:

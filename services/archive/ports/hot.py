@@ -11,7 +11,6 @@ archived game before an append reopens it. Every key of a game shares its shard'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -45,18 +44,11 @@ class HotGames(Protocol):
         """The game's hot keys in one atomic read (None: no events in the hot tier)."""
         ...
 
-    async def remove(
-        self,
-        game_id: str,
-        version: int,
-        head_event_id: str,
-        names: Mapping[str, str] | None = None,
-    ) -> bool:
+    async def remove(self, game_id: str, snap: HotGame) -> bool:
         """Delete every hot key of the game (log, event ids, digest, index entry, projection,
-        hold, names) if, and only if, its version is still `version`, its last event is still
-        `head_event_id` and (unless None) its names are still `names` (a forget came between
-        the snapshot and the removal: the archived copy is older); False (nothing deleted)
-        otherwise."""
+        hold, names) if, and only if, it is still as `snap` (its `snapshot`) read it: the same
+        version, the same last event and the same names (a forget came between the snapshot
+        and the removal: the archived copy is older); False (nothing deleted) otherwise."""
         ...
 
     async def lock(self, game_id: str, owner: str, ttl_ms: int) -> bool:

@@ -81,6 +81,7 @@ def _players(first: bytes) -> tuple[str, ...]:
     return tuple(str(p["player_id"]) for p in payload.get("players", []) if "player_id" in p)
 
 
+@dataclass(eq=False, slots=True)
 class Seal:
     """Seals final, quiet games into the archive (see the module docstring).
 
@@ -90,19 +91,11 @@ class Seal:
         game stays in Redis after its last event (seconds).
     """
 
-    def __init__(
-        self,
-        log: EventLog,
-        projections: Projections,
-        hot: HotGames,
-        archive: Archive,
-        after_s: float,
-    ) -> None:
-        self.log = log
-        self.projections = projections
-        self.hot = hot
-        self.archive = archive
-        self.after_s = after_s
+    log: EventLog
+    projections: Projections
+    hot: HotGames
+    archive: Archive
+    after_s: float
 
     async def pass_once(
         self, now: datetime, after: str | None = None, limit: int = 100
@@ -150,7 +143,7 @@ class Seal:
             or back.names != snap.names
         ):
             raise SealMismatch(f"the archive did not give back game {game_id!r} as put")
-        if not await self.hot.remove(game_id, snap.version, snap.head_event_id, snap.names):
+        if not await self.hot.remove(game_id, snap):
             log.info("archive.seal_raced", game_id=game_id, version=snap.version)
             return "changed"
         log.info("archive.sealed", game_id=game_id, events=snap.version)

@@ -33,8 +33,8 @@ from services.ports.eventlog import (
     AppendRequest,
     AppendResult,
     EventLog,
+    EventLogBase,
     GamesPage,
-    LiveProjection,
 )
 from services.ports.projections import (
     HeldGame,
@@ -104,7 +104,7 @@ def _slice(events: Sequence[bytes], from_seq: int, to_seq: int | None) -> list[b
 
 
 @dataclass(eq=False, slots=True)
-class TieredEventLog:
+class TieredEventLog(EventLogBase):
     """`EventLog` over Redis and the archive (see the module docstring).
 
     Args:
@@ -145,30 +145,24 @@ class TieredEventLog:
         finally:
             await self.hot_games.unlock(game_id, owner)
 
-    async def append(
-        self,
-        game_id: str,
-        events: Sequence[Envelope],
-        credential: str | None = None,
-        expected_head: str | None = None,
-        projection: LiveProjection | None = None,
-    ) -> AppendResult:
-        """See `EventLog.append`. A batch with a seq-1 event first restores an archived game
-        (so a creation sent again is answered as the duplicate it is, not a new game); any
+    async def append_one(self, request: AppendRequest) -> AppendResult:
+        """See `EventLog.append_one`. A batch with a seq-1 event first restores an archived
+        game (so a creation sent again is answered as the duplicate it is, not a new game); any
         other append finding Redis empty restores and tries once more."""
-        if any(e.seq == 1 for e in events) and await self.hot.version(game_id) == 0:
+        game_id = request.game_id
+        if any(e.seq == 1 for e in request.events) and await self.hot.version(game_id) == 0:
             await self._restore(game_id)
         try:
-            return await self.hot.append(game_id, events, credential, expected_head, projection)
+            return await self.hot.append_one(request)
         except VersionConflict as conflict:
             if conflict.actual != 0 or not await self._restore(game_id):
                 raise
-        return await self.hot.append(game_id, events, credential, expected_head, projection)
+        return await self.hot.append_one(request)
 
     async def append_many(
         self, requests: Sequence[AppendRequest]
     ) -> list[AppendResult | VersionConflict | CredentialMismatch]:
-        """See `EventLog.append_many`, with `append`'s restores: the requests that found
+        """See `EventLog.append_many`, with `append_one`'s restores: the requests that found
         Redis empty are sent once more after their games came back."""
         creating = {r.game_id for r in requests if any(e.seq == 1 for e in r.events)}
         for game_id in creating:

@@ -30,6 +30,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
 
 import structlog
 
@@ -48,6 +49,7 @@ from services.usecases.project import Project
 log = structlog.get_logger("projector")
 
 
+@dataclass(eq=False, slots=True)
 class ProjectorLoop:
     """Reads the feeds of the shards it holds and applies them (module docstring).
 
@@ -62,32 +64,31 @@ class ProjectorLoop:
             whose feed was trimmed past its checkpoint (None: feeds are never trimmed).
     """
 
-    def __init__(
-        self,
-        feeds: ShardFeeds,
-        shards: int,
-        project: Project,
-        projections: FencedProjections,
-        batch: int = 500,
-        block_ms: int = 1000,
-        retention: FeedTrimming | None = None,
-    ) -> None:
-        self.feeds = feeds
-        self.shards = shards
-        self.project = project
-        self.projections = projections
-        self.batch = batch
-        self.block_ms = block_ms
-        self.retention = retention
-        self.positions: dict[int, str] = {}  # shard -> last feed id read, held shards only
-        self.held: dict[int, ShardLease] = {}
-        self._epoch: dict[int, int] = dict.fromkeys(range(shards), 0)
-        self._applying = asyncio.Lock()  # one apply at a time vs `acquire`
-        self._changed = asyncio.Event()  # a shard was acquired: stop idling
-        self._meters: dict[int, ShardMeters] = {}  # per held shard: labels() looked up once
-        self._ahead = ReadAhead(feeds, batch)
-        self.stopping = False  # set before cancelling `run`: a cancel a client turned into
-        # an error (redis-py may) must not keep the loop going
+    feeds: ShardFeeds
+    shards: int
+    project: Project
+    projections: FencedProjections
+    batch: int = 500
+    block_ms: int = 1000
+    retention: FeedTrimming | None = None
+    # shard -> last feed id read, held shards only
+    positions: dict[int, str] = field(init=False, default_factory=dict)
+    held: dict[int, ShardLease] = field(init=False, default_factory=dict)
+    _epoch: dict[int, int] = field(init=False)
+    # one apply at a time vs `acquire`
+    _applying: asyncio.Lock = field(init=False, default_factory=asyncio.Lock)
+    # a shard was acquired: stop idling
+    _changed: asyncio.Event = field(init=False, default_factory=asyncio.Event)
+    # per held shard: labels() looked up once
+    _meters: dict[int, ShardMeters] = field(init=False, default_factory=dict)
+    _ahead: ReadAhead = field(init=False)
+    # set before cancelling `run`: a cancel a client turned into an error (redis-py may) must
+    # not keep the loop going
+    stopping: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        self._epoch = dict.fromkeys(range(self.shards), 0)
+        self._ahead = ReadAhead(self.feeds, self.batch)
 
     async def acquire(self, lease: ShardLease) -> None:
         """Start reading `lease.shard` from its checkpoint, its writes fenced by the lease.

@@ -22,7 +22,7 @@ import enum
 import json
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, TypeVar
 
 import structlog
@@ -118,6 +118,7 @@ class Subscription:
         return item
 
 
+@dataclass(eq=False, slots=True)
 class ChangeHub:
     """The per-process reader of all shards' change notices.
 
@@ -135,34 +136,34 @@ class ChangeHub:
             2 s), open subscriptions end (`StorageDown`) and `fault` is set until a read works.
     """
 
-    def __init__(
-        self,
-        changes: LiveChanges,
-        render: Render,
-        block_ms: int = 2000,
-        max_connect_reads: int = 16,
-        ping_s: float = 15.0,
-        down_after_s: float = 3.0,
-    ) -> None:
-        self.changes = changes
-        self.render = render
-        self.block_ms = block_ms
-        self._subs: dict[str | None, set[Subscription]] = defaultdict(set)
-        self._delivered: dict[int, str] = {}  # shard -> last notice id fanned out
-        self._bodies: dict[str, Rendered] = {}  # watched game -> its latest rendered projection
-        self._loading: dict[str, asyncio.Future[Rendered | None]] = {}
+    changes: LiveChanges
+    render: Render
+    block_ms: int = 2000
+    max_connect_reads: InitVar[int] = 16
+    ping_s: float = 15.0
+    down_after_s: float = 3.0
+    _subs: dict[str | None, set[Subscription]] = field(
+        init=False, default_factory=lambda: defaultdict(set)
+    )
+    # shard -> last notice id fanned out
+    _delivered: dict[int, str] = field(init=False, default_factory=dict)
+    # watched game -> its latest rendered projection
+    _bodies: dict[str, Rendered] = field(init=False, default_factory=dict)
+    _loading: dict[str, asyncio.Future[Rendered | None]] = field(init=False, default_factory=dict)
+    _reads: asyncio.Semaphore = field(init=False)
+    _task: asyncio.Task[None] | None = field(init=False, default=None)
+    _stopping: bool = field(init=False, default=False)
+    _pulse: asyncio.Task[None] | None = field(init=False, default=None)
+    _ready: asyncio.Event = field(init=False, default_factory=asyncio.Event)
+    # loop time of the first failed read
+    _failing_since: float | None = field(init=False, default=None)
+    fault: str | None = field(init=False, default=None)
+    """The reader's error once it has failed for `down_after_s` (None: reading)."""
+    reason: str = field(init=False, default="the store is unreachable")
+    """The reason of the reader's last failure (`StoreUnavailable.reason`)."""
+
+    def __post_init__(self, max_connect_reads: int) -> None:
         self._reads = asyncio.Semaphore(max_connect_reads)
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = False
-        self.ping_s = ping_s
-        self._pulse: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
-        self.down_after_s = down_after_s
-        self._failing_since: float | None = None  # loop time of the first failed read
-        self.fault: str | None = None
-        """The reader's error once it has failed for `down_after_s` (None: reading)."""
-        self.reason = "the store is unreachable"
-        """The reason of the reader's last failure (`StoreUnavailable.reason`)."""
 
     # --- lifecycle ---
     async def start(self, wait: bool = True) -> None:

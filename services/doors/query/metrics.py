@@ -7,6 +7,7 @@ request counts and latencies labelled by route template (never by raw path: boun
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -55,15 +56,15 @@ class QueryMetrics:
         timer.observe(seconds)
 
 
+@dataclass(eq=False, slots=True)
 class MetricsMiddleware:
     """Pure ASGI middleware counting and timing each HTTP request under its route template
     (`/games/{game_id}/standings`). Pure ASGI rather than `BaseHTTPMiddleware`, which cost
     about 0.5 ms a request in the read benchmark (docs/benchmarks.md, item 5) and sits
     between every server-sent event and its client."""
 
-    def __init__(self, app: ASGIApp, metrics: QueryMetrics) -> None:
-        self.app = app
-        self.metrics = metrics
+    app: ASGIApp
+    metrics: QueryMetrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import structlog
@@ -73,25 +74,21 @@ def rules_of(settings: TournamentCreated) -> SeatingRules:
     )
 
 
+@dataclass(eq=False)  # no slots: callers may replace a method on one instance
 class Tournaments:
     """The tournament use cases over one `TournamentLog`."""
 
-    def __init__(
-        self,
-        log: TournamentLog,
-        now: Callable[[], datetime] = lambda: datetime.now(UTC),
-        retries: int = 3,
-        schedule: ApprovalSchedule | None = None,
-        names_count: Callable[[str], Awaitable[int]] | None = None,
-    ) -> None:
-        self.log = log
-        self.now = now
-        self.retries = retries
-        self.schedule = schedule  # None: auto-approval only on writes and approve-due
-        self.names_count = names_count  # `SideNames.count` of the names kept apart
-        # Told of every stored batch (`LeagueFollow.tournament_changed`; set by bootstrap,
-        # which builds the leagues over these use cases).
-        self.changed: Callable[[str, Sequence[TournamentEnvelope]], Awaitable[object]] | None = None
+    log: TournamentLog
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    retries: int = 3
+    schedule: ApprovalSchedule | None = None  # None: auto-approval only on writes and approve-due
+    # `SideNames.count` of the names kept apart
+    names_count: Callable[[str], Awaitable[int]] | None = None
+    # Told of every stored batch (`LeagueFollow.tournament_changed`; set by bootstrap,
+    # which builds the leagues over these use cases).
+    changed: Callable[[str, Sequence[TournamentEnvelope]], Awaitable[object]] | None = field(
+        init=False, default=None
+    )
 
     async def names_stamp(self, tournament_id: str) -> int:
         """Changes when the names a reader sees change without a new event (a player

@@ -16,6 +16,7 @@ import contextlib
 import os
 import socket
 from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -33,13 +34,13 @@ def default_consumer() -> str:
     return f"ingest-{socket.gethostname()}-{os.getpid()}"
 
 
+@dataclass(eq=False, slots=True)
 class _Orphans:
     """A reclaimer's `settle`: the stream's `Inbox.process` for this consumer, not waiting on
     order (what it cannot decide yet stays pending for the next pass)."""
 
-    def __init__(self, door: Inbox, consumer: str) -> None:
-        self.door = door
-        self.consumer = consumer
+    door: Inbox
+    consumer: str
 
     async def __call__(self, ids: list[bytes], entries: list[Fields]) -> None:
         await self.door.process(ids, entries, self.consumer, wait_s=0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Collection
+from dataclasses import KW_ONLY, dataclass, field
 
 import structlog
 
@@ -35,6 +36,7 @@ ORPHAN_IDLE_MS = 2000
 Settle = Callable[[list[bytes], list[Fields]], Awaitable[None]]
 
 
+@dataclass(eq=False, slots=True)
 class Reclaimer:
     """Settles pending entries no live consumer works on (see the module docstring).
 
@@ -46,28 +48,20 @@ class Reclaimer:
             subscriber does it).
     """
 
-    def __init__(
-        self,
-        queue: InboxQueue,
-        consumer: str,
-        settle: Settle,
-        in_flight: Collection[bytes],
-        *,
-        claim_idle_ms: int,
-        count: int,
-        every_s: float = 1.0,
-        claim_others: bool = True,
-    ) -> None:
-        self.queue = queue
-        self.stream = queue.stream
-        self.consumer = consumer
-        self.settle = settle
-        self.in_flight = in_flight
-        self.claim_idle_ms = claim_idle_ms
-        self.count = count
-        self.every_s = every_s
-        self.claim_others = claim_others
-        self._passes = 0
+    queue: InboxQueue
+    consumer: str
+    settle: Settle
+    in_flight: Collection[bytes]
+    _: KW_ONLY
+    claim_idle_ms: int
+    count: int
+    every_s: float = 1.0
+    claim_others: bool = True
+    stream: str = field(init=False)
+    _passes: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.stream = self.queue.stream
 
     async def run(self) -> None:
         """Reclaim forever (a failed pass is logged and tried again `every_s` later)."""

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -73,6 +73,7 @@ class LogSource:
     args: tuple[Any, ...] = ()
 
 
+@dataclass(eq=False, slots=True)
 class Replays:
     """Runs replays of a game's stored log in the worker processes and keeps their results.
 
@@ -93,35 +94,27 @@ class Replays:
             the forgotten name (None: results are keyed by version alone).
     """
 
-    def __init__(
-        self,
-        log: EventLog,
-        capacity: int = 256,
-        executor: Executor | None = None,
-        max_bytes: int = 32 * 1024 * 1024,
-        source: LogSource | None = None,
-        queue: FairQueue | None = None,
-        stamp: Callable[[str], Awaitable[Hashable]] | None = None,
-    ) -> None:
-        self.log = log
-        self.stamp = stamp
-        self.source = source
-        self.queue = queue or FairQueue(Limits(slots=pool.PROCESSES))
-        """Where replays not cached wait their turn (`fairqueue`): its slots should be the
-        pool's workers, so that they wait there, fairly, and not in the pool's FIFO."""
-        self.capacity = capacity
-        self._executor = executor
-        # key -> (result, events replayed), bounded by results and bytes (docs/decisions/0011-faults-are-answered-not-crashed.md)
-        self._results: ByteLRU[Hashable, tuple[Any, int]] = ByteLRU(
-            max_bytes, lambda item: _estimate(*item), capacity
-        )
-        self._running: dict[Hashable, asyncio.Future[Any]] = {}
+    log: EventLog
+    capacity: int = 256
+    executor: Executor | None = None
+    max_bytes: InitVar[int] = 32 * 1024 * 1024
+    source: LogSource | None = None
+    queue: FairQueue = field(default_factory=lambda: FairQueue(Limits(slots=pool.PROCESSES)))
+    """Where replays not cached wait their turn (`fairqueue`): its slots should be the
+    pool's workers, so that they wait there, fairly, and not in the pool's FIFO."""
+    stamp: Callable[[str], Awaitable[Hashable]] | None = None
+    # key -> (result, events replayed), bounded by results and bytes (docs/decisions/0011-faults-are-answered-not-crashed.md)
+    _results: ByteLRU[Hashable, tuple[Any, int]] = field(init=False)
+    _running: dict[Hashable, asyncio.Future[Any]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self, max_bytes: int) -> None:
+        self._results = ByteLRU(max_bytes, lambda item: _estimate(*item), self.capacity)
 
     def warm(self) -> None:
         """Start the worker processes now (their imports take about a second, opening the
         `source` too), so the first replay does not wait for them; returns at once. With the
         shared pool, this reader holds it (`hold_shared_pool`) until its `stop`."""
-        if self._executor is None:
+        if self.executor is None:
             pool.hold_shared_pool()
         self._pool().submit(int)  # a no-op: the spawn runs `_ready` first
 
@@ -130,11 +123,11 @@ class Replays:
         ends its worker processes (`let_go_shared_pool`, at most about `timeout_s` + 1 seconds,
         in a thread: the event loop goes on meanwhile). A given `executor` is its owner's to
         stop: nothing is done then."""
-        if self._executor is None:
+        if self.executor is None:
             await asyncio.to_thread(pool.let_go_shared_pool, timeout_s)
 
     def _pool(self) -> Executor:
-        return self._executor or shared_pool(self.source)
+        return self.executor or shared_pool(self.source)
 
     async def run(
         self,

@@ -39,7 +39,7 @@ from pydantic import BaseModel
 from pydantic_core import to_json
 
 from contracts.frames import CompactLine
-from domain.memo import Memo
+from domain.memo import MISS, Memo
 from domain.standings import CategoryLabel, PlayerStanding, Standings
 from services.usecases.readmodels.labels import category_labels, outcome_text
 from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
@@ -148,7 +148,7 @@ _view = _compile(
     StandingsResponse,
     Standings,
     {"result": "outcome_text(value) or None", "source": "context"},
-    ["players"],
+    ["players", "title", "score_unit_label"],
 )
 
 
@@ -158,14 +158,43 @@ _view = _compile(
 def view_json(result: Standings, memo: Memo, source: Source = "projection") -> bytes:
     """The standings view of `result` without `POSITION` (see the module docstring); `memo` is
     the game's (`GameState.cache`; a fresh `Memo()` renders once)."""
-    labels = category_labels(result)
-    keys = tuple(c.key for c in labels)
+    base = memo.get(("readmodels.view_base",), tuple(result.categories), partial(_base, result))
+    if all(p.categories.keys() <= base.known for p in result.players):
+        keys, labels = base.keys, base.labels  # no key beyond the game's own and `correction`
+    else:
+        labels = category_labels(result)
+        keys = tuple(c.key for c in labels)
     game = memo.get(("readmodels.view_labels",), (), partial(_Labels.of, labels), (keys,))
-    lines = [
-        memo.get(("readmodels.view_line", p.player_id), (p,), partial(_line_json, p, game), (keys,))
-        for p in result.players
-    ]
-    return _view(result, source, players=b"[" + b",".join(lines) + b"]")
+    lines = []
+    for p in result.players:  # a kept line (the same object) keeps its JSON
+        slot = ("readmodels.view_line", p.player_id)
+        text = memo.peek(slot, (p,), (keys,))
+        if text is MISS:
+            text = _line_json(p, game)
+            memo.put(slot, (p,), text, (keys,))
+        lines.append(text)
+    title = memo.get(("readmodels.view_title",), (result.title,), partial(to_json, result.title))
+    unit = result.score_unit_label
+    unit_json = memo.get(("readmodels.view_unit",), (unit,), partial(to_json, unit))
+    players = b"[" + b",".join(lines) + b"]"
+    return _view(result, source, players=players, title=title, score_unit_label=unit_json)
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """`category_labels` of a result whose breakdowns hold no other keys than its categories'
+    and `correction`: the labels, their keys in order and as a set."""
+
+    labels: list[CategoryLabel]
+    keys: tuple[str, ...]
+    known: frozenset[str]
+
+
+def _base(result: Standings) -> _Base:
+    """The `_Base` of `result`'s categories (kept while the same label objects are shown)."""
+    labels = category_labels(result.model_copy(update={"players": []}))
+    keys = tuple(c.key for c in labels)
+    return _Base(labels, keys, frozenset(keys))
 
 
 def _line_json(player: PlayerStanding, game: _Labels) -> bytes:

@@ -4,11 +4,12 @@ as the Redis adapter's scripts (`services.webhooks.adapters.redis`), in plain Py
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from services.webhooks.ports import (
     Delivery,
+    DispatchBatch,
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
@@ -103,20 +104,13 @@ class MemoryWebhookStore:
         if d.coalesce is not None:
             q.coalesce[d.coalesce] = d.id
 
-    async def commit(
-        self,
-        deliveries: Sequence[Delivery],
-        seen: Mapping[str, int],
-        checkpoint: DispatchCheckpoint,
-        max_queue: int,
-        max_log: int,
-    ) -> EnqueueOutcome:
+    async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
         dropped: dict[str, int] = {}
         sup: dict[str, int] = {}
-        for d in deliveries:
+        for d in batch.deliveries:
             self._enqueue(d, max_queue, max_log, dropped, sup)
-        self._seen.update(seen)
-        self._checkpoint = checkpoint
+        self._seen.update(batch.seen)
+        self._checkpoint = batch.checkpoint
         return EnqueueOutcome(dropped, sup)
 
     async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:

@@ -28,6 +28,7 @@ from services.webhooks.adapters.redis_lua import (
 )
 from services.webhooks.ports import (
     Delivery,
+    DispatchBatch,
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
@@ -147,18 +148,11 @@ class RedisWebhookStore:
         placed: Any = await self._commit(keys=keys, args=args)
         return _outcome([int(p) for p in placed], deliveries)
 
-    async def commit(
-        self,
-        deliveries: Sequence[Delivery],
-        seen: Mapping[str, int],
-        checkpoint: DispatchCheckpoint,
-        max_queue: int,
-        max_log: int,
-    ) -> EnqueueOutcome:
+    async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
         """One `COMMIT_LUA` call."""
-        marks = {str(s): pos for s, pos in checkpoint.positions.items()}
-        marks["since"] = str(checkpoint.since_ms)
-        return await self._run(deliveries, seen, marks, max_queue, max_log)
+        marks = {str(s): pos for s, pos in batch.checkpoint.positions.items()}
+        marks["since"] = str(batch.checkpoint.since_ms)
+        return await self._run(batch.deliveries, batch.seen, marks, max_queue, max_log)
 
     async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
         """One `COMMIT_LUA` call with no seen games and no checkpoint."""

@@ -97,23 +97,16 @@ class TestResult:
     error: str | None
 
 
+@dataclass(eq=False, slots=True)
 class WebhookAdmin:
     """The operator's use case over `store`; `sender` sends test events. `clock`: Unix seconds.
     `allow_private`: endpoints may target loopback, private and link-local addresses."""
 
-    def __init__(
-        self,
-        store: WebhookStore,
-        sender: Sender,
-        bounds: Bounds,
-        clock: Callable[[], float] = time.time,
-        allow_private: bool = False,
-    ) -> None:
-        self.store = store
-        self.sender = sender
-        self.bounds = bounds
-        self.clock = clock
-        self.allow_private = allow_private
+    store: WebhookStore
+    sender: Sender
+    bounds: Bounds
+    clock: Callable[[], float] = time.time
+    allow_private: bool = False
 
     async def add(self, url: str, game_id: str | None, events: Sequence[str]) -> Endpoint:
         """A new endpoint for `url` (one game or all, `events` of `messages.TYPES`, empty: all)

@@ -17,7 +17,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from standardwebhooks.webhooks import Webhook
@@ -99,26 +99,19 @@ class Sent:
     made: int = 0
 
 
+@dataclass(eq=False, slots=True)
 class Sender:
     """Sends one endpoint's deliveries, oldest first. `clock`: Unix seconds.
 
     `stop()` lets a request in flight finish (so it is settled, not sent again after a
     restart) but starts no other and ends every wait between attempts at once."""
 
-    def __init__(
-        self,
-        store: WebhookStore,
-        transport: WebhookTransport,
-        policy: RetryPolicy,
-        max_log: int,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.transport = transport
-        self.policy = policy
-        self.max_log = max_log
-        self.clock = clock
-        self.stopping = asyncio.Event()
+    store: WebhookStore
+    transport: WebhookTransport
+    policy: RetryPolicy
+    max_log: int
+    clock: Callable[[], float] = time.time
+    stopping: asyncio.Event = field(init=False, default_factory=asyncio.Event)
 
     def stop(self) -> None:
         """Stop taking deliveries and waiting to retry (see the class docstring)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from domain.standings_shapes import Standings
@@ -24,6 +24,7 @@ from services.ports.notices import ChangeNotices
 from services.ports.projections import Projections
 from services.webhooks.ports import (
     Delivery,
+    DispatchBatch,
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
@@ -56,27 +57,18 @@ class Dispatched:
     outcome: EnqueueOutcome
 
 
+@dataclass(eq=False, slots=True)
 class Dispatcher:
     """Notices -> deliveries. `clock`: Unix seconds (tests pass their own)."""
 
-    def __init__(
-        self,
-        store: WebhookStore,
-        notices: ChangeNotices,
-        log: EventLog,
-        projections: Projections,
-        shards: int,
-        bounds: Bounds,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.store = store
-        self.notices = notices
-        self.log = log
-        self.projections = projections
-        self.shards = shards
-        self.bounds = bounds
-        self.clock = clock
-        self._at: DispatchCheckpoint | None = None
+    store: WebhookStore
+    notices: ChangeNotices
+    log: EventLog
+    projections: Projections
+    shards: int
+    bounds: Bounds
+    clock: Callable[[], float] = time.time
+    _at: DispatchCheckpoint | None = field(init=False, default=None)
 
     async def start(self) -> DispatchCheckpoint:
         """The stored checkpoint; on the first start, every shard's notice tail and now (stored)."""
@@ -84,7 +76,8 @@ class Dispatcher:
         if stored is None:
             tails = {s: await self.notices.tail(s) for s in range(self.shards)}
             stored = DispatchCheckpoint(tails, int(self.clock() * 1000))
-            await self.store.commit([], {}, stored, self.bounds.max_queue, self.bounds.max_log)
+            first = DispatchBatch([], {}, stored)
+            await self.store.commit(first, self.bounds.max_queue, self.bounds.max_log)
         self._at = stored
         return stored
 
@@ -104,7 +97,7 @@ class Dispatcher:
         deliveries, seen = await self._derive(newest, endpoints, at.since_ms)
         moved = DispatchCheckpoint(positions, at.since_ms)
         outcome = await self.store.commit(
-            deliveries, seen, moved, self.bounds.max_queue, self.bounds.max_log
+            DispatchBatch(deliveries, seen, moved), self.bounds.max_queue, self.bounds.max_log
         )
         self._at = moved
         return Dispatched(len(deliveries), outcome)
