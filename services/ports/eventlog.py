@@ -38,6 +38,10 @@ class AppendResult:
 
     events: tuple[AppendedEvent, ...]
     version: int
+    text: int | None = None
+    """The characters of the events' stored JSON lines when every line is ASCII with no `\\u`
+    escape, so they bound the bytes of the strings the events hold (a stored start event
+    lacks its names: they are kept outside the log); None: not known. For cache estimates."""
 
     def to_dict(self) -> dict[str, object]:
         """`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}` (the HTTP 201 body)."""

@@ -119,9 +119,14 @@ def _kind_of(kind: type) -> int:
 
 def state_bytes(state: GameState[Any]) -> int:
     """The estimated bytes of a folded game: `game_bytes` of its events plus `TEXT_FACTOR`
-    times the strings' bytes of its events and ledger entries. The sum is kept in the game's
-    shared `Memo` (one slot: events and entries counted, bytes), so caching the next state
-    counts only what was added since."""
+    times the strings' bytes of its events and ledger entries (`state_text`)."""
+    return game_bytes(len(state.history)) + TEXT_FACTOR * state_text(state)
+
+
+def state_text(state: GameState[Any]) -> int:
+    """The bytes of the strings of a folded game's events and ledger entries (`text_bytes`).
+    The sum is kept in the game's shared `Memo` (one slot: events and entries counted,
+    bytes), so the next state of the game counts only what was added since."""
     items, n = state.history.buffer()
     entries, m = state.ledger.buffer()
     kept = state.cache.peek(_TEXT_KEY, (items, entries))
@@ -130,7 +135,19 @@ def state_bytes(state: GameState[Any]) -> int:
     counted, noted, total = (int(x) for x in kept)
     total += sum(map(text_bytes, items[counted:n])) + sum(map(text_bytes, entries[noted:m]))
     state.cache.put(_TEXT_KEY, (items, entries), (n, m, total))
-    return game_bytes(n) + TEXT_FACTOR * total
+    return total
+
+
+def new_notes(state: GameState[Any], noted: int) -> tuple[int, int]:
+    """The bytes (`sys.getsizeof`) of the notes of `state`'s ledger entries after the first
+    `noted`, and how many entries it has: the counts of `view_bytes`-style estimates that
+    count each ledger entry's note once (its other strings are the event's or the ruleset's
+    constants, shared). A ledger shorter than `noted` (a void folded it again from a mark)
+    has all its notes counted anew: an over-count, never an under-count."""
+    entries, m = state.ledger.buffer()
+    start = noted if noted <= m else 0
+    size = sys.getsizeof
+    return sum(size(entry.note) for entry in entries[start:m]), m
 
 
 class ByteLRU(Generic[K, V]):

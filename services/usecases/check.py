@@ -33,7 +33,7 @@ from services.ports.eventlog import (
 )
 from services.usecases.plan import Plan, plan_append
 from services.usecases.projected import live_projection
-from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache
+from services.usecases.statecache import DEFAULT_CACHE_BYTES, Known, StateCache, grown
 
 
 def _rounds(requests: Sequence[AppendRequest]) -> list[list[int]]:
@@ -333,7 +333,7 @@ class CheckedAppend:
         if state is not None and stored.version == state.seq and not raced:
             ids = plan.base.ids if plan.base is not None else {}
             ids.update(plan.added)  # the base entry is replaced below: extend its ids in place
-            self.cache.put(Known(state, ids))
+            self.cache.put(grown(plan.base, state, ids, plan.fresh, stored.text))
         else:
             self.cache.drop(plan.game_id)
         return AppendResult(events=tuple(out), version=stored.version)

@@ -16,14 +16,19 @@ event: docs/profiles/hot-path-profiles.md (the walk was 16% of the catch-up).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from contracts.events import parse_event_json
 from domain.fold import Folder
-from services.runtime.sizedcache import GAME_BYTES, TEXT_FACTOR, game_bytes, text_bytes
+from services.runtime.sizedcache import (
+    GAME_BYTES,
+    TEXT_FACTOR,
+    game_bytes,
+    new_notes,
+    text_bytes,
+)
 
 
 @dataclass(slots=True)
@@ -71,10 +76,6 @@ def view_bytes(view: GameView) -> int:
     if not view.folder.started:
         return GAME_BYTES
     state = view.folder.state  # O(1); the batch's rendering took it already
-    entries, m = state.ledger.buffer()
-    if m < view.noted:  # a void folded the ledger again from a mark: count its notes anew
-        view.noted = 0
-    size = sys.getsizeof
-    view.text += sum(size(entry.note) for entry in entries[view.noted : m])
-    view.noted = m
+    notes, view.noted = new_notes(state, view.noted)
+    view.text += notes
     return game_bytes(state.seq) + TEXT_FACTOR * view.text

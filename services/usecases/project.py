@@ -13,6 +13,7 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (pro
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -86,6 +87,14 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
         return {"kind": "rule", "rule": "fold.error", "message": f"{type(error).__name__}: {error}"}
     w.events += 1
     return None
+
+
+def _named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
+    """`fresh` with its start events' names put back (`contracts.names`): `names` has the
+    names of the game of each entry that may be a start event (none: `fresh` as it is)."""
+    if not names:
+        return fresh
+    return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
 
 
 def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
@@ -177,12 +186,12 @@ class Project:
             last = fresh[-1].feed_id
         if last is None:
             return Applied(0, None)
-        fresh, read = await self._unprojected(fresh)
+        (fresh, read), names = await self._unprojected_named(fresh)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
-        fresh = await self._named(fresh)
+        fresh = _named(fresh, names)
         await self._refresh_held([e.game_id for e in fresh])
         await self._refresh_refed(fresh)
         await self._load_views([e.game_id for e in fresh], read)
@@ -236,16 +245,21 @@ class Project:
             else:
                 await self._fold_one(w, entry)
 
-    async def _named(self, fresh: list[FeedEntry]) -> list[FeedEntry]:
-        """`fresh` with its start events' names put back (`contracts.names`): the names of
-        their games read in one round trip (`PlayerNames.names_many`); none when no entry may
-        be a start event."""
+    async def _unprojected_named(
+        self, fresh: list[FeedEntry]
+    ) -> tuple[tuple[list[FeedEntry], dict[str, ProjectionHead]], dict[str, dict[str, str]]]:
+        """`_unprojected(fresh)` and the names of the games of `fresh`'s possible start events
+        (`PlayerNames.names_many`), read together: in the heads' round trip, not one of their
+        own (a catch-up meets a start event in most batches). None read when no entry may be
+        a start event."""
         starts = [e.game_id for e in fresh if may_be_start(e.data)]
         if self.names is None or not starts:
-            return fresh
+            return await self._unprojected(fresh), {}
         games = list(dict.fromkeys(starts))
-        names = dict(zip(games, await self.names.names_many(games), strict=True))
-        return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
+        unprojected, named = await asyncio.gather(
+            self._unprojected(fresh), self.names.names_many(games)
+        )
+        return unprojected, dict(zip(games, named, strict=True))
 
     async def _refresh_held(self, game_ids: Sequence[str]) -> None:
         """Drop the cached views of held games whose stored hold changed (`scoreledger

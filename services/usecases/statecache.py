@@ -1,17 +1,36 @@
 """The ingest's cache of folded games (the domain-checked append plans new events on it).
 
 `StateCache`: LRU map game_id -> `Known` (a folded state and its event ids), bounded by games
-and by estimated bytes (`sizedcache.state_bytes`). Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded by size);
+and by estimated bytes (`known_bytes`). Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded by size);
 split out of services/usecases/check.py (docs/decisions/0012-hot-reads-and-off-loop-replays.md).
+
+The estimate is `sizedcache.state_bytes`'s (`game_bytes` plus `TEXT_FACTOR` times the text),
+but an appended game's text is counted as it grows (`grown`), as the projector's views count
+it (services/usecases/gameview.py): each appended event by its stored JSON line where that
+bounds its strings (`AppendResult.text`: ASCII lines with no `\\u` escape), else by walking it
+(`sizedcache.text_bytes`); a start event is walked too (its names are not in its stored line);
+of the ledger each new entry's note. A game folded from storage is walked once
+(`sizedcache.state_text`). No walk of every new event's strings per append: it was about a
+tenth of `serve`'s CPU in a cProfile (docs/profiles/hot-path-profiles.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
+from contracts.envelope import Envelope
+from contracts.names import is_game_started
 from domain.fold import GameState
-from services.runtime.sizedcache import ByteLRU, state_bytes
+from services.runtime.sizedcache import (
+    TEXT_FACTOR,
+    ByteLRU,
+    game_bytes,
+    new_notes,
+    state_text,
+    text_bytes,
+)
 
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 """The state cache's default bound (the `state_cache_bytes` setting)."""
@@ -19,25 +38,62 @@ DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 
 @dataclass(slots=True)
 class Known:
-    """A folded game and its event ids (`event_id -> seq`, every event of `state.history`)."""
+    """A folded game and its event ids (`event_id -> seq`, every event of `state.history`).
+
+    `text`: the bytes counted of its events' text and of the notes of its first `noted`
+    ledger entries (module docstring); None: not counted yet (`known_bytes` walks the state
+    once)."""
 
     state: GameState
     ids: dict[UUID, int]
+    text: int | None = None
+    noted: int = 0
 
     @classmethod
     def of(cls, state: GameState) -> Known:
         return cls(state, {e.event_id: e.seq for e in state.history})
 
 
+def grown(
+    base: Known | None,
+    state: GameState,
+    ids: dict[UUID, int],
+    appended: Sequence[Envelope],
+    lines_text: int | None,
+) -> Known:
+    """The entry of `state`: `base`'s game (None: a new game) folded further by the events
+    `appended`, its ids `ids`; its text counted on from `base`'s by `lines_text` (the
+    characters of their stored lines, `AppendResult.text`; None: each event walked) and the
+    start event walked. A `base` not counted yet leaves the count to `known_bytes`."""
+    if base is not None and base.text is None:
+        return Known(state, ids)
+    text, noted = (base.text or 0, base.noted) if base is not None else (0, 0)
+    if lines_text is None:
+        text += sum(map(text_bytes, appended))
+    else:
+        text += lines_text + sum(text_bytes(e) for e in appended if is_game_started(e.type))
+    return Known(state, ids, text, noted)
+
+
+def known_bytes(known: Known) -> int:
+    """A cache entry's estimated bytes: `game_bytes` of its events plus `TEXT_FACTOR` times
+    its counted text, the new ledger entries' notes added (a state not counted yet is walked
+    once: `state_text`)."""
+    state = known.state
+    if known.text is None:
+        known.text, known.noted = state_text(state), len(state.ledger)
+    notes, known.noted = new_notes(state, known.noted)
+    known.text += notes
+    return game_bytes(state.seq) + TEXT_FACTOR * known.text
+
+
 class StateCache:
     """LRU map game_id -> `Known` (folded state and event ids): at most `capacity` games and
-    `max_bytes` estimated bytes (`sizedcache.state_bytes` of each game)."""
+    `max_bytes` estimated bytes (`known_bytes` of each game)."""
 
     def __init__(self, capacity: int, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.capacity = capacity
-        self._games: ByteLRU[str, Known] = ByteLRU(
-            max_bytes, lambda known: state_bytes(known.state), capacity
-        )
+        self._games: ByteLRU[str, Known] = ByteLRU(max_bytes, known_bytes, capacity)
 
     def get(self, game_id: str) -> Known | None:
         return self._games.get(game_id)

@@ -4,6 +4,7 @@ of one read were one send and one reply wake-up each). Behaviour only; speed is 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -11,11 +12,15 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
-from services.adapters.redis.keys import Keys
+from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import LeaseLost, ShardLeases, lease_key
 from services.adapters.redis.names import RedisPlayerNames
 from services.adapters.redis.projections import RedisProjections
-from services.ports.projections import ProjectionBatch
+from services.bootstrap import redis_ports, use_cases
+from services.platform.settings import ServiceSettings
+from services.ports.projections import START_ID, ProjectionBatch
+from tests.pipeline.factory import game_log
+from tests.pipeline.helpers import offline_standings
 
 ECHO = "if ARGV[1] == 'refuse' then return redis.error_reply('NOPE ' .. KEYS[1]) end " + (
     "redis.call('SET', KEYS[1], ARGV[1]) return ARGV[1]"
@@ -135,3 +140,23 @@ async def test_heads_and_names_asked_in_one_turn_are_one_round_trip(
     assert [(h.seq, h.held, h.live) for h in first] == [(7, None, True), (0, None, False)]
     assert [(h.seq, h.held, h.live) for h in second] == [(3, 4, False)]
     assert kept == [{"ann": "Ann"}, {}]
+
+
+async def test_a_batch_with_a_start_event_reads_heads_and_names_in_one_round_trip(
+    single_node: RedisClient,
+) -> None:
+    ports = redis_ports(single_node, KEYS)
+    project = use_cases(ports, ServiceSettings(shards=KEYS.shards)).project
+    game = "tr-co-start"
+    await ports.log.append(game, game_log(game, 3))  # names kept apart: read back by the apply
+    shard = shard_of(game, KEYS.shards)
+    assert ports.pipeline is not None
+    (batch,) = await ports.pipeline.feeds.read({shard: START_ID}, 100, 0)
+    coalescer = ScriptCoalescer.of(single_node)
+    before = coalescer.pipelines
+    assert (await project.apply(shard, batch.entries)).events == 3
+    print(f"pipelines {coalescer.pipelines - before}")
+    assert coalescer.pipelines - before == sent(single_node, 2)  # heads with names; the write
+    stored = await ports.projections.get(game)
+    assert stored is not None
+    assert json.loads(stored.standings_json) == offline_standings(game_log(game, 3))

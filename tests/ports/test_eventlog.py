@@ -191,3 +191,18 @@ async def test_an_append_expecting_another_head_writes_nothing(backend: Backend)
     print(f"\n{backend.name}: head mismatches refused 3, stored {len(stored)} (theirs)")
     assert stored == [e.event_id for e in theirs]
     assert await backend.log.version("g2") == 0
+
+
+async def test_append_text_is_none_or_the_stored_lines_characters(backend: Backend) -> None:
+    log = game_log("g1", 4)
+    await backend.log.append("g1", log[:1])
+    result = await backend.log.append("g1", log[1:])
+    stored = await backend.log.read_raw("g1", 2, 4)
+    assert result.text is None or result.text == sum(len(line) for line in stored)
+    if backend.name == "redis":
+        assert result.text is not None  # ASCII lines: the cache counts them, no walk
+    wide = corrected("g1", 5, "ann", 1).model_copy(update={"seq": 5})
+    payload = wide.payload.model_copy(update={"reason": "\U0001f600" * 10})
+    assert (
+        await backend.log.append("g1", [wide.model_copy(update={"payload": payload})])
+    ).text is None

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
+from services.adapters.memory.feeds import MemoryShardFeeds
 from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.keys import shard_of
 from services.bootstrap import memory_ports, use_cases
+from services.doors.projector.loop import ProjectorLoop
 from services.platform.settings import ServiceSettings
 from services.ports.eventlog import FeedEntry
 from services.usecases.project import Project
@@ -120,3 +122,18 @@ async def test_a_refused_event_is_lettered_once_across_a_takeover() -> None:
     assert (await ports.projections.heads(["g1"]))[0].held == 4
     letters = await ports.letters.read()
     assert [(x.letter.source, x.letter.context["seq"]) for x in letters] == [("projector", "4")]
+
+
+async def test_a_lost_shard_drops_its_games_and_a_stopping_loop_drops_all_at_once() -> None:
+    ports, project, backend = setup()
+    games = {shard_of(f"g{i}", SHARDS): f"g{i}" for i in range(40)}  # one game per shard
+    for shard, game in games.items():
+        await ports.log.append(game, game_log(game, 3))
+        await project.apply(shard, feed(backend, game)[1])
+    loop = ProjectorLoop(MemoryShardFeeds(backend), SHARDS, project, ports.projections)  # type: ignore[arg-type]
+    lost, *kept = sorted(games)
+    await loop.lose(lost)
+    assert sorted(project.views.kept_keys()) == sorted(games[s] for s in kept)
+    loop.stopping = True  # every shard is being given back: one clear
+    await loop.lose(kept[0])
+    assert project.views.kept_keys() == []

@@ -90,7 +90,18 @@ def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
         )
         for i, event_id in enumerate(args[4 : 4 + 4 * ((len(out) - 1) // 3) : 4])
     )
-    return AppendResult(events=positions, version=int(out[0]))
+    return AppendResult(positions, int(out[0]), _lines_text(args, len(positions)))
+
+
+def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
+    """`AppendResult.text` of the call of ARGV `args` with `events` events: their lines are
+    every 4th value from the 8th (a live projection's values follow them)."""
+    total = 0
+    for data in args[7 : 4 + 4 * events : 4]:
+        if not isinstance(data, str) or not data.isascii() or "\\u" in data:
+            return None
+        total += len(data)
+    return total
 
 
 class RedisEventLog(EventLogBase):

@@ -121,6 +121,9 @@ class ProjectorLoop:
 
     def _forget_games(self, shard: int) -> None:
         views = self.project.views
+        if self.stopping:  # every shard is being given back: one clear, not a walk per shard
+            views.clear()
+            return
         for game_id in views.kept_keys():
             if shard_of(game_id, self.shards) == shard:
                 views.drop(game_id)
