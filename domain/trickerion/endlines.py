@@ -17,7 +17,6 @@ from functools import lru_cache, partial
 from operator import is_
 from typing import NamedTuple
 
-from domain.memo import MISS
 from domain.trickerion.catalog import Trick, trick
 from domain.trickerion.endgame import (
     EndLine,
@@ -62,24 +61,25 @@ def end_lines(state: TrickerionState, player_id: str) -> Ends:
         state.options,
         state.extra_tricks,
     )
-    amounts = (book.coins, book.shards)
+    coins, shards = book.coins, book.shards
     memo, key = state.memo, ("end_lines", player_id)
-    ends: Ends = memo.peek(key, inputs, amounts)
-    if ends is not MISS:
-        return ends
-    held = _holdings(state, player_id, inputs)
     kept = memo.latest(key)
-    if (
-        kept is not None
-        and all(map(is_, kept[0], inputs))
-        and "shapeshifter" not in held.arcane_workers
-    ):
-        ends = _updated(kept[1], held, state)
-    else:
-        lines = tuple(player_lines(held, state.options))
-        ends = Ends(held, lines, _cards(held, lines))
-    memo.put(key, inputs, ends, amounts)
+    if kept is not None and all(map(is_, kept[0], inputs)):
+        old: Ends = kept[1]
+        if old.held.coins == coins and old.held.shards == shards:
+            return old
+        if "shapeshifter" not in old.held.arcane_workers:
+            ends = _updated(old, _tuple_new(Holdings, (coins, shards, *old.held[2:])), state)
+            memo.put(key, inputs, ends)
+            return ends
+    held = _holdings(state, player_id, inputs)
+    lines = tuple(player_lines(held, state.options))
+    ends = Ends(held, lines, _cards(held, lines))
+    memo.put(key, inputs, ends)
     return ends
+
+
+_tuple_new = tuple.__new__  # Holdings(...) without its Python-level __new__ (the same tuple)
 
 
 def _holdings(state: TrickerionState, player_id: str, inputs: tuple[object, ...]) -> Holdings:
