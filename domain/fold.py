@@ -16,95 +16,27 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Generic, Literal
+from typing import Any, Generic
 from uuid import UUID
 
-from typing_extensions import TypeVar
-
-from contracts.common import EventVoided, GameEnded, GameStartedBase, Player, ScoreCorrected
+from contracts.common import EventVoided, GameEnded, GameStartedBase, ScoreCorrected
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
-from domain.ledger import LedgerEntry
+from domain.eventids import EventIds
+from domain.gamestate import GameState, Mark, S, Status
 from domain.log import Log, own
-from domain.logrules import VOIDED, correction_entry, log_kind, void_target
-from domain.memo import Memo
-from domain.ruleset import Entries, Ruleset
-from domain.rulesets import ruleset_for_game, ruleset_for_started
+from domain.logrules import KINDS, VOIDED, correction_entry, log_kind, void_target
+from domain.ruleset import Entries
+from domain.rulesets import ruleset_for_started
 
-Status = Literal["in_progress", "final"]
-S = TypeVar("S", default=Any)
-"""The ruleset's own state type (a frozen value)."""
+__all__ = ["MARK_EVERY", "Folder", "GameState", "Mark", "evolve", "fold", "start"]
+"""`GameState` and `Mark` live in `domain.gamestate`; callers import them from here too."""
 
 MARK_EVERY = 16
 """Events between two marks (the saved points a void refolds from). 16, not 64: a void refolds
 8 events on average instead of 32 (voids were 9% of the simulated games' fold, docs/decisions/0012-hot-reads-and-off-loop-replays.md), and
 a mark costs a copy of the sums (a few dicts of players x categories) every 16 events."""
-
-Totals = Mapping[str, int]
-Breakdown = Mapping[str, Mapping[str, int]]
-
-
-@dataclass(frozen=True, slots=True)
-class Mark(Generic[S]):
-    """The fold right after event `seq`: what a refold needs to resume there."""
-
-    seq: int
-    status: Status
-    rules: S
-    ledger_len: int
-    totals: Totals
-    breakdown: Breakdown
-
-
-@dataclass(frozen=True)
-class GameState(Generic[S]):
-    """Everything known about one game after its events so far (immutable).
-
-    Attributes:
-        game_id / game: the game and its ruleset key.
-        players: the seated players, in seat order.
-        seq: the last applied event's seq (the game's version).
-        status: `in_progress` until `game.ended`, then `final`.
-        rules: the ruleset's own state value.
-        ledger: every resource change, in order (a read-only sequence).
-        history: every event applied, voided ones included (needed to refold on a void).
-        voided: ids of voided events.
-        totals: player id -> sum of the ledger in the score unit.
-        breakdown: player id -> category -> sum in the score unit (categories with an entry).
-    """
-
-    game_id: str
-    game: str
-    players: tuple[Player, ...]
-    seq: int
-    status: Status
-    rules: S
-    ledger: Log[LedgerEntry]
-    history: Log[Envelope]
-    voided: frozenset[UUID]
-    totals: Totals
-    breakdown: Breakdown
-    marks: Log[Mark[S]] = field(default_factory=Log, compare=False, repr=False)
-    ids: Mapping[UUID, int] = field(default_factory=dict, compare=False, repr=False)
-    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False, hash=False)
-    """Values derived from this (immutable) state, computed once (e.g. its standings)."""
-    cache: Memo = field(default_factory=Memo, compare=False, repr=False, hash=False)
-    """Values derived from parts of the game's states, shared by every state of the game and
-    kept while their inputs are the same objects (e.g. a player's standings line)."""
-
-    @property
-    def ruleset(self) -> Ruleset[S]:
-        """The game's ruleset."""
-        return ruleset_for_game(self.game)
-
-    def seq_of(self, event_id: UUID) -> int | None:
-        """The seq of event `event_id` in this state's history, None if it has none."""
-        seq = self.ids.get(event_id)
-        if seq is None or seq > self.seq or self.history[seq - 1].event_id != event_id:
-            return None
-        return seq
 
 
 class Folder(Generic[S]):
@@ -134,13 +66,15 @@ class Folder(Generic[S]):
     def _load(self, state: GameState[S]) -> None:
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
+        self._apply = self.ruleset.apply  # bound once: read per event
         self._unit = self.ruleset.score_resource
         self.seq, self.status, self.rules = state.seq, state.status, state.rules
         self.voided = state.voided
         self._ledger, self._ledger_n = state.ledger.buffer()
         self._history, _ = state.history.buffer()
         self._marks, self._marks_n = state.marks.buffer()
-        self._ids = state.ids
+        index = state.id_index  # it must read our list (a state built around a copy may not)
+        self._ids = index if index.follows(self._history) else index.branch(self._history, 0)
         self._totals, self._breakdown = state.totals, state.breakdown
         self._cache = state.cache
         self._shared, self._snap, self.started = True, state, True
@@ -170,7 +104,7 @@ class Folder(Generic[S]):
             totals=self._totals,
             breakdown=self._breakdown,
             marks=Log(self._marks, self._marks_n),
-            ids=self._ids,
+            id_index=self._ids,
             memo={},
             cache=self._cache,
         )
@@ -193,10 +127,19 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
+        kind = KINDS[type(event.payload)]
+        if (  # the ruleset's own event in order (most of any game): `log_kind` inlined
+            kind is None
+            and event.seq == self.seq + 1
+            and event.game_id == self.game_id
+            and self.status != "final"
+        ):
+            rules, entries = self._apply(self.rules, event)
+            self._advance(event, rules, entries, self.status)
+            return
+        # the log's rules (raising for a ruleset's own event out of order), then its kind
         kind = log_kind(self.game_id, self.seq, self.status == "final", event)
-        if kind is None:  # the ruleset's own event (the most part of any game)
-            self._advance(event, *self.ruleset.apply(self.rules, event), self.status)
-        elif kind is VOIDED:  # refold from the mark before the voided event
+        if kind is VOIDED:  # refold from the mark before the voided event
             assert isinstance(event.payload, EventVoided)
             redo: Folder[S] = Folder()
             redo._rewind(self.state, event.payload)
@@ -217,18 +160,17 @@ class Folder(Generic[S]):
             if self._shared:
                 self._unshare()
             totals, breakdown, owned, unit = self._totals, self._breakdown, self._owned, self._unit
-            for entry in entries:  # the score-unit entries into the sums (inlined: per event)
-                if entry.resource != unit:
+            # the score-unit entries into the sums (inlined, the entry unpacked: per event)
+            for _, _, pid, resource, category, amount, _, _ in entries:
+                if resource != unit:
                     continue
-                pid = entry.player_id
-                totals[pid] = totals.get(pid, 0) + entry.amount  # type: ignore[index]
+                totals[pid] = totals.get(pid, 0) + amount  # type: ignore[index]
                 if pid not in owned:  # the player's category dict is still a handed-out one
                     breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
                     owned.add(pid)
                 cats = breakdown[pid]
-                cats[entry.category] = cats.get(entry.category, 0) + entry.amount  # type: ignore[index]
-        self._history.append(event)
-        self._ids[event.event_id] = seq  # type: ignore[index]  # ours since _fork/_load
+                cats[category] = cats.get(category, 0) + amount  # type: ignore[index]
+        self._history.append(event)  # the id index reads it from there when asked
         self.seq, self.status, self.rules, self._snap = seq, status, rules, None
         if not seq % MARK_EVERY:
             self._shared = True  # the mark holds the sums
@@ -240,7 +182,7 @@ class Folder(Generic[S]):
         self._history = self._history[: self.seq]
         self._ledger = own(self._ledger, self._ledger_n)[:]
         self._marks = self._marks[: self._marks_n]
-        self._ids = {e.event_id: e.seq for e in self._history}
+        self._ids = EventIds(self._history)  # read on first use
 
     def _unshare(self) -> None:
         """Copy the sums a handed-out state shares (a player's categories: on first entry)."""
@@ -262,8 +204,9 @@ class Folder(Generic[S]):
         self._ledger, self._ledger_n = list(state.ledger[: mark.ledger_len]), mark.ledger_len
         self._history = list(state.history[: mark.seq])
         self._marks, self._marks_n = list(marks[:keep]), keep
-        # The ids stay the state's (shared by `_load`; the refold adds the same events at the
-        # same seqs): rebuilding them made a void cost 15 s in a 20,000-event game.
+        # The id table stays the state's (the refold adds the same events at the same seqs):
+        # rebuilding it made a void cost 15 s in a 20,000-event game.
+        self._ids = self._ids.branch(self._history, mark.seq)
         self._totals, self._breakdown = mark.totals, mark.breakdown
         return target, keep
 
@@ -327,7 +270,6 @@ def start(event: Envelope) -> GameState:
         totals=totals,
         breakdown=breakdown,
         marks=Log([mark]),
-        ids={event.event_id: 1},
     )
 
 

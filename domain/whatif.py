@@ -104,7 +104,7 @@ def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelop
         totals=totals,
         breakdown=breakdown,
         marks=Log(marks),
-        ids=state.ids,
+        id_index=state.id_index,
         cache=Memo(),
     )
     folder: Folder[Any] = Folder.resume(joined)

@@ -217,7 +217,7 @@ def ledger_changes(
             continue
         if after.arcana != before.arcana or after.arcana_lost != before.arcana_lost:
             entries += _arcana_entry(pid, before, after, event)
-        was, now = _category_vp(old, pid), _category_vp(new, pid)
+        was, now = _category_vp_change(old, new, pid)
         for key, value in now.items():
             if value != was[key]:
                 entries.append(
@@ -261,6 +261,24 @@ def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
         vp = category_vp(t, options)
     memo.put(key, (t, options), vp)
     return vp
+
+
+def _category_vp_change(
+    old: PenumbraState, new: PenumbraState, player_id: str
+) -> tuple[dict[str, int], dict[str, int]]:
+    """`(_category_vp(old, player_id), _category_vp(new, player_id))` with one memo read when
+    the memo keeps the player's tableau of `old` (the usual case: the last event's "after")."""
+    options, memo = new.options, new.memo
+    key = ("vp", player_id)
+    kept = memo.latest(key)
+    if kept is not None:
+        (before, kept_options), was = kept
+        if before is old.tableaux[player_id] and kept_options is options is old.options:
+            after = new.tableaux[player_id]
+            now = category_vp_since(after, options, (before, was))
+            memo.put(key, (after, options), now)
+            return was, now
+    return _category_vp(old, player_id), _category_vp(new, player_id)
 
 
 Details = tuple[dict[str, int], list[tuple[str, str, int, str]]]

@@ -21,7 +21,6 @@ from domain.trickerion import categories as r
 from domain.trickerion.catalog import characters
 from domain.trickerion.state import Change, PlayerBook, TrickerionState, settle
 from domain.trickerion.turns import require_turn
-from domain.values import replace
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
 _FAME, _COINS, _SHARDS = Resource.FAME, Resource.COINS, Resource.SHARDS
@@ -52,7 +51,6 @@ def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
             f"Advertise costs the position, {position}; {p.player_id} paid {p.coins_paid}",
             "payload.coins_paid",
         )
-    state = state.with_book(p.player_id, replace(book, advertised_in_turn=state.turn))
     note = f"Advertised at initiative position {position}"
     return settle(
         state,
@@ -69,6 +67,7 @@ def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
             ),
             Change(p.player_id, Resource.FAME, ADVERTISE_FAME, "advertise", r.ADVERTISE, note),
         ),
+        (p.player_id, book._replace(advertised_in_turn=state.turn)),
     )
 
 
@@ -97,7 +96,7 @@ def trick_learned(state: TrickerionState, event: Envelope, p: TrickLearned) -> R
             f"{card.id} is already owned by {owner}",
             "payload.trick_id",
         )
-    book = replace(book, tricks=(*book.tricks, card.id))
+    book = book._replace(tricks=(*book.tricks, card.id))
     return _bought(
         state, event, p.player_id, book, p.coins_paid, "learn", f"learned {card.id} {card.name}"
     )
@@ -126,7 +125,7 @@ def character_hired(state: TrickerionState, event: Envelope, p: CharacterHired) 
             f"{p.player_id} already has a {p.character}",
             "payload.character",
         )
-    book = replace(book, hires=(*book.hires, p.character))
+    book = book._replace(hires=(*book.hires, p.character))
     return _bought(state, event, p.player_id, book, p.coins_paid, "hire", f"hired {p.character}")
 
 
@@ -145,11 +144,10 @@ def _bought(
     Raises:
         RuleViolation: `trickerion.coins.insufficient` naming payload.coins_paid.
     """
-    state = state.with_book(player_id, book)
     change = Change(
         player_id, _COINS, -coins_paid, category, r.OTHER_SOURCES, note, "payload.coins_paid"
     )
-    return settle(state, event, (change,))
+    return settle(state, event, (change,), (player_id, book))
 
 
 def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Result:

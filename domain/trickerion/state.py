@@ -25,13 +25,14 @@ _NO_CARDS: Mapping[str, Trick] = MappingProxyType({})
 _FAME, _COINS = Resource.FAME, Resource.COINS  # an enum member read costs ~65 ns, a global ~6
 
 
-@dataclass(frozen=True)
-class PlayerBook:
-    """One player's running totals and holdings.
+class PlayerBook(NamedTuple):
+    """One player's running totals and holdings (immutable: a named tuple, which `settle`
+    builds in half the time of a frozen dataclass, once per changed player and event).
 
     `fame` (Fame, this ruleset's entries only: referee corrections are not seen here),
     `coins`, `shards` (loose Shards), `tricks` (learned Trick ids), `hires` (characters
-    hired), `advertised_in_turn` (the last turn the player Advertised, 0 = never).
+    hired), `advertised_in_turn` (the last turn the player Advertised, 0 = never). A copy
+    with other values: `book._replace(...)`.
     """
 
     fame: int
@@ -123,9 +124,14 @@ class Change(NamedTuple):
 
 
 def settle(
-    state: TrickerionState, event: Envelope, changes: Iterable[Change]
+    state: TrickerionState,
+    event: Envelope,
+    changes: Iterable[Change],
+    new_book: tuple[str, PlayerBook] | None = None,
 ) -> tuple[TrickerionState, tuple[LedgerEntry, ...]]:
     """Apply `changes` in order; return the new state and one ledger entry per non-zero change.
+    `new_book`, (player id, book): that player's new book (a trick learned, a hire, an Advertise),
+    the changes applied to it, in the same new state (one copy of the state, not two).
 
     Coins below 0 are refused under `negative_coins="never"` (docs/rules/trickerion.md#during-play);
     Shards never go below 0; Fame stops at 0 under `fame_floor="clamp_zero"` (§5.4), the
@@ -136,7 +142,7 @@ def settle(
             naming the change's field; `trickerion.player.unknown`.
     """
     entries: list[LedgerEntry] = []
-    held: dict[str, list[int]] = {}  # player -> [fame, coins, shards] as the changes run
+    held = _held(new_book)  # player -> [fame, coins, shards] as the changes run
     books = state.books
     options = state.options
     clamp = options.fame_floor == "clamp_zero"
@@ -167,13 +173,25 @@ def settle(
         entries.append(  # LedgerEntry(...) without its Python-level __new__ (the same tuple)
             _tuple_new(LedgerEntry, (event_id, seq, pid, resource, category, amount, rule, note))
         )
-    return (_written(state, held) if held else state), tuple(entries)
+    return (_written(state, held, new_book) if held else state), tuple(entries)
 
 
-def _written(state: TrickerionState, held: dict[str, list[int]]) -> TrickerionState:
-    """`state` with the changed players' [fame, coins, shards] written back: one new book per
-    changed player, once per event (the fold's hot path: `replace` inlined)."""
+def _held(new_book: tuple[str, PlayerBook] | None) -> dict[str, list[int]]:
+    """`settle`'s running amounts to start from: the new book's, if any."""
+    if new_book is None:
+        return {}
+    pid, book = new_book
+    return {pid: [book.fame, book.coins, book.shards]}
+
+
+def _written(
+    state: TrickerionState, held: dict[str, list[int]], new_book: tuple[str, PlayerBook] | None
+) -> TrickerionState:
+    """`state` with `new_book` in and the changed players' [fame, coins, shards] written back:
+    one new book per changed player, once per event (the fold's hot path: `replace` inlined)."""
     books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
+    if new_book is not None:
+        books[new_book[0]] = new_book[1]
     for pid, (fame, coins, shards) in held.items():
         books[pid] = _with_amounts(books[pid], fame, coins, shards)
     new: TrickerionState = _new(TrickerionState)
@@ -211,13 +229,9 @@ _proxy = MappingProxyType
 
 
 def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
-    """`replace(book, fame=fame, coins=coins, shards=shards)` without the keyword dict and the
-    field check (settle's write-back, once per changed player and event; docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
-    new: PlayerBook = _new(PlayerBook)
-    fields = new.__dict__
-    fields.update(book.__dict__)
-    fields["fame"], fields["coins"], fields["shards"] = fame, coins, shards
-    return new
+    """`book._replace(fame=fame, coins=coins, shards=shards)` without the keyword dict
+    (settle's write-back, once per changed player and event; docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
+    return _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
 
 
 def start_state(options: TrickerionOptions, players: tuple[Player, ...]) -> TrickerionState:

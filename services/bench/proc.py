@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from services.platform.lifetime import bound_to_parent
+from services.platform.lifetime import bound_to_parent, stop_child
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -116,10 +116,5 @@ class Service:
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop_child(self.proc, signal.SIGTERM, 10)
         self.log.unlink(missing_ok=True)

@@ -15,6 +15,7 @@ from services.bench import corpus
 from services.bench.layout import SHARDS, Loader
 from services.bench.rows_projector import prefill, reset
 from services.bench.trees import ROOT, Tree
+from services.platform.lifetime import stop_child
 
 PROBES = Path(__file__).parent / "probes"
 OUT = ROOT / "docs" / "profiles"
@@ -52,12 +53,7 @@ def take(tree: Tree, url: str, games: list[corpus.Game]) -> list[str]:
     started = time.monotonic()
     while loader.behind() and time.monotonic() - started < 300:
         time.sleep(0.05)
-    child.send_signal(signal.SIGINT)
-    try:
-        child.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
+    stop_child(child, signal.SIGINT, 30)
     loader.close()
     if proj.exists():
         notes.append(

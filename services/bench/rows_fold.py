@@ -121,6 +121,11 @@ def fold_by_length(trees: list[Tree], games: list[corpus.Game], long: int) -> Ro
     )
 
 
+def _rendered(got: dict[str, float]) -> str:
+    us = got.get("rendered_us")
+    return "" if us is None else f"; the stored projection rendered after each event {us:.1f} µs"
+
+
 def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
     """Standings kept after every event (the tree's incremental API where it has one, see the
     probe) minus the fold alone, per event, vs json.loads of one line."""
@@ -130,7 +135,7 @@ def standings_each(trees: list[Tree], games: list[corpus.Game]) -> Row:
     ratio = [g["standings_us"] / g["loads_us"] for g in got]
     detail = "; ".join(
         f"{t.label} {g['standings_us']:.1f} µs standings, {g['fold_us']:.1f} µs fold, "
-        f"{g['loads_us']:.1f} µs json.loads, via {g['api']}"
+        f"{g['loads_us']:.1f} µs json.loads, via {g['api']}{_rendered(g)}"
         for t, g in zip(trees, got, strict=True)
     )
     return compared(

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from services.cli.offline import LogLineError
-from services.platform.terminal import LogFile, err
+from services.platform.terminal import LogFile, err, progress_bar
 
 if TYPE_CHECKING:  # httpx and rich.progress load when the command runs
     from rich.progress import Progress
@@ -103,7 +103,7 @@ def publish(
     try:
         import asyncio
 
-        with _progress() as progress:
+        with progress_bar() as progress:
             sent, duplicates = asyncio.run(send(progress))
     except PublishError as error:
         err.print(escape(str(error)), highlight=False, soft_wrap=True)
@@ -126,22 +126,4 @@ def publish(
         f"published {sent} events in {elapsed:.2f} s ({sent / elapsed:.0f} events/s)"
         + (stored if duplicates else ""),
         highlight=False,
-    )
-
-
-def _progress() -> Progress:
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
     )

@@ -51,14 +51,13 @@ def simulate(
     """Generate rule-valid games (reproducible from --seed) and send or write them."""
     import asyncio
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from services.cli.sinks import (  # httpx, redis: lazily
         TargetDown,
         send_http,
         send_inbox,
         write_jsonl,
     )
+    from services.platform.terminal import progress_bar
     from services.simulator.tables import simulate_game, simulate_tables, simulated_games
 
     if game not in (*simulated_games(), "mixed"):
@@ -78,13 +77,7 @@ def simulate(
         paths = write_jsonl((simulate_game(kind, seed, t) for t in range(tables)), out)
         err.print(f"wrote {len(paths)} game{'' if len(paths) == 1 else 's'} to {out}")
         return
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-    ) as progress:
+    with progress_bar(err) as progress:
         task = progress.add_task("events sent", total=None)
 
         def advance(n: int) -> None:

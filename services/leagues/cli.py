@@ -31,11 +31,13 @@ def simulate(
     added up (all, or `--best N`); prints the league table and the ratings. --json prints
     {"tournaments", "games_rated", "standings": [...], "ratings": [{"player_id", "mu",
     "sigma", "ordinal"}]}."""
-    from services.leagues.simulator import simulate_league  # ctx.obj: its Builders
+    import asyncio
+
+    from services.leagues.simulator import run_league  # ctx.obj: its Builders
 
     if game not in ("trickerion", "penumbra"):
         raise typer.BadParameter("trickerion or penumbra", param_hint="--game")
-    result = simulate_league(tournaments, players, rounds, seed, game, best, ctx.obj)
+    result = asyncio.run(run_league(tournaments, players, rounds, seed, game, best, ctx.obj))
     if as_json:
         typer.echo(json.dumps(result))
         return

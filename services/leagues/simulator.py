@@ -4,7 +4,6 @@ in-memory logs, then its standings and its openskill ratings, replayed game by g
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
 from contracts.league import LeagueCreated
@@ -61,16 +60,3 @@ async def run_league(
         "standings": [line.to_dict() for line in lines],
         "ratings": [{"player_id": pid, **r.to_dict()} for pid, r in board],
     }
-
-
-def simulate_league(
-    tournaments: int,
-    players: int,
-    rounds: int,
-    seed: int,
-    game: str,
-    best: int | None,
-    build: Builders,
-) -> dict[str, Any]:
-    """`run_league`, run to completion."""
-    return asyncio.run(run_league(tournaments, players, rounds, seed, game, best, build))

@@ -10,11 +10,13 @@ nothing runs at all in a process killed by SIGKILL, so there the child must noti
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 EXIT_SIGTERM = 128 + signal.SIGTERM
 """The exit code of a command ended by SIGTERM (the shell's convention)."""
@@ -68,3 +70,14 @@ def bound_to_parent(argv: list[str], parent_pid: int) -> list[str]:
     if sys.platform != "linux":
         return argv
     return [sys.executable, "-S", "-c", _BIND, str(int(signal.SIGTERM)), str(parent_pid), *argv]
+
+
+def stop_child(child: subprocess.Popen[Any], sig: int, timeout_s: float) -> None:
+    """Send `sig` to `child`, wait up to `timeout_s` seconds for it to exit, and kill it (and
+    reap it) when it has not by then."""
+    child.send_signal(sig)
+    try:
+        child.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from services.platform.lifetime import stop_child
 from tests import procs
 from tests.cli.conftest import ROOT
 
@@ -118,12 +119,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield Served(data["url"], data["redis_url"])
     finally:
         if demo.poll() is None:
-            demo.send_signal(signal.SIGTERM)
-            try:
-                demo.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                demo.kill()
-                demo.wait()
+            stop_child(demo, signal.SIGTERM, 60)
         procs.wait_until_none(lambda: procs.in_session(demo.pid), 10.0)
 
 

@@ -242,3 +242,35 @@ def test_score_at_a_seq_the_log_lacks_names_it(trickerion_log: Path) -> None:
     assert "line 0" not in worded.stderr
     refused = runner.invoke(app, ["score", str(trickerion_log), "--at-seq", "0"])
     assert refused.exit_code == 2  # typer: below the option's minimum
+
+
+def test_score_file_pauses_the_collector_and_leaves_it_as_it_found_it(
+    trickerion_log: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cyclic collector is off while a log is parsed and folded (everything parsed stays
+    alive to the end), on again after, a refused line too; left off when it was off."""
+    import gc
+
+    import services.cli.offline as offline
+    from services.cli.offline import LogLineError, score_file
+
+    seen: list[bool] = []
+    fold_lines = offline.fold_lines
+    monkeypatch.setattr(
+        offline, "fold_lines", lambda events: seen.append(gc.isenabled()) or fold_lines(events)
+    )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n", encoding="utf-8")
+    assert gc.isenabled()
+    score_file(trickerion_log)
+    assert seen == [False]
+    assert gc.isenabled()
+    with pytest.raises(LogLineError):
+        score_file(bad)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score_file(trickerion_log)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from contracts.events import ENVELOPE_BY_TYPE
+from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from services.simulator.tables import simulate_game
 
@@ -72,3 +73,40 @@ def correction_of(state: GameState[Any], pick: int, amount: int, category: str) 
         "referee": "ref",
     }
     return referee_event(state, "game.score_corrected", payload)
+
+
+def referee_pick(state: GameState[Any], pick: int, *, unlabelled: bool = False) -> Any:
+    """The referee event `pick` chooses on `state`: a void or a correction (of `pick % 7 - 3`
+    Fame/VP) in turn; with `unlabelled`, one pick in three instead corrects (by a non-zero
+    amount) in "house_bonus", a category no ruleset labels (a new label changes every
+    player's breakdown)."""
+    if not unlabelled:
+        if pick % 2:
+            return void_of(state, pick)
+        return correction_of(state, pick, pick % 7 - 3, "correction")
+    if pick % 3 == 0:
+        return void_of(state, pick)
+    category = "correction" if pick % 3 == 1 else "house_bonus"
+    return correction_of(state, pick, pick % 7 - 3 or 1, category)
+
+
+def referee_through(
+    folder: Folder[Any],
+    picks: list[int],
+    check: Callable[[GameState[Any]], None],
+    *,
+    unlabelled: bool = False,
+) -> int:
+    """Add to `folder` the referee event each of `picks` chooses (`referee_pick`), calling
+    `check` on the state after each one the rules accept; a refused one (`RuleViolation`,
+    e.g. a void that would break a later event) changes nothing. Returns how many were
+    applied."""
+    applied = 0
+    for pick in picks:
+        try:
+            folder.add(referee_pick(folder.state, pick, unlabelled=unlabelled))
+        except RuleViolation:
+            continue
+        applied += 1
+        check(folder.state)
+    return applied

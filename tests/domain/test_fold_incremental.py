@@ -141,3 +141,40 @@ def test_a_50000_event_game_folds_in_one_pass() -> None:
         )
         for p in short.players
     }
+
+
+def test_each_writer_finds_its_own_event_ids_after_another_continued_the_state() -> None:
+    """The event-id index is read from the history on first use (domain.eventids): writers
+    continuing one state, one of them voiding, each find every event of its own history at
+    its seq, and none of the others'."""
+    log = _log(("trickerion", 3, []))
+    middle = len(log) // 2
+    base = fold(log, upto_seq=middle)
+    a = base
+    for event in log[middle:]:
+        a = evolve(a, event)
+    pid = base.players[0].player_id
+    correction = referee_event(
+        base,
+        "game.score_corrected",
+        {"player_id": pid, "amount": 3, "reason": "r", "referee": "ref"},
+    )
+    b = evolve(base, correction)
+    void = referee_event(
+        b,
+        "game.event_voided",
+        {"voided_event_id": str(log[middle - 1].event_id), "reason": "r", "referee": "ref"},
+    )
+    c = evolve(b, void)
+    for state, events in (
+        (a, log),
+        (b, [*log[:middle], correction]),
+        (c, [*log[:middle], correction, void]),
+        (base, log[:middle]),
+    ):
+        assert [state.seq_of(e.event_id) for e in events] == [e.seq for e in events]
+        found = {i: seq for i, seq in state.ids.items() if state.seq_of(i) == seq}
+        assert found == {e.event_id: e.seq for e in events}
+    assert base.seq_of(correction.event_id) is None
+    assert c.seq_of(log[middle].event_id) is None
+    assert a.seq_of(void.event_id) is None

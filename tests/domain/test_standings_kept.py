@@ -16,12 +16,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.errors import RuleViolation
 from domain.fold import GameState, evolve
 from domain.standings import standings, standings_json
 from domain.standings_kept import kept_standings, kept_standings_json
 from services.simulator.tables import simulate_game
-from tests.domain.referee import KINDS, PICKS, SEEDS, correction_of, middle_of_play, void_of
+from tests.domain.referee import KINDS, PICKS, SEEDS, middle_of_play, referee_through
 from tests.domain.test_standings_incremental import cold
 
 PROPERTY = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -55,19 +54,7 @@ def test_kept_standings_after_voids_and_corrections_equal_the_full_render(
 ) -> None:
     folder = middle_of_play(kind, seed)
     kept_standings(folder.state)  # fill the kept parts before the voids
-    applied = 0
-    for pick in picks:
-        state = folder.state
-        if pick % 2:
-            event = void_of(state, pick)
-        else:
-            event = correction_of(state, pick, pick % 7 - 3, "correction")
-        try:
-            folder.add(event)
-        except RuleViolation:
-            continue  # refused (e.g. a void that would break a later event): nothing changed
-        applied += 1
-        assert_kept_is_full(folder.state)
+    applied = referee_through(folder, picks, assert_kept_is_full)
     print(f"{kind} seed {seed}: {applied} of {len(picks)} referee events applied, kept equal")
 
 

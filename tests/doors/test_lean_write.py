@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from services.bootstrap import Roles, assemble, build
-from services.doors.query import metrics as query_metrics
 from services.doors.query.front import FrontedFastAPI
 from services.platform.settings import ServiceSettings
+from tests.query.conftest import crossing
 from tests.redis_fixture import flush_all
 
 pytestmark = pytest.mark.redis
@@ -96,16 +96,7 @@ async def run(url: str, front: bool, crossed: list[str]) -> tuple[list[Any], lis
 @pytest.fixture
 def crossed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths of the requests that crossed the app's middleware."""
-    paths: list[str] = []
-    real = query_metrics.MetricsMiddleware.__call__
-
-    async def spy(self: Any, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            paths.append(scope["path"])
-        await real(self, scope, receive, send)
-
-    monkeypatch.setattr(query_metrics.MetricsMiddleware, "__call__", spy)
-    return paths
+    return crossing(monkeypatch)
 
 
 async def test_the_lean_write_answers_as_the_fastapi_route(

@@ -6,6 +6,8 @@ a replica holds it."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 import redis
 from fastapi.testclient import TestClient
@@ -33,6 +35,18 @@ def created(league_id: str = "club") -> LeagueEnvelope:
     return league_event(1, LeagueCreated(title="Club", game="penumbra"), league_id)
 
 
+@pytest.fixture
+async def client(servers: tuple[RedisServer, RedisServer]) -> AsyncIterator[RedisClient]:
+    """A client of the test's own primary (the session's Redis may be a cluster with
+    replicas; this primary has none until a test attaches one)."""
+    primary, _ = servers
+    client = connect(primary.url)
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
+
 def waiting_logs(client: RedisClient, wait_ms: int) -> tuple[RedisTournamentLog, RedisLeagueLog]:
     """Tournament and league logs on `client` that wait up to `wait_ms` for one replica."""
     return (
@@ -42,56 +56,46 @@ def waiting_logs(client: RedisClient, wait_ms: int) -> tuple[RedisTournamentLog,
 
 
 async def test_no_replica_stores_but_refuses_and_the_retry_is_a_duplicate_that_waits(
-    servers: tuple[RedisServer, RedisServer],
+    client: RedisClient,
 ) -> None:
-    # A primary of its own with no replica (the session's Redis may be a cluster with replicas).
-    primary, _ = servers
-    client = connect(primary.url)
-    try:
-        tournaments, leagues = waiting_logs(client, wait_ms=50)
-        s = Stream("cup").create().register("a")
-        for _ in range(2):  # the first stores, the retry finds duplicates: both wait, both refused
-            with pytest.raises(ReplicasUnconfirmed) as unconfirmed:
-                await tournaments.append("cup", s.events, credential="d1")
-            assert (unconfirmed.value.wanted, unconfirmed.value.acked) == (1, 0)
-            with pytest.raises(ReplicasUnconfirmed):
-                await leagues.append("club", [created()], credential="d1")
-        assert await tournaments.version("cup") == 2  # stored once, not acknowledged
-        assert await leagues.version("club") == 1
-        # without the setting the same events are answered as duplicates, no wait
-        plain = await RedisTournamentLog(client, KEYS).append("cup", s.events, credential="d1")
-        assert [(e.seq, e.duplicate) for e in plain.events] == [(1, True), (2, True)]
-        league = await RedisLeagueLog(client, KEYS).append("club", [created()], credential="d1")
-        assert [(e.seq, e.duplicate) for e in league.events] == [(1, True)]
-    finally:
-        await client.aclose()
+    tournaments, leagues = waiting_logs(client, wait_ms=50)
+    s = Stream("cup").create().register("a")
+    for _ in range(2):  # the first stores, the retry finds duplicates: both wait, both refused
+        with pytest.raises(ReplicasUnconfirmed) as unconfirmed:
+            await tournaments.append("cup", s.events, credential="d1")
+        assert (unconfirmed.value.wanted, unconfirmed.value.acked) == (1, 0)
+        with pytest.raises(ReplicasUnconfirmed):
+            await leagues.append("club", [created()], credential="d1")
+    assert await tournaments.version("cup") == 2  # stored once, not acknowledged
+    assert await leagues.version("club") == 1
+    # without the setting the same events are answered as duplicates, no wait
+    plain = await RedisTournamentLog(client, KEYS).append("cup", s.events, credential="d1")
+    assert [(e.seq, e.duplicate) for e in plain.events] == [(1, True), (2, True)]
+    league = await RedisLeagueLog(client, KEYS).append("club", [created()], credential="d1")
+    assert [(e.seq, e.duplicate) for e in league.events] == [(1, True)]
 
 
 async def test_the_retry_is_acknowledged_once_a_replica_holds_it(
-    servers: tuple[RedisServer, RedisServer],
+    servers: tuple[RedisServer, RedisServer], client: RedisClient
 ) -> None:
     primary, replica = servers
-    client = connect(primary.url)
-    try:
-        tournaments, leagues = waiting_logs(client, wait_ms=100)
-        s = Stream("cup").create().register("a", "b")
-        with pytest.raises(ReplicasUnconfirmed):
-            await tournaments.append("cup", s.events[:2], credential="d1")
-        with pytest.raises(ReplicasUnconfirmed):
-            await leagues.append("club", [created()], credential="d1")
-        attach(primary, replica)
-        again = await tournaments.append("cup", s.events[:2], credential="d1")
-        assert [(e.seq, e.duplicate) for e in again.events] == [(1, True), (2, True)]
-        fresh = await tournaments.append("cup", s.events[2:], credential="d1")
-        assert [(e.seq, e.duplicate) for e in fresh.events] == [(3, False)]
-        league = await leagues.append("club", [created()], credential="d1")
-        assert [(e.seq, e.duplicate) for e in league.events] == [(1, True)]
-        on_replica = redis.Redis(port=replica.port)  # WAIT returned: the replica has them
-        assert on_replica.xlen(KEYS.tournament_stream("cup")) == 3
-        assert on_replica.xlen(KEYS.tournament_stream(LEAGUE + "club")) == 1
-        on_replica.close()
-    finally:
-        await client.aclose()
+    tournaments, leagues = waiting_logs(client, wait_ms=100)
+    s = Stream("cup").create().register("a", "b")
+    with pytest.raises(ReplicasUnconfirmed):
+        await tournaments.append("cup", s.events[:2], credential="d1")
+    with pytest.raises(ReplicasUnconfirmed):
+        await leagues.append("club", [created()], credential="d1")
+    attach(primary, replica)
+    again = await tournaments.append("cup", s.events[:2], credential="d1")
+    assert [(e.seq, e.duplicate) for e in again.events] == [(1, True), (2, True)]
+    fresh = await tournaments.append("cup", s.events[2:], credential="d1")
+    assert [(e.seq, e.duplicate) for e in fresh.events] == [(3, False)]
+    league = await leagues.append("club", [created()], credential="d1")
+    assert [(e.seq, e.duplicate) for e in league.events] == [(1, True)]
+    on_replica = redis.Redis(port=replica.port)  # WAIT returned: the replica has them
+    assert on_replica.xlen(KEYS.tournament_stream("cup")) == 3
+    assert on_replica.xlen(KEYS.tournament_stream(LEAGUE + "club")) == 1
+    on_replica.close()
 
 
 def test_http_creates_answer_503_with_the_generated_organiser_token(
@@ -130,21 +134,14 @@ def test_http_creates_answer_503_with_the_generated_organiser_token(
     direct.close()
 
 
-async def test_a_creation_stored_without_acknowledgement_is_listed(
-    servers: tuple[RedisServer, RedisServer],
-) -> None:
+async def test_a_creation_stored_without_acknowledgement_is_listed(client: RedisClient) -> None:
     """The creation that raised `ReplicasUnconfirmed` is stored: it is in its kind's list
     (`GET /tournaments`) like any other, also after its retry was answered from the stream."""
-    primary, _ = servers  # no replica attached
-    client = connect(primary.url)
-    try:
-        tournaments, leagues = waiting_logs(client, wait_ms=50)
-        with pytest.raises(ReplicasUnconfirmed):
-            await tournaments.append("cup", Stream("cup").create().events, credential="d1")
-        with pytest.raises(ReplicasUnconfirmed):
-            await leagues.append("club", [created()], credential="d1")
-        assert (await tournaments.version("cup"), await leagues.version("club")) == (1, 1)
-        assert await tournaments.streams(10) == ["cup"]
-        assert await leagues.streams(10) == ["club"]
-    finally:
-        await client.aclose()
+    tournaments, leagues = waiting_logs(client, wait_ms=50)
+    with pytest.raises(ReplicasUnconfirmed):
+        await tournaments.append("cup", Stream("cup").create().events, credential="d1")
+    with pytest.raises(ReplicasUnconfirmed):
+        await leagues.append("club", [created()], credential="d1")
+    assert (await tournaments.version("cup"), await leagues.version("club")) == (1, 1)
+    assert await tournaments.streams(10) == ["cup"]
+    assert await leagues.streams(10) == ["club"]

@@ -99,3 +99,38 @@ async def test_the_tier_lock_has_one_owner_at_a_time_and_ends_by_itself(
     assert await hot.lock("g-lock", "forget-1", 200)
     await asyncio.sleep(0.4)  # a holder that crashed: the lock ends after its 200 ms
     assert await hot.lock("g-lock", "seal-2", 60_000)
+
+
+async def keep_names(backend: Backend, game_id: str, names: dict[str, str]) -> None:
+    """Set the game's kept names (`player_id -> name`; "" forgotten) as the names store does."""
+    if backend.name == "memory":
+        backend.log.b.names.setdefault(game_id, {}).update(names)  # type: ignore[attr-defined]
+        return
+    log = backend.log
+    await log.client.hset(log.keys.names(game_id), mapping=names)  # type: ignore[attr-defined]
+
+
+async def test_a_removal_compares_the_kept_names_to_the_snapshot_s(backend: Backend) -> None:
+    """Names of every script (accents, Cyrillic, an emoji outside the BMP) read back as the
+    snapshot holds them, so an unchanged game is removed; a name forgotten, changed or added
+    between the snapshot and the removal keeps the game (the archived copy is older)."""
+    hot = hot_games(backend)
+    names = {"p1": "Zoë", "p2": "Ёжик", "p3": "Ana 🎩", "p4": 'O\'Brien "Bo"'}
+    for game_id in ("g-same", "g-forgot", "g-changed", "g-added"):
+        await backend.log.append(game_id, game_log(game_id, 3), credential=DIGEST)
+        await keep_names(backend, game_id, names)
+    snaps = {game_id: await hot.snapshot(game_id) for game_id in ("g-same", "g-forgot")}
+    snaps |= {game_id: await hot.snapshot(game_id) for game_id in ("g-changed", "g-added")}
+    assert all(s is not None and s.names == names for s in snaps.values())
+    await keep_names(backend, "g-forgot", {"p2": ""})
+    await keep_names(backend, "g-changed", {"p3": "Ana"})
+    await keep_names(backend, "g-added", {"p5": "Eve"})
+    for game_id in ("g-forgot", "g-changed", "g-added"):
+        snap = snaps[game_id]
+        assert snap is not None
+        assert not await hot.remove(game_id, snap), game_id
+        assert await backend.log.version(game_id) == 3
+    same = snaps["g-same"]
+    assert same is not None
+    assert await hot.remove("g-same", same)
+    assert await backend.log.version("g-same") == 0

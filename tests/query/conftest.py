@@ -24,6 +24,7 @@ from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys, shard_of
 from services.bootstrap import Roles, build_app
 from services.cli.offline import parse_lines
+from services.doors.query import metrics as query_metrics
 from services.platform.settings import ServiceSettings
 from services.usecases.readmodels.render import view_json
 
@@ -34,6 +35,21 @@ def load(name: str) -> list[Envelope]:
     """The events of a bundled JSONL log under tests/cli/data/."""
     with (DATA / name).open(encoding="utf-8") as handle:
         return [event for _, event in parse_lines(handle)]
+
+
+def crossing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the HTTP requests that cross an app's middleware from now on (appended
+    as they enter the metrics middleware), for the test's duration."""
+    paths: list[str] = []
+    real = query_metrics.MetricsMiddleware.__call__
+
+    async def spy(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            paths.append(scope["path"])
+        await real(self, scope, receive, send)
+
+    monkeypatch.setattr(query_metrics.MetricsMiddleware, "__call__", spy)
+    return paths
 
 
 @dataclass

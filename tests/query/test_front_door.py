@@ -16,11 +16,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.adapters.redis.errors import translated
 from services.bootstrap import Roles, assemble, build
-from services.doors.query import metrics as query_metrics
 from services.doors.query.front import FrontDoor, FrontedFastAPI
 from services.platform.settings import ServiceSettings
 from services.usecases.readmodels.reads import ReadModels
-from tests.query.conftest import Seeder, load
+from tests.query.conftest import Seeder, crossing, load
 
 pytestmark = pytest.mark.redis
 
@@ -53,15 +52,7 @@ class Door:
 
 @pytest.fixture
 async def door(clean_redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Door]:
-    crossed: list[str] = []
-    real = query_metrics.MetricsMiddleware.__call__
-
-    async def spy(self: Any, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            crossed.append(scope["path"])
-        await real(self, scope, receive, send)
-
-    monkeypatch.setattr(query_metrics.MetricsMiddleware, "__call__", spy)
+    crossed = crossing(monkeypatch)
     settings = ServiceSettings(redis_url=clean_redis_url, shards=16, max_lag_events=3)
     built = assemble(build(settings), Roles(ingest=False, inbox=False, projector=False))
     app = built.app

@@ -17,13 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from contracts.frames import CompactLine
-from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import PlayerStanding, standings
 from services.usecases.readmodels import render
 from services.usecases.readmodels.render import compact, view, view_json, with_position
 from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
-from tests.domain.referee import KINDS, PICKS, SEEDS, correction_of, middle_of_play, void_of
+from tests.domain.referee import KINDS, PICKS, SEEDS, middle_of_play, referee_through
 from tests.query.conftest import load
 from tests.query.oracle import standings_view
 
@@ -92,18 +91,7 @@ def test_every_answer_through_play_voids_and_new_categories_is_the_schemas(
     seed: int, kind: str, picks: list[int]
 ) -> None:
     folder = middle_of_play(kind, seed, check_every_answer)
-    for pick in picks:
-        state = folder.state
-        if pick % 3 == 0:
-            event = void_of(state, pick)
-        else:
-            category = "correction" if pick % 3 == 1 else "house_bonus"  # unlabelled
-            event = correction_of(state, pick, pick % 7 - 3 or 1, category)
-        try:
-            folder.add(event)
-        except RuleViolation:
-            continue
-        check_every_answer(folder.state)
+    referee_through(folder, picks, check_every_answer, unlabelled=True)
 
 
 def test_a_field_the_domain_and_the_view_gain_is_rendered_without_touching_the_renderer() -> None:

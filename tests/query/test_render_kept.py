@@ -10,13 +10,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 
-from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.memo import Memo
 from domain.standings import standings, standings_json
 from services.usecases.projected import rendered
 from services.usecases.readmodels.render import view_json
-from tests.domain.referee import KINDS, PICKS, SEEDS, correction_of, middle_of_play, void_of
+from tests.domain.referee import KINDS, PICKS, SEEDS, middle_of_play, referee_through
 from tests.domain.test_standings_incremental import cold
 from tests.query.conftest import load
 
@@ -44,15 +43,4 @@ def test_rendered_through_play_voids_and_new_categories_is_the_full_render(
     seed: int, kind: str, picks: list[int]
 ) -> None:
     folder = middle_of_play(kind, seed, assert_rendered_is_full)
-    for pick in picks:
-        state = folder.state
-        if pick % 3 == 0:
-            event = void_of(state, pick)
-        else:
-            category = "correction" if pick % 3 == 1 else "house_bonus"  # unlabelled
-            event = correction_of(state, pick, pick % 7 - 3 or 1, category)
-        try:
-            folder.add(event)
-        except RuleViolation:
-            continue
-        assert_rendered_is_full(folder.state)
+    referee_through(folder, picks, assert_rendered_is_full, unlabelled=True)

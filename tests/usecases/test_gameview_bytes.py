@@ -8,11 +8,8 @@ Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded i
 
 from __future__ import annotations
 
-import gc
 import json
-import tracemalloc
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,24 +18,11 @@ from contracts.events import dump_event_json
 from domain.fold import Folder
 from services.runtime.sizedcache import state_bytes
 from services.usecases.gameview import GameView, view_bytes
+from tests.doors.fault_support import kept_by
 from tests.pipeline.factory import envelope, started
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 EVENTS = 200
-
-
-def _kept(make: Callable[[], GameView]) -> tuple[GameView, int]:
-    """The view `make` builds and the bytes it keeps (traced, after a collection)."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        view = make()
-        gc.collect()
-        kept = tracemalloc.get_traced_memory()[0] - before
-    finally:
-        tracemalloc.stop()
-    return view, kept
 
 
 def _corrections(text: str, ascii_only: bool) -> list[bytes]:
@@ -64,7 +48,7 @@ def _corrections(text: str, ascii_only: bool) -> list[bytes]:
 )
 def test_view_bytes_is_an_upper_bound_for_long_text(text: str, ascii_only: bool) -> None:
     lines = _corrections(text, ascii_only)
-    view, kept = _kept(lambda: GameView.folded(lines))
+    view, kept = kept_by(lambda: GameView.folded(lines))
     estimate = view_bytes(view)
     print(f"\n{EVENTS} events: kept {kept} bytes, estimate {estimate}, ratio {kept / estimate:.2f}")
     assert kept <= estimate
@@ -73,7 +57,7 @@ def test_view_bytes_is_an_upper_bound_for_long_text(text: str, ascii_only: bool)
 @pytest.mark.parametrize("name", ["trickerion-4p-dark-alley-academy", "penumbra-3p"])
 def test_view_bytes_bounds_an_example_game_near_state_bytes(name: str) -> None:
     lines = (EXAMPLES / f"{name}.jsonl").read_bytes().splitlines()
-    view, kept = _kept(lambda: GameView.folded(lines))
+    view, kept = kept_by(lambda: GameView.folded(lines))
     estimate, walked = view_bytes(view), state_bytes(view.folder.state)
     print(f"\n{name}: kept {kept} bytes, estimate {estimate}, state_bytes {walked}")
     assert kept <= estimate <= 3 * kept

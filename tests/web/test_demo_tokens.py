@@ -17,6 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from services.platform.lifetime import stop_child
+
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(
@@ -57,8 +59,4 @@ def test_keep_running_prints_a_working_write_token_per_game() -> None:
         )
         assert answer.status_code == 201, answer.text
     finally:
-        demo.send_signal(signal.SIGINT)
-        try:
-            demo.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            demo.kill()
+        stop_child(demo, signal.SIGINT, 20)

@@ -17,6 +17,7 @@ from typing import Any
 from contracts.common import EventVoided, GameEnded, GameStartedBase, ScoreCorrected
 from contracts.envelope import Envelope
 from domain.standings_shapes import Standings
+from services.usecases.readmodels.shapes import player_totals
 
 GAME_STARTED = "game.started"
 STANDINGS_CHANGED = "standings.changed"
@@ -54,16 +55,7 @@ def standings_summary(standings: Standings) -> dict[str, Any]:
         "seq": standings.seq,
         "status": standings.status,
         "winner": standings.winner,
-        "players": [
-            {
-                "player_id": p.player_id,
-                "name": p.name,
-                "rank": p.rank,
-                "total": p.total,
-                "provisional_total": p.provisional.total if p.provisional else p.total,
-            }
-            for p in standings.players
-        ],
+        "players": [player_totals(p) for p in standings.players],
     }
 
 
