@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from domain.memo import Memo
+from domain.memo import MISS, Memo
 
 
 class CardLine(BaseModel):
@@ -43,7 +43,12 @@ def player_details(
     raw = details(rules_state, player_id)
     if memo is None:
         return _typed(raw)
-    return memo.get(("details", player_id), (raw,), partial(_kept, raw, player_id, memo))
+    key = ("details", player_id)
+    kept = memo.peek(key, (raw,))
+    if kept is MISS:
+        kept = _kept(raw, player_id, memo)
+        memo.put(key, (raw,), kept)
+    return kept  # type: ignore[no-any-return]
 
 
 def _kept(raw: Any, player_id: str, memo: Memo) -> tuple[dict[str, int], list[CardLine]]:

@@ -41,11 +41,14 @@ class Memo:
         equal: tuple[Any, ...] = (),
     ) -> V:
         """The value of `compute()` for these inputs, computed at most once while they last."""
-        value = self.peek(key, same, equal)
-        if value is MISS:
-            value = compute()
-            self._slots[key] = (same, equal, value)
-        return value  # type: ignore[no-any-return]
+        hit = self._slots.get(key)  # `peek` inlined: several lookups an event on the hot path
+        if hit is not None and hit[1] == equal:
+            kept = hit[0]
+            if len(kept) == len(same) and all(map(is_, kept, same)):
+                return hit[2]  # type: ignore[no-any-return]
+        value = compute()
+        self._slots[key] = (same, equal, value)
+        return value
 
     def peek(self, key: Hashable, same: tuple[Any, ...], equal: tuple[Any, ...] = ()) -> Any:
         """The kept value for these inputs, or `MISS`."""

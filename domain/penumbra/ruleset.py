@@ -28,6 +28,7 @@ from contracts.penumbra import (
     MortalWoundRemoved,
     MortalWoundTaken,
     PenumbraGameStarted,
+    PenumbraOptions,
     ProphecyTriggered,
     TomeGained,
     TomeLost,
@@ -173,20 +174,22 @@ class PenumbraRuleset:
         self, state: PenumbraState, player_id: str
     ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
         """Arcana in supply, experience symbols counted (rules line 13), Light and Dark obtained
-        on completed Trials and fulfilled Contracts (lines 34-35); no per-card lines."""
+        on completed Trials and fulfilled Contracts (lines 34-35); no per-card lines. Computed
+        once per tableau, and then only the parts whose inputs changed since the tableau kept
+        last (`_details_since`; most events change the Arcana alone)."""
         t = state.tableaux[player_id]
-
-        def compute() -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
-            cards = t.trials + t.contracts
-            resources = {
-                "arcana": t.arcana,
-                "experience": sum(experience_counts(t, state.options)),
-                "light": sum(c.light for c in cards),
-                "dark": sum(c.dark for c in cards),
-            }
-            return resources, []
-
-        return state.memo.get(("details", player_id), (t, state.options), compute)
+        options = state.options
+        key = ("details", player_id)
+        kept = state.memo.latest(key)
+        if kept is not None and kept[0][1] is options:
+            (t0, _), details = kept
+            if t0 is t:
+                return details  # type: ignore[no-any-return]
+            details = _details_since(t, options, t0, details)
+        else:
+            details = _details(t, options)
+        state.memo.put(key, (t, options), details)
+        return details
 
     def player_inputs(
         self, state: PenumbraState, player_id: str
@@ -276,6 +279,38 @@ def _category_vp_change(
             memo.put(key, (after, options), now)
             return was, now
     return _category_vp(old, player_id), _category_vp(new, player_id)
+
+
+Details = tuple[dict[str, int], list[tuple[str, str, int, str]]]
+
+
+def _details(t: Tableau, options: PenumbraOptions) -> Details:
+    """`PenumbraRuleset.player_details` of one tableau, computed in full."""
+    cards = t.trials + t.contracts
+    resources = {
+        "arcana": t.arcana,
+        "experience": sum(experience_counts(t, options)),
+        "light": sum(c.light for c in cards),
+        "dark": sum(c.dark for c in cards),
+    }
+    return resources, []
+
+
+def _details_since(t: Tableau, options: PenumbraOptions, t0: Tableau, kept: Details) -> Details:
+    """`_details(t, options)` from `kept`, the details of `t0` (an earlier tableau of the player
+    under the same options): the experience is counted again only when the cards or Tomes it
+    reads were replaced, Light and Dark only when the Trials or Contracts were (a move replaces
+    only the fields it changes, as `categories.category_vp_since` relies on)."""
+    resources = kept[0].copy()
+    resources["arcana"] = t.arcana
+    cards = t.trials is t0.trials and t.contracts is t0.contracts
+    if not (cards and t.reserved_contracts is t0.reserved_contracts and t.tomes is t0.tomes):
+        resources["experience"] = sum(experience_counts(t, options))
+    if not cards:
+        both = t.trials + t.contracts
+        resources["light"] = sum(c.light for c in both)
+        resources["dark"] = sum(c.dark for c in both)
+    return resources, []
 
 
 def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:

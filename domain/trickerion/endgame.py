@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import lru_cache, partial
+from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -189,6 +189,15 @@ def shard_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
     return EndLine("endgame_shards", amount, r.END_SHARDS, note)
 
 
+def coins_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
+    """The Coin category: 1 Fame per 3 leftover Coins, Coins below 0 counting as 0, capped
+    (docs/rules/trickerion.md#end-of-game)."""
+    amount, note = _cap(
+        max(0, h.coins) // 3, opts.category_cap, f"{h.coins} leftover Coins: 1 per 3"
+    )
+    return EndLine("endgame_coins", amount, r.END_COINS, note)
+
+
 def level3_line(
     holding: Level3Holding,
     counts: Mapping[str, int],
@@ -222,8 +231,7 @@ def regular_lines(
     """The regular end-game lines of one player, in scoring order (Academy excluded)."""
     counts = counters(h, opts, shapeshifter_as)
     cap = opts.category_cap
-    coins, coins_note = _cap(counts["coins"] // 3, cap, f"{h.coins} leftover Coins: 1 per 3")
-    lines = [shard_line(h, opts), EndLine("endgame_coins", coins, r.END_COINS, coins_note)]
+    lines = [shard_line(h, opts), coins_line(h, opts)]
     if opts.dark_alley:
         sa, note = _cap(
             2 * h.special_assignments,
@@ -290,54 +298,3 @@ def academy_points(
             out[pid] = EndLine("academy", points, r.ACADEMY, f"{count} Banners, {where}")
         k = m + 1
     return out
-
-
-def end_lines(state: TrickerionState, player_id: str) -> tuple[Holdings, tuple[EndLine, ...]]:
-    """The player's holdings and regular end-game lines (`player_lines`), computed once while
-    what `holdings` reads is unchanged (`state.memo`): the book's Coins, Shards, tricks and
-    hires (not its Fame), the inventory, the options and the declared cards."""
-    book = state.book(player_id)
-    inv = state.inventories.get(player_id)
-    inputs = (book.tricks, book.hires, inv, state.options, state.extra_tricks)
-
-    def compute() -> tuple[Holdings, tuple[EndLine, ...]]:
-        held = _holdings(state, player_id, inputs)
-        return held, tuple(player_lines(held, state.options))
-
-    return state.memo.get(("end_lines", player_id), inputs, compute, (book.coins, book.shards))
-
-
-def _holdings(state: TrickerionState, player_id: str, inputs: tuple[object, ...]) -> Holdings:
-    """`holdings(state, player_id)`, the part besides Coins and Shards kept while `inputs`
-    (end_lines') stand: most events change only a player's Coins or Shards, and the holdings
-    read them from the book as they are and nothing else from it."""
-    book = state.book(player_id)
-    kept = state.memo.get(("holdings", player_id), inputs, partial(holdings, state, player_id))
-    if kept.coins == book.coins and kept.shards == book.shards:
-        return kept
-    return kept._replace(coins=book.coins, shards=book.shards)
-
-
-def score_end(state: TrickerionState) -> dict[str, list[EndLine]]:
-    """Every player's end-game lines (regular, then Academy when the module is on)."""
-    ends = {pid: end_lines(state, pid) for pid in state.books}
-    held = {pid: h for pid, (h, _) in ends.items()}
-    lines = {pid: list(lines) for pid, (_, lines) in ends.items()}
-    if state.options.academy:
-        academy = academy_points(
-            {pid: h.banners for pid, h in held.items()}, len(held), state.options
-        )
-        for pid in lines:
-            lines[pid].append(academy[pid])
-    return lines
-
-
-def level3_lines(state: TrickerionState, player_id: str) -> list[tuple[str, str, int, str]]:
-    """One (trick id, category, Fame, note) per Level 3 trick of the player, as `score_end`
-    scores it (the Shapeshifter resolved the same way), in trick id order."""
-    h, regular = end_lines(state, player_id)
-    lines = [x for x in regular if x.category == "level3_tricks"]
-    return [
-        (held.trick_id, x.category, x.amount, x.note)
-        for held, x in zip(h.level3, lines, strict=True)
-    ]

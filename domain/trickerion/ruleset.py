@@ -28,7 +28,8 @@ from domain.ledger import Category, LedgerEntry, Resource
 from domain.ruleset import Handler
 from domain.trickerion import categories as r
 from domain.trickerion import play
-from domain.trickerion.endgame import EndLine, academy_points, end_lines, level3_lines, score_end
+from domain.trickerion.endgame import EndLine, academy_points
+from domain.trickerion.endlines import end_lines, score_end
 from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
@@ -165,7 +166,7 @@ class TrickerionRuleset:
     def player_provisional(self, state: TrickerionState, player_id: str) -> Mapping[str, int]:
         """`provisional(state)[player_id]`, kept while the player's end-game lines and Academy
         line stand (domain.memo; the standings ask only for players whose inputs changed)."""
-        _, lines = end_lines(state, player_id)
+        lines = end_lines(state, player_id).lines
         academy = _academy(state).get(player_id) if state.options.academy else None
         return state.memo.get(
             ("provisional", player_id), (lines,), partial(_by_category, lines, academy), (academy,)
@@ -188,13 +189,14 @@ class TrickerionRuleset:
     ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
         """Coins and loose Shards now, and one line per Level 3 trick: (trick id,
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
-        `endgame.level3_lines`; docs/rules/trickerion.md#level-3)."""
+        `endlines.level3_lines`; docs/rules/trickerion.md#level-3), kept while the card lines
+        (the same object while every Level 3 line is unchanged), Coins and Shards stand."""
         book = state.book(player_id)
-        _, lines = end_lines(state, player_id)
+        cards = end_lines(state, player_id).cards
         return state.memo.get(
             ("details", player_id),
-            (lines,),
-            lambda: ({"coins": book.coins, "shards": book.shards}, level3_lines(state, player_id)),
+            (cards,),
+            lambda: ({"coins": book.coins, "shards": book.shards}, list(cards)),
             (book.coins, book.shards),
         )
 
