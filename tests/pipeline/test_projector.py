@@ -40,7 +40,7 @@ def store(redis_client: aioredis.Redis) -> RedisEventLog:
 async def assert_matches_offline(client: aioredis.Redis, logs: dict[str, list[Envelope]]) -> None:
     for game_id, events in logs.items():
         assert await projected_standings(client, KEYS, game_id) == offline_standings(events)
-        assert not await client.exists(KEYS.ledger(game_id))  # no ledger list is written (#8)
+        assert not await client.exists(KEYS.ledger(game_id))  # no ledger list is written
 
 
 async def test_standings_equal_offline_fold(
