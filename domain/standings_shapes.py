@@ -5,7 +5,7 @@ validation); re-exported there. Source: docs/decisions/0007-pure-domain-fold.md 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -80,3 +80,38 @@ class Standings(Frozen):
     """The game's name, EN/RU (registry metadata, so a page needs no game-specific code)."""
     score_unit_label: Label | None = None
     """The score unit's display name, EN/RU (`Fame`/`Слава`, `VP`/`ПО`)."""
+
+
+class _Totalled(Protocol):
+    @property
+    def total(self) -> int: ...
+
+
+class PlayerTotals(Protocol):
+    """What a per-player summary's head reads of one player's line: the fold's
+    `PlayerStanding` or the query service's view of it."""
+
+    @property
+    def player_id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def provisional(self) -> _Totalled | None: ...
+
+
+def player_totals(line: PlayerTotals) -> dict[str, Any]:
+    """`{player_id, name, rank, total, provisional_total}` of one player's line, the head of
+    every per-player summary (`score --json`, a webhook's standings): `provisional_total` is
+    the total "if the game ended now", the total itself once final. Units: the game's score
+    unit."""
+    return {
+        "player_id": line.player_id,
+        "name": line.name,
+        "rank": line.rank,
+        "total": line.total,
+        "provisional_total": line.provisional.total if line.provisional else line.total,
+    }

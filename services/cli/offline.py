@@ -16,8 +16,9 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from domain.standings import Standings, standings
+from domain.standings_shapes import player_totals
 from services.usecases.parse import parse_line
-from services.usecases.readmodels.shapes import StandingsResponse, player_totals
+from services.usecases.readmodels.shapes import StandingsResponse
 from services.usecases.refusal import Refusal
 
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.details import CardLine
-from domain.standings import Label, PlayerStanding
+from domain.standings import Label
 
 
 class View(BaseModel):
@@ -90,20 +90,6 @@ class PlayerLine(View):
     provisional: ProvisionalView | None
     resources: dict[str, int] = Field(default_factory=dict, description="held besides the score")
     card_lines: list[CardLine] = Field(default_factory=list, description="one per scored card")
-
-
-def player_totals(line: PlayerStanding | PlayerLine) -> dict[str, Any]:
-    """`{player_id, name, rank, total, provisional_total}` of one player's line (the fold's or
-    the query service's), the head of every per-player summary (`score --json`, a webhook's
-    standings): `provisional_total` is the total "if the game ended now", the total itself
-    once final. Units: the game's score unit."""
-    return {
-        "player_id": line.player_id,
-        "name": line.name,
-        "rank": line.rank,
-        "total": line.total,
-        "provisional_total": line.provisional.total if line.provisional else line.total,
-    }
 
 
 class StandingsResponse(View):

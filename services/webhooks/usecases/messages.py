@@ -16,8 +16,7 @@ from typing import Any
 
 from contracts.common import EventVoided, GameEnded, GameStartedBase, ScoreCorrected
 from contracts.envelope import Envelope
-from domain.standings_shapes import Standings
-from services.usecases.readmodels.shapes import player_totals
+from domain.standings_shapes import Standings, player_totals
 
 GAME_STARTED = "game.started"
 STANDINGS_CHANGED = "standings.changed"
