@@ -6,10 +6,25 @@ void it. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (a state'
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from contracts.envelope import Envelope
-from domain.fold import Folder, GameState
+from domain.errors import RuleViolation
+from domain.fold import Folder, GameState, _refold
+from domain.standings import standings
+from tests.domain.referee import (
+    KINDS,
+    SEEDS,
+    correction_of,
+    middle_of_play,
+    referee_pick,
+    void_of,
+)
 from tests.pipeline.factory import envelope, started
 
 
@@ -55,3 +70,53 @@ def test_each_fork_can_void_the_shared_event_after_the_other_read_it() -> None:
     b.add(_void(b.state, x))
     assert x in a.state.voided
     assert x in b.state.voided
+
+
+STEPS = st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=10_000)), max_size=8)
+"""(to writer A first?, pick) after B's first event, a void (its refold shares the state's id
+table): pick % 4 == 0 adds one new correction to both writers (the same event id at each
+writer's next seq), 1 voids the last such event in both, else a referee pick each (a void or
+a correction, `referee_pick`)."""
+
+
+def _add(folder: Folder[Any], event: Envelope) -> None:
+    with contextlib.suppress(RuleViolation):
+        folder.add(event.model_copy(update={"seq": folder.state.seq + 1}))
+
+
+def _own_seqs_found(state: GameState[Any]) -> None:
+    """Every event id of the state's history at its own seq (an id twice: the later one)."""
+    last = {event.event_id: seq for seq, event in enumerate(state.history, start=1)}
+    for event_id, seq in last.items():
+        assert state.seq_of(event_id) == seq
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(KINDS, SEEDS, st.integers(min_value=0, max_value=10_000), STEPS)
+def test_two_writers_of_one_state_each_find_their_events_and_score_their_own_log(
+    kind: str, seed: int, first: int, steps: list[tuple[bool, int]]
+) -> None:
+    base = middle_of_play(kind, seed).state
+    a: Folder[Any] = Folder.resume(base)
+    b: Folder[Any] = Folder.resume(base)
+    _add(b, void_of(base, first))
+    shared: Envelope | None = None
+    for a_first, pick in steps:
+        writers = (a, b) if a_first else (b, a)
+        if pick % 4 == 0:
+            shared = correction_of(a.state, pick, pick % 5 + 1, "correction").model_copy(
+                update={"event_id": uuid.uuid4()}
+            )
+            events = [shared, shared]
+        elif pick % 4 == 1 and shared is not None:
+            payload = {"voided_event_id": str(shared.event_id), "reason": "d", "referee": "r"}
+            events = [envelope(base.game_id, 1, "game.event_voided", payload)] * 2
+        else:
+            events = [referee_pick(w.state, pick) for w in writers]
+        for writer, event in zip(writers, events, strict=True):
+            _add(writer, event)
+            _own_seqs_found(a.state)
+            _own_seqs_found(b.state)
+    for writer in (a, b):
+        state = writer.state
+        assert standings(state) == standings(_refold(state.history, state.voided))
