@@ -100,9 +100,20 @@ class GameState(Generic[S]):
         seq = index.get(event_id)
         if seq is None or not self._has(seq, event_id):  # maybe another branch's: read ours
             seq = index.table().get(event_id)
-            if seq is None or not self._has(seq, event_id):
+            if seq is None:
                 return None
+            if not self._has(seq, event_id):  # another branch's seq for it, read after ours
+                return self._scan(event_id)
         return seq
+
+    def _scan(self, event_id: UUID) -> int | None:
+        """`seq_of` by a walk of the history, newest first: when the shared table holds the id
+        at another branch's seq (rare: both branches hold the event, or only the other)."""
+        items, _ = self.history.buffer()
+        for seq in range(self.seq, 0, -1):
+            if items[seq - 1].event_id == event_id:
+                return seq
+        return None
 
     def _has(self, seq: int, event_id: UUID) -> bool:
         return seq <= self.seq and self.history[seq - 1].event_id == event_id
