@@ -40,8 +40,11 @@ class AppendResult:
     version: int
     text: int | None = None
     """The characters of the events' stored JSON lines when every line is ASCII with no `\\u`
-    escape, so they bound the bytes of the strings the events hold (a stored start event
-    lacks its names: they are kept outside the log); None: not known. For cache estimates."""
+    escape (one byte a character of the strings the events hold; a stored start event lacks
+    its names: they are kept outside the log); None: not known. For cache estimates: it
+    stands for a walk of the events' strings, which also counts each string's header and so
+    reads up to about 1.4x more on short events; the estimate's per-event allowance covers
+    that (tests/usecases/test_statecache_bytes.py)."""
 
     def to_dict(self) -> dict[str, object]:
         """`{"appended": [{"event_id", "seq", "duplicate"}], "version": N}` (the HTTP 201 body)."""

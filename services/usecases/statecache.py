@@ -7,7 +7,8 @@ split out of services/usecases/check.py (docs/decisions/0012-hot-reads-and-off-l
 The estimate is `sizedcache.state_bytes`'s (`game_bytes` plus `TEXT_FACTOR` times the text),
 but an appended game's text is counted as it grows (`grown`), as the projector's views count
 it (services/usecases/gameview.py): each appended event by its stored JSON line where that
-bounds its strings (`AppendResult.text`: ASCII lines with no `\\u` escape), else by walking it
+is one byte a character (`AppendResult.text`: ASCII lines with no `\\u` escape; it omits the
+strings' headers a walk counts, which the per-event allowance covers), else by walking it
 (`sizedcache.text_bytes`); a start event is walked too (its names are not in its stored line);
 of the ledger each new entry's note. A game folded from storage is walked once
 (`sizedcache.state_text`). No walk of every new event's strings per append: it was about a
