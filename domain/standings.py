@@ -118,6 +118,16 @@ def _standings(state: GameState) -> Standings:
     order = {pid: i for i, pid in enumerate(winners)}
     lines = _lines(state, ranks, totals)
     lines.sort(key=lambda s: (s.rank, order.get(s.player_id, len(order)), s.seat))
+    return _assembled(state, lines, winners, explanation)
+
+
+def _assembled(
+    state: GameState, lines: list[PlayerStanding], winners: list[str], tie_break: str | None
+) -> Standings:
+    """`state`'s `Standings` from its players' `lines` in place order, the players in first
+    place after the tie-break (`winners`, named once the game is final) and the tie-break's
+    explanation; the game's labels from its ruleset."""
+    ruleset = state.ruleset
     final = state.status == "final"
     labels = _labels(ruleset)
     return _construct(
@@ -130,7 +140,7 @@ def _standings(state: GameState) -> Standings:
         players=lines,
         winner=winners[0] if final and len(winners) == 1 else None,
         winners=winners if final else [],
-        tie_break=explanation,
+        tie_break=tie_break,
         categories=list(labels.categories),
         title=labels.title,
         score_unit_label=labels.unit,

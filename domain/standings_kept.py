@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from domain.fold import GameState
-from domain.standings import Standings, _construct, _labels, _lines, standings, standings_json
+from domain.standings import Standings, _assembled, _lines, standings, standings_json
 
 Places = tuple[dict[str, int], tuple[int, ...]]
 """(player id -> rank, the seat indices in rank order) of totals without a tie."""
@@ -40,25 +40,8 @@ def kept_standings(state: GameState[Any]) -> Standings:
         return standings(state)  # a tie is settled by the ruleset's rank key and tie-break
     ranks, order = state.cache.get(("kept.places",), (), partial(_places, totals), (values,))
     lines = _lines(state, ranks, totals)
-    ruleset = state.ruleset
-    labels = _labels(ruleset)
     first = players[order[0]].player_id
-    final = state.status == "final"
-    result = _construct(
-        Standings,
-        game_id=state.game_id,
-        game=state.game,
-        status=state.status,
-        seq=state.seq,
-        score_unit=str(ruleset.score_resource),
-        players=[lines[i] for i in order],
-        winner=first if final else None,
-        winners=[first] if final else [],
-        tie_break=None,
-        categories=list(labels.categories),
-        title=labels.title,
-        score_unit_label=labels.unit,
-    )
+    result = _assembled(state, [lines[i] for i in order], [first], None)
     state.memo["standings"] = result
     return result
 
