@@ -35,15 +35,16 @@ end
 """
 
 
-def query(tree: Tree, url: str) -> tuple[proc.Service, str]:
-    """The tree's query-only server (`scoreledger serve --no-ingest --no-projector --no-inbox`)."""
+def query(tree: Tree, url: str, **settings: str) -> tuple[proc.Service, str]:
+    """The tree's query-only server (`scoreledger serve --no-ingest --no-projector --no-inbox`),
+    `settings` added to its environment (`SCORELEDGER_*`)."""
     port = free_port()
     argv = tree.cli(
         "serve", "--no-ingest", "--no-projector", "--no-inbox",
         "--host", "127.0.0.1", "--port", str(port), "--redis-url", url,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
-    return proc.Service(argv, tree.env(), tree.root, base + "/healthz"), base
+    return proc.Service(argv, tree.env(**settings), tree.root, base + "/healthz"), base
 
 
 def raw(url: str) -> tuple[proc.Service, str]:

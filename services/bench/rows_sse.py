@@ -37,7 +37,9 @@ def run(
     loader.load([game[:head]])
     where = Path(tempfile.mkdtemp(prefix="bench-sse-"))
     procs = 4
-    svc, base = query(tree, url)
+    # The subscribers stand for as many phones but come from one address, which the live
+    # streams' per-client bound (512 by default) would count as one client.
+    svc, base = query(tree, url, SCORELEDGER_LIVE_PER_CLIENT=str(subscribers))
     port = base.rsplit(":", 1)[1]
     with projector(tree, url), svc:
         while loader.behind():
