@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -145,7 +145,7 @@ class Project:
         self.views.clear()
 
     async def _load_views(
-        self, game_ids: Sequence[str], read: Mapping[str, ProjectionHead] | None = None
+        self, game_ids: Iterable[str], read: Mapping[str, ProjectionHead] | None = None
     ) -> None:
         """Put the views of `game_ids` missing from the cache into it: the stored projection's
         seq and hold (from `read`, the heads this apply read, else read now), and the state
@@ -192,9 +192,12 @@ class Project:
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
         fresh = _named(fresh, names)
-        await self._refresh_held([e.game_id for e in fresh])
-        await self._refresh_refed(fresh)
-        await self._load_views([e.game_id for e in fresh], read)
+        first: dict[str, int] = {}  # each game's first seq here, the games in feed order
+        for entry in fresh:
+            first.setdefault(entry.game_id, entry.seq)
+        await self._refresh_held(first)
+        await self._refresh_refed(first)
+        await self._load_views(first, read)
         work: dict[str, _Work] = {}
         try:
             await self._fold_into(work, fresh)
@@ -261,11 +264,11 @@ class Project:
         )
         return unprojected, dict(zip(games, named, strict=True))
 
-    async def _refresh_held(self, game_ids: Sequence[str]) -> None:
-        """Drop the cached views of held games whose stored hold changed (`scoreledger
-        release` cleared it), so `_load_views` refolds them from the log. One HMGET per held
-        game in the batch; none when no game of the batch is held."""
-        held = [g for g in dict.fromkeys(game_ids) if g in self.views and self.views[g].held]
+    async def _refresh_held(self, game_ids: Iterable[str]) -> None:
+        """Drop the cached views of held games (of `game_ids`, each once) whose stored hold
+        changed (`scoreledger release` cleared it), so `_load_views` refolds them from the log.
+        One HMGET per held game in the batch; none when no game of the batch is held."""
+        held = [g for g in game_ids if g in self.views and self.views[g].held]
         if not held:
             return
         for game_id, head in zip(held, await self.projections.heads(held), strict=True):
@@ -273,15 +276,12 @@ class Project:
             if view is not None and (head.held != view.held or head.seq != view.seq):
                 self.views.pop(game_id, None)
 
-    async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
-        """Drop the cached views of games whose first entry in the batch is not after the
-        view (a restart re-reading, or a game fed again: restored from the archive, where its
-        projection left Redis with it) and whose stored projection is not the view's seq, so
-        `_load_views` refolds them from storage (an entry fed again by `forget`: `_refold`).
-        One HMGET per such game; none usually."""
-        first: dict[str, int] = {}
-        for entry in fresh:
-            first.setdefault(entry.game_id, entry.seq)
+    async def _refresh_refed(self, first: Mapping[str, int]) -> None:
+        """Drop the cached views of games whose first entry in the batch (`first`: game ->
+        its first seq there) is not after the view (a restart re-reading, or a game fed again:
+        restored from the archive, where its projection left Redis with it) and whose stored
+        projection is not the view's seq, so `_load_views` refolds them from storage (an entry
+        fed again by `forget`: `_refold`). One HMGET per such game; none usually."""
         suspects = [g for g, seq in first.items() if g in self.views and seq <= self.views[g].seq]
         if not suspects:
             return
