@@ -38,7 +38,7 @@ from services.ports.projections import (
 )
 from services.runtime.sizedcache import ByteLRU
 from services.usecases.gameview import GameView, view_bytes
-from services.usecases.projected import live_reached, rendered
+from services.usecases.projected import first_seqs, live_reached, rendered
 
 log = structlog.get_logger("projector")
 
@@ -91,10 +91,15 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
 
 def _named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
     """`fresh` with its start events' names put back (`contracts.names`): `names` has the
-    names of the game of each entry that may be a start event (none: `fresh` as it is)."""
-    if not names:
+    names of the game of each entry that may be a start event (a game with none kept is read
+    as it is, without a look at its entries)."""
+    kept = {game_id: kept for game_id, kept in names.items() if kept}
+    if not kept:
         return fresh
-    return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
+    return [
+        _with_names(e, kept[e.game_id]) if e.game_id in kept and may_be_start(e.data) else e
+        for e in fresh
+    ]
 
 
 def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
@@ -192,9 +197,7 @@ class Project:
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
         fresh = _named(fresh, names)
-        first: dict[str, int] = {}  # each game's first seq here, the games in feed order
-        for entry in fresh:
-            first.setdefault(entry.game_id, entry.seq)
+        first = first_seqs(fresh)
         await self._refresh_held(first)
         await self._refresh_refed(first)
         await self._load_views(first, read)
@@ -370,11 +373,8 @@ class Project:
         seq = w.seq + 1
         w.held, w.reason = seq, reason
         log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
-        context: dict[str, str | int] = {
-            "game": entry.game_id,
-            "seq": seq,
-            "feed_id": entry.feed_id,
-        }
+        context: dict[str, str | int] = {"game": entry.game_id, "seq": seq}
+        context["feed_id"] = entry.feed_id
         letter = DeadLetter(data[:MAX_RAW_BYTES], reason, "projector", context)
         # once per (game, seq, feed entry): a projector fenced off after it lettered, and the
         # owner that takes the shard over and holds the game again, write one letter
