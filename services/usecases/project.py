@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -38,7 +38,7 @@ from services.ports.projections import (
 )
 from services.runtime.sizedcache import ByteLRU
 from services.usecases.gameview import GameView, view_bytes
-from services.usecases.projected import live_reached, rendered
+from services.usecases.projected import first_seqs, live_reached, rendered
 
 log = structlog.get_logger("projector")
 
@@ -91,10 +91,15 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
 
 def _named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
     """`fresh` with its start events' names put back (`contracts.names`): `names` has the
-    names of the game of each entry that may be a start event (none: `fresh` as it is)."""
-    if not names:
+    names of the game of each entry that may be a start event (a game with none kept is read
+    as it is, without a look at its entries)."""
+    kept = {game_id: kept for game_id, kept in names.items() if kept}
+    if not kept:
         return fresh
-    return [_with_names(e, names[e.game_id]) if may_be_start(e.data) else e for e in fresh]
+    return [
+        _with_names(e, kept[e.game_id]) if e.game_id in kept and may_be_start(e.data) else e
+        for e in fresh
+    ]
 
 
 def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
@@ -145,7 +150,7 @@ class Project:
         self.views.clear()
 
     async def _load_views(
-        self, game_ids: Sequence[str], read: Mapping[str, ProjectionHead] | None = None
+        self, game_ids: Iterable[str], read: Mapping[str, ProjectionHead] | None = None
     ) -> None:
         """Put the views of `game_ids` missing from the cache into it: the stored projection's
         seq and hold (from `read`, the heads this apply read, else read now), and the state
@@ -192,9 +197,10 @@ class Project:
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
         fresh = _named(fresh, names)
-        await self._refresh_held([e.game_id for e in fresh])
-        await self._refresh_refed(fresh)
-        await self._load_views([e.game_id for e in fresh], read)
+        first = first_seqs(fresh)
+        await self._refresh_held(first)
+        await self._refresh_refed(first)
+        await self._load_views(first, read)
         work: dict[str, _Work] = {}
         try:
             await self._fold_into(work, fresh)
@@ -261,11 +267,11 @@ class Project:
         )
         return unprojected, dict(zip(games, named, strict=True))
 
-    async def _refresh_held(self, game_ids: Sequence[str]) -> None:
-        """Drop the cached views of held games whose stored hold changed (`scoreledger
-        release` cleared it), so `_load_views` refolds them from the log. One HMGET per held
-        game in the batch; none when no game of the batch is held."""
-        held = [g for g in dict.fromkeys(game_ids) if g in self.views and self.views[g].held]
+    async def _refresh_held(self, game_ids: Iterable[str]) -> None:
+        """Drop the cached views of held games (of `game_ids`, each once) whose stored hold
+        changed (`scoreledger release` cleared it), so `_load_views` refolds them from the log.
+        One HMGET per held game in the batch; none when no game of the batch is held."""
+        held = [g for g in game_ids if g in self.views and self.views[g].held]
         if not held:
             return
         for game_id, head in zip(held, await self.projections.heads(held), strict=True):
@@ -273,15 +279,12 @@ class Project:
             if view is not None and (head.held != view.held or head.seq != view.seq):
                 self.views.pop(game_id, None)
 
-    async def _refresh_refed(self, fresh: Sequence[FeedEntry]) -> None:
-        """Drop the cached views of games whose first entry in the batch is not after the
-        view (a restart re-reading, or a game fed again: restored from the archive, where its
-        projection left Redis with it) and whose stored projection is not the view's seq, so
-        `_load_views` refolds them from storage (an entry fed again by `forget`: `_refold`).
-        One HMGET per such game; none usually."""
-        first: dict[str, int] = {}
-        for entry in fresh:
-            first.setdefault(entry.game_id, entry.seq)
+    async def _refresh_refed(self, first: Mapping[str, int]) -> None:
+        """Drop the cached views of games whose first entry in the batch (`first`: game ->
+        its first seq there) is not after the view (a restart re-reading, or a game fed again:
+        restored from the archive, where its projection left Redis with it) and whose stored
+        projection is not the view's seq, so `_load_views` refolds them from storage (an entry
+        fed again by `forget`: `_refold`). One HMGET per such game; none usually."""
         suspects = [g for g, seq in first.items() if g in self.views and seq <= self.views[g].seq]
         if not suspects:
             return
@@ -370,11 +373,8 @@ class Project:
         seq = w.seq + 1
         w.held, w.reason = seq, reason
         log.error("projector.event_held", game_id=entry.game_id, seq=seq, reason=reason)
-        context: dict[str, str | int] = {
-            "game": entry.game_id,
-            "seq": seq,
-            "feed_id": entry.feed_id,
-        }
+        context: dict[str, str | int] = {"game": entry.game_id, "seq": seq}
+        context["feed_id"] = entry.feed_id
         letter = DeadLetter(data[:MAX_RAW_BYTES], reason, "projector", context)
         # once per (game, seq, feed entry): a projector fenced off after it lettered, and the
         # owner that takes the shard over and holds the game again, write one letter

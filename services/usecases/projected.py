@@ -41,6 +41,14 @@ def last_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     return last
 
 
+def first_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
+    """Each game's first seq among `entries` (feed order; games in their first entry's order)."""
+    first: dict[str, int] = {}
+    for entry in entries:
+        first.setdefault(entry.game_id, entry.seq)
+    return first
+
+
 def reaches(head: ProjectionHead, seq: int) -> bool:
     """A stored projection (`head`), stored by an append and not held, is of `seq` or later:
     the projector has nothing to fold for the game up to `seq`."""

@@ -121,7 +121,7 @@ async def test_a_loop_whose_reads_fail_while_paused_collects_again(
             loop.stopping = True
         raise RedisConnectionError("Redis went away")
 
-    monkeypatch.setattr(feeds_module, "xread_streams", down)
+    monkeypatch.setattr(feeds_module, "read_feeds", down)
     loop._ahead.drop()  # the read-ahead of the full read: use the failing read
     await asyncio.wait_for(loop.run(), timeout=10)
     print(f"after {failures} failed reads: collector enabled {gc.isenabled()}")

@@ -133,13 +133,13 @@ async def looping_over_one_feed(
     loop = ProjectorLoop(feeds, SHARDS, project, RedisProjections(client, KEYS), batch=1)  # type: ignore[arg-type]
     loop.positions[shard_of(game, SHARDS)] = START_ID
     reads = [0]
-    real = feeds_module.xread_streams
+    real = feeds_module.read_feeds
 
     async def counting(*args: Any, **kwargs: Any) -> Any:
         reads[0] += 1
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(feeds_module, "xread_streams", counting)
+    monkeypatch.setattr(feeds_module, "read_feeds", counting)
     return loop, project, ids, reads
 
 
@@ -153,6 +153,25 @@ async def test_what_arrived_during_a_batch_is_read_with_its_writes(
     assert project.seen == [i.decode() for i in ids]  # each once, in feed order
     # the 2nd and 3rd came with the writes before them; a cluster reads each on its own
     assert reads[0] == (3 if is_cluster(redis_client) else 1)
+
+
+async def test_a_read_of_the_feeds_reads_the_append_scripts_fields_by_place(
+    redis_client: aioredis.Redis,
+) -> None:
+    game = games_on_distinct_shards(1)[0]
+    shard = shard_of(game, SHARDS)
+    fields = {"game": game, "seq": 7, "data": '{"x":1}', "live": "1"}
+    await redis_client.xadd(KEYS.feed(shard), fields)
+    await redis_client.xadd(KEYS.feed(shard), {**fields, "seq": 8, "live": "0"})
+    reply = await feeds_module.read_feeds(redis_client, {KEYS.feed(shard): START_ID}, 10, 0)
+    if not is_cluster(redis_client):  # as Redis sent it: no dict per entry
+        streams = reply.items() if isinstance(reply, dict) else reply
+        assert all(isinstance(f, list) for _, entries in streams for _, f in entries)
+    [batch] = await RedisShardFeeds(redis_client, KEYS).read({shard: START_ID}, 10, 0)
+    assert [(e.game_id, e.seq, e.data, e.live) for e in batch.entries] == [
+        (game, 7, b'{"x":1}', True),
+        (game, 8, b'{"x":1}', False),
+    ]
 
 
 async def test_a_read_ahead_of_other_positions_is_not_used(

@@ -5,6 +5,8 @@ in feed order, whatever mix of good and broken fields a feed holds
 
 from __future__ import annotations
 
+import random
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,3 +44,28 @@ def test_a_read_answers_as_its_entries_one_by_one(
 def test_the_games_of_the_sample_include_this_shards_and_others() -> None:
     shards = {shard_of(g.decode(), SHARDS) for g in GAMES[:4]}
     assert len(shards) > 1  # so the wrong-shard rule is met after a good entry of a game
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(fields, st.randoms(use_true_random=False), st.booleans()), max_size=30),
+    st.integers(0, SHARDS - 1),
+)
+def test_flat_fields_answer_as_their_mapping(
+    entries: list[tuple[dict[bytes, bytes], random.Random, bool]], shard: int
+) -> None:
+    """Fields as the flat list Redis sends (in the append script's order, shuffled, or with a
+    name repeated, whose last value counts) read as the same fields given as a mapping."""
+    read_flat: list[tuple[bytes, list[bytes]]] = []
+    read_named: list[tuple[bytes, dict[bytes, bytes]]] = []
+    for i, (named, rng, repeat) in enumerate(entries):
+        pairs = list(named.items())
+        if rng.random() < 0.3:
+            rng.shuffle(pairs)
+        if repeat and pairs:
+            first = pairs[0]
+            pairs = [(first[0], b"overwritten"), *pairs]  # the later value stands
+        entry_id = f"{i + 1}-0".encode()
+        read_flat.append((entry_id, [part for pair in pairs for part in pair]))
+        read_named.append((entry_id, dict(pairs)))
+    assert feed_entries(read_flat, shard, SHARDS) == feed_entries(read_named, shard, SHARDS)

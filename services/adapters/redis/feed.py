@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from services.adapters.redis.keys import shard_of
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
@@ -69,32 +69,62 @@ def parse_feed_entry(
     return FeedEntry(feed_id, game_id, int(seq_text), fields[b"data"], fields.get(b"live") == b"1")
 
 
+def _laid_out(fields: Sequence[bytes]) -> bool:
+    """The flat fields are exactly the append script's: `game`, `seq`, `data` and maybe `live`,
+    in that order, each once (so reading them by place is reading them by name)."""
+    n = len(fields)
+    return (
+        (n == 6 or (n == 8 and fields[6] == b"live"))
+        and fields[0] == b"game"
+        and fields[2] == b"seq"
+        and fields[4] == b"data"
+    )
+
+
+def _as_mapping(fields: Mapping[bytes, bytes] | Sequence[bytes]) -> Mapping[bytes, bytes]:
+    """The fields as a mapping; a flat list's repeated name keeps its last value, as
+    redis-py's `pairs_to_dict` does."""
+    if isinstance(fields, Mapping):
+        return fields
+    it = iter(fields)
+    return dict(zip(it, it, strict=False))
+
+
+def _main_fields(
+    fields: Mapping[bytes, bytes] | Sequence[bytes],
+) -> tuple[bytes | None, bytes | None, bytes | None, bool]:
+    """`game`, `seq`, `data` (None: absent) and whether `live` is `1`."""
+    if isinstance(fields, list) and _laid_out(fields):  # read by place: no dict per entry
+        return fields[1], fields[3], fields[5], len(fields) == 8 and fields[7] == b"1"
+    named = _as_mapping(fields)
+    live = named.get(b"live") == b"1"
+    return named.get(b"game"), named.get(b"seq"), named.get(b"data"), live
+
+
 def feed_entries(
-    game_entries: list[tuple[bytes, dict[bytes, bytes]]], shard: int, shards: int
+    game_entries: Sequence[tuple[bytes, Mapping[bytes, bytes] | Sequence[bytes]]],
+    shard: int,
+    shards: int,
 ) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
-    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`): the `FeedEntry`s,
-    and the malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
+    """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`, as a mapping or as
+    the flat list Redis sends), the `FeedEntry`s, and the malformed ones (dead-lettered alone
+    by `Project.apply`), each in feed order."""
     good: list[FeedEntry] = []
     bad: list[MalformedFeedEntry] = []
     games: dict[bytes, str] = {}  # `game` fields found valid for this shard in this read
     for entry_id, fields in game_entries:
         # A game met before in the read (a catch-up reads each game's events in a row): its id
         # is checked already; only the seq is (bytes of ASCII digits: the same rule).
-        game_id = games.get(fields.get(b"game", b""))
-        seq, data = fields.get(b"seq"), fields.get(b"data")
-        if (
-            game_id is not None
-            and seq is not None
-            and data is not None
-            and _SEQ_BYTES.fullmatch(seq)
-        ):
-            live = fields.get(b"live") == b"1"
+        game, seq, data, live = _main_fields(fields)
+        game_id = games.get(game) if game is not None else None
+        if game_id is not None and seq and data is not None and _SEQ_BYTES.fullmatch(seq):
             good.append(FeedEntry(entry_id.decode(), game_id, int(seq), data, live))
             continue
-        entry = parse_feed_entry(entry_id, fields, shard, shards)
+        named = _as_mapping(fields)
+        entry = parse_feed_entry(entry_id, named, shard, shards)
         if isinstance(entry, MalformedFeedEntry):
             bad.append(entry)
         else:
             good.append(entry)
-            games[fields[b"game"]] = entry.game_id
+            games[named[b"game"]] = entry.game_id
     return good, bad

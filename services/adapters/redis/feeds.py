@@ -21,6 +21,13 @@ from services.adapters.redis.keys import Keys
 from services.adapters.redis.unavailable import unavailable
 from services.ports.feeds import FeedBatch
 
+_XREAD = b"XREAD"
+"""XREAD named in bytes: redis-py looks its reply callbacks up by the command's str name, so
+this read's reply comes as Redis sent it, each entry's fields a flat list, without a dict
+built per entry (`pairs_to_dict`: about a third of reading an entry,
+docs/profiles/hot-path-profiles.md); `feed_entries` reads them by place. Were a callback
+applied after all, the fields would be dicts, which `feed_entries` reads too."""
+
 
 class RedisShardFeeds:
     """`client`: the process's client (bytes replies); `keys`: its shard count names the feeds."""
@@ -32,7 +39,8 @@ class RedisShardFeeds:
 
     def _batches(self, reply: Any) -> list[FeedBatch]:
         out = []
-        for stream, entries in reply or []:
+        streams = reply.items() if isinstance(reply, dict) else reply or []  # RESP3, RESP2
+        for stream, entries in streams:
             name = stream.decode() if isinstance(stream, bytes) else str(stream)
             shard = self._shard_of[name]
             good, bad = feed_entries(entries, shard, self.keys.shards)
@@ -43,7 +51,7 @@ class RedisShardFeeds:
         """See `ShardFeeds.read`. Raises: StoreUnavailable."""
         positions = {self.keys.feed(s): pos for s, pos in after.items()}
         with unavailable():
-            reply = await xread_streams(self.client, positions, count=count, block_ms=block_ms)
+            reply = await read_feeds(self.client, positions, count, block_ms)
         return self._batches(reply)
 
     def read_soon(
@@ -54,7 +62,7 @@ class RedisShardFeeds:
             return None
         feeds = [self.keys.feed(s) for s in after]
         raw = ScriptCoalescer.of(self.client).command(
-            "XREAD", "COUNT", count, "STREAMS", *feeds, *after.values()
+            _XREAD, "COUNT", count, "STREAMS", *feeds, *after.values()
         )
         parsed = asyncio.ensure_future(self._parsed(raw))
         parsed.add_done_callback(_retrieved)  # an unused failed read is not an error
@@ -64,6 +72,20 @@ class RedisShardFeeds:
         with unavailable():
             reply = await raw
         return self._batches(reply)
+
+
+async def read_feeds(
+    client: RedisClient, positions: Mapping[str, str], count: int, block_ms: int
+) -> Any:
+    """`XREAD COUNT count [BLOCK block_ms] STREAMS ...` of the feeds at `positions` (feed key ->
+    last id read): on a single node one command answered as Redis sent it (`_XREAD`), on a
+    cluster `fanout.xread_streams`. `block_ms` 0 or less: no BLOCK (`BLOCK 0` waits forever).
+    None or empty when nothing is new. Raises: the client's errors."""
+    if is_cluster(client):
+        return await xread_streams(client, positions, count=count, block_ms=block_ms)
+    block = ("BLOCK", block_ms) if block_ms > 0 else ()
+    streams = ("STREAMS", *positions, *positions.values())
+    return await client.execute_command(_XREAD, "COUNT", count, *block, *streams)
 
 
 def _retrieved(reply: asyncio.Future[Any]) -> None:
