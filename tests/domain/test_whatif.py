@@ -108,3 +108,23 @@ def test_a_dispute_of_an_early_event_folds_a_marks_worth_not_the_game(
     late = compare_state(state, str(events[1990].event_id), NOW)
     assert late["event"]["seq"] == 1991
     assert steps <= 2 * MARK_EVERY, steps
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="whatif defect (on main too, not from wt/fold3): a dispute voiding a score correction "
+    "whose refold rejoins the game's fold keeps the correction's category at 0 in the player's "
+    "breakdown (`_shift_breakdown` keeps every key), which `evolve` never has: the dispute "
+    "page's standings show `correction: 0`",
+)
+def test_a_disputed_correction_leaves_no_empty_category() -> None:
+    from services.simulator.tables import simulate_game
+
+    log = list(simulate_game("trickerion", 1))
+    state = fold(log, upto_seq=99)
+    target = state.history[4]
+    assert target.type == "game.score_corrected"  # edda -1 Fame, "recount in turn 2"
+    void = void_of(state, target)
+    disputed, evolved = evolve_void(state, void)[0], evolve(state, void)
+    assert dict(disputed.breakdown) == dict(evolved.breakdown)
+    assert standings(disputed) == standings(evolved)
