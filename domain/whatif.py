@@ -40,10 +40,20 @@ def _shift(
     return {k: final.get(k, 0) + after.get(k, 0) - before.get(k, 0) for k in keys}
 
 
-def _shift_breakdown(final: Any, after: Any, before: Any) -> dict[str, dict[str, int]]:
-    """`_shift` per player of three breakdowns (player -> category -> sum)."""
-    players = dict.fromkeys([*after, *final, *before])
-    return {p: _shift(final.get(p, {}), after.get(p, {}), before.get(p, {})) for p in players}
+def _shift_breakdown(
+    final: Any, after: Any, before: Any, later: Any, unit: str
+) -> dict[str, dict[str, int]]:
+    """`_shift` per player of three breakdowns (player -> category -> sum), keeping only the
+    categories `evolve` has: those of the refold (`after`) and those a score-unit (`unit`)
+    entry of `later` (the ledger entries past the rejoin mark, in order) touches, in that
+    order. A category only the voided event touched is gone, not 0 (a category whose entries
+    sum to 0 stays, as in `evolve`)."""
+    keep = {p: dict.fromkeys(cats) for p, cats in after.items()}
+    for _, _, pid, resource, category, _, _, _ in later:
+        if resource == unit:
+            keep.setdefault(pid, {})[category] = None
+    shifted = {p: _shift(final.get(p, {}), after.get(p, {}), before.get(p, {})) for p in keep}
+    return {p: {k: shifted[p].get(k, 0) for k in cats} for p, cats in keep.items()}
 
 
 def evolve_void(state: GameState, void: Envelope) -> tuple[GameState, int]:
@@ -78,7 +88,8 @@ def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelop
     mine = redo.state  # the refold, at own.seq
     ledger_shift = len(mine.ledger) - own.ledger_len
     totals = _shift(state.totals, mine.totals, own.totals)
-    breakdown = _shift_breakdown(state.breakdown, mine.breakdown, own.breakdown)
+    unit, later = state.ruleset.score_resource, state.ledger[own.ledger_len :]
+    breakdown = _shift_breakdown(state.breakdown, mine.breakdown, own.breakdown, later, unit)
     marks = list(mine.marks)
     for m in state.marks[bisect_left([m.seq for m in state.marks], own.seq + 1) :]:
         marks.append(
@@ -88,7 +99,13 @@ def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelop
                 m.rules,
                 m.ledger_len + ledger_shift,
                 _shift(m.totals, mine.totals, own.totals),
-                _shift_breakdown(m.breakdown, mine.breakdown, own.breakdown),
+                _shift_breakdown(
+                    m.breakdown,
+                    mine.breakdown,
+                    own.breakdown,
+                    state.ledger[own.ledger_len : m.ledger_len],
+                    unit,
+                ),
             )
         )
     joined = GameState(
