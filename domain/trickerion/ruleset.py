@@ -34,7 +34,7 @@ from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
 from domain.trickerion.performance import performance_given, trick_yielded
-from domain.trickerion.state import Change, TrickerionState, settle, start_state
+from domain.trickerion.state import Change, TrickerionState, frozen, settle, start_state, thawed
 from domain.trickerion.turns import initiative_changed, turn_started
 from domain.values import replace
 
@@ -108,6 +108,16 @@ class TrickerionRuleset:
                 "trickerion.event.unknown", f"{event.type} is not a Trickerion event", "type"
             )
         return handler(state, event, event.payload)
+
+    def owned(self, state: TrickerionState) -> TrickerionState:
+        """A copy of `state` that `apply` may write in place until `frozen` (optional method of
+        a ruleset, for `domain.fold.Folder` only; see `state.thawed`)."""
+        return thawed(state)
+
+    def frozen(self, state: TrickerionState) -> None:
+        """`state`, from `owned` or from `apply` of one, immutable from now on (before the
+        folder hands it out; see `state.frozen`)."""
+        frozen(state)
 
     def end(self, state: TrickerionState, event: Envelope) -> tuple[TrickerionState, Entries]:
         """End-game Fame at `game.ended`: after the final turn (7, or 5 without the Dark Alley)
