@@ -144,9 +144,6 @@ def settle(
     entries: list[LedgerEntry] = []
     held = _held(new_book)  # player -> [fame, coins, shards] as the changes run
     books = state.books
-    options = state.options
-    clamp = options.fame_floor == "clamp_zero"
-    never_negative = options.negative_coins == "never"
     event_id, seq = event.event_id, event.seq
     for pid, resource, amount, category, rule, note, where in changes:
         if not amount:
@@ -158,12 +155,13 @@ def settle(
                 book = state.book(pid)  # raises trickerion.player.unknown
             now = held[pid] = [book.fame, book.coins, book.shards]
         # Fame first: most changes are Fame (docs/rules/trickerion.md#during-play floors)
+        # the options are read only when a floor is reached (rare; a read costs ~100 ns)
         if resource is _FAME:
-            if clamp and now[0] + amount < 0:
+            if now[0] + amount < 0 and state.options.fame_floor == "clamp_zero":
                 amount, note = _clamped(now[0], amount, note)
             now[0] += amount
         elif resource is _COINS:
-            if never_negative and now[1] + amount < 0:
+            if now[1] + amount < 0 and state.options.negative_coins == "never":
                 _refuse("trickerion.coins.insufficient", pid, now[1], amount, where)
             now[1] += amount
         else:
