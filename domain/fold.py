@@ -67,6 +67,10 @@ class Folder(Generic[S]):
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
         self._apply = self.ruleset.apply  # bound once: read per event
+        # an owned rules state skips a copy per event (`Ruleset.apply`); frozen when handed out
+        self._thaw = getattr(self.ruleset, "owned", None)
+        self._freeze = getattr(self.ruleset, "frozen", None)
+        self._rules_owned = False  # whether `rules` is ours to let `apply` write (thawed)
         self._unit = self.ruleset.score_resource
         self.seq, self.status, self.rules = state.seq, state.status, state.rules
         self.voided = state.voided
@@ -90,6 +94,8 @@ class Folder(Generic[S]):
             return self._snap
         if not self.started:
             raise RuleViolation("log.empty", "no events to fold")
+        if self._rules_owned:
+            self._hand_out()
         snap: GameState[S] = object.__new__(GameState)
         snap.__dict__.update(
             game_id=self.game_id,
@@ -134,6 +140,8 @@ class Folder(Generic[S]):
             and event.game_id == self.game_id
             and self.status != "final"
         ):
+            if not self._rules_owned and self._thaw is not None:  # an equal copy, ours
+                self.rules, self._rules_owned = self._thaw(self.rules), True
             rules, entries = self._apply(self.rules, event)
             self._advance(event, rules, entries, self.status)
             return
@@ -173,10 +181,18 @@ class Folder(Generic[S]):
         self._history.append(event)  # the id index reads it from there when asked
         self.seq, self.status, self.rules, self._snap = seq, status, rules, None
         if not seq % MARK_EVERY:
+            if self._rules_owned:
+                self._hand_out()  # the mark holds the rules
             self._shared = True  # the mark holds the sums
             mark = Mark(seq, status, rules, self._ledger_n, self._totals, self._breakdown)
             self._marks.append(mark)
             self._marks_n += 1
+
+    def _hand_out(self) -> None:
+        """Freeze the owned rules state before a mark or a `GameState` holds it."""
+        if self._freeze is not None:
+            self._freeze(self.rules)
+        self._rules_owned = False
 
     def _fork(self) -> None:
         self._history = self._history[: self.seq]

@@ -56,8 +56,12 @@ class Ruleset(Protocol[S]):
         """Apply one in-play event (this game's types, `game.turn_started`,
         `game.initiative_changed`); return the new state and its ledger entries.
 
+        A ruleset may also have `owned(state) -> state` (an equal copy that `apply` may write
+        in place, returning it or a state made from it, until `frozen(state)` makes it immutable
+        again): `domain.fold.Folder` uses the pair to skip a copy of the state per event.
+
         Raises:
-            RuleViolation: the event breaks a rule; `state` is unchanged (it is immutable).
+            RuleViolation: the event breaks a rule; `state` is unchanged (even an owned one).
         """
         ...
 

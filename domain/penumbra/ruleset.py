@@ -239,7 +239,7 @@ def ledger_changes(
 
 
 _tuple_new = tuple.__new__
-_VP = Resource.VP
+_VP, _ARCANA = Resource.VP, Resource.ARCANA
 
 
 def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
@@ -321,14 +321,17 @@ def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) ->
         f", {lost} lost over the cap ({RULE_LINE['arcana']})" if lost else ""
     )
     return [
-        LedgerEntry(
-            event.event_id,
-            event.seq,
-            pid,
-            Resource.ARCANA,
-            "arcana",
-            after.arcana - before.arcana,
-            RULE_LINE["arcana"],
-            note,
+        _tuple_new(  # LedgerEntry(...) without its Python-level __new__
+            LedgerEntry,
+            (
+                event.event_id,
+                event.seq,
+                pid,
+                _ARCANA,
+                "arcana",
+                after.arcana - before.arcana,
+                RULE_LINE["arcana"],
+                note,
+            ),
         )
     ]

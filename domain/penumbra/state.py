@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
 from domain.memo import Memo
-from domain.values import replace
 
 XpCounts = tuple[int, int, int, int, int, int]
 """Experience symbols per kind, in the order XP1..XP6."""
@@ -112,5 +111,14 @@ class PenumbraState:
     every state of the game (copied along by `replace`), never part of the state's value."""
 
     def with_tableau(self, player_id: str, tableau: Tableau) -> PenumbraState:
-        """A copy with one player's tableau replaced."""
-        return replace(self, tableaux={**self.tableaux, player_id: tableau})
+        """A copy with one player's tableau replaced (once per event: `replace` inlined)."""
+        tableaux = dict(self.tableaux)
+        tableaux[player_id] = tableau
+        new: PenumbraState = _new(PenumbraState)
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields["tableaux"] = tableaux
+        return new
+
+
+_new = object.__new__

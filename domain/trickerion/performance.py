@@ -63,12 +63,17 @@ def gains(pid: str, amounts: Amounts, category: str, rule: str, note: str) -> li
     """The Fame, Coins and Shards of `amounts` for `pid` as changes, in that order, the zero
     ones left out (`settle` would skip them; not building them is the cheaper)."""
     fame, coins, shards = amounts.fame, amounts.coins, amounts.shards
-    out = [Change(pid, _FAME, fame, category, rule, note)] if fame else []
+    # Change(...) without its Python-level __new__ (the same tuple; half the time per change)
+    out = [_tuple_new(Change, (pid, _FAME, fame, category, rule, note, _WHERE))] if fame else []
     if coins:
-        out.append(Change(pid, _COINS, coins, category, rule, note))
+        out.append(_tuple_new(Change, (pid, _COINS, coins, category, rule, note, _WHERE)))
     if shards:
-        out.append(Change(pid, _SHARDS, shards, category, rule, note))
+        out.append(_tuple_new(Change, (pid, _SHARDS, shards, category, rule, note, _WHERE)))
     return out
+
+
+_tuple_new = tuple.__new__
+_WHERE = Change._field_defaults["field"]
 
 
 def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None) -> Amounts:

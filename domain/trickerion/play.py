@@ -213,8 +213,8 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
     book = state.book(pid)
     note = p.note or reason
     coins = p.coins
-    changes = (  # zero changes are not built (settle would skip them)
-        [Change(pid, _FAME, p.fame, reason, r.OTHER_SOURCES, note, "payload.fame")]
+    changes = (  # zero changes are not built (settle would skip them); Change(...) inlined
+        [_tuple_new(Change, (pid, _FAME, p.fame, reason, r.OTHER_SOURCES, note, "payload.fame"))]
         if p.fame
         else []
     )
@@ -233,9 +233,16 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
             )
         )
     if coins:
-        changes.append(Change(pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
+        changes.append(
+            _tuple_new(Change, (pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
+        )
     if p.shards:
         changes.append(
-            Change(pid, _SHARDS, p.shards, reason, r.OTHER_SOURCES, note, "payload.shards")
+            _tuple_new(
+                Change, (pid, _SHARDS, p.shards, reason, r.OTHER_SOURCES, note, "payload.shards")
+            )
         )
     return settle(state, event, changes)
+
+
+_tuple_new = tuple.__new__

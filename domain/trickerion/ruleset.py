@@ -34,7 +34,7 @@ from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
 from domain.trickerion.performance import performance_given, trick_yielded
-from domain.trickerion.state import Change, TrickerionState, settle, start_state
+from domain.trickerion.state import Change, TrickerionState, frozen, settle, start_state, thawed
 from domain.trickerion.turns import initiative_changed, turn_started
 from domain.values import replace
 
@@ -108,6 +108,11 @@ class TrickerionRuleset:
                 "trickerion.event.unknown", f"{event.type} is not a Trickerion event", "type"
             )
         return handler(state, event, event.payload)
+
+    # `Ruleset.apply`'s optional pair, for `domain.fold.Folder` (the functions themselves: one
+    # call fewer per hand-out than a method calling them)
+    owned = staticmethod(thawed)
+    frozen = staticmethod(frozen)
 
     def end(self, state: TrickerionState, event: Envelope) -> tuple[TrickerionState, Entries]:
         """End-game Fame at `game.ended`: after the final turn (7, or 5 without the Dark Alley)

@@ -144,9 +144,6 @@ def settle(
     entries: list[LedgerEntry] = []
     held = _held(new_book)  # player -> [fame, coins, shards] as the changes run
     books = state.books
-    options = state.options
-    clamp = options.fame_floor == "clamp_zero"
-    never_negative = options.negative_coins == "never"
     event_id, seq = event.event_id, event.seq
     for pid, resource, amount, category, rule, note, where in changes:
         if not amount:
@@ -158,12 +155,13 @@ def settle(
                 book = state.book(pid)  # raises trickerion.player.unknown
             now = held[pid] = [book.fame, book.coins, book.shards]
         # Fame first: most changes are Fame (docs/rules/trickerion.md#during-play floors)
+        # the options are read only when a floor is reached (rare; a read costs ~100 ns)
         if resource is _FAME:
-            if clamp and now[0] + amount < 0:
+            if now[0] + amount < 0 and state.options.fame_floor == "clamp_zero":
                 amount, note = _clamped(now[0], amount, note)
             now[0] += amount
         elif resource is _COINS:
-            if never_negative and now[1] + amount < 0:
+            if now[1] + amount < 0 and state.options.negative_coins == "never":
                 _refuse("trickerion.coins.insufficient", pid, now[1], amount, where)
             now[1] += amount
         else:
@@ -188,17 +186,47 @@ def _written(
     state: TrickerionState, held: dict[str, list[int]], new_book: tuple[str, PlayerBook] | None
 ) -> TrickerionState:
     """`state` with `new_book` in and the changed players' [fame, coins, shards] written back:
-    one new book per changed player, once per event (the fold's hot path: `replace` inlined)."""
-    books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
+    one new book per changed player, once per event (the fold's hot path). A state `thawed`
+    for a folder is written in place (no copy of the state and books per event); any other
+    is copied first."""
+    fields = state.__dict__
+    scratch = fields.get("_scratch")
+    if scratch is not None and scratch[0] is fields["books"]:  # ours to write: see `thawed`
+        new, books = state, scratch[1]
+    else:  # a copy; still the folder's to write if `state` was (its books were replaced)
+        new, books = _copied(state, scratch is not None)
     if new_book is not None:
         books[new_book[0]] = new_book[1]
     for pid, (fame, coins, shards) in held.items():
-        books[pid] = _with_amounts(books[pid], fame, coins, shards)
+        book = books[pid]  # `book._replace(fame=..., ...)` without the keyword dict
+        books[pid] = _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
+    return new
+
+
+def thawed(state: TrickerionState) -> TrickerionState:
+    """A copy of `state` (equal to it) that `settle` writes in place instead of copying, as
+    do the states made from it with `replace`, until `frozen`: for a `domain.fold.Folder`,
+    which holds its current state alone between the events and freezes it before handing
+    it out (a mark, a `GameState`). O(players)."""
+    return _copied(state, True)[0]
+
+
+def frozen(state: TrickerionState) -> None:
+    """Make `state` (and `state` only) immutable again: `settle` copies it from now on."""
+    state.__dict__.pop("_scratch", None)
+
+
+def _copied(state: TrickerionState, scratch: bool) -> tuple[TrickerionState, dict[str, PlayerBook]]:
+    """A copy of `state` with its own books dict (returned too), marked `thawed` if `scratch`
+    (the state copy inlined: `replace` costs a keyword dict per call)."""
+    books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
     new: TrickerionState = _new(TrickerionState)
     fields = new.__dict__
     fields.update(state.__dict__)
-    fields["books"] = _proxy(books)
-    return new
+    fields["books"] = proxy = _proxy(books)
+    if scratch:
+        fields["_scratch"] = (proxy, books)
+    return new, books
 
 
 def _clamped(fame: int, amount: int, note: str) -> tuple[int, str]:
@@ -226,12 +254,6 @@ def _refuse(rule: str, pid: str, held: int, amount: int, where: str) -> NoReturn
 _new = object.__new__
 _tuple_new = tuple.__new__
 _proxy = MappingProxyType
-
-
-def _with_amounts(book: PlayerBook, fame: int, coins: int, shards: int) -> PlayerBook:
-    """`book._replace(fame=fame, coins=coins, shards=shards)` without the keyword dict
-    (settle's write-back, once per changed player and event; docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
-    return _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
 
 
 def start_state(options: TrickerionOptions, players: tuple[Player, ...]) -> TrickerionState:

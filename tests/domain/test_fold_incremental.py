@@ -6,6 +6,7 @@ the same state do not see each other; a 50,000-event game folds in one pass.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -178,3 +179,59 @@ def test_each_writer_finds_its_own_event_ids_after_another_continued_the_state()
     assert base.seq_of(correction.event_id) is None
     assert c.seq_of(log[middle].event_id) is None
     assert a.seq_of(void.event_id) is None
+
+
+@PROPERTY
+@given(games, st.data())
+def test_handed_out_states_never_change_while_the_folder_writes_its_rules_in_place(
+    game: tuple[str, int, list[tuple[int, int, int]]], data: st.DataObject
+) -> None:
+    """A folder lets a ruleset write its rules state in place between hand-outs (Trickerion:
+    `Ruleset.apply`'s owned states): every state it handed out, and a second writer's state
+    continued from one, still equals a fold to its seq after both went on and the ruleset was
+    applied to its rules directly; so do the marks."""
+    log = _log(game)
+    at = set(data.draw(st.lists(st.integers(1, len(log)), max_size=6)))
+    folder: Folder[object] = Folder()
+    handed: list[GameState] = []
+    for event in log:
+        folder.add(event)
+        if event.seq in at:
+            handed.append(folder.state)
+            if event.seq < len(log):  # a second writer continues the same state
+                handed.append(evolve(handed[-1], log[event.seq]))
+    handed.append(folder.state)
+    for state in handed:  # a direct caller of `apply`, twice on the same rules
+        for event in log[state.seq : state.seq + 1] * 2:
+            with contextlib.suppress(RuleViolation):  # not the ruleset's event
+                state.ruleset.apply(state.rules, event)
+    for state in handed:
+        assert state.rules == fold(log, upto_seq=state.seq).rules
+        if not state.voided:  # a void's refold makes marks of a log without the voided event
+            assert all(m.rules == fold(log, upto_seq=m.seq).rules for m in state.marks)
+
+
+def test_a_refused_event_leaves_the_folders_own_rules_state_unchanged() -> None:
+    """A Trickerion event refused after some of its changes were counted (Fame first, then
+    Shards it cannot pay) leaves the folder's rules state, written in place, as it was."""
+    log = _log(("trickerion", 5, []))
+    middle = len(log) // 2
+    folder: Folder[object] = Folder()
+    for event in log[:middle]:
+        folder.add(event)
+    expected = fold(log, upto_seq=middle)
+    pid = expected.players[0].player_id
+    shards = expected.rules.books[pid].shards
+    bad = referee_event(
+        expected,
+        "trickerion.resources_changed",
+        {"player_id": pid, "fame": 5, "coins": 0, "shards": -shards - 1, "reason": "other"},
+    )
+    with pytest.raises(RuleViolation) as refused:
+        folder.add(bad)
+    assert refused.value.rule == "trickerion.shards.insufficient"
+    assert folder.rules == expected.rules
+    for event in log[middle:]:
+        folder.add(event)
+    assert folder.state.rules == fold(log).rules
+    assert standings(folder.state) == standings(fold(log))
