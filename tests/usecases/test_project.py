@@ -137,3 +137,39 @@ async def test_a_lost_shard_drops_its_games_and_a_stopping_loop_drops_all_at_onc
     loop.stopping = True  # every shard is being given back: one clear
     await loop.lose(kept[0])
     assert project.views.kept_keys() == []
+
+
+async def test_a_failed_write_drops_the_views_a_batch_folded_in_place() -> None:
+    """The projector's folders write their Trickerion rules state in place (`domain.fold`):
+    a batch whose write fails leaves no view ahead of storage, so the batch read again after
+    the failure (the loop re-reads from the checkpoint) is folded once, on a rebuilt view,
+    and the stored standings are the offline fold's at every step."""
+    from services.ports.errors import StoreUnavailable
+    from services.simulator.tables import simulate_game
+
+    ports, project, backend = setup()
+    log = list(simulate_game("trickerion", 3))[:90]
+    game_id = log[0].game_id
+    await ports.log.append(game_id, log[:40])
+    shard, entries = feed(backend, game_id)
+    assert (await project.apply(shard, entries)).events == 40
+    await ports.log.append(game_id, log[40:])
+    _, entries = feed(backend, game_id)
+    real = ports.projections.write
+
+    async def failing(*args: object, **kwargs: object) -> object:
+        raise StoreUnavailable("down")
+
+    ports.projections.write = failing  # type: ignore[method-assign]
+    with pytest.raises(StoreUnavailable):
+        await project.apply(shard, entries[40:70])
+    assert game_id not in project.views
+    ports.projections.write = real  # type: ignore[method-assign]
+    assert (await project.apply(shard, entries[40:70])).events == 30
+    stored = await ports.projections.get(game_id)
+    assert stored is not None
+    assert json.loads(stored.standings_json) == offline_standings(log, 70)
+    assert (await project.apply(shard, entries)).events == 20
+    stored = await ports.projections.get(game_id)
+    assert stored is not None
+    assert json.loads(stored.standings_json) == offline_standings(log)
