@@ -1,5 +1,6 @@
-"""`eventlog.stamped_json` writes exactly what `dump_event_json(event.with_recorded_at(now))`
-writes, for unstamped events (whatever their text holds) and for events sent stamped.
+"""`eventlog.stamped_json` writes exactly the UTF-8 bytes of what
+`dump_event_json(event.with_recorded_at(now))` writes, for unstamped events (whatever their
+text holds, non-ASCII too) and for events sent stamped.
 Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (ingest profile: the model copy per stored event)."""
 
 from __future__ import annotations
@@ -28,8 +29,12 @@ def test_stamped_json_equals_the_copy_then_dump() -> None:
     hostile["recorded_at"] = None
     stamped = json.loads(_events()[1])
     stamped["recorded_at"] = "2020-01-01T00:00:00Z"
-    events += [parse_event_json(json.dumps(hostile)), parse_event_json(json.dumps(stamped))]
+    wide = json.loads(_events()[2])
+    wide["actor"] = "Zoë 🎲 \u2028 \\u0041"
+    wide["recorded_at"] = None
+    events += [parse_event_json(json.dumps(e)) for e in (hostile, stamped, wide)]
     for now in (datetime(2026, 12, 1, 14, 0, tzinfo=UTC), datetime.now(UTC)):
-        want = [dump_event_json(e.with_recorded_at(now)) for e in events]
+        want = [dump_event_json(e.with_recorded_at(now)).encode() for e in events]
         assert stamped_json(events, now) == want
         assert all(json.loads(w)["recorded_at"] is not None for w in want)
+        assert any(not w.isascii() for w in want)

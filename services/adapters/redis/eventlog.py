@@ -41,25 +41,29 @@ from services.ports.eventlog import (
 
 _WRONGVERSION = re.compile(r"WRONGVERSION expected (-?\d+) actual (\d+)")
 _WRONGHEAD = re.compile(r"WRONGHEAD version (\d+)")
-_UNSTAMPED = '"recorded_at":null'
+_UNSTAMPED = b'"recorded_at":null'
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 
-def stamped_json(events: Sequence[Envelope], now: datetime) -> list[str]:
-    """The stored JSON of each event: `dump_event_json(event.with_recorded_at(now))`, made
-    without copying the model. An unstamped event is dumped once and its `"recorded_at":null`
-    replaced: the first one in the text is the envelope's (only scalar fields come before it,
-    and inside a JSON string its quotes would be escaped). An event sent with a `recorded_at`
-    (the store overwrites it) is copied as before."""
-    stamp = '"recorded_at":' + _DATETIME.dump_json(now).decode()
+def stamped_json(events: Sequence[Envelope], now: datetime) -> list[bytes]:
+    """The stored JSON of each event, UTF-8 bytes: `dump_event_json(event.with_recorded_at(now))`
+    encoded, made without copying the model and without a str between (Redis is sent bytes
+    either way: the serializer's own bytes skip a decode here and an encode in the packing).
+    An unstamped event is dumped once and its `"recorded_at":null` replaced: the first one in
+    the text is the envelope's (only scalar fields come before it, and inside a JSON string its
+    quotes would be escaped). An event sent with a `recorded_at` (the store overwrites it) is
+    copied as before."""
+    stamp = b'"recorded_at":' + _DATETIME.dump_json(now)
     out = []
     for event in events:
-        text = dump_event_json(event) if event.recorded_at is None else ""
-        at = text.find(_UNSTAMPED)
-        if at >= 0:
-            out.append(text[:at] + stamp + text[at + len(_UNSTAMPED) :])
-        else:
-            out.append(dump_event_json(event.with_recorded_at(now)))
+        if event.recorded_at is None:
+            # model_dump_json() is this call's bytes decoded (pydantic's BaseModel)
+            text = event.__pydantic_serializer__.to_json(event)
+            at = text.find(_UNSTAMPED)
+            if at >= 0:
+                out.append(text[:at] + stamp + text[at + len(_UNSTAMPED) :])
+                continue
+        out.append(dump_event_json(event.with_recorded_at(now)).encode())
     return out
 
 
@@ -98,9 +102,9 @@ def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
     every 4th value from the 8th (a live projection's values follow them)."""
     total = 0
     for data in args[7 : 4 + 4 * events : 4]:
-        if not isinstance(data, str) or not data.isascii() or "\\u" in data:
+        if not isinstance(data, bytes) or not data.isascii() or b"\\u" in data:
             return None
-        total += len(data)
+        total += len(data)  # ASCII: one byte a character
     return total
 
 
