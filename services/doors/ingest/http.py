@@ -21,6 +21,7 @@ request, takes the FastAPI route. Both call `IngestDoor.answer`: the same answer
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import structlog
@@ -35,6 +36,7 @@ from services.doors.asgi.http_errors import refusal_problem
 from services.doors.asgi.lean import LeanRoute, header
 from services.platform.metrics import count_appended, count_refused
 from services.platform.problems import problem_responses
+from services.ports.eventlog import AppendResult
 from services.usecases.authorize import WriteProof
 from services.usecases.record import AfterGameWrite, BodySource, Record
 from services.usecases.refusal import Refusal
@@ -95,6 +97,29 @@ def bearer_token(authorization: str | None) -> str | None:
     return token
 
 
+def _json(value: object) -> str:
+    """`value` as starlette's `JSONResponse` writes it (compact, UTF-8 unescaped)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def appended_json(result: AppendResult, write_token: str | None) -> bytes:
+    """The 201 body: byte for byte what `JSONResponse(result.to_dict())` (with `write_token`
+    added last when given) renders, without building a dict per event. Event ids that JSON
+    would escape (never a UUID's text) take the dict path."""
+    ids = [e.event_id for e in result.events]
+    if _json(ids) != '["' + '","'.join(ids) + '"]':
+        out = result.to_dict()
+        if write_token is not None:
+            out["write_token"] = write_token
+        return _json(out).encode()
+    events = ",".join(
+        f'{{"event_id":"{e.event_id}","seq":{e.seq:d},"duplicate":{"true" if e.duplicate else "false"}}}'
+        for e in result.events
+    )
+    token = "" if write_token is None else ',"write_token":' + _json(write_token)
+    return f'{{"appended":[{events}],"version":{result.version:d}{token}}}'.encode()
+
+
 class IngestDoor:
     """The write's translation, shared by the FastAPI route and the lean one: a proof and a
     body in, the HTTP answer out (and the body, when a table's follow-up is due)."""
@@ -123,15 +148,15 @@ class IngestDoor:
                     dry_run=dry_run,
                 )
                 return refusal_problem(refusal), None
-        out = recorded.result.to_dict()
-        if recorded.write_token is not None:
-            out["write_token"] = recorded.write_token
+        content = appended_json(recorded.result, recorded.write_token)
         if dry_run:
-            return JSONResponse(out, status_code=200), None
+            return Response(content, 200, media_type=JSONResponse.media_type), None
         count_appended(recorded.result, "http")
         written = await body()  # read once already: the request keeps it
         wanted = self.tables is not None and self.tables.wants(game_id, written)
-        return JSONResponse(out, status_code=201), written if wanted else None
+        return Response(
+            content, 201, media_type=JSONResponse.media_type
+        ), written if wanted else None
 
     async def lean(self, scope: Scope, receive: Receive, send: Send) -> None:
         """`POST /games/{game_id}/events` as raw ASGI (no query string: not a dry run); the
