@@ -11,7 +11,10 @@ delivery carries the whole current state, so only the newest matters. A read tha
 (`StoreUnavailable`) is retried forever, backing off to 2 s; when the reader has failed for
 `down_after_s`, every open subscription is told (`Subscription.get` raises `StorageDown`) so
 its stream ends cleanly and the browser reconnects, resuming with `Last-Event-ID` once the
-store is back. Source: issue brief (live push); docs/decisions/0018-observability-at-the-edges.md (SSE id = notice id).
+store is back. With no subscription open the reader reads nothing: it waits for the first
+one, then takes the shards' positions again before that subscription goes on (`subscribe`),
+so a process nobody watches (an ingest, a projector beside it) spends nothing per change
+(docs/profiles/hot-path-profiles.md). Source: issue brief (live push); docs/decisions/0018-observability-at-the-edges.md (SSE id = notice id).
 """
 
 from __future__ import annotations
@@ -134,6 +137,8 @@ class ChangeHub:
             `Signal.PING` (one timer for all: proxies drop idle streams).
         down_after_s: after the reader has failed for this long (its retries back off to
             2 s), open subscriptions end (`StorageDown`) and `fault` is set until a read works.
+        resume_s: longest a new subscription waits for an idle reader to take the shards'
+            positions again (then `StoreUnavailable`).
     """
 
     changes: LiveChanges
@@ -142,6 +147,7 @@ class ChangeHub:
     max_connect_reads: InitVar[int] = 16
     ping_s: float = 15.0
     down_after_s: float = 3.0
+    resume_s: float = 5.0
     _subs: dict[str | None, set[Subscription]] = field(
         init=False, default_factory=lambda: defaultdict(set)
     )
@@ -155,6 +161,10 @@ class ChangeHub:
     _stopping: bool = field(init=False, default=False)
     _pulse: asyncio.Task[None] | None = field(init=False, default=None)
     _ready: asyncio.Event = field(init=False, default_factory=asyncio.Event)
+    # set while the reader follows the notices (cleared while it idles: no subscription)
+    _following: asyncio.Event = field(init=False, default_factory=asyncio.Event)
+    # set by a subscription that finds the reader idle
+    _wanted: asyncio.Event = field(init=False, default_factory=asyncio.Event)
     # loop time of the first failed read
     _failing_since: float | None = field(init=False, default=None)
     fault: str | None = field(init=False, default=None)
@@ -201,10 +211,16 @@ class ChangeHub:
 
     @contextlib.asynccontextmanager
     async def subscribe(self, game_id: str | None) -> AsyncIterator[Subscription]:
-        """Subscribe to one game's changes (or every game's, with None) for the `with` block."""
+        """Subscribe to one game's changes (or every game's, with None) for the `with` block.
+        An idle reader (no subscription before this one) is woken and has taken the shards'
+        positions again when the block starts, so `position` holds as documented.
+
+        Raises: StoreUnavailable: the idle reader could not read the positions within
+        `resume_s`."""
         sub = Subscription(game_id)
         self._subs[game_id].add(sub)
         try:
+            await self._followed()
             yield sub
         finally:
             self._subs[game_id].discard(sub)
@@ -212,6 +228,19 @@ class ChangeHub:
                 del self._subs[game_id]
                 if game_id is not None:
                     self._bodies.pop(game_id, None)
+
+    async def _followed(self) -> None:
+        """Wait until the reader follows the notices (wake it when idle); see `subscribe`."""
+        if self._task is None or self._following.is_set():
+            return
+        self._wanted.set()
+        try:
+            async with asyncio.timeout(self.resume_s):
+                await self._following.wait()
+        except TimeoutError:
+            raise StoreUnavailable(
+                "the change hub has not reached its store", self.reason
+            ) from None
 
     # --- reads for (re)connecting clients: from memory where possible, else bounded ---
     def position(self, game_id: str) -> str:
@@ -289,7 +318,18 @@ class ChangeHub:
         positions = await self._retrying(self.changes.tails)
         self._delivered.update(positions)
         self._ready.set()
+        self._following.set()
         while not self._stopping:
+            if not self._subs:  # nobody to deliver to: read nothing until a subscription
+                self._following.clear()
+                self._wanted.clear()
+                await self._wanted.wait()
+                # what changed meanwhile reached nobody; a new subscription reads the store
+                # after this (`current`), so the positions restart from the shards' tails
+                positions.update(await self._retrying(self.changes.tails))
+                self._delivered.update(positions)
+                self._following.set()
+                continue
             notices = await self._retrying(
                 lambda: self.changes.read(positions, count=1000, block_ms=self.block_ms)
             )
