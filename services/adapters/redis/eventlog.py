@@ -85,14 +85,11 @@ def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
     """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)
     to the call of ARGV `args` (its event ids: every 4th value from the 5th, one per event
     answered; a live projection's values follow them)."""
+    ids = args[4 : 4 + 4 * ((len(out) - 1) // 3) : 4]  # str(event_id) of each, by `_call`
+    replies = zip(ids, out[1::3], out[2::3], out[3::3], strict=True)
     positions = tuple(
-        AppendedEvent(
-            event_id=str(event_id),
-            seq=int(out[1 + 3 * i]),
-            feed_id=out[2 + 3 * i].decode() or None,
-            duplicate=bool(out[3 + 3 * i]),
-        )
-        for i, event_id in enumerate(args[4 : 4 + 4 * ((len(out) - 1) // 3) : 4])
+        AppendedEvent(str(event_id), int(seq), feed_id.decode() or None, bool(duplicate))
+        for event_id, seq, feed_id, duplicate in replies
     )
     return AppendResult(positions, int(out[0]), _lines_text(args, len(positions)))
 
