@@ -1,0 +1,95 @@
+"""Attacks on the idle change hub (wt/ingest3 6278f11: no reads while nobody subscribes, the
+first subscription wakes the reader): subscriptions opened and closed many times while changes
+are appended, some overlapping, some after an idle period. Each one's `position` covers every
+change appended before it opened (the store's `current` reflects those), it is delivered
+every later change (the newest of a batch: the body is the whole state) and never a change at
+or before a position it was already given, in order.
+Source: issue brief (live push); docs/profiles/hot-path-profiles.md."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from services.doors.push.hub import ChangeHub, Delivery, entry_key
+from services.usecases.live_changes import LiveChanges
+from tests.web.test_hub_idle import SHARDS, _Fields, _Notices
+
+
+async def test_subscriptions_racing_appends_miss_nothing_and_repeat_nothing() -> None:
+    notices = _Notices()
+    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
+    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=5)
+    await hub.start()
+    shard = changes.shard_of("g1")
+    rng = random.Random(6278)
+    stop = asyncio.Event()
+    seqs = {"g1": 0, "g2": 0}
+
+    def append(game_id: str) -> str:
+        seqs[game_id] += 1
+        return notices.add(changes.shard_of(game_id), game_id, seqs[game_id]).entry_id
+
+    async def produce() -> None:
+        while not stop.is_set():
+            append(rng.choice(["g1", "g1", "g2"]))
+            await asyncio.sleep(rng.uniform(0, 0.003))
+
+    async def watch(cycles: int) -> int:
+        opened = 0
+        for _ in range(cycles):
+            async with hub.subscribe("g1") as sub:
+                opened += 1
+                sent = hub.position("g1")
+                assert entry_key(sent) <= entry_key(await notices.tail(shard))
+                marker = append("g1")  # a change after the position: it must arrive
+                delivered: list[str] = []
+                while entry_key(sent) < entry_key(marker):
+                    item = await asyncio.wait_for(sub.get(), 2)
+                    if not isinstance(item, Delivery):
+                        continue
+                    assert item.change.game_id == "g1"
+                    delivered.append(item.change.entry_id)
+                    sent = max(sent, item.change.entry_id, key=entry_key)
+                keys = [entry_key(d) for d in delivered]
+                assert keys == sorted(set(keys)), delivered  # in order, none twice
+            await asyncio.sleep(rng.choice([0, 0, 0.001, 0.03]))  # sometimes an idle period
+        return opened
+
+    producer = asyncio.create_task(produce())
+    try:
+        opened = await asyncio.gather(watch(40), watch(25), watch(15))
+    finally:
+        stop.set()
+        await producer
+        await hub.stop()
+    assert sum(opened) == 80
+    assert hub.subscriber_count == 0
+
+
+async def test_a_position_from_before_the_idle_period_is_behind_the_new_one() -> None:
+    """A client resuming with an id given before an idle period: the position after it is
+    the shards' tail, so every change of the idle period is covered (by `current`), and a
+    change after it is delivered."""
+    notices = _Notices()
+    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
+    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=10)
+    await hub.start()
+    try:
+        shard = changes.shard_of("g1")
+        notices.add(shard, "g1", 1)
+        async with hub.subscribe("g1") as sub:
+            old = hub.position("g1")
+        for seq in range(2, 6):  # nobody watching: the hub reads none of these
+            notices.add(shard, "g1", seq)
+        await asyncio.sleep(0.05)
+        async with hub.subscribe("g1") as sub:
+            now = hub.position("g1")
+            assert entry_key(now) > entry_key(old)
+            assert now == await notices.tail(shard)
+            later = notices.add(shard, "g1", 6)
+            item = await asyncio.wait_for(sub.get(), 2)
+            assert isinstance(item, Delivery)
+            assert item.change == later
+    finally:
+        await hub.stop()
