@@ -9,11 +9,24 @@ Source: issue brief (live push); docs/profiles/hot-path-profiles.md."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import Mapping, Sequence
 
-from services.doors.push.hub import ChangeHub, Delivery, entry_key
+import pytest
+
+from services.doors.push.hub import ChangeHub, Delivery, StorageDown, entry_key
+from services.ports.errors import StoreUnavailable
+from services.ports.notices import Notice
 from services.usecases.live_changes import LiveChanges
 from tests.web.test_hub_idle import SHARDS, _Fields, _Notices
+
+STUCK_DOWN = (
+    "wt/ingest3 6278f11: the reader clears `fault` only after a notice read; a hub woken by a "
+    "subscription while the store is down sets `fault`, then takes the tails when the store is "
+    "back and idles again (nobody left), so `fault` stays and `check` refuses every new "
+    "stream for good"
+)
 
 
 async def test_subscriptions_racing_appends_miss_nothing_and_repeat_nothing() -> None:
@@ -88,6 +101,61 @@ async def test_a_position_from_before_the_idle_period_is_behind_the_new_one() ->
             assert entry_key(now) > entry_key(old)
             assert now == await notices.tail(shard)
             later = notices.add(shard, "g1", 6)
+            item = await asyncio.wait_for(sub.get(), 2)
+            assert isinstance(item, Delivery)
+            assert item.change == later
+    finally:
+        await hub.stop()
+
+
+class _Flaky(_Notices):
+    """The notices of a store that can be taken down (`StoreUnavailable` on every read)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    def _answer(self) -> None:
+        if self.down:
+            raise StoreUnavailable("connection refused")
+
+    async def tails(self, shards: Sequence[int]) -> list[str]:
+        self._answer()
+        return await super().tails(shards)
+
+    async def read(
+        self, after: Mapping[int, str], count: int = 500, block_ms: int | None = None
+    ) -> Sequence[Notice]:
+        self._answer()
+        return await super().read(after, count, block_ms)
+
+
+@pytest.mark.xfail(strict=True, reason=STUCK_DOWN)
+async def test_a_store_blip_met_by_a_waking_hub_does_not_end_live_push_for_good() -> None:
+    """A subscription wakes the idle hub while the store is down: the reader fails long enough
+    to declare the store down (`fault`, every new stream refused by `check`). Once the store
+    answers again the fault must clear, as it does when the reader follows the notices."""
+    notices = _Flaky()
+    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
+    render = lambda game_id, fields: {"game": game_id}  # noqa: E731
+    hub = ChangeHub(changes, render=render, block_ms=10, down_after_s=0.1)
+    await hub.start()
+    try:
+        await asyncio.sleep(0.05)  # nobody subscribes: the reader idles
+        notices.down = True
+        with contextlib.suppress(TimeoutError, StoreUnavailable):
+            async with asyncio.timeout(1.0), hub.subscribe("g1") as sub:
+                while True:
+                    await sub.get()  # StorageDown once the hub gives the store up
+        with pytest.raises(StorageDown):
+            hub.check()  # a new stream is refused while the store is down
+        notices.down = False
+        async with asyncio.timeout(8):
+            while hub.fault is not None:  # the reader's back-off is at most 2 s
+                await asyncio.sleep(0.05)
+        hub.check()  # the next browser's stream starts
+        async with hub.subscribe("g1") as sub:
+            later = notices.add(changes.shard_of("g1"), "g1", 1)
             item = await asyncio.wait_for(sub.get(), 2)
             assert isinstance(item, Delivery)
             assert item.change == later
