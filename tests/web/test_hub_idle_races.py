@@ -21,13 +21,6 @@ from services.ports.notices import Notice
 from services.usecases.live_changes import LiveChanges
 from tests.web.test_hub_idle import SHARDS, _Fields, _Notices
 
-STUCK_DOWN = (
-    "wt/ingest3 6278f11: the reader clears `fault` only after a notice read; a hub woken by a "
-    "subscription while the store is down sets `fault`, then takes the tails when the store is "
-    "back and idles again (nobody left), so `fault` stays and `check` refuses every new "
-    "stream for good"
-)
-
 
 async def test_subscriptions_racing_appends_miss_nothing_and_repeat_nothing() -> None:
     notices = _Notices()
@@ -130,7 +123,6 @@ class _Flaky(_Notices):
         return await super().read(after, count, block_ms)
 
 
-@pytest.mark.xfail(strict=True, reason=STUCK_DOWN)
 async def test_a_store_blip_met_by_a_waking_hub_does_not_end_live_push_for_good() -> None:
     """A subscription wakes the idle hub while the store is down: the reader fails long enough
     to declare the store down (`fault`, every new stream refused by `check`). Once the store

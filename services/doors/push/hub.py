@@ -327,6 +327,9 @@ class ChangeHub:
                 # what changed meanwhile reached nobody; a new subscription reads the store
                 # after this (`current`), so the positions restart from the shards' tails
                 positions.update(await self._retrying(self.changes.tails))
+                # the store answers again: a fault declared while waking must not outlive
+                # it (the reader may idle again at once, reading nothing that would clear it)
+                self._failing_since = self.fault = None
                 self._delivered.update(positions)
                 self._following.set()
                 continue
