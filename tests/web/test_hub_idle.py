@@ -58,10 +58,17 @@ class _Fields:
         return [{"seq": "1"} for _ in game_ids]
 
 
-async def test_an_unwatched_hub_reads_nothing_and_a_subscription_starts_at_the_tails() -> None:
+def idle_hub(block_ms: int) -> tuple[_Notices, LiveChanges, ChangeHub]:
+    """Notices in memory, the live changes over them and a hub (not started) rendering each
+    game as `{"game": id}`."""
     notices = _Notices()
-    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
-    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=20)
+    changes = LiveChanges(notices, _Fields(), SHARDS)
+    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=block_ms)
+    return notices, changes, hub
+
+
+async def test_an_unwatched_hub_reads_nothing_and_a_subscription_starts_at_the_tails() -> None:
+    notices, changes, hub = idle_hub(20)
     await hub.start()
     try:
         shard = changes.shard_of("g1")

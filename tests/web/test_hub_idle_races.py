@@ -19,13 +19,11 @@ from services.doors.push.hub import ChangeHub, Delivery, StorageDown, entry_key
 from services.ports.errors import StoreUnavailable
 from services.ports.notices import Notice
 from services.usecases.live_changes import LiveChanges
-from tests.web.test_hub_idle import SHARDS, _Fields, _Notices
+from tests.web.test_hub_idle import SHARDS, _Fields, _Notices, idle_hub
 
 
 async def test_subscriptions_racing_appends_miss_nothing_and_repeat_nothing() -> None:
-    notices = _Notices()
-    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
-    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=5)
+    notices, changes, hub = idle_hub(5)
     await hub.start()
     shard = changes.shard_of("g1")
     rng = random.Random(6278)
@@ -77,9 +75,7 @@ async def test_a_position_from_before_the_idle_period_is_behind_the_new_one() ->
     """A client resuming with an id given before an idle period: the position after it is
     the shards' tail, so every change of the idle period is covered (by `current`), and a
     change after it is delivered."""
-    notices = _Notices()
-    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
-    hub = ChangeHub(changes, render=lambda game_id, fields: {"game": game_id}, block_ms=10)
+    notices, changes, hub = idle_hub(10)
     await hub.start()
     try:
         shard = changes.shard_of("g1")
@@ -128,7 +124,7 @@ async def test_a_store_blip_met_by_a_waking_hub_does_not_end_live_push_for_good(
     to declare the store down (`fault`, every new stream refused by `check`). Once the store
     answers again the fault must clear, as it does when the reader follows the notices."""
     notices = _Flaky()
-    changes = LiveChanges(notices, _Fields(), SHARDS)  # type: ignore[arg-type]
+    changes = LiveChanges(notices, _Fields(), SHARDS)
     render = lambda game_id, fields: {"game": game_id}  # noqa: E731
     hub = ChangeHub(changes, render=render, block_ms=10, down_after_s=0.1)
     await hub.start()
