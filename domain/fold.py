@@ -71,6 +71,7 @@ class Folder(Generic[S]):
         self._thaw = getattr(self.ruleset, "owned", None)
         self._freeze = getattr(self.ruleset, "frozen", None)
         self._rules_owned = False  # whether `rules` is ours to let `apply` write (thawed)
+        self._warm = False  # whether an event was added since the last hand-out
         self._unit = self.ruleset.score_resource
         self.seq, self.status, self.rules = state.seq, state.status, state.rules
         self.voided = state.voided
@@ -96,6 +97,7 @@ class Folder(Generic[S]):
             raise RuleViolation("log.empty", "no events to fold")
         if self._rules_owned:
             self._hand_out()
+        self._warm = False
         snap: GameState[S] = object.__new__(GameState)
         snap.__dict__.update(
             game_id=self.game_id,
@@ -140,8 +142,11 @@ class Folder(Generic[S]):
             and event.game_id == self.game_id
             and self.status != "final"
         ):
-            if not self._rules_owned and self._thaw is not None:  # an equal copy, ours
-                self.rules, self._rules_owned = self._thaw(self.rules), True
+            if not self._rules_owned and self._thaw is not None:
+                if self._warm:  # a second event since a hand-out: a run, worth a copy of ours
+                    self.rules, self._rules_owned = self._thaw(self.rules), True
+                else:  # one event between hand-outs (evolve) gains nothing from the copy
+                    self._warm = True
             rules, entries = self._apply(self.rules, event)
             self._advance(event, rules, entries, self.status)
             return
