@@ -32,7 +32,7 @@ LINES = [
 
 
 def _as_before(data: str | bytes) -> Envelope:
-    """`parse_event_json` as it was (main 7d95402): `EVENT_ADAPTER.validate_json`."""
+    """`parse_event_json` as it was at 7d95402: `EVENT_ADAPTER.validate_json`."""
     try:
         return EVENT_ADAPTER.validate_json(data)
     except ValidationError as error:

@@ -1,7 +1,8 @@
-"""Attacks on the stored bytes (wt/ingest3 a846730) and the 201 body (724da13): for events
-made of any text (non-ASCII, escapes, control characters, lone surrogates), any seq, and a
-`recorded_at` absent, null or given, `stamped_json` stores the UTF-8 bytes of what main's
-`stamped_json` returned (its str, which redis-py encodes as UTF-8); the 201 body of any ids
+"""The stored bytes (the serializer's own) and the 201 body (written in one format;
+docs/profiles/serve-round-trips.md) against what they were: for events made of any text
+(non-ASCII, escapes, control characters, lone surrogates), any seq, and a `recorded_at`
+absent, null or given, `stamped_json` stores the UTF-8 bytes of what the earlier `stamped_json`
+returned (its str, which redis-py encodes as UTF-8); the 201 body of any ids
 and positions is what `JSONResponse(result.to_dict())` renders.
 Source: docs/profiles/hot-path-profiles.md; docs/decisions/0012-hot-reads-and-off-loop-replays.md."""
 
@@ -34,7 +35,7 @@ _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 
 def _main_stamped_json(events: Sequence[Envelope], now: datetime) -> list[str]:
-    """main's (7d95402) `stamped_json`, verbatim: the reference."""
+    """The earlier `stamped_json` (a str, which redis-py encoded as UTF-8), verbatim: the reference."""
     unstamped = '"recorded_at":null'
     stamp = '"recorded_at":' + _DATETIME.dump_json(now).decode()
     out = []

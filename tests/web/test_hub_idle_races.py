@@ -1,4 +1,4 @@
-"""Attacks on the idle change hub (wt/ingest3 6278f11: no reads while nobody subscribes, the
+"""Attacks on the idle change hub (docs/profiles/serve-round-trips.md: no reads while nobody subscribes, the
 first subscription wakes the reader): subscriptions opened and closed many times while changes
 are appended, some overlapping, some after an idle period. Each one's `position` covers every
 change appended before it opened (the store's `current` reflects those), it is delivered

@@ -1,5 +1,5 @@
 """Live push over SSE against the real stack while the change hub idles between streams
-(wt/ingest3 6278f11): streams opened and closed one after another while a game is appended
+(docs/profiles/serve-round-trips.md): streams opened and closed one after another while a game is appended
 to, with idle gaps between them (nobody subscribed: the hub reads nothing), each sees its ids
 strictly increasing and its standings never going back; the last one (the 9th, or the first
 after the appends end) reaches the game's last seq with no change after it (none missed after
