@@ -138,6 +138,7 @@ def catch_up_row(trees: list[Tree], url: str, games: list[corpus.Game], repeats:
     rates: list[float] = []
     walls: list[float] = []
     for tree in trees:
+        compiled(tree, url)  # else the start-up CPU subtracted would hold a compile the runs lack
         base = startup_cpu(tree, url)
         prefill(url, games)
         runs = [catch_up(tree, url, n, ids, base, 300) for _ in range(repeats)]
