@@ -40,18 +40,21 @@ def _shift(
     return {k: final.get(k, 0) + after.get(k, 0) - before.get(k, 0) for k in keys}
 
 
-def _shift_breakdown(
-    final: Any, after: Any, before: Any, later: Any, unit: str
-) -> dict[str, dict[str, int]]:
-    """`_shift` per player of three breakdowns (player -> category -> sum), keeping only the
-    categories `evolve` has: those of the refold (`after`) and those a score-unit (`unit`)
-    entry of `later` (the ledger entries past the rejoin mark, in order) touches, in that
-    order. A category only the voided event touched is gone, not 0 (a category whose entries
-    sum to 0 stays, as in `evolve`)."""
-    keep = {p: dict.fromkeys(cats) for p, cats in after.items()}
-    for _, _, pid, resource, category, _, _, _ in later:
+def _touch(keep: dict[str, dict[str, None]], entries: Any, unit: str) -> None:
+    """Add to `keep` (player -> categories, in order) those the score-unit (`unit`) ledger
+    `entries` touch, in their order."""
+    for _, _, pid, resource, category, _, _, _ in entries:
         if resource == unit:
             keep.setdefault(pid, {})[category] = None
+
+
+def _shift_breakdown(
+    final: Any, after: Any, before: Any, keep: Mapping[str, Mapping[str, None]]
+) -> dict[str, dict[str, int]]:
+    """`_shift` per player of three breakdowns (player -> category -> sum), keeping only the
+    categories of `keep`, in its order: those `evolve` has, the refold's (`after`) and those a
+    score entry past the rejoin mark touches (`_touch`). A category only the voided event
+    touched is gone, not 0 (a category whose entries sum to 0 stays, as in `evolve`)."""
     shifted = {p: _shift(final.get(p, {}), after.get(p, {}), before.get(p, {})) for p in keep}
     return {p: {k: shifted[p].get(k, 0) for k in cats} for p, cats in keep.items()}
 
@@ -88,10 +91,13 @@ def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelop
     mine = redo.state  # the refold, at own.seq
     ledger_shift = len(mine.ledger) - own.ledger_len
     totals = _shift(state.totals, mine.totals, own.totals)
-    unit, later = state.ruleset.score_resource, state.ledger[own.ledger_len :]
-    breakdown = _shift_breakdown(state.breakdown, mine.breakdown, own.breakdown, later, unit)
+    unit, done = state.ruleset.score_resource, own.ledger_len
+    # the refold's categories, then those each later stretch of the ledger touches: one walk
+    keep = {p: dict.fromkeys(cats) for p, cats in mine.breakdown.items()}
     marks = list(mine.marks)
     for m in state.marks[bisect_left([m.seq for m in state.marks], own.seq + 1) :]:
+        _touch(keep, state.ledger[done : m.ledger_len], unit)
+        done = m.ledger_len
         marks.append(
             Mark(
                 m.seq,
@@ -99,15 +105,11 @@ def _rejoined(state: GameState, redo: Folder[Any], own: Mark[Any], void: Envelop
                 m.rules,
                 m.ledger_len + ledger_shift,
                 _shift(m.totals, mine.totals, own.totals),
-                _shift_breakdown(
-                    m.breakdown,
-                    mine.breakdown,
-                    own.breakdown,
-                    state.ledger[own.ledger_len : m.ledger_len],
-                    unit,
-                ),
+                _shift_breakdown(m.breakdown, mine.breakdown, own.breakdown, keep),
             )
         )
+    _touch(keep, state.ledger[done:], unit)
+    breakdown = _shift_breakdown(state.breakdown, mine.breakdown, own.breakdown, keep)
     joined = GameState(
         game_id=state.game_id,
         game=state.game,
