@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -199,7 +199,8 @@ def strip_all(
     stored: list[T] = list(events)
     names: dict[str, str] = {}
     if strip is strip_names:
-        at = [i for i, e in enumerate(stored) if cast(Any, e).type.endswith(_STARTED)]
+        envelopes: list[Any] = stored  # `strip_names` strips game events
+        at = [i for i, e in enumerate(envelopes) if e.type.endswith(_STARTED)]
     else:
         at = list(range(len(stored)))
     for i in at:
