@@ -23,6 +23,8 @@ from pydantic_core import SchemaValidator
 
 _WHOLE_NUMBER = "EnvelopeChecks._whole_number"
 _RFC3339_TEXT = "EnvelopeChecks._rfc3339_text"
+_COMPLETE = "__pydantic_complete__"
+_ABSENT = object()
 
 
 def _checked_by(node: dict[str, Any]) -> str:
@@ -80,13 +82,17 @@ def _not_prebuilt(classes: list[type]) -> Iterator[None]:
     """pydantic-core reuses a complete model class's own validator for a `model` node
     (`__pydantic_complete__` in its `__dict__`), which would ignore the changed schema: the
     classes read as incomplete while the validator is built, then as before."""
+    before = [cls.__dict__.get(_COMPLETE, _ABSENT) for cls in classes]
     for cls in classes:
-        cls.__pydantic_complete__ = False  # type: ignore[attr-defined]
+        setattr(cls, _COMPLETE, False)
     try:
         yield
     finally:
-        for cls in classes:
-            cls.__pydantic_complete__ = True  # type: ignore[attr-defined]
+        for cls, complete in zip(classes, before, strict=True):
+            if complete is _ABSENT:
+                delattr(cls, _COMPLETE)
+            else:
+                setattr(cls, _COMPLETE, complete)
 
 
 def native_validator(schema: Any) -> SchemaValidator:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -22,6 +23,7 @@ from pydantic import ValidationError
 import contracts.events
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
+from contracts.native import native_validator
 from services.usecases.parse import (
     MAX_BATCH,
     decode_json,
@@ -206,3 +208,20 @@ def test_a_valid_body_and_a_stored_line_run_no_python_envelope_check() -> None:
     assert _python_calls(parse_body, lines[0].encode(), "body") == []
     assert _python_calls(parse_event_json, stored) == []
     assert _python_calls(parse_line, lines[0], "line") == []
+
+
+def test_building_a_native_validator_leaves_the_published_models_as_they_were() -> None:
+    models = list(contracts.events.ENVELOPE_BY_TYPE.values())
+    complete = [m.__dict__.get("__pydantic_complete__") for m in models]
+    schemas = [m.model_json_schema() for m in models]
+    native_validator(contracts.events.EVENT_ADAPTER.core_schema)
+    assert [m.__dict__.get("__pydantic_complete__") for m in models] == complete
+    assert all(complete)
+    assert [m.model_json_schema() for m in models] == schemas
+    # each model's own validator still runs the envelope's checks and words them as before
+    raw = json.loads(LINES[1])
+    model = contracts.events.ENVELOPE_BY_TYPE[raw["type"]]
+    with pytest.raises(ValidationError, match="must be a JSON integer, got bool"):
+        model.model_validate_json(json.dumps({**raw, "schema_version": True}))
+    with pytest.raises(ValidationError, match="must be an RFC 3339 date-time string, got int"):
+        model.model_validate_json(json.dumps({**raw, "occurred_at": 5}))
