@@ -12,10 +12,12 @@ import json
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, create_model
+from pydantic_core import SchemaValidator
 
 from contracts import games
 from contracts.common import COMMON_PAYLOADS
 from contracts.envelope import Envelope, Payload, envelope_model
+from contracts.native import native_validator
 from contracts.upcasting import upcast
 from contracts.versions import omitted_version
 
@@ -75,25 +77,36 @@ def _game_changed(game: games.Game, added: bool) -> None:
 
 
 def _build() -> None:
-    global AnyEvent, EVENT_ADAPTER
+    global AnyEvent, EVENT_ADAPTER, NATIVE_EVENT
     AnyEvent = _union()
     EVENT_ADAPTER = TypeAdapter(AnyEvent)
-    globals().pop("EVENT_LIST_ADAPTER", None)  # rebuilt on next use (module __getattr__)
+    NATIVE_EVENT = native_validator(EVENT_ADAPTER.core_schema)
+    for lazy in ("EVENT_LIST_ADAPTER", "NATIVE_EVENT_LIST"):
+        globals().pop(lazy, None)  # rebuilt on next use (module __getattr__)
 
 
 def __getattr__(name: str) -> Any:
-    # The list adapter costs as much to build as the event adapter and few callers need it.
+    # The list validators cost as much to build as the event's and few callers need them.
+    built: Any
     if name == "EVENT_LIST_ADAPTER":
-        adapter = TypeAdapter(list[AnyEvent])
-        globals()[name] = adapter
-        return adapter
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        built = TypeAdapter(list[AnyEvent])
+    elif name == "NATIVE_EVENT_LIST":
+        built = native_validator({"type": "list", "items_schema": EVENT_ADAPTER.core_schema})
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = built
+    return built
 
 
 games.on_change(_game_changed)
 AnyEvent: Any
 EVENT_ADAPTER: TypeAdapter[Envelope]
 EVENT_LIST_ADAPTER: TypeAdapter[list[Envelope]]
+NATIVE_EVENT: SchemaValidator
+"""`EVENT_ADAPTER`'s validator for JSON text with the envelope's checks native
+(`contracts.native`): the same models for what it accepts; what it refuses is decided by
+`EVENT_ADAPTER`. `NATIVE_EVENT_LIST` is the same for a JSON array (built on first use)."""
+NATIVE_EVENT_LIST: SchemaValidator
 _build()
 _built = True
 
@@ -161,6 +174,12 @@ def parse_event_json(data: str | bytes) -> Envelope:
         pydantic.ValidationError: invalid JSON, a missing / wrong field, or an old version that
             cannot be upcast.
     """
+    try:
+        native: Envelope = NATIVE_EVENT.validate_json(data)
+    except ValueError:  # refused natively: the published validator decides and says why
+        pass
+    else:
+        return native
     try:
         # the adapter's validator itself: `TypeAdapter.validate_json` only checks its keyword
         # arguments and passes them on (defaults here), a Python frame per event on the
