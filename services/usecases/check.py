@@ -204,7 +204,7 @@ class CheckedAppend:
                 plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
                 self.cache.drop(game_id)
             if plan is not None:
-                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
+                known = plan.known  # the cached ids the batch names, found while planning
                 if not known:
                     return plan  # only new events: the append script checks the version
                 version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])

@@ -34,6 +34,9 @@ class Plan:
     """The event id the base state ends with (the append's expected head; None: no base)."""
     base_ids: dict[UUID, int] = field(default_factory=dict)
     """The base's event ids -> seqs (a duplicate's seq, when not added by this plan)."""
+    known: list[UUID] = field(default_factory=list)
+    """The base's event ids the batch names (retries of stored events), each once, in batch
+    order: what the append confirms against the stored log (`EventLog.stored_seqs`)."""
 
 
 def _same_fact(a: Envelope, b: Envelope) -> bool:
@@ -62,6 +65,10 @@ def _check_same_event(plan: Plan, event: Envelope) -> None:
 def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) -> Plan:
     """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
 
+    Cost: one working `Folder` for the batch and two dict reads of each event's id (is it the
+    base's; is it new in the batch, the same read adding it): a UUID hashes in Python, and the
+    ids are the plan's only per-event work besides the fold (docs/profiles/fold-event-cost.md).
+
     Raises:
         RuleViolation: an event breaks a rule (its `index`: the event's position in `events`).
         VersionConflict: an event's `seq - 1` is not the version reached so far (`index` the
@@ -72,22 +79,31 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     plan.base_ids = ids
     if base is not None and base.state.history:
         plan.head = str(base.state.history[-1].event_id)
-    held = base.state.seq if base is not None else 0
+    held = current = base.state.seq if base is not None else 0
     folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
-    for index, event in enumerate(events):
-        try:
-            if event.event_id in ids or event.event_id in plan.added:
+    add, added, fresh, known = folder.add, plan.added, plan.fresh, plan.known
+    index = 0
+    try:
+        for index, event in enumerate(events):
+            event_id = event.event_id
+            if event_id in ids:  # a retry of a stored event (or a reused id: refused)
+                if event_id not in known:
+                    known.append(event_id)
                 _check_same_event(plan, event)
                 continue
-            current = folder.seq if folder.started else 0
-            if event.seq - 1 != current:
-                raise VersionConflict(event.seq - 1, held, index, current)
-            folder.add(event)
-        except RuleViolation as violation:
-            violation.index = index
-            raise
-        plan.added[event.event_id] = event.seq
-        plan.fresh.append(event)
+            count = len(added)
+            seq = added.setdefault(event_id, event.seq)  # refused events leave the plan unused
+            if len(added) == count:  # already in this batch
+                _check_same_event(plan, event)
+                continue
+            if seq - 1 != current:
+                raise VersionConflict(seq - 1, held, index, current)
+            add(event)
+            current = seq
+            fresh.append(event)
+    except RuleViolation as violation:
+        violation.index = index
+        raise
     if folder.started:
         plan.state = folder.state
     return plan

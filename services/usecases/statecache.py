@@ -72,7 +72,11 @@ def grown(
     if lines_text is None:
         text += sum(map(text_bytes, appended))
     else:
-        text += lines_text + sum(text_bytes(e) for e in appended if is_game_started(e.type))
+        # a folded log's start event is its seq 1 (`domain.fold.start`): no test of each type
+        first = appended[0] if appended else None
+        if first is not None and first.seq == 1 and is_game_started(first.type):
+            lines_text += text_bytes(first)
+        text += lines_text
     return Known(state, ids, text, noted)
 
 
