@@ -168,12 +168,11 @@ class CheckedAppend:
         seen: set[str] = set()
         for event in plan.events:
             key = str(event.event_id)
-            if event.event_id in plan.added and key not in seen:
+            if plan.is_added(event) and key not in seen:
                 seen.add(key)
                 out.append(AppendedEvent(key, event.seq, None, False))
             else:
-                seq = plan.added.get(event.event_id) or plan.base_ids[event.event_id]
-                out.append(AppendedEvent(key, seq, None, True))
+                out.append(AppendedEvent(key, plan.seq_of(event), None, True))
         version = plan.fresh[-1].seq if plan.fresh else await self._version(plan)
         return AppendResult(events=tuple(out), version=version)
 
@@ -208,7 +207,7 @@ class CheckedAppend:
                 if not known:
                     return plan  # only new events: the append script checks the version
                 version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
-                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
+                if version == cached.state.seq and seqs == [cached.ids[i.int] for i in known]:
                     plan.version = version
                     return plan
                 self.cache.drop(game_id)  # Redis lost events, or another writer moved on
@@ -352,10 +351,6 @@ class CheckedAppend:
                 fresh_ids.add(key)
                 out.append(hit)
             else:
-                seq = (
-                    hit.seq
-                    if hit
-                    else plan.added.get(event.event_id) or plan.base_ids[event.event_id]
-                )
+                seq = hit.seq if hit else plan.seq_of(event)
                 out.append(AppendedEvent(key, seq, None, True))
         return out

@@ -20,23 +20,39 @@ from services.usecases.statecache import Known
 
 @dataclass(slots=True)
 class Plan:
-    """One append, checked: the state after it, the new ids and the events to write."""
+    """One append, checked: the state after it, the new ids and the events to write.
+
+    Event ids are keyed by their 128-bit integer (`UUID.int`, as `Known.ids`): it hashes in
+    C, a `UUID` in Python (docs/profiles/fold-event-cost.md)."""
 
     game_id: str
     events: Sequence[Envelope]
     base: Known | None
     state: GameState | None
-    added: dict[UUID, int] = field(default_factory=dict)
+    added: dict[int, int] = field(default_factory=dict)
+    """The new events' ids (`UUID.int`) -> seqs."""
     fresh: list[Envelope] = field(default_factory=list)
     version: int | None = None
     """The stored version read while planning (None: not read)."""
     head: str | None = None
     """The event id the base state ends with (the append's expected head; None: no base)."""
-    base_ids: dict[UUID, int] = field(default_factory=dict)
-    """The base's event ids -> seqs (a duplicate's seq, when not added by this plan)."""
+    base_ids: dict[int, int] = field(default_factory=dict)
+    """The base's event ids (`UUID.int`) -> seqs (a duplicate's seq, when not added by this plan)."""
     known: list[UUID] = field(default_factory=list)
     """The base's event ids the batch names (retries of stored events), each once, in batch
     order: what the append confirms against the stored log (`EventLog.stored_seqs`)."""
+
+    def is_added(self, event: Envelope) -> bool:
+        """Whether `event`'s id is one this plan adds (not a duplicate of the base's)."""
+        return event.event_id.int in self.added
+
+    def seq_of(self, event: Envelope) -> int:
+        """The seq of `event`'s id: as this plan adds it, else the base's.
+
+        Raises:
+            KeyError: the id is neither added by this plan nor the base's."""
+        key = event.event_id.int
+        return self.added.get(key) or self.base_ids[key]
 
 
 def _same_fact(a: Envelope, b: Envelope) -> bool:
@@ -53,7 +69,7 @@ def _check_same_event(plan: Plan, event: Envelope) -> None:
     """
     original = next((e for e in plan.fresh if e.event_id == event.event_id), None)
     if original is None and plan.base is not None:
-        original = plan.base.state.history[plan.base_ids[event.event_id] - 1]
+        original = plan.base.state.history[plan.base_ids[event.event_id.int] - 1]
     if original is not None and not _same_fact(original, event):
         raise RuleViolation(
             "log.event_id_reused",
@@ -66,8 +82,8 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
 
     Cost: one working `Folder` for the batch and two dict reads of each event's id (is it the
-    base's; is it new in the batch, the same read adding it): a UUID hashes in Python, and the
-    ids are the plan's only per-event work besides the fold (docs/profiles/fold-event-cost.md).
+    base's; is it new in the batch, the same read adding it), by its integer: the plan's only
+    per-event work besides the fold (docs/profiles/fold-event-cost.md).
 
     Raises:
         RuleViolation: an event breaks a rule (its `index`: the event's position in `events`).
@@ -85,14 +101,14 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     index = 0
     try:
         for index, event in enumerate(events):
-            event_id = event.event_id
-            if event_id in ids:  # a retry of a stored event (or a reused id: refused)
-                if event_id not in known:
-                    known.append(event_id)
+            key = event.event_id.int
+            if key in ids:  # a retry of a stored event (or a reused id: refused)
+                if event.event_id not in known:
+                    known.append(event.event_id)
                 _check_same_event(plan, event)
                 continue
             count = len(added)
-            seq = added.setdefault(event_id, event.seq)  # refused events leave the plan unused
+            seq = added.setdefault(key, event.seq)  # refused events leave the plan unused
             if len(added) == count:  # already in this batch
                 _check_same_event(plan, event)
                 continue
