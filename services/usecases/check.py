@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from operator import attrgetter
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
@@ -55,9 +56,14 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 """What one append of `CheckedAppend.append_many` came to."""
 
 
+_GAME_ID = attrgetter("game_id")
+
+
 def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
     """Raises `RuleViolation` (`log.game_id`, its `index` the event's position) when an event
     names another game."""
+    if set(map(_GAME_ID, events)) <= {game_id}:  # the usual batch: one pass in C
+        return
     for index, event in enumerate(events):
         if event.game_id != game_id:
             violation = RuleViolation(
