@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from operator import attrgetter
 
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
@@ -55,9 +56,14 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 """What one append of `CheckedAppend.append_many` came to."""
 
 
+_GAME_ID = attrgetter("game_id")
+
+
 def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
     """Raises `RuleViolation` (`log.game_id`, its `index` the event's position) when an event
     names another game."""
+    if set(map(_GAME_ID, events)) <= {game_id}:  # the usual batch: one pass in C
+        return
     for index, event in enumerate(events):
         if event.game_id != game_id:
             violation = RuleViolation(
@@ -168,12 +174,11 @@ class CheckedAppend:
         seen: set[str] = set()
         for event in plan.events:
             key = str(event.event_id)
-            if event.event_id in plan.added and key not in seen:
+            if plan.is_added(event) and key not in seen:
                 seen.add(key)
                 out.append(AppendedEvent(key, event.seq, None, False))
             else:
-                seq = plan.added.get(event.event_id) or plan.base_ids[event.event_id]
-                out.append(AppendedEvent(key, seq, None, True))
+                out.append(AppendedEvent(key, plan.seq_of(event), None, True))
         version = plan.fresh[-1].seq if plan.fresh else await self._version(plan)
         return AppendResult(events=tuple(out), version=version)
 
@@ -204,11 +209,11 @@ class CheckedAppend:
                 plan = None  # maybe stale: decide on the stored log (re-read, not the cache)
                 self.cache.drop(game_id)
             if plan is not None:
-                known = list(dict.fromkeys(e.event_id for e in events if e.event_id in cached.ids))
+                known = plan.known  # the cached ids the batch names, found while planning
                 if not known:
                     return plan  # only new events: the append script checks the version
                 version, seqs = await self.store.stored_seqs(game_id, [str(i) for i in known])
-                if version == cached.state.seq and seqs == [cached.ids[i] for i in known]:
+                if version == cached.state.seq and seqs == [cached.ids[i.int] for i in known]:
                     plan.version = version
                     return plan
                 self.cache.drop(game_id)  # Redis lost events, or another writer moved on
@@ -352,10 +357,6 @@ class CheckedAppend:
                 fresh_ids.add(key)
                 out.append(hit)
             else:
-                seq = (
-                    hit.seq
-                    if hit
-                    else plan.added.get(event.event_id) or plan.base_ids[event.event_id]
-                )
+                seq = hit.seq if hit else plan.seq_of(event)
                 out.append(AppendedEvent(key, seq, None, True))
         return out

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from operator import attrgetter
 
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
-from contracts.names import put_names, strip_all, strip_names
+from contracts.names import is_game_started, put_names, strip_all, strip_names
 from services.archive.usecases.tiered import ArchiveReader
 from services.ports.errors import CredentialMismatch, VersionConflict
 from services.ports.eventlog import (
@@ -37,6 +38,8 @@ from services.usecases.forget import TierChange as TierChange
 from services.usecases.forget import UnknownGame as UnknownGame
 from services.usecases.forget import UnknownPlayer as UnknownPlayer
 from services.usecases.forget import rendered as rendered
+
+_TYPE = attrgetter("type")
 
 
 @dataclasses.dataclass(eq=False, slots=True)
@@ -72,6 +75,9 @@ class NamedEventLog(EventLogBase):
 
     async def _stripped(self, request: AppendRequest) -> AppendRequest:
         """`request` with its start event's names taken out, kept first (as it is if none)."""
+        # the batch's distinct types tested, not each event (most batches hold no start)
+        if not any(map(is_game_started, set(map(_TYPE, request.events)))):
+            return request
         out, names = strip_all(request.events, strip_names)
         if not names:
             return request

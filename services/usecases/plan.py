@@ -20,20 +20,39 @@ from services.usecases.statecache import Known
 
 @dataclass(slots=True)
 class Plan:
-    """One append, checked: the state after it, the new ids and the events to write."""
+    """One append, checked: the state after it, the new ids and the events to write.
+
+    Event ids are keyed by their 128-bit integer (`UUID.int`, as `Known.ids`): it hashes in
+    C, a `UUID` in Python (docs/profiles/fold-event-cost.md)."""
 
     game_id: str
     events: Sequence[Envelope]
     base: Known | None
     state: GameState | None
-    added: dict[UUID, int] = field(default_factory=dict)
+    added: dict[int, int] = field(default_factory=dict)
+    """The new events' ids (`UUID.int`) -> seqs."""
     fresh: list[Envelope] = field(default_factory=list)
     version: int | None = None
     """The stored version read while planning (None: not read)."""
     head: str | None = None
     """The event id the base state ends with (the append's expected head; None: no base)."""
-    base_ids: dict[UUID, int] = field(default_factory=dict)
-    """The base's event ids -> seqs (a duplicate's seq, when not added by this plan)."""
+    base_ids: dict[int, int] = field(default_factory=dict)
+    """The base's event ids (`UUID.int`) -> seqs (a duplicate's seq, when not added by this plan)."""
+    known: list[UUID] = field(default_factory=list)
+    """The base's event ids the batch names (retries of stored events), each once, in batch
+    order: what the append confirms against the stored log (`EventLog.stored_seqs`)."""
+
+    def is_added(self, event: Envelope) -> bool:
+        """Whether `event`'s id is one this plan adds (not a duplicate of the base's)."""
+        return event.event_id.int in self.added
+
+    def seq_of(self, event: Envelope) -> int:
+        """The seq of `event`'s id: as this plan adds it, else the base's.
+
+        Raises:
+            KeyError: the id is neither added by this plan nor the base's."""
+        key = event.event_id.int
+        return self.added.get(key) or self.base_ids[key]
 
 
 def _same_fact(a: Envelope, b: Envelope) -> bool:
@@ -50,7 +69,7 @@ def _check_same_event(plan: Plan, event: Envelope) -> None:
     """
     original = next((e for e in plan.fresh if e.event_id == event.event_id), None)
     if original is None and plan.base is not None:
-        original = plan.base.state.history[plan.base_ids[event.event_id] - 1]
+        original = plan.base.state.history[plan.base_ids[event.event_id.int] - 1]
     if original is not None and not _same_fact(original, event):
         raise RuleViolation(
             "log.event_id_reused",
@@ -62,6 +81,10 @@ def _check_same_event(plan: Plan, event: Envelope) -> None:
 def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) -> Plan:
     """Fold `events` onto `base` (None: no event yet); known event ids are skipped.
 
+    Cost: one working `Folder` for the batch and two dict reads of each event's id (is it the
+    base's; is it new in the batch, the same read adding it), by its integer: the plan's only
+    per-event work besides the fold (docs/profiles/fold-event-cost.md).
+
     Raises:
         RuleViolation: an event breaks a rule (its `index`: the event's position in `events`).
         VersionConflict: an event's `seq - 1` is not the version reached so far (`index` the
@@ -72,22 +95,31 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     plan.base_ids = ids
     if base is not None and base.state.history:
         plan.head = str(base.state.history[-1].event_id)
-    held = base.state.seq if base is not None else 0
+    held = current = base.state.seq if base is not None else 0
     folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
-    for index, event in enumerate(events):
-        try:
-            if event.event_id in ids or event.event_id in plan.added:
+    add, added, fresh, known = folder.add, plan.added, plan.fresh, plan.known
+    index = 0
+    try:
+        for index, event in enumerate(events):
+            key = event.event_id.int
+            if key in ids:  # a retry of a stored event (or a reused id: refused)
+                if event.event_id not in known:
+                    known.append(event.event_id)
                 _check_same_event(plan, event)
                 continue
-            current = folder.seq if folder.started else 0
-            if event.seq - 1 != current:
-                raise VersionConflict(event.seq - 1, held, index, current)
-            folder.add(event)
-        except RuleViolation as violation:
-            violation.index = index
-            raise
-        plan.added[event.event_id] = event.seq
-        plan.fresh.append(event)
+            count = len(added)
+            seq = added.setdefault(key, event.seq)  # refused events leave the plan unused
+            if len(added) == count:  # already in this batch
+                _check_same_event(plan, event)
+                continue
+            if seq - 1 != current:
+                raise VersionConflict(seq - 1, held, index, current)
+            add(event)
+            current = seq
+            fresh.append(event)
+    except RuleViolation as violation:
+        violation.index = index
+        raise
     if folder.started:
         plan.state = folder.state
     return plan
