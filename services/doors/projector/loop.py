@@ -163,7 +163,8 @@ class ProjectorLoop:
         batches = await self._ahead.reply(positions)
         if not batches:
             batches = await self.feeds.read(positions, self.batch, self.block_ms)
-        CATCH_UP.read(any(b.size >= self.batch for b in batches))
+        full = any(b.size >= self.batch for b in batches)
+        CATCH_UP.read(full)
         if not batches:
             return 0
         async with self._applying:
@@ -179,7 +180,8 @@ class ProjectorLoop:
                 ),
                 return_exceptions=True,
             )
-            self._ahead.queue({**positions, **{b.shard: b.last_id for b in batches}})
+            if full:  # more is waiting: read it with this batch's writes (`ReadAhead`)
+                self._ahead.queue({**positions, **{b.shard: b.last_id for b in batches}})
             done = await applies
         for outcome in done:  # every apply ended: the first failure is the step's
             if isinstance(outcome, BaseException):
@@ -209,7 +211,8 @@ class ProjectorLoop:
         last_id = batch.last_id
         self.positions[shard] = last_id
         if self.retention is not None and result.last_feed_id is not None:
-            await self.retention.advanced(shard)  # at most once per `every_s`
+            # at most once per `every_s`; behind the checkpoint just written, not read again
+            await self.retention.advanced(shard, result.last_feed_id)
             if self._epoch[shard] != epoch:  # lost during the trim: `lose` dropped the rest
                 return result.events
         return result.events
