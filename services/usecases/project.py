@@ -6,8 +6,10 @@ event, no state copies; a refused event leaves its folder unchanged), then one
 together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
 the fold refuses is dead-lettered and its game held at that seq; other games go on; `scoreledger
 release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
-feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
-Redis, no feed reading (the projector door does that).
+feed copy that is not an event is replaced by the log's copy. A batch the appends
+projected (`FeedEntry.live`) goes to `Projections.advance` first: the checkpoint moved in one
+step, nothing decoded, if the projections reach it, else the heads for the fold
+(docs/profiles/projector-round-trips.md). Pure apart from the ports (no feed reading).
 Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector).
 """
 

@@ -17,7 +17,9 @@ gives each shard to one of them under a lease with a fencing token, and calls `a
 One read (`ShardFeeds.read`, waiting up to `block_ms`) reads every held feed after its
 position; each shard's entries become one `Project.apply` call (one projection write), the
 shards' calls running concurrently (on Redis their writes go as one pipeline), with the next
-read riding along (`readahead.ReadAhead`). After a storage error the positions are reloaded
+read riding along after a read that filled a shard's `batch` (`readahead.ReadAhead`). A batch
+the appends projected is one write per shard (`Projections.advance`): on Redis a step is then
+two round trips, its read and the shards' writes (docs/profiles/projector-round-trips.md). After a storage error the positions are reloaded
 from the checkpoints and the cached states dropped, so the batch is read again: nothing is
 lost and, the checkpoint moving in the same write, nothing is counted twice. No consumer
 group: a catch-up subscription (docs/decisions/0004-projector-catch-up-subscription.md). Every store is reached through
