@@ -43,10 +43,12 @@ def last_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     return last
 
 
-def live_lasts(entries: Iterable[FeedEntry]) -> dict[str, int] | None:
+def live_lasts(entries: Sequence[FeedEntry]) -> dict[str, int] | None:
     """Each game's highest seq among `entries` when an append projected every game's entry of
     that seq (`FeedEntry.live`): the batch the projector need not fold if the heads reach
     them (`Projections.advance`); None when some game's was not, or for no entries."""
+    if not any(entry.live for entry in entries):  # a catch-up: no map built
+        return None
     last: dict[str, int] = {}
     live: dict[str, bool] = {}
     for entry in entries:
