@@ -16,12 +16,16 @@ import pytest
 from redis.asyncio.connection import AbstractConnection
 
 from contracts.envelope import Envelope
+from services.adapters.memory.projections import MemoryProjections
+from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
+from services.adapters.redis.projections import RedisProjections
 from services.bootstrap import Service, build
 from services.doors.projector.loop import ProjectorLoop
 from services.platform.settings import ServiceSettings
 from services.ports.errors import LeaseLost
+from services.ports.projections import Projections
 from services.simulator.tables import simulate_game
 from services.usecases import gameview
 from services.usecases.check import CheckedAppend
@@ -174,3 +178,35 @@ async def test_a_former_lease_holder_moves_no_checkpoint(service: Service) -> No
     with pytest.raises(LeaseLost):  # the old token is kept: refused, nothing written
         await pipe.projections.advance(shard, "9999999999999-0", {games[0][0].game_id: 1})
     assert await service.client.get(KEYS.checkpoint(shard)) == before
+
+
+@pytest.mark.parametrize("on", ["memory", "redis"])
+async def test_advance_moves_only_a_reached_checkpoint(on: str, redis_client: Any) -> None:
+    """Both stores answer `advance` alike: moved only when every game's projection is an
+    append's, not held and at or past its seq; else nothing written and the heads; stale when
+    the checkpoint is at or past the id."""
+    fields = {"a": {"seq": "5", "live": "1"}, "b": {"seq": "5", "live": "0"}}
+    fields["c"] = {"seq": "5", "live": "1", "held": "6", "held_reason": "{}"}
+    projections: Projections
+    if on == "redis":
+        if is_cluster(redis_client):
+            pytest.skip("the games' keys are of several slots here")
+        projections = RedisProjections(redis_client, KEYS)
+        for game_id, values in fields.items():
+            await redis_client.hset(KEYS.projection(game_id), mapping=values)
+    else:
+        backend = MemoryBackend()
+        projections = MemoryProjections(backend)
+        backend.projections.update({g: dict(v) for g, v in fields.items()})
+    shard = 0
+    not_reached = await projections.advance(shard, "10-0", {"a": 5, "b": 3})
+    assert (not_reached.moved, not_reached.stale) == (False, False)
+    heads = {g: (h.seq, h.live) for g, h in not_reached.heads.items()}
+    assert heads == {"a": (5, True), "b": (5, False)}
+    assert (await projections.advance(shard, "10-0", {"a": 6})).moved is False  # behind
+    assert (await projections.advance(shard, "10-0", {"c": 5})).heads["c"].held == 6
+    assert await projections.checkpoint(shard) == "0-0"  # nothing written so far
+    assert (await projections.advance(shard, "10-0", {"a": 5})).moved
+    assert await projections.checkpoint(shard) == "10-0"
+    assert (await projections.advance(shard, "10-0", {"a": 5})).stale
+    assert (await projections.advance(shard, "9-5", {"a": 5})).stale
