@@ -79,9 +79,11 @@ class FeedTrimming(Protocol):
     `adapters.memory.feeds.MemoryFeedRetention` (both built with `keep_s`, `every_s` and a
     `Reseed`)."""
 
-    async def advanced(self, shard: int) -> int:
+    async def advanced(self, shard: int, checkpoint: str | None = None) -> int:
         """After a checkpoint advance of `shard`: trim its feed behind the checkpoint (keeping
-        `keep_s` of applied entries) unless trimmed within `every_s`; returns entries trimmed."""
+        `keep_s` of applied entries) unless trimmed within `every_s`; returns entries trimmed.
+        `checkpoint`: one the caller wrote or saw stored (the stored one only moves forward,
+        so trimming behind it is safe); None: the stored one is read."""
         ...
 
     async def resume(self, shard: int, checkpoint: str) -> str:

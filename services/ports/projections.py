@@ -12,7 +12,7 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -37,6 +37,12 @@ class ProjectionHead:
     live: bool = field(default=False, compare=False)
     """The projection was stored by an append (`ports.eventlog.LiveProjection`), not by the
     projector or after a forget: its feed entries need no fold."""
+
+
+def reaches(head: ProjectionHead, seq: int) -> bool:
+    """A stored projection (`head`), stored by an append and not held, is of `seq` or later:
+    the projector has nothing to fold for the game up to `seq`."""
+    return head.live and head.held is None and head.seq >= seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +108,17 @@ class WriteOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class Advanced:
+    """What `Projections.advance` did: `moved`, the checkpoint moved to the batch's last id;
+    `stale`, it was at or after it already (nothing written); otherwise nothing was written
+    and `heads` has every asked game's head as read (some game not reached)."""
+
+    moved: bool
+    stale: bool = False
+    heads: Mapping[str, ProjectionHead] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class StoredProjection:
     """A game's projection as stored, and the checkpoint of its shard (None: none yet)."""
 
@@ -140,6 +157,15 @@ class Projections(Protocol):
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         """Apply `batch` atomically (see the module docstring); each applied op adds a change
         notice (game, seq) to the shard's notices, capped near `changes_maxlen`."""
+        ...
+
+    async def advance(self, shard: int, last_feed_id: str, reached: Mapping[str, int]) -> Advanced:
+        """Move the shard's checkpoint to `last_feed_id` (not "") if every game in `reached`
+        (game -> the batch's last seq of it) has a projection an append stored, not held, of
+        that seq or later (`ProjectionHead.live`), in one atomic step fenced as `write` is:
+        the write of a batch the appends projected already
+        (docs/profiles/projector-round-trips.md). Else nothing is written and the heads are
+        returned. Raises: as `write`."""
         ...
 
     async def get(self, game_id: str) -> StoredProjection | None:

@@ -6,15 +6,16 @@ event, no state copies; a refused event leaves its folder unchanged), then one
 together (exactly-once effect: a batch at or before the checkpoint is skipped whole). An event
 the fold refuses is dead-lettered and its game held at that seq; other games go on; `scoreledger
 release` (`usecases.release`) resumes it. A malformed feed entry is dead-lettered alone, and a
-feed copy that is not an event is replaced by the log's copy. Pure apart from the ports: no
-Redis, no feed reading (the projector door does that).
+feed copy that is not an event is replaced by the log's copy. A batch the appends
+projected (`FeedEntry.live`) goes to `Projections.advance` first: the checkpoint moved in one
+step, nothing decoded, if the projections reach it, else the heads for the fold
+(docs/profiles/projector-round-trips.md). Pure apart from the ports (no feed reading).
 Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (projector).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
@@ -24,7 +25,7 @@ from typing import Any
 import structlog
 from pydantic import ValidationError
 
-from contracts.names import may_be_start, put_names
+from contracts.names import may_be_start
 from domain.errors import RuleViolation
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
@@ -38,7 +39,7 @@ from services.ports.projections import (
 )
 from services.runtime.sizedcache import ByteLRU
 from services.usecases.gameview import GameView, view_bytes
-from services.usecases.projected import first_seqs, live_reached, rendered
+from services.usecases.projected import first_seqs, live_lasts, live_reached, named, rendered
 
 log = structlog.get_logger("projector")
 
@@ -87,28 +88,6 @@ def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
         return {"kind": "rule", "rule": "fold.error", "message": f"{type(error).__name__}: {error}"}
     w.events += 1
     return None
-
-
-def _named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
-    """`fresh` with its start events' names put back (`contracts.names`): `names` has the
-    names of the game of each entry that may be a start event (a game with none kept is read
-    as it is, without a look at its entries)."""
-    kept = {game_id: kept for game_id, kept in names.items() if kept}
-    if not kept:
-        return fresh
-    return [
-        _with_names(e, kept[e.game_id]) if e.game_id in kept and may_be_start(e.data) else e
-        for e in fresh
-    ]
-
-
-def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
-    """The entry with its start event's names put back (`contracts.names.put_names`)."""
-    try:
-        data = put_names(entry.data, names)
-    except ValueError:  # not an event: folding it letters it as it is
-        return entry
-    return entry if data is entry.data else dataclasses.replace(entry, data=data)
 
 
 LETTER_KEEP_S = 30 * 86_400.0
@@ -191,12 +170,15 @@ class Project:
             last = fresh[-1].feed_id
         if last is None:
             return Applied(0, None)
-        (fresh, read), names = await self._unprojected_named(fresh)
+        done, read = await self._advance(shard, last, fresh)
+        if done:
+            return Applied(0, last, rules)
+        (fresh, read), names = await self._unprojected_named(fresh, read)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)
             return Applied(0, last, rules)
-        fresh = _named(fresh, names)
+        fresh = named(fresh, names)
         first = first_seqs(fresh)
         await self._refresh_held(first)
         await self._refresh_refed(first)
@@ -224,12 +206,30 @@ class Project:
         )
         return Applied(applied, last, rules)
 
+    async def _advance(
+        self, shard: int, last: str, fresh: Sequence[FeedEntry]
+    ) -> tuple[bool, Mapping[str, ProjectionHead] | None]:
+        """For a batch whose games' last entries the appends projected (`live_lasts`): move the
+        checkpoint to `last` if their projections reach them, heads check and write in one
+        step (`Projections.advance`); True then (or when the batch was stale), else the heads
+        it read, for the fold. (False, None) for any other batch, which is folded."""
+        lasts = live_lasts(fresh)
+        if not lasts:
+            return False, None
+        advanced = await self.projections.advance(shard, last, lasts)
+        if not (advanced.moved or advanced.stale):
+            return False, advanced.heads  # some game not reached: folded, its heads read
+        for game_id in lasts:  # a cached view is behind the appends' projections
+            self.views.pop(game_id, None)
+        return True, None
+
     async def _unprojected(
-        self, fresh: Sequence[FeedEntry]
+        self, fresh: Sequence[FeedEntry], read: Mapping[str, ProjectionHead] | None
     ) -> tuple[list[FeedEntry], dict[str, ProjectionHead]]:
-        """`fresh` without the entries of games an append projected (`live_reached`), whose
-        cached views, behind it, are dropped; and the heads read (for `_load_views`)."""
-        done, heads = await live_reached(self.projections, fresh, self.views)
+        """`fresh` without the entries of games an append projected (`live_reached`; `read`:
+        heads read already), whose cached views, behind it, are dropped; and the heads read
+        (for `_load_views`)."""
+        done, heads = await live_reached(self.projections, fresh, self.views, read)
         for game_id in done:
             self.views.pop(game_id, None)
         return [e for e in fresh if e.game_id not in done], heads
@@ -252,7 +252,7 @@ class Project:
                 await self._fold_one(w, entry)
 
     async def _unprojected_named(
-        self, fresh: list[FeedEntry]
+        self, fresh: list[FeedEntry], read: Mapping[str, ProjectionHead] | None = None
     ) -> tuple[tuple[list[FeedEntry], dict[str, ProjectionHead]], dict[str, dict[str, str]]]:
         """`_unprojected(fresh)` and the names of the games of `fresh`'s possible start events
         (`PlayerNames.names_many`), read together: in the heads' round trip, not one of their
@@ -260,12 +260,12 @@ class Project:
         a start event."""
         starts = [e.game_id for e in fresh if may_be_start(e.data)]
         if self.names is None or not starts:
-            return await self._unprojected(fresh), {}
+            return await self._unprojected(fresh, read), {}
         games = list(dict.fromkeys(starts))
-        unprojected, named = await asyncio.gather(
-            self._unprojected(fresh), self.names.names_many(games)
+        unprojected, kept = await asyncio.gather(
+            self._unprojected(fresh, read), self.names.names_many(games)
         )
-        return unprojected, dict(zip(games, named, strict=True))
+        return unprojected, dict(zip(games, kept, strict=True))
 
     async def _refresh_held(self, game_ids: Iterable[str]) -> None:
         """Drop the cached views of held games (of `game_ids`, each once) whose stored hold

@@ -6,13 +6,15 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection)
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Sequence
+import dataclasses
+from collections.abc import Container, Iterable, Mapping, Sequence
 from typing import Any
 
+from contracts.names import may_be_start, put_names
 from domain.fold import GameState
 from domain.standings_kept import kept_standings, kept_standings_json
 from services.ports.eventlog import FeedEntry, LiveProjection
-from services.ports.projections import ProjectionHead, Projections
+from services.ports.projections import ProjectionHead, Projections, reaches
 from services.usecases.readmodels.render import view_json
 
 
@@ -41,6 +43,23 @@ def last_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     return last
 
 
+def live_lasts(entries: Sequence[FeedEntry]) -> dict[str, int] | None:
+    """Each game's highest seq among `entries` when an append projected every game's entry of
+    that seq (`FeedEntry.live`): the batch the projector need not fold if the heads reach
+    them (`Projections.advance`); None when some game's was not, or for no entries."""
+    if not any(entry.live for entry in entries):  # a catch-up: no map built
+        return None
+    last: dict[str, int] = {}
+    live: dict[str, bool] = {}
+    for entry in entries:
+        game_id, seq = entry.game_id, entry.seq
+        if seq > last.get(game_id, 0):
+            last[game_id], live[game_id] = seq, entry.live
+        elif seq == last[game_id] and entry.live:
+            live[game_id] = True
+    return last if last and all(live.values()) else None
+
+
 def first_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     """Each game's first seq among `entries` (feed order; games in their first entry's order)."""
     first: dict[str, int] = {}
@@ -49,22 +68,46 @@ def first_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     return first
 
 
-def reaches(head: ProjectionHead, seq: int) -> bool:
-    """A stored projection (`head`), stored by an append and not held, is of `seq` or later:
-    the projector has nothing to fold for the game up to `seq`."""
-    return head.live and head.held is None and head.seq >= seq
-
-
 async def live_reached(
-    projections: Projections, fresh: Sequence[FeedEntry], cached: Container[str] = ()
+    projections: Projections,
+    fresh: Sequence[FeedEntry],
+    cached: Container[str] = (),
+    known: Mapping[str, ProjectionHead] | None = None,
 ) -> tuple[set[str], dict[str, ProjectionHead]]:
     """The games of `fresh` (feed entries) whose projection, stored by an append and not held,
     reaches their last entry in it (`reaches`), and the heads as read: one HMGET per game
     whose last entry an append projected (`FeedEntry.live`) or not in `cached` (the caller
-    reads those heads anyway). A cached game whose last entry is not live-projected is not
-    read: no append projected it, so its stored projection is the projector's own."""
+    reads those heads anyway), unless in `known` (heads read already, as `Projections.advance`
+    returns them). A cached game whose last entry is not live-projected is not read: no
+    append projected it, so its stored projection is the projector's own."""
     last = last_seqs(fresh)
     live = {e.game_id for e in fresh if e.live and e.seq == last[e.game_id]}
     wanted = [g for g in last if g in live or g not in cached]
-    heads = dict(zip(wanted, await projections.heads(wanted), strict=True)) if wanted else {}
+    known = known or {}
+    unread = [g for g in wanted if g not in known]
+    heads = {g: known[g] for g in wanted if g in known}
+    if unread:
+        heads.update(zip(unread, await projections.heads(unread), strict=True))
     return {g for g in wanted if reaches(heads[g], last[g])}, heads
+
+
+def named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
+    """`fresh` with its start events' names put back (`contracts.names`): `names` has the
+    names of the game of each entry that may be a start event (a game with none kept is read
+    as it is, without a look at its entries)."""
+    kept = {game_id: kept for game_id, kept in names.items() if kept}
+    if not kept:
+        return fresh
+    return [
+        _with_names(e, kept[e.game_id]) if e.game_id in kept and may_be_start(e.data) else e
+        for e in fresh
+    ]
+
+
+def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
+    """The entry with its start event's names put back (`contracts.names.put_names`)."""
+    try:
+        data = put_names(entry.data, names)
+    except ValueError:  # not an event: folding it letters it as it is
+        return entry
+    return entry if data is entry.data else dataclasses.replace(entry, data=data)

@@ -266,13 +266,18 @@ async def check_flags_and_heads(here: Pipeline) -> None:
     await here.append(events[:10], live=False)  # projection behind: the projector's work
     await here.append(events[10:20], live=True)  # still behind (seq 0 stored): not stored
     read: list[list[str]] = []
-    heads = here.project.projections.heads
+    heads, advance = here.project.projections.heads, here.project.projections.advance
 
     async def counted(game_ids: Sequence[str]) -> Any:
         read.append(list(game_ids))
         return await heads(game_ids)
 
+    async def advanced(shard: int, last: str, reached: dict[str, int]) -> Any:
+        read.append(list(reached))  # the heads are read by the checkpoint's write
+        return await advance(shard, last, reached)
+
     here.project.projections.heads = counted  # type: ignore[method-assign]
+    here.project.projections.advance = advanced  # type: ignore[method-assign]
     assert await here.catch_up(shard) == 20
     assert read == [[game_id]]  # not cached yet: read once (live_reached and the view's load)
     await here.append(events[20:30], live=False)
@@ -281,7 +286,7 @@ async def check_flags_and_heads(here: Pipeline) -> None:
     assert read == []  # cached, no entry live-projected: no head read
     await here.append(events[30:40], live=True)  # projection just behind: stored
     assert await here.catch_up(shard) == 0
-    assert read == [[game_id]]  # the live entries: read, found reached, skipped
+    assert read == [[game_id]]  # the live entries: read with the write, found reached, skipped
     flags = await feed_flags(here.ports, shard)
     assert flags == [(s, 30 < s <= 40) for s in range(1, 41)]
     assert (await fields(here.ports, game_id))["seq"] == "40"

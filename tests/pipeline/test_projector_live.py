@@ -201,7 +201,7 @@ class LosingRetention:
     def __init__(self) -> None:
         self.loop: ProjectorLoop | None = None
 
-    async def advanced(self, shard: int) -> int:
+    async def advanced(self, shard: int, checkpoint: str | None = None) -> int:
         assert self.loop is not None
         await self.loop.lose(shard)
         return 0

@@ -60,11 +60,11 @@ class MemoryFeedRetention:
         self.throttle = ShardThrottle(every_s)
         self.reseed = reseed
 
-    async def advanced(self, shard: int) -> int:
+    async def advanced(self, shard: int, checkpoint: str | None = None) -> int:
         """See `FeedTrimming.advanced`."""
         if not self.throttle.due(shard):
             return 0
-        checkpoint = self.b.checkpoints.get(shard, START_ID)
+        checkpoint = checkpoint or self.b.checkpoints.get(shard, START_ID)
         if checkpoint == START_ID:
             return 0
         ms, seq = feed_id_key(checkpoint)

@@ -16,6 +16,7 @@ from services.ports.leases import ShardLease
 from services.ports.notices import Notice
 from services.ports.projections import (
     START_ID,
+    Advanced,
     HeldGame,
     ProjectionBatch,
     ProjectionHead,
@@ -24,6 +25,7 @@ from services.ports.projections import (
     WriteOutcome,
     feed_id_key,
     held_game,
+    reaches,
 )
 from services.ports.shards import shard_of
 
@@ -60,16 +62,28 @@ class MemoryProjections:
     async def checkpoint(self, shard: int) -> str:
         return self.b.checkpoints.get(shard, START_ID)
 
+    def _head(self, game_id: str) -> ProjectionHead:
+        raw = self.b.projections.get(game_id, {})
+        held = raw.get("held")
+        seq = int(raw.get("seq", 0))
+        why = raw.get("held_reason") or None
+        return ProjectionHead(seq, int(held) if held else None, why, raw.get("live") == "1")
+
     async def heads(self, game_ids: Sequence[str]) -> list[ProjectionHead]:
-        out = []
-        for game_id in game_ids:
-            raw = self.b.projections.get(game_id, {})
-            held = raw.get("held")
-            seq = int(raw.get("seq", 0))
-            why = raw.get("held_reason") or None
-            live = raw.get("live") == "1"
-            out.append(ProjectionHead(seq, int(held) if held else None, why, live))
-        return out
+        return [self._head(game_id) for game_id in game_ids]
+
+    async def advance(self, shard: int, last_feed_id: str, reached: Mapping[str, int]) -> Advanced:
+        """See `Projections.advance`."""
+        self._check_fence(shard)
+        stored = self.b.checkpoints.get(shard)
+        if stored is not None and feed_id_key(last_feed_id) <= feed_id_key(stored):
+            return Advanced(False, stale=True)
+        heads = {game_id: self._head(game_id) for game_id in reached}
+        if not all(reaches(heads[g], seq) for g, seq in reached.items()):
+            return Advanced(False, heads=heads)
+        self.b.checkpoints[shard] = last_feed_id
+        self.b.notify()
+        return Advanced(True)
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         self._check_fence(batch.shard)

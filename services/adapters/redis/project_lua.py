@@ -19,18 +19,27 @@ per op 8 values: kind (`apply` | `hold`), game_id, base_seq, new_seq, status, ga
   clears both).
 Returns the indexes (1-based) of ops that were skipped, or -1.
 
+`ADVANCE_LUA` is the write of a batch an append already projected (docs/profiles/projector-round-trips.md):
+the checkpoint moves only if every game of the batch has a projection stored by an append (`live`
+1), not held, at or past the batch's last seq for it; else nothing is written and each game's
+head is returned, so the projector folds what it must without asking the heads again.
+
 No ledger list is written: the ledger read model folds the log (it honours voids and never
 lags the log), and nothing read the list (docs/decisions/0004-projector-catch-up-subscription.md).
 """
 
-APPLY_LUA = """
+_AFTER_LUA = """
 local function after(a, b)  -- stream id a > b ?
   local am, as = string.match(a, '^(%d+)-(%d+)$')
   local bm, bs = string.match(b, '^(%d+)-(%d+)$')
   am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
   return am > bm or (am == bm and as > bs)
 end
-local stored = redis.call('GET', KEYS[1])
+"""
+
+APPLY_LUA = (
+    _AFTER_LUA
+    + """local stored = redis.call('GET', KEYS[1])
 local moves = ARGV[1] ~= ''  -- '' (a reseed from the game streams): the checkpoint stays
 if moves and stored and not after(ARGV[1], stored) then return -1 end
 local skipped = {}
@@ -61,3 +70,27 @@ end
 if moves then redis.call('SET', KEYS[1], ARGV[1]) end
 return skipped
 """
+)
+
+ADVANCE_LUA = (
+    _AFTER_LUA
+    + """local stored = redis.call('GET', KEYS[1])
+if stored and not after(ARGV[1], stored) then return -1 end
+local heads, reached = {}, true
+for i = 1, tonumber(ARGV[2]) do
+  local head = redis.call('HMGET', KEYS[1 + i], 'seq', 'held', 'held_reason', 'live')
+  heads[i] = head
+  if head[4] ~= '1' or head[2] or tonumber(head[1] or '0') < tonumber(ARGV[2 + i]) then
+    reached = false
+  end
+end
+if not reached then return heads end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1
+"""
+)
+"""The checkpoint-only write of a batch an append projected (module docstring). KEYS: 1
+checkpoint, then one projection HASH per game (all `{sK}`). ARGV: 1 the batch's last feed id
+(not ''), 2 the game count n, then per game the batch's last seq of it. Returns -1 (the
+checkpoint is at or after the id: nothing written), 1 (moved), or per game its HMGET of `seq`,
+`held`, `held_reason`, `live` (nothing written)."""

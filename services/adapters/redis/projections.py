@@ -11,9 +11,10 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
 
 from services.adapters.redis.coalesce import ScriptCoalescer
@@ -27,11 +28,12 @@ from services.adapters.redis.lease import (
     lease_key,
     raise_if_fenced,
 )
-from services.adapters.redis.project_lua import APPLY_LUA
+from services.adapters.redis.project_lua import ADVANCE_LUA, APPLY_LUA
 from services.adapters.redis.readonly import ReadOnlyScript
 from services.adapters.redis.unavailable import unavailable
 from services.ports.projections import (
     START_ID,
+    Advanced,
     HeldGame,
     ProjectionBatch,
     ProjectionHead,
@@ -81,6 +83,18 @@ return {false, got[4], ckpt, redis.call('HGET', KEYS[1], 'standings')}
 # The apply script behind the lease guard: lease and fence keys last in KEYS, the token last in
 # ARGV, so the body's indexes stay as they are.
 FENCED_APPLY_LUA = fenced_script(APPLY_LUA, "KEYS[#KEYS - 1]", "KEYS[#KEYS]", "ARGV[#ARGV]")
+FENCED_ADVANCE_LUA = fenced_script(ADVANCE_LUA, "KEYS[#KEYS - 1]", "KEYS[#KEYS]", "ARGV[#ARGV]")
+
+
+def _head(reply: Sequence[Any]) -> ProjectionHead:
+    """A `ProjectionHead` from an HMGET of `seq`, `held`, `held_reason`, `live`."""
+    seq, held, why, live = reply
+    return ProjectionHead(
+        int(seq) if seq else 0,
+        int(held) if held else None,
+        why.decode() or None if why is not None else None,
+        live == b"1",
+    )
 
 
 def _stored(raw: dict[str, str], checkpoint: str | None) -> StoredProjection | None:
@@ -108,6 +122,8 @@ class RedisProjections:
         self.keys = keys
         self._apply = client.register_script(APPLY_LUA)
         self._fenced_apply = client.register_script(FENCED_APPLY_LUA)
+        self._advance = client.register_script(ADVANCE_LUA)
+        self._fenced_advance = client.register_script(FENCED_ADVANCE_LUA)
         # The shards' writes of one read, and the standings reads of one turn: one round trip.
         self._writes = ScriptCoalescer.of(client)
         self.leases: dict[int, ShardLease] = {}
@@ -122,8 +138,9 @@ class RedisProjections:
         self._standings = client.register_script(_STANDINGS_LUA)
 
     async def prepare(self) -> None:
-        """Load the fenced apply script (a refused script fails here, at start-up)."""
+        """Load the fenced scripts (a refused script fails here, at start-up)."""
         await self.client.script_load(FENCED_APPLY_LUA)
+        await self.client.script_load(FENCED_ADVANCE_LUA)
 
     def hold_lease(self, lease: ShardLease) -> None:
         """Fence the writes of `lease.shard` with its token from now on."""
@@ -160,15 +177,53 @@ class RedisProjections:
             replies = await asyncio.gather(
                 *(command("HMGET", self.keys.projection(g), *fields) for g in game_ids)
             )
-        return [
-            ProjectionHead(
-                int(seq) if seq else 0,
-                int(held) if held else None,
-                why.decode() or None if why is not None else None,
-                live == b"1",
-            )
-            for seq, held, why, live in replies
-        ]
+        return [_head(reply) for reply in replies]
+
+    async def advance(self, shard: int, last_feed_id: str, reached: Mapping[str, int]) -> Advanced:
+        """One `ADVANCE_LUA` call (fenced when the shard's lease is held), sent with the other
+        calls of this event-loop turn: for a batch the appends projected, the heads check and
+        the checkpoint in one round trip instead of an HMGET and then a write.
+        Raises: as `write`."""
+        games = list(reached)
+        keys = [self.keys.checkpoint(shard), *(self.keys.projection(g) for g in games)]
+        args: list[str | int | bytes] = [last_feed_id, len(games), *reached.values()]
+        lease = self.leases.get(shard)
+        out = await self._fenced_call(shard, self._advance, self._fenced_advance, keys, args)
+        if out == -1:
+            return Advanced(False, stale=True)
+        if out == 1:
+            self._wrote(shard, last_feed_id, lease)
+            return Advanced(True)
+        return Advanced(False, heads=dict(zip(games, map(_head, out), strict=True)))
+
+    async def _fenced_call(
+        self,
+        shard: int,
+        plain: AsyncScript,
+        fenced: AsyncScript,
+        keys: list[str],
+        args: list[str | int | bytes],
+    ) -> Any:
+        """Call `fenced` (lease and fence keys and the token appended) when the shard's lease
+        is held, else `plain`, sent with this turn's calls. Raises: `LeaseLost`,
+        `StoreUnavailable`; the written checkpoint is forgotten until the call answers."""
+        lease = self.leases.get(shard)
+        self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
+        with unavailable():
+            if lease is None:
+                return await self._writes.call(plain, keys, args)
+            keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
+            try:
+                return await self._writes.call(fenced, keys, [*args, lease.token])
+            except ResponseError as error:
+                raise_if_fenced(error, lease.shard)
+                raise
+
+    def _wrote(self, shard: int, checkpoint: str, lease: ShardLease | None) -> None:
+        """Keep `checkpoint` as the shard's when written under `lease`, still held (read by
+        `checkpoint` without a round trip)."""
+        if checkpoint and lease is not None and self.leases.get(shard) is lease:
+            self._written[shard] = checkpoint
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         """One `APPLY_LUA` call for the whole batch (fenced when the shard's lease is held),
@@ -186,22 +241,11 @@ class RedisProjections:
             args += [op.kind, op.game_id, op.base_seq, op.seq, op.status, op.game]
             args.append(op.reason_json if op.kind == "hold" else op.standings_json)
             args.append(op.view_json)
-        lease = self.leases.get(batch.shard)
-        self._written.pop(shard, None)  # a failed or unanswered write: ask Redis again
-        with unavailable():
-            if lease is None:
-                out = await self._writes.call(self._apply, keys, args)
-            else:
-                keys += [lease_key(self.keys, lease.shard), fence_key(self.keys, lease.shard)]
-                try:
-                    out = await self._writes.call(self._fenced_apply, keys, [*args, lease.token])
-                except ResponseError as error:
-                    raise_if_fenced(error, lease.shard)
-                    raise
+        lease = self.leases.get(shard)
+        out = await self._fenced_call(shard, self._apply, self._fenced_apply, keys, args)
         if out == -1:
             return WriteOutcome(stale=True)
-        if batch.last_feed_id and lease is not None and self.leases.get(shard) is lease:
-            self._written[shard] = batch.last_feed_id
+        self._wrote(shard, batch.last_feed_id, lease)
         return WriteOutcome(False, frozenset(batch.ops[i - 1].game_id for i in out))
 
     async def get(self, game_id: str) -> StoredProjection | None:

@@ -171,15 +171,18 @@ class FeedRetention:
         self.throttle = ShardThrottle(every_s)
         self.reseed = reseed
 
-    async def advanced(self, shard: int) -> int:
-        """After a checkpoint advance of `shard`: trim its feed unless trimmed within `every_s`;
-        returns the entries trimmed."""
+    async def advanced(self, shard: int, checkpoint: str | None = None) -> int:
+        """After a checkpoint advance of `shard` (to `checkpoint`, None: read it): trim its
+        feed unless trimmed within `every_s`; returns the entries trimmed."""
         if not self.throttle.due(shard):
             return 0
-        # Two commands, no script: the checkpoint only moves forward, so a MINID read from it
-        # stays safe; and the projector's ACL user may XTRIM the feeds but run no script on them.
-        stored: Any = await self.client.get(self.keys.checkpoint(shard))
-        min_id = feed_min_id(_text_of(stored) if stored else None, self.keep_ms)
+        # No script: the checkpoint only moves forward, so a MINID from the one this process
+        # just wrote (or read) stays safe; and the projector's ACL user may XTRIM the feeds but
+        # run no script on them. Given the written one, the trim is one command, not two.
+        if checkpoint is None:
+            stored: Any = await self.client.get(self.keys.checkpoint(shard))
+            checkpoint = _text_of(stored) if stored else None
+        min_id = feed_min_id(checkpoint, self.keep_ms)
         if min_id is None:
             return 0
         feed = self.keys.feed(shard)

@@ -19,7 +19,7 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from contracts.envelope import Envelope
@@ -37,6 +37,7 @@ from services.ports.eventlog import (
     GamesPage,
 )
 from services.ports.projections import (
+    Advanced,
     HeldGame,
     ProjectionBatch,
     ProjectionHead,
@@ -303,6 +304,9 @@ class TieredProjections:
 
     async def write(self, batch: ProjectionBatch, changes_maxlen: int) -> WriteOutcome:
         return await self.hot.write(batch, changes_maxlen)
+
+    async def advance(self, shard: int, last_feed_id: str, reached: Mapping[str, int]) -> Advanced:
+        return await self.hot.advance(shard, last_feed_id, reached)
 
     async def get(self, game_id: str) -> StoredProjection | None:
         """See `Projections.get`."""

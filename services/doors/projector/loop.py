@@ -17,7 +17,9 @@ gives each shard to one of them under a lease with a fencing token, and calls `a
 One read (`ShardFeeds.read`, waiting up to `block_ms`) reads every held feed after its
 position; each shard's entries become one `Project.apply` call (one projection write), the
 shards' calls running concurrently (on Redis their writes go as one pipeline), with the next
-read riding along (`readahead.ReadAhead`). After a storage error the positions are reloaded
+read riding along after a read that filled a shard's `batch` (`readahead.ReadAhead`). A batch
+the appends projected is one write per shard (`Projections.advance`): on Redis a step is then
+two round trips, its read and the shards' writes (docs/profiles/projector-round-trips.md). After a storage error the positions are reloaded
 from the checkpoints and the cached states dropped, so the batch is read again: nothing is
 lost and, the checkpoint moving in the same write, nothing is counted twice. No consumer
 group: a catch-up subscription (docs/decisions/0004-projector-catch-up-subscription.md). Every store is reached through
@@ -163,7 +165,8 @@ class ProjectorLoop:
         batches = await self._ahead.reply(positions)
         if not batches:
             batches = await self.feeds.read(positions, self.batch, self.block_ms)
-        CATCH_UP.read(any(b.size >= self.batch for b in batches))
+        full = any(b.size >= self.batch for b in batches)
+        CATCH_UP.read(full)
         if not batches:
             return 0
         async with self._applying:
@@ -179,7 +182,8 @@ class ProjectorLoop:
                 ),
                 return_exceptions=True,
             )
-            self._ahead.queue({**positions, **{b.shard: b.last_id for b in batches}})
+            if full:  # more is waiting: read it with this batch's writes (`ReadAhead`)
+                self._ahead.queue({**positions, **{b.shard: b.last_id for b in batches}})
             done = await applies
         for outcome in done:  # every apply ended: the first failure is the step's
             if isinstance(outcome, BaseException):
@@ -209,7 +213,8 @@ class ProjectorLoop:
         last_id = batch.last_id
         self.positions[shard] = last_id
         if self.retention is not None and result.last_feed_id is not None:
-            await self.retention.advanced(shard)  # at most once per `every_s`
+            # at most once per `every_s`; behind the checkpoint just written, not read again
+            await self.retention.advanced(shard, result.last_feed_id)
             if self._epoch[shard] != epoch:  # lost during the trim: `lose` dropped the rest
                 return result.events
         return result.events

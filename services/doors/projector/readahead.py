@@ -4,6 +4,12 @@ folded is read without a round trip of its own (docs/decisions/0012-hot-reads-an
 wake-up that waits for a CPU under load; at 1,000 events/s about half the reads were fed this
 way, docs/profiles/live-1000.txt).
 
+Queued only after a read that filled some shard's `count` (a catch-up: more is waiting, for
+sure). After a shorter read the feeds were drained when read, and a batch the appends projected
+is one write (`Projections.advance`): under the all-roles load 3% of such read-aheads found
+anything (308 sent, 10 used; docs/profiles/projector-round-trips.md), so each was one more
+command to send, run and parse, for a round trip saved once in thirty.
+
 The read does not wait; the next step uses its reply only if the held feeds' positions are
 still exactly those it read after (nothing acquired, lost or reloaded since) and it found
 entries; otherwise the step makes its waiting read as before. An adapter without such a read
