@@ -2,7 +2,8 @@
 RFC 3339 spelling and many that are not (offsets, a leap second, `Z` / `+00:00` / `-00:00`,
 lower-case `t` / `z`, fractions past microseconds, a date only, big years, numbers as text,
 escaped characters), `schema_version` as any JSON value, `recorded_at` null or absent, and
-stored v1 `game.score_corrected` lines (upcast) with the version given or omitted.
+stored v1 `game.score_corrected` lines (upcast) with the version given or omitted, and bodies
+that are not UTF-8 (test_native_decode_same_answers.py's body property replaces such bytes).
 Source: contracts/native.py; docs/decisions/0008-upcast-on-read.md;
 docs/decisions/0019-hostile-input-at-every-door.md.
 """
@@ -82,3 +83,12 @@ def test_a_stored_v1_correction_is_upcast_or_refused_as_before(version: str | No
     _same(text)
     if version == "1":
         assert parse_event_json(text).model_dump()["payload"]["amount"] == 3
+
+
+@pytest.mark.parametrize("field", ["occurred_at", "actor", "type"])
+def test_a_body_that_is_not_utf8_is_refused_as_before(field: str) -> None:
+    event = json.loads(LINES[1])
+    text = json.dumps({**event, field: "@@"}).encode().replace(b"@@", b"2026\xff\xfe")
+    for body in (text, b"[" + text + b"]", b"[" + LINES[2].encode() + b"," + text + b"]"):
+        assert _answer(parse_body, body, "body") == _answer(_published, body, "body")
+    assert _answer(parse_event_json, text) == _answer(_stored_before, text)
