@@ -9,15 +9,16 @@ Source: docs/decisions/0001-events-are-immutable-facts.md (contracts); docs/deci
 from __future__ import annotations
 
 import json
+import threading
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, create_model
 from pydantic_core import SchemaValidator
 
 from contracts import games
+from contracts import native as _native
 from contracts.common import COMMON_PAYLOADS
 from contracts.envelope import Envelope, Payload, envelope_model
-from contracts.native import native_validator
 from contracts.upcasting import upcast
 from contracts.versions import omitted_version
 
@@ -49,6 +50,7 @@ def _union() -> Any:
 
 for _payload in COMMON_PAYLOADS:
     ENVELOPE_BY_TYPE[_payload.TYPE] = _envelope_for(_payload)
+_LAZY = threading.Lock()
 _built = False  # the adapters are built once after the bundled games, then on each change
 
 
@@ -80,22 +82,27 @@ def _build() -> None:
     global AnyEvent, EVENT_ADAPTER, NATIVE_EVENT
     AnyEvent = _union()
     EVENT_ADAPTER = TypeAdapter(AnyEvent)
-    NATIVE_EVENT = native_validator(EVENT_ADAPTER.core_schema)
-    for lazy in ("EVENT_LIST_ADAPTER", "NATIVE_EVENT_LIST"):
-        globals().pop(lazy, None)  # rebuilt on next use (module __getattr__)
+    NATIVE_EVENT = _native.native_validator(EVENT_ADAPTER.core_schema)
+    with _LAZY:
+        for lazy in ("EVENT_LIST_ADAPTER", "NATIVE_EVENT_LIST"):
+            globals().pop(lazy, None)  # rebuilt on next use (module __getattr__)
 
 
 def __getattr__(name: str) -> Any:
     # The list validators cost as much to build as the event's and few callers need them.
-    built: Any
-    if name == "EVENT_LIST_ADAPTER":
-        built = TypeAdapter(list[AnyEvent])
-    elif name == "NATIVE_EVENT_LIST":
-        built = native_validator({"type": "list", "items_schema": EVENT_ADAPTER.core_schema})
-    else:
+    if name not in ("EVENT_LIST_ADAPTER", "NATIVE_EVENT_LIST"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = built
-    return built
+    while True:
+        adapter = EVENT_ADAPTER
+        built: Any
+        if name == "EVENT_LIST_ADAPTER":
+            built = TypeAdapter(list[AnyEvent])
+        else:
+            built = _native.native_validator({"type": "list", "items_schema": adapter.core_schema})
+        with _LAZY:  # kept only if no game joined or left meanwhile (another thread)
+            if adapter is EVENT_ADAPTER:
+                globals()[name] = built
+                return built
 
 
 games.on_change(_game_changed)

@@ -15,6 +15,7 @@ unchanged (docs/decisions/0019-hostile-input-at-every-door.md).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -77,22 +78,35 @@ def native_schema(node: Any, rebuilt: list[type] | None = None) -> Any:
     return out
 
 
+_MARKS_LOCK = threading.Lock()
+_MARKED: dict[type, tuple[int, object]] = {}
+"""Class -> (builds marking it now, its own `__pydantic_complete__` before the first)."""
+
+
 @contextmanager
 def _not_prebuilt(classes: list[type]) -> Iterator[None]:
     """pydantic-core reuses a complete model class's own validator for a `model` node
     (`__pydantic_complete__` in its `__dict__`), which would ignore the changed schema: the
-    classes read as incomplete while the validator is built, then as before."""
-    before = [cls.__dict__.get(_COMPLETE, _ABSENT) for cls in classes]
-    for cls in classes:
-        setattr(cls, _COMPLETE, False)
+    classes read as incomplete while the validator is built, then as before. Builds in
+    several threads overlap: the last one to end restores what the first one found."""
+    unique = list(dict.fromkeys(classes))
+    with _MARKS_LOCK:
+        for cls in unique:
+            count, before = _MARKED.get(cls, (0, cls.__dict__.get(_COMPLETE, _ABSENT)))
+            _MARKED[cls] = (count + 1, before)
+            setattr(cls, _COMPLETE, False)
     try:
         yield
     finally:
-        for cls, complete in zip(classes, before, strict=True):
-            if complete is _ABSENT:
-                delattr(cls, _COMPLETE)
-            else:
-                setattr(cls, _COMPLETE, complete)
+        with _MARKS_LOCK:
+            for cls in unique:
+                count, before = _MARKED.pop(cls)
+                if count > 1:
+                    _MARKED[cls] = (count - 1, before)
+                elif before is _ABSENT:
+                    delattr(cls, _COMPLETE)
+                else:
+                    setattr(cls, _COMPLETE, before)
 
 
 def native_validator(schema: Any) -> SchemaValidator:
