@@ -281,3 +281,56 @@ async def test_the_advance_call_sites_keys_share_one_slot() -> None:
             assert len({key_slot(k.encode()) for k in keys}) == 1, keys
     finally:
         await client.aclose()
+
+
+async def _no_reseed(shard: int, point: str) -> None:
+    raise AssertionError("no reseed here")
+
+
+class _AppendingFirst:
+    """A feed retention that runs `before` once, then trims: entries appended between the
+    advance and its trim."""
+
+    def __init__(self, real: Any, before: Any) -> None:
+        self.real, self.before = real, before
+
+    async def advanced(self, shard: int, checkpoint: str | None = None) -> int:
+        if self.before is not None:
+            before, self.before = self.before, None
+            await before()
+        trimmed: int = await self.real.advanced(shard, checkpoint)
+        return trimmed
+
+    async def resume(self, shard: int, checkpoint: str) -> str:
+        resumed: str = await self.real.resume(shard, checkpoint)
+        return resumed
+
+
+@pytest.mark.redis
+async def test_the_trim_behind_an_advance_keeps_every_entry_after_it(service: Service) -> None:
+    """The trim after an advance (given the checkpoint just written, not read again) removes
+    the entries the checkpoint passed and none that came after it, even between the advance
+    and the trim (docs/operating/security.md: feed retention; `keep_s` 0)."""
+    shard, (first, second) = games_of_one_shard(2)
+    pipe = service.ports.pipeline
+    assert pipe is not None
+    log = service.ports.named_log()
+
+    async def plain_append() -> None:
+        await CheckedAppend(log).append(second[0].game_id, second[:4])
+
+    retention = _AppendingFirst(pipe.trimming(0, 0, _no_reseed), plain_append)
+    loop = ProjectorLoop(
+        pipe.feeds, SHARDS, service.cases.project, pipe.projections, retention=retention
+    )
+    lease = await pipe.leases("rt", 10_000).acquire(shard)
+    assert lease is not None
+    await loop.acquire(lease)
+    await CheckedAppend(log, live_changes_maxlen=1000).append(first[0].game_id, first[:6])
+    assert await loop.step() == 0  # advanced; the plain append came before the trim
+    feed: Any = await service.client.xrange(KEYS.feed(shard))
+    assert [(f[b"game"].decode(), int(f[b"seq"])) for _, f in feed] == [
+        (second[0].game_id, seq) for seq in (1, 2, 3, 4)
+    ]
+    assert await loop.step() == 4
+    assert await service.client.xlen(KEYS.feed(shard)) == 0
