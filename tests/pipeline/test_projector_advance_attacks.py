@@ -118,12 +118,14 @@ async def fields_of(ports: Ports, game_id: str) -> dict[str, str]:
     return {k: raw[k] for k in FIELDS if k in raw}
 
 
-async def interleave(plan: list[tuple[int, int, bool, int]]) -> None:
+async def interleave(
+    plan: list[tuple[int, int, bool, int]], on: tuple[Ports, Project] | None = None, seed: int = 7
+) -> None:
     """Appends to three games of one shard (game, size, live) with a projector reading after
-    each in batches of the plan's count; at the end every projection equals the one the
-    projector alone writes, and the checkpoint is the feed's last entry."""
-    shard, games = games_of_one_shard(3)
-    ports, project = memory_project()
+    each in batches of the plan's count, on `on` (None: memory); at the end every projection
+    equals the one the projector alone writes, and the checkpoint is the feed's last entry."""
+    shard, games = games_of_one_shard(3, seed)
+    ports, project = on or memory_project()
     ref_ports, ref_project = memory_project()
     log, ref_log = ports.named_log(), ref_ports.named_log()
     live, plain = CheckedAppend(log, live_changes_maxlen=10_000), CheckedAppend(log)
@@ -164,6 +166,19 @@ def test_live_and_plain_appends_of_one_shard_fold_as_the_projector_alone(
     plan: list[tuple[int, int, bool, int]],
 ) -> None:
     asyncio.run(interleave(plan))
+
+
+@pytest.mark.redis
+async def test_on_redis_live_and_plain_appends_fold_as_the_projector_alone(
+    service: Service,
+) -> None:
+    rng = random.Random(5)
+    for seed in range(6):
+        plan = [
+            (rng.randint(0, 2), rng.randint(1, 12), rng.random() < 0.7, rng.choice([0, 1, 2, 5]))
+            for _ in range(rng.randint(5, 25))
+        ]
+        await interleave(plan, (service.ports, service.cases.project), seed)
 
 
 async def test_a_batch_applied_again_folds_nothing_twice() -> None:
