@@ -151,12 +151,11 @@ class Project:
     ) -> Applied:
         """Fold `entries` (feed order) and write the result in one `Projections.write`.
 
-        Entries at or before the shard's checkpoint are skipped; an event already applied (a
-        restart) is skipped by seq. Never raises for a bad event. `malformed`: the batch's
-        entries that are not events' entries; each is dead-lettered alone before the write moves
-        the checkpoint past it. Raises: storage errors (the caller re-reads from the checkpoint
-        and calls `forget`).
-        """
+        A batch the appends projected goes to `Projections.advance` first: nothing folded and
+        no `write` when it moves the checkpoint. Entries at or before the checkpoint are skipped;
+        an event applied already (a restart), by seq. Never raises for a bad event. `malformed`:
+        entries that are not events' entries, each dead-lettered alone before the checkpoint
+        moves past it. Raises: storage errors (the caller re-reads, then calls `forget`)."""
         ckpt = feed_id_key(await self.projections.checkpoint(shard))
         # Feed ids only grow along a feed: past the checkpoint at the first entry, all are.
         fresh = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pytest
@@ -272,12 +272,12 @@ async def check_flags_and_heads(here: Pipeline) -> None:
         read.append(list(game_ids))
         return await heads(game_ids)
 
-    async def advanced(shard: int, last: str, reached: dict[str, int]) -> Any:
+    async def advanced(shard: int, last: str, reached: Mapping[str, int]) -> Any:
         read.append(list(reached))  # the heads are read by the checkpoint's write
         return await advance(shard, last, reached)
 
     here.project.projections.heads = counted  # type: ignore[method-assign]
-    here.project.projections.advance = advanced  # type: ignore[method-assign]
+    here.project.projections.advance = advanced  # type: ignore[method-assign,assignment]
     assert await here.catch_up(shard) == 20
     assert read == [[game_id]]  # not cached yet: read once (live_reached and the view's load)
     await here.append(events[20:30], live=False)

@@ -103,8 +103,8 @@ async def holding(service: Service, shard: int, owner: str = "rt") -> ProjectorL
 
 
 async def stored(service: Service, game_id: str) -> dict[bytes, bytes]:
-    got: dict[bytes, bytes] = await service.client.hgetall(KEYS.projection(game_id))
-    return got
+    got: Any = await service.client.hgetall(KEYS.projection(game_id))
+    return dict(got)
 
 
 async def test_a_batch_the_appends_projected_costs_its_read_and_one_write(
@@ -131,7 +131,8 @@ async def test_a_batch_the_appends_projected_costs_its_read_and_one_write(
     assert sent.requests == 2  # the read, and the fenced checkpoint write
     assert sent.commands == ["XREAD", "EVALSHA"]  # no heads read, no read-ahead, no GET
     assert folded == []  # no event of the batch decoded
-    last = (await service.client.xrevrange(KEYS.feed(shard), count=1))[0][0]
+    tail: Any = await service.client.xrevrange(KEYS.feed(shard), count=1)
+    last = tail[0][0]
     assert await service.client.get(KEYS.checkpoint(shard)) == last
     for events in games:
         assert (await stored(service, events[0].game_id))[b"seq"] == b"20"

@@ -180,9 +180,9 @@ class RedisProjections:
         return [_head(reply) for reply in replies]
 
     async def advance(self, shard: int, last_feed_id: str, reached: Mapping[str, int]) -> Advanced:
-        """One `ADVANCE_LUA` call (fenced when the shard's lease is held), sent with the other
-        calls of this event-loop turn: for a batch the appends projected, the heads check and
-        the checkpoint in one round trip instead of an HMGET and then a write.
+        """One `ADVANCE_LUA` call (fenced when the shard's lease is held; on a single node sent
+        with the other calls of this event-loop turn): for a batch the appends projected, the
+        heads check and the checkpoint in one round trip instead of an HMGET and then a write.
         Raises: as `write`."""
         games = list(reached)
         keys = [self.keys.checkpoint(shard), *(self.keys.projection(g) for g in games)]
