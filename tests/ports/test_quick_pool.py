@@ -97,3 +97,24 @@ async def test_many_commands_on_few_connections_all_answer_and_leave_none_in_use
         assert len(pool._available_connections) <= 3
     finally:
         await client.aclose()
+
+
+async def test_a_checkout_that_waits_while_a_release_runs_gets_the_connection(
+    clean_redis_url: str,
+) -> None:
+    """The release's lock is contended (held here), so the connection is not back yet when a
+    checkout starts waiting; the release must still wake it (else it waits out its timeout)."""
+    client = connect(clean_redis_url, max_connections=1, pool_timeout_s=2)
+    pool = _pool(client)
+    try:
+        connection = await pool.get_connection()
+        async with pool._lock:
+            releasing = asyncio.create_task(pool.release(connection))
+            await asyncio.sleep(0.05)  # the release waits for the lock
+            waiting = asyncio.create_task(pool.get_connection())
+            await asyncio.sleep(0.05)  # the checkout waits for a connection
+        await releasing
+        assert await asyncio.wait_for(waiting, 1.5) is connection
+        await pool.release(connection)
+    finally:
+        await client.aclose()

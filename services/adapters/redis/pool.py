@@ -9,7 +9,7 @@ Here a checkout with an idle connection and no waiter, and a release with no wai
 `ConnectionPool`'s own `get_connection` / `release` (its lock, its metrics, its connection
 check); a checkout finding no idle connection, or behind a waiter, is
 `BlockingConnectionPool`'s: it waits up to `timeout` (then `redis.ConnectionError`), in
-turn, and every release while someone waits notifies as before. So the pool still never
+turn, and a release that finds someone waiting notifies one, as before. So the pool still never
 raises `MaxConnectionsError` and never lets a newcomer overtake a waiter.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
 """
@@ -48,8 +48,14 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
             self._waiting -= 1
 
     async def release(self, connection: AbstractConnection) -> None:
-        """Back to the pool; a waiter, if any, is notified (`BlockingConnectionPool.release`)."""
-        if self._waiting or self._in_maintenance:
+        """Back to the pool (`ConnectionPool.release`); then, if anyone waits, one waiter is
+        notified. Asked once the connection is back: a checkout that starts waiting while the
+        release runs (its lock may be contended) finds the connection idle, so no wake-up is
+        lost."""
+        if self._in_maintenance:
             await super().release(connection)
-        else:
-            await aioredis.ConnectionPool.release(self, connection)
+            return
+        await aioredis.ConnectionPool.release(self, connection)
+        if self._waiting:
+            async with self._condition:
+                self._condition.notify()
