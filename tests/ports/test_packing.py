@@ -25,6 +25,7 @@ COMMANDS: list[tuple[Any, ...]] = [
     ("SET", "k", bytearray(b"array")),  # not taken by hiredis: the serializer's path
     ("SET", "k", memoryview(b"view")),
     (b"GET", "k"),
+    (b"XINFO STREAM", "k"),
 ]
 
 

@@ -9,7 +9,7 @@ the sync client's packer; without hiredis it is `cls` itself.
 That packer (`HiredisRespSerializer.pack`) first copies the arguments through a Python
 generator (turning a `bytearray` or `memoryview` into bytes): 76 µs of a 203-argument append
 call's 111 (hiredis's own `pack_command`: 35 µs). A command of one word (every command this
-process sends by name, `EVALSHA` included) is handed to `hiredis.pack_command` as is; one it
+process sends by name, `EVALSHA` included, as str or bytes) is handed to `hiredis.pack_command` as is; one it
 refuses (a `bytearray`, a bool, None) and a name of two words (`SCRIPT LOAD`) go through
 the serializer, which converts them or raises `DataError`, as before.
 """
@@ -42,7 +42,11 @@ def hiredis_packing(cls: type[AbstractConnection]) -> type[AbstractConnection]:
 
         def pack_command(self: AbstractConnection, *args: Any) -> list[bytes]:
             name = args[0]
-            if isinstance(name, str) and " " not in name:
+            if isinstance(name, str):
+                one_word = " " not in name
+            else:
+                one_word = isinstance(name, bytes) and b" " not in name
+            if one_word:
                 try:
                     return [_pack_command(args)]
                 except TypeError:
