@@ -67,8 +67,8 @@ class Loader:
     def _call(self, pipe: Any, game_id: str, lines: Sequence[str]) -> None:
         """Queue (on a cluster: send) one append call of `lines`, the game's next events in
         seq order: KEYS and ARGV as `RedisEventLog._call` builds them, without a token or an
-        expected head."""
-        argv: list[str | int] = [game_id, int(time.time() * 1000), "", ""]
+        expected head, with no names to keep."""
+        argv: list[str | int] = [game_id, int(time.time() * 1000), "", "", 0]
         for line in lines:
             head = json.loads(line)
             argv += [head["event_id"], head["seq"], head["type"], line]
@@ -79,6 +79,7 @@ class Loader:
             KEYS.event_ids(game_id),
             KEYS.game_index(shard),
             KEYS.write_token(game_id),
+            KEYS.names(game_id),
         ]
         self.script(keys=keys, args=argv, client=self.client if self.cluster else pipe)
 

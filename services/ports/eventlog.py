@@ -92,6 +92,11 @@ class AppendRequest:
     expected_head: str | None = None
     projection: LiveProjection | None = None
     """The game's projection after the append (None: the projector projects it)."""
+    names: tuple[tuple[str, str], ...] = ()
+    """(player id, name) pairs to keep, each only if the game keeps none for that player yet
+    (first writer wins; a forgotten name stays forgotten), in the same atomic step as the
+    events, once the batch passed its checks; only an `EventLog` whose `keeps_names` is True
+    takes them (`usecases.names.NamedEventLog` hands them over; docs/decisions/0014-names-outside-the-log.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +181,12 @@ class EventLog(StreamLog[Envelope], Protocol):
     `adapters.redis.eventlog.RedisEventLog`, `adapters.memory.store.MemoryEventLog`;
     `tests/ports/` holds both to one suite."""
 
+    @property
+    def keeps_names(self) -> bool:
+        """Whether `append_one`/`append_many` keep `AppendRequest.names` where the process's
+        `PlayerNames` reads them (False: they are ignored; the caller keeps them first)."""
+        ...
+
     async def append_one(self, request: AppendRequest) -> AppendResult:
         """Append `request.events` (in order), all or nothing; a known `event_id` is a
         duplicate (original seq, nothing written). Stamps `recorded_at`. `request.projection`:
@@ -244,6 +255,9 @@ class EventLogBase(ABC):
     (or a wrapper: names, tiers) writes `append_one` and passes the request on."""
 
     __slots__ = ()
+
+    keeps_names: bool = False
+    """See `EventLog.keeps_names` (an implementation that keeps them sets True)."""
 
     async def append(
         self, game_id: str, events: Sequence[Envelope], credential: str | None = None

@@ -138,7 +138,9 @@ class CheckedAppend:
 
         `known_version`: the game's version as the caller read it just before (the write's
         credential lookup), planned on instead of reading it again when no state is cached
-        (the append's expected-version check guards it as it guards any read).
+        (the append's expected-version check guards it as it guards any read). A plan on 0
+        (no game) that the append refuses (version or token: another creation landed first)
+        is checked again on the stored log and appended once more.
 
         An event whose `event_id` is already in the game's history is a duplicate: its
         original seq is returned and it is not validated again.
@@ -156,6 +158,12 @@ class CheckedAppend:
         except HeadMismatch:  # the cache is not the stored log: check again on the stored one
             # (a second mismatch, another writer again, is raised as the VersionConflict it is)
             return await self._append(await self._check(game_id, events, stored=True), credential)
+        except (VersionConflict, CredentialMismatch):
+            if not (known_version == 0 and plan.base is None):
+                raise
+            # planned on the lookup's empty game, created since (a creation sent twice at
+            # once): decided again on the stored log, where an exact retry is all duplicates
+            return await self._append(await self._check(game_id, events, stored=True), credential)
 
     async def dry_run(
         self, game_id: str, events: Sequence[Envelope], known_version: int | None = None
@@ -169,7 +177,7 @@ class CheckedAppend:
             RuleViolation, VersionConflict: as `append` (a write racing this one may still
                 decide otherwise: the dry run reads, it does not reserve).
         """
-        plan = await self._check(game_id, events, known_version)
+        plan = await self._check(game_id, events, known_version or None)  # 0: read again
         out: list[AppendedEvent] = []
         seen: set[str] = set()
         for event in plan.events:
@@ -199,9 +207,10 @@ class CheckedAppend:
         """
         check_game_ids(game_id, events)
         cached = None if stored else self.cache.get(game_id)
-        # a game the lookup saw empty may have been created since (a creation sent twice at
-        # once): its version is read again, so an exact retry is answered as duplicates
-        version: int | None = known_version if cached is None and known_version else None
+        # a game the lookup saw empty (0) may have been created since (a creation sent twice
+        # at once): the append's own checks refuse the plan then, and `append` decides again
+        # on the stored log, so an exact retry is answered as duplicates
+        version = known_version if cached is None else None
         if cached is not None:
             try:
                 plan: Plan | None = plan_append(game_id, events, cached)

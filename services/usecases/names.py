@@ -47,7 +47,9 @@ class NamedEventLog(EventLogBase):
     """`EventLog` with player names kept outside the stored events (module docstring).
 
     Args:
-        inner: the log the events are stored in; names: the hot tier's names;
+        inner: the log the events are stored in (one that `keeps_names` keeps them where
+            `names` reads them: the composition root pairs Redis's two); names: the hot
+            tier's names;
         archive: archived games' names, for a game in the archive only (None: no archive);
         hot: the hot tier's log, asked before the archive (a game in Redis with no kept
             names, written before names left the log, needs no archive read; None: ask the
@@ -74,13 +76,17 @@ class NamedEventLog(EventLogBase):
         return tuple(sorted((await self.names_of(game_id)).items()))
 
     async def _stripped(self, request: AppendRequest) -> AppendRequest:
-        """`request` with its start event's names taken out, kept first (as it is if none)."""
+        """`request` with its start event's names taken out (as it is if none): handed to
+        the inner log, which keeps them in the append's own atomic step (`keeps_names`: no
+        round trip of their own, none kept for a refused batch), else kept first here."""
         # the batch's distinct types tested, not each event (most batches hold no start)
         if not any(map(is_game_started, set(map(_TYPE, request.events)))):
             return request
         out, names = strip_all(request.events, strip_names)
         if not names:
             return request
+        if self.inner.keeps_names:
+            return dataclasses.replace(request, events=out, names=tuple(names.items()))
         await self.names.keep(request.game_id, names)
         return dataclasses.replace(request, events=out)
 

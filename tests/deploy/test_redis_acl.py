@@ -172,7 +172,8 @@ TOKEN = "acl-test-game-write-token-0123456789abc"
 async def _append(client: aioredis.Redis, live: bool = False) -> Any:
     """The real append script for the example game's first two events, renamed to `GAME`; the
     creating append stores the write token's digest (`live`: and a live projection of seq 2)."""
-    args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN), ""]  # "": no head check
+    # "": no head check; 1: one player name kept (services/adapters/redis/append_lua.py)
+    args: list[str | int] = [GAME, 1_764_525_600_000, digest(TOKEN), "", 1, "p1", "Ada"]
     for seq, line in enumerate(EXAMPLE[:2], start=1):
         args += [f"00000000-0000-0000-0000-00000000000{seq}", seq, "t", line]
     keys = [
@@ -181,9 +182,10 @@ async def _append(client: aioredis.Redis, live: bool = False) -> Any:
         KEYS.event_ids(GAME),
         KEYS.game_index(SHARD),
         KEYS.write_token(GAME),
+        KEYS.names(GAME),
     ]
     if live:  # services/adapters/redis/live_lua.py
-        keys += [KEYS.projection(GAME), KEYS.changes(SHARD), KEYS.names(GAME)]
+        keys += [KEYS.projection(GAME), KEYS.changes(SHARD)]
         args += [2, "in_progress", "penumbra", "{}", "{}", "2026-12-01T00:00:00Z", 1000]
     return await client.register_script(APPEND_LUA)(keys=keys, args=args)
 
@@ -244,6 +246,7 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     assert await ingest.hget(KEYS.projection(GAME), "seq") == b"2"
     assert await ingest.xlen(KEYS.changes(SHARD)) == 1
     assert await ingest.xlen(KEYS.game_stream(GAME)) == 2
+    assert await ingest.hget(KEYS.names(GAME), "p1") == b"Ada"  # kept by the append script
     stored: Any = await ingest.xrange(KEYS.game_stream(GAME), "1-1", "2-1")
     assert len(stored) == 2
     found = await RedisCredentials(ingest, KEYS).lookup(GAME)  # the lookup script

@@ -22,6 +22,10 @@ COMMANDS: list[tuple[Any, ...]] = [
     ("SCRIPT LOAD", "return 1"),
     ("XADD", "k", "1-1", "data", "x" * 20_000),
     ("SET", "k", 1.5),
+    ("SET", "k", bytearray(b"array")),  # not taken by hiredis: the serializer's path
+    ("SET", "k", memoryview(b"view")),
+    (b"GET", "k"),
+    (b"XINFO STREAM", "k"),
 ]
 
 
@@ -33,9 +37,12 @@ def test_the_same_bytes_as_the_python_packer() -> None:
     assert b"".join(packing.pack_commands(COMMANDS)) == b"".join(python.pack_commands(COMMANDS))
 
 
-def test_an_argument_it_cannot_pack_is_a_data_error() -> None:
+@pytest.mark.parametrize("value", [object(), True, None])
+def test_an_argument_it_cannot_pack_is_a_data_error(value: Any) -> None:
     with pytest.raises(DataError):
-        hiredis_packing(Connection)().pack_command("SET", "k", object())  # type: ignore[arg-type]
+        hiredis_packing(Connection)().pack_command("SET", "k", value)
+    with pytest.raises(DataError):  # as in the Python packer
+        Connection().pack_command("SET", "k", value)
 
 
 def test_wrapping_twice_is_wrapping_once() -> None:

@@ -1,10 +1,18 @@
 """The append Lua script: dedupe, expected-version check and the writes, atomically.
 
 KEYS: 1 game stream, 2 shard feed, 3 event-id HASH, 4 shard game-index ZSET, 5 the game's
-write-token digest STRING (one slot: `{sK}`).
+write-token digest STRING, 6 the game's player-names HASH (one slot: `{sK}`).
 ARGV: 1 game_id, 2 now (ms, the game-index score), 3 the write-token digest to store ("" none),
-4 the expected head: the event id of the game's last stored event ("" unchecked), then per
-event 4 values: event_id, seq, type, data (the envelope JSON with `recorded_at`).
+4 the expected head: the event id of the game's last stored event ("" unchecked), 5 K, the
+number of player names to keep, then K (player id, name) pairs, then per event 4 values:
+event_id, seq, type, data (the envelope JSON with `recorded_at`).
+
+The K names (a start event's, taken out of it: docs/decisions/0014-names-outside-the-log.md)
+are kept once the batch passed its checks, before any event is written: `HSETNX` each, so the
+first writer wins and a forgotten player's name (kept as '') never comes back, not even by a
+retried creation (all duplicates: the names are set-if-absent again, a no-op). A refused
+batch (token, head, version) keeps no name. The names and the events are one atomic step:
+no reader sees a stored start event whose names are not kept yet.
 
 When ARGV[4] is not empty the stored last event (entry `<XLEN>-1`) must carry that event id,
 else `WRONGHEAD`: a version alone does not identify a log (Redis back from an older snapshot,
@@ -27,7 +35,7 @@ HASH again, to the value it holds: data unchanged, but the call propagates, so a
 after it on the same connection (durable acknowledgements, `SCORELEDGER_APPEND_REPLICAS`)
 covers the original write too (WAIT counts replicas up to the connection's own last write).
 
-With KEYS 6-8 and 7 more ARGV after the events', the game's projection is stored too
+With KEYS 7-8 and 7 more ARGV after the events', the game's projection is stored too
 (`live_lua.LIVE_PROJECTION_LUA`), and then the call's feed entries carry `live` = 1.
 
 Returns a flat array: version, then per event: seq, feed id ("" for a duplicate), dup (0/1).
@@ -39,11 +47,11 @@ from services.adapters.redis.live_lua import LIVE_PROJECTION_ARGS, LIVE_PROJECTI
 
 APPEND_LUA = (
     """
-local live = #KEYS > 5 and """
+local live = #KEYS > 6 and """
     + str(LIVE_PROJECTION_ARGS)
     + """ or 0  -- a live projection's ARGV come after the events'
-local STREAM, IDS, TOKEN = KEYS[1], KEYS[3], KEYS[5]
-local DIGEST, HEAD, FIRST, TAIL = ARGV[3], ARGV[4], 4, live
+local STREAM, IDS, TOKEN, NAMES = KEYS[1], KEYS[3], KEYS[5], KEYS[6]
+local DIGEST, HEAD, FIRST, TAIL = ARGV[3], ARGV[4], 5 + 2 * tonumber(ARGV[5]), live
 """
     + LIVE_PROJECTION_LUA
     + """
@@ -54,13 +62,17 @@ local function written(sseq, data, version, next_version)
   end
   return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
 end
+local function checked()
+  for i = 6, FIRST - 1, 2 do redis.call('HSETNX', NAMES, ARGV[i], ARGV[i + 1]) end
+end
 local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end
 local function finish(version, next_version) project(version, next_version) end
 """
     + APPEND_CORE_LUA
 )
-"""The games' append: the shared core (`append_core_lua`) with the shard feed written per
-event, the game index once the game grew, and the live projection (`live_lua`) stored last."""
+"""The games' append: the shared core (`append_core_lua`) with the player names kept once
+the batch is checked, the shard feed written per event, the game index once the game grew,
+and the live projection (`live_lua`) stored last."""
 
 TOUCH_LUA = """
 local seq = redis.call('HGET', KEYS[1], ARGV[1])

@@ -47,14 +47,18 @@ class CancelSafeRedis(aioredis.Redis):
     their errors as port errors too (`services.adapters.redis.errors`)."""
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
-        """`Redis.execute_command` through `honour_cancel`; a Redis error raised as a port
-        error too (`errors.translated`)."""
+        """`Redis.execute_command` as `honour_cancel` runs it (spelt out here: one coroutine
+        and one closure less on every command); a Redis error raised as a port error too
+        (`errors.translated`)."""
+        task = asyncio.current_task()
+        before = task.cancelling() if task is not None else 0
         try:
-            return await honour_cancel(
-                lambda: aioredis.Redis.execute_command(self, *args, **options)  # type: ignore[no-untyped-call]
-            )
+            result = await aioredis.Redis.execute_command(self, *args, **options)  # type: ignore[no-untyped-call]
         except DRIVER_ERRORS as error:
             raise translated(error) from error
+        if task is not None and task.cancelling() > before:
+            raise asyncio.CancelledError
+        return result
 
     def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
         """A pipeline whose `execute` goes through `honour_cancel`."""

@@ -5,7 +5,8 @@
 
 * reply bytes (no `decode_responses`), as every adapter expects;
 * wait for a free connection instead of raising `MaxConnectionsError`: the single node through
-  `BlockingConnectionPool(timeout=pool_timeout_s)`; the cluster client (whose per-node pool
+  a `BlockingConnectionPool(timeout=pool_timeout_s)` (`pool.QuickBlockingPool`: no condition
+  nor timeout taken while an idle connection is there and nobody waits); the cluster client (whose per-node pool
   only raises) through a semaphore of `max_connections` commands in flight, so no node's pool
   can overflow. Past `pool_timeout_s` both raise `redis.ConnectionError` (a 503, not a 500);
 * never swallow a task's cancellation (redis-py on CPython 3.11 can: `cancelsafe.py`);
@@ -39,6 +40,7 @@ from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
 from services.adapters.redis.errors import storing
 from services.adapters.redis.packing import hiredis_packing
+from services.adapters.redis.pool import QuickBlockingPool
 
 T = TypeVar("T")
 
@@ -281,7 +283,7 @@ def connect(
         "decode_responses": False,
     }
     if not target.cluster:
-        pool = aioredis.BlockingConnectionPool.from_url(
+        pool = QuickBlockingPool.from_url(
             target.url,
             max_connections=max_connections,
             timeout=pool_timeout_s,

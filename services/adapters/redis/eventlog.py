@@ -81,11 +81,18 @@ def _conflict(error: ResponseError, game_id: str) -> VersionConflict | Credentia
     return VersionConflict(int(match[1]), int(match[2]))
 
 
+def _first(args: list[str | int | bytes]) -> int:
+    """The index in ARGV `args` (0-based) of the first event's values: after the 5 fixed
+    values and the names' pairs (`append_lua.APPEND_LUA`)."""
+    return 5 + 2 * int(args[4])
+
+
 def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
     """The `AppendResult` of the append script's flat reply (version, then seq/feed id/dup)
-    to the call of ARGV `args` (its event ids: every 4th value from the 5th, one per event
-    answered; a live projection's values follow them)."""
-    ids = args[4 : 4 + 4 * ((len(out) - 1) // 3) : 4]  # str(event_id) of each, by `_call`
+    to the call of ARGV `args` (its event ids: every 4th value from the first event's, one
+    per event answered; a live projection's values follow them)."""
+    first = _first(args)
+    ids = args[first : first + 4 * ((len(out) - 1) // 3) : 4]  # str(event_id), by `_call`
     replies = zip(ids, out[1::3], out[2::3], out[3::3], strict=True)
     positions = tuple(
         AppendedEvent(str(event_id), int(seq), feed_id.decode() or None, bool(duplicate))
@@ -96,9 +103,9 @@ def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
 
 def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
     """`AppendResult.text` of the call of ARGV `args` with `events` events: their lines are
-    every 4th value from the 8th (a live projection's values follow them)."""
-    total = 0
-    for data in args[7 : 4 + 4 * events : 4]:
+    every 4th value from the first event's 4th (a live projection's values follow them)."""
+    total, first = 0, _first(args)
+    for data in args[first + 3 : first + 4 * events : 4]:
         if not isinstance(data, bytes) or not data.isascii() or b"\\u" in data:
             return None
         total += len(data)  # ASCII: one byte a character
@@ -107,6 +114,8 @@ def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
 
 class RedisEventLog(EventLogBase):
     """Raw append/read of envelopes. No domain checks here (the record use case does them).
+    It `keeps_names`: an append's `AppendRequest.names` go to the game's names HASH
+    (`Keys.names`, what `names.RedisPlayerNames` reads) inside the append script.
 
     `client` must be a `redis.asyncio.Redis` created without `decode_responses`.
     `replicas` (`SCORELEDGER_APPEND_REPLICAS`): an append returns only once that many replicas
@@ -123,6 +132,8 @@ class RedisEventLog(EventLogBase):
         self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_LUA)
         self._touch = client.register_script(TOUCH_LUA)
+
+    keeps_names = True
 
     async def confirm_replicated(self, game_id: str, event_id: str) -> None:
         """See `EventLog.confirm_replicated`: with `replicas`, the touch script
@@ -211,7 +222,10 @@ class RedisEventLog(EventLogBase):
             int(now.timestamp() * 1000),
             request.credential or "",
             request.expected_head or "",
+            len(request.names),
         ]
+        for player_id, name in request.names:
+            args += [player_id, name]
         for event, data in zip(events, stamped_json(events, now), strict=True):
             args += [str(event.event_id), event.seq, event.type, data]
         shard = shard_of(game_id, self.keys.shards)
@@ -221,11 +235,11 @@ class RedisEventLog(EventLogBase):
             self.keys.event_ids(game_id),
             self.keys.game_index(shard),
             self.keys.write_token(game_id),
+            self.keys.names(game_id),
         ]
         live = request.projection
         if live is not None:
             keys += [self.keys.projection(game_id), self.keys.changes(shard)]
-            keys.append(self.keys.names(game_id))
             args += [live.seq, live.status, live.game, live.standings_json, live.view_json]
             args += [live.updated_at, live.changes_maxlen]
         return keys, args

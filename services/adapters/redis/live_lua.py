@@ -2,8 +2,8 @@
 live game's projection, rendered from the state the append's check computed
 (`services.ports.eventlog.LiveProjection`), stored in the same atomic step as the events.
 
-With KEYS 6 the game's projection HASH, 7 the shard's change notices stream, 8 the game's
-names HASH (all in the game's slot `{sK}`), the append's last 7 ARGV are the projection: seq,
+With KEYS 7 the game's projection HASH, 8 the shard's change notices stream (6 is the game's
+names HASH; all in the game's slot `{sK}`), the append's last 7 ARGV are the projection: seq,
 status, game (ruleset), standings JSON, view ('' for none), updated_at (ISO), changes MAXLEN
 (approximate). It is stored, as the projector's apply script stores an `apply` op
 (`project_lua.APPLY_LUA`: the same fields, `view_seq`, one change notice) with `live` = 1
@@ -35,10 +35,10 @@ local function projects(version, next_version)
     projecting = false
     if live > 0 and next_version > version and tostring(next_version) == ARGV[#ARGV - 6] then
       local forgotten = false
-      local kept = redis.call('HGETALL', KEYS[8])
+      local kept = redis.call('HGETALL', KEYS[6])
       for j = 2, #kept, 2 do if kept[j] == '' then forgotten = true end end
-      local held = redis.call('HGET', KEYS[6], 'held')
-      local seq = tonumber(redis.call('HGET', KEYS[6], 'seq') or '0')
+      local held = redis.call('HGET', KEYS[7], 'held')
+      local seq = tonumber(redis.call('HGET', KEYS[7], 'seq') or '0')
       projecting = not forgotten and not held and seq == version
     end
   end
@@ -48,10 +48,10 @@ local function project(version, next_version)
   if projects(version, next_version) then
     local a = #ARGV - 7
     local new_seq, view = ARGV[a + 1], ARGV[a + 5]
-    redis.call('HSET', KEYS[6], 'seq', new_seq, 'status', ARGV[a + 2], 'game', ARGV[a + 3],
+    redis.call('HSET', KEYS[7], 'seq', new_seq, 'status', ARGV[a + 2], 'game', ARGV[a + 3],
       'standings', ARGV[a + 4], 'updated_at', ARGV[a + 6], 'view', view,
       'view_seq', view == '' and '' or new_seq, 'live', '1')
-    redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[a + 7], '*', 'game', ARGV[1], 'seq', new_seq)
+    redis.call('XADD', KEYS[8], 'MAXLEN', '~', ARGV[a + 7], '*', 'game', ARGV[1], 'seq', new_seq)
   end
 end
 """

@@ -32,6 +32,7 @@ APPEND_SIDE_LUA = (
 local STREAM, IDS, TOKEN = KEYS[1], KEYS[2], KEYS[3]
 local DIGEST, HEAD, FIRST, TAIL = ARGV[1], '', 1, 0
 local function written(sseq, data) return '' end
+local function checked() end
 local function grown() end
 local function finish(version, next_version) end
 """

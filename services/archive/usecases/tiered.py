@@ -146,6 +146,11 @@ class TieredEventLog(EventLogBase):
         finally:
             await self.hot_games.unlock(game_id, owner)
 
+    @property
+    def keeps_names(self) -> bool:  # type: ignore[override]  # the hot log's, as appends go there
+        """See `EventLog.keeps_names`: the hot log's (every append is the hot log's)."""
+        return self.hot.keeps_names
+
     async def append_one(self, request: AppendRequest) -> AppendResult:
         """See `EventLog.append_one`. A batch with a seq-1 event first restores an archived
         game (so a creation sent again is answered as the duplicate it is, not a new game); any
