@@ -10,7 +10,10 @@ Here a checkout with an idle connection and no waiter, and a release with no wai
 check); a checkout finding no idle connection, or behind a waiter, is
 `BlockingConnectionPool`'s: it waits up to `timeout` (then `redis.ConnectionError`), in
 turn, and a release that finds someone waiting notifies one, as before. So the pool still never
-raises `MaxConnectionsError` and never lets a newcomer overtake a waiter.
+raises `MaxConnectionsError`, and a newcomer does not take the fast path past a waiter; but, as
+in `BlockingConnectionPool`, a checkout made in the releasing task's own turn (the next command
+of a coroutine that just finished one) takes the connection before the woken waiter runs: the
+order is not first come, first served, and a waiter can wait out its `timeout`.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
 """
 
