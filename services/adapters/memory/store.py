@@ -97,7 +97,10 @@ class MemoryBackend:
 
 
 class MemoryEventLog(EventLogBase):
-    """`EventLog` in memory."""
+    """`EventLog` in memory. It `keeps_names` in `backend.names` (what `MemoryPlayerNames` on
+    the same backend reads), once the batch passed its checks, as the Redis append script."""
+
+    keeps_names = True
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
@@ -118,6 +121,10 @@ class MemoryEventLog(EventLogBase):
             if head != request.expected_head:
                 raise HeadMismatch(version)
         plan, version = plan_append(request.events, version, known)
+        if request.names:  # checked: first writer wins, a forgotten ('') name stays
+            kept = self.b.names.setdefault(game_id, {})
+            for player_id, name in request.names:
+                kept.setdefault(player_id, name)
         live = request.projection
         projecting = live is not None and before < version == live.seq
         projecting = projecting and self._may_project(game_id, before)
