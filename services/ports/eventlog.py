@@ -79,12 +79,18 @@ class LiveProjection:
     changes_maxlen: int
 
 
+EMPTY_HEAD = "-"
+"""`AppendRequest.expected_head` of a writer that planned on an empty game (no event id is
+"-"): an append finding any event stored raises `HeadMismatch`."""
+
+
 @dataclass(frozen=True, slots=True)
 class AppendRequest:
     """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
     write-token digest (checked against the game's, stored by the creating append; None: a
     trusted caller such as a test seeding a log, unchecked). `expected_head` is the event id
-    the writer expects as the game's stored last event (None: unchecked; see `HeadMismatch`)."""
+    the writer expects as the game's stored last event (`EMPTY_HEAD`: no event; None:
+    unchecked; see `HeadMismatch`)."""
 
     game_id: str
     events: Sequence[Envelope]

@@ -25,6 +25,7 @@ from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import (
+    EMPTY_HEAD,
     AppendedEvent,
     AppendRequest,
     AppendResult,
@@ -117,7 +118,7 @@ class MemoryEventLog(EventLogBase):
         check_credential(game_id, request.credential, self.b.digests.get(game_id), version)
         if request.expected_head:  # "" unchecked, as the Redis script
             log = self.b.logs.get(game_id, [])
-            head = str(json.loads(log[-1])["event_id"]) if log else ""
+            head = str(json.loads(log[-1])["event_id"]) if log else EMPTY_HEAD
             if head != request.expected_head:
                 raise HeadMismatch(version)
         plan, version = plan_append(request.events, version, known)

@@ -27,7 +27,7 @@ Rules (docs/decisions/0002-one-atomic-append.md): the whole batch is checked bef
 written, so a conflict writes nothing. A stored digest admits only appends carrying it; a
 stream with events but no digest admits none (`WRONGTOKEN`); the call writing seq 1 stores the
 digest in the same step. A non-empty `HEAD` must be the id of the stored last event (entry
-`<XLEN>-1`), else `WRONGHEAD version V`. A duplicate event id (stored, or earlier in the batch)
+`<XLEN>-1`; `-`: the stream must be empty), else `WRONGHEAD version V`. A duplicate event id (stored, or earlier in the batch)
 is not an error: its original seq comes back with the dup flag. Each new event's `seq - 1` must
 be the version reached, else `WRONGVERSION expected X actual Y`. Entry ids are `<seq>-1`, so
 XLEN is the version and `XRANGE` reads by seq. A call that stores no event sets the first id's
@@ -48,7 +48,7 @@ if DIGEST ~= '' then
   end
 end
 if HEAD ~= '' then
-  local head = ''
+  local head = version > 0 and '' or '-'  -- '-': the writer expects no event
   if version > 0 then
     local last = redis.call('XRANGE', STREAM, version .. '-1', version .. '-1')
     local f = last[1] and last[1][2] or {}
