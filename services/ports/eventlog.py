@@ -101,7 +101,8 @@ class AppendRequest:
     names: tuple[tuple[str, str], ...] = ()
     """(player id, name) pairs to keep, each only if the game keeps none for that player yet
     (first writer wins; a forgotten name stays forgotten), in the same atomic step as the
-    events, once the batch passed its checks; only an `EventLog` whose `keeps_names` is True
+    events, once the batch passed its checks, if it stores an event (an all-duplicate batch
+    keeps none); only an `EventLog` whose `keeps_names` is True
     takes them (`usecases.names.NamedEventLog` hands them over; docs/decisions/0014-names-outside-the-log.md)."""
 
 

@@ -84,3 +84,15 @@ async def test_a_retried_creation_brings_no_forgotten_name_back(stack: Stack) ->
     )
     assert [e.duplicate for e in again.events] == [True, False]
     assert await log.names_of(GAME) == {"ann": "", "bob": "Bob"}
+
+
+async def test_an_all_duplicate_batch_keeps_no_names(stack: Stack) -> None:
+    """A start sent again under the stored start's event id, with other players: a
+    duplicate (its original seq, nothing written), so none of its names either."""
+    log = stack.log
+    start = started(GAME, ("ann", "bob"))
+    await log.append_one(AppendRequest(GAME, [start], "digest-a"))
+    other = started(GAME, ("dan", "eve")).model_copy(update={"event_id": start.event_id})
+    again = await log.append_one(AppendRequest(GAME, [other], "digest-a"))
+    assert [(e.seq, e.duplicate) for e in again.events] == [(1, True)]
+    assert await log.names_of(GAME) == {"ann": "Ann", "bob": "Bob"}

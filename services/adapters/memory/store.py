@@ -122,7 +122,7 @@ class MemoryEventLog(EventLogBase):
             if head != request.expected_head:
                 raise HeadMismatch(version)
         plan, version = plan_append(request.events, version, known)
-        if request.names:  # checked: first writer wins, a forgotten ('') name stays
+        if request.names and version > before:  # checked, storing: first writer wins
             kept = self.b.names.setdefault(game_id, {})
             for player_id, name in request.names:
                 kept.setdefault(player_id, name)

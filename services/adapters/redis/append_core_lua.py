@@ -14,9 +14,10 @@ The preamble names, as Lua locals:
   `STREAM` (with the version the call started from and the one it will reach), returns the
   text the reply carries for it (the games' shard feed entry id; "" for a kind without a
   feed);
-* `checked()`: called once the whole batch passed its checks, before anything of it is
-  written, even when every event is a duplicate (the games' player names, kept first-writer-
-  wins; nothing for the side streams);
+* `checked(version, next_version)`: called once the whole batch passed its checks, before
+  anything of it is written, with the version the call started from and the one it will
+  reach (the games' player names, kept first-writer-wins when the call stores an event;
+  nothing for the side streams);
 * `grown()`: called once when the call stored at least one event (the games' index);
 * `TAIL`: how many ARGV values after the events' belong to the kind (the games' live
   projection; 0 for none), and `finish(version, next_version)`: called last, before the
@@ -76,7 +77,7 @@ for i = 0, n - 1 do
     plan[i + 1] = {dup = false, seq = seq}
   end
 end
-checked()
+checked(version, next_version)
 local out = {next_version}
 for i = 0, n - 1 do
   local p = plan[i + 1]
