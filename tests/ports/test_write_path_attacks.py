@@ -167,3 +167,26 @@ async def test_a_task_checking_out_again_at_once_goes_before_a_waiter(
     finally:
         await client.aclose()
         await pool.disconnect()
+
+
+@pytest.mark.redis
+async def test_a_waiter_behind_a_blocking_read_times_out_then_the_pool_serves(
+    single_url: str,
+) -> None:
+    """A projector's blocking XREAD holds the only connection: a command waits `timeout`, then
+    fails (a 503, never a wait without end nor another's connection); afterwards all is back."""
+    from services.ports.errors import StoreUnavailable
+
+    client = connect(single_url, max_connections=1, pool_timeout_s=0.2)
+    pool = _pool(client)
+    try:
+        hold = _task(client.xread({"feed:{s1}": "$"}, block=600))
+        await asyncio.sleep(0.05)
+        with pytest.raises(StoreUnavailable):
+            await client.get("k:{s1}")
+        assert not pool._waiting
+        await hold
+        assert await client.incr("n:{s1}") == 1
+        assert not pool._in_use_connections and len(pool._available_connections) == 1
+    finally:
+        await client.aclose()
