@@ -12,12 +12,10 @@ import json
 
 import pytest
 
-from domain.errors import RuleViolation
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
 from services.bootstrap import memory_ports, redis_ports, use_cases
 from services.platform.settings import ServiceSettings
-from services.ports.errors import VersionConflict
 from services.usecases.authorize import WriteProof
 from services.usecases.refusal import Refusal
 from tests.pipeline.factory import body_source, corrected, started, wire_body

@@ -187,6 +187,7 @@ async def test_a_waiter_behind_a_blocking_read_times_out_then_the_pool_serves(
         assert not pool._waiting
         await hold
         assert await client.incr("n:{s1}") == 1
-        assert not pool._in_use_connections and len(pool._available_connections) == 1
+        assert not pool._in_use_connections
+        assert len(pool._available_connections) == 1
     finally:
         await client.aclose()
