@@ -139,9 +139,10 @@ async def test_a_connection_error_mid_command_returns_the_connection(single_url:
 async def test_a_task_checking_out_again_at_once_goes_before_a_waiter(
     single_url: str, blocking: bool
 ) -> None:
-    """Not first come, first served (`pool` docstring, once untrue): the releasing task's own
-    next checkout is served before the waiter it woke, in `BlockingConnectionPool` too; the
-    waiter is still served (no lost wake-up) and nothing stays in use."""
+    """`BlockingConnectionPool` serves the releasing task's own next checkout before the
+    waiter it woke (the `pool` docstring once said a newcomer never overtakes a waiter); the
+    quick pool's release returns once the waiter is woken (its notice shielded from a
+    cancel), so the waiter goes first. Either way it is served and nothing stays in use."""
     client = connect(single_url, max_connections=1, pool_timeout_s=5)
     pool: Any = _pool(client)
     if blocking:
@@ -162,7 +163,7 @@ async def test_a_task_checking_out_again_at_once_goes_before_a_waiter(
         served.append("releaser")
         await pool.release(again)
         await waiter
-        assert served == ["releaser", "waiter"]
+        assert served == (["releaser", "waiter"] if blocking else ["waiter", "releaser"])
         assert not pool._in_use_connections
     finally:
         await client.aclose()
@@ -189,5 +190,32 @@ async def test_a_waiter_behind_a_blocking_read_times_out_then_the_pool_serves(
         assert await client.incr("n:{s1}") == 1
         assert not pool._in_use_connections
         assert len(pool._available_connections) == 1
+    finally:
+        await client.aclose()
+
+
+@pytest.mark.redis
+async def test_a_release_cancelled_while_it_waits_to_notify_still_wakes_the_waiter(
+    single_url: str,
+) -> None:
+    """The task releasing is cancelled (its request went away) while the condition's lock is
+    contended: the connection is back, and the waiter must still be woken, not left to time
+    out beside an idle connection."""
+    client = connect(single_url, max_connections=1, pool_timeout_s=2)
+    pool = _pool(client)
+    try:
+        connection = await pool.get_connection()
+        waiter = asyncio.create_task(pool.get_connection())
+        await asyncio.sleep(0.05)  # it waits for the only connection
+        await pool._condition.acquire()  # contended, as by another checkout
+        releasing = asyncio.create_task(pool.release(connection))
+        await asyncio.sleep(0.05)  # back in the pool; the release waits for the lock
+        releasing.cancel()
+        await asyncio.gather(releasing, return_exceptions=True)
+        pool._condition.release()
+        got = await asyncio.wait_for(waiter, 1)
+        assert got is connection
+        await pool.release(got)
+        assert not pool._in_use_connections
     finally:
         await client.aclose()
