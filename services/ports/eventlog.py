@@ -79,12 +79,18 @@ class LiveProjection:
     changes_maxlen: int
 
 
+EMPTY_HEAD = "-"
+"""`AppendRequest.expected_head` of a writer that planned on an empty game (no event id is
+"-"): an append finding any event stored raises `HeadMismatch`."""
+
+
 @dataclass(frozen=True, slots=True)
 class AppendRequest:
     """One all-or-nothing append: `events` of `game_id` in order; `credential` is the writer's
     write-token digest (checked against the game's, stored by the creating append; None: a
     trusted caller such as a test seeding a log, unchecked). `expected_head` is the event id
-    the writer expects as the game's stored last event (None: unchecked; see `HeadMismatch`)."""
+    the writer expects as the game's stored last event (`EMPTY_HEAD`: no event; None:
+    unchecked; see `HeadMismatch`)."""
 
     game_id: str
     events: Sequence[Envelope]
@@ -95,7 +101,8 @@ class AppendRequest:
     names: tuple[tuple[str, str], ...] = ()
     """(player id, name) pairs to keep, each only if the game keeps none for that player yet
     (first writer wins; a forgotten name stays forgotten), in the same atomic step as the
-    events, once the batch passed its checks; only an `EventLog` whose `keeps_names` is True
+    events, once the batch passed its checks, if it stores an event (an all-duplicate batch
+    keeps none); only an `EventLog` whose `keeps_names` is True
     takes them (`usecases.names.NamedEventLog` hands them over; docs/decisions/0014-names-outside-the-log.md)."""
 
 

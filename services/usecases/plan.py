@@ -15,6 +15,7 @@ from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from services.ports.errors import VersionConflict
+from services.ports.eventlog import EMPTY_HEAD
 from services.usecases.statecache import Known
 
 
@@ -35,7 +36,8 @@ class Plan:
     version: int | None = None
     """The stored version read while planning (None: not read)."""
     head: str | None = None
-    """The event id the base state ends with (the append's expected head; None: no base)."""
+    """The event id the base state ends with (the append's expected head; `EMPTY_HEAD`: no
+    base, None: a base with no event)."""
     base_ids: dict[int, int] = field(default_factory=dict)
     """The base's event ids (`UUID.int`) -> seqs (a duplicate's seq, when not added by this plan)."""
     known: list[UUID] = field(default_factory=list)
@@ -95,6 +97,8 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     plan.base_ids = ids
     if base is not None and base.state.history:
         plan.head = str(base.state.history[-1].event_id)
+    elif base is None:  # planned on an empty game: the append refuses it if one landed
+        plan.head = EMPTY_HEAD
     held = current = base.state.seq if base is not None else 0
     folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
     add, added, fresh, known = folder.add, plan.added, plan.fresh, plan.known

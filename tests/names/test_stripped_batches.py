@@ -24,7 +24,8 @@ async def test_a_start_event_behind_others_in_a_batch_is_stripped() -> None:
     stripped = await named._stripped(request)
     start = stripped.events[1]
     names = {p.player_id: p.name for p in events[0].payload.players}  # type: ignore[attr-defined]
-    assert backend.names[GAME] == names
+    assert dict(stripped.names) == names  # kept by the append (`keeps_names`)
+    assert GAME not in backend.names
     assert all(p.name == p.player_id for p in start.payload.players)  # type: ignore[attr-defined]
     assert stripped.events[0] is events[1]
     assert stripped.events[2] is events[2]

@@ -1,6 +1,6 @@
 """The single-node client's pool (`services.adapters.redis.pool.QuickBlockingPool`): an idle
 connection is checked out without the blocking pool's condition and timeout, and the pool
-still waits (never `MaxConnectionsError`), in turn: a newcomer never overtakes a waiter."""
+still waits (never `MaxConnectionsError`), a newcomer takes no fast path past a waiter."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ from services.ports.credentials import CredentialLookup
 from services.ports.deadletters import DeadLetter, StoredLetter
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import (
+    EMPTY_HEAD,
     AppendedEvent,
     AppendRequest,
     AppendResult,
@@ -97,7 +98,10 @@ class MemoryBackend:
 
 
 class MemoryEventLog(EventLogBase):
-    """`EventLog` in memory."""
+    """`EventLog` in memory. It `keeps_names` in `backend.names` (what `MemoryPlayerNames` on
+    the same backend reads), once the batch passed its checks, as the Redis append script."""
+
+    keeps_names = True
 
     def __init__(self, backend: MemoryBackend) -> None:
         self.b = backend
@@ -114,10 +118,14 @@ class MemoryEventLog(EventLogBase):
         check_credential(game_id, request.credential, self.b.digests.get(game_id), version)
         if request.expected_head:  # "" unchecked, as the Redis script
             log = self.b.logs.get(game_id, [])
-            head = str(json.loads(log[-1])["event_id"]) if log else ""
+            head = str(json.loads(log[-1])["event_id"]) if log else EMPTY_HEAD
             if head != request.expected_head:
                 raise HeadMismatch(version)
         plan, version = plan_append(request.events, version, known)
+        if request.names and version > before:  # checked, storing: first writer wins
+            kept = self.b.names.setdefault(game_id, {})
+            for player_id, name in request.names:
+                kept.setdefault(player_id, name)
         live = request.projection
         projecting = live is not None and before < version == live.seq
         projecting = projecting and self._may_project(game_id, before)

@@ -14,9 +14,10 @@ The preamble names, as Lua locals:
   `STREAM` (with the version the call started from and the one it will reach), returns the
   text the reply carries for it (the games' shard feed entry id; "" for a kind without a
   feed);
-* `checked()`: called once the whole batch passed its checks, before anything of it is
-  written, even when every event is a duplicate (the games' player names, kept first-writer-
-  wins; nothing for the side streams);
+* `checked(version, next_version)`: called once the whole batch passed its checks, before
+  anything of it is written, with the version the call started from and the one it will
+  reach (the games' player names, kept first-writer-wins when the call stores an event;
+  nothing for the side streams);
 * `grown()`: called once when the call stored at least one event (the games' index);
 * `TAIL`: how many ARGV values after the events' belong to the kind (the games' live
   projection; 0 for none), and `finish(version, next_version)`: called last, before the
@@ -27,7 +28,7 @@ Rules (docs/decisions/0002-one-atomic-append.md): the whole batch is checked bef
 written, so a conflict writes nothing. A stored digest admits only appends carrying it; a
 stream with events but no digest admits none (`WRONGTOKEN`); the call writing seq 1 stores the
 digest in the same step. A non-empty `HEAD` must be the id of the stored last event (entry
-`<XLEN>-1`), else `WRONGHEAD version V`. A duplicate event id (stored, or earlier in the batch)
+`<XLEN>-1`; `-`: the stream must be empty), else `WRONGHEAD version V`. A duplicate event id (stored, or earlier in the batch)
 is not an error: its original seq comes back with the dup flag. Each new event's `seq - 1` must
 be the version reached, else `WRONGVERSION expected X actual Y`. Entry ids are `<seq>-1`, so
 XLEN is the version and `XRANGE` reads by seq. A call that stores no event sets the first id's
@@ -48,7 +49,7 @@ if DIGEST ~= '' then
   end
 end
 if HEAD ~= '' then
-  local head = ''
+  local head = version > 0 and '' or '-'  -- '-': the writer expects no event
   if version > 0 then
     local last = redis.call('XRANGE', STREAM, version .. '-1', version .. '-1')
     local f = last[1] and last[1][2] or {}
@@ -76,7 +77,7 @@ for i = 0, n - 1 do
     plan[i + 1] = {dup = false, seq = seq}
   end
 end
-checked()
+checked(version, next_version)
 local out = {next_version}
 for i = 0, n - 1 do
   local p = plan[i + 1]

@@ -9,9 +9,9 @@ event_id, seq, type, data (the envelope JSON with `recorded_at`).
 
 The K names (a start event's, taken out of it: docs/decisions/0014-names-outside-the-log.md)
 are kept once the batch passed its checks, before any event is written: `HSETNX` each, so the
-first writer wins and a forgotten player's name (kept as '') never comes back, not even by a
-retried creation (all duplicates: the names are set-if-absent again, a no-op). A refused
-batch (token, head, version) keeps no name. The names and the events are one atomic step:
+first writer wins and a forgotten player's name (kept as '') never comes back. A refused
+batch (token, head, version) and an all-duplicate one (a retried creation, maybe with another
+body under the same event ids) keep no name. The names and the events are one atomic step:
 no reader sees a stored start event whose names are not kept yet.
 
 When ARGV[4] is not empty the stored last event (entry `<XLEN>-1`) must carry that event id,
@@ -62,7 +62,8 @@ local function written(sseq, data, version, next_version)
   end
   return redis.call('XADD', KEYS[2], '*', 'game', ARGV[1], 'seq', sseq, 'data', data)
 end
-local function checked()
+local function checked(version, next_version)
+  if next_version == version then return end  -- all duplicates: nothing of the batch kept
   for i = 6, FIRST - 1, 2 do redis.call('HSETNX', NAMES, ARGV[i], ARGV[i + 1]) end
 end
 local function grown() redis.call('ZADD', KEYS[4], 'NX', ARGV[2], ARGV[1]) end

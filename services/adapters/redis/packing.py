@@ -10,7 +10,7 @@ That packer (`HiredisRespSerializer.pack`) first copies the arguments through a 
 generator (turning a `bytearray` or `memoryview` into bytes): 76 µs of a 203-argument append
 call's 111 (hiredis's own `pack_command`: 35 µs). A command of one word (every command this
 process sends by name, `EVALSHA` included, as str or bytes) is handed to `hiredis.pack_command` as is; one it
-refuses (a `bytearray`, a bool, None) and a name of two words (`SCRIPT LOAD`) go through
+refuses (a `bytearray`, a bool, None) and a name of two words (`SCRIPT LOAD`; a str name: split at any whitespace, as the serializer does) go through
 the serializer, which converts them or raises `DataError`, as before.
 """
 
@@ -43,7 +43,8 @@ def hiredis_packing(cls: type[AbstractConnection]) -> type[AbstractConnection]:
         def pack_command(self: AbstractConnection, *args: Any) -> list[bytes]:
             name = args[0]
             if isinstance(name, str):
-                one_word = " " not in name
+                # the serializer splits a str name on any whitespace (a tab, an empty name)
+                one_word = " " not in name and name.isprintable() and name != ""
             else:
                 one_word = isinstance(name, bytes) and b" " not in name
             if one_word:

@@ -10,12 +10,17 @@ Here a checkout with an idle connection and no waiter, and a release with no wai
 check); a checkout finding no idle connection, or behind a waiter, is
 `BlockingConnectionPool`'s: it waits up to `timeout` (then `redis.ConnectionError`), in
 turn, and a release that finds someone waiting notifies one, as before. So the pool still never
-raises `MaxConnectionsError` and never lets a newcomer overtake a waiter.
+raises `MaxConnectionsError`, and a newcomer does not take the fast path past a waiter. A
+release that finds a waiter returns once the waiter is woken, so the releasing task's next
+checkout comes after it; but, as in `BlockingConnectionPool`, another task's checkout that
+runs between the wake-up and the waiter may take the connection first: the order is not
+strictly first come, first served.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -51,11 +56,16 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
         """Back to the pool (`ConnectionPool.release`); then, if anyone waits, one waiter is
         notified. Asked once the connection is back: a checkout that starts waiting while the
         release runs (its lock may be contended) finds the connection idle, so no wake-up is
-        lost."""
+        lost, not even when the releasing task is cancelled meanwhile."""
         if self._in_maintenance:
             await super().release(connection)
             return
         await aioredis.ConnectionPool.release(self, connection)
         if self._waiting:
-            async with self._condition:
-                self._condition.notify()
+            # shielded: a release cancelled while the lock is contended still wakes one
+            await asyncio.shield(self._notify())
+
+    async def _notify(self) -> None:
+        """Wake one checkout waiting on the condition."""
+        async with self._condition:
+            self._condition.notify()
