@@ -8,7 +8,7 @@ Source: issue brief (ingest, hostile input); contracts/envelope.py.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -16,6 +16,15 @@ import contracts.events
 from contracts.envelope import Envelope
 from contracts.events import parse_event
 from services.usecases.refusal import Refusal, bounded, listing
+
+
+class _Validator(Protocol):
+    """A JSON validator: pydantic-core's `SchemaValidator` or a pydantic `TypeAdapter`."""
+
+    def validate_json(self, data: bytes, /) -> Any:
+        """The decoded value. Raises: pydantic_core.ValidationError (a ValueError)."""
+        ...
+
 
 MAX_BATCH = 1000
 """Most events one write may carry."""
@@ -124,35 +133,33 @@ def parse_body(raw: bytes | None, field: str) -> list[Envelope]:
     Raises:
         Refusal: as `decode_json` and `parse_events`.
     """
+    native = _whole(raw, contracts.events.NATIVE_EVENT_LIST, contracts.events.NATIVE_EVENT)
+    return native if native is not None else _published(raw, field)
+
+
+def _whole(raw: bytes | None, many: _Validator, one: _Validator) -> list[Envelope] | None:
+    """`raw` decoded in one call: an array by `many` (1 to `MAX_BATCH` items), an object by
+    `one`; None when it is neither, or is refused (leading whitespace included: the caller's
+    next path decides it, with the same outcome)."""
     if raw is not None:
-        start = raw[:1]  # leading whitespace: the step-by-step path (same outcome)
+        start = raw[:1]
         try:
             if start == b"[":
-                events: list[Envelope] = contracts.events.NATIVE_EVENT_LIST.validate_json(raw)
+                events: list[Envelope] = many.validate_json(raw)
                 if 0 < len(events) <= MAX_BATCH:
                     return events
             elif start == b"{":
-                return [contracts.events.NATIVE_EVENT.validate_json(raw)]
+                return [one.validate_json(raw)]
         except ValueError:  # ValidationError
-            pass  # refused or to upcast: decided below
-    return _published(raw, field)
+            pass  # refused or to upcast: decided by the caller's next path
+    return None
 
 
 def _published(raw: bytes | None, field: str) -> list[Envelope]:
     """`parse_body` through the published validators (what the native ones refuse: the
     refusal, or an old version to upcast, is decided and worded here)."""
-    if raw is not None:
-        start = raw[:1]
-        try:
-            if start == b"[":
-                events = contracts.events.EVENT_LIST_ADAPTER.validate_json(raw)
-                if 0 < len(events) <= MAX_BATCH:
-                    return events
-            elif start == b"{":
-                return [contracts.events.EVENT_ADAPTER.validate_json(raw)]
-        except ValueError:  # ValidationError
-            pass  # refused or to upcast: decided below
-    return parse_events(decode_json(raw, field))
+    events = _whole(raw, contracts.events.EVENT_LIST_ADAPTER, contracts.events.EVENT_ADAPTER)
+    return events if events is not None else parse_events(decode_json(raw, field))
 
 
 def parse_line(text: str | bytes, field: str) -> Envelope:

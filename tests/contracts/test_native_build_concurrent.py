@@ -9,7 +9,6 @@ Source: contracts/native.py; docs/profiles/decode-profiles.md.
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from pydantic_core import SchemaValidator
 import contracts.events
 import contracts.native
 from contracts.native import native_validator
+from tests.envelope_calls import envelope_calls
 
 LINE = next(
     line
@@ -32,18 +32,7 @@ LINE = next(
 
 def _envelope_checks(validator: SchemaValidator) -> list[str]:
     """The functions of contracts/envelope.py run while `validator` decodes `LINE`."""
-    seen: list[str] = []
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.endswith("contracts/envelope.py"):
-            seen.append(frame.f_code.co_qualname)
-
-    sys.setprofile(profile)
-    try:
-        validator.validate_json(LINE)
-    finally:
-        sys.setprofile(None)
-    return seen
+    return envelope_calls(validator.validate_json, LINE)[0]
 
 
 def test_two_builds_at_once_are_both_native_and_leave_the_models_complete(

@@ -11,7 +11,6 @@ Source: docs/profiles/decode-profiles.md; docs/decisions/0019-hostile-input-at-e
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from services.usecases.parse import (
     parse_line,
 )
 from services.usecases.refusal import Refusal
+from tests.envelope_calls import envelope_calls
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "contracts" / "examples"
 LINES = [
@@ -186,18 +186,7 @@ def test_every_example_and_a_full_batch_parse_to_equal_models() -> None:
 
 def _python_calls(parse: Any, *args: Any) -> list[str]:
     """The functions of contracts/envelope.py (the envelope's checks) `parse(*args)` runs."""
-    seen: list[str] = []
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.endswith("contracts/envelope.py"):
-            seen.append(frame.f_code.co_qualname)
-
-    sys.setprofile(profile)
-    try:
-        parse(*args)
-    finally:
-        sys.setprofile(None)
-    return seen
+    return envelope_calls(parse, *args)[0]
 
 
 def test_a_valid_body_and_a_stored_line_run_no_python_envelope_check() -> None:

@@ -8,7 +8,6 @@ Source: contracts/native.py; docs/architecture/adding-a-game.md ("a game is one 
 from __future__ import annotations
 
 import json
-import sys
 import uuid
 from typing import Any
 
@@ -20,6 +19,7 @@ from contracts import games
 from contracts.games import registered
 from services.usecases.parse import _published, parse_body
 from services.usecases.refusal import Refusal
+from tests.envelope_calls import envelope_calls
 from tests.thirdgame.game import GAME
 
 
@@ -46,20 +46,7 @@ LINES = [
 BATCH = ("[" + ",".join(LINES) + "]").encode()
 
 
-def _checks_run(parse: Any, *args: Any) -> tuple[list[str], Any]:
-    """The functions of contracts/envelope.py `parse(*args)` runs, and its answer."""
-    seen: list[str] = []
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename.endswith("contracts/envelope.py"):
-            seen.append(frame.f_code.co_qualname)
-
-    sys.setprofile(profile)
-    try:
-        got = parse(*args)
-    finally:
-        sys.setprofile(None)
-    return seen, got
+_checks_run = envelope_calls
 
 
 def _dumps(events: list[Any]) -> list[tuple[type, str]]:
