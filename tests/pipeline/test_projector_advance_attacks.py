@@ -25,7 +25,7 @@ from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
-from services.bootstrap import Service, build, memory_ports, use_cases
+from services.bootstrap import Service, memory_ports, use_cases
 from services.bootstrap.backends import Ports
 from services.doors.projector.loop import ProjectorLoop
 from services.platform.settings import ServiceSettings
@@ -35,6 +35,7 @@ from services.ports.projections import Advanced, Projections
 from services.simulator.tables import simulate_game
 from services.usecases.check import CheckedAppend
 from services.usecases.project import Project
+from tests.pipeline.single_node import single_node
 
 SHARDS = 4
 KEYS = Keys(SHARDS)
@@ -224,14 +225,8 @@ async def test_a_former_holders_advance_on_memory_writes_nothing() -> None:
 
 @pytest.fixture
 async def service(clean_redis_url: str) -> AsyncIterator[Service]:
-    built = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    if is_cluster(built.client):
-        await built.client.aclose()
-        pytest.skip("one node's read-ahead")
-    try:
+    async for built in single_node(clean_redis_url, SHARDS, "one node's read-ahead"):
         yield built
-    finally:
-        await built.client.aclose()
 
 
 @pytest.mark.redis

@@ -21,14 +21,14 @@ from services.adapters.memory.store import MemoryBackend
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
-from services.bootstrap import Service, build
+from services.bootstrap import Service
 from services.doors.projector.loop import ProjectorLoop
-from services.platform.settings import ServiceSettings
 from services.ports.errors import LeaseLost
 from services.ports.projections import Projections
 from services.simulator.tables import simulate_game
 from services.usecases import gameview
 from services.usecases.check import CheckedAppend
+from tests.pipeline.single_node import single_node
 
 SHARDS = 4
 KEYS = Keys(SHARDS)
@@ -69,14 +69,10 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
 
 @pytest.fixture
 async def service(clean_redis_url: str) -> AsyncIterator[Service]:
-    built = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    if is_cluster(built.client):
-        await built.client.aclose()
-        pytest.skip("a cluster reads and writes each shard on its own")
-    try:
+    async for built in single_node(
+        clean_redis_url, SHARDS, "a cluster reads and writes each shard on its own"
+    ):
         yield built
-    finally:
-        await built.client.aclose()
 
 
 def games_of_one_shard(n: int) -> tuple[int, list[list[Envelope]]]:
