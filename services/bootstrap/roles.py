@@ -186,6 +186,7 @@ def projector(
         pipe.projections,
         batch=settings.batch,
         retention=feed_trimming(ports, settings),
+        checkpoint_every_ms=settings.checkpoint_every_ms,
     )
     ownership = ShardOwnership(
         pipe.leases(owner_id(), settings.lease_ttl_ms), loop.acquire, loop.lose

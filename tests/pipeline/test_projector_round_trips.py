@@ -3,12 +3,16 @@
 moves the checkpoint, with the heads check inside it; no read-ahead after a read that was not
 full; no event of a skipped entry decoded. A batch not all projected is still folded (a
 non-live entry, a held game), and a former lease holder's checkpoint write is refused.
-Counted on the client (each request sent is one round trip); no timing."""
+Running, the loop waits `checkpoint_every_ms` after a step that only moved the checkpoint, so
+the appends meanwhile share one read and one write; after a step that folded it reads at once.
+Counted on the client (each request sent is one round trip); the running loop's tests wait at
+most `DEADLINE_S` for what a wake-up does in milliseconds."""
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +36,8 @@ from tests.pipeline.single_node import single_node
 
 SHARDS = 4
 KEYS = Keys(SHARDS)
+DEADLINE_S = 20.0
+"""Longest wait for a running loop to reach a checkpoint (a wake-up takes milliseconds)."""
 
 pytestmark = pytest.mark.redis
 
@@ -207,3 +213,65 @@ async def test_advance_moves_only_a_reached_checkpoint(on: str, redis_client: An
     assert await projections.checkpoint(shard) == "10-0"
     assert (await projections.advance(shard, "10-0", {"a": 5})).stale
     assert (await projections.advance(shard, "9-5", {"a": 5})).stale
+
+
+async def reached(service: Service, shard: int) -> None:
+    """Wait (polling) until `shard`'s checkpoint is its feed's last entry id."""
+    async with asyncio.timeout(DEADLINE_S):
+        while True:
+            tail: Any = await service.client.xrevrange(KEYS.feed(shard), count=1)
+            if tail and await service.client.get(KEYS.checkpoint(shard)) == tail[0][0]:
+                return
+            await asyncio.sleep(0.005)
+
+
+async def running_loop(loop: ProjectorLoop, body: Callable[[], Awaitable[None]]) -> None:
+    """Run `loop` while `body()` runs; stopped after it."""
+    task = asyncio.create_task(loop.run())
+    try:
+        await body()
+    finally:
+        loop.stopping = True
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+async def test_appends_during_the_pause_after_an_advance_share_one_read_and_one_write(
+    service: Service, sent: Sent
+) -> None:
+    shard, games = games_of_one_shard(4)
+    live = CheckedAppend(service.ports.named_log(), live_changes_maxlen=1000)
+    loop = await holding(service, shard)
+    loop.checkpoint_every_ms = 1_000  # the settings' longest: the appends take milliseconds
+    await live.append(games[0][0].game_id, games[0][:5])
+
+    async def body() -> None:
+        await reached(service, shard)  # its first step moved the checkpoint: now it waits
+        sent.requests, sent.commands = 0, []
+        for events in games[1:]:
+            await live.append(events[0].game_id, events[:20])
+        await reached(service, shard)
+
+    await running_loop(loop, body)
+    assert sent.commands is not None
+    print(f"XREAD {sent.commands.count('XREAD')}, EVALSHA {sent.commands.count('EVALSHA')}")
+    assert sent.commands.count("XREAD") == 1  # the three appends' entries in one read
+    assert sent.commands.count("EVALSHA") == 3 + 1  # the appends' scripts and one advance
+
+
+async def test_after_a_step_that_folded_the_loop_reads_again_at_once(service: Service) -> None:
+    shard, games = games_of_one_shard(1)
+    plain = CheckedAppend(service.ports.named_log())  # not projected by its append: folded
+    loop = await holding(service, shard)
+    loop.checkpoint_every_ms = 600_000  # a pause after this step would outlast the deadline
+    game = games[0]
+
+    async def body() -> None:
+        await plain.append(game[0].game_id, game[:5])
+        await reached(service, shard)
+        await plain.append(game[0].game_id, game[5:10])
+        await reached(service, shard)  # raises TimeoutError after DEADLINE_S
+
+    await running_loop(loop, body)
+    assert (await stored(service, game[0].game_id))[b"seq"] == b"10"

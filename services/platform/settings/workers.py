@@ -34,6 +34,16 @@ class ProjectorSettings(CommonSettings):
         description="the projector's start-up (Redis, scripts, first leases) must finish "
         "within this many seconds, else it fails (the process exits non-zero)",
     )
+    checkpoint_every_ms: int = Field(
+        default=20,
+        ge=0,
+        le=1_000,
+        description="after a read whose events the appends had projected already (only the "
+        "checkpoint moved), wait this long (ms) before the next read, so one read and one "
+        "checkpoint move cover the appends meanwhile; standings and notices are not delayed "
+        "(the appends wrote them), the checkpoint trails by up to this much more; 0: read "
+        "again at once",
+    )
     feed_trim: bool = Field(
         default=True, description="trim the shard feeds once the checkpoint has passed"
     )
