@@ -19,6 +19,8 @@ from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 SHARDS = 4
 GAMES = [b"tr-a", b"tr-b", b"pen-c", b"pen-d", b"bad id", b"\xff\xfe", b""]
 SEQS = [b"1", b"2", b"17", b"0", b"01", b"-3", b"x", b"\xd9\xa1", b"123456789012345678901"]
+SEQS += [b"123456789012345678", b"1234567890123456789", b"1\n", b" 1", b"+1", b"\xef\xbc\x91"]
+"""Of them the longest seq (18 digits) and one too long, spaces, a sign, a full-width 1."""
 
 fields = st.fixed_dictionaries(
     {},
@@ -91,3 +93,17 @@ def test_an_entry_read_by_place_is_a_frozen_feed_entry_as_its_init_builds_it() -
     assert hash(second) == hash(FeedEntry("2-0", "tr-a", 2, b"{}", True))
     with pytest.raises(dataclasses.FrozenInstanceError):
         second.seq = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("seq", SEQS)
+def test_the_seq_of_a_game_met_before_is_read_by_the_same_rule(seq: bytes) -> None:
+    """The seq of an entry whose game the read met before (checked without a regex) is
+    refused or read exactly as `parse_feed_entry` refuses or reads it."""
+    shard = shard_of("tr-a", SHARDS)
+    first = (b"1-0", [b"game", b"tr-a", b"seq", b"1", b"data", b"{}"])
+    second = (b"2-0", [b"game", b"tr-a", b"seq", seq, b"data", b"{}"])
+    good, bad = feed_entries([first, second], shard, SHARDS)
+    alone = parse_feed_entry(b"2-0", {b"game": b"tr-a", b"seq": seq, b"data": b"{}"}, shard, SHARDS)
+    assert (good[1:], bad) == (
+        ([], [alone]) if isinstance(alone, MalformedFeedEntry) else ([alone], [])
+    )
