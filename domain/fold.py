@@ -56,11 +56,15 @@ class Folder(Generic[S]):
         """Whether the game's first event has been added."""
 
     @classmethod
-    def resume(cls, state: GameState[S] | None) -> Folder[S]:
-        """A folder that continues from `state` (None: from nothing), O(1)."""
+    def resume(cls, state: GameState[S] | None, run: bool = False) -> Folder[S]:
+        """A folder that continues from `state` (None: from nothing), O(1). `run`: the caller
+        adds several events before it reads `state` (a batch), so the rules state is made the
+        folder's own from the first of them, not the second (docs/profiles/fold-event-cost.md:
+        one event between hand-outs, `evolve`, gains nothing from that copy)."""
         folder: Folder[S] = cls()
         if state is not None:
             folder._load(state)
+            folder._warm = run
         return folder
 
     def _load(self, state: GameState[S]) -> None:

@@ -30,6 +30,8 @@ from services.runtime.sizedcache import (
     text_bytes,
 )
 
+_BACKSLASH = ord("\\")
+
 
 @dataclass(slots=True)
 class GameView:
@@ -67,7 +69,10 @@ class GameView:
         and the count unchanged)."""
         event = parse_event_json(data)
         self.folder.add(event)
-        self.text += len(data) if data.isascii() and b"\\u" not in data else text_bytes(event)
+        # `b"\\u" not in data`, asked only of a line with a backslash: a byte's search (memchr)
+        # takes ~20 ns, the two-byte one ~400 ns a line (docs/profiles/fold-event-cost.md)
+        plain = data.isascii() and (_BACKSLASH not in data or b"\\u" not in data)
+        self.text += len(data) if plain else text_bytes(event)
 
 
 def view_bytes(view: GameView) -> int:

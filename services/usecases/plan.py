@@ -100,7 +100,8 @@ def plan_append(game_id: str, events: Sequence[Envelope], base: Known | None) ->
     elif base is None:  # planned on an empty game: the append refuses it if one landed
         plan.head = EMPTY_HEAD
     held = current = base.state.seq if base is not None else 0
-    folder: Folder[Any] = Folder.resume(plan.state)  # one working fold, no state per event
+    # one working fold, no state per event; a batch owns the rules state from its first event
+    folder: Folder[Any] = Folder.resume(plan.state, run=len(events) > 1)
     add, added, fresh, known = folder.add, plan.added, plan.fresh, plan.known
     index = 0
     try:

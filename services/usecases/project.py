@@ -243,7 +243,7 @@ class Project:
                     await self._load_views([entry.game_id])
                 view = self.views[entry.game_id]
                 w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
-            if w.held is None and entry.seq == w.seq + 1:  # the usual case, no await
+            if w.held is None and entry.seq == w.view.seq + 1:  # the usual case, no await
                 reason = _evolve(w, entry.data)
                 if reason is not None:
                     await self._refused_feed(w, entry, reason)

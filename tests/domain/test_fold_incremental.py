@@ -235,3 +235,28 @@ def test_a_refused_event_leaves_the_folders_own_rules_state_unchanged() -> None:
         folder.add(event)
     assert folder.state.rules == fold(log).rules
     assert standings(folder.state) == standings(fold(log))
+
+
+@pytest.mark.parametrize("game", ["trickerion", "penumbra"])
+def test_a_folder_resumed_for_a_run_owns_its_rules_from_the_first_event(game: str) -> None:
+    """`Folder.resume(state, run=True)` (a batch, `usecases.plan`): the rules state is the
+    folder's own from the run's first event, the state it resumed from never changes, and the
+    result equals the fold of the whole log."""
+    log = _log((game, 4, []))
+    middle = len(log) // 2
+    base = fold(log, upto_seq=middle)
+    before = (base.rules, base.ledger[:], standings(base).model_dump())
+    folder = Folder.resume(base, run=True)
+    folder.add(log[middle])
+    if game == "trickerion":  # the ruleset that offers an owned state
+        assert folder._rules_owned
+    assert folder.rules is not base.rules or not folder._rules_owned
+    for event in log[middle + 1 :]:
+        folder.add(event)
+    assert (base.rules, base.ledger[:], standings(base).model_dump()) == before
+    assert base.rules == fold(log, upto_seq=middle).rules
+    assert folder.state.rules == fold(log).rules
+    assert standings(folder.state) == standings(fold(log))
+    one = Folder.resume(base)  # one event between hand-outs (`evolve`): no copy yet
+    one.add(log[middle])
+    assert not one._rules_owned

@@ -5,18 +5,22 @@ in feed order, whatever mix of good and broken fields a feed holds
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.adapters.redis.feed import feed_entries, parse_feed_entry
 from services.adapters.redis.keys import shard_of
-from services.ports.eventlog import MalformedFeedEntry
+from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 
 SHARDS = 4
 GAMES = [b"tr-a", b"tr-b", b"pen-c", b"pen-d", b"bad id", b"\xff\xfe", b""]
 SEQS = [b"1", b"2", b"17", b"0", b"01", b"-3", b"x", b"\xd9\xa1", b"123456789012345678901"]
+SEQS += [b"123456789012345678", b"1234567890123456789", b"1\n", b" 1", b"+1", b"\xef\xbc\x91"]
+"""Of them the longest seq (18 digits) and one too long, spaces, a sign, a full-width 1."""
 
 fields = st.fixed_dictionaries(
     {},
@@ -69,3 +73,37 @@ def test_flat_fields_answer_as_their_mapping(
         read_flat.append((entry_id, [part for pair in pairs for part in pair]))
         read_named.append((entry_id, dict(pairs)))
     assert feed_entries(read_flat, shard, SHARDS) == feed_entries(read_named, shard, SHARDS)
+
+
+def test_an_entry_read_by_place_is_a_frozen_feed_entry_as_its_init_builds_it() -> None:
+    """The entries of a game met before in the read are built without `FeedEntry.__init__`
+    (services/adapters/redis/feed.py): still equal, hashed alike and frozen."""
+    read = [
+        (
+            f"{i}-0".encode(),
+            [b"game", b"tr-a", b"seq", str(i).encode(), b"data", b"{}", b"live", b"1"],
+        )
+        for i in (1, 2)
+    ]
+    good, bad = feed_entries(read, shard_of("tr-a", SHARDS), SHARDS)
+    assert not bad
+    second = good[1]
+    assert type(second) is FeedEntry
+    assert second == FeedEntry("2-0", "tr-a", 2, b"{}", True)
+    assert hash(second) == hash(FeedEntry("2-0", "tr-a", 2, b"{}", True))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        second.seq = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("seq", SEQS)
+def test_the_seq_of_a_game_met_before_is_read_by_the_same_rule(seq: bytes) -> None:
+    """The seq of an entry whose game the read met before (checked without a regex) is
+    refused or read exactly as `parse_feed_entry` refuses or reads it."""
+    shard = shard_of("tr-a", SHARDS)
+    first = (b"1-0", [b"game", b"tr-a", b"seq", b"1", b"data", b"{}"])
+    second = (b"2-0", [b"game", b"tr-a", b"seq", seq, b"data", b"{}"])
+    good, bad = feed_entries([first, second], shard, SHARDS)
+    alone = parse_feed_entry(b"2-0", {b"game": b"tr-a", b"seq": seq, b"data": b"{}"}, shard, SHARDS)
+    assert (good[1:], bad) == (
+        ([], [alone]) if isinstance(alone, MalformedFeedEntry) else ([alone], [])
+    )

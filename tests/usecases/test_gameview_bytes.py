@@ -16,7 +16,7 @@ import pytest
 
 from contracts.events import dump_event_json
 from domain.fold import Folder
-from services.runtime.sizedcache import state_bytes
+from services.runtime.sizedcache import state_bytes, text_bytes
 from services.usecases.gameview import GameView, view_bytes
 from tests.doors.fault_support import kept_by
 from tests.pipeline.factory import envelope, started
@@ -74,3 +74,30 @@ def test_view_bytes_counts_each_event_once() -> None:
     assert big - small >= 2 * 4 * 500  # the two 500-emoji fields, 4 bytes each
     assert view_bytes(view) == big
     assert view_bytes(GameView(Folder())) < small  # nothing folded: the fixed part only
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [("plain", False), ('a "quoted" word and a back\\slash', False), ("caf\u00e9", True)],
+    ids=["no-backslash", "backslash-no-u", "u-escape"],
+)
+def test_a_line_is_counted_by_its_length_unless_it_holds_a_u_escape(
+    text: str, escaped: bool
+) -> None:
+    """The text of an ASCII line is counted as its length when it holds no `\\u` escape (a
+    backslash alone, as in an escaped quote, does not widen a string), else walked."""
+    game = f"tr-view-count-{uuid.uuid4().hex[:8]}"
+    payload = {"player_id": "ann", "amount": 1, "reason": text, "referee": "ref"}
+    lines = [
+        json.dumps(json.loads(dump_event_json(e))).encode()  # ASCII, `\\u` for non-ASCII
+        for e in (started(game), envelope(game, 2, "game.score_corrected", payload))
+    ]
+    assert (b"\\u" in lines[1]) is escaped
+    view = GameView.folded(lines[:1])
+    before = view.text
+    view.add(lines[1])
+    counted = view.text - before
+    if escaped:
+        assert counted == text_bytes(view.folder.state.history[-1])
+    else:
+        assert counted == len(lines[1])

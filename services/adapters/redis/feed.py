@@ -24,7 +24,14 @@ MAX_RAW_BYTES = 65_536
 
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SEQ = re.compile(r"[1-9][0-9]{0,17}")
-_SEQ_BYTES = re.compile(rb"[1-9][0-9]{0,17}")
+
+# A `FeedEntry` of an entry read by place, its slots set directly: the frozen dataclass's
+# `__init__` (`object.__setattr__` looked up per field) took about twice as long, per entry
+# of every read (docs/profiles/fold-event-cost.md).
+_new_entry = object.__new__
+_SET_FEED_ID, _SET_GAME_ID, _SET_SEQ, _SET_DATA, _SET_LIVE = (
+    getattr(FeedEntry, name).__set__ for name in ("feed_id", "game_id", "seq", "data", "live")
+)
 
 
 def raw_fields(fields: Mapping[bytes, bytes], limit: int = MAX_RAW_BYTES) -> bytes:
@@ -115,16 +122,33 @@ def feed_entries(
     for entry_id, fields in game_entries:
         # A game met before in the read (a catch-up reads each game's events in a row): its id
         # is checked already; only the seq is (bytes of ASCII digits: the same rule).
-        game, seq, data, live = _main_fields(fields)
+        if isinstance(fields, list) and _laid_out(fields):  # `_main_fields`, inlined (per entry)
+            game, seq, data = fields[1], fields[3], fields[5]
+            live = len(fields) == 8 and fields[7] == b"1"
+        else:
+            game, seq, data, live = _main_fields(fields)
         game_id = games.get(game) if game is not None else None
-        if game_id is not None and seq and data is not None and _SEQ_BYTES.fullmatch(seq):
-            good.append(FeedEntry(entry_id.decode(), game_id, int(seq), data, live))
+        if (  # the seq as `_SEQ` reads it, without a regex: 1-18 ASCII digits, the first not 0
+            game_id is not None
+            and data is not None
+            and seq
+            and len(seq) <= 18
+            and seq.isdigit()
+            and seq[0] != 48
+        ):
+            entry = _new_entry(FeedEntry)  # FeedEntry(feed_id, game_id, seq, data, live)
+            _SET_FEED_ID(entry, entry_id.decode())
+            _SET_GAME_ID(entry, game_id)
+            _SET_SEQ(entry, int(seq))
+            _SET_DATA(entry, data)
+            _SET_LIVE(entry, live)
+            good.append(entry)
             continue
         named = _as_mapping(fields)
-        entry = parse_feed_entry(entry_id, named, shard, shards)
-        if isinstance(entry, MalformedFeedEntry):
-            bad.append(entry)
+        parsed = parse_feed_entry(entry_id, named, shard, shards)
+        if isinstance(parsed, MalformedFeedEntry):
+            bad.append(parsed)
         else:
-            good.append(entry)
-            games[named[b"game"]] = entry.game_id
+            good.append(parsed)
+            games[named[b"game"]] = parsed.game_id
     return good, bad
