@@ -24,7 +24,7 @@ from contracts.games import game_info
 from domain.details import CardLine, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
-from domain.memo import MISS
+from domain.memo import MISS, Memo
 from domain.ranks import settle_places
 from domain.ruleset import Ruleset
 from domain.standings_shapes import CategoryLabel as CategoryLabel
@@ -68,10 +68,7 @@ def _render(result: Standings, state: GameState) -> bytes:
     serialized once; only the few changing fields are serialized per state. The fields are
     joined in the model's order, so the bytes are exactly pydantic's (a test checks it)."""
     cache = state.cache
-    lines = b",".join(
-        cache.get(("json", line.player_id), (line,), partial(_LINE_JSON.to_json, line))
-        for line in result.players
-    )
+    lines = b",".join([_line_json(cache, line) for line in result.players])
     head = to_json(
         {
             "game_id": result.game_id,
@@ -89,6 +86,19 @@ def _render(result: Standings, state: GameState) -> bytes:
 
 
 _LINE_JSON = PlayerStanding.__pydantic_serializer__
+
+
+def _line_json(cache: Memo, line: PlayerStanding) -> bytes:
+    """The JSON of a player's line, kept in the game's memo while the line is the same object
+    (no `partial` made for a kept one)."""
+    slot = ("json", line.player_id)
+    text = cache.peek(slot, (line,))
+    if text is MISS:
+        text = _LINE_JSON.to_json(line)
+        cache.put(slot, (line,), text)
+    return text  # type: ignore[no-any-return]
+
+
 _LABELS_JSON: dict[int, tuple[Ruleset[object], bytes]] = {}
 
 

@@ -12,18 +12,20 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from contracts.envelope import Envelope, StreamBody
 from services.ports.errors import CredentialMismatch, VersionConflict
 
 
-@dataclass(frozen=True, slots=True)
-class AppendedEvent:
+class AppendedEvent(NamedTuple):
     """Where one event of an append landed.
 
     `seq` is the event's position in its game (for a duplicate: the original's seq);
     `feed_id` is its shard feed entry id (None for a duplicate, nothing was written).
+    A named tuple, not a frozen dataclass: an append makes one per event, and a tuple is
+    built in C (`tuple.__new__` over zipped columns, `adapters.redis.eventlog._result`)
+    where a frozen dataclass's `__init__` sets each field through Python.
     """
 
     event_id: str

@@ -57,6 +57,7 @@ Outcome = AppendResult | RuleViolation | VersionConflict | CredentialMismatch
 
 
 _GAME_ID = attrgetter("game_id")
+_DUPLICATE = attrgetter("duplicate")
 
 
 def check_game_ids(game_id: str, events: Sequence[Envelope]) -> None:
@@ -334,7 +335,7 @@ class CheckedAppend:
         self, plan: Plan, stored: AppendResult | None, version: int | None = None
     ) -> AppendResult:
         """The batch's positions, and the cache set to the state after it (dropped when unsure)."""
-        raced = stored is not None and any(e.duplicate for e in stored.events)
+        raced = stored is not None and any(map(_DUPLICATE, stored.events))  # in C
         if stored is not None and not raced and len(plan.fresh) == len(plan.events):
             out: Sequence[AppendedEvent] = stored.events  # every event stored, in order
         else:

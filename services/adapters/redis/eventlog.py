@@ -13,6 +13,8 @@ import asyncio
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -53,15 +55,15 @@ def stamped_json(events: Sequence[Envelope], now: datetime) -> list[bytes]:
     the text is the envelope's (only scalar fields come before it, and inside a JSON string its
     quotes would be escaped). An event sent with a `recorded_at` (the store overwrites it) is
     copied as before."""
-    stamp = b'"recorded_at":' + _DATETIME.dump_json(now)
+    stamp = b'"recorded_at":' + _DATETIME.dump_json(now)  # longer than `_UNSTAMPED`
     out = []
     for event in events:
         if event.recorded_at is None:
             # model_dump_json() is this call's bytes decoded (pydantic's BaseModel)
             text = event.__pydantic_serializer__.to_json(event)
-            at = text.find(_UNSTAMPED)
-            if at >= 0:
-                out.append(text[:at] + stamp + text[at + len(_UNSTAMPED) :])
+            stamped = text.replace(_UNSTAMPED, stamp, 1)  # the first one, in C
+            if len(stamped) != len(text):  # replaced (the stamp is longer)
+                out.append(stamped)
                 continue
         out.append(dump_event_json(event.with_recorded_at(now)).encode())
     return out
@@ -81,6 +83,18 @@ def _conflict(error: ResponseError, game_id: str) -> VersionConflict | Credentia
     return VersionConflict(int(match[1]), int(match[2]))
 
 
+_ID_AT = b'{"event_id":"'
+_SEQ, _TYPE = attrgetter("seq"), attrgetter("type")
+
+
+def _event_id(event: Envelope, line: bytes) -> str:
+    """`str(event.event_id)`, read from the event's stored `line` where the line starts with
+    it (the envelope's first field, a UUID's 36 characters), else made from the UUID."""
+    if line.startswith(_ID_AT) and line[49:50] == b'"':
+        return line[13:49].decode()
+    return str(event.event_id)
+
+
 def _first(args: list[str | int | bytes]) -> int:
     """The index in ARGV `args` (0-based) of the first event's values: after the 5 fixed
     values and the names' pairs (`append_lua.APPEND_LUA`)."""
@@ -92,24 +106,37 @@ def _result(args: list[str | int | bytes], out: list[Any]) -> AppendResult:
     to the call of ARGV `args` (its event ids: every 4th value from the first event's, one
     per event answered; a live projection's values follow them)."""
     first = _first(args)
-    ids = args[first : first + 4 * ((len(out) - 1) // 3) : 4]  # str(event_id), by `_call`
-    replies = zip(ids, out[1::3], out[2::3], out[3::3], strict=True)
-    positions = tuple(
-        AppendedEvent(str(event_id), int(seq), feed_id.decode() or None, bool(duplicate))
-        for event_id, seq, feed_id, duplicate in replies
-    )
-    return AppendResult(positions, int(out[0]), _lines_text(args, len(positions)))
+    events = (len(out) - 1) // 3
+    ids = args[first : first + 4 * events : 4]  # str(event_id), by `_call`
+    seqs, feed_ids, dups = out[1::3], out[2::3], out[3::3]
+    if b"" in feed_ids:  # a duplicate (no feed entry): its feed id is None
+        positions = tuple(
+            AppendedEvent(str(event_id), int(seq), feed_id.decode() or None, bool(duplicate))
+            for event_id, seq, feed_id, duplicate in zip(ids, seqs, feed_ids, dups, strict=True)
+        )
+    else:  # every event written: the same values, each tuple built in C
+        columns = zip(
+            ids, map(int, seqs), map(bytes.decode, feed_ids), map(bool, dups), strict=True
+        )
+        positions = tuple(map(_NEW, repeat(AppendedEvent), columns))
+    return AppendResult(positions, int(out[0]), _lines_text(args, events))
+
+
+_NEW = tuple.__new__
 
 
 def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
     """`AppendResult.text` of the call of ARGV `args` with `events` events: their lines are
-    every 4th value from the first event's 4th (a live projection's values follow them)."""
-    total, first = 0, _first(args)
-    for data in args[first + 3 : first + 4 * events : 4]:
-        if not isinstance(data, bytes) or not data.isascii() or b"\\u" in data:
-            return None
-        total += len(data)  # ASCII: one byte a character
-    return total
+    every 4th value from the first event's 4th (a live projection's values follow them),
+    tested and counted joined (a line starts with `{` and ends with `}`: no `\\u` across two)."""
+    first = _first(args)
+    try:
+        joined = b"".join(args[first + 3 : first + 4 * events : 4])  # type: ignore[arg-type]
+    except TypeError:  # a line that is not bytes
+        return None
+    if not joined.isascii() or b"\\u" in joined:
+        return None
+    return len(joined)  # ASCII: one byte a character
 
 
 class RedisEventLog(EventLogBase):
@@ -226,8 +253,11 @@ class RedisEventLog(EventLogBase):
         ]
         for player_id, name in request.names:
             args += [player_id, name]
-        for event, data in zip(events, stamped_json(events, now), strict=True):
-            args += [str(event.event_id), event.seq, event.type, data]
+        lines = stamped_json(events, now)
+        ids = map(_event_id, events, lines)
+        args += chain.from_iterable(
+            zip(ids, map(_SEQ, events), map(_TYPE, events), lines, strict=True)
+        )
         shard = shard_of(game_id, self.keys.shards)
         keys = [
             self.keys.game_stream(game_id),
