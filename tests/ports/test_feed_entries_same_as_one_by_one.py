@@ -107,3 +107,11 @@ def test_the_seq_of_a_game_met_before_is_read_by_the_same_rule(seq: bytes) -> No
     assert (good[1:], bad) == (
         ([], [alone]) if isinstance(alone, MalformedFeedEntry) else ([alone], [])
     )
+
+
+def test_the_slot_builder_knows_every_field_and_no_post_init_is_skipped() -> None:
+    """`feed_entries` sets a `FeedEntry`'s five slots itself, without `__init__`: a field added
+    (left unset) or a `__post_init__` (never run) must change that builder too."""
+    names = [field.name for field in dataclasses.fields(FeedEntry)]
+    assert names == ["feed_id", "game_id", "seq", "data", "live"]
+    assert not hasattr(FeedEntry, "__post_init__")
