@@ -16,16 +16,29 @@ checkout comes after it; but, as in `BlockingConnectionPool`, another task's che
 runs between the wake-up and the waiter may take the connection first: the order is not
 strictly first come, first served.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
+
+`quick_sending(cls)` is the pool's connection class without a task per command sent: redis-py
+sends each command through `asyncio.wait_for(writer.drain(), socket_timeout)`, which makes a
+task, a timer and one more loop turn for every command, although `drain` has nothing to wait for
+when the socket took all the bytes at once (the usual case: a few hundred bytes on an idle
+connection). Then nothing is awaited; when bytes stay buffered (a slow reader) or the transport
+is closing, the `drain` is awaited under `wait_for` as before, with redis-py's errors (a timeout:
+`TimeoutError`, a socket error: `ConnectionError`, anything else: the connection is dropped).
 """
 
 from __future__ import annotations
 
 import asyncio
+from asyncio import StreamWriter
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MaxConnectionsError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+_QUICK: dict[type[AbstractConnection], type[AbstractConnection]] = {}
 
 
 class QuickBlockingPool(aioredis.BlockingConnectionPool):
@@ -69,3 +82,55 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
         """Wake one checkout waiting on the condition."""
         async with self._condition:
             self._condition.notify()
+
+
+def quick_sending(cls: type[AbstractConnection]) -> type[AbstractConnection]:
+    """`cls` whose commands are sent without a task when the socket takes them at once (module
+    docstring); one class per `cls`, `cls` itself when it is one already."""
+    if getattr(cls, "_quick_sending", False):
+        return cls
+    if cls not in _QUICK:
+        plain = cls.send_packed_command
+
+        async def send_packed_command(
+            self: AbstractConnection, command: Any, check_health: bool = True
+        ) -> None:
+            writer = self._writer
+            if (
+                writer is None
+                or not self.socket_timeout
+                or (check_health and self.health_check_interval)
+                or isinstance(command, str | bytes)
+            ):
+                # not connected yet, no timeout, a health check or one bare command: as before
+                await plain(self, command, check_health)
+                return
+            await _send_quickly(self, writer, command)
+
+        _QUICK[cls] = type(
+            cls.__name__,
+            (cls,),
+            {"send_packed_command": send_packed_command, "_quick_sending": True},
+        )
+    return _QUICK[cls]
+
+
+async def _send_quickly(self: AbstractConnection, writer: StreamWriter, command: Any) -> None:
+    """`AbstractConnection.send_packed_command` on a connected connection with a socket
+    timeout and no health check due, awaiting `drain` only when it has to wait.
+    Raises: redis `TimeoutError` / `ConnectionError`, as redis-py's."""
+    try:
+        writer.writelines(command)
+        transport = writer.transport
+        if transport.is_closing() or transport.get_write_buffer_size():
+            await asyncio.wait_for(writer.drain(), self.socket_timeout)
+    except TimeoutError:  # asyncio.TimeoutError (before OSError, its base)
+        await self.disconnect(nowait=True)
+        raise RedisTimeoutError("Timeout writing to socket") from None
+    except OSError as e:
+        await self.disconnect(nowait=True)
+        err_no, errmsg = ("UNKNOWN", e.args[0]) if len(e.args) == 1 else e.args[:2]
+        raise RedisConnectionError(f"Error {err_no} while writing to socket. {errmsg}.") from e
+    except BaseException:
+        await self.disconnect(nowait=True)  # a half-sent command: the connection is unusable
+        raise
