@@ -45,6 +45,9 @@ class FakeWriter:
             raise self._write_error
         self.written.extend(data)
 
+    def close(self) -> None:
+        """What the connection's finalizer calls."""
+
     async def drain(self) -> None:
         self.drains += 1
         if self._drain is not None:
