@@ -150,7 +150,6 @@ def quick_sending(cls: type[AbstractConnection]) -> type[AbstractConnection]:
     if getattr(cls, "_quick_sending", False):
         return cls
     if cls not in _QUICK:
-        plain = cls.send_packed_command
 
         async def send_packed_command(
             self: AbstractConnection, command: Any, check_health: bool = True
@@ -163,7 +162,7 @@ def quick_sending(cls: type[AbstractConnection]) -> type[AbstractConnection]:
                 or isinstance(command, str | bytes)
             ):
                 # not connected yet, no timeout, a health check or one bare command: as before
-                await plain(self, command, check_health)
+                await cls.send_packed_command(self, command, check_health)
                 return
             await _send_quickly(self, writer, command)
 
