@@ -75,7 +75,11 @@ class BodySizeLimit:
         if refused is not None:
             await refused(scope, receive, send)
             return
+        await self.counted(scope, receive, send)
 
+    async def counted(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The app with its body counted as read (413 past the limit): an HTTP request whose
+        declared `Content-Length` was judged already (`declared_refusal` said None)."""
         body = _CountedBody(self.max_body_bytes, scope, receive, send)
         try:
             await self.app(scope, body.receive, body.send)

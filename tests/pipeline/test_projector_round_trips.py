@@ -22,6 +22,7 @@ from redis.asyncio.connection import AbstractConnection
 from contracts.envelope import Envelope
 from services.adapters.memory.projections import MemoryProjections
 from services.adapters.memory.store import MemoryBackend
+from services.adapters.redis import pool
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
@@ -61,15 +62,25 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
     count = Sent(0, [])
     real_send = AbstractConnection.send_packed_command
 
-    async def send(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+    real_quick = pool._send_quickly
+
+    def note(command: Any) -> None:
         assert count.commands is not None
         count.requests += 1
         raw = command if isinstance(command, bytes | str) else b"".join(command)
         raw = raw.encode() if isinstance(raw, str) else raw
         count.commands += [m.decode().upper() for m in _NAME.findall(raw)]
+
+    async def send(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+        note(command)
         await real_send(self, command, check_health)
 
+    async def send_quickly(self: AbstractConnection, writer: Any, command: Any) -> None:
+        note(command)  # the single-node client's send without a task (`pool.quick_sending`)
+        await real_quick(self, writer, command)
+
     monkeypatch.setattr(AbstractConnection, "send_packed_command", send)
+    monkeypatch.setattr(pool, "_send_quickly", send_quickly)
     return count
 
 

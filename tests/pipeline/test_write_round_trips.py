@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from redis.asyncio.connection import AbstractConnection
 
+from services.adapters.redis import pool
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
@@ -43,14 +44,24 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     out: list[str] = []
     original = AbstractConnection.send_packed_command
 
-    async def counted(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+    quickly = pool._send_quickly
+
+    def note(command: Any) -> None:
         first = command if isinstance(command, bytes) else b"".join(command)
         name = first.split(b"\r\n")[2].decode()  # *N, $len, then the command's name
         if name not in SETUP:
             out.append(name)
+
+    async def counted(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
+        note(command)
         await original(self, command, check_health)
 
+    async def counted_quickly(self: AbstractConnection, writer: Any, command: Any) -> None:
+        note(command)  # the single-node client's send without a task (`pool.quick_sending`)
+        await quickly(self, writer, command)
+
     monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
+    monkeypatch.setattr(pool, "_send_quickly", counted_quickly)
     return out
 
 

@@ -14,6 +14,7 @@ from redis.utils import HIREDIS_AVAILABLE
 
 from services.adapters.redis.connect import connect
 from services.adapters.redis.packing import hiredis_packing
+from services.adapters.redis.pool import quick_sending
 
 pytestmark = pytest.mark.skipif(not HIREDIS_AVAILABLE, reason="hiredis not installed")
 
@@ -56,7 +57,8 @@ async def test_a_connected_client_packs_with_hiredis() -> None:
     client = connect("redis://127.0.0.1:6379/0")
     try:
         assert isinstance(client, Redis)
-        assert client.connection_pool.connection_class is hiredis_packing(Connection)
+        made = hiredis_packing(quick_sending(Connection))  # packed by hiredis, sent quickly
+        assert client.connection_pool.connection_class is made
         assert await client.ping()
     finally:
         await client.aclose()

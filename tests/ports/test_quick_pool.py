@@ -118,3 +118,48 @@ async def test_a_checkout_that_waits_while_a_release_runs_gets_the_connection(
         await pool.release(connection)
     finally:
         await client.aclose()
+
+
+async def test_the_fast_path_records_nothing_while_redis_metrics_are_off(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis.asyncio.connection as redis_connection
+    from redis.observability.providers import get_observability_instance
+
+    recorded: list[Any] = []
+
+    async def record(**kwargs: Any) -> None:
+        recorded.append(kwargs)
+
+    monkeypatch.setattr(redis_connection, "record_connection_count", record)
+    client = connect(clean_redis_url, max_connections=4)
+    try:
+        assert await client.ping()
+        recorded.clear()
+        for _ in range(10):
+            await client.get("k:{s1}")
+        assert recorded == []  # off: redis-py's recorders would return at once
+        instance = get_observability_instance()
+        monkeypatch.setattr(instance, "get_provider_manager", lambda: object())
+        await client.get("k:{s1}")
+        assert len(recorded) == 4  # on: redis-py's own checkout (2) and release (2) record
+    finally:
+        await client.aclose()
+
+
+async def test_an_idle_connection_that_was_closed_is_reconnected_on_checkout(
+    clean_redis_url: str,
+) -> None:
+    client = connect(clean_redis_url, max_connections=1)
+    try:
+        await client.set("k:{s1}", b"value")
+        pool = _pool(client)
+        connection: Any = await pool.get_connection()  # type: ignore[no-untyped-call]
+        await pool.release(connection)
+        await connection.disconnect()  # idle, closed (a server restart's or a timeout's)
+        assert not connection.is_connected
+        assert await client.get("k:{s1}") == b"value"
+        assert connection.is_connected  # the one connection, connected again
+        assert len(pool._in_use_connections) == 0
+    finally:
+        await client.aclose()

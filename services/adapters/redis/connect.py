@@ -40,7 +40,7 @@ from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
 from services.adapters.redis.errors import storing
 from services.adapters.redis.packing import hiredis_packing
-from services.adapters.redis.pool import QuickBlockingPool
+from services.adapters.redis.pool import QuickBlockingPool, quick_sending
 
 T = TypeVar("T")
 
@@ -290,8 +290,8 @@ def connect(
             retry=retry_policy(retries),
             **common,
         )
-        # C packing (docs/decisions/0012-hot-reads-and-off-loop-replays.md)
-        pool.connection_class = hiredis_packing(pool.connection_class)
+        # C packing (docs/decisions/0012-hot-reads-and-off-loop-replays.md), no task per send
+        pool.connection_class = hiredis_packing(quick_sending(pool.connection_class))
         return CancelSafeRedis(connection_pool=pool)
     startup = [ClusterNode(host, port) for host, port in target.nodes[1:]]
     client = cast(

@@ -15,17 +15,37 @@ release that finds a waiter returns once the waiter is woken, so the releasing t
 checkout comes after it; but, as in `BlockingConnectionPool`, another task's checkout that
 runs between the wake-up and the waiter may take the connection first: the order is not
 strictly first come, first served.
+While redis-py's OpenTelemetry metrics are off (no provider manager: this service sets none),
+the fast checkout and release are `ConnectionPool`'s without the calls that would record them
+(two pool-name lookups and five awaited recorders that return at once, per command) and
+without its deprecated-arguments wrapper; the lock, the connection check (a connection with
+unread data or a closed one is reconnected) and the release event (re-authentication) stay.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
+
+`quick_sending(cls)` is the pool's connection class without a task per command sent: redis-py
+sends each command through `asyncio.wait_for(writer.drain(), socket_timeout)`, which makes a
+task, a timer and one more loop turn for every command, although `drain` has nothing to wait for
+when the socket took all the bytes at once (the usual case: a few hundred bytes on an idle
+connection). Then nothing is awaited; when bytes stay buffered (a slow reader) or the transport
+is closing, the `drain` is awaited under `wait_for` as before, with redis-py's errors (a timeout:
+`TimeoutError`, a socket error: `ConnectionError`, anything else: the connection is dropped).
 """
 
 from __future__ import annotations
 
 import asyncio
+from asyncio import StreamWriter
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
+from redis.event import AsyncAfterConnectionReleasedEvent
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MaxConnectionsError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.observability.providers import get_observability_instance
+
+_QUICK: dict[type[AbstractConnection], type[AbstractConnection]] = {}
 
 
 class QuickBlockingPool(aioredis.BlockingConnectionPool):
@@ -40,11 +60,18 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
         """An idle connection at once when nobody waits, else `BlockingConnectionPool`'s wait.
         Raises: redis.ConnectionError (none free within `timeout`)."""
         if self._available_connections and not self._waiting and not self._in_maintenance:
-            try:
-                connection: AbstractConnection = await aioredis.ConnectionPool.get_connection(self)  # type: ignore[no-untyped-call]
-                return connection
-            except MaxConnectionsError:
-                pass  # taken meanwhile (the pool's lock was held): wait for one below
+            if _untraced():
+                idle = await self._idle()
+                if idle is not None:
+                    return idle
+            else:
+                try:
+                    connection: AbstractConnection = await aioredis.ConnectionPool.get_connection(
+                        self
+                    )  # type: ignore[no-untyped-call]
+                    return connection
+                except MaxConnectionsError:
+                    pass  # taken meanwhile (the pool's lock was held): wait for one below
         self._waiting += 1
         try:
             waited: AbstractConnection = await super().get_connection()  # type: ignore[no-untyped-call]
@@ -60,12 +87,109 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
         if self._in_maintenance:
             await super().release(connection)
             return
-        await aioredis.ConnectionPool.release(self, connection)
+        if _untraced():
+            await self._put_back(connection)
+        else:
+            await aioredis.ConnectionPool.release(self, connection)
         if self._waiting:
             # shielded: a release cancelled while the lock is contended still wakes one
             await asyncio.shield(self._notify())
+
+    async def _idle(self) -> AbstractConnection | None:
+        """`ConnectionPool.get_connection` of an idle connection, unrecorded (module
+        docstring); None when none is idle any more (taken while the lock was held)."""
+        async with self._lock:
+            if not self._available_connections:
+                return None
+            connection: AbstractConnection = self._available_connections.pop()
+            self._in_use_connections.add(connection)
+        try:
+            if not await _clean(connection):
+                await self.ensure_connection(connection)  # reconnects, or raises
+        except BaseException:
+            await self.release(connection)
+            raise
+        return connection
+
+    async def _put_back(self, connection: AbstractConnection) -> None:
+        """`ConnectionPool.release`, unrecorded (module docstring)."""
+        async with self._lock:
+            self._in_use_connections.remove(connection)
+            if connection.should_reconnect():  # type: ignore[no-untyped-call]
+                await connection.disconnect()
+            self._available_connections.append(connection)
+        released = AsyncAfterConnectionReleasedEvent(connection)  # type: ignore[no-untyped-call]
+        assert self._event_dispatcher is not None  # ConnectionPool makes one when not given
+        await self._event_dispatcher.dispatch_async(released)
 
     async def _notify(self) -> None:
         """Wake one checkout waiting on the condition."""
         async with self._condition:
             self._condition.notify()
+
+
+def _untraced() -> bool:
+    """Whether redis-py's OpenTelemetry recorders are off (they return at once then)."""
+    return get_observability_instance().get_provider_manager() is None
+
+
+async def _clean(connection: AbstractConnection) -> bool:
+    """Whether `connection` is connected with nothing unread (`ensure_connection` has nothing
+    to do); False also when the check itself fails (`ensure_connection` then reconnects)."""
+    if not connection.is_connected:
+        return False
+    try:
+        return not await connection.can_read()
+    except (RedisConnectionError, RedisTimeoutError, OSError):
+        return False
+
+
+def quick_sending(cls: type[AbstractConnection]) -> type[AbstractConnection]:
+    """`cls` whose commands are sent without a task when the socket takes them at once (module
+    docstring); one class per `cls`, `cls` itself when it is one already."""
+    if getattr(cls, "_quick_sending", False):
+        return cls
+    if cls not in _QUICK:
+
+        async def send_packed_command(
+            self: AbstractConnection, command: Any, check_health: bool = True
+        ) -> None:
+            writer = self._writer
+            if (
+                writer is None
+                or not self.socket_timeout
+                or (check_health and self.health_check_interval)
+                or isinstance(command, str | bytes)
+            ):
+                # not connected yet, no timeout, a health check or one bare command: as before
+                await cls.send_packed_command(self, command, check_health)
+                return
+            await _send_quickly(self, writer, command)
+
+        _QUICK[cls] = type(
+            cls.__name__,
+            (cls,),
+            {"send_packed_command": send_packed_command, "_quick_sending": True},
+        )
+    return _QUICK[cls]
+
+
+async def _send_quickly(self: AbstractConnection, writer: StreamWriter, command: Any) -> None:
+    """`AbstractConnection.send_packed_command` on a connected connection with a socket
+    timeout and no health check due, awaiting `drain` only when it has to wait.
+    Raises: redis `TimeoutError` / `ConnectionError`, as redis-py's."""
+    try:
+        writer.writelines(command)
+        transport = writer.transport
+        if transport.is_closing() or transport.get_write_buffer_size():
+            await asyncio.wait_for(writer.drain(), self.socket_timeout)
+    except TimeoutError:  # asyncio.TimeoutError (before OSError, its base)
+        await self.disconnect(nowait=True)
+        raise RedisTimeoutError("Timeout writing to socket") from None
+    except OSError as e:
+        await self.disconnect(nowait=True)
+        err_no, errmsg = ("UNKNOWN", e.args[0]) if len(e.args) == 1 else e.args[:2]
+        raise RedisConnectionError(f"Error {err_no} while writing to socket. {errmsg}.") from e
+    except BaseException:
+        await self.disconnect(nowait=True)  # a half-sent command: the connection is unusable
+        raise

@@ -10,9 +10,9 @@ lean route's path (for `plain_only` routes without a query string) that declares
 `content-length` / `transfer-encoding`, so the body limits have nothing to say) is served by
 the route's ASGI endpoint directly; every other request (and every lifespan or websocket
 scope) goes to FastAPI unchanged. A lean POST route (the ingest's write, `POST
-/games/{game_id}/events` without a query string) takes its body: `BodySizeLimit` wraps its
-endpoint here as it wraps the app (the same 413 problem for a body that passes the limit while
-read); a POST whose declared `Content-Length` is malformed or too large is left to FastAPI's
+/games/{game_id}/events` without a query string) takes its body: `BodySizeLimit.counted` wraps its
+endpoint here as `BodySizeLimit` wraps the app (the same 413 problem for a body that passes the
+limit while read); a POST whose declared `Content-Length` is malformed or too large is left to FastAPI's
 stack, which refuses it before routing (and counts it `unmatched`, as it always did). What the
 stack did for the lean requests is done here:
 
@@ -65,8 +65,8 @@ class _Door:
         self.route, self.plain_only, self.method = route, route.plain_only, route.method
         # a GET takes no body (one declaring a body is FastAPI's); a POST's is limited here
         self.endpoint: LeanEndpoint = route.lean_endpoint
-        if self.method != "GET":
-            self.endpoint = BodySizeLimit(route.lean_endpoint, max_body_bytes)
+        if self.method != "GET":  # `match` judged the declared length: the count is left
+            self.endpoint = BodySizeLimit(route.lean_endpoint, max_body_bytes).counted
         self.prefix, self.param, self.suffix = prefix, param, suffix
 
     def value(self, path: str) -> str | None:
