@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -68,7 +68,8 @@ def test_tied_states_rendered_out_of_order_equal_the_full_render(
         state = evolve(state, event)
         if _tied(state):
             tied.append(state)
-    assert tied  # every game starts tied at 0
+    # some games never tie (a Trickerion game may start from unequal Fame and stay apart)
+    assume(tied)
     for one in order.sample(tied, min(len(tied), 40)):
         one.memo.clear()
         assert_kept_is_full(one)
