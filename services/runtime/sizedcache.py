@@ -169,13 +169,10 @@ class ByteLRU(Generic[K, V]):
         self.max_items = max_items
         self._size_of = size_of
         # the LRU reads the size `put` just estimated, not a second `size_of` of the value
-        self._items: LRUCache[K, V] = LRUCache(maxsize=max_bytes, getsizeof=self._estimated)
-        self._size = 0
+        # (a cell, not a bound method: no reference cycle through the LRU back to this map)
+        size = self._size = [0]
+        self._items: LRUCache[K, V] = LRUCache(maxsize=max_bytes, getsizeof=lambda _: size[0])
         self._big: tuple[K, V, int] | None = None  # the one entry larger than the bound
-
-    def _estimated(self, value: V) -> int:
-        """The size `put` estimated for the value it is storing (the LRU's `getsizeof`)."""
-        return self._size
 
     def get(self, key: K) -> V | None:
         """The value of `key` (now the most recently used), or None."""
@@ -192,7 +189,7 @@ class ByteLRU(Generic[K, V]):
             self._items.clear()
             self._big = (key, value, size)
             return
-        self._size = size
+        self._size[0] = size
         self._items[key] = value
         while self.max_items is not None and len(self._items) > self.max_items:
             self._items.popitem()

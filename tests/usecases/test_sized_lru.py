@@ -1,8 +1,12 @@
 """`ByteLRU` estimates each value once per put (its `size_of` may be O(new text), as the state
-cache's `known_bytes` is), and bounds and evicts by that estimate.
+cache's `known_bytes` is), and bounds and evicts by that estimate; a map no longer used is
+freed by its reference count, without the cycle collector.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (caches bounded by size)."""
 
 from __future__ import annotations
+
+import gc
+import weakref
 
 from services.runtime.sizedcache import ByteLRU
 
@@ -30,3 +34,15 @@ def test_each_put_estimates_its_value_once_and_keeps_that_estimate() -> None:
     cache.put("big", "vbig")  # 700 ... still within 1000: kept with nothing else
     assert sorted(cache.kept_keys()) == ["big"]
     assert len(calls) == 7
+
+
+def test_a_dropped_map_is_freed_without_the_cycle_collector() -> None:
+    cache: ByteLRU[str, str] = ByteLRU(1000, len)
+    cache.put("a", "va")
+    gone = weakref.ref(cache)
+    gc.disable()
+    try:
+        del cache
+        assert gone() is None  # no reference cycle through the LRU's size function
+    finally:
+        gc.enable()
