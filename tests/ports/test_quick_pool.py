@@ -163,3 +163,21 @@ async def test_an_idle_connection_that_was_closed_is_reconnected_on_checkout(
         assert len(pool._in_use_connections) == 0
     finally:
         await client.aclose()
+
+
+async def test_an_idle_connection_with_a_reply_nobody_read_is_not_handed_out_stale(
+    clean_redis_url: str,
+) -> None:
+    client = connect(clean_redis_url, max_connections=1)
+    try:
+        await client.set("a:{s1}", b"A")
+        await client.set("b:{s1}", b"B")
+        pool = _pool(client)
+        connection: Any = await pool.get_connection()  # type: ignore[no-untyped-call]
+        await connection.send_command("GET", "a:{s1}")  # its reply is never read
+        await pool.release(connection)
+        await asyncio.sleep(0.1)  # the reply has arrived in the idle connection's socket
+        assert await client.get("b:{s1}") == b"B"  # not the stale b"A"
+        assert await client.get("b:{s1}") == b"B"
+    finally:
+        await client.aclose()

@@ -105,7 +105,11 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
             self._in_use_connections.add(connection)
         try:
             if not await _clean(connection):
-                await self.ensure_connection(connection)  # reconnects, or raises
+                # a reply nobody read (out of step) or no socket: a new one; redis-py's own
+                # `ensure_connection` skips its unread-data check while its maintenance
+                # notifications are "auto" (its default), so it is not relied on for that
+                await connection.disconnect()
+                await self.ensure_connection(connection)  # connects, or raises
         except BaseException:
             await self.release(connection)
             raise
