@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -19,14 +18,9 @@ from contracts.events import parse_event_json
 from services.adapters.redis.eventlog import RedisEventLog, _event_id, _result, stamped_json
 from services.adapters.redis.keys import Keys
 from services.ports.eventlog import AppendedEvent, AppendRequest, LiveProjection
+from tests.example_lines import EXAMPLE_LINES
 
-EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
-LINES = [
-    line
-    for path in sorted(EXAMPLES.glob("*.jsonl"))
-    for line in path.read_text().splitlines()
-    if line.strip()
-]
+LINES = EXAMPLE_LINES
 NOW = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 
 

@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.eventlog import stamped_json
-
-EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
+from tests.example_lines import EXAMPLE_LINES
 
 
 def _events() -> list[str]:
-    lines = []
-    for path in sorted(EXAMPLES.glob("*.jsonl")):
-        lines += [line for line in path.read_text().splitlines() if line.strip()]
-    return lines
+    return list(EXAMPLE_LINES)
 
 
 def test_stamped_json_equals_the_copy_then_dump() -> None:

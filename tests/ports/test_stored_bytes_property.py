@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
 
 from fastapi.responses import JSONResponse
 from hypothesis import HealthCheck, assume, given, settings
@@ -23,14 +22,9 @@ from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.eventlog import stamped_json
 from services.doors.ingest.http import appended_json
 from services.ports.eventlog import AppendedEvent, AppendResult
+from tests.example_lines import EXAMPLE_LINES
 
-EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
-LINES = [
-    line
-    for path in sorted(EXAMPLES.glob("*.jsonl"))
-    for line in path.read_text().splitlines()
-    if line.strip()
-]
+LINES = EXAMPLE_LINES
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
 

@@ -6,7 +6,6 @@ answers exactly what the step-by-step path answers: `decode_json`, an object req
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,14 +14,9 @@ from contracts.envelope import Envelope
 from services.usecases.parse import decode_json, parse_events, parse_line
 from services.usecases.refusal import Refusal
 from tests.contracts.samples import v1_score_correction
+from tests.example_lines import EXAMPLE_LINES
 
-EXAMPLES = Path(__file__).parents[2] / "contracts/examples"
-LINES = [
-    line
-    for path in sorted(EXAMPLES.glob("*.jsonl"))
-    for line in path.read_text(encoding="utf-8").splitlines()
-    if line.strip()
-]
+LINES = EXAMPLE_LINES
 V1 = v1_score_correction(json.loads(LINES[0])["game_id"])
 
 
