@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from redis.asyncio.connection import AbstractConnection
 
 from contracts.envelope import Envelope
 from services.adapters.memory.projections import MemoryProjections
 from services.adapters.memory.store import MemoryBackend
-from services.adapters.redis import pool
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
@@ -33,6 +31,7 @@ from services.ports.projections import Projections
 from services.simulator.tables import simulate_game
 from services.usecases import gameview
 from services.usecases.check import CheckedAppend
+from tests.pipeline.sends import on_every_send
 from tests.pipeline.single_node import single_node
 
 SHARDS = 4
@@ -60,27 +59,13 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Sent:
     """Counts every request any client of this process sends (a pipeline is one) and the
     commands in it."""
     count = Sent(0, [])
-    real_send = AbstractConnection.send_packed_command
 
-    real_quick = pool._send_quickly
-
-    def note(command: Any) -> None:
+    def note(raw: bytes) -> None:
         assert count.commands is not None
         count.requests += 1
-        raw = command if isinstance(command, bytes | str) else b"".join(command)
-        raw = raw.encode() if isinstance(raw, str) else raw
         count.commands += [m.decode().upper() for m in _NAME.findall(raw)]
 
-    async def send(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
-        note(command)
-        await real_send(self, command, check_health)
-
-    async def send_quickly(self: AbstractConnection, writer: Any, command: Any) -> None:
-        note(command)  # the single-node client's send without a task (`pool.quick_sending`)
-        await real_quick(self, writer, command)
-
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", send)
-    monkeypatch.setattr(pool, "_send_quickly", send_quickly)
+    on_every_send(monkeypatch, note)
     return count
 
 

@@ -12,12 +12,8 @@ tests/adversarial/test_ingest_concurrent_retry.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from redis.asyncio.connection import AbstractConnection
 
-from services.adapters.redis import pool
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys
@@ -29,6 +25,7 @@ from services.ports.eventlog import AppendRequest
 from services.usecases.authorize import WriteProof
 from services.usecases.names import NamedEventLog
 from tests.pipeline.factory import body_source, game_log, started, wire_body
+from tests.pipeline.sends import on_every_send
 
 pytestmark = pytest.mark.redis
 
@@ -42,26 +39,13 @@ SETUP = {"HELLO", "CLIENT", "AUTH", "SELECT", "READONLY"}
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The first word of every round trip sent by any connection of this process."""
     out: list[str] = []
-    original = AbstractConnection.send_packed_command
 
-    quickly = pool._send_quickly
-
-    def note(command: Any) -> None:
-        first = command if isinstance(command, bytes) else b"".join(command)
-        name = first.split(b"\r\n")[2].decode()  # *N, $len, then the command's name
+    def note(raw: bytes) -> None:
+        name = raw.split(b"\r\n")[2].decode()  # *N, $len, then the command's name
         if name not in SETUP:
             out.append(name)
 
-    async def counted(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
-        note(command)
-        await original(self, command, check_health)
-
-    async def counted_quickly(self: AbstractConnection, writer: Any, command: Any) -> None:
-        note(command)  # the single-node client's send without a task (`pool.quick_sending`)
-        await quickly(self, writer, command)
-
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
-    monkeypatch.setattr(pool, "_send_quickly", counted_quickly)
+    on_every_send(monkeypatch, note)
     return out
 
 
