@@ -126,12 +126,18 @@ async def test_sigkill_of_the_server_mid_stream_then_restart_scores_like_export(
                 tokens[game_id] = first.json()["write_token"]
                 games[game_id] = log[1:]
             players = asyncio.gather(*(play(g) for g in games))
-            await asyncio.sleep(1.0)
+            # killed once a third is stored, not after a fixed time: a fast server could
+            # store every event before it, and nothing would be proved
+            total = sum(len(log) + 1 for log in games.values())
+            async with asyncio.timeout(60):
+                while sum([await _version(clean_redis_url, g) for g in games]) < total // 3:
+                    await asyncio.sleep(0.02)
             procs[0].send_signal(signal.SIGKILL)
             procs[0].wait(timeout=10)
             stored_at_kill = sum([(await _version(clean_redis_url, g)) for g in games])
             procs.append(start_serve(clean_redis_url, port))
             await players
+            await wait_healthy(client)  # the standings below are read from the new process
             for game_id in games:
                 out = tmp_path / f"{game_id}.jsonl"
                 exported = await asyncio.to_thread(  # the CLI runs its own event loop
@@ -151,7 +157,6 @@ async def test_sigkill_of_the_server_mid_stream_then_restart_scores_like_export(
                 assert {p["player_id"]: (p["rank"], p["total"]) for p in live["players"]} == {
                     p["player_id"]: (p["rank"], p["total"]) for p in offline["players"]
                 }
-        total = sum(len(log) + 1 for log in games.values())
         assert 6 < stored_at_kill < total, "the kill did not land mid-stream; nothing was proved"
     finally:
         for proc in procs:
