@@ -118,8 +118,8 @@ class InboxQueue(Protocol):
         ...
 
     async def drop_idle_consumers(self, keep: str, idle_ms: int) -> int:
-        """Forget consumers other than `keep` with nothing pending, idle over `idle_ms` ms
-        (replicas gone for good); how many."""
+        """Forget consumers other than `keep` with nothing pending, idle at least `idle_ms` ms
+        (replicas gone for good; "at least", as XAUTOCLAIM's idle); how many."""
         ...
 
     async def trim(self, keep_s: float, now_ms: int, max_len: int | None) -> int:

@@ -111,6 +111,16 @@ async def test_idle_consumers_with_nothing_pending_are_dropped(queue: InboxQueue
     assert await queue.pending_older("a", b"9999999999999-0", set()) == [Held(a2, "busy")]
 
 
+async def test_a_consumer_idle_exactly_the_threshold_is_dropped(queue: InboxQueue) -> None:
+    """Idle "at least" the threshold, as XAUTOCLAIM counts: a consumer seen in this very
+    millisecond is dropped at a threshold of 0 (Redis reports its idle as 0)."""
+    await queue.ensure_group()
+    (a1,) = await queue.add([entry("a", 1)])
+    await queue.read_new("gone", 1)
+    await queue.ack([a1])
+    assert await queue.drop_idle_consumers("me", 0) == 1  # no sleep: idle may read 0 ms
+
+
 async def test_trim_removes_settled_entries_only(queue: InboxQueue) -> None:
     await queue.ensure_group()
     ids = await queue.add([entry("a", n) for n in range(3)])

@@ -141,7 +141,7 @@ class MemoryInboxQueue(OwnOrphans):
         gone = [
             c
             for c, at in self.s.seen.items()
-            if c != keep and c not in busy and _now_ms() - at > idle_ms
+            if c != keep and c not in busy and _now_ms() - at >= idle_ms
         ]
         for consumer in gone:
             del self.s.seen[consumer]

@@ -169,7 +169,7 @@ class RedisInboxQueue(OwnOrphans):
         dropped = 0
         for row in rows:
             name = _text(row["name"])
-            if name != keep and int(row["pending"]) == 0 and int(row["idle"]) > idle_ms:
+            if name != keep and int(row["pending"]) == 0 and int(row["idle"]) >= idle_ms:
                 await self.client.xgroup_delconsumer(self.stream, self.group, name)
                 dropped += 1
         return dropped
