@@ -151,7 +151,8 @@ def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
         joined = b"".join(args[first + 3 : first + 4 * events : 4])  # type: ignore[arg-type]
     except TypeError:  # a line that is not bytes
         return None
-    if not joined.isascii() or b"\\u" in joined:
+    # a one-byte search first: no backslash (most batches) spares the two-byte one
+    if not joined.isascii() or (b"\\" in joined and b"\\u" in joined):
         return None
     return len(joined)  # ASCII: one byte a character
 
