@@ -18,15 +18,33 @@ from services.ports.eventlog import FeedEntry, MalformedFeedEntry
 
 
 @dataclass(frozen=True, slots=True)
+class LiveRead:
+    """What the projector needs of a read whose every entry is well-formed and flagged `live`
+    (`FeedEntry.live`: its append projected the game): the first and last entries' feed ids
+    and each game's highest seq in it (games in their first entry's order), the
+    `usecases.projected.live_lasts` of its entries. Enough to move the checkpoint over
+    entries the appends projected without a `FeedEntry` built
+    (docs/profiles/projector-round-trips.md)."""
+
+    first_id: str
+    last_id: str
+    lasts: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class FeedBatch:
     """Entries of shard `shard`'s feed read in one go: `last_id`, the id of the last one read
     (good or malformed: the position to read after next), the well-formed entries and the
-    malformed ones (dead-lettered alone by `Project.apply`), each in feed order."""
+    malformed ones (dead-lettered alone by `Project.apply`), each in feed order. `live`: the
+    read's `LiveRead` when every entry is well-formed and live and the adapter saw it without
+    building the entries (which it may then build only when iterated); None otherwise. It is
+    derived from the entries, so not compared."""
 
     shard: int
     last_id: str
     entries: Sequence[FeedEntry] = field(default_factory=tuple)
     malformed: Sequence[MalformedFeedEntry] = field(default_factory=tuple)
+    live: LiveRead | None = field(default=None, compare=False)
 
     @property
     def size(self) -> int:

@@ -29,6 +29,7 @@ from contracts.names import may_be_start
 from domain.errors import RuleViolation
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
+from services.ports.feeds import LiveRead
 from services.ports.names import PlayerNames
 from services.ports.projections import (
     ProjectionBatch,
@@ -148,6 +149,7 @@ class Project:
         shard: int,
         entries: Sequence[FeedEntry],
         malformed: Sequence[MalformedFeedEntry] = (),
+        live: LiveRead | None = None,
     ) -> Applied:
         """Fold `entries` (feed order) and write the result in one `Projections.write`.
 
@@ -155,8 +157,15 @@ class Project:
         no `write` when it moves the checkpoint. Entries at or before the checkpoint are skipped;
         an event applied already (a restart), by seq. Never raises for a bad event. `malformed`:
         entries that are not events' entries, each dead-lettered alone before the checkpoint
-        moves past it. Raises: storage errors (the caller re-reads, then calls `forget`)."""
+        moves past it. `live`: the read's `LiveRead` (`FeedBatch.live`; every entry well-formed
+        and live): then `entries` is not looked at unless the batch is folded. Raises: storage
+        errors (the caller re-reads, then calls `forget`)."""
         ckpt = feed_id_key(await self.projections.checkpoint(shard))
+        if live is not None and not malformed and feed_id_key(live.first_id) > ckpt:
+            done, read = await self._advance(shard, live.last_id, live.lasts)
+            if done:
+                return Applied(0, live.last_id)
+            return await self._fold_batch(shard, list(entries), live.last_id, (), read)
         # Feed ids only grow along a feed: past the checkpoint at the first entry, all are.
         fresh = (
             list(entries)
@@ -169,9 +178,21 @@ class Project:
             last = fresh[-1].feed_id
         if last is None:
             return Applied(0, None)
-        done, read = await self._advance(shard, last, fresh)
+        done, read = await self._advance(shard, last, live_lasts(fresh))
         if done:
             return Applied(0, last, rules)
+        return await self._fold_batch(shard, fresh, last, rules, read)
+
+    async def _fold_batch(
+        self,
+        shard: int,
+        fresh: list[FeedEntry],
+        last: str,
+        rules: tuple[str, ...],
+        read: Mapping[str, ProjectionHead] | None,
+    ) -> Applied:
+        """Fold `fresh` (the entries after the checkpoint) and write them with the checkpoint
+        `last` (`apply`, after `_advance` said no: `read`, the heads it read)."""
         (fresh, read), names = await self._unprojected_named(fresh, read)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
@@ -206,13 +227,13 @@ class Project:
         return Applied(applied, last, rules)
 
     async def _advance(
-        self, shard: int, last: str, fresh: Sequence[FeedEntry]
+        self, shard: int, last: str, lasts: Mapping[str, int] | None
     ) -> tuple[bool, Mapping[str, ProjectionHead] | None]:
-        """For a batch whose games' last entries the appends projected (`live_lasts`): move the
-        checkpoint to `last` if their projections reach them, heads check and write in one
-        step (`Projections.advance`); True then (or when the batch was stale), else the heads
-        it read, for the fold. (False, None) for any other batch, which is folded."""
-        lasts = live_lasts(fresh)
+        """For a batch whose games' last entries the appends projected (`lasts`: game -> its
+        last seq, `live_lasts`): move the checkpoint to `last` if their projections reach
+        them, heads check and write in one step (`Projections.advance`); True then (or when
+        the batch was stale), else the heads it read, for the fold. (False, None) for any
+        other batch (`lasts` None), which is folded."""
         if not lasts:
             return False, None
         advanced = await self.projections.advance(shard, last, lasts)

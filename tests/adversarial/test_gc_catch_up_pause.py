@@ -54,7 +54,9 @@ class Instant:
     def __init__(self) -> None:
         self.views = NoViews()
 
-    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+    async def apply(
+        self, shard: int, entries: Any, malformed: Any = (), live: Any = None
+    ) -> Applied:
         return Applied(len(entries), (entries or malformed)[-1].feed_id)
 
     def forget(self) -> None:

@@ -33,7 +33,9 @@ class Together:
         self.all_in = asyncio.Event()
         self.views: dict[str, Any] = {}
 
-    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+    async def apply(
+        self, shard: int, entries: Any, malformed: Any = (), live: Any = None
+    ) -> Applied:
         self.started.append(shard)
         if len(self.started) >= self.width:
             self.all_in.set()
@@ -113,7 +115,9 @@ class Recording:
         self.seen: list[str] = []
         self.views: dict[str, Any] = {}
 
-    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+    async def apply(
+        self, shard: int, entries: Any, malformed: Any = (), live: Any = None
+    ) -> Applied:
         self.seen += [e.feed_id for e in entries]
         return Applied(len(entries), entries[-1].feed_id)
 

@@ -21,6 +21,7 @@ import pytest
 from contracts.envelope import Envelope
 from services.adapters.memory.projections import MemoryProjections
 from services.adapters.memory.store import MemoryBackend
+from services.adapters.redis import feed, feeds
 from services.adapters.redis.connect import is_cluster
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.projections import RedisProjections
@@ -123,12 +124,22 @@ async def test_a_batch_the_appends_projected_costs_its_read_and_one_write(
         real_add(self, data)
 
     monkeypatch.setattr(gameview.GameView, "add", add)
+    built: list[int] = []  # reads turned into `FeedEntry`s (`feed_entries`), by entries
+    real_entries = feed.feed_entries
+
+    def entries_of(read: Any, shard: int, shards: int) -> Any:
+        built.append(len(read))
+        return real_entries(read, shard, shards)
+
+    for module in (feed, feeds):  # the name as the reader and the lazy entries call it
+        monkeypatch.setattr(module, "feed_entries", entries_of)
     sent.requests, sent.commands = 0, []
     assert await loop.step() == 0  # nothing folded: the appends projected every entry
     print(f"requests {sent.requests}, commands {sent.commands}")
     assert sent.requests == 2  # the read, and the fenced checkpoint write
     assert sent.commands == ["XREAD", "EVALSHA"]  # no heads read, no read-ahead, no GET
     assert folded == []  # no event of the batch decoded
+    assert built == []  # no entry of the batch built (`feed.live_read` checked them)
     tail: Any = await service.client.xrevrange(KEYS.feed(shard), count=1)
     last = tail[0][0]
     assert await service.client.get(KEYS.checkpoint(shard)) == last

@@ -75,7 +75,9 @@ class Recording:
         self.seen: list[tuple[str, int]] = []
         self.views: dict[str, Any] = {}
 
-    async def apply(self, shard: int, entries: Any, malformed: Any = ()) -> Applied:
+    async def apply(
+        self, shard: int, entries: Any, malformed: Any = (), live: Any = None
+    ) -> Applied:
         self.seen += [(e.game_id, e.seq) for e in entries]
         return Applied(len(entries), entries[-1].feed_id)
 

@@ -8,16 +8,24 @@ Rules: `feed.field_missing` (`game`, `seq`, `data`), `feed.not_utf8` (`game`, `s
 `feed.seq_invalid` (not a positive integer), `feed.game_id_invalid` (not a game id, see
 `contracts.envelope.GameId`), `feed.wrong_shard` (a game of another shard: its projection lives
 in another Cluster slot).
+
+A read whose every entry is well-formed and live (its appends projected the games) is checked
+whole by `live_read`, and its `FeedEntry`s are built only if the projector folds it after all
+(`ReadEntries`): on the all-roles load that is nearly every read.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, overload
 
 from services.adapters.redis.keys import shard_of
 from services.ports.eventlog import FeedEntry, MalformedFeedEntry
+from services.ports.feeds import LiveRead
 
 MAX_RAW_BYTES = 65_536
 """Most bytes of a malformed entry kept in its dead letter (the rest is cut, its size noted)."""
@@ -152,3 +160,105 @@ def feed_entries(
             good.append(parsed)
             games[named[b"game"]] = parsed.game_id
     return good, bad
+
+
+Read = Sequence[tuple[bytes, Mapping[bytes, bytes] | Sequence[bytes]]]
+"""XREAD entries of one feed: (entry id, fields as a mapping or the flat list Redis sends)."""
+
+_LIVE_LAYOUT = (b"game", b"seq", b"data", b"live", b"1")
+_layout = itemgetter(0, 2, 4, 6, 7)
+_second, _fourth = itemgetter(1), itemgetter(3)
+
+
+def live_read(game_entries: Read, shard: int, shards: int) -> LiveRead | None:
+    """The `LiveRead` of XREAD entries of shard `shard`'s feed when every entry is the append
+    script's flat `game`, `seq`, `data`, `live` with `live` 1 and `feed_entries` reads it
+    well-formed (same rules); else None (a catch-up's read: seen at its last entry).
+
+    No Python code runs per entry: each check is one pass of C (`map`, `list.count`), each
+    run of one game's entries is taken whole and each game id is checked once (about half
+    the instructions of `feed_entries` on the same read, which builds every `FeedEntry`)."""
+    if not game_entries:
+        return None
+    tail = game_entries[-1][1]
+    if not (isinstance(tail, list) and len(tail) == 8 and tail[7] == b"1"):
+        return None
+    fields: list[Any] = list(map(_second, game_entries))
+    n = len(fields)
+    if set(map(type, fields)) != {list} or list(map(len, fields)).count(8) != n:
+        return None
+    if list(map(_layout, fields)).count(_LIVE_LAYOUT) != n:  # names in place, all live
+        return None
+    seqs: list[bytes] = list(map(_fourth, fields))
+    # `_SEQ`: 1-18 ASCII digits, the first not 0 (all digits: the least is not below b"1")
+    if not all(map(bytes.isdigit, seqs)) or max(map(len, seqs)) > 18 or min(seqs) < b"1":
+        return None
+    lasts = _lasts(list(map(_second, fields)), seqs, shard, shards)
+    if lasts is None:
+        return None
+    return LiveRead(game_entries[0][0].decode(), game_entries[-1][0].decode(), lasts)
+
+
+def _lasts(games: list[bytes], seqs: list[bytes], shard: int, shards: int) -> dict[str, int] | None:
+    """Each game's highest seq (games in their first entry's order, as `live_lasts` answers)
+    of the entries' `game` and `seq` fields (seqs valid), None when a game id is not one of
+    shard `shard` (`parse_feed_entry`'s rules). Taken per run of one game's entries (an
+    append's events are one run)."""
+    ids: dict[bytes, str] = {}
+    lasts: dict[str, int] = {}
+    start = 0
+    for raw, run in groupby(games):
+        end = start + len(list(run))
+        game_id = ids.get(raw)
+        if game_id is None:
+            try:
+                game_id = ids[raw] = raw.decode()
+            except UnicodeDecodeError:
+                return None
+            if not _GAME_ID.fullmatch(game_id) or shard_of(game_id, shards) != shard:
+                return None
+        top = max(map(int, seqs[start:end]))
+        if top > lasts.get(game_id, 0):
+            lasts[game_id] = top
+        start = end
+    return lasts
+
+
+class ReadEntries(Sequence[FeedEntry]):
+    """The `FeedEntry`s of a read with no malformed entry (`live_read` said so), built by
+    `feed_entries` when first looked at: a batch the appends projected is advanced without
+    them. Equal to any sequence of the same entries."""
+
+    __slots__ = ("_built", "_read", "_shard", "_shards")
+
+    def __init__(self, game_entries: Read, shard: int, shards: int) -> None:
+        self._read, self._shard, self._shards = game_entries, shard, shards
+        self._built: list[FeedEntry] | None = None
+
+    def _entries(self) -> list[FeedEntry]:
+        if self._built is None:
+            self._built = feed_entries(self._read, self._shard, self._shards)[0]
+        return self._built
+
+    def __len__(self) -> int:
+        return len(self._read)
+
+    @overload
+    def __getitem__(self, index: int) -> FeedEntry: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[FeedEntry]: ...
+    def __getitem__(self, index: int | slice) -> FeedEntry | list[FeedEntry]:
+        return self._entries()[index]
+
+    def __iter__(self) -> Iterator[FeedEntry]:
+        return iter(self._entries())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return self._entries() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ReadEntries({self._entries()!r})"

@@ -16,7 +16,7 @@ from typing import Any
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.fanout import xread_streams
-from services.adapters.redis.feed import feed_entries
+from services.adapters.redis.feed import ReadEntries, feed_entries, live_read
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.unavailable import unavailable
 from services.ports.feeds import FeedBatch
@@ -43,6 +43,11 @@ class RedisShardFeeds:
         for stream, entries in streams:
             name = stream.decode() if isinstance(stream, bytes) else str(stream)
             shard = self._shard_of[name]
+            live = live_read(entries, shard, self.keys.shards)
+            if live is not None:  # entries built only if the batch is folded after all
+                lazy = ReadEntries(entries, shard, self.keys.shards)
+                out.append(FeedBatch(shard, live.last_id, lazy, (), live))
+                continue
             good, bad = feed_entries(entries, shard, self.keys.shards)
             out.append(FeedBatch(shard, entries[-1][0].decode(), good, bad))
         return out

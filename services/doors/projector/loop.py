@@ -211,7 +211,7 @@ class ProjectorLoop:
         started = time.perf_counter()
         shard = batch.shard
         try:
-            result = await self.project.apply(shard, batch.entries, batch.malformed)
+            result = await self.project.apply(shard, batch.entries, batch.malformed, batch.live)
         except LeaseLost as lost:
             log.warning("projector.write_fenced", shard=shard, why=lost.why)
             await self.lose(shard)
