@@ -27,11 +27,13 @@ from domain.eventids import EventIds
 from domain.gamestate import GameState, Mark, S, Status
 from domain.log import Log, own
 from domain.logrules import KINDS, VOIDED, correction_entry, log_kind, void_target
-from domain.ruleset import Entries
+from domain.ruleset import Entries, Handler
 from domain.rulesets import ruleset_for_started
 
 __all__ = ["MARK_EVERY", "Folder", "GameState", "Mark", "evolve", "fold", "start"]
 """`GameState` and `Mark` live in `domain.gamestate`; callers import them from here too."""
+
+_NONE: Mapping[type, Any] = MappingProxyType({})
 
 MARK_EVERY = 16
 """Events between two marks (the saved points a void refolds from). 16, not 64: a void refolds
@@ -47,6 +49,13 @@ class Folder(Generic[S]):
     state is a view of their first items; a writer that finds a list longer than its own count
     (someone else continued the same state) copies first (`domain.log.own`). The sums are
     copied on write after a state was handed out. Not thread-safe: one writer per folder.
+
+    A ruleset may offer `handlers`, payload class -> `domain.ruleset.Handler`, when its
+    `apply(state, event)` is `handlers[type(event.payload)](state, event, event.payload)` for
+    every class in it (none of them a start, void, correction or end): the folder then calls
+    the handler itself (docs/profiles/fold-event-cost.md). Penumbra has none: its `apply`
+    refuses every event after the final turns before its handler (`services.rules.map`
+    reads that refusal from `apply`, the handlers' own from the handlers).
     """
 
     def __init__(self) -> None:
@@ -71,6 +80,8 @@ class Folder(Generic[S]):
         self.game_id, self.game, self.players = state.game_id, state.game, state.players
         self.ruleset = state.ruleset
         self._apply = self.ruleset.apply  # bound once: read per event
+        # optional: payload class -> the handler `apply` would call (see `Folder`)
+        self._handlers: Mapping[type, Handler[S]] = getattr(self.ruleset, "handlers", _NONE)
         # an owned rules state skips a copy per event (`Ruleset.apply`); frozen when handed out
         self._thaw = getattr(self.ruleset, "owned", None)
         self._freeze = getattr(self.ruleset, "frozen", None)
@@ -139,10 +150,12 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        kind = KINDS[type(event.payload)]
+        payload = event.payload
+        handler = self._handlers.get(type(payload))
+        seq = event.seq
         if (  # the ruleset's own event in order (most of any game): `log_kind` inlined
-            kind is None
-            and event.seq == self.seq + 1
+            (handler is not None or KINDS[type(payload)] is None)
+            and seq == self.seq + 1
             and event.game_id == self.game_id
             and self.status != "final"
         ):
@@ -151,8 +164,11 @@ class Folder(Generic[S]):
                     self.rules, self._rules_owned = self._thaw(self.rules), True
                 else:  # one event between hand-outs (evolve) gains nothing from the copy
                     self._warm = True
-            rules, entries = self._apply(self.rules, event)
-            self._advance(event, rules, entries, self.status)
+            if handler is None:
+                rules, entries = self._apply(self.rules, event)
+            else:  # `apply` without its own call and reads of the event (pydantic: slow reads)
+                rules, entries = handler(self.rules, event, payload)
+            self._advance(event, seq, rules, entries, self.status)
             return
         # the log's rules (raising for a ruleset's own event out of order), then its kind
         kind = log_kind(self.game_id, self.seq, self.status == "final", event)
@@ -164,11 +180,12 @@ class Folder(Generic[S]):
             self._load(redo.state)
         else:
             rules, entries, status = _step(self, event)
-            self._advance(event, rules, entries, status)
+            self._advance(event, seq, rules, entries, status)
 
-    def _advance(self, event: Envelope, rules: S, entries: Entries, status: Status) -> None:
-        """Commit one event whose rules have been applied (nothing here can fail)."""
-        seq = event.seq
+    def _advance(
+        self, event: Envelope, seq: int, rules: S, entries: Entries, status: Status
+    ) -> None:
+        """Commit one event (seq `seq`) whose rules have been applied (nothing here can fail)."""
         if len(self._history) != self.seq:  # another writer continued our state: fork
             self._fork()
         if entries:
@@ -244,7 +261,7 @@ class Folder(Generic[S]):
         """
         for event in events:
             if event.event_id in self.voided or isinstance(event.payload, EventVoided):
-                self._advance(event, self.rules, (), self.status)
+                self._advance(event, event.seq, self.rules, (), self.status)
                 continue
             try:
                 rules, entries, status = _step(self, event)
@@ -254,7 +271,7 @@ class Folder(Generic[S]):
                     f"without the voided event, seq {event.seq} ({event.type}) breaks {error.rule}: {error.message}",
                     "payload.voided_event_id",
                 ) from error
-            self._advance(event, rules, entries, status)
+            self._advance(event, event.seq, rules, entries, status)
 
 
 def start(event: Envelope) -> GameState:

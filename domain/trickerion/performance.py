@@ -105,27 +105,27 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             (payload.fame / coins / shards), unknown player or card.
     """
     require_turn(state)
-    book = state.book(p.owner_id, "payload.owner_id")
+    # each payload field read once: a pydantic model's attribute read is a slow path
+    owner, on, weekday = p.owner_id, p.performance_card_id, p.weekday
+    book = state.book(owner, "payload.owner_id")
     card = state.card(p.trick_id)
-    _card_in_play(state, p.performance_card_id)
+    _card_in_play(state, on)
     if card.id not in book.tricks:
         raise RuleViolation(
             "trickerion.yield.trick_not_owned",
-            f"{p.owner_id} does not own {card.id}",
+            f"{owner} does not own {card.id}",
             "payload.trick_id",
         )
-    if p.performance_card_id in state.performed:
+    if on in state.performed:
         raise RuleViolation(
             "trickerion.yield.after_performer_bonuses",
-            f"{p.performance_card_id} was performed this turn; yields come first ({r.YIELD_FIRST})",
+            f"{on} was performed this turn; yields come first ({r.YIELD_FIRST})",
             "payload.performance_card_id",
         )
-    paid = yield_amounts(state, card.yield_, p.weekday)
+    paid = yield_amounts(state, card.yield_, weekday)
     _check_amounts(p.fame, p.coins, p.shards, paid, "trickerion.yield.amount_mismatch", "")
-    note = f"{card.id} {card.name} on {p.performance_card_id}" + (
-        f" ({p.weekday})" if p.weekday else ""
-    )
-    return settle(state, event, gains(p.owner_id, paid, "trick_yield", r.TRICK_YIELD, note))
+    note = f"{card.id} {card.name} on {on}" + (f" ({weekday})" if weekday else "")
+    return settle(state, event, gains(owner, paid, "trick_yield", r.TRICK_YIELD, note))
 
 
 def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiven) -> Result:
@@ -139,7 +139,8 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             `trickerion.performance.bonus_mismatch` (payload.bonus_*), unknown player or card.
     """
     require_turn(state)
-    book = state.book(p.performer_id, "payload.performer_id")
+    pid, links, behind = p.performer_id, p.links, p.specialists_behind  # read once (pydantic)
+    book = state.book(pid, "payload.performer_id")
     card = _card_in_play(state, p.performance_card_id)
     if card.id in state.performed:
         raise RuleViolation(
@@ -147,17 +148,17 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             f"{card.id} was already performed this turn",
             "payload.performance_card_id",
         )
-    if p.links > card.links:
+    if links > card.links:
         raise RuleViolation(
             "trickerion.performance.links_exceeded",
-            f"{card.id} has {card.links} Links, not {p.links}",
+            f"{card.id} has {card.links} Links, not {links}",
             "payload.links",
         )
-    missing = [s for s in p.specialists_behind if s not in book.hires]
+    missing = [s for s in behind if s not in book.hires]
     if missing:
         raise RuleViolation(
             "trickerion.performance.specialist_not_hired",
-            f"{p.performer_id} has not hired {', '.join(missing)}",
+            f"{pid} has not hired {', '.join(missing)}",
             "payload.specialists_behind",
         )
     _check_amounts(
@@ -168,23 +169,22 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
         "trickerion.performance.bonus_mismatch",
         "bonus_",
     )
-    pid = p.performer_id
     changes = (
         [
             Change(
                 pid,
                 _FAME,
-                p.links,
+                links,
                 "performance_links",
                 r.PERFORM_LINKED,
-                f"{p.links} Links on {card.id}",
+                f"{links} Links on {card.id}",
             )
         ]
-        if p.links
+        if links
         else []
     )
     changes += gains(pid, card.bonus, "performance_bonus", r.PERFORMANCE_CARD, f"{card.id} bonus")
-    for specialist in p.specialists_behind:
+    for specialist in behind:
         gift = characters()[specialist].backstage
         assert gift is not None  # the catalog gives every specialist a backstage bonus
         changes += gains(

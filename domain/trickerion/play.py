@@ -162,39 +162,32 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
             `trickerion.link.other_owner_has_no_trick` (payload.other_owner_id).
     """
     require_turn(state)
-    book = state.book(p.player_id)
-    other = state.book(p.other_owner_id, "payload.other_owner_id")
+    pid, other_id = p.player_id, p.other_owner_id  # read once (pydantic)
+    book = state.book(pid)
+    other = state.book(other_id, "payload.other_owner_id")
     card = state.card(p.trick_id)
     if card.id not in book.tricks:
         raise RuleViolation(
             "trickerion.link.trick_not_owned",
-            f"{p.player_id} places a marker of {card.id}, which they do not own",
+            f"{pid} places a marker of {card.id}, which they do not own",
             "payload.trick_id",
         )
     if not other.tricks:
         raise RuleViolation(
             "trickerion.link.other_owner_has_no_trick",
-            f"{p.other_owner_id} owns no trick, so has no marker to link to",
+            f"{other_id} owns no trick, so has no marker to link to",
             "payload.other_owner_id",
         )
-    resource = Resource.FAME if p.reward == "fame" else Resource.COINS
-    changes = [
-        Change(
-            p.player_id,
-            resource,
-            card.level,
-            "link",
-            r.CREATE_LINK,
-            f"Link with {card.id} (Level {card.level})",
-        )
-    ]
+    resource = _FAME if p.reward == "fame" else _COINS
+    note = f"Link with {card.id} (Level {card.level})"
+    # Change(...) without its Python-level __new__ (the same tuple)
+    changes = [_tuple_new(Change, (pid, resource, card.level, "link", r.CREATE_LINK, note, _WHERE))]
     if p.shard_link:
-        owners = [p.player_id, p.other_owner_id]
+        owners = [pid, other_id]
         if state.options.shard_link_same_owner == "once_per_owner":
             owners = list(dict.fromkeys(owners))
         changes += [
-            Change(o, Resource.SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {p.player_id}")
-            for o in owners
+            Change(o, _SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {pid}") for o in owners
         ]
     return settle(state, event, changes)
 
@@ -209,13 +202,12 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         RuleViolation: `trickerion.coins.insufficient` (payload.coins) or
             `trickerion.shards.insufficient` (payload.shards).
     """
-    pid, reason = p.player_id, p.reason
+    pid, reason, fame, coins, shards = p.player_id, p.reason, p.fame, p.coins, p.shards
     book = state.book(pid)
     note = p.note or reason
-    coins = p.coins
     changes = (  # zero changes are not built (settle would skip them); Change(...) inlined
-        [_tuple_new(Change, (pid, _FAME, p.fame, reason, r.OTHER_SOURCES, note, "payload.fame"))]
-        if p.fame
+        [_tuple_new(Change, (pid, _FAME, fame, reason, r.OTHER_SOURCES, note, "payload.fame"))]
+        if fame
         else []
     )
     unpaid = -(book.coins + coins)
@@ -236,13 +228,14 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         changes.append(
             _tuple_new(Change, (pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
         )
-    if p.shards:
+    if shards:
         changes.append(
             _tuple_new(
-                Change, (pid, _SHARDS, p.shards, reason, r.OTHER_SOURCES, note, "payload.shards")
+                Change, (pid, _SHARDS, shards, reason, r.OTHER_SOURCES, note, "payload.shards")
             )
         )
     return settle(state, event, changes)
 
 
 _tuple_new = tuple.__new__
+_WHERE = Change._field_defaults["field"]
