@@ -16,17 +16,14 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md; issue brief (pro
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import structlog
-from pydantic import ValidationError
 
 from contracts.names import may_be_start
-from domain.errors import RuleViolation
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.feeds import LiveRead
@@ -34,37 +31,18 @@ from services.ports.names import PlayerNames
 from services.ports.projections import (
     ProjectionBatch,
     ProjectionHead,
-    ProjectionOp,
     Projections,
     feed_id_key,
 )
 from services.runtime.sizedcache import ByteLRU
 from services.usecases.gameview import GameView, view_bytes
-from services.usecases.projected import first_seqs, live_lasts, live_reached, named, rendered
+from services.usecases.projected import first_seqs, live_lasts, live_reached, named
+from services.usecases.projectwork import GameWork, evolve, projection_ops
 
 log = structlog.get_logger("projector")
 
 MAX_RAW_BYTES = 1_048_576
 """Most bytes of a refused event kept in its dead letter (an appended event is far smaller)."""
-
-
-@dataclass(slots=True)
-class _Work:
-    """One game's changes within a batch: the seq and hold it started from."""
-
-    view: GameView
-    base_seq: int
-    base_held: int | None
-    held: int | None = None
-    events: int = 0
-    reason: dict[str, Any] | None = None
-    refolded: bool = False
-    """Folded again from the log (names as they are now) after an entry fed again: written
-    even at the same seq."""
-
-    @property
-    def seq(self) -> int:
-        return self.view.seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,20 +53,6 @@ class Applied:
     events: int
     last_feed_id: str | None
     malformed: tuple[str, ...] = ()
-
-
-def _evolve(w: _Work, data: bytes) -> dict[str, Any] | None:
-    """Parse and fold one event onto `w`; the dead-letter reason when it cannot be."""
-    try:
-        w.view.add(data)
-    except RuleViolation as error:
-        return {"kind": "rule", **error.to_dict()}
-    except (ValidationError, ValueError) as error:
-        return {"kind": "invalid", "rule": "schema.field", "message": str(error)[:300]}
-    except Exception as error:  # a ruleset bug must not stop the projector
-        return {"kind": "rule", "rule": "fold.error", "message": f"{type(error).__name__}: {error}"}
-    w.events += 1
-    return None
 
 
 LETTER_KEEP_S = 30 * 86_400.0
@@ -203,10 +167,10 @@ class Project:
         await self._refresh_held(first)
         await self._refresh_refed(first)
         await self._load_views(first, read)
-        work: dict[str, _Work] = {}
+        work: dict[str, GameWork] = {}
         try:
             await self._fold_into(work, fresh)
-            ops = self._ops(work)
+            ops = projection_ops(work)
             batch = ProjectionBatch(shard, last, ops, self.clock().isoformat())
             outcome = await self.projections.write(batch, self.changes_maxlen)
         except BaseException:
@@ -254,8 +218,8 @@ class Project:
             self.views.pop(game_id, None)
         return [e for e in fresh if e.game_id not in done], heads
 
-    async def _fold_into(self, work: dict[str, _Work], fresh: Sequence[FeedEntry]) -> None:
-        """Fold `fresh` (feed order) onto each game's view, one `_Work` per game in `work`
+    async def _fold_into(self, work: dict[str, GameWork], fresh: Sequence[FeedEntry]) -> None:
+        """Fold `fresh` (feed order) onto each game's view, one `GameWork` per game in `work`
         (filled as the games come, so the caller can drop them if anything fails)."""
         for entry in fresh:
             w = work.get(entry.game_id)
@@ -263,9 +227,9 @@ class Project:
                 if entry.game_id not in self.views:  # evicted meanwhile
                     await self._load_views([entry.game_id])
                 view = self.views[entry.game_id]
-                w = work[entry.game_id] = _Work(view, view.seq, view.held, view.held)
+                w = work[entry.game_id] = GameWork(view, view.seq, view.held, view.held)
             if w.held is None and entry.seq == w.view.seq + 1:  # the usual case, no await
-                reason = _evolve(w, entry.data)
+                reason = evolve(w, entry.data)
                 if reason is not None:
                     await self._refused_feed(w, entry, reason)
             else:
@@ -333,7 +297,7 @@ class Project:
             rules.append(entry.rule)
         return tuple(rules)
 
-    async def _fold_one(self, w: _Work, entry: FeedEntry) -> None:
+    async def _fold_one(self, w: GameWork, entry: FeedEntry) -> None:
         current = w.seq
         if w.held is not None:
             return
@@ -347,29 +311,29 @@ class Project:
                     return
         await self._step_feed(w, entry)
 
-    async def _refold(self, w: _Work, game_id: str) -> None:
+    async def _refold(self, w: GameWork, game_id: str) -> None:
         """Fold `w`'s game again from the log up to its seq, with the names as they are now:
         a forget feeds the game's last event again, and the cached fold (and what this batch
         folded onto it) still holds the forgotten name (docs/forget.md). Once per batch."""
         lines = await self.log.read_raw(game_id, 1, w.seq)
         w.view, w.refolded = GameView.folded(lines, w.view.held), True
 
-    async def _step(self, w: _Work, entry: FeedEntry, data: bytes) -> bool:
-        reason = _evolve(w, data)
+    async def _step(self, w: GameWork, entry: FeedEntry, data: bytes) -> bool:
+        reason = evolve(w, data)
         if reason is None:
             return True
         await self._hold(w, entry, data, reason)
         return False
 
-    async def _step_feed(self, w: _Work, entry: FeedEntry) -> None:
+    async def _step_feed(self, w: GameWork, entry: FeedEntry) -> None:
         """Fold the feed entry's event. A feed copy that is not an event while the log's copy
         of that seq differs is dead-lettered alone and the log's copy is folded instead (the
         game stream is the record); otherwise a refused event holds its game."""
-        reason = _evolve(w, entry.data)
+        reason = evolve(w, entry.data)
         if reason is not None:
             await self._refused_feed(w, entry, reason)
 
-    async def _refused_feed(self, w: _Work, entry: FeedEntry, reason: dict[str, Any]) -> None:
+    async def _refused_feed(self, w: GameWork, entry: FeedEntry, reason: dict[str, Any]) -> None:
         """The feed entry's event was refused for `reason` (see `_step_feed`)."""
         if reason["kind"] == "invalid":
             stored = await self.log.read_raw(entry.game_id, entry.seq, entry.seq)
@@ -388,7 +352,9 @@ class Project:
                 return
         await self._hold(w, entry, entry.data, reason)
 
-    async def _hold(self, w: _Work, entry: FeedEntry, data: bytes, reason: dict[str, Any]) -> None:
+    async def _hold(
+        self, w: GameWork, entry: FeedEntry, data: bytes, reason: dict[str, Any]
+    ) -> None:
         """Hold `w`'s game at its next seq and dead-letter the refused event."""
         seq = w.seq + 1
         w.held, w.reason = seq, reason
@@ -400,21 +366,3 @@ class Project:
         # owner that takes the shard over and holds the game again, write one letter
         once = f"projector:held:{entry.game_id}:{seq}:{entry.feed_id}"
         await self.letters.put_once(letter, once, LETTER_KEEP_S)
-
-    @staticmethod
-    def _ops(work: dict[str, _Work]) -> list[ProjectionOp]:
-        ops: list[ProjectionOp] = []
-        for game_id, w in work.items():
-            if w.seq > w.base_seq or (w.refolded and w.held is None):
-                state = w.view.folder.state  # frozen, O(1); rendered once per batch
-                text, view = rendered(state)
-                ops.append(
-                    ProjectionOp(
-                        "apply", game_id, w.base_seq, state.seq, state.status, state.game, text,
-                        view_json=view,
-                    )
-                )  # fmt: skip
-            if w.held is not None and w.base_held is None:
-                why = json.dumps({"seq": w.held, **(w.reason or {})}, default=str)
-                ops.append(ProjectionOp("hold", game_id, 0, w.held, reason_json=why))
-        return ops
