@@ -109,7 +109,7 @@ async def catch_up(ports: Ports, project: Project, shard: int, after: str, count
         if not batches:
             return after
         for batch in batches:
-            await project.apply(shard, batch.entries, batch.malformed)
+            await project.apply(shard, batch.entries, batch.malformed, batch.live)
             after = batch.last_id
 
 

@@ -173,7 +173,9 @@ _second, _fourth = itemgetter(1), itemgetter(3)
 def live_read(game_entries: Read, shard: int, shards: int) -> LiveRead | None:
     """The `LiveRead` of XREAD entries of shard `shard`'s feed when every entry is the append
     script's flat `game`, `seq`, `data`, `live` with `live` 1 and `feed_entries` reads it
-    well-formed (same rules); else None (a catch-up's read: seen at its last entry).
+    well-formed (same rules); else None (a catch-up's read: seen at its last entry). For a
+    reply as Redis sends it: (id, fields) pairs of bytes (a `bytearray` seq, or a third item
+    in a pair, which no reply holds, is not read as `feed_entries` reads it).
 
     No Python code runs per entry: each check is one pass of C (`map`, `list.count`), each
     run of one game's entries is taken whole and each game id is checked once (about half
