@@ -4,13 +4,14 @@
 # load generator the benchmark harness's smoke test drives, and PostgreSQL for the archive's
 # tests (unless SCORELEDGER_TEST_POSTGRES_URL names a server; Debian's package puts initdb
 # under /usr/lib/postgresql/<version>/bin, where the fixture finds it); `system-deps.sh bench` installs
-# Redis and wrk, `system-deps.sh redis` Redis only. Needs root or sudo for apt-get; otherwise
+# Redis, wrk and valgrind (the instructions row), `system-deps.sh redis` Redis only. Needs root or sudo for apt-get; otherwise
 # it says what to install and fails.
 set -euo pipefail
 want_browser=1
 want_wrk=1
+want_valgrind=0
 [[ "${1:-}" == "redis" ]] && want_browser=0 && want_wrk=0
-[[ "${1:-}" == "bench" ]] && want_browser=0
+[[ "${1:-}" == "bench" ]] && want_browser=0 && want_valgrind=1
 
 missing=()
 if [[ -z "${REDIS_URL:-}" ]] && ! command -v redis-server >/dev/null 2>&1; then
@@ -21,6 +22,9 @@ if [[ $want_browser == 1 ]] && ! command -v chromium >/dev/null 2>&1 && [[ -z "$
 fi
 if [[ $want_wrk == 1 ]] && ! command -v wrk >/dev/null 2>&1; then
   missing+=(wrk)
+fi
+if [[ $want_valgrind == 1 ]] && ! command -v callgrind_control >/dev/null 2>&1; then
+  missing+=(valgrind)
 fi
 if [[ $want_browser == 1 ]] && [[ -z "${SCORELEDGER_TEST_POSTGRES_URL:-}" ]] \
   && ! command -v initdb >/dev/null 2>&1 && ! command -v pg_ctlcluster >/dev/null 2>&1; then

@@ -24,6 +24,7 @@ from services.bench import (
     rows_durable,
     rows_fold,
     rows_http,
+    rows_instructions,
     rows_kernel,
     rows_live,
     rows_peer,
@@ -184,6 +185,8 @@ def measure(
             "all-roles",
             lambda: rows_roles.all_roles_row(trees, url, sizes.roles_games, sizes.roles_repeats),
         )
+        if "instructions" in only:  # asked for by name only: minutes under valgrind
+            step("instructions", lambda: rows_instructions.instructions_row(trees, url))
         peer_games = games[: sizes.peer_games]
         step("peer", lambda: rows_peer.peer_row(trees, url, peer_games))
         step("durable acks", lambda: rows_durable.rows(trees[-1], games[:100]))
@@ -244,7 +247,7 @@ def _extra_rows(
 STEPS = (
     "offline fold, fold by length, fold_cost, standings, seating, projector, live, standings GET, "
     "SSE, "
-    "rebuild, series, score, all-roles, peer, durable acks, scale, profiles"
+    "rebuild, series, score, all-roles, instructions, peer, durable acks, scale, profiles"
 )
 
 
@@ -257,7 +260,11 @@ def main(
         str, typer.Option("--baseline", help="the landed code to compare")
     ] = BASELINE,
     only: Annotated[
-        str, typer.Option("--only", help=f"comma-separated steps to run (of: {STEPS})")
+        str,
+        typer.Option(
+            "--only",
+            help=f"comma-separated steps to run (of: {STEPS}; instructions runs only when named)",
+        ),
     ] = "",
 ) -> None:
     """Run the benchmarks on both trees and write the report."""

@@ -81,9 +81,15 @@ class Service:
     CPU seconds so far; stopped with SIGTERM (SIGKILL after 10 s) by its own pid."""
 
     def __init__(
-        self, argv: list[str], env: dict[str, str], cwd: Path, ready_url: str | None = None
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        ready_url: str | None = None,
+        ready_s: float = 60,
     ) -> None:
         self.argv, self.env, self.cwd, self.ready_url = argv, env, cwd, ready_url
+        self.ready_s = ready_s  # how long it may take to answer `ready_url`
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = Path(f"/tmp/bench-svc-{os.getpid()}-{time.monotonic_ns()}.log")
 
@@ -96,7 +102,7 @@ class Service:
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + self.ready_s
         while self.ready_url is not None:
             try:
                 if httpx.get(self.ready_url, timeout=1).status_code == 200:

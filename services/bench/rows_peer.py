@@ -61,31 +61,44 @@ def ours(
     ):
         cpu = service.cpu()
         started = time.perf_counter()
-        for game in games:
-            game_id = json.loads(game[0])["game_id"]
-            headers = {"content-type": "application/json"}
-            for i in range(0, len(game), BATCH):
-                body = "[" + ",".join(game[i : i + BATCH]) + "]"
-                reply = http.post(
-                    f"/games/{game_id}/events",
-                    content=body.replace(f'"recorded_at":"{corpus.STAMP}"', '"recorded_at":null'),
-                    headers=headers,
-                )
-                if reply.status_code != 201:
-                    raise RuntimeError(f"POST {game_id}: {reply.status_code} {reply.text[:300]}")
-                token = reply.json().get("write_token")
-                if token:
-                    headers["authorization"] = f"Bearer {token}"
-        for game in games:
-            game_id = json.loads(game[0])["game_id"]
-            while True:
-                reply = http.get(f"/games/{game_id}/standings")
-                if reply.status_code == 200 and reply.json().get("seq") == len(game):
-                    break
-                time.sleep(0.002)  # a 10 ms poll was up to 1/10 of a quick run
+        post_games(http, games)
+        await_standings(http, games)
         elapsed = time.perf_counter() - started
         cpu = service.cpu() - cpu
     return corpus.count(games) / elapsed, cpu * 1e6 / corpus.count(games)
+
+
+def post_games(http: httpx.Client, games: list[corpus.Game]) -> None:
+    """POST every game's events through `http` (a client of a `serve`), one game after another
+    in batches of `BATCH` (`recorded_at` null, as a table sends them), with the write token the
+    first batch was given. Raises RuntimeError on any answer but 201."""
+    for game in games:
+        game_id = json.loads(game[0])["game_id"]
+        headers = {"content-type": "application/json"}
+        for i in range(0, len(game), BATCH):
+            body = "[" + ",".join(game[i : i + BATCH]) + "]"
+            reply = http.post(
+                f"/games/{game_id}/events",
+                content=body.replace(f'"recorded_at":"{corpus.STAMP}"', '"recorded_at":null'),
+                headers=headers,
+            )
+            if reply.status_code != 201:
+                raise RuntimeError(f"POST {game_id}: {reply.status_code} {reply.text[:300]}")
+            token = reply.json().get("write_token")
+            if token:
+                headers["authorization"] = f"Bearer {token}"
+
+
+def await_standings(http: httpx.Client, games: list[corpus.Game], poll_s: float = 0.002) -> None:
+    """Wait until every game's standings through `http` show its last seq (polled every
+    `poll_s` seconds: a 10 ms poll was up to 1/10 of a quick run)."""
+    for game in games:
+        game_id = json.loads(game[0])["game_id"]
+        while True:
+            reply = http.get(f"/games/{game_id}/standings")
+            if reply.status_code == 200 and reply.json().get("seq") == len(game):
+                break
+            time.sleep(poll_s)
 
 
 def peer(

@@ -1,11 +1,15 @@
 """The benchmark harness's shared pieces: the rows' verdict (services/bench/table.py `compared`:
 today is the first tree's figure, new the last's, the bound decides met / MISSED) and the
-best-of-N CPU timing (services/bench/proc.py `best_cpu`)."""
+best-of-N CPU timing (services/bench/proc.py `best_cpu`) and the instructions row's reading of
+callgrind's dumps (services/bench/rows_instructions.py)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from services.bench import rows_instructions
 from services.bench.proc import best_cpu
 from services.bench.table import compared
 
@@ -45,3 +49,11 @@ def test_best_cpu_runs_the_work_each_time_and_keeps_the_least() -> None:
     got = best_cpu(work, 3)
     assert runs == [200_000, 1, 200_000]
     assert 0 <= got <= single + 0.001  # the one-element run, not a 200k-element one
+
+
+def test_callgrind_totals_sum_every_dump_of_the_run(tmp_path: Path) -> None:
+    out = tmp_path / "callgrind.out"
+    out.write_text("events: Ir\nsummary: 0\ntotals: 7\n")  # the exit's dump, counting off
+    (tmp_path / "callgrind.out.1").write_text("events: Ir\ntotals: 1234\nfn=x\n0 1234\n")
+    (tmp_path / "other.out").write_text("totals: 99\n")  # another run's file: not read
+    assert rows_instructions._totals(out) == 1241
