@@ -157,11 +157,15 @@ def flat_append(fields: Any) -> bool:
     )
 
 
-@settings(
+EXAMPLES = settings(
     max_examples=int(os.environ.get("LIVE_READ_EXAMPLES", "400")),
     deadline=None,
     suppress_health_check=list(HealthCheck),
 )
+"""Both properties' settings (`LIVE_READ_EXAMPLES` raises the count for a longer search)."""
+
+
+@EXAMPLES
 @given(reads())
 def test_live_read_differs_from_the_old_reading_nowhere(read: list[Any]) -> None:
     was, got = old(read), new(read)
@@ -236,11 +240,7 @@ def near_live_reads(draw: st.DrawFn) -> list[Any]:
     return out
 
 
-@settings(
-    max_examples=int(os.environ.get("LIVE_READ_EXAMPLES", "400")),
-    deadline=None,
-    suppress_health_check=list(HealthCheck),
-)
+@EXAMPLES
 @given(near_live_reads())
 def test_a_near_live_read_differs_from_the_old_reading_nowhere(read: list[Any]) -> None:
     test_live_read_differs_from_the_old_reading_nowhere.hypothesis.inner_test(read)  # type: ignore[attr-defined]
