@@ -185,7 +185,7 @@ def _system_deps(tmp_path: Path, mode: str, present: tuple[str, ...] = ()) -> tu
     ("mode", "wanted"),
     [
         ("", "redis-server chromium fonts-dejavu-core wrk postgresql"),  # make test, .ci/run
-        ("bench", "redis-server wrk"),
+        ("bench", "redis-server wrk valgrind"),  # valgrind: the instructions row
         ("redis", "redis-server"),
     ],
 )
