@@ -57,3 +57,10 @@ def test_callgrind_totals_sum_every_dump_of_the_run(tmp_path: Path) -> None:
     (tmp_path / "callgrind.out.1").write_text("events: Ir\ntotals: 1234\nfn=x\n0 1234\n")
     (tmp_path / "other.out").write_text("totals: 99\n")  # another run's file: not read
     assert rows_instructions._totals(out) == 1241
+
+
+def test_catch_up_instructions_are_the_difference_per_event_of_two_logs() -> None:
+    # 1,000 events in 9M instructions, 3,000 in 21M: start-up (3M) cancels, 6k an event
+    assert rows_instructions.per_event((1_000, 9_000_000), (3_000, 21_000_000)) == 6_000
+    with pytest.raises(ValueError, match="more events"):
+        rows_instructions.per_event((3_000, 21_000_000), (3_000, 22_000_000))
