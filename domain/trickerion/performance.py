@@ -13,7 +13,7 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance
-from domain.trickerion.state import Change, TrickerionState, settle
+from domain.trickerion.state import Change, Changed, TrickerionState, settle
 from domain.trickerion.turns import require_turn
 from domain.values import replace
 
@@ -59,20 +59,18 @@ def _check_amounts(
             )
 
 
-def gains(pid: str, amounts: Amounts, category: str, rule: str, note: str) -> list[Change]:
+def gains(pid: str, amounts: Amounts, category: str, rule: str, note: str) -> list[Changed]:
     """The Fame, Coins and Shards of `amounts` for `pid` as changes, in that order, the zero
     ones left out (`settle` would skip them; not building them is the cheaper)."""
     fame, coins, shards = amounts.fame, amounts.coins, amounts.shards
-    # Change(...) without its Python-level __new__ (the same tuple; half the time per change)
-    out = [_tuple_new(Change, (pid, _FAME, fame, category, rule, note, _WHERE))] if fame else []
+    out = [(pid, _FAME, fame, category, rule, note, _WHERE)] if fame else []
     if coins:
-        out.append(_tuple_new(Change, (pid, _COINS, coins, category, rule, note, _WHERE)))
+        out.append((pid, _COINS, coins, category, rule, note, _WHERE))
     if shards:
-        out.append(_tuple_new(Change, (pid, _SHARDS, shards, category, rule, note, _WHERE)))
+        out.append((pid, _SHARDS, shards, category, rule, note, _WHERE))
     return out
 
 
-_tuple_new = tuple.__new__
 _WHERE = Change._field_defaults["field"]
 
 
@@ -169,15 +167,16 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
         "trickerion.performance.bonus_mismatch",
         "bonus_",
     )
-    changes = (
+    changes: list[Changed] = (
         [
-            Change(
+            (
                 pid,
                 _FAME,
                 links,
                 "performance_links",
                 r.PERFORM_LINKED,
                 f"{links} Links on {card.id}",
+                _WHERE,
             )
         ]
         if links

@@ -19,7 +19,7 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import characters
-from domain.trickerion.state import Change, PlayerBook, TrickerionState, settle
+from domain.trickerion.state import Change, Changed, PlayerBook, TrickerionState, settle
 from domain.trickerion.turns import require_turn
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
@@ -37,18 +37,19 @@ def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
             `trickerion.advertise.cost` (payload.coins_paid), `trickerion.coins.insufficient`.
     """
     require_turn(state)
-    book = state.book(p.player_id)
-    if book.advertised_in_turn == state.turn:
+    pid, paid, turn = p.player_id, p.coins_paid, state.turn  # read once (pydantic)
+    book = state.book(pid)
+    if book.advertised_in_turn == turn:
         raise RuleViolation(
             "trickerion.advertise.once_per_turn",
-            f"{p.player_id} has already Advertised in turn {state.turn}",
+            f"{pid} has already Advertised in turn {turn}",
             "payload.player_id",
         )
-    position = state.position(p.player_id)
-    if p.coins_paid != position:
+    position = state.position(pid)
+    if paid != position:
         raise RuleViolation(
             "trickerion.advertise.cost",
-            f"Advertise costs the position, {position}; {p.player_id} paid {p.coins_paid}",
+            f"Advertise costs the position, {position}; {pid} paid {paid}",
             "payload.coins_paid",
         )
     note = f"Advertised at initiative position {position}"
@@ -56,18 +57,10 @@ def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
         state,
         event,
         (
-            Change(
-                p.player_id,
-                Resource.COINS,
-                -position,
-                "advertise",
-                r.ADVERTISE,
-                note,
-                "payload.coins_paid",
-            ),
-            Change(p.player_id, Resource.FAME, ADVERTISE_FAME, "advertise", r.ADVERTISE, note),
+            (pid, _COINS, -position, "advertise", r.ADVERTISE, note, "payload.coins_paid"),
+            (pid, _FAME, ADVERTISE_FAME, "advertise", r.ADVERTISE, note, _WHERE),
         ),
-        (p.player_id, book._replace(advertised_in_turn=state.turn)),
+        (pid, book._replace(advertised_in_turn=turn)),
     )
 
 
@@ -144,9 +137,7 @@ def _bought(
     Raises:
         RuleViolation: `trickerion.coins.insufficient` naming payload.coins_paid.
     """
-    change = Change(
-        player_id, _COINS, -coins_paid, category, r.OTHER_SOURCES, note, "payload.coins_paid"
-    )
+    change = (player_id, _COINS, -coins_paid, category, r.OTHER_SOURCES, note, "payload.coins_paid")
     return settle(state, event, (change,), (player_id, book))
 
 
@@ -180,14 +171,13 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
         )
     resource = _FAME if p.reward == "fame" else _COINS
     note = f"Link with {card.id} (Level {card.level})"
-    # Change(...) without its Python-level __new__ (the same tuple)
-    changes = [_tuple_new(Change, (pid, resource, card.level, "link", r.CREATE_LINK, note, _WHERE))]
+    changes: list[Changed] = [(pid, resource, card.level, "link", r.CREATE_LINK, note, _WHERE)]
     if p.shard_link:
         owners = [pid, other_id]
         if state.options.shard_link_same_owner == "once_per_owner":
             owners = list(dict.fromkeys(owners))
         changes += [
-            Change(o, _SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {pid}") for o in owners
+            (o, _SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {pid}", _WHERE) for o in owners
         ]
     return settle(state, event, changes)
 
@@ -205,37 +195,29 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
     pid, reason, fame, coins, shards = p.player_id, p.reason, p.fame, p.coins, p.shards
     book = state.book(pid)
     note = p.note or reason
-    changes = (  # zero changes are not built (settle would skip them); Change(...) inlined
-        [_tuple_new(Change, (pid, _FAME, fame, reason, r.OTHER_SOURCES, note, "payload.fame"))]
-        if fame
-        else []
+    changes: list[Changed] = (  # zero changes are not built (settle would skip them)
+        [(pid, _FAME, fame, reason, r.OTHER_SOURCES, note, "payload.fame")] if fame else []
     )
     unpaid = -(book.coins + coins)
     if reason == "wages" and unpaid > 0 and state.options.negative_coins == "never":
         coins = -book.coins
         penalty = unpaid * state.options.unpaid_coin_fame_penalty
         changes.append(
-            Change(
+            (
                 pid,
                 _FAME,
                 -penalty,
                 "unpaid_wages",
                 r.UNPAID_WAGES,
                 f"{unpaid} Coins of wages unpaid, {penalty} Fame",
+                _WHERE,
             )
         )
     if coins:
-        changes.append(
-            _tuple_new(Change, (pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
-        )
+        changes.append((pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
     if shards:
-        changes.append(
-            _tuple_new(
-                Change, (pid, _SHARDS, shards, reason, r.OTHER_SOURCES, note, "payload.shards")
-            )
-        )
+        changes.append((pid, _SHARDS, shards, reason, r.OTHER_SOURCES, note, "payload.shards"))
     return settle(state, event, changes)
 
 
-_tuple_new = tuple.__new__
 _WHERE = Change._field_defaults["field"]
