@@ -18,7 +18,7 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.memo import Memo
 from domain.trickerion.catalog import Trick, trick
-from domain.values import replace
+from domain.values import replace, with_dict
 
 _EMPTY: Mapping[str, EndgameInventoryDeclared] = MappingProxyType({})
 _NO_CARDS: Mapping[str, Trick] = MappingProxyType({})
@@ -220,13 +220,11 @@ def _copied(state: TrickerionState, scratch: bool) -> tuple[TrickerionState, dic
     """A copy of `state` with its own books dict (returned too), marked `thawed` if `scratch`
     (the state copy inlined: `replace` costs a keyword dict per call)."""
     books = state.books.copy()  # the proxied dict's own copy (dict(proxy) goes key by key)
-    new: TrickerionState = _new(TrickerionState)
-    fields = new.__dict__
-    fields.update(state.__dict__)
-    fields["books"] = proxy = _proxy(books)
+    proxy = _proxy(books)
+    fields = {**state.__dict__, "books": proxy}
     if scratch:
         fields["_scratch"] = (proxy, books)
-    return new, books
+    return with_dict(TrickerionState, fields), books
 
 
 def _clamped(fame: int, amount: int, note: str) -> tuple[int, str]:
@@ -251,7 +249,6 @@ def _refuse(rule: str, pid: str, held: int, amount: int, where: str) -> NoReturn
     )
 
 
-_new = object.__new__
 _tuple_new = tuple.__new__
 _proxy = MappingProxyType
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from domain.memo import Memo
-from domain.values import fields_dict, replace
+from domain.values import fields_dict, replace, with_dict
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,24 @@ def test_replace_copies_with_changes_and_leaves_the_original() -> None:
     assert new is not book
     assert type(new) is Book
     assert hash(new) == hash(Book(3, 5, ("T1",)))
+
+
+def test_replace_gives_the_copy_a_dict_of_its_own_in_field_order() -> None:
+    book = Book(3, 2, ("T1",))
+    new = replace(book, coins=5)
+    assert new.__dict__ is not book.__dict__
+    assert list(new.__dict__) == ["fame", "coins", "tricks"]
+    assert repr(new) == repr(dataclasses.replace(book, coins=5))
+
+
+def test_with_dict_makes_an_instance_around_the_given_dict() -> None:
+    fields = {"fame": 1, "coins": 2, "tricks": ()}
+    book = with_dict(Book, fields)
+    assert book == Book(1, 2)
+    assert type(book) is Book
+    assert book.__dict__ is fields
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        book.fame = 4  # type: ignore[misc]
 
 
 def test_replace_refuses_a_name_that_is_not_a_field() -> None:
