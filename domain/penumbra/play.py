@@ -19,8 +19,7 @@ from contracts.penumbra import (
     TomeLost,
 )
 from domain.errors import RuleViolation
-from domain.penumbra.state import Mark, PenumbraState, Tableau, xp_counts
-from domain.values import replace
+from domain.penumbra.state import Mark, PenumbraState, Tableau, replace, xp_counts
 
 
 def tableau_of(state: PenumbraState, player_id: str) -> Tableau:
