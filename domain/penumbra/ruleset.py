@@ -81,15 +81,37 @@ lesson 4). `HANDLERS` gives each the shared handler shape, the entries being the
 
 
 def scored(move: Move) -> Handler[PenumbraState]:
-    """`move` as a `domain.ruleset.Handler`: the new state and the ledger changes it makes."""
+    """`move` as a `domain.ruleset.Handler`: the new state and the ledger changes it makes.
+
+    The handler refuses any event once every final turn is taken (nothing happens between the
+    last final turn and `game.ended`, docs/rules/penumbra.md#end-of-game) before the move:
+    `domain.fold.Folder` calls it without `apply`.
+
+    Raises:
+        RuleViolation: `penumbra.end.all_final_turns_taken`, or the move's own rule.
+    """
 
     def handler(
         state: PenumbraState, event: Envelope, payload: Any
     ) -> tuple[PenumbraState, Entries]:
+        if state.prophecy is not None and _all_final_turns_taken(state):
+            raise RuleViolation(
+                "penumbra.end.all_final_turns_taken",
+                f"every final turn is taken; only game.ended may follow, got {event.type}",
+                "type",
+            )
         new = move(state, payload)
         return new, ledger_changes(state, new, event)
 
     return handler
+
+
+def _all_final_turns_taken(state: PenumbraState) -> bool:
+    """`turns.all_final_turns_taken` after a Prophecy, written here: the rule map
+    (`services.rules.reach`) follows a name a function reads to the function of that name in
+    its module, and turns.py's `final_turn_taken` move would list its own refusals for every
+    Penumbra event."""
+    return all(t.final_turn_taken for t in state.tableaux.values())
 
 
 HANDLERS: dict[type[Payload], Handler[PenumbraState]] = {t: scored(m) for t, m in _MOVES.items()}
@@ -131,25 +153,23 @@ class PenumbraRuleset:
     def apply(
         self, state: PenumbraState, event: Envelope
     ) -> tuple[PenumbraState, tuple[LedgerEntry, ...]]:
-        """Apply one in-play event; entries are the changes of each affected category.
+        """Apply one in-play event: `handlers[type(event.payload)]`; entries are the changes of
+        each affected category.
 
         Raises:
-            RuleViolation: `penumbra.event.unknown_type`, `penumbra.end.all_final_turns_taken`
-                (nothing happens between the last final turn and `game.ended`), or the
-                handler's own rule (see domain.penumbra.play / turns).
+            RuleViolation: `penumbra.event.unknown_type`, or the handler's own rule (see
+                `scored`, domain.penumbra.play / cards / turns).
         """
         handler = HANDLERS.get(type(event.payload))
         if handler is None:
             raise RuleViolation(
                 "penumbra.event.unknown_type", f"{event.type} is not a Penumbra event", "type"
             )
-        if state.prophecy is not None and turns.all_final_turns_taken(state):
-            raise RuleViolation(
-                "penumbra.end.all_final_turns_taken",
-                f"every final turn is taken; only game.ended may follow, got {event.type}",
-                "type",
-            )
         return handler(state, event, event.payload)
+
+    handlers: Mapping[type[Payload], Handler[PenumbraState]] = HANDLERS
+    """The handler of each in-play payload class, `apply`'s own table: `domain.fold.Folder`
+    calls it directly (one call and two pydantic reads fewer an event)."""
 
     def end(
         self, state: PenumbraState, event: Envelope
