@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
+from uuid import UUID
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
@@ -227,7 +228,11 @@ def ledger_changes(
     old: PenumbraState, new: PenumbraState, event: Envelope
 ) -> tuple[LedgerEntry, ...]:
     """One VP entry per (player, category) whose VP changed from `old` to `new`, amount = the
-    change, plus one ARCANA entry per change of an Arcana supply (noting Arcana lost)."""
+    change, plus one ARCANA entry per change of an Arcana supply (noting Arcana lost).
+
+    The Arcana category is the supply itself, so it is compared directly; the other seven are
+    computed (`_category_vp_change`) only when a field they read was replaced (most events
+    change one player's Arcana alone, docs/profiles/fold-event-cost.md)."""
     entries: list[LedgerEntry] = []
     before_all, after_all = old.tableaux, new.tableaux
     event_id, seq = event.event_id, event.seq
@@ -235,70 +240,71 @@ def ledger_changes(
         before, after = before_all[pid], after_all[pid]
         if before is after:
             continue
-        if after.arcana != before.arcana or after.arcana_lost != before.arcana_lost:
+        supply, was_supply = after.arcana, before.arcana
+        if supply != was_supply or after.arcana_lost != before.arcana_lost:
             entries += _arcana_entry(pid, before, after, event)
+            if supply != was_supply:
+                entries.append(_vp_entry(event_id, seq, pid, "arcana", was_supply, supply))
+        if _same_cards(before, after):
+            continue
         was, now = _category_vp_change(old, new, pid)
-        for key, value in now.items():
-            if value != was[key]:
-                entries.append(
-                    _tuple_new(  # LedgerEntry(...) without its Python-level __new__
-                        LedgerEntry,
-                        (
-                            event_id,
-                            seq,
-                            pid,
-                            _VP,
-                            key,
-                            value - was[key],
-                            RULE_LINE[key],
-                            f"{key} {was[key]} -> {value} VP",
-                        ),
-                    )
-                )
+        for key in _CARD_CATEGORIES:
+            value, was_value = now[key], was[key]
+            if value != was_value:
+                entries.append(_vp_entry(event_id, seq, pid, key, was_value, value))
     return tuple(entries)
+
+
+_CARD_CATEGORIES = ("trials", "mortal_wounds", "experience", "contracts", "board", "goals", "fate")
+"""The categories after Arcana that `category_vp` scores, in its (the rules') order."""
+
+
+def _same_cards(before: Tableau, after: Tableau) -> bool:
+    """Whether every field the seven categories after Arcana read is the very same object (a
+    move replaces only the fields it changes: `categories.category_vp_since`)."""
+    return (
+        after.trials is before.trials
+        and after.contracts is before.contracts
+        and after.reserved_contracts is before.reserved_contracts
+        and after.tomes is before.tomes
+        and after.wounds is before.wounds
+        and after.marks is before.marks
+        and after.goals is before.goals
+    )
+
+
+def _vp_entry(event_id: UUID, seq: int, pid: str, key: str, was: int, now: int) -> LedgerEntry:
+    return _tuple_new(  # LedgerEntry(...) without its Python-level __new__
+        LedgerEntry,
+        (event_id, seq, pid, _VP, key, now - was, RULE_LINE[key], f"{key} {was} -> {now} VP"),
+    )
 
 
 _tuple_new = tuple.__new__
 _VP, _ARCANA = Resource.VP, Resource.ARCANA
 
 
-def _category_vp(state: PenumbraState, player_id: str) -> dict[str, int]:
-    """`category_vp` of the player's tableau, computed once per tableau (`state.memo`: the
-    previous event's "after" is this one's "before"), and then only for the categories whose
-    inputs changed since the tableau the memo kept (`category_vp_since`: any tableau of the
-    player under the same options will do, the categories are compared by identity)."""
-    t = state.tableaux[player_id]
-    options = state.options
-    memo = state.memo
-    key = ("vp", player_id)
-    kept = memo.latest(key)
-    if kept is not None and kept[0][1] is options:
-        (t0, _), vp0 = kept
-        if t0 is t:
-            return vp0  # type: ignore[no-any-return]
-        vp = category_vp_since(t, options, (t0, vp0))
-    else:
-        vp = category_vp(t, options)
-    memo.put(key, (t, options), vp)
-    return vp
-
-
 def _category_vp_change(
     old: PenumbraState, new: PenumbraState, player_id: str
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """`(_category_vp(old, player_id), _category_vp(new, player_id))` with one memo read when
-    the memo keeps the player's tableau of `old` (the usual case: the last event's "after")."""
+    """`category_vp` of the player's tableau in `old` and in `new`, each computed once per
+    tableau (`state.memo`: the previous event's "after" is usually this one's "before") and
+    then only for the categories whose inputs changed since the tableau the memo kept
+    (`category_vp_since`: any tableau of the player under the same options will do, the
+    categories are compared by identity; the kept Arcana may be stale, as an event changing
+    the supply alone leaves the memo as it was, and `category_vp_since` reads it anew)."""
     options, memo = new.options, new.memo
+    before, after = old.tableaux[player_id], new.tableaux[player_id]
     key = ("vp", player_id)
     kept = memo.latest(key)
-    if kept is not None:
-        (before, kept_options), was = kept
-        if before is old.tableaux[player_id] and kept_options is options is old.options:
-            after = new.tableaux[player_id]
-            now = category_vp_since(after, options, (before, was))
-            memo.put(key, (after, options), now)
-            return was, now
-    return _category_vp(old, player_id), _category_vp(new, player_id)
+    if kept is not None and kept[0][1] is options is old.options:
+        (t0, _), vp0 = kept
+        was = vp0 if t0 is before else category_vp_since(before, options, (t0, vp0))
+    else:
+        was = category_vp(before, old.options)
+    now = category_vp_since(after, options, (before, was))
+    memo.put(key, (after, options), now)
+    return was, now
 
 
 Details = tuple[dict[str, int], list[tuple[str, str, int, str]]]

@@ -1,6 +1,8 @@
 """Penumbra's `handlers` table, which `domain.fold.Folder` calls without `apply`: the handler of
 each in-play event answers exactly what `apply` answers (state and ledger entries, or the same
-refusal), on simulated games and after the final turns."""
+refusal), on simulated games and after the final turns; and `ledger_changes` (which computes
+only the categories whose inputs changed, from a memo) answers what the full `category_vp` of
+each tableau before and after gives."""
 
 from __future__ import annotations
 
@@ -9,9 +11,12 @@ import pytest
 from contracts.envelope import Envelope
 from domain.errors import RuleViolation
 from domain.fold import Folder, fold
+from domain.ledger import LedgerEntry, Resource
 from domain.logrules import KINDS
 from domain.penumbra import RULESET as PENUMBRA
-from domain.penumbra.ruleset import _MOVES, HANDLERS
+from domain.penumbra.categories import RULE_LINE, category_vp
+from domain.penumbra.ruleset import _MOVES, HANDLERS, _arcana_entry, ledger_changes
+from domain.penumbra.state import PenumbraState
 from services.simulator.tables import simulate_game
 from tests.domain.penumbra.builders import PenumbraGame
 
@@ -58,3 +63,41 @@ def test_after_the_final_turns_both_refuse_alike() -> None:
     assert by_apply.value.field == by_handler.value.field == "type"
     with pytest.raises(RuleViolation, match="all_final_turns_taken"):
         fold(g.events)
+
+
+def _reference(old: PenumbraState, new: PenumbraState, event: Envelope) -> list[LedgerEntry]:
+    """The ledger changes of one event the slow way: every category of every tableau."""
+    entries: list[LedgerEntry] = []
+    for pid in new.seats:
+        before, after = old.tableaux[pid], new.tableaux[pid]
+        entries += _arcana_entry(pid, before, after, event)
+        was, now = category_vp(before, old.options), category_vp(after, new.options)
+        for key, value in now.items():
+            if value != was[key]:
+                note = f"{key} {was[key]} -> {value} VP"
+                entries.append(
+                    LedgerEntry(
+                        event.event_id,
+                        event.seq,
+                        pid,
+                        Resource.VP,
+                        key,
+                        value - was[key],
+                        RULE_LINE[key],
+                        note,
+                    )
+                )
+    return entries
+
+
+@pytest.mark.parametrize("seed", [3, 11, 2026])
+def test_ledger_changes_are_the_full_category_diff(seed: int) -> None:
+    pairs = _in_play(list(simulate_game("penumbra", seed)))
+    kinds = set()
+    for rules, event in pairs:
+        assert isinstance(rules, PenumbraState)
+        new, entries = HANDLERS[type(event.payload)](rules, event, event.payload)
+        assert list(entries) == _reference(rules, new, event)
+        assert ledger_changes(rules, new, event) == entries  # again, from the memo's "after"
+        kinds |= {(e.resource, e.category) for e in entries}
+    assert len(kinds) >= 8  # Arcana supply and VP, and most categories, were scored
