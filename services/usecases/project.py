@@ -19,6 +19,8 @@ import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 import structlog
@@ -54,6 +56,8 @@ class Applied:
     last_feed_id: str | None
     malformed: tuple[str, ...] = ()
 
+
+_game_id = attrgetter("game_id")
 
 LETTER_KEEP_S = 30 * 86_400.0
 """How long a projector letter's once-marker is kept (as the inbox's `dead_letter_keep_s`): a
@@ -214,6 +218,8 @@ class Project:
         heads read already), whose cached views, behind it, are dropped; and the heads read
         (for `_load_views`)."""
         done, heads = await live_reached(self.projections, fresh, self.views, read)
+        if not done:  # a catch-up: no entry to drop
+            return list(fresh), heads
         for game_id in done:
             self.views.pop(game_id, None)
         return [e for e in fresh if e.game_id not in done], heads
@@ -221,19 +227,26 @@ class Project:
     async def _fold_into(self, work: dict[str, GameWork], fresh: Sequence[FeedEntry]) -> None:
         """Fold `fresh` (feed order) onto each game's view, one `GameWork` per game in `work`
         (filled as the games come, so the caller can drop them if anything fails)."""
-        for entry in fresh:
-            w = work.get(entry.game_id)
+        # per run of one game's entries (a catch-up reads a game's events in a row): its work
+        # looked up, and its view's seq read through the property, once a run
+        for game_id, run in groupby(fresh, _game_id):
+            w = work.get(game_id)
             if w is None:
-                if entry.game_id not in self.views:  # evicted meanwhile
-                    await self._load_views([entry.game_id])
-                view = self.views[entry.game_id]
-                w = work[entry.game_id] = GameWork(view, view.seq, view.held, view.held)
-            if w.held is None and entry.seq == w.view.seq + 1:  # the usual case, no await
-                reason = evolve(w, entry.data)
-                if reason is not None:
+                if game_id not in self.views:  # evicted meanwhile
+                    await self._load_views([game_id])
+                view = self.views[game_id]
+                w = work[game_id] = GameWork(view, view.seq, view.held, view.held)
+            seq = w.seq
+            for entry in run:
+                if w.held is None and entry.seq == seq + 1:  # the usual case, no await
+                    reason = evolve(w, entry.data)
+                    if reason is None:
+                        seq = w.view.folder.seq  # `w.seq`: the folder has started
+                        continue
                     await self._refused_feed(w, entry, reason)
-            else:
-                await self._fold_one(w, entry)
+                else:
+                    await self._fold_one(w, entry)
+                seq = w.seq  # the view may have been refolded
 
     async def _unprojected_named(
         self, fresh: list[FeedEntry], read: Mapping[str, ProjectionHead] | None = None

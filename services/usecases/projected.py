@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Container, Iterable, Mapping, Sequence
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from contracts.names import may_be_start, put_names
@@ -35,11 +37,16 @@ def live_projection(state: GameState[Any], updated_at: str, changes_maxlen: int)
     )
 
 
+_game_id, _seq, _live = attrgetter("game_id"), attrgetter("seq"), attrgetter("live")
+
+
 def last_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     """Each game's highest seq among `entries` (games in their first entry's order)."""
     last: dict[str, int] = {}
-    for entry in entries:
-        last[entry.game_id] = max(last.get(entry.game_id, 0), entry.seq)
+    # per run of one game's entries (a catch-up reads a game's events in a row): no Python
+    # code runs per entry
+    for game_id, run in groupby(entries, _game_id):
+        last[game_id] = max(last.get(game_id, 0), *map(_seq, run))
     return last
 
 
@@ -47,7 +54,7 @@ def live_lasts(entries: Sequence[FeedEntry]) -> dict[str, int] | None:
     """Each game's highest seq among `entries` when an append projected every game's entry of
     that seq (`FeedEntry.live`): the batch the projector need not fold if the heads reach
     them (`Projections.advance`); None when some game's was not, or for no entries."""
-    if not any(entry.live for entry in entries):  # a catch-up: no map built
+    if not any(map(_live, entries)):  # a catch-up: no map built
         return None
     last: dict[str, int] = {}
     live: dict[str, bool] = {}
@@ -63,8 +70,8 @@ def live_lasts(entries: Sequence[FeedEntry]) -> dict[str, int] | None:
 def first_seqs(entries: Iterable[FeedEntry]) -> dict[str, int]:
     """Each game's first seq among `entries` (feed order; games in their first entry's order)."""
     first: dict[str, int] = {}
-    for entry in entries:
-        first.setdefault(entry.game_id, entry.seq)
+    for game_id, run in groupby(entries, _game_id):  # per run of one game's entries
+        first.setdefault(game_id, next(run).seq)
     return first
 
 

@@ -130,7 +130,13 @@ def feed_entries(
     for entry_id, fields in game_entries:
         # A game met before in the read (a catch-up reads each game's events in a row): its id
         # is checked already; only the seq is (bytes of ASCII digits: the same rule).
-        if isinstance(fields, list) and _laid_out(fields):  # `_main_fields`, inlined (per entry)
+        if (  # `_main_fields` and its `_laid_out`, inlined (a call less per entry)
+            isinstance(fields, list)
+            and (len(fields) == 6 or (len(fields) == 8 and fields[6] == b"live"))
+            and fields[0] == b"game"
+            and fields[2] == b"seq"
+            and fields[4] == b"data"
+        ):
             game, seq, data = fields[1], fields[3], fields[5]
             live = len(fields) == 8 and fields[7] == b"1"
         else:
