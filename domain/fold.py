@@ -53,9 +53,8 @@ class Folder(Generic[S]):
     A ruleset may offer `handlers`, payload class -> `domain.ruleset.Handler`, when its
     `apply(state, event)` is `handlers[type(event.payload)](state, event, event.payload)` for
     every class in it (none of them a start, void, correction or end): the folder then calls
-    the handler itself (docs/profiles/fold-event-cost.md). Penumbra has none: its `apply`
-    refuses every event after the final turns before its handler (`services.rules.map`
-    reads that refusal from `apply`, the handlers' own from the handlers).
+    the handler itself (docs/profiles/fold-event-cost.md). Both games offer them (Penumbra's
+    handlers refuse every event after the final turns themselves).
     """
 
     def __init__(self) -> None:

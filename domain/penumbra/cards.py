@@ -19,7 +19,8 @@ from contracts.penumbra import (
 from domain.errors import RuleViolation
 from domain.penumbra.categories import RESERVED_TRIAL
 from domain.penumbra.play import tableau_of
-from domain.penumbra.state import Card, PenumbraState, replace, xp_counts
+from domain.penumbra.state import Card, PenumbraState, xp_counts
+from domain.values import replace
 
 
 def _card(payload: TrialCompleted | ContractReserved | ContractFulfilled, card_id: str) -> Card:

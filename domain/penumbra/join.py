@@ -16,7 +16,8 @@ from contracts.penumbra import PenumbraJoinedInProgress
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.penumbra.categories import JOINED
-from domain.penumbra.state import Card, PenumbraState, replace, xp_counts
+from domain.penumbra.state import Card, PenumbraState, xp_counts
+from domain.values import replace
 
 JOIN_RULE = JOINED
 """The citation of every ledger entry a join declares."""

@@ -19,7 +19,8 @@ from contracts.penumbra import (
     TomeLost,
 )
 from domain.errors import RuleViolation
-from domain.penumbra.state import Mark, PenumbraState, Tableau, replace, xp_counts
+from domain.penumbra.state import Mark, PenumbraState, Tableau, xp_counts
+from domain.values import replace
 
 
 def tableau_of(state: PenumbraState, player_id: str) -> Tableau:

@@ -1,6 +1,6 @@
 """The Penumbra ruleset's state: one `Tableau` per player plus the game's end-game clock.
 
-Every value is frozen; a handler returns a new state with `replace` (below). The state holds
+Every value is frozen; a handler returns a new state with `domain.values.replace`. The state holds
 exactly what the end-game tally (docs/rules/penumbra.md#categories) reads, so each
 category is a function of it (see `domain.penumbra.categories`).
 """
@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
 from domain.memo import Memo
-
-T = TypeVar("T")
+from domain.values import with_dict
 
 XpCounts = tuple[int, int, int, int, int, int]
 """Experience symbols per kind, in the order XP1..XP6."""
@@ -117,32 +115,4 @@ class PenumbraState:
         """A copy with one player's tableau replaced (once per event: `replace` inlined)."""
         tableaux = dict(self.tableaux)
         tableaux[player_id] = tableau
-        new: PenumbraState = _new(PenumbraState)
-        _set(new, "__dict__", {**self.__dict__, "tableaux": tableaux})
-        return new
-
-
-def replace(obj: T, /, **changes: Any) -> T:
-    """A copy of the frozen dataclass `obj` (a `Tableau`, a `PenumbraState`) with `changes`
-    applied: `domain.values.replace`, but the copy's fields are a dict of its own.
-
-    Why: CPython 3.11 cannot specialise an attribute read of an instance whose `__dict__` was
-    materialised from its inline values (a split dict, as `new.__dict__.update(...)` makes):
-    every read takes the generic path, about 3x slower. A plain dict set as `__dict__` keeps
-    the reads specialised (docs/profiles/fold-event-cost.md).
-
-    Raises:
-        TypeError: a name in `changes` is not a field of `obj`.
-    """
-    old = obj.__dict__
-    new = _new(type(obj))
-    fields = {**old, **changes}
-    if len(fields) != len(old):  # a name that is not a field: checked after, not per call
-        name = next(n for n in changes if n not in old)
-        raise TypeError(f"{type(obj).__name__} has no field {name!r}")
-    _set(new, "__dict__", fields)
-    return new
-
-
-_new = object.__new__
-_set = object.__setattr__  # the frozen classes' own `__setattr__` refuses every name
+        return with_dict(PenumbraState, {**self.__dict__, "tableaux": tableaux})

@@ -12,7 +12,8 @@ from contracts.penumbra import FinalTurnTaken, ProphecyTriggered
 from domain.errors import RuleViolation
 from domain.penumbra.categories import TIE_BREAK
 from domain.penumbra.play import tableau_of
-from domain.penumbra.state import PenumbraState, Prophecy, replace
+from domain.penumbra.state import PenumbraState, Prophecy
+from domain.values import replace
 
 
 def _check_players(state: PenumbraState, order: tuple[str, ...], field: str) -> None:

@@ -1,4 +1,4 @@
-"""`domain.penumbra.state.replace` and `PenumbraState.with_tableau` (the Penumbra moves' copies,
+"""`domain.values.replace` on the Penumbra states and `PenumbraState.with_tableau` (the Penumbra moves' copies,
 each with a fields dict of its own): the same values as `dataclasses.replace`."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import dataclasses
 import pytest
 
 from contracts.penumbra import PenumbraOptions
-from domain.penumbra.state import Card, PenumbraState, Tableau, replace
+from domain.penumbra.state import Card, PenumbraState, Tableau
+from domain.values import replace
 
 
 def test_replace_is_dataclasses_replace_and_leaves_the_original() -> None:
