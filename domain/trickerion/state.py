@@ -32,7 +32,8 @@ class PlayerBook(NamedTuple):
     `fame` (Fame, this ruleset's entries only: referee corrections are not seen here),
     `coins`, `shards` (loose Shards), `tricks` (learned Trick ids), `hires` (characters
     hired), `advertised_in_turn` (the last turn the player Advertised, 0 = never). A copy
-    with other values: `book._replace(...)`.
+    with other values: `book._replace(...)`. `settle` reads Fame, Coins and Shards as the first
+    three fields (`book[:3]`); tests/domain/trickerion/test_play.py pins that order.
     """
 
     fame: int

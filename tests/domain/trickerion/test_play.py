@@ -12,6 +12,7 @@ from domain.errors import RuleViolation
 from domain.fold import evolve
 from domain.ledger import Resource
 from domain.standings_shapes import Provisional
+from domain.trickerion.state import PlayerBook
 from tests.domain.trickerion.builders import TrickerionGame
 
 
@@ -288,3 +289,10 @@ def test_provisional_in_the_base_game_counts_hired_apprentices_and_specialists()
         "apprentices": 4,
         "specialists": 3,
     }
+
+
+def test_a_books_first_three_fields_are_fame_coins_and_shards() -> None:
+    # `settle` reads a book's running totals as `book[:3]`: reordering the fields must fail here
+    book = PlayerBook(fame=7, coins=3, shards=1)
+    assert PlayerBook._fields[:3] == ("fame", "coins", "shards")
+    assert book[:3] == (7, 3, 1)
