@@ -3,7 +3,7 @@
 Every number is a sum over the ledger (plus, during play, the ruleset's "if the game ended now"
 categories, marked provisional); the fold keeps those sums as entries arrive (`GameState.totals`,
 `.breakdown`), so standings cost O(players x categories) per state, not O(ledger), and are
-computed once per state (`GameState.memo`); `standings_json` renders the wire JSON once, as bytes.
+computed once per state (`GameState.memo`); `standings_text` renders the wire JSON once, as text.
 The game's labels (categories, title, score unit) come from the registry and are built once per
 game. Ranks are standard competition ranking (1, 1, 3). Source: docs/decisions/0007-pure-domain-fold.md (standings),
 docs/decisions/0001-events-are-immutable-facts.md; docs/decisions/0012-hot-reads-and-off-loop-replays.md (incremental standings).
@@ -11,7 +11,7 @@ docs/decisions/0001-events-are-immutable-facts.md; docs/decisions/0012-hot-reads
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from types import MappingProxyType
 from typing import TypeVar
@@ -53,56 +53,80 @@ def standings(state: GameState) -> Standings:
 
 
 def standings_json(state: GameState) -> bytes:
-    """The wire JSON of `standings(state)` (the `Standings` shape), rendered once per state."""
+    """The wire JSON of `standings(state)` (the `Standings` shape) as bytes: `standings_text`
+    encoded, once per state."""
     cached = state.memo.get("standings_json")
     if isinstance(cached, bytes):
         return cached
-    data = _render(standings(state), state)
+    data = standings_text(state).encode()
     state.memo["standings_json"] = data
     return data
 
 
-def _render(result: Standings, state: GameState) -> bytes:
-    """`result.model_dump_json()` as bytes, from parts kept while they stand: each player's
-    line (the same object while its inputs are unchanged, `_lines`) and the game's labels are
-    serialized once; only the few changing fields are serialized per state. The fields are
-    joined in the model's order, so the bytes are exactly pydantic's (a test checks it)."""
+def standings_text(state: GameState) -> str:
+    """The wire JSON of `standings(state)` as text (what the stores keep), rendered once per
+    state: `result.model_dump_json()` exactly (a test checks it)."""
+    cached = state.memo.get("standings_text")
+    if isinstance(cached, str):
+        return cached
+    text = _render(standings(state), state)
+    state.memo["standings_text"] = text
+    return text
+
+
+def _render(result: Standings, state: GameState) -> str:
+    """`result.model_dump_json()` decoded, from parts kept while they stand: each player's line
+    (the same object while its inputs are unchanged, `_lines`) is serialized once, and the
+    game's fields, its labels and the seams between them once per game and status (`_frame`);
+    only the seq, the lines and the outcome are rendered per state. The fields are in the
+    model's order, so the text is exactly pydantic's (a test checks it)."""
     cache = state.cache
-    lines = b",".join([_line_json(cache, line) for line in result.players])
-    head = to_json(
-        {
-            "game_id": result.game_id,
-            "game": result.game,
-            "status": result.status,
-            "seq": result.seq,
-            "score_unit": result.score_unit,
-        }
-    )
-    outcome = to_json(
-        {"winner": result.winner, "winners": result.winners, "tie_break": result.tie_break}
-    )
+    head = (result.game_id, result.game, result.status, result.score_unit)
     labels = _labels_json(state.ruleset)
-    return b"".join((head[:-1], b',"players":[', lines, b"],", outcome[1:-1], b",", labels, b"}"))
+    first, middle, last = cache.get(
+        ("standings.frame",), (labels,), partial(_frame, head, labels), head
+    )
+    lines = ",".join([_line_json(cache, line) for line in result.players])
+    winner, winners, tie_break = result.winner, result.winners, result.tie_break
+    if winner is None and not winners and tie_break is None:
+        outcome = _NO_OUTCOME
+    else:
+        data = {"winner": winner, "winners": winners, "tie_break": tie_break}
+        outcome = to_json(data).decode()[1:-1]
+    return "".join((first, str(result.seq), middle, lines, "],", outcome, last))
+
+
+_NO_OUTCOME = to_json({"winner": None, "winners": [], "tie_break": None}).decode()[1:-1]
+
+
+def _frame(head: tuple[str, str, str, str], labels: str) -> tuple[str, str, str]:
+    """The constant text around a game's seq, players and outcome, for fields `head` (game id,
+    game, status, score unit) and its `labels`: up to the seq, from it to the first line, from
+    the outcome to the end."""
+    game_id, game, status, unit = head
+    first = to_json({"game_id": game_id, "game": game, "status": status}).decode()[:-1]
+    middle = to_json({"score_unit": unit}).decode()[1:-1]
+    return f'{first},"seq":', f',{middle},"players":[', f",{labels}}}"
 
 
 _LINE_JSON = PlayerStanding.__pydantic_serializer__
 
 
-def _line_json(cache: Memo, line: PlayerStanding) -> bytes:
-    """The JSON of a player's line, kept in the game's memo while the line is the same object
-    (no `partial` made for a kept one)."""
+def _line_json(cache: Memo, line: PlayerStanding) -> str:
+    """The JSON of a player's line as text, kept in the game's memo while the line is the same
+    object."""
     slot = ("json", line.player_id)
     text = cache.peek(slot, (line,))
     if text is MISS:
-        text = _LINE_JSON.to_json(line)
+        text = _LINE_JSON.to_json(line).decode()
         cache.put(slot, (line,), text)
     return text  # type: ignore[no-any-return]
 
 
-_LABELS_JSON: dict[int, tuple[Ruleset[object], bytes]] = {}
+_LABELS_JSON: dict[int, tuple[Ruleset[object], str]] = {}
 
 
-def _labels_json(ruleset: Ruleset[object]) -> bytes:
+def _labels_json(ruleset: Ruleset[object]) -> str:
     """`"categories":[...],"title":{...},"score_unit_label":{...}` of the game, once per ruleset."""
     hit = _LABELS_JSON.get(id(ruleset))
     if hit is not None and hit[0] is ruleset:
@@ -114,7 +138,7 @@ def _labels_json(ruleset: Ruleset[object]) -> bytes:
             "title": labels.title,
             "score_unit_label": labels.unit,
         }
-    )[1:-1]
+    )[1:-1].decode()
     _LABELS_JSON[id(ruleset)] = (ruleset, text)
     return text
 
@@ -168,11 +192,14 @@ def _lines(
     their line (copied with the new rank when only their place changed). A ruleset offering
     `player_inputs(rules_state, player_id) -> (same, equal)` (what its provisional part and
     details of that player read: objects compared by identity, values by `==`) is not even
-    asked for them while those are unchanged; one offering `player_provisional(rules_state,
-    player_id)` is asked for that player's part only."""
+    asked for them while those are unchanged, and a changed line is built at once (its inputs
+    changed: no second lookup); one offering `player_provisional(rules_state, player_id)` is
+    asked for that player's part only."""
     ruleset, cache, rules = state.ruleset, state.cache, state.rules
     live = state.status == "in_progress"
     inputs = getattr(ruleset, "player_inputs", None)
+    if inputs is not None:
+        return _lines_by_inputs(state, ruleset, inputs, ranks, totals, live)
     of_player = getattr(ruleset, "player_provisional", None)
     provisional: Mapping[str, Mapping[str, int]] | None = None
     lines = []
@@ -180,15 +207,6 @@ def _lines(
         pid = p.player_id
         cats = state.breakdown.get(pid, _NONE)
         rank, total = ranks[pid], totals[pid]
-        if inputs is not None:
-            same, equal = inputs(rules, pid)
-            hit = cache.peek(("inputs", pid), (p, cats, *same), (total, live, *equal))
-            if hit is not MISS:
-                if hit.rank != rank:
-                    hit = _reranked(hit, rank)
-                    cache.put(("inputs", pid), (p, cats, *same), hit, (total, live, *equal))
-                lines.append(hit)
-                continue
         extra: Mapping[str, int] | None = None
         if live and of_player is not None:
             extra = of_player(rules, pid)  # this player only (the others may be unchanged)
@@ -203,8 +221,47 @@ def _lines(
             partial(_line, p, rank, total, cats, extra, details),
             (rank, total),
         )
-        if inputs is not None:
-            cache.put(("inputs", pid), (p, cats, *same), line, (total, live, *equal))
+        lines.append(line)
+    return lines
+
+
+def _lines_by_inputs(
+    state: GameState,
+    ruleset: Ruleset[object],
+    inputs: Callable[[object, str], tuple[tuple[object, ...], tuple[object, ...]]],
+    ranks: Mapping[str, int],
+    totals: Mapping[str, int],
+    live: bool,
+) -> list[PlayerStanding]:
+    """`_lines` of a ruleset offering `player_inputs`: each line kept while those inputs, the
+    player, the breakdown, the total and the phase stand (one slot per player)."""
+    cache, rules, breakdown = state.cache, state.rules, state.breakdown
+    of_player = getattr(ruleset, "player_provisional", None)
+    provisional: Mapping[str, Mapping[str, int]] | None = None
+    peek, put = cache.peek, cache.put
+    lines = []
+    for p in state.players:
+        pid = p.player_id
+        cats = breakdown.get(pid, _NONE)
+        rank, total = ranks[pid], totals[pid]
+        same, equal = inputs(rules, pid)
+        key, same, equal = ("inputs", pid), (p, cats, *same), (total, live, *equal)
+        line = peek(key, same, equal)
+        if line is not MISS:
+            if line.rank != rank:
+                line = _reranked(line, rank)
+                put(key, same, line, equal)
+            lines.append(line)
+            continue
+        extra: Mapping[str, int] | None = None
+        if live and of_player is not None:
+            extra = of_player(rules, pid)  # this player only (the others may be unchanged)
+        elif live:
+            if provisional is None:
+                provisional = ruleset.provisional(rules)
+            extra = provisional.get(pid, _NONE)
+        line = _line(p, rank, total, cats, extra, player_details(ruleset, rules, pid, cache))
+        put(key, same, line, equal)
         lines.append(line)
     return lines
 

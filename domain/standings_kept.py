@@ -18,7 +18,14 @@ from functools import partial
 from typing import Any
 
 from domain.fold import GameState
-from domain.standings import Standings, _assembled, _lines, standings, standings_json
+from domain.standings import (
+    Standings,
+    _assembled,
+    _lines,
+    standings,
+    standings_json,
+    standings_text,
+)
 
 Places = tuple[dict[str, int], tuple[int, ...]]
 """(player id -> rank, the seat indices in rank order) of totals without a tie."""
@@ -51,6 +58,13 @@ def kept_standings_json(state: GameState[Any]) -> bytes:
     state from the players' kept JSON lines)."""
     kept_standings(state)
     return standings_json(state)
+
+
+def kept_standings_text(state: GameState[Any]) -> str:
+    """`standings_text(state)` of `kept_standings(state)` (the wire JSON as text, rendered once
+    per state from the players' kept JSON lines)."""
+    kept_standings(state)
+    return standings_text(state)
 
 
 def _places(totals: dict[str, int]) -> Places:

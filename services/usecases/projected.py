@@ -14,7 +14,7 @@ from typing import Any
 
 from contracts.names import may_be_start, put_names
 from domain.fold import GameState
-from domain.standings_kept import kept_standings, kept_standings_json
+from domain.standings_kept import kept_standings, kept_standings_text
 from services.ports.eventlog import FeedEntry, LiveProjection
 from services.ports.projections import ProjectionHead, Projections, reaches
 from services.usecases.readmodels.render import view_json
@@ -24,7 +24,7 @@ def rendered(state: GameState[Any]) -> tuple[str, bytes]:
     """The standings JSON (text) and the rendered standings view (bytes, without its position
     fields) of `state`, each computed once per state (`GameState.memo`) from the game's kept
     parts (`domain.standings_kept`: what the events since the last render left unchanged)."""
-    return kept_standings_json(state).decode(), view_json(kept_standings(state), state.cache)
+    return kept_standings_text(state), view_json(kept_standings(state), state.cache)
 
 
 def live_projection(state: GameState[Any], updated_at: str, changes_maxlen: int) -> LiveProjection:

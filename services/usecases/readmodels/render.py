@@ -22,15 +22,15 @@ Cost: the fields the domain holds as they are go out through the domain model's 
 serializer, a run of consecutive fields in one call; each player's line is kept in the game's
 memo (`GameState.cache`) while the line is the same object (the standings keep a player's
 line while its inputs are unchanged, `domain.standings._lines`) under the same labels, and
-the breakdown is one `%`-template per game and label set. About 21 µs a change on the
-simulated games. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (the stored view), docs/integrating/http.md (compact frames), docs/architecture/index.md
+the breakdown is one piece per category, kept per game and label set with 0 points, so a line
+formats only the categories it has points in. Source: docs/decisions/0012-hot-reads-and-off-loop-replays.md (the stored view), docs/integrating/http.md (compact frames), docs/architecture/index.md
 (one renderer).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from operator import is_
@@ -54,12 +54,15 @@ POSITION = frozenset({"checkpoint", "updated_at"})
 @dataclass(slots=True)
 class _Labels:
     """The constant JSON of a game's label set: per category key `{"key":..,"en":..,"ru":..,
-    "endgame":..,"points":`, and the whole breakdown as one `%`-template of the points."""
+    "endgame":..,"points":`, and the breakdown as one piece per category in label order, the
+    brackets around them included: each a `%`-template of its points (`points`) and as it reads
+    with 0 points (`zeros`), so a line formats only the categories it has points in."""
 
     keys: tuple[str, ...]
     prefixes: dict[str, bytes]
-    breakdown: bytes
-    zeros: tuple[int, ...]
+    index: dict[str, int]
+    points: list[bytes]
+    zeros: list[bytes]
     subsets: dict[tuple[str, ...], bytes] = field(default_factory=dict)
     """The template of each subset of the keys a provisional part has shown so far."""
 
@@ -72,6 +75,18 @@ class _Labels:
             )
         return made
 
+    def breakdown(self, categories: Mapping[str, int]) -> bytes:
+        """The JSON list of `CategoryPoints` of every label for a breakdown (a key of it not
+        labelled raises KeyError: `view_json` labels every key shown)."""
+        if not self.zeros:
+            return b"[]"
+        pieces = self.zeros.copy()
+        index, points = self.index, self.points
+        for key, value in categories.items():
+            at = index[key]
+            pieces[at] = points[at] % value
+        return b",".join(pieces)
+
     @classmethod
     def of(cls, labels: Sequence[CategoryLabel]) -> _Labels:
         prefixes = {
@@ -80,9 +95,12 @@ class _Labels:
             for c in labels
         }
         keys = tuple(c.key for c in labels)
-        made = cls(keys, prefixes, b"", (0,) * len(keys))
-        made.breakdown = made.template(keys)
-        return made
+        points = [prefixes[k].replace(b"%", b"%%") + b"%d}" for k in keys]
+        zeros = [prefixes[k] + b"0}" for k in keys]
+        if keys:  # the list's brackets ride on its first and last piece
+            points[0], zeros[0] = b"[" + points[0], b"[" + zeros[0]
+            points[-1], zeros[-1] = points[-1] + b"]", zeros[-1] + b"]"
+        return cls(keys, prefixes, {k: i for i, k in enumerate(keys)}, points, zeros)
 
 
 # --- the plan: the view's fields, in order, each passed through, computed or spliced -------
@@ -241,14 +259,13 @@ def _base(result: Standings) -> _Base:
 def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
     """`PlayerLine` JSON of `player`: the breakdown labelled, every category shown (0 where
     none), and the provisional part's categories labelled likewise."""
-    breakdown = game.breakdown % tuple(map(player.categories.get, game.keys, game.zeros))
     provisional = b"null"
     if player.provisional is not None:
-        extra = player.provisional.categories
-        shown = tuple(filter(extra.__contains__, game.keys))  # in label order, in C
+        extra, index = player.provisional.categories, game.index
+        shown = tuple(sorted(filter(index.__contains__, extra), key=index.__getitem__))
         categories = game.template(shown) % tuple(map(extra.__getitem__, shown))
         provisional = b'{"categories":[%b],"total":%d}' % (categories, player.provisional.total)
-    return _line(player, None, breakdown=b"[%b]" % breakdown, provisional=provisional)
+    return _line(player, None, breakdown=game.breakdown(player.categories), provisional=provisional)
 
 
 def with_position(head: bytes, checkpoint: str | None, updated_at: str | None) -> bytes:
