@@ -119,3 +119,20 @@ def test_a_view_field_nothing_renders_is_refused() -> None:
 
     with pytest.raises(TypeError, match="handicap"):
         render._compile(ViewLine, PlayerStanding, {}, ["breakdown", "provisional"])
+
+
+def test_labels_and_points_with_percent_signs_render_as_the_schemas() -> None:
+    """The breakdown's pieces are `%`-templates of the points: a `%` in a category key or label
+    (an unlabelled key is its own label) and a negative or zero point are rendered as written,
+    in every position (first, middle and last of the labels, with and without points)."""
+    folder: Folder[Any] = Folder()
+    for event in load("penumbra-demo.jsonl")[:12]:
+        folder.add(event)
+    result = standings(folder.state)
+    first, *rest = result.players
+    odd = {"50%": -3, "a%d": 0, "%s%%": 7, **first.categories}
+    line = first.model_copy(update={"categories": odd})
+    shown = result.model_copy(update={"players": [line, *rest]})
+    expected = standings_view(shown, "projection").model_dump_json(exclude=EXCLUDED).encode()
+    assert view_json(shown, folder.state.cache) == expected
+    assert b'"key":"50%","en":"50%","ru":"50%","endgame":false,"points":-3}' in expected
