@@ -13,7 +13,7 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import Amounts, PerformanceCard, characters, performance
-from domain.trickerion.state import Change, Changed, TrickerionState, settle
+from domain.trickerion.state import Change, Changed, TrickerionState, settle_one
 from domain.trickerion.turns import require_turn
 from domain.values import replace
 
@@ -123,7 +123,9 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
     paid = yield_amounts(state, card.yield_, weekday)
     _check_amounts(p.fame, p.coins, p.shards, paid, "trickerion.yield.amount_mismatch", "")
     note = f"{card.id} {card.name} on {on}" + (f" ({weekday})" if weekday else "")
-    return settle(state, event, gains(owner, paid, "trick_yield", r.TRICK_YIELD, note))
+    return settle_one(
+        state, event, owner, book, gains(owner, paid, "trick_yield", r.TRICK_YIELD, note)
+    )
 
 
 def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiven) -> Result:
@@ -190,4 +192,4 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             pid, gift, "theater_specialists", r.THEATER_SPECIALISTS, f"{specialist} backstage"
         )
     state = replace(state, performed=state.performed | {card.id})
-    return settle(state, event, changes)
+    return settle_one(state, event, pid, book, changes)

@@ -19,7 +19,14 @@ from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.trickerion import categories as r
 from domain.trickerion.catalog import characters
-from domain.trickerion.state import Change, Changed, PlayerBook, TrickerionState, settle
+from domain.trickerion.state import (
+    Change,
+    Changed,
+    PlayerBook,
+    TrickerionState,
+    settle,
+    settle_one,
+)
 from domain.trickerion.turns import require_turn
 
 Result = tuple[TrickerionState, tuple[LedgerEntry, ...]]
@@ -53,14 +60,15 @@ def advertise(state: TrickerionState, event: Envelope, p: Advertised) -> Result:
             "payload.coins_paid",
         )
     note = f"Advertised at initiative position {position}"
-    return settle(
+    return settle_one(
         state,
         event,
+        pid,
+        book._replace(advertised_in_turn=turn),
         (
             (pid, _COINS, -position, "advertise", r.ADVERTISE, note, "payload.coins_paid"),
             (pid, _FAME, ADVERTISE_FAME, "advertise", r.ADVERTISE, note, _WHERE),
         ),
-        (pid, book._replace(advertised_in_turn=turn)),
     )
 
 
@@ -138,7 +146,7 @@ def _bought(
         RuleViolation: `trickerion.coins.insufficient` naming payload.coins_paid.
     """
     change = (player_id, _COINS, -coins_paid, category, r.OTHER_SOURCES, note, "payload.coins_paid")
-    return settle(state, event, (change,), (player_id, book))
+    return settle_one(state, event, player_id, book, (change,))
 
 
 def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Result:
@@ -172,13 +180,14 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
     resource = _FAME if p.reward == "fame" else _COINS
     note = f"Link with {card.id} (Level {card.level})"
     changes: list[Changed] = [(pid, resource, card.level, "link", r.CREATE_LINK, note, _WHERE)]
-    if p.shard_link:
-        owners = [pid, other_id]
-        if state.options.shard_link_same_owner == "once_per_owner":
-            owners = list(dict.fromkeys(owners))
-        changes += [
-            (o, _SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {pid}", _WHERE) for o in owners
-        ]
+    if not p.shard_link:  # the placer alone
+        return settle_one(state, event, pid, book, changes)
+    owners = [pid, other_id]
+    if state.options.shard_link_same_owner == "once_per_owner":
+        owners = list(dict.fromkeys(owners))
+    changes += [
+        (o, _SHARDS, 1, "link", r.SHARD_LINK, f"Shard Link by {pid}", _WHERE) for o in owners
+    ]
     return settle(state, event, changes)
 
 
@@ -217,7 +226,7 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         changes.append((pid, _COINS, coins, reason, r.OTHER_SOURCES, note, "payload.coins"))
     if shards:
         changes.append((pid, _SHARDS, shards, reason, r.OTHER_SOURCES, note, "payload.shards"))
-    return settle(state, event, changes)
+    return settle_one(state, event, pid, book, changes)
 
 
 _WHERE = Change._field_defaults["field"]

@@ -183,6 +183,61 @@ def settle(
     return (_written(state, held, new_book) if held else state), tuple(entries)
 
 
+def settle_one(
+    state: TrickerionState,
+    event: Envelope,
+    player_id: str,
+    book: PlayerBook,
+    changes: Iterable[Changed],
+) -> tuple[TrickerionState, tuple[LedgerEntry, ...]]:
+    """`settle(state, event, changes, (player_id, book))` for changes that are all
+    `player_id`'s (their own player id is not read): most handlers change one player, and this
+    path keeps Fame, Coins and Shards in locals instead of settle's per-player lists (about
+    3.5k instructions an event, docs/profiles/fold-event-cost.md). `book` is the player's book
+    now (`state.books[player_id]`) or the new one an event gives them; the state is returned
+    as it is when that is the book now and every change is zero. Floors as `settle`.
+
+    Raises:
+        RuleViolation: `trickerion.coins.insufficient` / `trickerion.shards.insufficient`
+            naming the change's field.
+    """
+    fame, coins, shards = book[0], book[1], book[2]
+    entries: list[LedgerEntry] = []
+    event_id, seq = event.event_id, event.seq
+    for _, resource, amount, category, rule, note, where in changes:
+        if not amount:
+            continue
+        if resource is _FAME:  # floors as in `settle` (options read only at a floor)
+            if fame + amount < 0 and state.options.fame_floor == "clamp_zero":
+                amount, note = _clamped(fame, amount, note)
+            fame += amount
+        elif resource is _COINS:
+            if coins + amount < 0 and state.options.negative_coins == "never":
+                _refuse("trickerion.coins.insufficient", player_id, coins, amount, where)
+            coins += amount
+        else:
+            if shards + amount < 0:
+                _refuse("trickerion.shards.insufficient", player_id, shards, amount, where)
+            shards += amount
+        entries.append(
+            _tuple_new(
+                LedgerEntry, (event_id, seq, player_id, resource, category, amount, rule, note)
+            )
+        )
+    fields = state.__dict__
+    books = fields["books"]
+    if not entries and books.get(player_id) is book:
+        return state, ()
+    book = _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
+    scratch = fields.get("_scratch")
+    if scratch is not None and scratch[0] is books:  # ours to write: see `thawed`
+        scratch[1][player_id] = book
+        return state, tuple(entries)
+    new, written = _copied(state, scratch is not None)
+    written[player_id] = book
+    return new, tuple(entries)
+
+
 def _written(
     state: TrickerionState, held: dict[str, list[int]], new_book: tuple[str, PlayerBook] | None
 ) -> TrickerionState:
