@@ -149,13 +149,16 @@ class Folder(Generic[S]):
         if not self.started:
             self._load(start(event))
             return
-        payload = event.payload
+        # a pydantic model's attribute read goes through its `__getattr__` hook (about 440
+        # instructions): its fields dict is read once instead (docs/profiles/fold-event-cost.md)
+        fields = event.__dict__
+        payload = fields["payload"]
         handler = self._handlers.get(type(payload))
-        seq = event.seq
+        seq = fields["seq"]
         if (  # the ruleset's own event in order (most of any game): `log_kind` inlined
             (handler is not None or KINDS[type(payload)] is None)
             and seq == self.seq + 1
-            and event.game_id == self.game_id
+            and fields["game_id"] == self.game_id
             and self.status != "final"
         ):
             if not self._rules_owned and self._thaw is not None:

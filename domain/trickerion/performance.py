@@ -90,7 +90,17 @@ def yield_amounts(state: TrickerionState, printed: Amounts, weekday: str | None)
             "payload.weekday",
         )
     mod = WEEKDAY_MODIFIERS[weekday]
-    return Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+    key = (printed.fame, printed.coins, printed.shards, mod)
+    paid = _MODIFIED.get(key)
+    if paid is None:  # once per printed yield and day (building a frozen dataclass is slow)
+        paid = Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+        if len(_MODIFIED) < 4096:  # declared cards may print any yield: bounded
+            _MODIFIED[key] = paid
+    return paid
+
+
+_MODIFIED: dict[tuple[int, int, int, int], Amounts] = {}
+"""(printed Fame, Coins, Shards, the day's modifier) -> the yield paid (immutable values)."""
 
 
 def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> Result:
@@ -103,10 +113,12 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             (payload.fame / coins / shards), unknown player or card.
     """
     require_turn(state)
-    # each payload field read once: a pydantic model's attribute read is a slow path
-    owner, on, weekday = p.owner_id, p.performance_card_id, p.weekday
+    # the payload's fields from its dict: a pydantic model's attribute read is a slow path
+    # (its `__getattr__` hook), a dict read is not (docs/profiles/fold-event-cost.md)
+    f = p.__dict__
+    owner, on, weekday = f["owner_id"], f["performance_card_id"], f["weekday"]
     book = state.book(owner, "payload.owner_id")
-    card = state.card(p.trick_id)
+    card = state.card(f["trick_id"])
     _card_in_play(state, on)
     if card.id not in book.tricks:
         raise RuleViolation(
@@ -121,7 +133,7 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             "payload.performance_card_id",
         )
     paid = yield_amounts(state, card.yield_, weekday)
-    _check_amounts(p.fame, p.coins, p.shards, paid, "trickerion.yield.amount_mismatch", "")
+    _check_amounts(f["fame"], f["coins"], f["shards"], paid, "trickerion.yield.amount_mismatch", "")
     note = f"{card.id} {card.name} on {on}" + (f" ({weekday})" if weekday else "")
     return settle_one(
         state, event, owner, book, gains(owner, paid, "trick_yield", r.TRICK_YIELD, note)
@@ -139,9 +151,10 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             `trickerion.performance.bonus_mismatch` (payload.bonus_*), unknown player or card.
     """
     require_turn(state)
-    pid, links, behind = p.performer_id, p.links, p.specialists_behind  # read once (pydantic)
+    f = p.__dict__  # the payload's fields, each read once (as `trick_yielded`)
+    pid, links, behind = f["performer_id"], f["links"], f["specialists_behind"]
     book = state.book(pid, "payload.performer_id")
-    card = _card_in_play(state, p.performance_card_id)
+    card = _card_in_play(state, f["performance_card_id"])
     if card.id in state.performed:
         raise RuleViolation(
             "trickerion.performance.once_per_turn",
@@ -162,9 +175,9 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             "payload.specialists_behind",
         )
     _check_amounts(
-        p.bonus_fame,
-        p.bonus_coins,
-        p.bonus_shards,
+        f["bonus_fame"],
+        f["bonus_coins"],
+        f["bonus_shards"],
         card.bonus,
         "trickerion.performance.bonus_mismatch",
         "bonus_",

@@ -161,10 +161,11 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
             `trickerion.link.other_owner_has_no_trick` (payload.other_owner_id).
     """
     require_turn(state)
-    pid, other_id = p.player_id, p.other_owner_id  # read once (pydantic)
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, other_id = f["player_id"], f["other_owner_id"]
     book = state.book(pid)
     other = state.book(other_id, "payload.other_owner_id")
-    card = state.card(p.trick_id)
+    card = state.card(f["trick_id"])
     if card.id not in book.tricks:
         raise RuleViolation(
             "trickerion.link.trick_not_owned",
@@ -177,10 +178,10 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
             f"{other_id} owns no trick, so has no marker to link to",
             "payload.other_owner_id",
         )
-    resource = _FAME if p.reward == "fame" else _COINS
+    resource = _FAME if f["reward"] == "fame" else _COINS
     note = f"Link with {card.id} (Level {card.level})"
     changes: list[Changed] = [(pid, resource, card.level, "link", r.CREATE_LINK, note, _WHERE)]
-    if not p.shard_link:  # the placer alone
+    if not f["shard_link"]:  # the placer alone
         return settle_one(state, event, pid, book, changes)
     owners = [pid, other_id]
     if state.options.shard_link_same_owner == "once_per_owner":
@@ -201,9 +202,16 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         RuleViolation: `trickerion.coins.insufficient` (payload.coins) or
             `trickerion.shards.insufficient` (payload.shards).
     """
-    pid, reason, fame, coins, shards = p.player_id, p.reason, p.fame, p.coins, p.shards
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, reason, fame, coins, shards = (
+        f["player_id"],
+        f["reason"],
+        f["fame"],
+        f["coins"],
+        f["shards"],
+    )
     book = state.book(pid)
-    note = p.note or reason
+    note = f["note"] or reason
     changes: list[Changed] = (  # zero changes are not built (settle would skip them)
         [(pid, _FAME, fame, reason, r.OTHER_SOURCES, note, "payload.fame")] if fame else []
     )

@@ -203,7 +203,8 @@ def settle_one(
     """
     fame, coins, shards = book[0], book[1], book[2]
     entries: list[LedgerEntry] = []
-    event_id, seq = event.event_id, event.seq
+    ev = event.__dict__  # one slow pydantic read for the two fields (as `domain.fold.Folder.add`)
+    event_id, seq = ev["event_id"], ev["seq"]
     for _, resource, amount, category, rule, note, where in changes:
         if not amount:
             continue

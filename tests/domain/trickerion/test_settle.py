@@ -16,6 +16,8 @@ from contracts.envelope import Envelope
 from contracts.trickerion import TrickerionOptions
 from domain.errors import RuleViolation
 from domain.ledger import Resource
+from domain.trickerion.catalog import Amounts, tricks
+from domain.trickerion.performance import WEEKDAY_MODIFIERS, yield_amounts
 from domain.trickerion.state import (
     Changed,
     PlayerBook,
@@ -81,3 +83,14 @@ def test_settle_one_equals_settle(
         assert base == _state(fame_floor, negative_coins)  # a frozen state is never written
         if not owned and not one[1] and not new_book:
             assert one[0] is base  # nothing changed: the same state
+
+
+def test_weekday_yields_kept_equal_the_formula() -> None:
+    # `yield_amounts` keeps each modified yield: the second answer (kept) equals the first
+    state = start_state(TrickerionOptions(weekday_yield_modifiers=True), _PLAYERS)
+    for card in tricks().values():
+        for day, mod in WEEKDAY_MODIFIERS.items():
+            printed = card.yield_
+            want = Amounts(max(0, printed.fame + mod), max(0, printed.coins + mod), printed.shards)
+            assert yield_amounts(state, printed, day) == want
+            assert yield_amounts(state, printed, day) == want
