@@ -29,6 +29,7 @@ from domain.log import Log, own
 from domain.logrules import KINDS, VOIDED, correction_entry, log_kind, void_target
 from domain.ruleset import Entries, Handler
 from domain.rulesets import ruleset_for_started
+from domain.values import with_dict
 
 __all__ = ["MARK_EVERY", "Folder", "GameState", "Mark", "evolve", "fold", "start"]
 """`GameState` and `Mark` live in `domain.gamestate`; callers import them from here too."""
@@ -112,23 +113,27 @@ class Folder(Generic[S]):
         if self._rules_owned:
             self._hand_out()
         self._warm = False
-        snap: GameState[S] = object.__new__(GameState)
-        snap.__dict__.update(
-            game_id=self.game_id,
-            game=self.game,
-            players=self.players,
-            seq=self.seq,
-            status=self.status,
-            rules=self.rules,
-            ledger=Log(self._ledger, self._ledger_n),
-            history=Log(self._history, self.seq),
-            voided=self.voided,
-            totals=self._totals,
-            breakdown=self._breakdown,
-            marks=Log(self._marks, self._marks_n),
-            id_index=self._ids,
-            memo={},
-            cache=self._cache,
+        # the fields in their declared order, as a dict of the state's own (`with_dict`: a
+        # dict updated through `__dict__` shares the class's keys, and reads of it are slow)
+        snap: GameState[S] = with_dict(
+            GameState,
+            {
+                "game_id": self.game_id,
+                "game": self.game,
+                "players": self.players,
+                "seq": self.seq,
+                "status": self.status,
+                "rules": self.rules,
+                "ledger": Log(self._ledger, self._ledger_n),
+                "history": Log(self._history, self.seq),
+                "voided": self.voided,
+                "totals": self._totals,
+                "breakdown": self._breakdown,
+                "marks": Log(self._marks, self._marks_n),
+                "id_index": self._ids,
+                "memo": {},
+                "cache": self._cache,
+            },
         )
         self._snap, self._shared = snap, True
         return snap
@@ -200,7 +205,10 @@ class Folder(Generic[S]):
             for _, _, pid, resource, category, amount, _, _ in entries:
                 if resource != unit:
                     continue
-                totals[pid] = totals.get(pid, 0) + amount  # type: ignore[index]
+                try:  # every seated player has a total from the start
+                    totals[pid] += amount  # type: ignore[index]
+                except KeyError:
+                    totals[pid] = amount  # type: ignore[index]
                 if pid not in owned:  # the player's category dict is still a handed-out one
                     breakdown[pid] = dict(breakdown.get(pid, {}))  # type: ignore[index]
                     owned.add(pid)

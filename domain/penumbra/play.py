@@ -35,24 +35,28 @@ def tableau_of(state: PenumbraState, player_id: str) -> Tableau:
 
 def arcana_gained(state: PenumbraState, p: ArcanaGained) -> PenumbraState:
     """Arcana into supply, clamped at `arcana_cap`; the overflow is lost (S1, EC-14, Ex 7)."""
-    t = tableau_of(state, p.player_id)
-    kept = min(p.amount, state.options.arcana_cap - t.arcana)
-    lost = p.amount - kept
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, amount = f["player_id"], f["amount"]
+    t = tableau_of(state, pid)
+    kept = min(amount, state.options.arcana_cap - t.arcana)
+    lost = amount - kept
     return state.with_tableau(
-        p.player_id, replace(t, arcana=t.arcana + kept, arcana_lost=t.arcana_lost + lost)
+        pid, replace(t, arcana=t.arcana + kept, arcana_lost=t.arcana_lost + lost)
     )
 
 
 def arcana_spent(state: PenumbraState, p: ArcanaSpent) -> PenumbraState:
     """Arcana out of supply. Raises `penumbra.arcana.not_enough` beyond the supply."""
-    t = tableau_of(state, p.player_id)
-    if p.amount > t.arcana:
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, amount = f["player_id"], f["amount"]
+    t = tableau_of(state, pid)
+    if amount > t.arcana:
         raise RuleViolation(
             "penumbra.arcana.not_enough",
-            f"{p.player_id} has {t.arcana} Arcana, cannot spend {p.amount}",
+            f"{pid} has {t.arcana} Arcana, cannot spend {amount}",
             "payload.amount",
         )
-    return state.with_tableau(p.player_id, replace(t, arcana=t.arcana - p.amount))
+    return state.with_tableau(pid, replace(t, arcana=t.arcana - amount))
 
 
 def tome_gained(state: PenumbraState, p: TomeGained) -> PenumbraState:

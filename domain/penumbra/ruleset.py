@@ -235,14 +235,15 @@ def ledger_changes(
     change one player's Arcana alone, docs/profiles/fold-event-cost.md)."""
     entries: list[LedgerEntry] = []
     before_all, after_all = old.tableaux, new.tableaux
-    event_id, seq = event.event_id, event.seq
+    fields = event.__dict__  # one slow pydantic read for the two fields
+    event_id, seq = fields["event_id"], fields["seq"]
     for pid in new.seats:
         before, after = before_all[pid], after_all[pid]
         if before is after:
             continue
         supply, was_supply = after.arcana, before.arcana
         if supply != was_supply or after.arcana_lost != before.arcana_lost:
-            entries += _arcana_entry(pid, before, after, event)
+            entries += _arcana_entry(pid, before, after, event_id, seq)
             if supply != was_supply:
                 entries.append(_vp_entry(event_id, seq, pid, "arcana", was_supply, supply))
         if _same_cards(before, after):
@@ -339,7 +340,9 @@ def _details_since(t: Tableau, options: PenumbraOptions, t0: Tableau, kept: Deta
     return resources, []
 
 
-def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) -> list[LedgerEntry]:
+def _arcana_entry(
+    pid: str, before: Tableau, after: Tableau, event_id: UUID, seq: int
+) -> list[LedgerEntry]:
     lost = after.arcana_lost - before.arcana_lost
     if after.arcana == before.arcana and not lost:
         return []
@@ -350,8 +353,8 @@ def _arcana_entry(pid: str, before: Tableau, after: Tableau, event: Envelope) ->
         _tuple_new(  # LedgerEntry(...) without its Python-level __new__
             LedgerEntry,
             (
-                event.event_id,
-                event.seq,
+                event_id,
+                seq,
                 pid,
                 _ARCANA,
                 "arcana",

@@ -7,6 +7,7 @@ the same state do not see each other; a 50,000-event game folds in one pass.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 
 import pytest
@@ -260,3 +261,16 @@ def test_a_folder_resumed_for_a_run_owns_its_rules_from_the_first_event(game: st
     one = Folder.resume(base)  # one event between hand-outs (`evolve`): no copy yet
     one.add(log[middle])
     assert not one._rules_owned
+
+
+@pytest.mark.parametrize("game", ["trickerion", "penumbra"])
+def test_a_handed_out_state_is_the_dataclass_it_would_be_built_as(game: str) -> None:
+    """`Folder.state` builds the `GameState` from a dict of its own (`values.with_dict`): its
+    fields in declared order, equal and with the same repr as the state the dataclass's own
+    `__init__` builds from the same values."""
+    state = fold(_log((game, 4, [])))
+    names = [f.name for f in dataclasses.fields(GameState)]
+    assert list(vars(state)) == names
+    built = GameState(**{name: getattr(state, name) for name in names})
+    assert state == built
+    assert repr(state) == repr(built)

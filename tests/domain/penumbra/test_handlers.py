@@ -70,7 +70,7 @@ def _reference(old: PenumbraState, new: PenumbraState, event: Envelope) -> list[
     entries: list[LedgerEntry] = []
     for pid in new.seats:
         before, after = old.tableaux[pid], new.tableaux[pid]
-        entries += _arcana_entry(pid, before, after, event)
+        entries += _arcana_entry(pid, before, after, event.event_id, event.seq)
         was, now = category_vp(before, old.options), category_vp(after, new.options)
         for key, value in now.items():
             if value != was[key]:
