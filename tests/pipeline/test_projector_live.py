@@ -108,6 +108,50 @@ async def test_written_checkpoint_is_not_read_back(
     assert gets == 3
 
 
+async def test_a_checkpoint_read_under_a_held_lease_is_read_once(
+    redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leases = ShardLeases(redis_client, KEYS, "read-test")
+    lease = await leases.acquire(1)
+    assert lease is not None
+    await redis_client.set(KEYS.checkpoint(1), "4-1")  # as a former owner left it
+    projections = RedisProjections(redis_client, KEYS)
+    projections.hold_lease(lease)
+    gets = 0
+    real_get = redis_client.get
+
+    async def counting_get(*args: Any, **kwargs: Any) -> Any:
+        nonlocal gets
+        gets += 1
+        return await real_get(*args, **kwargs)
+
+    monkeypatch.setattr(redis_client, "get", counting_get)
+    seen = [await projections.checkpoint(1) for _ in range(3)]
+    print(f"checkpoint reads 3 under a held lease, round trips {gets}")
+    assert seen == ["4-1"] * 3
+    assert gets == 1
+    # Not kept: a read without the lease, a read while a write of the shard is unanswered.
+    assert await RedisProjections(redis_client, KEYS).checkpoint(1) == "4-1"
+    assert gets == 2
+    # Nor a read a write of the shard overtook (its answer, read before, arriving after).
+    projections.drop_lease(1)
+    projections.hold_lease(lease)
+    answered = asyncio.Event()
+
+    async def overtaken_get(*args: Any, **kwargs: Any) -> Any:
+        stored = await real_get(*args, **kwargs)
+        await answered.wait()
+        return stored
+
+    monkeypatch.setattr(redis_client, "get", overtaken_get)
+    read = asyncio.ensure_future(projections.checkpoint(1))
+    await asyncio.sleep(0.05)  # the GET answered "4-1", held back
+    await projections.write(ProjectionBatch(1, "6-1", (), "now"), 100)
+    answered.set()
+    assert await read == "4-1"
+    assert await projections.checkpoint(1) == "6-1"  # the write's, not the read's
+
+
 class Recording:
     """A project use case that records the feed ids it was given."""
 
