@@ -25,7 +25,6 @@ from typing import Any
 
 import structlog
 
-from contracts.names import may_be_start
 from services.ports.deadletters import DeadLetter, DeadLetters
 from services.ports.eventlog import EventLog, FeedEntry, MalformedFeedEntry
 from services.ports.feeds import LiveRead
@@ -38,7 +37,13 @@ from services.ports.projections import (
 )
 from services.runtime.sizedcache import ByteLRU
 from services.usecases.gameview import GameView, view_bytes
-from services.usecases.projected import first_seqs, live_lasts, live_reached, named
+from services.usecases.projected import (
+    first_seqs,
+    live_lasts,
+    live_reached,
+    named,
+    start_games,
+)
 from services.usecases.projectwork import GameWork, evolve, projection_ops
 
 log = structlog.get_logger("projector")
@@ -252,13 +257,12 @@ class Project:
         self, fresh: list[FeedEntry], read: Mapping[str, ProjectionHead] | None = None
     ) -> tuple[tuple[list[FeedEntry], dict[str, ProjectionHead]], dict[str, dict[str, str]]]:
         """`_unprojected(fresh)` and the names of the games of `fresh`'s possible start events
-        (`PlayerNames.names_many`), read together: in the heads' round trip, not one of their
-        own (a catch-up meets a start event in most batches). None read when no entry may be
-        a start event."""
-        starts = [e.game_id for e in fresh if may_be_start(e.data)]
-        if self.names is None or not starts:
+        (`start_games`: an entry of seq 1; `PlayerNames.names_many`), read together: in the
+        heads' round trip, not one of their own (a catch-up meets a start event in most
+        batches). None read when no entry may be a start event."""
+        games = start_games(fresh) if self.names is not None else []
+        if self.names is None or not games:
             return await self._unprojected(fresh, read), {}
-        games = list(dict.fromkeys(starts))
         unprojected, kept = await asyncio.gather(
             self._unprojected(fresh, read), self.names.names_many(games)
         )

@@ -6,10 +6,9 @@ Source: docs/decisions/0004-projector-catch-up-subscription.md (live projection)
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Container, Iterable, Mapping, Sequence
-from itertools import groupby
-from operator import attrgetter
+from itertools import compress, groupby, repeat
+from operator import attrgetter, eq
 from typing import Any
 
 from contracts.names import may_be_start, put_names
@@ -98,15 +97,28 @@ async def live_reached(
     return {g for g in wanted if reaches(heads[g], last[g])}, heads
 
 
+def start_games(entries: Sequence[FeedEntry]) -> list[str]:
+    """The games (each once, in their first entry's order) of `entries` whose entry of seq 1
+    may be a start event (`contracts.names.may_be_start`): a game's start is its seq 1
+    (`domain.fold.start`), the only event the log puts names back into
+    (`usecases.names.NamedEventLog.read_raw`). The seqs are compared in C, and only an entry
+    of seq 1 has its JSON searched: searching every entry's was about 3.4k instructions an
+    entry of a catch-up (docs/profiles/projector-round-trips.md)."""
+    ones = compress(entries, map(eq, map(_seq, entries), repeat(1)))
+    return list(dict.fromkeys(e.game_id for e in ones if may_be_start(e.data)))
+
+
 def named(fresh: list[FeedEntry], names: Mapping[str, Mapping[str, str]]) -> list[FeedEntry]:
-    """`fresh` with its start events' names put back (`contracts.names`): `names` has the
-    names of the game of each entry that may be a start event (a game with none kept is read
-    as it is, without a look at its entries)."""
+    """`fresh` with its start events' names put back (`contracts.names`) into each entry of
+    seq 1 that may be one (`start_games`): `names` has the names of those entries' games (a
+    game with none kept is read as it is, without a look at its entries)."""
     kept = {game_id: kept for game_id, kept in names.items() if kept}
     if not kept:
         return fresh
     return [
-        _with_names(e, kept[e.game_id]) if e.game_id in kept and may_be_start(e.data) else e
+        _with_names(e, kept[e.game_id])
+        if e.seq == 1 and e.game_id in kept and may_be_start(e.data)
+        else e
         for e in fresh
     ]
 
@@ -117,4 +129,4 @@ def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
         data = put_names(entry.data, names)
     except ValueError:  # not an event: folding it letters it as it is
         return entry
-    return entry if data is entry.data else dataclasses.replace(entry, data=data)
+    return entry if data is entry.data else entry._replace(data=data)

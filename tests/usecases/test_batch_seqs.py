@@ -9,8 +9,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from contracts.names import may_be_start
 from services.ports.eventlog import FeedEntry
-from services.usecases.projected import first_seqs, last_seqs, live_lasts
+from services.usecases.projected import first_seqs, last_seqs, live_lasts, start_games
 
 entries = st.lists(
     st.builds(
@@ -67,3 +68,32 @@ def test_a_game_back_later_in_the_batch_keeps_its_first_place() -> None:
     )]  # fmt: skip
     assert list(last_seqs(batch).items()) == [("tr-a", 5), ("tr-b", 2)]
     assert list(first_seqs(batch).items()) == [("tr-a", 3), ("tr-b", 1)]
+
+
+START = b'{"type":"trickerion.game_started","seq":1}'
+_datas = st.sampled_from([b"{}", START, b'{"type":"game.turn_started"}'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            lambda n, game, seq, data: FeedEntry(f"1-{n}", game, seq, data),
+            st.integers(0, 99),
+            st.sampled_from(["tr-a", "tr-b", "pen-c"]),
+            st.integers(1, 3),
+            _datas,
+        ),
+        max_size=25,
+    )
+)
+def test_start_games_are_the_games_of_entries_of_seq_1_that_may_start(
+    batch: list[FeedEntry],
+) -> None:
+    expected = [e.game_id for e in batch if e.seq == 1 and may_be_start(e.data)]
+    assert start_games(batch) == list(dict.fromkeys(expected))
+
+
+def test_a_start_event_after_seq_1_asks_no_names() -> None:
+    batch = [FeedEntry("1-0", "tr-a", 4, START), FeedEntry("1-1", "tr-b", 1, START)]
+    assert start_games(batch) == ["tr-b"]
