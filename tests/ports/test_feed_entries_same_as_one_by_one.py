@@ -5,7 +5,6 @@ in feed order, whatever mix of good and broken fields a feed holds
 
 from __future__ import annotations
 
-import dataclasses
 import random
 
 import pytest
@@ -75,9 +74,9 @@ def test_flat_fields_answer_as_their_mapping(
     assert feed_entries(read_flat, shard, SHARDS) == feed_entries(read_named, shard, SHARDS)
 
 
-def test_an_entry_read_by_place_is_a_frozen_feed_entry_as_its_init_builds_it() -> None:
-    """The entries of a game met before in the read are built without `FeedEntry.__init__`
-    (services/adapters/redis/feed.py): still equal, hashed alike and frozen."""
+def test_an_entry_read_by_place_is_a_feed_entry_as_its_constructor_builds_it() -> None:
+    """The entries of a read are built without `FeedEntry.__new__` (services/adapters/redis/feed.py,
+    `tuple.__new__` over the columns): still `FeedEntry`s, equal, hashed alike and immutable."""
     read = [
         (
             f"{i}-0".encode(),
@@ -91,7 +90,8 @@ def test_an_entry_read_by_place_is_a_frozen_feed_entry_as_its_init_builds_it() -
     assert type(second) is FeedEntry
     assert second == FeedEntry("2-0", "tr-a", 2, b"{}", True)
     assert hash(second) == hash(FeedEntry("2-0", "tr-a", 2, b"{}", True))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    assert (second.feed_id, second.game_id, second.seq, second.data, second.live) == tuple(second)
+    with pytest.raises(AttributeError):
         second.seq = 3  # type: ignore[misc]
 
 
@@ -109,9 +109,50 @@ def test_the_seq_of_a_game_met_before_is_read_by_the_same_rule(seq: bytes) -> No
     )
 
 
-def test_the_slot_builder_knows_every_field_and_no_post_init_is_skipped() -> None:
-    """`feed_entries` sets a `FeedEntry`'s five slots itself, without `__init__`: a field added
-    (left unset) or a `__post_init__` (never run) must change that builder too."""
-    names = [field.name for field in dataclasses.fields(FeedEntry)]
-    assert names == ["feed_id", "game_id", "seq", "data", "live"]
-    assert not hasattr(FeedEntry, "__post_init__")
+def test_the_column_builder_knows_every_field_in_order() -> None:
+    """`feed_entries` builds a `FeedEntry` from its five values in order, without its
+    `__new__`: a field added or moved must change that builder too."""
+    assert FeedEntry._fields == ("feed_id", "game_id", "seq", "data", "live")
+
+
+LAID_OUT = st.tuples(
+    st.sampled_from(GAMES[:4] * 6 + GAMES[4:]),
+    st.sampled_from([b"1", b"2", b"17", b"123456789012345678"] * 8 + SEQS),
+    st.sampled_from([b"{}", b'{"type":"x"}']),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(LAID_OUT, min_size=1, max_size=30),
+    st.integers(0, SHARDS - 1),
+    st.sampled_from([None, b"1", b"0", b"mixed"]),
+)
+def test_a_read_in_the_append_scripts_layout_answers_as_one_by_one(
+    entries: list[tuple[bytes, bytes, bytes]], shard: int, live: bytes | None
+) -> None:
+    """Reads as the append script writes them (flat fields by place, mostly well-formed: the
+    column-by-column read) answer as `parse_feed_entry` entry by entry."""
+    read: list[tuple[bytes, list[bytes]]] = []
+    for i, (game, seq, data) in enumerate(entries):
+        fields = [b"game", game, b"seq", seq, b"data", data]
+        flag = (b"1" if i % 2 else b"0") if live == b"mixed" else live
+        read.append((f"{i + 1}-{i % 3}".encode(), fields + ([b"live", flag] if flag else [])))
+    good, bad = feed_entries(read, shard, SHARDS)
+    one = [parse_feed_entry(entry_id, dict(zip(f[::2], f[1::2], strict=True)), shard, SHARDS)
+           for entry_id, f in read]  # fmt: skip
+    assert good == [e for e in one if not isinstance(e, MalformedFeedEntry)]
+    assert bad == [e for e in one if isinstance(e, MalformedFeedEntry)]
+    assert all(type(e) is FeedEntry for e in good)
+
+
+def test_fields_of_six_names_as_a_mapping_are_read_by_name() -> None:
+    """A mapping of six fields (a cluster's reply; extra names) is not read by place."""
+    shard = shard_of("tr-a", SHARDS)
+    named = {b"game": b"tr-a", b"seq": b"1", b"data": b"{}", b"x": b"", b"y": b"", b"z": b""}
+    flat = (b"game", b"tr-a", b"seq", b"2", b"data", b"{}")
+    good, bad = feed_entries([(b"1-0", named), (b"2-0", flat)], shard, SHARDS)
+    assert (good, bad) == (
+        [FeedEntry("1-0", "tr-a", 1, b"{}"), FeedEntry("2-0", "tr-a", 2, b"{}")],
+        [],
+    )

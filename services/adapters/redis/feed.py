@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import groupby
-from operator import itemgetter
+from functools import partial
+from itertools import groupby, repeat
+from operator import eq, itemgetter
 from typing import Any, overload
 
 from services.adapters.redis.keys import shard_of
@@ -33,13 +34,9 @@ MAX_RAW_BYTES = 65_536
 _GAME_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SEQ = re.compile(r"[1-9][0-9]{0,17}")
 
-# A `FeedEntry` of an entry read by place, its slots set directly: the frozen dataclass's
-# `__init__` (`object.__setattr__` looked up per field) took about twice as long, per entry
-# of every read (docs/profiles/fold-event-cost.md).
-_new_entry = object.__new__
-_SET_FEED_ID, _SET_GAME_ID, _SET_SEQ, _SET_DATA, _SET_LIVE = (
-    getattr(FeedEntry, name).__set__ for name in ("feed_id", "game_id", "seq", "data", "live")
-)
+# A `FeedEntry` of an entry read by place, built in C from its five values (its `__new__`
+# is a Python function).
+_new_entry = partial(tuple.__new__, FeedEntry)
 
 
 def raw_fields(fields: Mapping[bytes, bytes], limit: int = MAX_RAW_BYTES) -> bytes:
@@ -123,7 +120,12 @@ def feed_entries(
 ) -> tuple[list[FeedEntry], list[MalformedFeedEntry]]:
     """XREAD entries of shard `shard`'s feed (fields `game`, `seq`, `data`, as a mapping or as
     the flat list Redis sends), the `FeedEntry`s, and the malformed ones (dead-lettered alone
-    by `Project.apply`), each in feed order."""
+    by `Project.apply`), each in feed order. A read whose every entry is well-formed in the
+    append script's layout (`_laid_out`, all with `live` or all without) is read column by
+    column (`_well_formed`); any other entry by entry."""
+    whole = _well_formed(game_entries, shard, shards)
+    if whole is not None:
+        return whole, []
     good: list[FeedEntry] = []
     bad: list[MalformedFeedEntry] = []
     games: dict[bytes, str] = {}  # `game` fields found valid for this shard in this read
@@ -150,13 +152,7 @@ def feed_entries(
             and seq.isdigit()
             and seq[0] != 48
         ):
-            entry = _new_entry(FeedEntry)  # FeedEntry(feed_id, game_id, seq, data, live)
-            _SET_FEED_ID(entry, entry_id.decode())
-            _SET_GAME_ID(entry, game_id)
-            _SET_SEQ(entry, int(seq))
-            _SET_DATA(entry, data)
-            _SET_LIVE(entry, live)
-            good.append(entry)
+            good.append(_new_entry((entry_id.decode(), game_id, int(seq), data, live)))
             continue
         named = _as_mapping(fields)
         parsed = parse_feed_entry(entry_id, named, shard, shards)
@@ -173,7 +169,79 @@ Read = Sequence[tuple[bytes, Mapping[bytes, bytes] | Sequence[bytes]]]
 
 _LIVE_LAYOUT = (b"game", b"seq", b"data", b"live", b"1")
 _layout = itemgetter(0, 2, 4, 6, 7)
-_second, _fourth = itemgetter(1), itemgetter(3)
+_first, _second, _third, _fourth = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_fifth, _sixth, _seventh, _eighth = itemgetter(4), itemgetter(5), itemgetter(6), itemgetter(7)
+
+
+def _well_formed(game_entries: Read, shard: int, shards: int) -> list[FeedEntry] | None:
+    """The `FeedEntry`s of XREAD entries of shard `shard`'s feed when every entry is an
+    (id, flat fields) pair in the append script's layout (`_laid_out`: all eight fields with
+    `live`, or all six without), with a seq and a game id `parse_feed_entry` reads well-formed
+    (same rules); else None (`feed_entries` then reads them one by one).
+
+    No Python code runs per entry: each check is one pass of C over a column (`map`,
+    `list.count`), each run of one game's entries is taken whole and each game id checked
+    once, and the entries are built by `tuple.__new__` over the zipped columns: about half the
+    instructions of reading them one by one (docs/profiles/projector-round-trips.md)."""
+    fields = _laid_out_fields(game_entries)
+    if fields is None:
+        return None
+    n = len(fields)
+    seqs: list[bytes] = list(map(_fourth, fields))
+    try:  # `_SEQ`: 1-18 ASCII digits, the first not 0 (all digits: the least is not below b"1")
+        if not all(map(bytes.isdigit, seqs)) or max(map(len, seqs)) > 18 or min(seqs) < b"1":
+            return None
+        feed_ids = list(map(bytes.decode, map(_first, game_entries)))
+    except TypeError:  # not bytes (no reply holds any): read one by one
+        return None
+    games: list[bytes] = list(map(_second, fields))
+    ids = _game_ids(games, shard, shards)
+    if ids is None:
+        return None
+    live = map(eq, map(_eighth, fields), repeat(b"1")) if len(fields[0]) == 8 else repeat(False, n)
+    columns = zip(
+        feed_ids, map(ids.__getitem__, games), map(int, seqs), map(_sixth, fields), live,
+        strict=True,
+    )  # fmt: skip
+    return list(map(_new_entry, columns))
+
+
+def _laid_out_fields(game_entries: Read) -> list[Any] | None:
+    """The entries' flat fields when every entry's are in the append script's layout
+    (`_laid_out`), all with `live` or all without; else None. For a reply as Redis sends
+    it: (id, fields) pairs (a third item in a pair, which no reply holds, is not read as
+    `feed_entries` reads it); fields of another sequence type read by place answer as the
+    mapping `feed_entries` makes of them."""
+    n = len(game_entries)
+    if not n:
+        return None
+    fields: list[Any] = list(map(_second, game_entries))
+    width = len(fields[0])
+    if width not in (6, 8) or list(map(len, fields)).count(width) != n:
+        return None
+    names = [(_first, b"game"), (_third, b"seq"), (_fifth, b"data"), (_seventh, b"live")]
+    try:
+        if any(list(map(get, fields)).count(name) != n for get, name in names[: width // 2]):
+            return None
+    except (KeyError, TypeError):  # a mapping's fields (a cluster's reply): read by name
+        return None
+    return fields
+
+
+def _game_ids(games: list[bytes], shard: int, shards: int) -> dict[bytes, str] | None:
+    """Each distinct `game` field of `games` decoded, when every one is a game id of shard
+    `shard` (`parse_feed_entry`'s rules); else None. Taken per run of one game's entries."""
+    ids: dict[bytes, str] = {}
+    for raw, _ in groupby(games):
+        if raw in ids:
+            continue
+        try:
+            game_id = ids[raw] = raw.decode()
+        except (UnicodeDecodeError, AttributeError):
+            return None
+        if not _GAME_ID.fullmatch(game_id) or shard_of(game_id, shards) != shard:
+            return None
+    return ids
 
 
 def live_read(game_entries: Read, shard: int, shards: int) -> LiveRead | None:
