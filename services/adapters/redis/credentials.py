@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
 from services.adapters.redis.keys import Keys
@@ -32,7 +33,7 @@ class RedisCredentials:
 
     async def lookup(self, game_id: str) -> CredentialLookup:
         """The game's digest and version in one round trip."""
-        digest, version = await self._lookup(keys=self._keys(game_id))
+        digest, version = await run_script(self._lookup, self._keys(game_id), ())
         return CredentialLookup(digest.decode() or None, int(version))
 
     async def lookup_many(self, game_ids: Sequence[str]) -> list[CredentialLookup]:

@@ -18,6 +18,7 @@ from typing import Any
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, ResponseError
 
+from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import GatedRedisCluster, RedisClient, is_cluster
 from services.ports.errors import ReplicasUnconfirmed
 
@@ -48,7 +49,7 @@ class DurableWait:
 
         Raises: the script's error reply (`ResponseError`) either way; ReplicasUnconfirmed."""
         if not self.enabled:
-            return await script(keys=list(keys), args=list(args))
+            return await run_script(script, keys, args)
         (out,) = await self.waited([(script, keys, args)])
         if isinstance(out, ResponseError):
             raise out

@@ -20,6 +20,9 @@ the fast checkout and release are `ConnectionPool`'s without the calls that woul
 (two pool-name lookups and five awaited recorders that return at once, per command) and
 without its deprecated-arguments wrapper; the lock, the connection check (a connection with
 unread data or a closed one is reconnected) and the release event (re-authentication) stay.
+The lock's sections await nothing, so a lock nobody holds or waits for is not taken (`_free`:
+two coroutines and a loop check less a command), and the release event is not sent while its
+one listener is redis-py's re-authentication and the connection holds no token to send.
 Source: docs/decisions/0011-faults-are-answered-not-crashed.md (the pool waits).
 
 `quick_sending(cls)` is the pool's connection class without a task per command sent: redis-py
@@ -39,7 +42,11 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
-from redis.event import AsyncAfterConnectionReleasedEvent
+from redis.event import (
+    AsyncAfterConnectionReleasedEvent,
+    AsyncReAuthConnectionListener,
+    EventDispatcher,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import MaxConnectionsError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -98,11 +105,17 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
     async def _idle(self) -> AbstractConnection | None:
         """`ConnectionPool.get_connection` of an idle connection, unrecorded (module
         docstring); None when none is idle any more (taken while the lock was held)."""
-        async with self._lock:
+        if _free(self._lock):  # nothing to wait for: the lock's section without its awaits
             if not self._available_connections:
                 return None
             connection: AbstractConnection = self._available_connections.pop()
             self._in_use_connections.add(connection)
+        else:
+            async with self._lock:
+                if not self._available_connections:
+                    return None
+                connection = self._available_connections.pop()
+                self._in_use_connections.add(connection)
         try:
             if not await _clean(connection):
                 # a reply nobody read (out of step) or no socket: a new one; redis-py's own
@@ -117,19 +130,41 @@ class QuickBlockingPool(aioredis.BlockingConnectionPool):
 
     async def _put_back(self, connection: AbstractConnection) -> None:
         """`ConnectionPool.release`, unrecorded (module docstring)."""
-        async with self._lock:
-            self._in_use_connections.remove(connection)
-            if connection.should_reconnect():  # type: ignore[no-untyped-call]
-                await connection.disconnect()
+        if _free(self._lock) and not connection.should_reconnect():  # type: ignore[no-untyped-call]
+            self._in_use_connections.remove(connection)  # the lock's section: nothing awaited
             self._available_connections.append(connection)
-        released = AsyncAfterConnectionReleasedEvent(connection)  # type: ignore[no-untyped-call]
-        assert self._event_dispatcher is not None  # ConnectionPool makes one when not given
-        await self._event_dispatcher.dispatch_async(released)
+        else:
+            async with self._lock:
+                self._in_use_connections.remove(connection)
+                if connection.should_reconnect():  # type: ignore[no-untyped-call]
+                    await connection.disconnect()
+                self._available_connections.append(connection)
+        dispatcher = self._event_dispatcher
+        assert dispatcher is not None  # ConnectionPool makes one when not given
+        if getattr(connection, "_re_auth_token", True) is None and _reauth_only(dispatcher):
+            return  # the re-authentication listener alone, and no token to send
+        await dispatcher.dispatch_async(AsyncAfterConnectionReleasedEvent(connection))  # type: ignore[no-untyped-call]
 
     async def _notify(self) -> None:
         """Wake one checkout waiting on the condition."""
         async with self._condition:
             self._condition.notify()
+
+
+def _free(lock: asyncio.Lock) -> bool:
+    """Whether `async with lock` would take `lock` at once: unlocked, nobody queued (a woken
+    waiter that has not run yet is still queued: it goes first)."""
+    return not lock.locked() and not getattr(lock, "_waiters", True)
+
+
+def _reauth_only(dispatcher: EventDispatcher) -> bool:
+    """Whether redis-py's re-authentication listener is all that listens to a release (it sends
+    `AUTH` only when the connection holds a token from a streaming credential provider)."""
+    mapping = getattr(dispatcher, "_event_listeners_mapping", None)
+    listeners = mapping.get(AsyncAfterConnectionReleasedEvent) if mapping is not None else None
+    return listeners is not None and all(
+        type(listener) is AsyncReAuthConnectionListener for listener in listeners
+    )
 
 
 def _untraced() -> bool:
