@@ -6,6 +6,7 @@ Source: issue brief (metrics: appended, applied, rejected / dead-lettered, lag, 
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -66,9 +67,12 @@ _REASONS = {
 }
 
 
+_DUPLICATE = attrgetter("duplicate")
+
+
 def count_appended(result: AppendResult, source: str) -> None:
     """Count an append's new and duplicate events."""
-    dups = sum(e.duplicate for e in result.events)
+    dups = sum(map(_DUPLICATE, result.events))  # in C: no Python frame an event
     EVENTS_APPENDED.labels(source=source).inc(len(result.events) - dups)
     EVENTS_DUPLICATE.labels(source=source).inc(dups)
 
