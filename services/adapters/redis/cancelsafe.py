@@ -113,7 +113,7 @@ class CancelSafeRedis(aioredis.Redis):
         started = time.monotonic()
 
         async def attempt() -> Any:
-            await conn.send_command(*args)
+            await conn.send_packed_command(conn.pack_command(*args))  # `send_command`, inlined
             return await self.parse_response(conn, name, **options)
 
         def failed(error: Exception, failures: int) -> Any:
