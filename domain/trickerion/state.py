@@ -229,7 +229,7 @@ def settle_one(
     books = fields["books"]
     if not entries and books.get(player_id) is book:
         return state, ()
-    book = _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
+    book = _tuple_new(PlayerBook, (fame, coins, shards, *book[3:]))  # any later fields as they are
     scratch = fields.get("_scratch")
     if scratch is not None and scratch[0] is books:  # ours to write: see `thawed`
         scratch[1][player_id] = book
@@ -256,7 +256,7 @@ def _written(
         books[new_book[0]] = new_book[1]
     for pid, (fame, coins, shards) in held.items():
         book = books[pid]  # `book._replace(fame=..., ...)` without the keyword dict
-        books[pid] = _tuple_new(PlayerBook, (fame, coins, shards, book[3], book[4], book[5]))
+        books[pid] = _tuple_new(PlayerBook, (fame, coins, shards, *book[3:]))
     return new
 
 
