@@ -201,19 +201,13 @@ def _lines(
     if inputs is not None:
         return _lines_by_inputs(state, ruleset, inputs, ranks, totals, live)
     of_player = getattr(ruleset, "player_provisional", None)
-    provisional: Mapping[str, Mapping[str, int]] | None = None
+    provisional: list[Mapping[str, Mapping[str, int]]] = []  # the whole map, once a render
     lines = []
     for p in state.players:
         pid = p.player_id
         cats = state.breakdown.get(pid, _NONE)
         rank, total = ranks[pid], totals[pid]
-        extra: Mapping[str, int] | None = None
-        if live and of_player is not None:
-            extra = of_player(rules, pid)  # this player only (the others may be unchanged)
-        elif live:
-            if provisional is None:
-                provisional = ruleset.provisional(rules)
-            extra = provisional.get(pid, _NONE)
+        extra = _extra(ruleset, rules, pid, of_player, provisional) if live else None
         details = player_details(ruleset, rules, pid, cache)
         line = cache.get(
             ("line", pid),
@@ -223,6 +217,24 @@ def _lines(
         )
         lines.append(line)
     return lines
+
+
+def _extra(
+    ruleset: Ruleset[object],
+    rules: object,
+    pid: str,
+    of_player: Callable[[object, str], Mapping[str, int]] | None,
+    provisional: list[Mapping[str, Mapping[str, int]]],
+) -> Mapping[str, int]:
+    """Player `pid`'s provisional part during play: `of_player(rules, pid)` when the ruleset
+    offers it (this player only: the others may be unchanged), else its entry of the ruleset's
+    whole `provisional(rules)`, computed once a render and kept in `provisional` (empty until
+    then)."""
+    if of_player is not None:
+        return of_player(rules, pid)
+    if not provisional:
+        provisional.append(ruleset.provisional(rules))
+    return provisional[0].get(pid, _NONE)
 
 
 def _lines_by_inputs(
@@ -237,7 +249,7 @@ def _lines_by_inputs(
     player, the breakdown, the total and the phase stand (one slot per player)."""
     cache, rules, breakdown = state.cache, state.rules, state.breakdown
     of_player = getattr(ruleset, "player_provisional", None)
-    provisional: Mapping[str, Mapping[str, int]] | None = None
+    provisional: list[Mapping[str, Mapping[str, int]]] = []  # the whole map, once a render
     peek, put = cache.peek, cache.put
     lines = []
     for p in state.players:
@@ -253,13 +265,7 @@ def _lines_by_inputs(
                 put(key, same, line, equal)
             lines.append(line)
             continue
-        extra: Mapping[str, int] | None = None
-        if live and of_player is not None:
-            extra = of_player(rules, pid)  # this player only (the others may be unchanged)
-        elif live:
-            if provisional is None:
-                provisional = ruleset.provisional(rules)
-            extra = provisional.get(pid, _NONE)
+        extra = _extra(ruleset, rules, pid, of_player, provisional) if live else None
         line = _line(p, rank, total, cats, extra, player_details(ruleset, rules, pid, cache))
         put(key, same, line, equal)
         lines.append(line)
