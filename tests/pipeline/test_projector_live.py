@@ -80,32 +80,24 @@ async def test_written_checkpoint_is_not_read_back(
     projections = RedisProjections(redis_client, KEYS)
     projections.hold_lease(lease)
     await projections.write(ProjectionBatch(1, "5-1", (), "now"), 100)
-    gets = 0
-    real_get = redis_client.get
-
-    async def counting_get(*args: Any, **kwargs: Any) -> Any:
-        nonlocal gets
-        gets += 1
-        return await real_get(*args, **kwargs)
-
-    monkeypatch.setattr(redis_client, "get", counting_get)
+    gets = _counted_gets(redis_client, monkeypatch)
     seen = [await projections.checkpoint(1) for _ in range(3)]
-    print(f"checkpoint reads 3, round trips {gets}")
+    print(f"checkpoint reads 3, round trips {gets.count}")
     assert seen == ["5-1"] * 3
-    assert gets == 0
+    assert gets.count == 0
     # Not cached: an empty id (the checkpoint stays), a shard without a lease, a new lease.
     await projections.write(ProjectionBatch(1, "", (), "now"), 100)
     assert await projections.checkpoint(1) == "5-1"
-    assert gets == 1
+    assert gets.count == 1
     await redis_client.set(KEYS.checkpoint(1), "7-1")  # as a former owner would have left it
     await projections.write(ProjectionBatch(1, "8-1", (), "now"), 100)
     projections.hold_lease(lease)  # (re)taken: read the stored one again
     assert await projections.checkpoint(1) == "8-1"
-    assert gets == 2
+    assert gets.count == 2
     unleased = RedisProjections(redis_client, KEYS)
     await unleased.write(ProjectionBatch(2, "3-1", (), "now"), 100)
     assert await unleased.checkpoint(2) == "3-1"
-    assert gets == 3
+    assert gets.count == 3
 
 
 async def test_a_checkpoint_read_under_a_held_lease_is_read_once(
@@ -117,22 +109,15 @@ async def test_a_checkpoint_read_under_a_held_lease_is_read_once(
     await redis_client.set(KEYS.checkpoint(1), "4-1")  # as a former owner left it
     projections = RedisProjections(redis_client, KEYS)
     projections.hold_lease(lease)
-    gets = 0
-    real_get = redis_client.get
-
-    async def counting_get(*args: Any, **kwargs: Any) -> Any:
-        nonlocal gets
-        gets += 1
-        return await real_get(*args, **kwargs)
-
-    monkeypatch.setattr(redis_client, "get", counting_get)
+    real_get = redis_client.get  # the uncounted client's, for the overtaken read below
+    gets = _counted_gets(redis_client, monkeypatch)
     seen = [await projections.checkpoint(1) for _ in range(3)]
-    print(f"checkpoint reads 3 under a held lease, round trips {gets}")
+    print(f"checkpoint reads 3 under a held lease, round trips {gets.count}")
     assert seen == ["4-1"] * 3
-    assert gets == 1
+    assert gets.count == 1
     # Not kept: a read without the lease, a read while a write of the shard is unanswered.
     assert await RedisProjections(redis_client, KEYS).checkpoint(1) == "4-1"
-    assert gets == 2
+    assert gets.count == 2
     # Nor a read a write of the shard overtook (its answer, read before, arriving after).
     projections.drop_lease(1)
     projections.hold_lease(lease)
@@ -277,3 +262,22 @@ async def test_a_shard_lost_during_the_feed_trim_ends_its_apply_quietly(
     loop.positions[shard_of(game, SHARDS)] = START_ID
     assert await loop.step() == 1  # raised KeyError
     assert shard_of(game, SHARDS) not in loop.positions  # lost: not read again until re-acquired
+
+
+class _Gets:
+    """GET commands sent through a client (`count`), counted by `_counted_gets`."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+def _counted_gets(redis_client: aioredis.Redis, monkeypatch: pytest.MonkeyPatch) -> _Gets:
+    """Count the GETs `redis_client` sends from now on (the checkpoint reads' round trips)."""
+    gets, real_get = _Gets(), redis_client.get
+
+    async def counting_get(*args: Any, **kwargs: Any) -> Any:
+        gets.count += 1
+        return await real_get(*args, **kwargs)
+
+    monkeypatch.setattr(redis_client, "get", counting_get)
+    return gets
