@@ -1,7 +1,7 @@
 """The single-node client's command path without redis-py's recorders
 (`CancelSafeRedis.execute_command`, `cancelsafe.run_script`, `QuickBlockingPool`'s lock-free
-sections): the same replies, the script reloaded after a `SCRIPT FLUSH`, a dropped connection
-retried, the pool's lock still honoured when held, and the release event still sent to a
+sections): the same replies, the script reloaded after a `SCRIPT FLUSH` (also when every
+`EVALSHA` meets a flushed cache), a dropped connection retried, the pool's lock still honoured when held, and the release event still sent to a
 listener of one's own."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from redis.event import AsyncAfterConnectionReleasedEvent, AsyncEventListenerInt
 
 from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import connect, parse_target
+from services.adapters.redis.readonly import ReadOnlyScript
 
 pytestmark = pytest.mark.redis
 
@@ -45,6 +46,33 @@ async def test_a_script_is_loaded_again_after_a_flush(clean_redis_url: str) -> N
         await client.script_flush()
         assert await run_script(script, ["q:{s1}"], ["c"]) == [b"q:{s1}", b"c", 1]
         assert await script(keys=["q:{s1}"], args=["c"]) == [b"q:{s1}", b"c", 1]
+    finally:
+        await client.aclose()
+
+
+async def test_a_script_runs_when_every_evalsha_meets_a_flushed_cache(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis flushed again between the reload and its call (as under repeated `SCRIPT FLUSH`):
+    a load-then-`EVALSHA` retry answers NOSCRIPT twice; the script sent whole runs."""
+    client = connect(clean_redis_url)
+    sent = client.execute_command
+    flushes = 0
+
+    async def flush_first(*args: Any, **options: Any) -> Any:
+        nonlocal flushes
+        if str(args[0]).upper().startswith("EVALSHA"):
+            flushes += 1
+            await sent("SCRIPT", "FLUSH")
+        return await sent(*args, **options)
+
+    monkeypatch.setattr(client, "execute_command", flush_first)
+    try:
+        script = client.register_script("return {KEYS[1], ARGV[1], #ARGV}")
+        assert await run_script(script, ["q:{s1}"], ["a", "b"]) == [b"q:{s1}", b"a", 2]
+        read_only = ReadOnlyScript(client, "return {KEYS[1], #ARGV}")
+        assert await run_script(read_only, ["q:{s1}"], ["a"]) == [b"q:{s1}", 1]
+        assert flushes == 2
     finally:
         await client.aclose()
 

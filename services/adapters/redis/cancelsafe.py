@@ -61,14 +61,17 @@ def _untraced() -> bool:
 async def run_script(script: AsyncScript, keys: Sequence[Any], args: Sequence[Any]) -> Any:
     """`await script(keys=keys, args=args)` on its registered client, the same command
     (`EVALSHA`; on a cluster routed by its first key) and the same reply or error: on
-    `NoScriptError` (a restarted or flushed Redis) the script is loaded and called once more,
-    as `AsyncScript.__call__` does."""
+    `NoScriptError` (a restarted or flushed Redis) the script is sent whole with `EVAL`, which
+    runs it and caches it under the same sha in one command, so a second flush between a load
+    and its call (which `AsyncScript.__call__`'s load-then-`EVALSHA` does not survive) cannot
+    fail the call."""
+    if type(script) is not AsyncScript:  # a subclass (`ReadOnlyScript`) sends its own command
+        return await script(keys=list(keys), args=list(args))
     client = script.registered_client
     try:
         return await client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
     except NoScriptError:
-        script.sha = await client.script_load(script.script)
-        return await client.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        return await client.execute_command("EVAL", script.script, len(keys), *keys, *args)
 
 
 def _himport(name: Any) -> bool:

@@ -10,8 +10,9 @@ own reply or its own error, as if it had called the script alone.
 
 * Errors: a refused call (`ResponseError`, e.g. a fenced write) is raised to its caller only;
   a connection error is raised to every caller of that pipeline.
-* `NoScriptError` (Redis restarted or `SCRIPT FLUSH`): the script is loaded and that call sent
-  again on its own (redis-py's pipeline would ask `SCRIPT EXISTS` on every execute instead).
+* `NoScriptError` (Redis restarted or `SCRIPT FLUSH`): that call is sent again on its own with
+  the script whole (`cancelsafe.run_script`; redis-py's pipeline would ask `SCRIPT EXISTS` on
+  every execute instead).
 * On a Redis Cluster the calls are sent one by one, as before (redis-py refuses `EVALSHA` in a
   cluster pipeline; the shards' slots differ anyway).
 * Order: calls are sent in the order they were made; calls of one turn share a round trip, so a
@@ -33,6 +34,7 @@ from typing import Any, ClassVar
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
+from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.errors import DRIVER_ERRORS, translated
 
@@ -70,7 +72,7 @@ class ScriptCoalescer:
         Raises: the call's `ResponseError`; the pipeline's connection error.
         """
         if is_cluster(self.client):
-            return await script(keys=list(keys), args=list(args))
+            return await run_script(script, keys, args)
         return await self._queue(script, keys, args)
 
     def command(self, *args: Any) -> asyncio.Future[Any]:
@@ -125,7 +127,7 @@ async def _answer(call: _Call, reply: Any) -> None:
     script, keys, args, done = call
     if script is not None and isinstance(reply, NoScriptError):
         try:
-            reply = await script(keys=list(keys), args=list(args))  # loads it, once
+            reply = await run_script(script, keys, args)  # sent whole if still unknown
         except Exception as error:
             reply = error
     if done.done():  # its caller was cancelled

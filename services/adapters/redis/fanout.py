@@ -25,6 +25,7 @@ from redis.commands.core import AsyncScript
 from redis.crc import key_slot
 from redis.exceptions import NoScriptError, ResponseError
 
+from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.errors import DRIVER_ERRORS, translated
 from services.adapters.redis.keys import Keys
@@ -64,7 +65,7 @@ async def _pipelined(
         if isinstance(reply, NoScriptError):
             keys, args = calls[i]
             try:
-                replies[i] = await script(keys=list(keys), args=list(args))
+                replies[i] = await run_script(script, keys, args)
             except ResponseError as error:
                 replies[i] = error
     # a refused call's error as the client raises it elsewhere: a port error too
@@ -85,7 +86,7 @@ async def _by_slot(script: AsyncScript, calls: Sequence[ScriptCall], concurrency
             for i in indexes:  # one slot's calls one after another, as a pipeline would
                 keys, args = calls[i]
                 try:
-                    out[i] = await script(keys=list(keys), args=list(args))
+                    out[i] = await run_script(script, keys, args)
                 except ResponseError as error:
                     out[i] = error
 

@@ -41,13 +41,14 @@ class ReadOnlyScript(AsyncScript):
         if isinstance(client, Pipeline):
             client.scripts.add(self)  # type: ignore[arg-type]  # the pipeline checks (and loads) it before it sends
         try:
-            return await self._send(client, keys, args)
-        except NoScriptError:
-            self.sha = await client.script_load(self.script)
-            return await self._send(client, keys, args)
+            return await self._send(client, ("EVALSHA_RO", self.sha), keys, args)
+        except NoScriptError:  # sent whole: run and cached in one command (no load to lose)
+            return await self._send(client, ("EVAL_RO", self.script), keys, args)
 
-    async def _send(self, client: Any, keys: list[Any], args: list[Any]) -> Any:
-        command = ("EVALSHA_RO", self.sha, len(keys), *keys, *args)
+    async def _send(
+        self, client: Any, head: tuple[str, Any], keys: list[Any], args: list[Any]
+    ) -> Any:
+        command = (*head, len(keys), *keys, *args)
         if keys and is_cluster(client):
             if isinstance(client, GatedRedisCluster):
                 await client.ready()  # a fresh client has no slot map to route by yet
