@@ -14,7 +14,9 @@ from redis.event import AsyncAfterConnectionReleasedEvent, AsyncEventListenerInt
 
 from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import connect, parse_target
+from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.readonly import ReadOnlyScript
+from services.ports.errors import ReplicasUnconfirmed
 
 pytestmark = pytest.mark.redis
 
@@ -114,5 +116,33 @@ async def test_a_release_listener_of_ones_own_is_called(clean_redis_url: str) ->
         for _ in range(3):
             assert await client.ping()
         assert noted.released == 3
+    finally:
+        await client.aclose()
+
+
+async def test_a_waited_call_runs_when_its_evalsha_meets_a_flushed_cache(
+    clean_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`DurableWait.waited` after NOSCRIPT on every `EVALSHA` (a flush before each send): the
+    call sent again whole writes once; no replica here, so the wait is unconfirmed."""
+    client = connect(clean_redis_url)
+    durable = DurableWait(client, replicas=1, wait_ms=10)
+    sent = durable.on_one_connection
+    flushes = 0
+
+    async def flush_first(key: str, commands: list[list[Any]]) -> list[Any]:
+        nonlocal flushes
+        if any(command[0] == "EVALSHA" for command in commands):
+            flushes += 1
+            await client.script_flush()
+        return await sent(key, commands)
+
+    monkeypatch.setattr(durable, "on_one_connection", flush_first)
+    try:
+        script = client.register_script("return redis.call('INCR', KEYS[1])")
+        with pytest.raises(ReplicasUnconfirmed):
+            await durable.waited([(script, ["q:{w1}"], []), (script, ["q:{w1}"], [])])
+        assert flushes == 1
+        assert await client.get("q:{w1}") == b"2"
     finally:
         await client.aclose()

@@ -57,8 +57,9 @@ class DurableWait:
 
     async def waited(self, calls: Sequence[WaitedCall]) -> list[Any]:
         """Each call run with EVALSHA, then `WAIT`, on one connection (the first call's first
-        key's slot primary). A script the server lacks (NOSCRIPT: a restarted node) is loaded
-        and its calls sent again, up to twice. Returns the script replies in call order, a
+        key's slot primary). A call the server answers NOSCRIPT (a restarted or flushed node)
+        is sent again once with its script whole (`EVAL`: run and cached in one command, so no
+        flush can come between a load and the call). Returns the script replies in call order, a
         refused call's `ResponseError` in its place.
 
         Raises: ReplicasUnconfirmed (a call wrote, or confirmed a duplicate, but fewer than
@@ -67,11 +68,12 @@ class DurableWait:
         replies: list[Any] = [None] * len(calls)
         todo = list(range(len(calls)))
         acked = self.replicas
-        for _ in range(3):
+        for whole in (False, True):
             commands: list[list[Any]] = []
             for i in todo:
                 script, keys, args = calls[i]
-                commands.append(["EVALSHA", script.sha, len(keys), *keys, *args])
+                head = ["EVAL", script.script] if whole else ["EVALSHA", script.sha]
+                commands.append([*head, len(keys), *keys, *args])
             commands.append(["WAIT", self.replicas, self.wait_ms])
             *answers, waited = await self.on_one_connection(key, commands)
             if isinstance(waited, ResponseError):
@@ -85,8 +87,6 @@ class DurableWait:
             if not missing:
                 break
             todo = missing
-            sources = {calls[i][0].script for i in missing}
-            await self.on_one_connection(key, [["SCRIPT", "LOAD", s] for s in sources])
         if acked < self.replicas and any(not isinstance(r, ResponseError) for r in replies):
             raise ReplicasUnconfirmed(self.replicas, acked)
         return replies
