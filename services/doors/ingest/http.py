@@ -30,6 +30,7 @@ from fastapi import APIRouter, BackgroundTasks, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
+from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -39,7 +40,7 @@ from services.platform.metrics import count_appended, count_refused
 from services.platform.problems import problem_responses
 from services.ports.eventlog import AppendResult
 from services.usecases.authorize import WriteProof
-from services.usecases.record import AfterGameWrite, BodySource, Record
+from services.usecases.record import AfterGameWrite, BodySource, Record, Recorded
 from services.usecases.refusal import Refusal
 
 log = structlog.get_logger("ingest")
@@ -121,6 +122,43 @@ def appended_json(result: AppendResult, write_token: str | None) -> bytes:
     return f'{{"appended":[{events}],"version":{result.version:d}{token}}}'.encode()
 
 
+_JSON_TYPE = (b"content-type", JSONResponse.media_type.encode("latin-1"))
+"""The content type header `Response(media_type=JSONResponse.media_type)` sends."""
+
+
+class LeanBody:
+    """A request body read from ASGI `receive` as starlette's `Request.body` reads it: the
+    `http.request` messages' bodies joined, read once and kept; `ClientDisconnect` on an
+    `http.disconnect`, `RuntimeError` when the stream was read to its end but not kept."""
+
+    __slots__ = ("_body", "_consumed", "_receive")
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._body: bytes | None = None
+        self._consumed = False
+
+    async def __call__(self) -> bytes:
+        """The whole body (read on the first call). Raises: ClientDisconnect, RuntimeError."""
+        if self._body is not None:
+            return self._body
+        if self._consumed:
+            raise RuntimeError("Stream consumed")
+        chunks: list[bytes] = []
+        while not self._consumed:
+            message = await self._receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                if not message.get("more_body", False):
+                    self._consumed = True
+                if chunk:
+                    chunks.append(chunk)
+            elif message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+        self._body = b"".join(chunks)
+        return self._body
+
+
 class IngestDoor:
     """The write's translation, shared by the FastAPI route and the lean one: a proof and a
     body in, the HTTP answer out (and the body, when a table's follow-up is due)."""
@@ -129,44 +167,71 @@ class IngestDoor:
         self.record = record
         self.tables = tables
 
+    async def _recorded(
+        self, game_id: str, proof: WriteProof, body: BodySource, dry_run: bool
+    ) -> Recorded | Response:
+        """The recorded write, or the refusal's problem (counted and logged). Raises: what
+        `Record.record` raises besides `Refusal`."""
+        # `game_id` bound for the logs of this write: what `bound_contextvars` does, without
+        # its copy of the whole context (the variable is reset, not left at `...`: readers
+        # skip both alike)
+        tokens = structlog.contextvars.bind_contextvars(game_id=game_id)
+        try:
+            return await self.record.record(game_id, proof, body, dry_run=dry_run)
+        except Refusal as refusal:
+            if not dry_run:
+                count_refused(refusal.kind, "http")
+            log.info(
+                "ingest.rejected",
+                kind=refusal.kind,
+                rule=refusal.rule,
+                field=refusal.field,
+                dry_run=dry_run,
+            )
+            return refusal_problem(refusal)
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
+
+    async def _written(self, game_id: str, recorded: Recorded, body: BodySource) -> bytes | None:
+        """After a stored write: its events counted; the written body when `tables` wants its
+        follow-up run after the answer (else None)."""
+        count_appended(recorded.result, "http")
+        written = await body()  # read once already: the request keeps it
+        return written if self.tables is not None and self.tables.wants(game_id, written) else None
+
     async def answer(
         self, game_id: str, proof: WriteProof, body: BodySource, dry_run: bool
     ) -> tuple[Response, bytes | None]:
         """The answer to one write (201, or 200 for `dry_run`, or the refusal's problem), and
         the written body when `tables` wants its follow-up run after the answer (else None).
         Raises: what `Record.record` raises besides `Refusal` (the app's handlers answer)."""
-        with structlog.contextvars.bound_contextvars(game_id=game_id):
-            try:
-                recorded = await self.record.record(game_id, proof, body, dry_run=dry_run)
-            except Refusal as refusal:
-                if not dry_run:
-                    count_refused(refusal.kind, "http")
-                log.info(
-                    "ingest.rejected",
-                    kind=refusal.kind,
-                    rule=refusal.rule,
-                    field=refusal.field,
-                    dry_run=dry_run,
-                )
-                return refusal_problem(refusal), None
+        recorded = await self._recorded(game_id, proof, body, dry_run)
+        if isinstance(recorded, Response):
+            return recorded, None
         content = appended_json(recorded.result, recorded.write_token)
         if dry_run:
             return Response(content, 200, media_type=JSONResponse.media_type), None
-        count_appended(recorded.result, "http")
-        written = await body()  # read once already: the request keeps it
-        wanted = self.tables is not None and self.tables.wants(game_id, written)
-        return Response(
-            content, 201, media_type=JSONResponse.media_type
-        ), written if wanted else None
+        written = await self._written(game_id, recorded, body)
+        return Response(content, 201, media_type=JSONResponse.media_type), written
 
     async def lean(self, scope: Scope, receive: Receive, send: Send) -> None:
         """`POST /games/{game_id}/events` as raw ASGI (no query string: not a dry run); the
-        table's follow-up after the answer, as FastAPI runs a background task."""
+        table's follow-up after the answer, as FastAPI runs a background task. The same
+        answer as `answer`'s `Response` sends (its two messages, its headers in its order),
+        the body read as `Request.body` reads it (`LeanBody`), without either object."""
         game_id = scope["path_params"]["game_id"]
         token = bearer_token(header(scope, b"authorization"))
         proof = WriteProof(token, header(scope, b"x-creator-key"))
-        response, written = await self.answer(game_id, proof, Request(scope, receive).body, False)
-        await response(scope, receive, send)
+        body = LeanBody(receive)
+        recorded = await self._recorded(game_id, proof, body, False)
+        if isinstance(recorded, Response):
+            await recorded(scope, receive, send)
+            return
+        content = appended_json(recorded.result, recorded.write_token)
+        written = await self._written(game_id, recorded, body)
+        headers = [(b"content-length", b"%d" % len(content)), _JSON_TYPE]
+        await send({"type": "http.response.start", "status": 201, "headers": headers})
+        await send({"type": "http.response.body", "body": content})
         if written is not None and self.tables is not None:
             await self.tables.after_write(game_id, written)
 
