@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from services.adapters.redis.cancelsafe import run_script
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.fanout import script_calls
+from services.adapters.redis.keynames import KeyNames
 from services.adapters.redis.keys import Keys
 from services.ports.credentials import CredentialLookup
 
@@ -27,9 +28,16 @@ class RedisCredentials:
         self.client = client
         self.keys = keys
         self._lookup = client.register_script(_LOOKUP_LUA)
+        self._names: KeyNames[tuple[str, str]] = KeyNames()
 
-    def _keys(self, game_id: str) -> list[str]:
-        return [self.keys.write_token(game_id), self.keys.game_stream(game_id)]
+    def _keys(self, game_id: str) -> tuple[str, str]:
+        """The lookup's KEYS: the game's write-token digest and its stream."""
+        named = self._names.get(game_id)
+        if named is None:
+            named = self._names.put(
+                game_id, (self.keys.write_token(game_id), self.keys.game_stream(game_id))
+            )
+        return named
 
     async def lookup(self, game_id: str) -> CredentialLookup:
         """The game's digest and version in one round trip."""

@@ -27,6 +27,7 @@ from services.adapters.redis.append_lua import APPEND_LUA, TOUCH_LUA
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.fanout import script_calls
+from services.adapters.redis.keynames import KeyNames
 from services.adapters.redis.keys import Keys, shard_of
 from services.ports.errors import (
     CredentialMismatch,
@@ -157,6 +158,24 @@ def _lines_text(args: list[str | int | bytes], events: int) -> int | None:
     return len(joined)  # ASCII: one byte a character
 
 
+def append_keys(keys: Keys, game_id: str) -> tuple[str, ...]:
+    """The append script's KEYS for `game_id` (`append_lua.APPEND_LUA`): its stream, its
+    shard's feed, its event-id HASH, its shard's game index, its write-token digest, its
+    names HASH, then the two a live projection adds (its projection, its shard's change
+    notices)."""
+    shard = shard_of(game_id, keys.shards)
+    return (
+        keys.game_stream(game_id),
+        keys.feed(shard),
+        keys.event_ids(game_id),
+        keys.game_index(shard),
+        keys.write_token(game_id),
+        keys.names(game_id),
+        keys.projection(game_id),
+        keys.changes(shard),
+    )
+
+
 class RedisEventLog(EventLogBase):
     """Raw append/read of envelopes. No domain checks here (the record use case does them).
     It `keeps_names`: an append's `AppendRequest.names` go to the game's names HASH
@@ -177,6 +196,7 @@ class RedisEventLog(EventLogBase):
         self.durable = DurableWait(client, replicas, wait_ms)
         self._append = client.register_script(APPEND_LUA)
         self._touch = client.register_script(TOUCH_LUA)
+        self._keys: KeyNames[tuple[str, ...]] = KeyNames()
 
     keeps_names = True
 
@@ -276,18 +296,14 @@ class RedisEventLog(EventLogBase):
         args += chain.from_iterable(
             zip(ids, map(_SEQ, events), map(_TYPE, events), lines, strict=True)
         )
-        shard = shard_of(game_id, self.keys.shards)
-        keys = [
-            self.keys.game_stream(game_id),
-            self.keys.feed(shard),
-            self.keys.event_ids(game_id),
-            self.keys.game_index(shard),
-            self.keys.write_token(game_id),
-            self.keys.names(game_id),
-        ]
+        named = self._keys.get(game_id)
+        if named is None:
+            named = self._keys.put(game_id, append_keys(self.keys, game_id))
         live = request.projection
-        if live is not None:
-            keys += [self.keys.projection(game_id), self.keys.changes(shard)]
+        if live is None:
+            keys = list(named[:6])
+        else:
+            keys = list(named)
             args += [live.seq, live.status, live.game, live.standings_json, live.view_json]
             args += [live.updated_at, live.changes_maxlen]
         return keys, args
