@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from contracts.envelope import Envelope
 from contracts.events import parse_event_json
 from services.adapters.redis.eventlog import RedisEventLog, _event_id, _result, stamped_json
+from services.adapters.redis.keynames import KeyNames
 from services.adapters.redis.keys import Keys
 from services.ports.eventlog import AppendedEvent, AppendRequest, LiveProjection
 from tests.example_lines import EXAMPLE_LINES
@@ -25,8 +26,9 @@ NOW = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
 
 
 def _log() -> RedisEventLog:
-    log = object.__new__(RedisEventLog)  # `_call` reads only the keys: no client
+    log = object.__new__(RedisEventLog)  # `_call` reads only the keys and kept names: no client
     log.keys = Keys(4)
+    log._keys = KeyNames()
     return log
 
 
