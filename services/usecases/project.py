@@ -221,12 +221,19 @@ class Project:
     ) -> tuple[list[FeedEntry], dict[str, ProjectionHead]]:
         """`fresh` without the entries of games an append projected (`live_reached`; `read`:
         heads read already), whose cached views, behind it, are dropped; and the heads read
-        (for `_load_views`)."""
+        (for `_load_views`). A cached view whose stored head has another seq or hold (an append
+        projected part of the batch) is dropped too: `_load_views` loads it at the head, so the
+        write's base seq is the stored one and the batch's entries up to it are skipped."""
         done, heads = await live_reached(self.projections, fresh, self.views, read)
+        views = self.views
+        for game_id, head in heads.items():
+            view = views.get(game_id)
+            if view is not None and (view.seq != head.seq or view.held != head.held):
+                views.pop(game_id, None)
         if not done:  # a catch-up: no entry to drop
             return list(fresh), heads
         for game_id in done:
-            self.views.pop(game_id, None)
+            views.pop(game_id, None)
         return [e for e in fresh if e.game_id not in done], heads
 
     async def _fold_into(self, work: dict[str, GameWork], fresh: Sequence[FeedEntry]) -> None:

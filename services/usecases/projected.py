@@ -82,12 +82,14 @@ async def live_reached(
 ) -> tuple[set[str], dict[str, ProjectionHead]]:
     """The games of `fresh` (feed entries) whose projection, stored by an append and not held,
     reaches their last entry in it (`reaches`), and the heads as read: one HMGET per game
-    whose last entry an append projected (`FeedEntry.live`) or not in `cached` (the caller
+    with an entry an append projected (`FeedEntry.live`) or not in `cached` (the caller
     reads those heads anyway), unless in `known` (heads read already, as `Projections.advance`
-    returns them). A cached game whose last entry is not live-projected is not read: no
-    append projected it, so its stored projection is the projector's own."""
+    returns them). A cached game with no live-projected entry is not read: no append
+    projected it since the projector's own write. A game whose live entry is followed by a
+    plain one (a player forgotten between the appends, or a writer with live projection
+    off) is read: its stored projection is the append's, past the cached view."""
     last = last_seqs(fresh)
-    live = {e.game_id for e in fresh if e.live and e.seq == last[e.game_id]}
+    live = {e.game_id for e in fresh if e.live}
     wanted = [g for g in last if g in live or g not in cached]
     known = known or {}
     unread = [g for g in wanted if g not in known]
