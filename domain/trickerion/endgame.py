@@ -70,22 +70,23 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
     inv = state.inventories.get(player_id)
     if inv is None:
         hires = book.hires
-        levels = tuple(state.card(t).level for t in book.tricks)
-        return Holdings(
-            extra=state.extra_tricks,
-            coins=book.coins,
-            shards=book.shards,
-            owned_levels=levels,
-            level3=tuple(
-                _assumed_eligible(t)
-                for t, level in zip(book.tricks, levels, strict=True)
-                if level == 3
-            ),
-            apprentices=hired_apprentices(hires),
-            specialists=tuple(h for h in ("assistant", "manager", "engineer") if h in hires),
-            protege="protege" in hires,
-            arcane_workers=tuple(
-                h for h in hires if h in ("specter", "golem", "trickster", "shapeshifter")
+        card = state.card
+        levels = tuple([card(t).level for t in book.tricks])
+        # positional, in the fields' order, the rest at their defaults: `Holdings(...)` by
+        # keyword runs the named tuple's Python-level __new__ (the same tuple)
+        return _tuple_new(
+            Holdings,
+            (
+                book.coins,
+                book.shards,
+                levels,
+                _level3(book.tricks, levels) if 3 in levels else (),
+                hired_apprentices(hires),
+                tuple([h for h in ("assistant", "manager", "engineer") if h in hires]),
+                "protege" in hires,
+                tuple([h for h in hires if h in _ARCANE]),
+                *_PROVISIONAL_REST,
+                state.extra_tricks,
             ),
         )
     owned = [t for t in book.tricks if t not in inv.set_aside_trick_ids]
@@ -109,6 +110,21 @@ def holdings(state: TrickerionState, player_id: str) -> Holdings:
         workshop_trick_markers=inv.workshop_trick_markers,
         banners=inv.academy_banners,
     )
+
+
+_tuple_new = tuple.__new__
+
+
+def _level3(tricks: tuple[str, ...], levels: tuple[int, ...]) -> tuple[Level3Holding, ...]:
+    """Each owned Level 3 trick assumed eligible (`levels`: each trick's level, in order)."""
+    return tuple(
+        _assumed_eligible(t) for t, level in zip(tricks, levels, strict=True) if level == 3
+    )
+
+
+_ARCANE = frozenset(("specter", "golem", "trickster", "shapeshifter"))
+_PROVISIONAL_REST = (None, 0, 0, 0, 0, 0, 0, 0, 0)
+"""`Holdings`' defaults from `shapeshifter_as` to `banners` (before an inventory)."""
 
 
 @lru_cache(maxsize=1024)
@@ -229,30 +245,50 @@ def regular_lines(
     h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None
 ) -> list[EndLine]:
     """The regular end-game lines of one player, in scoring order (Academy excluded)."""
-    counts = counters(h, opts, shapeshifter_as)
     cap = opts.category_cap
     lines = [shard_line(h, opts), coins_line(h, opts)]
-    if opts.dark_alley:
-        sa, note = _cap(
-            2 * h.special_assignments,
-            cap,
-            f"{h.special_assignments} Special Assignment cards in hand",
-        )
-        lines.append(EndLine("special_assignments", sa, r.END_SPECIAL_ASSIGNMENTS, note))
-        lines += [level3_line(holding, counts, opts, h.extra) for holding in h.level3]
-        return lines
-    specialists = counts["assistant"] + counts["manager"] + counts["engineer"]
-    if opts.protege_counts_as_specialist and h.protege:
-        specialists += 1
-    app, app_note = _cap(
-        2 * counts["apprentices"], cap, f"{counts['apprentices']} Apprentices: 2 each"
+    if not opts.dark_alley:
+        return lines + character_lines(h, opts, shapeshifter_as)
+    counts = counters(h, opts, shapeshifter_as)
+    sa, note = _cap(
+        2 * h.special_assignments,
+        cap,
+        f"{h.special_assignments} Special Assignment cards in hand",
     )
+    lines.append(EndLine("special_assignments", sa, r.END_SPECIAL_ASSIGNMENTS, note))
+    lines += [level3_line(holding, counts, opts, h.extra) for holding in h.level3]
+    return lines
+
+
+def character_lines(
+    h: Holdings, opts: TrickerionOptions, shapeshifter_as: str | None
+) -> list[EndLine]:
+    """The base game's Apprentice and Specialist lines (without the Dark Alley), the counts as
+    `counters` has them: they read the hires (Apprentices, Arcane workers, Specialists, the
+    Protege) and nothing else of the holdings. Counted here without `counters`' other keys
+    (a third of `player_lines`' cost in the base game)."""
+    workers = h.arcane_workers
+    shapes = workers.count("shapeshifter") if workers else 0
+    apprentices = h.apprentices + len(workers) - shapes
+    held = h.specialists
+    specialists = ("assistant" in held) + ("manager" in held) + ("engineer" in held)
+    if shapes and shapeshifter_as is not None:
+        if shapeshifter_as == "apprentice":
+            apprentices += shapes
+        elif shapeshifter_as in _SPECIALISTS:
+            specialists += shapes
+    if h.protege and opts.protege_counts_as_specialist:
+        specialists += 1
+    cap = opts.category_cap
+    app, app_note = _cap(2 * apprentices, cap, f"{apprentices} Apprentices: 2 each")
     spec, spec_note = _cap(3 * specialists, cap, f"{specialists} Specialists: 3 each")
-    lines += [
+    return [
         EndLine("apprentices", app, r.BASE_GAME, app_note),
         EndLine("specialists", spec, r.BASE_GAME, spec_note),
     ]
-    return lines
+
+
+_SPECIALISTS = frozenset(("assistant", "manager", "engineer"))
 
 
 def player_lines(h: Holdings, opts: TrickerionOptions) -> list[EndLine]:

@@ -17,11 +17,13 @@ from functools import lru_cache, partial
 from operator import is_
 from typing import NamedTuple
 
+from contracts.trickerion import TrickerionOptions
 from domain.trickerion.catalog import Trick, trick
 from domain.trickerion.endgame import (
     EndLine,
     Holdings,
     academy_points,
+    character_lines,
     coins_line,
     counters,
     holdings,
@@ -73,10 +75,47 @@ def end_lines(state: TrickerionState, player_id: str) -> Ends:
             memo.put(key, inputs, ends)
             return ends
     held = _holdings(state, player_id, inputs)
-    lines = tuple(player_lines(held, state.options))
-    ends = Ends(held, lines, _cards(held, lines))
+    opts = state.options
+    if (
+        kept is not None
+        and not opts.dark_alley
+        and kept[0][3] is opts
+        and "shapeshifter" not in held.arcane_workers
+        and "shapeshifter" not in kept[1].held.arcane_workers
+    ):
+        ends = _relined(kept[1], held, opts)
+    else:
+        lines = tuple(player_lines(held, opts))
+        ends = Ends(held, lines, _cards(held, lines))
     memo.put(key, inputs, ends)
     return ends
+
+
+def _relined(old: Ends, held: Holdings, opts: TrickerionOptions) -> Ends:
+    """The base game's lines (no Dark Alley: Shards, Coins, Apprentices, Specialists; no
+    Shapeshifter before or after) of new holdings `held` from `old` under the same options:
+    a line is recomputed only when a field it reads changed (a trick learned changes none of
+    them; a hire the two character lines), else the kept object. No Level 3 line: the card
+    lines are the kept ones while the Level 3 holdings are equal."""
+    was = old.held
+    lines = list(old.lines)
+    if (held.shards, held.contraption_shards, held.arcane_shards) != (
+        was.shards,
+        was.contraption_shards,
+        was.arcane_shards,
+    ):
+        lines[0] = shard_line(held, opts)
+    if held.coins != was.coins:
+        lines[1] = coins_line(held, opts)
+    if (held.apprentices, held.arcane_workers, held.specialists, held.protege) != (
+        was.apprentices,
+        was.arcane_workers,
+        was.specialists,
+        was.protege,
+    ):
+        lines[2:] = character_lines(held, opts, None)
+    cards = old.cards if held.level3 == was.level3 else _cards(held, lines)
+    return Ends(held, tuple(lines), cards)
 
 
 _tuple_new = tuple.__new__  # Holdings(...) without its Python-level __new__ (the same tuple)
@@ -144,7 +183,10 @@ def _condition_reads(card: Trick) -> frozenset[str]:
 
 
 def _cards(held: Holdings, lines: tuple[EndLine, ...] | list[EndLine]) -> CardLines:
-    """One (trick id, category, Fame, note) per Level 3 line, in the holdings' order."""
+    """One (trick id, category, Fame, note) per Level 3 line, in the holdings' order (none
+    without Level 3 holdings: every Level 3 line is one of theirs)."""
+    if not held.level3:
+        return ()
     level3 = [x for x in lines if x.category == "level3_tricks"]
     return tuple(
         (h.trick_id, x.category, x.amount, x.note) for h, x in zip(held.level3, level3, strict=True)
