@@ -65,6 +65,19 @@ class _Labels:
     zeros: list[bytes]
     subsets: dict[tuple[str, ...], bytes] = field(default_factory=dict)
     """The template of each subset of the keys a provisional part has shown so far."""
+    shown: dict[tuple[str, ...], tuple[tuple[str, ...], bytes, bool]] = field(default_factory=dict)
+    """Per provisional part's keys (in its order): the labelled ones in label order, their
+    template, and whether they are all of its keys in its own order."""
+
+    def provisional(self, keys: tuple[str, ...]) -> tuple[tuple[str, ...], bytes, bool]:
+        """`shown`'s entry of `keys`, made on its first use (a player's provisional part has
+        the same keys in the same order event after event)."""
+        made = self.shown.get(keys)
+        if made is None:
+            index = self.index
+            labelled = tuple(sorted(filter(index.__contains__, keys), key=index.__getitem__))
+            made = self.shown[keys] = (labelled, self.template(labelled), labelled == keys)
+        return made
 
     def template(self, keys: tuple[str, ...]) -> bytes:
         """The `%`-template of the `CategoryPoints` of `keys` (a subset, in label order)."""
@@ -271,9 +284,10 @@ def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
     none), and the provisional part's categories labelled likewise."""
     provisional = b"null"
     if player.provisional is not None:
-        extra, index = player.provisional.categories, game.index
-        shown = tuple(sorted(filter(index.__contains__, extra), key=index.__getitem__))
-        categories = game.template(shown) % tuple(map(extra.__getitem__, shown))
+        extra = player.provisional.categories
+        shown, template, whole = game.provisional(tuple(extra))
+        values = tuple(extra.values()) if whole else tuple(map(extra.__getitem__, shown))
+        categories = template % values
         provisional = b'{"categories":[%b],"total":%d}' % (categories, player.provisional.total)
     return _line(player, None, breakdown=game.breakdown(player.categories), provisional=provisional)
 
