@@ -8,6 +8,8 @@ reserved Trial); docs/rules/penumbra.md#reserved-contracts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from contracts.penumbra import (
     ContractFulfilled,
     ContractReservationRemoved,
@@ -22,44 +24,58 @@ from domain.penumbra.play import tableau_of
 from domain.penumbra.state import Card, PenumbraState, xp_counts
 from domain.values import replace
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def _card(payload: TrialCompleted | ContractReserved | ContractFulfilled, card_id: str) -> Card:
-    return Card(card_id, payload.vp, xp_counts(payload.xp), payload.light, payload.dark)
+
+def _card(f: dict[str, Any], card_id: str) -> Card:
+    """The card of a payload's fields (`f`, its `__dict__`: a pydantic attribute read is slow,
+    docs/profiles/fold-event-cost.md)."""
+    return Card(card_id, f["vp"], xp_counts(f["xp"]), f["light"], f["dark"])
 
 
 def _trial_holder(state: PenumbraState, trial_id: str) -> tuple[str | None, bool]:
-    """(player who reserved it or None, whether anyone completed it)."""
-    reserver = next(
-        (pid for pid, t in state.tableaux.items() if t.reserved_trial == trial_id), None
-    )
-    done = any(c.card_id == trial_id for t in state.tableaux.values() for c in t.trials)
+    """(the first player in seat order who reserved it or None, whether anyone completed it).
+    Plain loops: two generators over every tableau cost more than the scan itself."""
+    reserver = None
+    done = False
+    for pid, t in state.tableaux.items():
+        if reserver is None and t.reserved_trial == trial_id:
+            reserver = pid
+        if not done:
+            for c in t.trials:
+                if c.card_id == trial_id:
+                    done = True
+                    break
     return reserver, done
 
 
 def trial_reserved(state: PenumbraState, p: TrialReserved) -> PenumbraState:
     """Reserve a Trial. Raises `penumbra.trial.one_reserved` if one is open (S1 erratum, EC-8),
     `penumbra.trial.already_completed`, `penumbra.trial.reserved_by_other`."""
-    t = tableau_of(state, p.player_id)
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, trial_id = f["player_id"], f["trial_id"]
+    t = tableau_of(state, pid)
     if t.reserved_trial is not None:
         raise RuleViolation(
             "penumbra.trial.one_reserved",
-            f"{p.player_id} already has Trial {t.reserved_trial} reserved ({RESERVED_TRIAL})",
+            f"{pid} already has Trial {t.reserved_trial} reserved ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
-    reserver, done = _trial_holder(state, p.trial_id)
+    reserver, done = _trial_holder(state, trial_id)
     if done:
         raise RuleViolation(
             "penumbra.trial.already_completed",
-            f"Trial {p.trial_id} is already completed",
+            f"Trial {trial_id} is already completed",
             "payload.trial_id",
         )
     if reserver is not None:
         raise RuleViolation(
             "penumbra.trial.reserved_by_other",
-            f"Trial {p.trial_id} is reserved by {reserver}",
+            f"Trial {trial_id} is reserved by {reserver}",
             "payload.trial_id",
         )
-    return state.with_tableau(p.player_id, replace(t, reserved_trial=p.trial_id))
+    return state.with_tableau(pid, replace(t, reserved_trial=trial_id))
 
 
 def trial_reservation_cleared(state: PenumbraState, p: TrialReservationCleared) -> PenumbraState:
@@ -81,33 +97,38 @@ def trial_completed(state: PenumbraState, p: TrialCompleted) -> PenumbraState:
     when another Trial is reserved (S1: only that one may be attempted);
     `penumbra.trial.reserved_by_other`.
     """
-    t = tableau_of(state, p.player_id)
-    reserver, done = _trial_holder(state, p.trial_id)
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, trial_id = f["player_id"], f["trial_id"]
+    t = tableau_of(state, pid)
+    reserver, done = _trial_holder(state, trial_id)
     if done:
         raise RuleViolation(
             "penumbra.trial.completed_twice",
-            f"Trial {p.trial_id} is already completed",
+            f"Trial {trial_id} is already completed",
             "payload.trial_id",
         )
-    if t.reserved_trial not in (None, p.trial_id):
+    if t.reserved_trial not in (None, trial_id):
         raise RuleViolation(
             "penumbra.trial.not_the_reserved_one",
-            f"{p.player_id} has Trial {t.reserved_trial} reserved and may only attempt it ({RESERVED_TRIAL})",
+            f"{pid} has Trial {t.reserved_trial} reserved and may only attempt it ({RESERVED_TRIAL})",
             "payload.trial_id",
         )
-    if reserver not in (None, p.player_id):
+    if reserver not in (None, pid):
         raise RuleViolation(
             "penumbra.trial.reserved_by_other",
-            f"Trial {p.trial_id} is reserved by {reserver}",
+            f"Trial {trial_id} is reserved by {reserver}",
             "payload.trial_id",
         )
     return state.with_tableau(
-        p.player_id, replace(t, trials=(*t.trials, _card(p, p.trial_id)), reserved_trial=None)
+        pid, replace(t, trials=(*t.trials, _card(f, trial_id)), reserved_trial=None)
     )
 
 
 def _contract_holder(state: PenumbraState, contract_id: str) -> tuple[str | None, bool]:
-    """(player who reserved it or None, whether anyone fulfilled it)."""
+    """(player who reserved it or None, whether anyone fulfilled it). A Contract never reserved
+    nor fulfilled by anyone has no printed values kept (`_remember`, `join.joined`): no scan."""
+    if contract_id not in state.printed_contracts:
+        return None, False
     reserver = next(
         (
             pid
@@ -125,26 +146,26 @@ def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraStat
     `penumbra.contract.already_fulfilled`, `penumbra.contract.already_reserved`,
     `penumbra.contract.reservation_disagrees` (payload.vp / xp / light / dark: the card was
     reserved before with other printed values)."""
-    t = tableau_of(state, p.player_id)
-    reserver, done = _contract_holder(state, p.contract_id)
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, contract_id = f["player_id"], f["contract_id"]
+    t = tableau_of(state, pid)
+    reserver, done = _contract_holder(state, contract_id)
     if done:
         raise RuleViolation(
             "penumbra.contract.already_fulfilled",
-            f"Contract {p.contract_id} is fulfilled",
+            f"Contract {contract_id} is fulfilled",
             "payload.contract_id",
         )
     if reserver is not None:
         raise RuleViolation(
             "penumbra.contract.already_reserved",
-            f"Contract {p.contract_id} is reserved by {reserver}",
+            f"Contract {contract_id} is reserved by {reserver}",
             "payload.contract_id",
         )
-    card = _card(p, p.contract_id)
+    card = _card(f, contract_id)
     _agrees_with_print(state, card, "penumbra.contract.reservation_disagrees")
     state = _remember(state, card)
-    return state.with_tableau(
-        p.player_id, replace(t, reserved_contracts=(*t.reserved_contracts, card))
-    )
+    return state.with_tableau(pid, replace(t, reserved_contracts=(*t.reserved_contracts, card)))
 
 
 def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraState:
@@ -156,32 +177,34 @@ def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraSt
     `penumbra.contract.fulfilment_disagrees` (payload.vp / xp / light / dark),
     `penumbra.contract.not_reserved` when `options.contract_reservation_required`.
     """
-    t = tableau_of(state, p.player_id)
-    reserver, done = _contract_holder(state, p.contract_id)
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, contract_id = f["player_id"], f["contract_id"]
+    t = tableau_of(state, pid)
+    reserver, done = _contract_holder(state, contract_id)
     if done:
         raise RuleViolation(
             "penumbra.contract.fulfilled_twice",
-            f"Contract {p.contract_id} is already fulfilled",
+            f"Contract {contract_id} is already fulfilled",
             "payload.contract_id",
         )
-    if reserver not in (None, p.player_id):
+    if reserver not in (None, pid):
         raise RuleViolation(
             "penumbra.contract.reserved_by_other",
-            f"Contract {p.contract_id} is reserved by {reserver}",
+            f"Contract {contract_id} is reserved by {reserver}",
             "payload.contract_id",
         )
     if reserver is None and state.options.contract_reservation_required:
         raise RuleViolation(
             "penumbra.contract.not_reserved",
-            f"{p.player_id} must reserve Contract {p.contract_id} first",
+            f"{pid} must reserve Contract {contract_id} first",
             "payload.contract_id",
         )
-    card = _card(p, p.contract_id)
+    card = _card(f, contract_id)
     _agrees_with_print(state, card, "penumbra.contract.fulfilment_disagrees")
     state = _remember(state, card)
-    reserved = tuple(c for c in t.reserved_contracts if c.card_id != p.contract_id)
+    reserved = tuple(c for c in t.reserved_contracts if c.card_id != contract_id)
     return state.with_tableau(
-        p.player_id, replace(t, contracts=(*t.contracts, card), reserved_contracts=reserved)
+        pid, replace(t, contracts=(*t.contracts, card), reserved_contracts=reserved)
     )
 
 

@@ -61,14 +61,15 @@ def arcana_spent(state: PenumbraState, p: ArcanaSpent) -> PenumbraState:
 
 def tome_gained(state: PenumbraState, p: TomeGained) -> PenumbraState:
     """Gain a Tome (experience only, rules line 13). Raises `penumbra.tome.already_held`."""
-    t = tableau_of(state, p.player_id)
-    if any(p.tome_id in other.tomes for other in state.tableaux.values()):
-        raise RuleViolation(
-            "penumbra.tome.already_held", f"Tome {p.tome_id} is already held", "payload.tome_id"
-        )
-    return state.with_tableau(
-        p.player_id, replace(t, tomes={**t.tomes, p.tome_id: xp_counts(p.xp)})
-    )
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, tome_id = f["player_id"], f["tome_id"]
+    t = tableau_of(state, pid)
+    for other in state.tableaux.values():
+        if tome_id in other.tomes:
+            raise RuleViolation(
+                "penumbra.tome.already_held", f"Tome {tome_id} is already held", "payload.tome_id"
+            )
+    return state.with_tableau(pid, replace(t, tomes={**t.tomes, tome_id: xp_counts(f["xp"])}))
 
 
 def tome_lost(state: PenumbraState, p: TomeLost) -> PenumbraState:
@@ -85,14 +86,17 @@ def tome_lost(state: PenumbraState, p: TomeLost) -> PenumbraState:
 
 def mortal_wound_taken(state: PenumbraState, p: MortalWoundTaken) -> PenumbraState:
     """Take a Mortal Wound card (-3 VP, rules line 11). Raises `penumbra.wound.already_held`."""
-    t = tableau_of(state, p.player_id)
-    if any(p.card_id in other.wounds for other in state.tableaux.values()):
-        raise RuleViolation(
-            "penumbra.wound.already_held",
-            f"Mortal Wound {p.card_id} is already held",
-            "payload.card_id",
-        )
-    return state.with_tableau(p.player_id, replace(t, wounds=(*t.wounds, p.card_id)))
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, card_id = f["player_id"], f["card_id"]
+    t = tableau_of(state, pid)
+    for other in state.tableaux.values():
+        if card_id in other.wounds:
+            raise RuleViolation(
+                "penumbra.wound.already_held",
+                f"Mortal Wound {card_id} is already held",
+                "payload.card_id",
+            )
+    return state.with_tableau(pid, replace(t, wounds=(*t.wounds, card_id)))
 
 
 def mortal_wound_removed(state: PenumbraState, p: MortalWoundRemoved) -> PenumbraState:
@@ -113,15 +117,18 @@ def mark_placed(state: PenumbraState, p: MarkPlaced) -> PenumbraState:
     """Place a Mark (rules line 30; a Spark "Mark" scores 0, EC-17).
 
     Raises `penumbra.mark.slot_taken`."""
-    t = tableau_of(state, p.player_id)
-    if any(m.slot_id == p.slot_id for m in t.marks):
-        raise RuleViolation(
-            "penumbra.mark.slot_taken",
-            f"{p.player_id} already has a Mark on {p.slot_id}",
-            "payload.slot_id",
-        )
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, slot_id = f["player_id"], f["slot_id"]
+    t = tableau_of(state, pid)
+    for m in t.marks:
+        if m.slot_id == slot_id:
+            raise RuleViolation(
+                "penumbra.mark.slot_taken",
+                f"{pid} already has a Mark on {slot_id}",
+                "payload.slot_id",
+            )
     return state.with_tableau(
-        p.player_id, replace(t, marks=(*t.marks, Mark(p.slot_id, p.vp_under, p.spark)))
+        pid, replace(t, marks=(*t.marks, Mark(slot_id, f["vp_under"], f["spark"])))
     )
 
 
@@ -138,14 +145,16 @@ def mark_removed(state: PenumbraState, p: MarkRemoved) -> PenumbraState:
 
 def goal_scored(state: PenumbraState, p: GoalScored) -> PenumbraState:
     """Score an active Goal card (rules line 32). Raises `penumbra.goal.scored_twice`."""
-    t = tableau_of(state, p.player_id)
-    if p.goal_id in t.goals:
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    pid, goal_id = f["player_id"], f["goal_id"]
+    t = tableau_of(state, pid)
+    if goal_id in t.goals:
         raise RuleViolation(
             "penumbra.goal.scored_twice",
-            f"{p.player_id} already scored Goal {p.goal_id}",
+            f"{pid} already scored Goal {goal_id}",
             "payload.goal_id",
         )
-    return state.with_tableau(p.player_id, replace(t, goals={**t.goals, p.goal_id: p.vp}))
+    return state.with_tableau(pid, replace(t, goals={**t.goals, goal_id: f["vp"]}))
 
 
 def goal_revoked(state: PenumbraState, p: GoalRevoked) -> PenumbraState:

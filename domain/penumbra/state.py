@@ -20,10 +20,13 @@ XpCounts = tuple[int, int, int, int, int, int]
 NO_XP: XpCounts = (0, 0, 0, 0, 0, 0)
 
 
+_XP1, _XP2, _XP3, _XP4, _XP5, _XP6 = EXPERIENCE_KINDS
+
+
 def xp_counts(xp: Experience) -> XpCounts:
     """A payload's kind -> count mapping as counts in XP1..XP6 order."""
-    a, b, c, d, e, f = (xp.get(kind, 0) for kind in EXPERIENCE_KINDS)
-    return (a, b, c, d, e, f)
+    get = xp.get  # six reads spelt out: a generator cost more than the reads (per card event)
+    return (get(_XP1, 0), get(_XP2, 0), get(_XP3, 0), get(_XP4, 0), get(_XP5, 0), get(_XP6, 0))
 
 
 def add_xp(left: XpCounts, right: XpCounts) -> XpCounts:
