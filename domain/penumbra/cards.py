@@ -129,15 +129,19 @@ def _contract_holder(state: PenumbraState, contract_id: str) -> tuple[str | None
     nor fulfilled by anyone has no printed values kept (`_remember`, `join.joined`): no scan."""
     if contract_id not in state.printed_contracts:
         return None, False
-    reserver = next(
-        (
-            pid
-            for pid, t in state.tableaux.items()
-            if any(c.card_id == contract_id for c in t.reserved_contracts)
-        ),
-        None,
-    )
-    done = any(c.card_id == contract_id for t in state.tableaux.values() for c in t.contracts)
+    reserver = None
+    done = False
+    for pid, t in state.tableaux.items():  # plain loops, as `_trial_holder`
+        if reserver is None:
+            for c in t.reserved_contracts:
+                if c.card_id == contract_id:
+                    reserver = pid
+                    break
+        if not done:
+            for c in t.contracts:
+                if c.card_id == contract_id:
+                    done = True
+                    break
     return reserver, done
 
 
@@ -215,7 +219,7 @@ def _agrees_with_print(state: PenumbraState, card: Card, rule: str) -> None:
     vp/xp/light/dark). Raises `rule` (`penumbra.contract.fulfilment_disagrees` /
     `penumbra.contract.reservation_disagrees`) naming payload.vp / xp / light / dark."""
     printed = state.printed_contracts.get(card.card_id)
-    if printed is None:
+    if printed is None or printed == card:  # the usual case: the same card, field for field
         return
     for name in ("vp", "xp", "light", "dark"):
         was, now = getattr(printed, name), getattr(card, name)

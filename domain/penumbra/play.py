@@ -38,7 +38,8 @@ def arcana_gained(state: PenumbraState, p: ArcanaGained) -> PenumbraState:
     f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
     pid, amount = f["player_id"], f["amount"]
     t = tableau_of(state, pid)
-    kept = min(amount, state.options.arcana_cap - t.arcana)
+    cap = state.options.__dict__["arcana_cap"]  # pydantic: the fields dict, one slow read
+    kept = min(amount, cap - t.arcana)
     lost = amount - kept
     return state.with_tableau(
         pid, replace(t, arcana=t.arcana + kept, arcana_lost=t.arcana_lost + lost)
