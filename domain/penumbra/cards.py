@@ -21,7 +21,7 @@ from contracts.penumbra import (
 from domain.errors import RuleViolation
 from domain.penumbra.categories import RESERVED_TRIAL
 from domain.penumbra.play import tableau_of
-from domain.penumbra.state import Card, PenumbraState, xp_counts
+from domain.penumbra.state import Card, PenumbraState, changed, xp_counts
 from domain.values import replace
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def trial_reserved(state: PenumbraState, p: TrialReserved) -> PenumbraState:
             f"Trial {trial_id} is reserved by {reserver}",
             "payload.trial_id",
         )
-    return state.with_tableau(pid, replace(t, reserved_trial=trial_id))
+    return state.with_tableau(pid, changed(t, "reserved_trial", trial_id))
 
 
 def trial_reservation_cleared(state: PenumbraState, p: TrialReservationCleared) -> PenumbraState:
@@ -169,7 +169,7 @@ def contract_reserved(state: PenumbraState, p: ContractReserved) -> PenumbraStat
     card = _card(f, contract_id)
     _agrees_with_print(state, card, "penumbra.contract.reservation_disagrees")
     state = _remember(state, card)
-    return state.with_tableau(pid, replace(t, reserved_contracts=(*t.reserved_contracts, card)))
+    return state.with_tableau(pid, changed(t, "reserved_contracts", (*t.reserved_contracts, card)))
 
 
 def contract_fulfilled(state: PenumbraState, p: ContractFulfilled) -> PenumbraState:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from contracts.penumbra import EXPERIENCE_KINDS, Experience, PenumbraOptions
 from domain.memo import Memo
 from domain.values import with_dict
+
+T = TypeVar("T")
 
 XpCounts = tuple[int, int, int, int, int, int]
 """Experience symbols per kind, in the order XP1..XP6."""
@@ -33,6 +36,15 @@ def add_xp(left: XpCounts, right: XpCounts) -> XpCounts:
     """Kind-wise sum of two experience counts."""
     a, b, c, d, e, f = (x + y for x, y in zip(left, right, strict=True))
     return (a, b, c, d, e, f)
+
+
+def changed(obj: T, name: str, value: object) -> T:
+    """A copy of the frozen state value `obj` with field `name` set to `value`: `values.replace`
+    for one field, without its keyword call and name check (the moves name their fields; a
+    move per event, docs/profiles/fold-event-cost.md). `name` must be a field of `obj`."""
+    fields = {**obj.__dict__}
+    fields[name] = value
+    return with_dict(type(obj), fields)
 
 
 @dataclass(frozen=True)

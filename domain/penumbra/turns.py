@@ -12,7 +12,7 @@ from contracts.penumbra import FinalTurnTaken, ProphecyTriggered
 from domain.errors import RuleViolation
 from domain.penumbra.categories import TIE_BREAK
 from domain.penumbra.play import tableau_of
-from domain.penumbra.state import PenumbraState, Prophecy
+from domain.penumbra.state import PenumbraState, Prophecy, changed
 from domain.values import replace
 
 
@@ -26,14 +26,16 @@ def _check_players(state: PenumbraState, order: tuple[str, ...], field: str) -> 
 
 def turn_started(state: PenumbraState, p: TurnStarted) -> PenumbraState:
     """A new round. Raises `penumbra.turn.order` unless the turn number grows."""
-    if p.turn <= state.turn:
+    f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
+    turn = f["turn"]
+    if turn <= state.turn:
         raise RuleViolation(
             "penumbra.turn.order",
-            f"turn {p.turn} does not follow turn {state.turn}",
+            f"turn {turn} does not follow turn {state.turn}",
             "payload.turn",
         )
-    _check_players(state, p.initiative_order or (), "payload.initiative_order")
-    return replace(state, turn=p.turn)
+    _check_players(state, f["initiative_order"] or (), "payload.initiative_order")
+    return changed(state, "turn", turn)
 
 
 def initiative_changed(state: PenumbraState, p: InitiativeChanged) -> PenumbraState:

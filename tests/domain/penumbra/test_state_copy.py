@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from contracts.penumbra import PenumbraOptions
-from domain.penumbra.state import Card, PenumbraState, Tableau
+from domain.penumbra.state import Card, PenumbraState, Tableau, changed
 from domain.values import replace
 
 
@@ -45,3 +45,20 @@ def test_with_tableau_is_a_replace_of_the_tableaux_and_shares_the_memo() -> None
     assert state.tableaux["bea"] == Tableau()
     assert new.memo is state.memo
     assert replace(new, turn=2).memo is state.memo
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("reserved_trial", "T9"), ("arcana", 7), ("reserved_contracts", (Card("C1", 2),))],
+)
+def test_changed_is_dataclasses_replace_of_one_field(name: str, value: object) -> None:
+    t = Tableau(arcana=2, trials=(Card("T1", 3),), goals={"G1": 4})
+    new = changed(t, name, value)
+    assert new == dataclasses.replace(t, **{name: value})  # type: ignore[arg-type]
+    assert repr(new) == repr(dataclasses.replace(t, **{name: value}))  # type: ignore[arg-type]
+    assert type(new) is Tableau
+    assert new.__dict__ is not t.__dict__
+    assert t == Tableau(arcana=2, trials=(Card("T1", 3),), goals={"G1": 4})
+    state = PenumbraState(PenumbraOptions(), ("ada",), {"ada": t})
+    assert changed(state, "turn", 3) == dataclasses.replace(state, turn=3)
+    assert changed(state, "turn", 3).memo is state.memo
