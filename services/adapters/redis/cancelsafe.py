@@ -34,6 +34,7 @@ from redis.exceptions import NoScriptError
 from redis.observability.providers import get_observability_instance
 
 from services.adapters.redis.errors import DRIVER_ERRORS, translated
+from services.adapters.redis.scripts import FlushSafeScript
 
 T = TypeVar("T")
 
@@ -58,6 +59,10 @@ def _untraced() -> bool:
     return get_observability_instance().get_provider_manager() is None
 
 
+_PLAIN = (AsyncScript, FlushSafeScript)
+"""The classes whose call is `EVALSHA` then `EVAL`: sent here without their `__call__`."""
+
+
 async def run_script(script: AsyncScript, keys: Sequence[Any], args: Sequence[Any]) -> Any:
     """`await script(keys=keys, args=args)` on its registered client, the same command
     (`EVALSHA`; on a cluster routed by its first key) and the same reply or error: on
@@ -65,7 +70,7 @@ async def run_script(script: AsyncScript, keys: Sequence[Any], args: Sequence[An
     runs it and caches it under the same sha in one command, so a second flush between a load
     and its call (which `AsyncScript.__call__`'s load-then-`EVALSHA` does not survive) cannot
     fail the call."""
-    if type(script) is not AsyncScript:  # a subclass (`ReadOnlyScript`) sends its own command
+    if type(script) not in _PLAIN:  # a subclass (`ReadOnlyScript`) sends its own command
         return await script(keys=list(keys), args=list(args))
     client = script.registered_client
     try:
@@ -126,6 +131,10 @@ class CancelSafeRedis(aioredis.Redis):
             return await conn.retry.call_with_retry(attempt, failed, with_failure_count=True)
         finally:
             await pool.release(conn)
+
+    def register_script(self, script: str | bytes) -> FlushSafeScript:  # type: ignore[override]
+        """The script registered on this client, surviving `SCRIPT FLUSH` (`scripts.py`)."""
+        return FlushSafeScript(self, script)
 
     def pipeline(self, transaction: bool = True, shard_hint: str | None = None) -> Pipeline:
         """A pipeline whose `execute` goes through `honour_cancel`."""

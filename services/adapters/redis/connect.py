@@ -41,6 +41,7 @@ from services.adapters.redis.cancelsafe import CancelSafeRedis, honour_cancel
 from services.adapters.redis.errors import storing
 from services.adapters.redis.packing import hiredis_packing
 from services.adapters.redis.pool import QuickBlockingPool, quick_sending
+from services.adapters.redis.scripts import FlushSafeScript
 
 T = TypeVar("T")
 
@@ -151,6 +152,10 @@ class GatedRedisCluster(RedisCluster):
         finally:
             _holding_gate.reset(token)
             self._gate.release()
+
+    def register_script(self, script: str | bytes) -> FlushSafeScript:  # type: ignore[override]
+        """The script registered on this client, surviving `SCRIPT FLUSH` (`scripts.py`)."""
+        return FlushSafeScript(self, script)
 
     async def ready(self) -> None:
         """(Re)discover the slot map in one task while the others wait. redis-py 8.1 lets

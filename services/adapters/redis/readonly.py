@@ -6,44 +6,28 @@ pattern for a key is read-only (`%R~`, the projector's for the shard feeds and g
 script that only reads. `EVALSHA_RO` declares them read, and Redis refuses any write the script
 attempts. Source: Redis docs, EVALSHA_RO and "ACL key permissions" (`%R~`).
 
-* `NOSCRIPT` (a restarted Redis, `SCRIPT FLUSH`) loads the script and sends the call again, as
-  redis-py's `AsyncScript` does; in a pipeline the script joins the pipeline's script check.
+* `NOSCRIPT` (a restarted Redis, `SCRIPT FLUSH`) sends the script whole with `EVAL_RO`
+  (`scripts.FlushSafeScript`); in a pipeline the script joins the pipeline's script check.
 * On a Redis Cluster the call is sent to the node of its first key: redis-py routes `EVALSHA`
   by its keys itself, but `EVALSHA_RO` only through `COMMAND GETKEYS`, which no role may run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from redis.asyncio.client import Pipeline
-from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from typing import Any, ClassVar
 
 from services.adapters.redis.connect import GatedRedisCluster, is_cluster
+from services.adapters.redis.scripts import FlushSafeScript
 
 
-class ReadOnlyScript(AsyncScript):
-    """`AsyncScript` with `EVALSHA_RO`: `await script(keys, args, client=None)` -> its reply.
+class ReadOnlyScript(FlushSafeScript):
+    """`FlushSafeScript` with `EVALSHA_RO` (and `EVAL_RO` on `NOSCRIPT`):
+    `await script(keys, args, client=None)` -> its reply.
 
     Raises: the script's `ResponseError` (a write attempted, a key refused), connection errors.
     """
 
-    async def __call__(
-        self,
-        keys: Sequence[Any] | None = None,
-        args: Iterable[Any] | None = None,
-        client: Any = None,
-    ) -> Any:
-        keys, args = list(keys or []), list(args or [])
-        client = self.registered_client if client is None else client
-        if isinstance(client, Pipeline):
-            client.scripts.add(self)  # type: ignore[arg-type]  # the pipeline checks (and loads) it before it sends
-        try:
-            return await self._send(client, ("EVALSHA_RO", self.sha), keys, args)
-        except NoScriptError:  # sent whole: run and cached in one command (no load to lose)
-            return await self._send(client, ("EVAL_RO", self.script), keys, args)
+    COMMANDS: ClassVar[tuple[str, str]] = ("EVALSHA_RO", "EVAL_RO")
 
     async def _send(
         self, client: Any, head: tuple[str, Any], keys: list[Any], args: list[Any]
