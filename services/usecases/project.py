@@ -43,6 +43,7 @@ from services.usecases.projected import (
     live_reached,
     named,
     start_games,
+    without_sealed,
 )
 from services.usecases.projectwork import GameWork, evolve, projection_ops
 
@@ -167,6 +168,7 @@ class Project:
         """Fold `fresh` (the entries after the checkpoint) and write them with the checkpoint
         `last` (`apply`, after `_advance` said no: `read`, the heads it read)."""
         (fresh, read), names = await self._unprojected_named(fresh, read)
+        fresh = await without_sealed(self.log, fresh, self.views, read)
         if not fresh:  # only malformed entries: move the checkpoint past them
             batch = ProjectionBatch(shard, last, (), self.clock().isoformat())
             await self.projections.write(batch, self.changes_maxlen)

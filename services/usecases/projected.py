@@ -14,7 +14,7 @@ from typing import Any
 from contracts.names import may_be_start, put_names
 from domain.fold import GameState
 from domain.standings_kept import kept_standings, kept_standings_text
-from services.ports.eventlog import FeedEntry, LiveProjection
+from services.ports.eventlog import EventLog, FeedEntry, LiveProjection
 from services.ports.projections import ProjectionHead, Projections, reaches
 from services.usecases.readmodels.render import view_json
 
@@ -132,3 +132,29 @@ def _with_names(entry: FeedEntry, names: Mapping[str, str]) -> FeedEntry:
     except ValueError:  # not an event: folding it letters it as it is
         return entry
     return entry if data is entry.data else entry._replace(data=data)
+
+
+async def without_sealed(
+    log: EventLog,
+    fresh: list[FeedEntry],
+    cached: Container[str],
+    heads: Mapping[str, ProjectionHead],
+) -> list[FeedEntry]:
+    """`fresh` (feed entries) without those of games sealed into the archive since they were
+    fed: not in `cached`, no projection and no hold in `heads` (as `live_reached` read them),
+    and no event left in `log` (docs/decisions/0013-archive-cold-tier.md). A live projection
+    runs ahead of the checkpoint, so a final game can be sealed while its entries still wait
+    in the feed (a projector down or lagging); folded, they would store a projection without
+    the names that left with the game, read before the archive's, or hold it at seq 1 (its
+    earlier events are gone). One `EventLog.versions` call for the games neither cached nor
+    projected; none usually."""
+    suspects = [
+        g
+        for g in dict.fromkeys(map(_game_id, fresh))
+        if g not in cached and g in heads and heads[g].seq == 0 and heads[g].held is None
+    ]
+    if not suspects:
+        return fresh
+    versions = await log.versions(suspects)
+    gone = {g for g, v in zip(suspects, versions, strict=True) if v == 0}
+    return [e for e in fresh if e.game_id not in gone] if gone else fresh
