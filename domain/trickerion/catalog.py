@@ -81,9 +81,17 @@ def _amounts(raw: dict[str, int] | None) -> Amounts | None:
     return None if raw is None else Amounts(raw["fame"], raw["coins"], raw["shards"])
 
 
+_TRICKS: Mapping[str, Trick] = MappingProxyType({})
+"""`tricks()` once loaded, for `trick`: a `functools.cache` call costs about 700 instructions,
+a global read a few (a card is read per event, docs/profiles/fold-event-cost.md)."""
+_PERFORMANCES: Mapping[str, PerformanceCard] = MappingProxyType({})
+"""`performances()` once loaded, for `performance` (as `_TRICKS`)."""
+
+
 @cache
 def tricks() -> MappingProxyType[str, Trick]:
     """Every Trick card by id (T01-T48)."""
+    global _TRICKS
     out = {}
     for t in _load("tricks.json")["tricks"]:
         cond = t.get("endgame")
@@ -99,12 +107,14 @@ def tricks() -> MappingProxyType[str, Trick]:
             endgame=None if cond is None else MappingProxyType(dict(cond)),
             endgame_text=t.get("endgame_text"),
         )
-    return MappingProxyType(out)
+    _TRICKS = table = MappingProxyType(out)
+    return table
 
 
 @cache
 def performances() -> MappingProxyType[str, PerformanceCard]:
     """Every Performance card by id (P01-P28)."""
+    global _PERFORMANCES
     out = {}
     for p in _load("performances.json")["performances"]:
         out[p["id"]] = PerformanceCard(
@@ -116,7 +126,8 @@ def performances() -> MappingProxyType[str, PerformanceCard]:
             bonus=Amounts(**p["bonus"]),
             dark_alley_only=p["dark_alley_only"],
         )
-    return MappingProxyType(out)
+    _PERFORMANCES = table = MappingProxyType(out)
+    return table
 
 
 @cache
@@ -142,7 +153,7 @@ def trick(
     if extra and trick_id in extra:
         return extra[trick_id]
     try:
-        return tricks()[trick_id]
+        return (_TRICKS or tricks())[trick_id]
     except KeyError:
         raise RuleViolation(
             "trickerion.card.unknown_trick", f"no Trick card {trick_id!r}", field
@@ -156,7 +167,7 @@ def performance(card_id: str, field: str = "payload.performance_card_id") -> Per
         RuleViolation: `trickerion.card.unknown_performance` naming `field`.
     """
     try:
-        return performances()[card_id]
+        return (_PERFORMANCES or performances())[card_id]
     except KeyError:
         raise RuleViolation(
             "trickerion.card.unknown_performance", f"no Performance card {card_id!r}", field

@@ -112,12 +112,14 @@ def trick_yielded(state: TrickerionState, event: Envelope, p: TrickYielded) -> R
             bonuses were already paid this turn), `trickerion.yield.amount_mismatch`
             (payload.fame / coins / shards), unknown player or card.
     """
-    require_turn(state)
+    if not state.turn:  # the call only to refuse: a call costs ~400 instructions an event
+        require_turn(state)
     # the payload's fields from its dict: a pydantic model's attribute read is a slow path
     # (its `__getattr__` hook), a dict read is not (docs/profiles/fold-event-cost.md)
     f = p.__dict__
     owner, on, weekday = f["owner_id"], f["performance_card_id"], f["weekday"]
-    book = state.book(owner, "payload.owner_id")
+    books = state.books  # `state.book` only to refuse an unknown player (as `require_turn`)
+    book = books[owner] if owner in books else state.book(owner, "payload.owner_id")
     card = state.card(f["trick_id"])
     _card_in_play(state, on)
     if card.id not in book.tricks:
@@ -150,10 +152,12 @@ def performance_given(state: TrickerionState, event: Envelope, p: PerformanceGiv
             `trickerion.performance.specialist_not_hired` (payload.specialists_behind),
             `trickerion.performance.bonus_mismatch` (payload.bonus_*), unknown player or card.
     """
-    require_turn(state)
+    if not state.turn:  # as `trick_yielded`
+        require_turn(state)
     f = p.__dict__  # the payload's fields, each read once (as `trick_yielded`)
     pid, links, behind = f["performer_id"], f["links"], f["specialists_behind"]
-    book = state.book(pid, "payload.performer_id")
+    books = state.books
+    book = books[pid] if pid in books else state.book(pid, "payload.performer_id")
     card = _card_in_play(state, f["performance_card_id"])
     if card.id in state.performed:
         raise RuleViolation(

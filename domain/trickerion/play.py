@@ -160,11 +160,13 @@ def link_created(state: TrickerionState, event: Envelope, p: LinkCreated) -> Res
             `trickerion.link.trick_not_owned` (payload.trick_id),
             `trickerion.link.other_owner_has_no_trick` (payload.other_owner_id).
     """
-    require_turn(state)
+    if not state.turn:  # the call only to refuse (as `performance.trick_yielded`)
+        require_turn(state)
     f = p.__dict__  # the payload's fields, each read once (a pydantic attribute read is slow)
     pid, other_id = f["player_id"], f["other_owner_id"]
-    book = state.book(pid)
-    other = state.book(other_id, "payload.other_owner_id")
+    books = state.books  # `state.book` only to refuse an unknown player
+    book = books[pid] if pid in books else state.book(pid)
+    other = books[other_id] if other_id in books else state.book(other_id, "payload.other_owner_id")
     card = state.card(f["trick_id"])
     if card.id not in book.tricks:
         raise RuleViolation(
@@ -210,7 +212,8 @@ def resources_changed(state: TrickerionState, event: Envelope, p: ResourcesChang
         f["coins"],
         f["shards"],
     )
-    book = state.book(pid)
+    books = state.books  # `state.book` only to refuse an unknown player
+    book = books[pid] if pid in books else state.book(pid)
     note = f["note"] or reason
     changes: list[Changed] = (  # zero changes are not built (settle would skip them)
         [(pid, _FAME, fame, reason, r.OTHER_SOURCES, note, "payload.fame")] if fame else []

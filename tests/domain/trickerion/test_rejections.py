@@ -56,6 +56,14 @@ CASES: list[tuple[str, Callable[[], TrickerionGame], Step, str, str]] = [
     ("unknown_yield_owner", ready, lambda g: g.yield_("zed", "T16", "P01"), "trickerion.player.unknown", "payload.owner_id"),
     ("unknown_trick_card", ready, lambda g: g.learn("ann", "T49"), "trickerion.card.unknown_trick", "payload.trick_id"),
     ("unknown_performance_card", ready, lambda g: g.perform("ann", "P29"), "trickerion.card.unknown_performance", "payload.performance_card_id"),
+    # the hot handlers' unknown players and missing turn (their fast paths call `state.book` /
+    # `require_turn` only to refuse, docs/profiles/fold-event-cost.md)
+    ("unknown_link_placer", ready, lambda g: g.link("zed", "T16", other="ben"), "trickerion.player.unknown", "payload.player_id"),
+    ("unknown_performer", ready, lambda g: g.perform("zed", "P01"), "trickerion.player.unknown", "payload.performer_id"),
+    ("unknown_player_changed", ready, lambda g: g.change("zed", "bank", coins=1), "trickerion.player.unknown", "payload.player_id"),
+    ("yield_before_a_turn", lambda: TrickerionGame(["ann", "ben"]), lambda g: g.yield_("ann", "T16", "P01"), "trickerion.turn.not_started", "type"),
+    ("performance_before_a_turn", lambda: TrickerionGame(["ann", "ben"]), lambda g: g.perform("ann", "P01"), "trickerion.turn.not_started", "type"),
+    ("link_before_a_turn", lambda: TrickerionGame(["ann", "ben"]), lambda g: g.link("ann", "T16", other="ben"), "trickerion.turn.not_started", "type"),
     # tricks
     ("level3_trick_without_the_dark_alley_q3", lambda: ready(dark_alley=False), lambda g: g.learn("ann", "T09"), "trickerion.trick.level3_needs_dark_alley", "payload.trick_id"),
     ("trick_already_owned", ready, lambda g: g.learn("ann", "T01"), "trickerion.trick.already_owned", "payload.trick_id"),
