@@ -86,7 +86,7 @@ def _render(result: Standings, state: GameState) -> str:
     first, middle, last = cache.get(
         ("standings.frame",), (labels,), partial(_frame, head, labels), head
     )
-    lines = ",".join([_line_json(cache, line) for line in result.players])
+    lines = ",".join([line_text(cache, line) for line in result.players])
     winner, winners, tie_break = result.winner, result.winners, result.tie_break
     if winner is None and not winners and tie_break is None:
         outcome = _NO_OUTCOME
@@ -112,9 +112,10 @@ def _frame(head: tuple[str, str, str, str], labels: str) -> tuple[str, str, str]
 _LINE_JSON = PlayerStanding.__pydantic_serializer__
 
 
-def _line_json(cache: Memo, line: PlayerStanding) -> str:
-    """The JSON of a player's line as text, kept in the game's memo while the line is the same
-    object."""
+def line_text(cache: Memo, line: PlayerStanding) -> str:
+    """The JSON of a player's line as text (`line.model_dump_json()`), kept in the game's memo
+    (`GameState.cache`) while the line is the same object: the standings text and the stored
+    view (`services.usecases.readmodels.render`) both take it."""
     slot = ("json", line.player_id)
     text = cache.peek(slot, (line,))
     if text is MISS:

@@ -41,7 +41,7 @@ from pydantic_core import to_json
 
 from contracts.frames import CompactLine
 from domain.memo import MISS, Memo
-from domain.standings import CategoryLabel, PlayerStanding, Standings
+from domain.standings import CategoryLabel, PlayerStanding, Standings, line_text
 from services.usecases.readmodels.labels import category_labels, outcome_text
 from services.usecases.readmodels.shapes import PlayerLine, StandingsResponse
 
@@ -68,6 +68,9 @@ class _Labels:
     shown: dict[tuple[str, ...], tuple[tuple[str, ...], bytes, bool]] = field(default_factory=dict)
     """Per provisional part's keys (in its order): the labelled ones in label order, their
     template, and whether they are all of its keys in its own order."""
+    filled: dict[frozenset[str], tuple[tuple[str, ...], bytes]] = field(default_factory=dict)
+    """Per set of a breakdown's keys: the keys in label order and the whole breakdown's
+    template (0 where a label has no key)."""
 
     def provisional(self, keys: tuple[str, ...]) -> tuple[tuple[str, ...], bytes, bool]:
         """`shown`'s entry of `keys`, made on its first use (a player's provisional part has
@@ -90,15 +93,28 @@ class _Labels:
 
     def breakdown(self, categories: Mapping[str, int]) -> bytes:
         """The JSON list of `CategoryPoints` of every label for a breakdown (a key of it not
-        labelled raises KeyError: `view_json` labels every key shown)."""
+        labelled raises KeyError: `view_json` labels every key shown): one `%` of the
+        breakdown's template (`filled`) instead of a piece per category."""
         if not self.zeros:
             return b"[]"
-        pieces = self.zeros.copy()
-        index, points = self.index, self.points
-        for key, value in categories.items():
-            at = index[key]
-            pieces[at] = points[at] % value
-        return b",".join(pieces)
+        keys = frozenset(categories)
+        made = self.filled.get(keys)
+        if made is None:
+            made = self._fill(keys)
+        ordered, template = made
+        return template % tuple(map(categories.__getitem__, ordered))
+
+    def _fill(self, keys: frozenset[str]) -> tuple[tuple[str, ...], bytes]:
+        """`filled`'s entry of a breakdown's `keys`, made on its first use."""
+        at = sorted(map(self.index.__getitem__, keys))  # KeyError: a key not labelled
+        pieces = [zero.replace(b"%", b"%%") for zero in self.zeros]
+        for i in at:
+            pieces[i] = self.points[i]
+        ordered = tuple(map(self.keys.__getitem__, at))
+        if len(self.filled) >= _FILLED_MAX:
+            self.filled.clear()
+        made = self.filled[keys] = (ordered, b",".join(pieces))
+        return made
 
     @classmethod
     def of(cls, labels: Sequence[CategoryLabel]) -> _Labels:
@@ -114,6 +130,11 @@ class _Labels:
             points[0], zeros[0] = b"[" + points[0], b"[" + zeros[0]
             points[-1], zeros[-1] = points[-1] + b"]", zeros[-1] + b"]"
         return cls(keys, prefixes, {k: i for i, k in enumerate(keys)}, points, zeros)
+
+
+_FILLED_MAX = 4096
+"""Most breakdown key sets a label set keeps (cleared when full): a player's keys only grow as
+categories are first scored, so a label set meets a few dozen."""
 
 
 # --- the plan: the view's fields, in order, each passed through, computed or spliced -------
@@ -177,6 +198,8 @@ def _compile(
 
 
 _line = _compile(PlayerLine, PlayerStanding, {}, ["breakdown", "provisional"])
+_HEAD = ("player_id", "name", "seat", "rank", "total")
+_TAIL = ("resources", "card_lines")
 _view = _compile(
     StandingsResponse,
     Standings,
@@ -205,7 +228,7 @@ def view_json(result: Standings, memo: Memo, source: Source = "projection") -> b
         slot = ("readmodels.view_line", p.player_id)
         text = memo.peek(slot, (p,), (keys,))
         if text is MISS:
-            text = _line_json(p, game)
+            text = _line_json(p, game, line_text(memo, p))
             memo.put(slot, (p,), text, (keys,))
         lines.append(text)
     title = memo.get(("readmodels.view_title",), (result.title,), partial(to_json, result.title))
@@ -279,9 +302,13 @@ def _base(result: Standings) -> _Base:
     return _Base(labels, keys, frozenset(keys))
 
 
-def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
+def _line_json(player: PlayerStanding, game: _Labels, text: str | None = None) -> bytes:
     """`PlayerLine` JSON of `player`: the breakdown labelled, every category shown (0 where
-    none), and the provisional part's categories labelled likewise."""
+    none), and the provisional part's categories labelled likewise. `text`: the line's own
+    JSON (`domain.standings.line_text`, which the standings text keeps), whose fields before
+    `categories` and from `resources` on are the view line's, byte for byte (`_SPLICED`): they
+    are cut from it instead of serialized again (docs/profiles/fold-event-cost.md, "The
+    standings render, again")."""
     provisional = b"null"
     if player.provisional is not None:
         extra = player.provisional.categories
@@ -289,7 +316,26 @@ def _line_json(player: PlayerStanding, game: _Labels) -> bytes:
         values = tuple(extra.values()) if whole else tuple(map(extra.__getitem__, shown))
         categories = template % values
         provisional = b'{"categories":[%b],"total":%d}' % (categories, player.provisional.total)
-    return _line(player, None, breakdown=game.breakdown(player.categories), provisional=provisional)
+    breakdown = game.breakdown(player.categories)
+    if not _SPLICED:
+        return _line(player, None, breakdown=breakdown, provisional=provisional)
+    if text is None:
+        text = player.model_dump_json()
+    # a quote inside a JSON string is escaped, so only keys match; any key may be a category's
+    # or a resource's, but every value in those maps is a number, not an object
+    head = text[: text.index(',"categories":{')].encode()
+    tail = text[text.rindex(',"resources":{') :].encode()
+    return b"".join((head, b',"breakdown":', breakdown, b',"provisional":', provisional, tail))
+
+
+_SPLICED = tuple(PlayerStanding.model_fields) == (
+    *_HEAD,
+    "categories",
+    "provisional",
+    *_TAIL,
+) and tuple(PlayerLine.model_fields) == (*_HEAD, "breakdown", "provisional", *_TAIL)
+"""Whether a view line is the domain line's JSON with `categories` and `provisional` replaced
+(the fields of both models as `_line_json` cuts them; else it renders every field)."""
 
 
 def with_position(head: bytes, checkpoint: str | None, updated_at: str | None) -> bytes:
