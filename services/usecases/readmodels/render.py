@@ -68,9 +68,6 @@ class _Labels:
     shown: dict[tuple[str, ...], tuple[tuple[str, ...], bytes, bool]] = field(default_factory=dict)
     """Per provisional part's keys (in its order): the labelled ones in label order, their
     template, and whether they are all of its keys in its own order."""
-    filled: dict[frozenset[str], tuple[tuple[str, ...], bytes]] = field(default_factory=dict)
-    """Per set of a breakdown's keys: the keys in label order and the whole breakdown's
-    template (0 where a label has no key)."""
 
     def provisional(self, keys: tuple[str, ...]) -> tuple[tuple[str, ...], bytes, bool]:
         """`shown`'s entry of `keys`, made on its first use (a player's provisional part has
@@ -93,28 +90,15 @@ class _Labels:
 
     def breakdown(self, categories: Mapping[str, int]) -> bytes:
         """The JSON list of `CategoryPoints` of every label for a breakdown (a key of it not
-        labelled raises KeyError: `view_json` labels every key shown): one `%` of the
-        breakdown's template (`filled`) instead of a piece per category."""
+        labelled raises KeyError: `view_json` labels every key shown)."""
         if not self.zeros:
             return b"[]"
-        keys = frozenset(categories)
-        made = self.filled.get(keys)
-        if made is None:
-            made = self._fill(keys)
-        ordered, template = made
-        return template % tuple(map(categories.__getitem__, ordered))
-
-    def _fill(self, keys: frozenset[str]) -> tuple[tuple[str, ...], bytes]:
-        """`filled`'s entry of a breakdown's `keys`, made on its first use."""
-        at = sorted(map(self.index.__getitem__, keys))  # KeyError: a key not labelled
-        pieces = [zero.replace(b"%", b"%%") for zero in self.zeros]
-        for i in at:
-            pieces[i] = self.points[i]
-        ordered = tuple(map(self.keys.__getitem__, at))
-        if len(self.filled) >= _FILLED_MAX:
-            self.filled.clear()
-        made = self.filled[keys] = (ordered, b",".join(pieces))
-        return made
+        pieces = self.zeros.copy()
+        index, points = self.index, self.points
+        for key, value in categories.items():
+            at = index[key]
+            pieces[at] = points[at] % value
+        return b",".join(pieces)
 
     @classmethod
     def of(cls, labels: Sequence[CategoryLabel]) -> _Labels:
@@ -130,11 +114,6 @@ class _Labels:
             points[0], zeros[0] = b"[" + points[0], b"[" + zeros[0]
             points[-1], zeros[-1] = points[-1] + b"]", zeros[-1] + b"]"
         return cls(keys, prefixes, {k: i for i, k in enumerate(keys)}, points, zeros)
-
-
-_FILLED_MAX = 4096
-"""Most breakdown key sets a label set keeps (cleared when full): a player's keys only grow as
-categories are first scored, so a label set meets a few dozen."""
 
 
 # --- the plan: the view's fields, in order, each passed through, computed or spliced -------
