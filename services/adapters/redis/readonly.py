@@ -14,7 +14,11 @@ attempts. Source: Redis docs, EVALSHA_RO and "ACL key permissions" (`%R~`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
+
+from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterPipeline
 
 from services.adapters.redis.connect import GatedRedisCluster, is_cluster
 from services.adapters.redis.scripts import FlushSafeScript
@@ -28,6 +32,18 @@ class ReadOnlyScript(FlushSafeScript):
     """
 
     COMMANDS: ClassVar[tuple[str, str]] = ("EVALSHA_RO", "EVAL_RO")
+
+    async def _queue(
+        self,
+        pipe: Pipeline | ClusterPipeline,
+        keys: Sequence[Any] | None,
+        args: Iterable[Any] | None,
+    ) -> Any:
+        """`EVALSHA_RO` queued in `pipe`; a single node's pipeline checks (and loads) the script
+        before it sends."""
+        if isinstance(pipe, Pipeline):
+            pipe.scripts.add(self)  # type: ignore[arg-type]
+        return await self._send(pipe, ("EVALSHA_RO", self.sha), list(keys or []), list(args or []))
 
     async def _send(
         self, client: Any, head: tuple[str, Any], keys: list[Any], args: list[Any]

@@ -9,8 +9,9 @@ tournament approvals, which call their scripts directly, logged it (docs/profile
 caches it under the same sha in one command, so no flush can come between: the same fallback
 `cancelsafe.run_script` gives the hot paths.
 
-In a pipeline the script joins the pipeline's script check (loaded before it sends), as redis-py
-does; a `NOSCRIPT` there is the pipeline's reply to handle (`fanout.py`, `coalesce.py`).
+In a pipeline a call is queued as redis-py queues it (`_queue`): a single node's pipeline loads
+its scripts before it sends, and a `NOSCRIPT` there is the pipeline's reply to handle
+(`fanout.py`, `coalesce.py`); a cluster's pipeline refuses scripts (tests/cluster/test_fanout.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterPipeline
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
@@ -40,15 +42,24 @@ class FlushSafeScript(AsyncScript):
         args: Iterable[Any] | None = None,
         client: Any = None,
     ) -> Any:
-        keys, args = list(keys or []), list(args or [])
         client = self.registered_client if client is None else client
-        if isinstance(client, Pipeline):
-            client.scripts.add(self)  # type: ignore[arg-type]  # checked (and loaded) before it sends
+        if isinstance(client, Pipeline | ClusterPipeline):  # queued, not sent: nothing to retry
+            return await self._queue(client, keys, args)
+        keys, args = list(keys or []), list(args or [])
         by_sha, whole = self.COMMANDS
         try:
             return await self._send(client, (by_sha, self.sha), keys, args)
         except NoScriptError:  # sent whole: run and cached in one command (no load to lose)
             return await self._send(client, (whole, self.script), keys, args)
+
+    async def _queue(
+        self,
+        pipe: Pipeline | ClusterPipeline,
+        keys: Sequence[Any] | None,
+        args: Iterable[Any] | None,
+    ) -> Any:
+        """Queue the call in `pipe` as redis-py's `AsyncScript` does."""
+        return await AsyncScript.__call__(self, keys, args, pipe)  # type: ignore[arg-type]  # a pipeline is a client here
 
     async def _send(
         self, client: Any, head: tuple[str, Any], keys: list[Any], args: list[Any]
