@@ -236,7 +236,8 @@ class Forget:
         if not first and archived is not None:
             first = list(archived.events[:1])
         if not first:
-            raise UnknownGame(f"game {game_id!r}: no event in Redis or the archive")
+            where = "Redis" if self.archive is None else "Redis or the archive"
+            raise UnknownGame(f"game {game_id!r}: no event in {where}")
         return first, archived
 
     async def _scrub_webhooks(

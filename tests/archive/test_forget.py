@@ -145,6 +145,9 @@ async def test_an_unknown_game_or_player_is_refused(named: Stack, archive_url: s
         1,
         ("game 'no-such-game': no event in Redis or the archive",),
     )
+    no_archive = CommonSettings(redis_url=named.redis_url, archive_url=None)  # type: ignore[arg-type]
+    alone = await forget_player(no_archive, "no-such-game", "oren")
+    assert alone.lines == ("game 'no-such-game': no event in Redis",)  # no archive to name
     nobody = await _forget(named, archive_url, "zed")
     assert (nobody.code, nobody.lines) == (
         1,

@@ -38,6 +38,7 @@ from services.adapters.redis.projections import (
     FENCED_APPLY_LUA,
     RedisProjections,
 )
+from services.adapters.redis.readonly import ReadOnlyScript
 from services.adapters.redis.retention import FeedRetention, trim_dead_letters, trim_inbox
 from services.bootstrap import Roles, assemble, build, redis_ports
 from services.platform.settings import ServiceSettings
@@ -351,6 +352,38 @@ async def test_query_reads_and_writes_nothing(role: Callable[[str], aioredis.Red
         script = f"return redis.call('{write}', KEYS[1])"
         await refused(query.eval(script, 1, KEYS.projection(GAME)))
     await refused(query.eval("return redis.call('SET', KEYS[1], 'x')", 1, KEYS.checkpoint(SHARD)))
+
+
+@pytest.mark.parametrize("user", ["projector", "query"])
+async def test_a_read_only_script_runs_after_a_script_flush_under_its_user(
+    role: Callable[[str], aioredis.Redis], user: str
+) -> None:
+    """Finding: a `ReadOnlyScript` answered NOSCRIPT (a restarted Redis, `SCRIPT FLUSH`) is sent
+    whole with `EVAL_RO` (services/adapters/redis/scripts.py), which the projector's user was
+    not granted: its `/readyz` lag check, called outside a pipeline (a cluster's fan-out, or a
+    single node's fallback after a flush raced the pipeline's load), answered NOPERM until
+    something else loaded the script."""
+    await _append(role("ingest"))
+    client = role(user)
+    feed_keys = [KEYS.feed(SHARD), KEYS.checkpoint(SHARD)]
+    await role("admin").script_flush()
+    assert await ReadOnlyScript(client, _LAG_LUA)(keys=feed_keys, args=[100]) == 2
+
+
+def test_every_user_that_runs_scripts_by_sha_may_send_them_whole() -> None:
+    """`FlushSafeScript` sends a script whole on NOSCRIPT: `EVAL` after `EVALSHA`, `EVAL_RO`
+    after `EVALSHA_RO`; a user granted the first of a pair needs the second."""
+    users = [
+        line.split()
+        for line in (DEPLOY / "users.acl.template").read_text().splitlines()
+        if line.startswith("user ")
+    ]
+    assert users
+    for words in users:
+        granted = set(words)
+        for by_sha, whole in (("+evalsha", "+eval"), ("+evalsha_ro", "+eval_ro")):
+            if by_sha in granted:
+                assert whole in granted, f"user {words[1]}: {by_sha} without {whole}"
 
 
 async def test_each_services_own_code_runs_under_its_user(
