@@ -136,4 +136,5 @@ def test_the_league_page_speaks_russian_and_404s_an_unknown_league(http: TestCli
     missing = http.get("/leagues/nope/page")
     assert missing.status_code == 404
     assert missing.headers["content-type"].startswith("text/html")
+    assert "<title>League not found — scoreledger</title>" in missing.text
     assert http.get("/leagues/club/page?lang=xx").status_code == 422

@@ -168,4 +168,6 @@ def test_one_player_across_leagues(served: tuple[TestClient, UseCases]) -> None:
     assert "<h2>Лиги</h2>" in ru
     assert 'href="/players/p1?league=club&amp;lang=ru"' in ru
     problem_of(http.get("/players/nobody", headers=JSON), 404, "league.player_not_found")
-    assert http.get("/players/nobody", headers=HTML).status_code == 404
+    nobody = http.get("/players/nobody", headers=HTML)
+    assert nobody.status_code == 404
+    assert '<h1 data-i18n="player_not_found">Player not found</h1>' in nobody.text

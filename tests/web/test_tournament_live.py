@@ -92,6 +92,9 @@ async def test_unknown_tournament_is_a_404_problem(stack: Stack) -> None:
         page = await stack.client.get(path)
         assert page.status_code == 404, path
         assert page.headers["content-type"].startswith("text/html")
+        assert '<h1 data-i18n="tournament_not_found">Tournament not found</h1>' in page.text
+        assert 'href="/tournaments"' in page.text
+        assert "Game not found" not in page.text
 
 
 async def test_pages_and_the_qr_code_of_the_phone_view(stack: Stack) -> None:

@@ -150,7 +150,7 @@ def league_web_router(leagues: Leagues) -> APIRouter:
         try:
             state = await leagues.state(league_id)
         except UnknownLeague:
-            return PAGES.static("notfound.html", 404)
+            return PAGES.static("league-notfound.html", 404)
         lines = await leagues.standings(league_id, state.seq)
         _, ratings = await leagues.ratings(league_id, state.seq)
         return HTMLResponse(render_league(state, lines, ratings, lang))

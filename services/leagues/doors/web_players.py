@@ -156,7 +156,7 @@ def render_player(record: PlayerRecord, lang: Lang = "en") -> str:
 def _not_found(page: bool) -> Response:
     """No such player (in the league): the not-found page, or a 404 problem."""
     if page:
-        return PAGES.static("notfound.html", 404)
+        return PAGES.static("player-notfound.html", 404)
     return ProblemResponse(problem(404, "league.player_not_found", "player_id", "no such player"))
 
 

@@ -103,7 +103,7 @@ def tournament_web_router(cases: Tournaments, settings: QuerySettings | None = N
 
     async def page(name: str, tournament_id: str) -> Response:
         if await cases.log.version(tournament_id) == 0:
-            return PAGES.static("notfound.html", 404)
+            return PAGES.static("tournament-notfound.html", 404)
         return PAGES.static(name)
 
     @router.get("/tv/tournaments/{tournament_id}", include_in_schema=False)

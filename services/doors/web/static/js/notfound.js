@@ -1,6 +1,7 @@
-// The not-found page (HTTP 404 for an unknown game): its words in the page's language.
+// The not-found page (HTTP 404 for an unknown game, tournament or league): its words in the
+// page's language; the title is its heading's.
 import { t } from "./i18n.js";
 import { translatePage } from "./page.js";
 
 translatePage();
-document.title = `${t("not_found")} — scoreledger`;
+document.title = `${t(document.querySelector("h1").dataset.i18n)} — scoreledger`;
