@@ -5,6 +5,8 @@ Source: docs/tournaments-in-the-browser.md ("Tournaments in the browser")."""
 
 from __future__ import annotations
 
+import re
+
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -99,3 +101,28 @@ def test_the_list_on_redis(clean_redis_url: str) -> None:
         body = {"tournament_id": "old", "title": "again", "game": "penumbra", "rounds": 1}
         assert http.post("/tournaments", json=body, headers=AUTH).status_code == 409
         assert len(http.get("/tournaments", headers=JSON).json()["finished"]) == 1
+
+
+def test_the_form_offers_only_what_the_service_accepts() -> None:
+    """Finding: the form offered "tables of 5", which creation refuses for both games
+    (`tournament.remainder_fives`, docs/rules/tournaments.md). Every game and remainder the
+    form offers creates a tournament."""
+    with TestClient(list_app()) as http:
+        form = http.get("/tournaments/new", headers={"Accept": "text/html"}).text
+        select = {
+            name: re.findall(r'<option value="([a-z_]+)"', part.split("</select>")[0])
+            for name, part in ((m, form.split(f'name="{m}"', 1)[1]) for m in ("game", "remainder"))
+        }
+        assert select["game"] == ["penumbra", "trickerion"]
+        assert select["remainder"] == ["threes", "byes"]
+        for game in select["game"]:
+            for remainder in select["remainder"]:
+                tid = f"{game}-{remainder}"
+                body = {"tournament_id": tid, "title": tid, "game": game, "rounds": 1}
+                made = http.post(
+                    "/tournaments", json={**body, "remainder": remainder}, headers=AUTH
+                )
+                assert made.status_code == 201, made.text
+        refused = {"tournament_id": "fives", "title": "x", "game": "penumbra", "rounds": 1}
+        no = http.post("/tournaments", json={**refused, "remainder": "fives"}, headers=AUTH)
+        assert no.json()["rule"] == "tournament.remainder_fives"
