@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
 import time
 from collections.abc import Callable, Sequence
@@ -265,7 +266,7 @@ def _print_links(
     console.print(qr_line, highlight=False, soft_wrap=True)
     console.print(
         f"serving until Ctrl-C: the scoreboard at {base}/ , the API at {base}/docs ; "
-        "in another terminal `scoreledger publish FILE`, `export`, `forget` and "
+        f"in another terminal `{_command()} publish FILE`, `export`, `forget` and "
         "`webhooks` use this demo by themselves",
         highlight=False,
         soft_wrap=True,
@@ -313,3 +314,9 @@ async def _publish_and_watch(
         tournament=tournament,
         tournament_line=tournament_line,
     )
+
+
+def _command() -> str:
+    """How a user in another terminal runs `scoreledger`: by name when it is on PATH, else the
+    checkout's `.venv/bin/scoreledger` (what `make demo` installs)."""
+    return "scoreledger" if shutil.which("scoreledger") else ".venv/bin/scoreledger"

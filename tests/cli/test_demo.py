@@ -43,7 +43,7 @@ def test_demo_runs_end_to_end_on_a_throwaway_redis(tmp_path: Path) -> None:
     assert "/tv/tournaments/demo-cup" in " ".join(demo.stderr.split())
     said = " ".join(demo.stderr.split())
     assert "2 of 2 rounds seated, 4 table games played by the simulator (" in said
-    assert "3 of 4 tables approved, 1 awaiting a judge" in said
+    assert "3 of 4 tables approved, 1 awaiting approval" in said
     finals = [json.loads(line) for line in demo.stdout.splitlines()]
     logs = example_logs()
     assert len(finals) == len(logs) >= 2

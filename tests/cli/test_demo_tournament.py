@@ -91,7 +91,7 @@ async def test_the_demo_tournament_steps_with_the_games() -> None:
         line = await tournament.summary(client)
         assert (
             f"2 of 2 rounds seated, 4 table games played by the simulator ({posted} events), "
-            "3 of 4 tables approved, 1 awaiting a judge" in line
+            "3 of 4 tables approved, 1 awaiting approval" in line
         )
         again = DemoTournament(post_batch)
         await again.pick_id(client)  # demo-cup is taken: another id

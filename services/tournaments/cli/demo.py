@@ -185,6 +185,6 @@ class DemoTournament:
             f"tournament {tid} ({TITLE}, {len(PLAYERS)} players of Penumbra): "
             f"{len(state['rounds'])} of {ROUNDS} rounds seated, {len(tables)} table games "
             f"played by the simulator ({self.posted} events), {approved} of {len(tables)} "
-            f"tables approved, {reported} awaiting a judge; leader {top['name']} with "
+            f"tables approved, {reported} awaiting approval; leader {top['name']} with "
             f"{points:g} points"
         )
