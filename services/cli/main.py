@@ -107,7 +107,8 @@ def export(
     ] = None,
     redis_url: RedisUrl = None,
 ) -> None:
-    """Write a game's log as JSONL, exactly as posted; `score` and `publish` read it back.
+    """Write a game's log as JSONL, as stored (each event as posted, with the contract's
+    defaults filled in and `recorded_at` set); `score` and `publish` read it back.
 
     Exits 1 for a game with no events; 69, 77 or 78 with one line as `serve` does when Redis
     cannot be reached, refuses the user, or a setting is bad."""
@@ -337,7 +338,7 @@ NEWCOMER_ORDER = {
     "score": "Fold a JSONL event log offline and print the standings.",
     "publish": "Send a JSONL log to a running service (a running demo by default).",
     "serve": "Run the services: all roles together, or one role each.",
-    "export": "Write a game's log as JSONL, exactly as posted.",
+    "export": "Write a game's log as JSONL, as stored (defaults filled in).",
     "release": "Resume a game the projector holds, after a referee's correction.",
     "forget": "Forget a player's name in every tier (an operator's command).",
     "simulate": "Generate rule-valid games (reproducible from --seed) and send or write them.",

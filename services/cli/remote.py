@@ -23,7 +23,7 @@ class GameNotStored(LookupError):
 
 
 async def export_game(settings: CommonSettings, game_id: str) -> str:
-    """The game's log as JSONL, byte for byte as posted (the `events_jsonl` read model: the
+    """The game's log as JSONL, byte for byte as stored (the `events_jsonl` read model: the
     stored events, names put back into the start event, a forgotten player's pseudonym; from
     the archive `settings.archive_url` when Redis no longer holds the game).
 
