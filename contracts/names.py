@@ -161,18 +161,35 @@ def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str])
     payload: Any = getattr(event, "payload", None)
     if not isinstance(event, BaseModel) or payload is None:
         return event
-    update: dict[str, Any] = {}
+    changed = _renamed_payload(payload, one)
+    return event if changed is payload else event.model_copy(update={"payload": changed})
+
+
+def _renamed_payload(payload: Any, one: Callable[[Any], Any]) -> Any:
+    """`payload` with `one` applied to itself when it names a player and to each of its
+    `players` when they all do; the same object when nothing changes."""
     if _is_named(payload):
-        changed = one(payload)
-        if changed is not payload:
-            payload = changed
-            update["payload"] = payload
+        payload = one(payload)
     players = getattr(payload, "players", None)
     if isinstance(players, tuple) and players and all(_is_named(p) for p in players):
         new_players = tuple(one(p) for p in players)
         if any(a is not b for a, b in zip(new_players, players, strict=True)):
-            update["payload"] = payload.model_copy(update={"players": new_players})
-    return event.model_copy(update=update) if update else event
+            payload = payload.model_copy(update={"players": new_players})
+    return payload
+
+
+def without_names(payload: M) -> M:
+    """A side-log payload (tournament, league) with each named player's `name` set to their
+    `player_id`, as stored: what two requests are compared by. The names are kept outside the
+    stream and a forgotten player's reads back as a pseudonym, so a request sent again after a
+    forget is still the same request (docs/decisions/0014-names-outside-the-log.md)."""
+
+    def one(model: Any) -> Any:
+        pid = model.player_id
+        return model if model.name == pid else model.model_copy(update={"name": pid})
+
+    renamed: M = _renamed_payload(payload, one)
+    return renamed
 
 
 def strip_side_names(event: M) -> tuple[M, dict[str, str]]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from contracts.envelope import Payload
+from contracts.names import without_names
 from services.usecases.refusal import Refusal
 
 KEY_MAX = 200
@@ -97,8 +98,12 @@ def find_request(
 def same_request(found: Payload, asked: Payload) -> None:
     """Refuse a key used before for another request: `asked` (what this request would append
     first) must equal `found` (what the key's request appended first). Raises `Refusal`
-    (`rule` / `idempotency.key_reused`)."""
-    if type(found) is not type(asked) or found.model_dump() != asked.model_dump():
+    (`rule` / `idempotency.key_reused`). Players' names are left out of the comparison: they
+    are kept outside the stream, and a forgotten player's reads back as a pseudonym
+    (`contracts.names.without_names`)."""
+    if type(found) is not type(asked):
+        raise key_reused()
+    if without_names(found).model_dump() != without_names(asked).model_dump():
         raise key_reused()
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from contracts.envelope import Envelope
+from contracts.names import strip_names
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState
 from services.ports.errors import VersionConflict
@@ -58,8 +59,13 @@ class Plan:
 
 
 def _same_fact(a: Envelope, b: Envelope) -> bool:
-    """Two envelopes state the same fact: equal but for the store's `recorded_at`."""
-    return a.model_copy(update={"recorded_at": None}) == b.model_copy(update={"recorded_at": None})
+    """Two envelopes state the same fact: equal but for the store's `recorded_at` and the
+    players' names, which are kept outside the log (a forgotten player's reads back as a
+    pseudonym: docs/decisions/0014-names-outside-the-log.md), so every process answers a
+    retry alike, whether it folded the game from the store or kept it from the first write."""
+    stored_a, _ = strip_names(a.model_copy(update={"recorded_at": None}))
+    stored_b, _ = strip_names(b.model_copy(update={"recorded_at": None}))
+    return stored_a == stored_b
 
 
 def _check_same_event(plan: Plan, event: Envelope) -> None:

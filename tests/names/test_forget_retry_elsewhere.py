@@ -12,7 +12,7 @@ import httpx
 
 from contracts.names import FORGOTTEN
 from services.bootstrap import Roles, Service, assemble, use_cases
-from tests.names.helpers import GAME, PLAYER, lines
+from tests.names.helpers import GAME, NAME, PLAYER, lines
 from tests.names.test_forget import TOKEN, App, _NoClient, app  # noqa: F401  (the fixture)
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
@@ -55,3 +55,18 @@ async def test_a_retried_batch_elsewhere_is_all_duplicates_after_a_forget(
     again = await _post_elsewhere(app, body)
     assert again.status_code == 201, again.text
     assert [e["duplicate"] for e in again.json()["appended"]] == [True] * 3
+
+
+async def test_a_retry_differing_only_in_a_name_is_answered_alike_by_every_process(
+    app: App,  # noqa: F811
+) -> None:
+    """The name is kept outside the log, so a retry differing only in it states the same
+    fact: a duplicate at the writer that kept the game folded and at a process that folds it
+    from the store (which refused it before, as another body), and the kept name unchanged."""
+    renamed = lines("Someone Else")[0]
+    at_writer = await app.http.post(f"/games/{GAME}/events", content=renamed, headers=HEADERS)
+    elsewhere = await _post_elsewhere(app, renamed)
+    for answer in (at_writer, elsewhere):
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["appended"][0]["duplicate"] is True
+    assert app.backend.names[GAME][PLAYER] == NAME
