@@ -29,9 +29,10 @@ After a step whose every entry the appends had projected (its applies folded not
 checkpoints moved), the next read waits `checkpoint_every_ms`, so one read and one advance
 cover the appends meanwhile instead of one each: at one write request after another that pair
 was about 150 µs of the 760 µs of service CPU a request (docs/profiles/projector-round-trips.md).
-Nothing a reader sees waits for it (the appends wrote the standings and notices); the
-checkpoint trails the feed by that much more, which a restart folds again, as any batch after
-the checkpoint. A step that folded, or that filled a read (a catch-up), reads again at once.
+What the appends projected waits for nothing (they wrote the standings and notices); an
+append not projected live (a writer with live projection off, a game the append could not
+project) that lands during the wait is folded up to that much later; the checkpoint trails
+the feed by that much more, which a restart folds again, as any batch after the checkpoint. A step that folded, or that filled a read (a catch-up), reads again at once.
 """
 
 from __future__ import annotations
