@@ -19,7 +19,7 @@ LEAGUE = ROOT / "services" / "leagues" / "doors" / "templates"
 LAYOUTS = {"base.html", "tournament-layout.html", "tournament-phone.html", "server-page.html"}
 PAGES = [
     (folder, path.name)
-    for folder in (SHARED, TOURNAMENT)
+    for folder in (SHARED, TOURNAMENT, LEAGUE)
     for path in sorted(folder.glob("*.html"))
     if path.name not in LAYOUTS
 ]
@@ -34,7 +34,7 @@ def test_the_head_and_the_bar_are_written_once() -> None:
     for marker in ('<meta charset="utf-8">', '<a class="brand" href="/">', "<!doctype html>"):
         holders = [p.name for p, text in sources.items() if marker in text]
         assert holders == ["base.html"], marker
-    assert len(PAGES) == 12  # 5 game pages, 7 tournament pages
+    assert len(PAGES) == 15  # 5 game pages, 8 tournament pages, 2 league not-found pages
 
 
 @pytest.mark.parametrize(("folder", "name"), PAGES, ids=[n for _, n in PAGES])
