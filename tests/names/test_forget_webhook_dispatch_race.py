@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from contracts.events import parse_event_json
 from services.adapters.redis.keys import shard_of
 from services.bootstrap import memory_ports, use_cases
@@ -38,6 +40,10 @@ class _ForgetMidway:
         return getattr(self.inner, name)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: a dispatch that read the events before a forget commits bodies with the name (docs/forget.md)",
+)
 async def test_a_forget_during_a_dispatch_leaves_no_kept_body_naming_the_player() -> None:
     ports = memory_ports(SHARDS)
     cases = use_cases(ports, ServiceSettings(shards=SHARDS))
@@ -56,7 +62,8 @@ async def test_a_forget_during_a_dispatch_leaves_no_kept_body_naming_the_player(
     await cases.project.apply(shard, list(backend.feeds.get(shard, [])))
 
     done = await dispatcher.step()
-    assert done.queued and midway.fired
+    assert done.queued
+    assert midway.fired
     await dispatcher.step()  # the forget's notice: nothing new to derive
     [endpoint] = await store.endpoints()
     kept = [e.delivery for e in await store.log(endpoint.id, 100)]
