@@ -58,14 +58,33 @@ class NamedSideLog(Generic[E]):
     ) -> AppendResult:
         """See `SideLog.append`; the names the events carry are kept first (by event id, so
         readers of the stored events never miss them), then the events are stored without
-        them; a refused append takes back the names it kept."""
+        them; a refused append takes back the names it kept, but not those of an event the
+        stream holds.
+
+        Two copies of one keyed request share event ids (derived from the key), so a field
+        one copy kept may be the one the other copy's stored event reads: a refused copy
+        leaves the fields of events the stream holds after its refusal, and a copy that found
+        some of its fields kept already keeps them again once its append is stored (`keep`
+        never overwrites, nor brings a forgotten name back). What is left open: the other
+        copy storing its event between a refused copy's read and its drop, and keeping again
+        before that drop."""
         stored, names = strip_all(events, strip_side_names)
         kept = await self.names.keep(stream_id, names) if names else []
         try:
-            return await self.inner.append(stream_id, stored, credential)
+            result = await self.inner.append(stream_id, stored, credential)
         except Exception:
-            await self.names.drop(stream_id, kept)
+            if kept:
+                await self.names.drop(stream_id, await self._unstored(stream_id, kept))
             raise
+        if len(kept) < len(names):  # another copy's fields: dropped meanwhile if it was refused
+            await self.names.keep(stream_id, names)
+        return result
+
+    async def _unstored(self, stream_id: str, fields: Sequence[str]) -> list[str]:
+        """The kept-names `fields` (`<event_id>/<player_id>`) whose event the stream does not
+        hold (a side stream is short: read whole)."""
+        held = {str(getattr(e, "event_id", "")) for e in await self.inner.read(stream_id)}
+        return [f for f in fields if f.split("/", 1)[0] not in held]
 
     async def digest(self, stream_id: str) -> str | None:
         return await self.inner.digest(stream_id)

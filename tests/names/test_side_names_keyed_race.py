@@ -8,7 +8,9 @@ conflict and dropped the field the stored event reads its name from. The registr
 stored and answered 201 to both, but the player's name is gone for good: every read shows
 the player id. docs/decisions/0014-names-outside-the-log.md ("every answer reads the event as
 posted"); contracts/names.py ("a refused append's names never decide what a stored event
-reads"); docs/request-bounds.md (a keyed retry answers as stored)."""
+reads"); docs/request-bounds.md (a keyed retry answers as stored). Now the second copy keeps
+its names again once its event is stored, and a refused copy drops only the names of events the
+stream does not hold (`NamedSideLog.append`)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx
-import pytest
 
 from services.bootstrap import memory_ports, use_cases
 from services.platform.settings import ServiceSettings
@@ -28,10 +29,6 @@ KEYED = {**AUTH, "Idempotency-Key": "register-mira"}
 MIRA = {"player_id": "mira", "name": "Mira Novak"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: a refused copy of a keyed request drops the name fields another copy's stored event reads (NamedSideLog.append)",
-)
 async def test_a_keyed_registration_racing_its_own_retry_keeps_the_players_name() -> None:
     cases = use_cases(memory_ports(4), ServiceSettings())
     app = league_app(cases)
