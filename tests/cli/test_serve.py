@@ -46,7 +46,7 @@ def test_serve_projects_and_answers_queries(
         assert response.status_code == 200, response.text
         assert [p["total"] for p in response.json()["players"]] == [4, 4]
         assert client.get("/readyz").json()["checks"]["projection_lag_events"] == 0
-        assert "projection_lag_events" in client.get("/metrics").text
+        assert "\nscoreledger_projection_lag_events " in client.get("/metrics").text
         assert client.post("/games/pe-demo-1/events", content="[]").status_code in (
             404,
             405,

@@ -39,7 +39,7 @@ async def test_metrics_exposes_lag_and_requests(api: httpx.AsyncClient, seeder: 
     await api.get("/games/pe-demo-1/events")
     text = (await api.get("/metrics")).text
     # 8 unprojected entries; the count stops at max_lag_events + 1 = 4 (enough to say "not ready").
-    assert "projection_lag_events 4.0" in text
+    assert "\nscoreledger_projection_lag_events 4.0" in text
     assert (
         'scoreledger_query_requests_total{route="/games/{game_id}/events",status="200"} 1.0' in text
     )

@@ -97,7 +97,7 @@ def health_router(
 
     @router.get("/metrics", include_in_schema=False)
     async def prometheus() -> Response:
-        """Prometheus text: this app's registry (HTTP, `projection_lag_events`, refreshed first if
+        """Prometheus text: this app's registry (HTTP, `scoreledger_projection_lag_events`, refreshed first if
         Redis answers) and the process-wide default registry (write-side metrics of
         `services.platform.metrics` when ingest or the projector run in this process)."""
         # Scraping must work while Redis is down; the gauge then keeps its last value.

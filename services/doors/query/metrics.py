@@ -1,7 +1,7 @@
 """Prometheus metrics of the query service, in a registry per app (tests build many apps).
 
-Names follow docs/decisions/0018-observability-at-the-edges.md (observability): `projection_lag_events` plus HTTP
-request counts and latencies labelled by route template (never by raw path: bounded labels).
+Names follow docs/decisions/0018-observability-at-the-edges.md (observability), all `scoreledger_*`:
+`scoreledger_projection_lag_events` plus HTTP request counts and latencies labelled by route template (never by raw path: bounded labels).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class QueryMetrics:
             registry=self.registry,
         )
         self.lag = Gauge(
-            "projection_lag_events",
+            "scoreledger_projection_lag_events",
             "feed entries not yet projected, all shards (each counted up to max_lag_events + 1)",
             registry=self.registry,
         )
