@@ -6,7 +6,7 @@
 # WEBHOOKS only when the webhooks role runs: each of those users is left out unless its variable
 # is set), several separated by spaces
 # while a rotation is under way.
-# Integrations with a stream of their own (issue 11, hostile integrations): REDIS_ACL_INTEGRATIONS
+# Integrations with a stream of their own (docs/integrating/inbox.md; docs/decisions/0019-hostile-input-at-every-door.md): REDIS_ACL_INTEGRATIONS
 # lists their names, comma- or space-separated, each [a-z0-9][a-z0-9-]{0,31}, at most 64 (the
 # same list as ingest's SCORELEDGER_INBOX_INTEGRATIONS); name N's passwords come from
 # REDIS_ACL_INTEGRATION_<N upper-cased, - as _> (table-7: REDIS_ACL_INTEGRATION_TABLE_7), rotated
