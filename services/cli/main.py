@@ -211,6 +211,26 @@ def release(
     _exit_with(report.code, report.lines)
 
 
+@app.command("sweep-projections")
+def sweep_projections(
+    delete: Annotated[
+        bool, typer.Option("--delete", help="delete the strays of archived games (else: list)")
+    ] = False,
+    redis_url: RedisUrl = None,
+) -> None:
+    """List projections left in Redis for games that live only in the archive (written back
+    by a projector behind the archiver, before it skipped sealed games), and with --delete
+    delete them so reads use the archive's. Exits 0 when none is left, 1 when some are kept
+    (listed, locked, or with no archived copy), 78 without SCORELEDGER_ARCHIVE_URL; 69, 77 or
+    78 with one line as `serve` does."""
+    from services.cli.on_redis import run_on_redis
+    from services.cli.strays import sweep_projections as sweep
+
+    settings = _settings("sweep-projections", redis_url)
+    report = run_on_redis("sweep-projections", settings, lambda: sweep(settings, delete))
+    _exit_with(report.code, report.lines)
+
+
 @app.command()
 def serve(
     ingest: Annotated[bool, typer.Option("--ingest/--no-ingest", help="HTTP appends")] = True,
@@ -343,6 +363,7 @@ NEWCOMER_ORDER = {
     "forget": "Forget a player's name in every tier (an operator's command).",
     "simulate": "Generate rule-valid games (reproducible from --seed) and send or write them.",
     "migrate-archive": "Bring the archive's schema up to date and exit.",
+    "sweep-projections": "List or delete projections left in Redis for archived games.",
 }
 """`--help`'s command list: the order a newcomer needs them, each in one line (the exit codes
 are in each command's own `--help`). Groups (`webhooks`, `league`, `tournament`) follow."""

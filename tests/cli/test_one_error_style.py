@@ -22,6 +22,7 @@ COMMANDS = {
     "export": ["export", "g1", "--redis-url"],
     "release": ["release", "g1", "--wait", "0", "--redis-url"],
     "forget": ["forget", "g1", "oren", "--redis-url"],
+    "sweep-projections": ["sweep-projections", "--redis-url"],
     "simulate": ["simulate", "--game", "penumbra", "--tables", "1", "--inbox"],
 }
 

@@ -134,3 +134,35 @@ async def test_a_removal_compares_the_kept_names_to_the_snapshot_s(backend: Back
     assert same is not None
     assert await hot.remove("g-same", same)
     assert await backend.log.version("g-same") == 0
+
+
+async def put_projection(backend: Backend, game_id: str) -> None:
+    """A projection HASH for `game_id` written as the projector writes one (seq 2, final)."""
+    fields = {"seq": "2", "status": "final", "game": "trickerion", "standings": "{}"}
+    if backend.name == "memory":
+        backend.log.b.projections[game_id] = fields  # type: ignore[attr-defined]
+        return
+    log = backend.log
+    await log.client.hset(log.keys.projection(game_id), mapping=fields)  # type: ignore[attr-defined]
+
+
+async def test_a_projection_without_events_is_a_stray_and_only_it_is_dropped(
+    backend: Backend,
+) -> None:
+    hot = hot_games(backend)
+    await backend.log.append("live", game_log("live", 2), credential=DIGEST)
+    await put_projection(backend, "live")
+    for stray in ("sealed-1", "sealed-2"):
+        await put_projection(backend, stray)
+    assert sorted([g async for g in hot.stray_projections()]) == ["sealed-1", "sealed-2"]
+
+    assert not await hot.drop_stray("live")  # its events are in the hot tier: kept
+    assert await backend.projections.get("live") is not None
+    assert await hot.drop_stray("sealed-1")
+    assert await backend.projections.get("sealed-1") is None
+    assert not await hot.drop_stray("sealed-1")  # nothing left to drop
+    assert [g async for g in hot.stray_projections()] == ["sealed-2"]
+
+    await backend.log.append("sealed-2", game_log("sealed-2", 2), credential=DIGEST)
+    assert not await hot.drop_stray("sealed-2")  # a write brought its events back meanwhile
+    assert [g async for g in hot.stray_projections()] == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import AsyncIterator
 
 from services.adapters.memory.store import MemoryBackend
 from services.archive.ports.cold import ArchivedProjection, SealedGame
@@ -95,3 +96,14 @@ class MemoryHotGames:
         entry = FeedEntry(self.b.next_id(), game_id, len(game.events), game.events[-1])
         self.b.feeds.setdefault(shard, []).append(entry)
         return True
+
+    async def stray_projections(self) -> AsyncIterator[str]:
+        """See `HotGames.stray_projections`."""
+        for game_id in [g for g in self.b.projections if not self.b.logs.get(g)]:
+            yield game_id
+
+    async def drop_stray(self, game_id: str) -> bool:
+        """See `HotGames.drop_stray`."""
+        if self.b.logs.get(game_id):
+            return False
+        return self.b.projections.pop(game_id, None) is not None

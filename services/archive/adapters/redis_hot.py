@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
-from services.adapters.redis.keys import Keys, shard_of
+from services.adapters.redis.keys import PREFIX, Keys, shard_of
 from services.archive.ports.cold import ArchivedProjection, SealedGame
 from services.archive.ports.hot import HotGame
 
@@ -51,6 +52,19 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[6], ARGV[1])
 return 1
 """
+
+# KEYS: 1 stream, 2 projection, 3 ledger, 4 held HASH; ARGV: 1 game id. Only while the game
+# has no events in Redis (a write that restored it meanwhile keeps its projection).
+_DROP_STRAY_LUA = """
+if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
+local n = redis.call('DEL', KEYS[2], KEYS[3]) + redis.call('HDEL', KEYS[4], ARGV[1])
+if n > 0 then return 1 end
+return 0
+"""
+
+_PROJECTIONS = f"{PREFIX}:proj:".encode()
+_SCAN_PAGE = 1000
+
 
 # KEYS: 1 stream, 2 ids, 3 digest, 4 index, 5 shard feed, 6 names; ARGV: 1 game id, 2 digest
 # ('' none), 3 index score, 4 names as JSON, then per event: id, seq, type, data. Only if the
@@ -119,6 +133,7 @@ class RedisHotGames:
         self._restore = client.register_script(_RESTORE_LUA)
         self._lock = client.register_script(_LOCK_LUA)
         self._unlock = client.register_script(_UNLOCK_LUA)
+        self._drop_stray = client.register_script(_DROP_STRAY_LUA)
 
     async def lock(self, game_id: str, owner: str, ttl_ms: int) -> bool:
         """See `HotGames.lock` (one Lua call)."""
@@ -201,3 +216,38 @@ class RedisHotGames:
             k.names(game_id),
         ]
         return bool(await self._restore(keys=keys, args=args))
+
+    async def stray_projections(self) -> AsyncIterator[str]:
+        """See `HotGames.stray_projections`: SCAN for projection keys (every primary of a
+        cluster), then the length of each one's game stream, a page of 1,000 at a time."""
+        page: list[str] = []
+        async for key in self.client.scan_iter(match=_PROJECTIONS + b"*", count=_SCAN_PAGE):
+            _, sep, game = bytes(key)[len(_PROJECTIONS) :].partition(b"}:")
+            if sep:
+                page.append(game.decode())
+            if len(page) >= _SCAN_PAGE:
+                for game_id in await self._without_events(page):
+                    yield game_id
+                page = []
+        for game_id in await self._without_events(page):
+            yield game_id
+
+    async def _without_events(self, game_ids: list[str]) -> list[str]:
+        if not game_ids:
+            return []
+        pipe = self.client.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xlen(self.keys.game_stream(game_id))
+        lengths = await pipe.execute()
+        return [g for g, n in zip(game_ids, lengths, strict=True) if not n]
+
+    async def drop_stray(self, game_id: str) -> bool:
+        """See `HotGames.drop_stray` (one Lua call)."""
+        k = self.keys
+        keys = [
+            k.game_stream(game_id),
+            k.projection(game_id),
+            k.ledger(game_id),
+            k.held(shard_of(game_id, k.shards)),
+        ]
+        return bool(await self._drop_stray(keys=keys, args=[game_id]))

@@ -11,6 +11,7 @@ archived game before an append reopens it. Every key of a game shares its shard'
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -69,4 +70,18 @@ class HotGames(Protocol):
         archived projection); False (nothing written) when it has events.
 
         Raises: ValueError (an event that is not an envelope's JSON)."""
+        ...
+
+    def stray_projections(self) -> AsyncIterator[str]:
+        """The ids of the games whose projection the hot tier holds while it holds none of
+        their events (each once, in no order): a projection written back after the game was
+        sealed, before the projector dropped sealed games' feed entries
+        (`without_sealed`, docs/decisions/0013-archive-cold-tier.md). A game restored meanwhile may still be
+        named; `drop_stray` checks again."""
+        ...
+
+    async def drop_stray(self, game_id: str) -> bool:
+        """Delete the game's projection, ledger and hold if, and only if, the hot tier holds
+        none of its events (one atomic step); True: deleted, False: it has events now (a
+        write restored it) or nothing was there."""
         ...
