@@ -120,19 +120,25 @@ class TableRulings(DeskAccess):
 
         Raises:
             Refusal: `forbidden` / `auth.judge_required` (an approval or dispute by the
-                organiser while the tournament has a judge); the fold's rules.
+                organiser while the tournament has a judge; not for a request whose `key`
+                stored it already: that one is answered as stored);
+                `idempotency.key_reused`; the fold's rules.
         """
         if isinstance(caller, str):
             caller = Caller(caller, "organiser")
         credential = caller.credential
         if caller.table is not None:
             table_may(caller.table, ruling, table)
-        if ruling.action in ("approve", "dispute"):
-            ruling = await self._judged(tournament_id, caller, ruling)
+        ruling = named(caller, ruling)
+        # A keyed request found stored is answered as stored before the judge rule: the rules
+        # are not checked again on a retry (docs/request-bounds.md, Idempotency-Key), and a
+        # judge appointed since must not make a stored approval read as refused.
         replay = await self._replayed(tournament_id, key)
         if replay is not None:
             same_request(replay[0].first, asked_payload(table, ruling))
             return replay[1]
+        if ruling.action in ("approve", "dispute"):
+            await self._judge_rule(tournament_id, caller)
         try:
             await self.cases.approve_due(tournament_id, credential)
         except (RuleViolation, VersionConflict, CredentialMismatch) as error:
@@ -145,10 +151,10 @@ class TableRulings(DeskAccess):
         actor = f"judge {caller.judge_id}" if caller.judge_id else ORGANISER
         return await self._record(tournament_id, batch, credential, actor, key)
 
-    async def _judged(self, tournament_id: str, caller: Caller, ruling: TableRuling) -> TableRuling:
-        """`ruling` (an approval or dispute) as the caller may make it: named after the
-        caller's judge. Raises: Refusal `auth.judge_required` (the tournament has judges and
-        the caller is not one)."""
+    async def _judge_rule(self, tournament_id: str, caller: Caller) -> None:
+        """Refuse an approval or dispute by a caller who is not a judge while the tournament
+        has judges. Raises: Refusal `forbidden` / `auth.judge_required`
+        (docs/tournaments.md, Judges)."""
         judges = (await self.cases.state(tournament_id)).judges
         if judges and caller.role != "judge":
             raise Refusal(
@@ -157,6 +163,12 @@ class TableRulings(DeskAccess):
                 "this tournament has judges: only a judge's token approves or disputes",
                 "authorization",
             )
-        if caller.judge_id is not None:  # the ruling names the judge of the token
-            ruling = replace(ruling, by=caller.judge_id)
-        return ruling
+
+
+def named(caller: Caller, ruling: TableRuling) -> TableRuling:
+    """`ruling` as `caller` makes it: an approval or dispute by a judge's token names that
+    judge (`by`); anything else unchanged. Pure: a retry compares what it would append
+    (`same_request`) with this, before any rule is checked."""
+    if ruling.action in ("approve", "dispute") and caller.judge_id is not None:
+        return replace(ruling, by=caller.judge_id)
+    return ruling
