@@ -99,12 +99,20 @@ class DispatchCheckpoint:
 @dataclass(frozen=True, slots=True)
 class DispatchBatch:
     """What one dispatcher step stores at once (`WebhookStore.commit`): the `deliveries` to
-    queue, the last seq dispatched of each game it saw (`seen`: game -> seq) and the
-    `checkpoint` it moved to."""
+    queue, the last seq dispatched of each game it saw (`seen`: game -> seq), the
+    `checkpoint` it moved to, and `scrubs` (game -> `WebhookStore.scrubs` as read before the
+    game's events: the commit is refused, `ScrubRaced`, when a forget scrubbed since)."""
 
     deliveries: Sequence[Delivery]
     seen: Mapping[str, int]
     checkpoint: DispatchCheckpoint
+    scrubs: Mapping[str, int] = field(default_factory=dict)
+
+
+class ScrubRaced(Exception):
+    """`WebhookStore.commit` stored nothing: a forget scrubbed one of the batch's games after
+    the dispatcher read its events, so the bodies may hold a name it removed (derive them
+    again; docs/forget.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +150,20 @@ class WebhookStore(Protocol):
         """The last seq dispatched of each game (None: never seen), in order."""
         ...
 
+    async def scrubs(self, game_ids: Sequence[str]) -> list[int]:
+        """How many times `scrub` ran for each game (0: never), in order."""
+        ...
+
     async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
         """In one atomic step: queue the batch's deliveries (a coalescable one replaces its
         game's pending one in place, logged `superseded`; a full queue drops its oldest
         coalescable delivery, else its oldest, logged `dropped`), record its `seen` and move
-        the checkpoint to its `checkpoint`."""
+        the checkpoint to its `checkpoint`.
+
+        Raises:
+            ScrubRaced: a game of `batch.scrubs` was scrubbed since (its count differs);
+                nothing is stored.
+        """
         ...
 
     async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
@@ -183,8 +200,9 @@ class WebhookStore(Protocol):
 
     async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
         """Replace each `(old, new)` text in the body of every delivery of `game_id` kept by
-        any endpoint, queued or logged (`forget`: a replay then sends the pseudonym), in one
-        atomic step; how many deliveries changed."""
+        any endpoint, queued or logged (`forget`: a replay then sends the pseudonym), and
+        count the scrub in `scrubs` (even when nothing changed), in one atomic step; how many
+        deliveries changed."""
         ...
 
 

@@ -15,6 +15,7 @@ from services.webhooks.ports import (
     DispatchBatch,
     DispatchCheckpoint,
     Endpoint,
+    ScrubRaced,
     Secret,
     WebhookStore,
 )
@@ -165,6 +166,32 @@ async def test_scrub_replaces_a_name_in_the_game_s_kept_bodies_only(store: Webho
     assert bodies == {"msg_1": scrubbed, "msg_2": scrubbed, "msg_3": body}
     assert [d.body for d in await store.pending(EP.id, 10)] == [scrubbed, body]
     assert await store.scrub("g1", pairs) == 0
+
+
+async def test_a_commit_read_before_a_scrub_of_its_game_stores_nothing(
+    store: WebhookStore,
+) -> None:
+    # The dispatcher reads a game's scrub count before its events; a forget's scrub after
+    # that read refuses the commit whole (bodies, seen, checkpoint), so no body derived from
+    # the events as read before the forget is kept (docs/forget.md).
+    await store.commit(DispatchBatch([delivery(1)], {"g1": 1}, ckpt("1-0"), {"g1": 0}), 10, 10)
+    assert await store.scrubs(["g1", "g2"]) == [0, 0]
+    assert await store.scrub("g1", []) == 0  # counted even with no endpoint, nothing changed
+    await store.put_endpoint(EP)
+    assert await store.scrub("g1", [('"Mira"', '"player-1"')]) == 0
+    assert await store.scrubs(["g1", "g2"]) == [2, 0]
+    stale = DispatchBatch([delivery(2)], {"g1": 5, "g2": 3}, ckpt("2-0"), {"g1": 1, "g2": 0})
+    with pytest.raises(ScrubRaced):
+        await store.commit(stale, 10, 10)
+    assert await ids(store) == ["msg_1"]
+    assert await store.seen(["g1", "g2"]) == [1, None]
+    assert await store.checkpoint() == ckpt("1-0")
+    # read again after the scrub: committed; another game's count is not checked
+    fresh = DispatchBatch([delivery(2)], {"g1": 5, "g2": 3}, ckpt("2-0"), {"g1": 2})
+    await store.commit(fresh, 10, 10)
+    assert await ids(store) == ["msg_1", "msg_2"]
+    assert await store.seen(["g1", "g2"]) == [5, 3]
+    assert await store.checkpoint() == ckpt("2-0")
 
 
 async def test_a_delivery_in_flight_during_a_scrub_keeps_the_scrubbed_body(

@@ -121,7 +121,8 @@ class Keys:
     # --- outbound webhooks: every key in one slot (`{wh}`), so one script moves them together ---
     def webhooks(self, part: str, endpoint_id: str | None = None) -> str:
         """`sl:wh:{wh}:<part>[:<endpoint>]`: `endpoints` (HASH id -> JSON), `ckpt` (HASH shard ->
-        notice id, `since`), `seen` (HASH game -> seq); per endpoint `q` (LIST of delivery ids),
+        notice id, `since`), `seen` (HASH game -> seq), `scrubs` (HASH game -> how many
+        forget scrubs ran: a dispatch commit checks it); per endpoint `q` (LIST of delivery ids),
         `d` (HASH id -> pending delivery JSON), `co` (HASH game -> coalescable id), `log` (LIST,
         newest first), `stats` (HASH `dropped`, `superseded`)."""
         tail = f":{endpoint_id}" if endpoint_id is not None else ""

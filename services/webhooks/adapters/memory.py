@@ -15,6 +15,7 @@ from services.webhooks.ports import (
     EnqueueOutcome,
     LogEntry,
     Outcome,
+    ScrubRaced,
 )
 
 
@@ -53,6 +54,7 @@ class MemoryWebhookStore:
         self._queues: dict[str, _Queue] = {}
         self._checkpoint: DispatchCheckpoint | None = None
         self._seen: dict[str, int] = {}
+        self._scrubs: dict[str, int] = {}
 
     def _queue(self, endpoint_id: str) -> _Queue:
         return self._queues.setdefault(endpoint_id, _Queue())
@@ -104,7 +106,12 @@ class MemoryWebhookStore:
         if d.coalesce is not None:
             q.coalesce[d.coalesce] = d.id
 
+    async def scrubs(self, game_ids: Sequence[str]) -> list[int]:
+        return [self._scrubs.get(g, 0) for g in game_ids]
+
     async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
+        if any(self._scrubs.get(g, 0) != n for g, n in batch.scrubs.items()):
+            raise ScrubRaced(sorted(batch.scrubs))
         dropped: dict[str, int] = {}
         sup: dict[str, int] = {}
         for d in batch.deliveries:
@@ -164,6 +171,7 @@ class MemoryWebhookStore:
                 body = body.replace(old, new)
             return d if body == d.body else replace(d, body=body)
 
+        self._scrubs[game_id] = self._scrubs.get(game_id, 0) + 1
         changed = 0
         for q in self._queues.values():
             for delivery_id, d in list(q.pending.items()):

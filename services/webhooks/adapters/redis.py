@@ -34,6 +34,7 @@ from services.webhooks.ports import (
     EnqueueOutcome,
     LogEntry,
     Outcome,
+    ScrubRaced,
     Secret,
 )
 
@@ -126,6 +127,13 @@ class RedisWebhookStore:
         raw: Any = await self.client.hmget(self._k("seen"), list(game_ids))
         return [int(v) if v is not None else None for v in raw]
 
+    async def scrubs(self, game_ids: Sequence[str]) -> list[int]:
+        """HMGET of `scrubs`."""
+        if not game_ids:
+            return []
+        raw: Any = await self.client.hmget(self._k("scrubs"), list(game_ids))
+        return [int(v) if v is not None else 0 for v in raw]
+
     async def _run(
         self,
         deliveries: Sequence[Delivery],
@@ -133,9 +141,13 @@ class RedisWebhookStore:
         marks: Mapping[str, str],
         max_queue: int,
         max_log: int,
+        scrubs: Mapping[str, int] | None = None,
     ) -> EnqueueOutcome:
-        keys = [self._k("ckpt"), self._k("seen")]
+        keys = [self._k("ckpt"), self._k("seen"), self._k("scrubs")]
         args: list[str | int] = [max_queue, max_log, int(time.time() * 1000), len(deliveries)]
+        args.append(len(scrubs or {}))
+        for game, count in (scrubs or {}).items():
+            args += [game, count]
         for d in deliveries:
             keys += [self._k(p, d.endpoint_id) for p in _PER_DELIVERY]
             args += [d.id, delivery_json(d), d.coalesce or ""]
@@ -146,13 +158,17 @@ class RedisWebhookStore:
         for name, value in marks.items():
             args += [name, value]
         placed: Any = await self._commit(keys=keys, args=args)
+        if not isinstance(placed, list):  # -1: a scrub count moved, nothing stored
+            raise ScrubRaced(sorted(scrubs or {}))
         return _outcome([int(p) for p in placed], deliveries)
 
     async def commit(self, batch: DispatchBatch, max_queue: int, max_log: int) -> EnqueueOutcome:
-        """One `COMMIT_LUA` call."""
+        """One `COMMIT_LUA` call (raises `ScrubRaced` when it stored nothing)."""
         marks = {str(s): pos for s, pos in batch.checkpoint.positions.items()}
         marks["since"] = str(batch.checkpoint.since_ms)
-        return await self._run(batch.deliveries, batch.seen, marks, max_queue, max_log)
+        return await self._run(
+            batch.deliveries, batch.seen, marks, max_queue, max_log, batch.scrubs
+        )
 
     async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
         """One `COMMIT_LUA` call with no seen games and no checkpoint."""
@@ -225,9 +241,9 @@ class RedisWebhookStore:
 
     async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
         """See `WebhookStore.scrub` (one Lua call over every endpoint's pending deliveries
-        and log)."""
+        and log, counting the scrub even with no endpoint or no text to replace)."""
         ids: Any = await self.client.hkeys(self._k("endpoints"))
-        keys: list[str] = []
+        keys: list[str] = [self._k("scrubs")]
         for raw in ids:
             endpoint_id = raw.decode() if isinstance(raw, bytes) else str(raw)
             keys += [self._k("d", endpoint_id), self._k("log", endpoint_id)]
@@ -236,6 +252,4 @@ class RedisWebhookStore:
             stored_new = json.dumps(new)[1:-1]
             for stored_old in _stored_forms(old) if old else []:
                 args += [stored_old, stored_new]
-        if not keys or len(args) == 1:
-            return 0
         return int(await self._scrub(keys=keys, args=args))

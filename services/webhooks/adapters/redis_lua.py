@@ -80,11 +80,18 @@ COMMIT_LUA = (
     + _ENQUEUE_LUA
     + """
 local maxq, maxlog, now = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
-local n = tonumber(ARGV[4])
 local a = 5
+local checks = tonumber(ARGV[a]); a = a + 1
+for i = 1, checks do
+  if tonumber(redis.call('HGET', KEYS[3], ARGV[a]) or '0') ~= tonumber(ARGV[a + 1]) then
+    return -1
+  end
+  a = a + 2
+end
+local n = tonumber(ARGV[4])
 local out = {}
 for i = 1, n do
-  out[i] = enqueue(3 + (i - 1) * 5, ARGV[a], ARGV[a + 1], ARGV[a + 2], maxq, maxlog, now)
+  out[i] = enqueue(4 + (i - 1) * 5, ARGV[a], ARGV[a + 1], ARGV[a + 2], maxq, maxlog, now)
   a = a + 3
 end
 local seen = tonumber(ARGV[a]); a = a + 1
@@ -94,10 +101,13 @@ for i = 1, marks do redis.call('HSET', KEYS[1], ARGV[a], ARGV[a + 1]); a = a + 2
 return out
 """
 )
-"""KEYS: 1 `ckpt`, 2 `seen`, then `q d co log stats` of each delivery's endpoint. ARGV: max
-queue, max log, now (ms), n, then (id, JSON, coalesce game or '') per delivery, then the seen
-count and (game, seq) pairs, then the checkpoint's count and (field, value) pairs. Returns per
-delivery 0 (already queued), 1 (queued), 2 (superseded a pending one), 3 (dropped one)."""
+"""KEYS: 1 `ckpt`, 2 `seen`, 3 `scrubs`, then `q d co log stats` of each delivery's endpoint.
+ARGV: max queue, max log, now (ms), n, then the scrub checks' count and (game, count) pairs,
+then (id, JSON, coalesce game or '') per delivery, then the seen count and (game, seq) pairs,
+then the checkpoint's count and (field, value) pairs. Returns -1, storing nothing, when a
+game's scrub count is not the one checked (a forget scrubbed it since the dispatcher read its
+events); else per delivery 0 (already queued), 1 (queued), 2 (superseded a pending one), 3
+(dropped one)."""
 
 # The body as stored, as a JSON string literal: the sender's own literal (ARGV[n + 1]) when the
 # stored body equals the one it holds (ARGV[n]), else the stored one (a forget's scrub ran
@@ -144,9 +154,11 @@ return 1
 literal, the body sent and its literal. Returns 1 when recorded, 0 when no longer queued."""
 
 
-# KEYS: per endpoint its pending HASH `d` then its log LIST; ARGV: 1 game id, then (old, new)
-# pairs of the texts as stored (the body is a JSON string inside the stored JSON). Only the
-# deliveries of the game change; plain (not pattern) replacement.
+# KEYS: 1 `scrubs` (the game's count goes up by one: a dispatch commit that read the game's
+# events before this scrub is refused), then per endpoint its pending HASH `d` then its log
+# LIST; ARGV: 1 game id, then (old, new) pairs of the texts as stored (the body is a JSON
+# string inside the stored JSON). Only the deliveries of the game change; plain (not pattern)
+# replacement.
 SCRUB_LUA = (
     replaced_lua(2)
     + """
@@ -156,8 +168,9 @@ local function of_game(json, logged)
   if logged then v = v['delivery'] end
   return type(v) == 'table' and v['game_id'] == ARGV[1]
 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 local changed = 0
-for k = 1, #KEYS - 1, 2 do
+for k = 2, #KEYS - 1, 2 do
   local fields = redis.call('HGETALL', KEYS[k])
   for i = 1, #fields, 2 do
     if of_game(fields[i + 1], false) then

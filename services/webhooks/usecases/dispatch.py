@@ -8,7 +8,11 @@ from the checkpoint and derives nothing twice. On its very first start it begins
 notices' tail and records when (`since_ms`): a game it first sees later only gets the events
 recorded since, so turning webhooks on does not replay history. A game whose notices were
 trimmed before it read them (the notices are capped, `changes_maxlen`) is caught up by its next
-notice. Source: research tech.md §3.4 (catch-up subscription with a checkpoint).
+notice. A forget that scrubs a game's kept bodies (`WebhookStore.scrub`) between the
+dispatcher's read of that game's events and its commit would leave the new bodies with the
+name: the dispatcher reads each game's scrub count before its events and commits against it;
+a refused commit (`ScrubRaced`) derives the step again from the same notices
+(docs/forget.md). Source: research tech.md §3.4 (catch-up subscription with a checkpoint).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from services.webhooks.ports import (
     DispatchCheckpoint,
     Endpoint,
     EnqueueOutcome,
+    ScrubRaced,
     WebhookStore,
 )
 from services.webhooks.usecases.messages import (
@@ -46,6 +51,11 @@ class Bounds:
 
     max_queue: int = 1000
     max_log: int = 200
+
+
+RACED_TRIES = 3
+"""Derivations of one step's notices before it gives up (`ScrubRaced` each time: a forget per
+try); the checkpoint then stays, so the next step reads the same notices again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +93,10 @@ class Dispatcher:
 
     async def step(self, block_ms: int | None = None, count: int = 500) -> Dispatched:
         """Read the notices after the checkpoint (waiting up to `block_ms` for one), queue what
-        they give, move the checkpoint. Raises what the ports raise (nothing is committed)."""
+        they give, move the checkpoint. A commit refused because a forget scrubbed a game
+        meanwhile (`ScrubRaced`) is derived again, up to `RACED_TRIES` times, then left to the
+        next step (nothing queued, the checkpoint unmoved). Raises what the ports raise
+        (nothing is committed)."""
         at = self._at or await self.start()
         batch = await self.notices.read(at.positions, count=count, block_ms=block_ms)
         if not batch:
@@ -93,20 +106,29 @@ class Dispatcher:
         for notice in batch:
             positions[notice.shard] = notice.entry_id
             newest[notice.game_id] = max(newest.get(notice.game_id, 0), notice.seq)
-        endpoints = await self.store.endpoints()
-        deliveries, seen = await self._derive(newest, endpoints, at.since_ms)
         moved = DispatchCheckpoint(positions, at.since_ms)
-        outcome = await self.store.commit(
-            DispatchBatch(deliveries, seen, moved), self.bounds.max_queue, self.bounds.max_log
-        )
-        self._at = moved
-        return Dispatched(len(deliveries), outcome)
+        for _ in range(RACED_TRIES):
+            endpoints = await self.store.endpoints()
+            deliveries, seen, scrubs = await self._derive(newest, endpoints, at.since_ms)
+            derived = DispatchBatch(deliveries, seen, moved, scrubs)
+            try:
+                outcome = await self.store.commit(
+                    derived, self.bounds.max_queue, self.bounds.max_log
+                )
+            except ScrubRaced:
+                continue  # derive again: the events now read with the names forgotten
+            self._at = moved
+            return Dispatched(len(deliveries), outcome)
+        return Dispatched(0, EnqueueOutcome())
 
     async def _derive(
         self, newest: dict[str, int], endpoints: Sequence[Endpoint], since_ms: int
-    ) -> tuple[list[Delivery], dict[str, int]]:
+    ) -> tuple[list[Delivery], dict[str, int], dict[str, int]]:
+        """The deliveries of the games in `newest`, their new seen seqs, and their scrub
+        counts read before their events (what the commit checks)."""
         games = list(newest)
         before = await self.store.seen(games)
+        scrubs = dict(zip(games, await self.store.scrubs(games), strict=True))
         deliveries: list[Delivery] = []
         seen: dict[str, int] = {}
         for game_id, prev in zip(games, before, strict=True):
@@ -117,7 +139,7 @@ class Dispatcher:
             wanted = [e for e in endpoints if any(e.wants(game_id, t) for t in TYPES)]
             if wanted:
                 deliveries += await self._game(game_id, prev, seq, wanted, since_ms)
-        return deliveries, seen
+        return deliveries, seen, {g: scrubs[g] for g in seen}
 
     async def _game(
         self, game_id: str, prev: int | None, seq: int, endpoints: Sequence[Endpoint], since_ms: int
