@@ -355,7 +355,8 @@ def _judge_and_table_doors(router: APIRouter, desk: TournamentDesk) -> None:
         token, its game's write token, reports or confirms that table only: 403
         `auth.table_reports_only`, `auth.table_token_other_table`). While the
         tournament has a judge, `approve` and `dispute` need a judge's token (403
-        `auth.judge_required`) and name that judge. An approval that leaves every table of
+        `auth.judge_required`; not the keyed retry of a ruling stored before: answered as
+        stored) and name that judge. An approval that leaves every table of
         the open round approved also closes the round (`tournament.round_closed`, same
         append)."""
         try:

@@ -9,7 +9,8 @@ and the append itself carries the digest again (the store refuses a mismatch ato
 Judges: the organiser appoints them (`tournament.judge_appointed`); a judge's token is derived
 from the organiser digest (`keys.judge_token`, never stored) and checked by the same
 `authorize_as`. While a tournament has a judge in office only a judge approves or disputes
-(the organiser token is `forbidden` / `auth.judge_required`) and the ruling names the judge
+(the organiser token is `forbidden` / `auth.judge_required`, checked after a keyed retry's
+lookup: a ruling stored before is answered as stored) and the ruling names the judge
 from the token, not from the body; with no judge appointed the organiser rules. Reports and
 confirmations take either token. Seating a round creates each table's game
 (`tables.TableGames.open_round`); auto-approval runs before every table write and
