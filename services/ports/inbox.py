@@ -92,8 +92,11 @@ class InboxQueue(Protocol):
         ...
 
     async def ack(self, ids: Sequence[bytes], delete: Sequence[bytes] = ()) -> None:
-        """Settle `ids` (no longer pending); entries of `delete` are also removed at once
-        (an oversized entry's bytes go now, not after retention)."""
+        """Settle `ids` (no longer pending); entries of `delete` (settled ones among `ids`)
+        are also removed at once, not kept for retention: an oversized entry's bytes, an
+        entry that may name a player (docs/forget.md). Removed before they are acked, so an
+        interrupted call leaves them pending without fields (a claim settles
+        them: `own_orphans`), never kept."""
         ...
 
     async def hold(self, consumer: str, ids: Sequence[bytes]) -> None:

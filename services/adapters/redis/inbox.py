@@ -7,6 +7,7 @@
   again with `claim` (XCLAIM; `services.adapters.pending_pages`); an entry deleted while
   pending is dropped from the PEL by Redis 7 (or returned without fields by Redis 6: acked).
 * `claim_idle`: XAUTOCLAIM from `0-0` until the scan wraps.
+* `ack`: XDEL of the entries to delete, then XACK (one key each: no cross-slot command).
 * `trim`: `services.adapters.redis.retention.trim_inbox` (settled entries only).
 * `guard`: XINFO GROUPS (the group still there?), then the exhausted-stream renewal script
   (`services.adapters.redis.exhausted`).
@@ -108,10 +109,13 @@ class RedisInboxQueue(OwnOrphans):
             self._games[entry_id] = self.game_of(reply[0][1]) if reply and reply[0][1] else None
 
     async def ack(self, ids: Sequence[bytes], delete: Sequence[bytes] = ()) -> None:
-        if ids:
-            await self.client.xack(self.stream, self.group, *ids)
+        # deleted first: a crash between the two leaves a settled entry pending without its
+        # fields (a claim settles it: module docstring), never one kept with a name
+        # (docs/forget.md)
         if delete:
             await self.client.xdel(self.stream, *delete)
+        if ids:
+            await self.client.xack(self.stream, self.group, *ids)
 
     async def hold(self, consumer: str, ids: Sequence[bytes]) -> None:
         if ids:

@@ -1,7 +1,9 @@
 """What the settling use case needs to know of an inbox entry's format, given by the door that
 reads the stream (`services.doors.ingest.inbox_entry.INBOX_FORM`): so no use case knows
 FastStream's message format or HTTP's problem documents. `FieldsForm` reads an entry's fields
-(`token`, `creator_key`, the data) with the door's unpacking of its transport format.
+(`token`, `creator_key`, the data) with the door's unpacking of its transport format, and
+tells whether an entry may hold a player's name (`may_name`: such an entry is deleted once
+settled, not kept for the inbox retention; docs/forget.md).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from contracts.names import is_game_started
 from services.ports.inbox import Fields
 from services.usecases.authorize import WriteProof
 from services.usecases.parse import decode_json, game_of
@@ -38,6 +41,10 @@ class EntryForm(Protocol):
 
     def reason(self, refusal: Refusal) -> dict[str, object]:
         """A dead letter's reason for `refusal` (JSON members)."""
+        ...
+
+    def may_name(self, fields: Fields) -> bool:
+        """Whether the entry may hold a player's name (a `*.game_started` event)."""
         ...
 
 
@@ -83,6 +90,35 @@ class FieldsForm:
     def reason(self, refusal: Refusal) -> dict[str, object]:
         """A dead letter's reason for `refusal`, as the door words it."""
         return self.word(refusal)
+
+    def may_name(self, fields: Fields) -> bool:
+        """Whether an entry may hold a player's name: its data holds a `*.game_started` event
+        (players' names are posted only there: `contracts.names`), or may and cannot be read
+        as JSON. False only when no event of it can be a start: the settling use case then
+        keeps it for the inbox retention, and deletes the others once settled (docs/forget.md:
+        forget cannot reach a name in a kept entry)."""
+        try:
+            body = self.unpack(fields)[0]
+        except Exception:  # unreadable transport format: its raw bytes are looked at
+            body = None
+        text = body if body is not None else b"".join(fields.values())
+        # a start event's type holds `game_started`, spelled out or with a JSON escape
+        if b"game_started" not in text and b"\\" not in text:
+            return False
+        if body is None:
+            return True
+        try:
+            decoded = json.loads(body)
+        except (ValueError, RecursionError):  # UnicodeDecodeError; absurd nesting
+            return True
+        items = decoded if isinstance(decoded, list) else [decoded]
+        return any(_started(item) for item in items)
+
+
+def _started(item: object) -> bool:
+    """Whether a decoded JSON item is typed as a `*.game_started` event."""
+    kind = item.get("type") if isinstance(item, dict) else None
+    return isinstance(kind, str) and is_game_started(kind)
 
 
 def _text(fields: Fields, headers: Mapping[str, Any], name: str) -> str | None:

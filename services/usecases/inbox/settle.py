@@ -321,16 +321,25 @@ class Inbox:
 
     async def _settle(self, d: _Delivery, s: _Sorted, delete: list[bytes]) -> None:
         """Dead-letter `s.refused`, ack every decided entry (deleting `delete`: oversized,
-        lettered with a bounded copy), count the appends; `d.todo` becomes what to retry."""
+        lettered with a bounded copy; and each that may name a player), count the appends;
+        `d.todo` becomes what to retry."""
         for i, refusal in s.refused:
             await self._letter(d.ids[i], d.entries[i], refusal)
         undecided = s.undecided()
-        settled = [d.ids[i] for i in d.todo if i not in undecided]
+        settled = [i for i in d.todo if i not in undecided]
         if settled:
-            await self.queue.ack(settled, delete)
+            # a kept entry would hold the name past a forget (docs/forget.md): gone once
+            # recorded or lettered; an undecided one stays pending, or it would be lost
+            gone = set(delete)  # oversized: deleted unread
+            named = [
+                d.ids[i]
+                for i in settled
+                if d.ids[i] not in gone and self.form.may_name(d.entries[i])
+            ]
+            await self.queue.ack([d.ids[i] for i in settled], [*delete, *named])
         for result in s.recorded:
             count_appended(result.result, "inbox")
-        d.done.update(settled)
+        d.done.update(d.ids[i] for i in settled)
         d.todo = sorted({*s.waiting, *s.again})
 
     async def _older_pending(
