@@ -2,7 +2,8 @@
 `sl:deadletter` were never trimmed under `noeviction`, so anyone who could XADD filled Redis).
 
 * The inbox keeps a settled entry (delivered to the consumer group and acked) for
-  `keep_inbox_s`, and while the stream holds more than `max_len` entries (the per-stream cap,
+  `keep_inbox_s` (one that may name a player was deleted when it was settled: docs/forget.md),
+  and while the stream holds more than `max_len` entries (the per-stream cap,
   `IngestSettings.inbox_max_len`) no settled entry at all; an entry not yet delivered or still
   pending is never trimmed, whatever its age or the stream's length (`XTRIM MINID` below the
   oldest unsettled id). Each inbox stream (the shared one, each

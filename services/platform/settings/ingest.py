@@ -49,7 +49,8 @@ class IngestSettings(CommonSettings):
     inbox_keep_s: float = Field(
         default=86_400.0,
         ge=0,
-        description="how long a settled (acked) inbox entry is kept; unsettled ones always are",
+        description="how long a settled (acked) inbox entry is kept; unsettled ones always are; "
+        "one that may name a player (a *.game_started event) is deleted once settled",
     )
     dead_letter_keep_s: float = Field(
         default=30 * 86_400.0,

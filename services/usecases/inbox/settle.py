@@ -45,8 +45,10 @@ are decided in stream order (docs/decisions/0011-faults-are-answered-not-crashed
   before anything waits, so two replicas never wait on each other; waiting entries are held
   (`InboxQueue.hold`: on Redis XCLAIM JUSTID, idle 0) each round so no claim takes them from a
   live consumer. Settled entries are trimmed by retention (`InboxQueue.trim`, after
-  `inbox_keep_s`). FastStream's ack policies cannot do this (they ack or leave a batch as a
-  whole: `services.doors.ingest.inbox_app`), so acks are ours (`AckPolicy.MANUAL`).
+  `inbox_keep_s`), but one that may name a player (`EntryForm.may_name`: a start event) is
+  deleted with its ack, so no kept entry holds a name `forget` cannot reach (docs/forget.md).
+  FastStream's ack policies cannot do this (they ack or leave a batch as a whole:
+  `services.doors.ingest.inbox_app`), so acks are ours (`AckPolicy.MANUAL`).
 * **One consumer name per replica** (`IngestSettings.inbox_consumer`, default
   `ingest-<hostname>-<pid>`: unique per process, and stable across container restarts, where
   the pid is 1). A `Reclaimer` (`services.usecases.inbox.reclaim`) settles this consumer's own
