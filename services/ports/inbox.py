@@ -95,8 +95,8 @@ class InboxQueue(Protocol):
         """Settle `ids` (no longer pending); entries of `delete` (settled ones among `ids`)
         are also removed at once, not kept for retention: an oversized entry's bytes, an
         entry that may name a player (docs/forget.md). Removed before they are acked, so an
-        interrupted call leaves them pending without fields (a claim settles
-        them: `own_orphans`), never kept."""
+        interrupted call leaves them pending without fields (a claim settles them:
+        `own_orphans`), never kept."""
         ...
 
     async def hold(self, consumer: str, ids: Sequence[bytes]) -> None:

@@ -1,7 +1,8 @@
 """Which inbox entries may hold a player's name (`FieldsForm.may_name`, the door's
 `INBOX_FORM`): those the settling use case deletes once settled instead of keeping them for the
 inbox retention (docs/forget.md, "Where a name rests"). Names are posted only in a
-`*.game_started` event, so an entry is kept only when none of its events can be one."""
+`*.game_started` event, so an entry is kept only when none of its events can be one: no text
+of it spells the type, or it reads as events none of which is typed as a start."""
 
 from __future__ import annotations
 
@@ -38,7 +39,10 @@ def escaped_type(line: bytes) -> bytes:
         (START[:-20], True),  # cut short: not JSON, and may name someone
         (b'{"event_id": ', False),  # not JSON, and cannot spell a start
         (b"{}", False),
-        (b'"penumbra.game_started"', False),  # a JSON string, no event
+        (b'"penumbra.game_started"', True),  # spells it, in no event shape
+        (b"[[" + START + b"]]", True),
+        (b'{"type":["penumbra.game_started"]}', True),
+        (b'{"type":"game.turn_started","payload":{"note":"\\u00e9"}}', False),
     ],
 )
 def test_an_entry_may_name_a_player_only_if_an_event_of_it_can_be_a_start(

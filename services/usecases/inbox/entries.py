@@ -92,11 +92,12 @@ class FieldsForm:
         return self.word(refusal)
 
     def may_name(self, fields: Fields) -> bool:
-        """Whether an entry may hold a player's name: its data holds a `*.game_started` event
-        (players' names are posted only there: `contracts.names`), or may and cannot be read
-        as JSON. False only when no event of it can be a start: the settling use case then
-        keeps it for the inbox retention, and deletes the others once settled (docs/forget.md:
-        forget cannot reach a name in a kept entry)."""
+        """Whether an entry may hold a player's name (names are posted only in a
+        `*.game_started` event: `contracts.names`): False when no text of it can spell that
+        type, or its data reads as events (a JSON object, or an array of them) none typed as a
+        start; True otherwise (a start, or text that spells one in no event shape). The
+        settling use case keeps a False entry for the inbox retention and deletes the others
+        once settled (docs/forget.md: forget cannot reach a name in a kept entry)."""
         try:
             body = self.unpack(fields)[0]
         except Exception:  # unreadable transport format: its raw bytes are looked at
@@ -116,9 +117,10 @@ class FieldsForm:
 
 
 def _started(item: object) -> bool:
-    """Whether a decoded JSON item is typed as a `*.game_started` event."""
+    """Whether a decoded JSON item may be a `*.game_started` event: typed as one, or not an
+    object with a string type (nothing then says what it is)."""
     kind = item.get("type") if isinstance(item, dict) else None
-    return isinstance(kind, str) and is_game_started(kind)
+    return not isinstance(kind, str) or is_game_started(kind)
 
 
 def _text(fields: Fields, headers: Mapping[str, Any], name: str) -> str | None:
