@@ -178,10 +178,8 @@ class Forget:
         side = await self.side.forget(game_id, player_id, first)
         already = done.already and not side.changed
         for other in side.games:
-            try:
-                already = (await self._game(other, player_id))[0].already and already
-            except (UnknownGame, UnknownPlayer):
-                continue  # a table whose game was never created, or seats someone else now
+            found = await self._table_game(other, player_id)
+            already = already if found is None else found.already and already
         return dataclasses.replace(done, side=side, already=already)
 
     async def forget_tournament(
@@ -200,11 +198,31 @@ class Forget:
         side = await self.side.forget_tournament(tournament_id, player_id)
         games: list[Forgotten] = []
         for game_id in side.games:
-            try:
-                games.append((await self._game(game_id, player_id))[0])
-            except (UnknownGame, UnknownPlayer):
-                continue  # a table whose game was never created
+            found = await self._table_game(game_id, player_id)
+            if found is not None:
+                games.append(found)
         return side, tuple(games)
+
+    async def _table_game(self, game_id: str, player_id: str) -> Forgotten | None:
+        """Forget `player_id` in one of their tournament's table games (`_game`); None: the
+        game seats someone else, or is not created yet.
+
+        A table game not created yet may still be created by an opening that read the
+        tournament (names put back) before the forget hid the player there: so the player is
+        marked forgotten in the game's names first. `keep` never overwrites and a creation
+        keeps its names in its append's own atomic step (`EventLog.keeps_names`), so a
+        creation after the mark keeps no name, and one that kept its names before the mark
+        is found by the second look (docs/forget.md)."""
+        for look in (1, 2):
+            try:
+                return (await self._game(game_id, player_id))[0]
+            except UnknownPlayer:
+                return None  # the table seats someone else now
+            except UnknownGame:
+                if look == 2:
+                    return None  # not created: its creation keeps the player forgotten
+                await self.names.keep(game_id, {player_id: FORGOTTEN})
+        return None
 
     async def _game(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
         """Forget in one game's tiers, holding its tier lock (`HotGames.lock`); what was done

@@ -249,9 +249,13 @@ class SideForget:
             return None  # not this tournament's table game
         shown = pseudonym(registrant.order + 1)
         changed = await _hide(self.tournaments, tournament_id, events, player_id, shown)
+        # the tables as they are after the hide: a round seated since the read above was
+        # read by its opening before the hide, names put back (docs/forget.md)
+        now = fold_tournament(await self.tournaments.inner.read(tournament_id))
         others = tuple(
             t.game_id
-            for t in tables
+            for r in now.rounds
+            for t in r.tables.values()
             if t.game_id is not None and t.game_id != game_id and player_id in t.players
         )
         return (tournament_id, shown), others, changed
