@@ -8,8 +8,8 @@ event read is the event posted, byte for byte). Forgetting a player replaces the
 `FORGOTTEN`; every read then shows the pseudonym `player-<seat>` instead, also for a log written
 before names left it (its inline name is replaced on read, and `forget` stores that start
 event again without the names).
-Tournament and league events that name players are stored the same way (`strip_side_names`,
-`put_side_names`).
+Tournament and league events that name players (and a tournament's judges) are stored the same
+way (`strip_side_names`, `put_side_names`).
 Source: docs/decisions/0014-names-outside-the-log.md (GDPR: personal data outside the immutable
 log, or crypto-shredding; Verraes, "Eventsourcing patterns: forgettable payloads").
 """
@@ -111,12 +111,14 @@ def start_players(data: bytes) -> dict[str, int]:
 
 # --- Side logs (tournaments, leagues) ---------------------------------------------------
 # A tournament's `player_registered` / `player_joined_late` and a league addition's `players`
-# name players too. Their stored form holds the player's id in place of the name, as a start
-# event does. The names are kept per stream, each under its event's id and the player's id
-# (`<event_id>/<player_id>`), so every event reads back the names it was appended with (a
-# league's later addition may name a player anew) and a refused append's names never decide
-# what a stored event reads. A forgotten player has `!<player_id>` -> their pseudonym
-# (`player-<n>`, n their 1-based order in the stream), which every event then reads.
+# name players too, and a tournament's `judge_appointed` names a judge. Their stored form holds
+# the person's id in place of the name, as a start event does. The names are kept per stream,
+# each under its event's id and the person's key (`<event_id>/<key>`: a player's id, or
+# `~<judge_id>` for a judge, so a judge and a player of the same id stay apart), so every event
+# reads back the names it was appended with (a league's later addition may name a player
+# anew) and a refused append's names never decide what a stored event reads. A forgotten
+# person has `!<key>` -> their pseudonym (`player-<n>`, n their 1-based order in the stream;
+# `judge-<n>`, n the judge's 1-based order of appointment), which every event then reads.
 
 M = TypeVar("M")
 """A side-log envelope (`TournamentEnvelope`, `LeagueEnvelope`: pydantic models)."""
@@ -133,12 +135,45 @@ def side_forgotten_field(player_id: str) -> str:
 
 
 def side_field_player(field: str) -> str:
-    """The player id of a kept-names field (either kind)."""
+    """The person's key of a kept-names field (either kind): a player's id, or a judge's
+    `judge_key`."""
     return field[1:] if field.startswith("!") else field.split("/", 1)[-1]
 
 
+JUDGE_MARK = "~"
+"""What a judge's key starts with (never in an id: `contracts.envelope.PlayerId`)."""
+
+
+def judge_key(judge_id: str) -> str:
+    """The kept-names key of a judge (`~<judge_id>`), apart from a player of the same id."""
+    return JUDGE_MARK + judge_id
+
+
+def judge_pseudonym(order: int) -> str:
+    """What a forgotten judge is called: `judge-<order>` (1-based order of appointment)."""
+    return f"judge-{order}"
+
+
+def side_key_id(key: str) -> str:
+    """The id a person's key stands for (a judge's key without its mark): what the stored
+    form holds in place of the name."""
+    return key.removeprefix(JUDGE_MARK)
+
+
+_ID_FIELDS = ("player_id", "judge_id")
+
+
 def _is_named(model: object) -> bool:
-    return isinstance(model, BaseModel) and {"player_id", "name"} <= set(type(model).model_fields)
+    if not isinstance(model, BaseModel):
+        return False
+    fields = type(model).model_fields
+    return "name" in fields and any(f in fields for f in _ID_FIELDS)
+
+
+def _key(model: Any) -> str:
+    """A named model's person key: its `player_id`, else its judge's `judge_key`."""
+    player_id = getattr(model, "player_id", None)
+    return str(player_id) if player_id is not None else judge_key(str(model.judge_id))
 
 
 def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str]) -> M:
@@ -148,13 +183,13 @@ def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str])
     event_id = getattr(event, "event_id", "")
 
     def one(model: Any) -> Any:
-        pid = model.player_id
-        found[side_name_field(event_id, pid)] = model.name
+        key = _key(model)
+        found[side_name_field(event_id, key)] = model.name
         if name_of is None:
-            new = pid
+            new = side_key_id(key)
         else:
-            new = name_of.get(side_forgotten_field(pid)) or name_of.get(
-                side_name_field(event_id, pid), model.name
+            new = name_of.get(side_forgotten_field(key)) or name_of.get(
+                side_name_field(event_id, key), model.name
             )
         return model if new == model.name else model.model_copy(update={"name": new})
 
@@ -167,7 +202,8 @@ def _renamed(event: M, name_of: Mapping[str, str] | None, found: dict[str, str])
 
 def _renamed_payload(payload: Any, one: Callable[[Any], Any]) -> Any:
     """`payload` with `one` applied to itself when it names a player and to each of its
-    `players` when they all do; the same object when nothing changes."""
+    `players` when they all do; the same object when nothing changes. Named: a model with
+    a `name` and a `player_id` or (a judge) a `judge_id`."""
     if _is_named(payload):
         payload = one(payload)
     players = getattr(payload, "players", None)
@@ -179,13 +215,14 @@ def _renamed_payload(payload: Any, one: Callable[[Any], Any]) -> Any:
 
 
 def without_names(payload: M) -> M:
-    """A side-log payload (tournament, league) with each named player's `name` set to their
-    `player_id`, as stored: what two requests are compared by. The names are kept outside the
-    stream and a forgotten player's reads back as a pseudonym, so a request sent again after a
-    forget is still the same request (docs/decisions/0014-names-outside-the-log.md)."""
+    """A side-log payload (tournament, league) with each named person's `name` set to their
+    id (`player_id`, a judge's `judge_id`), as stored: what two requests are compared by. The
+    names are kept outside the stream and a forgotten person's reads back as a pseudonym, so a
+    request sent again after a forget is still the same request
+    (docs/decisions/0014-names-outside-the-log.md)."""
 
     def one(model: Any) -> Any:
-        pid = model.player_id
+        pid = side_key_id(_key(model))
         return model if model.name == pid else model.model_copy(update={"name": pid})
 
     renamed: M = _renamed_payload(payload, one)
@@ -194,8 +231,8 @@ def without_names(payload: M) -> M:
 
 def strip_side_names(event: M) -> tuple[M, dict[str, str]]:
     """A side-log event (tournament, league) to store, and the names it carried by
-    kept-names field (`<event_id>/<player_id> -> name`): each named player's `name` set to
-    their `player_id`. An event naming no player comes back as is, with no names."""
+    kept-names field (`<event_id>/<key> -> name`, module comment): each named person's `name`
+    set to their id. An event naming no one comes back as is, with no names."""
     found: dict[str, str] = {}
     return _renamed(event, None, found), found
 

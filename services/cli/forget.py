@@ -66,6 +66,8 @@ def _side_lines(player_id: str, side: SideForgotten | None, games_line: str) -> 
     if side is not None and side.tournament is not None:
         tid, shown = side.tournament
         lines.append(f"tournament {tid}: shown as {shown}")
+        if side.judge is not None and side.judge != shown:  # a player and a judge of one id
+            lines.append(f"tournament {tid}: the judge {player_id} shown as {side.judge}")
         if side.games:
             lines.append(f"{games_line} of {player_id}: {', '.join(side.games)}")
     for league_id, shown in side.leagues if side is not None else ():

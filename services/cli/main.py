@@ -165,7 +165,8 @@ def forget(
         typer.Option(
             "--tournament",
             help="GAME is a tournament id: forget its player there, in all its table games"
-            " and in the leagues that added them (a registrant who played no game too)",
+            " and in the leagues that added them (a registrant who played no game too; a judge"
+            " the tournament appointed is shown as judge-<n> there)",
         ),
     ] = False,
     redis_url: RedisUrl = None,

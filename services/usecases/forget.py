@@ -187,8 +187,9 @@ class Forget:
     ) -> tuple[SideForgotten, tuple[Forgotten, ...]]:
         """Hide `player_id` in a tournament (`player-<registration order>`; a registrant who
         played no game too), in each of its table games seating them (as `forget`), and in
-        every league that added one of them. Idempotent. What was done beside the games,
-        and each game's `Forgotten`.
+        every league that added one of them; a judge the tournament appointed is hidden
+        there as `judge-<n>` (`SideForget.forget_tournament`). Idempotent. What was done
+        beside the games, and each game's `Forgotten`.
 
         Raises: NotNamed (no such tournament or player; also: no tournaments kept apart);
         storage errors.

@@ -25,13 +25,16 @@ from typing import Any, Generic
 
 from contracts.league import LeagueEnvelope
 from contracts.names import (
+    judge_key,
+    judge_pseudonym,
     pseudonym,
     put_side_names,
     side_field_player,
+    side_key_id,
     strip_all,
     strip_side_names,
 )
-from contracts.tournament import TournamentEnvelope
+from contracts.tournament import JudgeAppointed, TournamentEnvelope
 from domain.league.fold import fold as fold_league
 from domain.tournament.fold import fold as fold_tournament
 from services.ports.eventlog import AppendResult
@@ -121,7 +124,7 @@ async def _hide(
     data: dict[int, bytes] = {}
     for event in events:
         stored, carried = strip_side_names(event)
-        held = {f: name for f, name in carried.items() if name != side_field_player(f)}
+        held = {f: name for f, name in carried.items() if name != side_key_id(side_field_player(f))}
         if held:
             inline |= held
             data[event.seq] = stored.model_dump_json().encode()
@@ -134,7 +137,7 @@ async def _hide(
 
 
 class NotNamed(LookupError):
-    """`forget --tournament`: no such tournament, or it names no such player."""
+    """`forget --tournament`: no such tournament, or it names no such player or judge."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,19 @@ class SideForgotten:
     leagues: tuple[tuple[str, str], ...]
     changed: bool = False
     """Whether anything beside the games changed (False: all of it was forgotten before)."""
+    judge: str | None = None
+    """`forget --tournament` of a judge (one appointed there, dismissed or not): the
+    pseudonym the judge is shown as now (`judge-<order of appointment>`); None: no judge."""
+
+
+def appointed_judges(events: Sequence[TournamentEnvelope]) -> list[str]:
+    """The judge ids a tournament's stored `events` appointed, in order (dismissed ones too)."""
+    out: list[str] = []
+    for event in events:
+        payload = getattr(event, "payload", None)
+        if isinstance(payload, JudgeAppointed) and payload.judge_id not in out:
+            out.append(payload.judge_id)
+    return out
 
 
 class SideForget:
@@ -194,22 +210,35 @@ class SideForget:
     async def forget_tournament(self, tournament_id: str, player_id: str) -> SideForgotten:
         """Hide `player_id` in tournament `tournament_id` (a registrant who played no game
         too) and in every league naming them that added the tournament or one of its table
-        games seating them; `games`: those table games (each to forget as a game).
-        Idempotent.
+        games seating them; `games`: those table games (each to forget as a game). A judge
+        the tournament appointed (`judge_appointed`, dismissed since or not) is hidden there
+        as `judge-<order of appointment>` (`SideForgotten.judge`); an id that is both a
+        player's and a judge's is hidden as both. Idempotent.
 
-        Raises: NotNamed (no such tournament, or it has no such player); storage errors.
+        Raises: NotNamed (no such tournament, or it has no such player or judge); storage
+        errors.
         """
         events = await self.tournaments.inner.read(tournament_id)
         if not events:
             raise NotNamed(f"no tournament {tournament_id!r}")
-        if player_id not in fold_tournament(events).players:
+        judges = appointed_judges(events)
+        is_player = player_id in fold_tournament(events).players
+        if not is_player and player_id not in judges:
             raise NotNamed(f"tournament {tournament_id!r} has no player {player_id!r}")
+        judge = changed_judge = None
+        if player_id in judges:  # a judge is no league's: the tournament alone names them
+            judge = judge_pseudonym(judges.index(player_id) + 1)
+            key = judge_key(player_id)
+            changed_judge = await _hide(self.tournaments, tournament_id, events, key, judge)
+        if not is_player:
+            return SideForgotten((tournament_id, judge or ""), (), (), bool(changed_judge), judge)
         found = await self._tournament(tournament_id, None, player_id)
         assert found is not None
         tournament, games, changed = found
         sources = {f"tournament:{tournament_id}", *(f"game:{g}" for g in games)}
         leagues, in_leagues = await self._leagues(player_id, sources)
-        return SideForgotten(tournament, games, leagues, changed or in_leagues)
+        changed = changed or in_leagues or bool(changed_judge)
+        return SideForgotten(tournament, games, leagues, changed, judge)
 
     async def league_added(self, league_id: str, source: str) -> None:
         """After a league added `source` (`tournament:<id>` or `game:<id>`): hide in the
