@@ -166,8 +166,16 @@ class WebhookStore(Protocol):
         """
         ...
 
-    async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
-        """Queue one delivery (a replay), with the bound of `commit`."""
+    async def enqueue(
+        self,
+        delivery: Delivery,
+        max_queue: int,
+        max_log: int,
+        scrubs: Mapping[str, int] | None = None,
+    ) -> EnqueueOutcome:
+        """Queue one delivery (a replay), with the bound of `commit`. `scrubs` (game ->
+        `scrubs` count as read before the delivery's body): nothing is queued when a count
+        moved since. Raises: `ScrubRaced` (nothing stored)."""
         ...
 
     async def pending(self, endpoint_id: str, limit: int) -> list[Delivery]:

@@ -4,7 +4,7 @@ as the Redis adapter's scripts (`services.webhooks.adapters.redis`), in plain Py
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from services.webhooks.ports import (
@@ -120,7 +120,15 @@ class MemoryWebhookStore:
         self._checkpoint = batch.checkpoint
         return EnqueueOutcome(dropped, sup)
 
-    async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
+    async def enqueue(
+        self,
+        delivery: Delivery,
+        max_queue: int,
+        max_log: int,
+        scrubs: Mapping[str, int] | None = None,
+    ) -> EnqueueOutcome:
+        if any(self._scrubs.get(g, 0) != n for g, n in (scrubs or {}).items()):
+            raise ScrubRaced(sorted(scrubs or {}))
         dropped: dict[str, int] = {}
         sup: dict[str, int] = {}
         self._enqueue(delivery, max_queue, max_log, dropped, sup)

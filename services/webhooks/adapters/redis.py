@@ -170,9 +170,16 @@ class RedisWebhookStore:
             batch.deliveries, batch.seen, marks, max_queue, max_log, batch.scrubs
         )
 
-    async def enqueue(self, delivery: Delivery, max_queue: int, max_log: int) -> EnqueueOutcome:
-        """One `COMMIT_LUA` call with no seen games and no checkpoint."""
-        return await self._run([delivery], {}, {}, max_queue, max_log)
+    async def enqueue(
+        self,
+        delivery: Delivery,
+        max_queue: int,
+        max_log: int,
+        scrubs: Mapping[str, int] | None = None,
+    ) -> EnqueueOutcome:
+        """One `COMMIT_LUA` call with no seen games and no checkpoint (raises `ScrubRaced`
+        when it stored nothing)."""
+        return await self._run([delivery], {}, {}, max_queue, max_log, scrubs)
 
     async def pending(self, endpoint_id: str, limit: int) -> list[Delivery]:
         """LRANGE of the queue, HMGET of the pending (ids settled meanwhile skipped)."""

@@ -24,13 +24,14 @@ from services.webhooks.ports import (
     Endpoint,
     LogEntry,
     Outcome,
+    ScrubRaced,
     Secret,
     TransportError,
     WebhookStore,
     non_public_host,
 )
 from services.webhooks.usecases.deliver import Sender
-from services.webhooks.usecases.dispatch import Bounds
+from services.webhooks.usecases.dispatch import RACED_TRIES, Bounds
 from services.webhooks.usecases.messages import TEST, TYPES, test_message
 
 MAX_URL = 2000
@@ -205,16 +206,41 @@ class WebhookAdmin:
 
     async def replay(self, delivery_id: str) -> Delivery:
         """Queue a logged delivery again under its `webhook-id`, attempts reset; a running
-        webhooks role sends it. Raises `WebhookRefused("webhook.delivery_unknown")` when no
-        endpoint's log holds it."""
+        webhooks role sends it. The body queued is the one logged after the game's last
+        scrub: a forget between the read and the enqueue refuses the enqueue (`ScrubRaced`)
+        and the body is read again, up to `RACED_TRIES` times (docs/forget.md). Raises
+        `WebhookRefused("webhook.delivery_unknown")` when no endpoint's log holds it,
+        `ScrubRaced` when every try was raced."""
+        logged = await self._logged(delivery_id)
+        game_id = logged.game_id
+        if game_id is None:  # no game's body: nothing a forget scrubs
+            again = replace(logged, attempts=0, last_error=None)
+            await self.store.enqueue(again, self.bounds.max_queue, self.bounds.max_log)
+            return again
+        raced: ScrubRaced | None = None
+        for _ in range(RACED_TRIES):
+            [count] = await self.store.scrubs([game_id])
+            # the body read after the count: scrubbed by every scrub that count holds
+            again = replace(await self._logged(delivery_id), attempts=0, last_error=None)
+            try:
+                scrubs = {game_id: count}
+                await self.store.enqueue(again, self.bounds.max_queue, self.bounds.max_log, scrubs)
+            except ScrubRaced as error:
+                raced = error
+                continue
+            return again
+        assert raced is not None
+        raise raced
+
+    async def _logged(self, delivery_id: str) -> Delivery:
+        """The logged (not pending) delivery `delivery_id` of any endpoint. Raises
+        `WebhookRefused("webhook.delivery_unknown")`."""
         for endpoint in await self.store.endpoints():
             for entry in await self.store.log(
                 endpoint.id, self.bounds.max_log + self.bounds.max_queue
             ):
                 if entry.delivery.id == delivery_id and entry.status != "pending":
-                    again = replace(entry.delivery, attempts=0, last_error=None)
-                    await self.store.enqueue(again, self.bounds.max_queue, self.bounds.max_log)
-                    return again
+                    return entry.delivery
         raise WebhookRefused(
             "webhook.delivery_unknown", f"no logged delivery {delivery_id} (or it is still pending)"
         )
