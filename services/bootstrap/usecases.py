@@ -158,6 +158,7 @@ def use_cases(
             side=side,
             tiers=ports.hot_games,
             webhooks=ports.webhooks,
+            letters=ports.letters,
         ),
     )
 

@@ -28,7 +28,12 @@ COPIES = (
 )
 
 
-_TIERS = {"hot": "Redis", "archive": "the archive", "webhooks": "the webhook deliveries kept"}
+_TIERS = {
+    "hot": "Redis",
+    "archive": "the archive",
+    "webhooks": "the webhook deliveries kept",
+    "letters": "the dead letters kept",
+}
 """How the report names each tier `Forget` changed."""
 
 

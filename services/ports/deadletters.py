@@ -2,13 +2,19 @@
 
 A letter holds the raw input as received, the reason (a `Refusal`'s kind/rule/field/message;
 an inbox letter adds the members of the problem HTTP answers for it: `status`, `type`,
-`title`, `detail`, `index`, `errors`, ...), its source (`http`, `inbox`, `projector`), the time, and context such as
-`game`, `seq`, `feed_id`, `inbox_id`. Letters are kept `dead_letter_keep_s` (`trim`).
+`title`, `detail`, `index`, `errors`, ...), its source (`inbox`, `projector`; an HTTP refusal
+is answered, not lettered), the time, and context such as `game`, `seq`, `feed_id`,
+`inbox_id`. Letters are kept `dead_letter_keep_s` (`trim`).
+
+A forget replaces the player's name in the raw of the game's letters (`scrub`, `scrubbed`):
+the letter is stored again, the rest of it unchanged, with context `scrubbed_from` (the id
+it had when first stored); so it moves to the end of the read order (docs/forget.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -32,6 +38,33 @@ class StoredLetter:
     time: str
 
 
+SCRUBBED_FROM = "scrubbed_from"
+"""Context field of a letter stored again by `scrub`: the id it was first stored under."""
+
+
+def literals(text: str) -> tuple[bytes, ...]:
+    """`text` as a JSON string literal (quotes included), escaped as `json.dumps` does and as
+    raw UTF-8 (one of them when both are the same)."""
+    return tuple(dict.fromkeys(json.dumps(text, ensure_ascii=a).encode() for a in (True, False)))
+
+
+def scrubbed(
+    letter: DeadLetter, game_id: str, replacements: Sequence[tuple[str, str]]
+) -> bytes | None:
+    """`letter`'s raw with each `(old, new)` text replaced (UTF-8 bytes, exact, everywhere in
+    the raw: a JSON string literal is replaced whole by the caller's choice of texts), when
+    the letter is of `game_id`: its context `game` is the id, or its raw holds the id's JSON
+    string literal (`literals`; the raw may be invalid JSON, so it is not parsed). None: not
+    of the game, or nothing replaced. Source: docs/forget.md (dead letters)."""
+    raw = letter.raw
+    if letter.context.get("game") != game_id and not any(g in raw for g in literals(game_id)):
+        return None
+    out = raw
+    for old, new in replacements:
+        out = out.replace(old.encode(), new.encode())
+    return None if out == raw else out
+
+
 class DeadLetters(Protocol):
     """Implementations: `adapters.redis.deadletters.RedisDeadLetters`, `adapters.memory`."""
 
@@ -51,5 +84,15 @@ class DeadLetters(Protocol):
 
     async def trim(self, keep_s: float, now_ms: int) -> int:
         """Remove letters stored more than `keep_s` seconds before `now_ms` (Unix ms);
-        returns how many (retention: `IngestSettings.dead_letter_keep_s`)."""
+        returns how many (retention: `IngestSettings.dead_letter_keep_s`). A letter stored
+        again by `scrub` is trimmed by the time it was first stored."""
+        ...
+
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """Replace each `(old, new)` text in the raw of every letter of `game_id` (`scrubbed`)
+        stored before the call, in every letter stream (an integration's copies too): such a
+        letter is stored again with the new raw, its reason, source, time and context kept,
+        plus `scrubbed_from` (its first id; kept when scrubbed again), and the old one
+        removed, in one atomic step per letter (`forget`: docs/forget.md). Returns how many
+        letters changed (a letter and its integration copy count as two)."""
         ...

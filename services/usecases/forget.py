@@ -23,6 +23,7 @@ from domain.standings import standings, standings_json
 from services.archive.ports.cold import Archive, ArchivedProjection, SealedGame, checksum_of
 from services.archive.ports.hot import HotGames
 from services.archive.usecases.seal import LOCK_TTL_MS
+from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
 from services.ports.names import PlayerNames, Rendered, Scrub
 from services.usecases.readmodels.render import view_json
@@ -44,7 +45,8 @@ class GameBusy(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class TierChange:
-    """What a forget did in one tier (`hot`, `archive`, `webhooks`): `changed` False when the
+    """What a forget did in one tier (`hot`, `archive`, `webhooks`, `letters`: the dead
+    letters): `changed` False when the
     tier held the player forgotten already; `what` in words."""
 
     tier: str
@@ -58,7 +60,8 @@ class Forgotten:
     `archive`, `webhooks`: the deliveries kept for replay), and whether the player was forgotten already (nothing more to hide); beside
     the game (`side`, None: no tournaments or leagues kept apart): the tournament, its other
     table games (each forgotten as this one) and the leagues where the player is hidden now.
-    `changes`: per tier the game is in (`hot`, `archive`; `webhooks` when a body changed),
+    `changes`: per tier the game is in (`hot`, `archive`; `webhooks` when a body changed,
+    `letters` when a dead letter changed),
     whether and what changed there (`scoreledger forget` prints them)."""
 
     game_id: str
@@ -149,7 +152,8 @@ class Forget:
         tier lock a game's forget holds, so that sealing never runs between its reads and
         writes of the two tiers (None: no sealing to exclude); lock_wait_s: how long to wait
         for a seal to let the lock go (seconds); webhooks: the deliveries kept for replay
-        (their bodies scrubbed of the name; None: none kept).
+        (their bodies scrubbed of the name; None: none kept); letters: the dead letters (the
+        raw of the game's letters scrubbed of the name; None: none kept).
     """
 
     hot: EventLog
@@ -160,6 +164,7 @@ class Forget:
     tiers: HotGames | None = None
     lock_wait_s: float = 30.0
     webhooks: WebhookStore | None = None
+    letters: DeadLetters | None = None
 
     async def forget(self, game_id: str, player_id: str) -> Forgotten:
         """Mark `player_id` forgotten and replace their name by `player-<seat>` in the game's
@@ -279,6 +284,21 @@ class Forget:
             return None
         return TierChange("webhooks", True, f"{scrubbed} kept bodies: the name replaced")
 
+    async def _scrub_letters(
+        self, game_id: str, player_id: str, held: set[str], shown: str
+    ) -> TierChange | None:
+        """The game's dead letters with `shown` for every name of the player in `held`; the
+        change, or None when no letter changed (or no dead letters)."""
+        if self.letters is None:
+            return None
+        # a refused start event is kept as posted (maybe not JSON, in any member order): the
+        # name's whole JSON string literal, wherever it is in the raw (docs/forget.md)
+        pairs = [p for n in sorted(held - {FORGOTTEN, player_id}) for p in replacements(n, shown)]
+        scrubbed = await self.letters.scrub(game_id, pairs) if pairs else 0
+        if not scrubbed:
+            return None
+        return TierChange("letters", True, f"{scrubbed} letters: the name replaced in the raw")
+
     async def _locked(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
         """`_game`'s work, under the lock. Raises: UnknownGame, UnknownPlayer."""
         first, archived = await self._first_event(game_id)
@@ -350,6 +370,11 @@ class Forget:
         if hook_change is not None:
             tiers.append("webhooks")
             changes.append(hook_change)
+            already = False
+        letters_change = await self._scrub_letters(game_id, player_id, held, shown)
+        if letters_change is not None:
+            tiers.append("letters")
+            changes.append(letters_change)
             already = False
         done = Forgotten(game_id, player_id, shown, tuple(tiers), already, None, tuple(changes))
         return done, first[0]

@@ -57,6 +57,14 @@ def test_call_sites_build_single_slot_keys() -> None:
         # _GET_LUA and _LAG_LUA (RedisProjections)
         assert one_slot(KEYS.projection(game), KEYS.checkpoint(shard))
         assert one_slot(KEYS.feed(shard), KEYS.checkpoint(shard))
+    # PUT_ONCE_LUA and SCRUB_LUA (dead letters): the stream, its once markers, the
+    # integrations' copies and the index of scrubbed letters (docs/forget.md)
+    assert one_slot(
+        KEYS.dead_letter,
+        KEYS.dead_letter_once("inbox:1-0"),
+        KEYS.dead_letter_scrubbed,
+        *(KEYS.integration_dead_letters(f"table-{i}") for i in range(20)),
+    )
 
 
 async def test_append_apply_and_reads_run_on_a_cluster(cluster_url: str) -> None:

@@ -273,6 +273,14 @@ async def test_ingest_appends_issues_tokens_consumes_the_inbox_and_dead_letters(
     now_ms = int(time.time() * 1000)  # retention runs under ingest's user
     assert await trim_inbox(ingest, KEYS.inbox, "ingest", 0, now_ms + 1) == 1  # the acked one
     assert await trim_dead_letters(ingest, KEYS.dead_letter, 0, now_ms + 1) == 2
+    # a letter a forget (the operator's admin user) scrubbed is trimmed by ingest's retention
+    # by its first id, through the index `{sl:deadletter}:scrubbed` (docs/forget.md)
+    named = DeadLetter(b'{"game_id":"g","name":"Ann"}', {"kind": "x"}, "inbox", {})
+    await letters.put(named)
+    admin = RedisDeadLetters(role("admin"), KEYS)
+    assert await admin.scrub("g", [('"Ann"', '"player-1"')]) == 1
+    assert await letters.trim(0, int(time.time() * 1000) + 1) == 1
+    assert await ingest.xlen(KEYS.dead_letter) == 0
     # not ingest's: checkpoints, held games, admin commands (projections and change notices
     # are, for the live projection its append stores)
     await refused(ingest.set(KEYS.checkpoint(SHARD), "9-9"))

@@ -1,9 +1,9 @@
 """A start event refused at the inbox (here: the table creates its game again under a new event
 id, and seq 1 is taken) is dead-lettered with its data as received, the players' names
 included, and kept `dead_letter_keep_s` (30 days by default) for an operator to read why.
-The inbox entry itself is deleted once lettered (docs/forget.md), but forget does not reach
-the letter: `sl:deadletter` (and an integration's `{sl:deadletter}:inbox:<name>` copy) still
-hold the name after a forget."""
+The inbox entry itself is deleted once lettered; forget replaces the name in the letter's raw
+(`sl:deadletter`, and an integration's `{sl:deadletter}:inbox:<name>` copy), keeping the rest
+of the letter (docs/forget.md), and says so in its report."""
 
 from __future__ import annotations
 
@@ -12,48 +12,99 @@ import uuid
 
 import pytest
 
+from contracts.events import parse_event_json
 from services.adapters.redis.connect import connect
 from services.adapters.redis.inbox import RedisInboxQueue
 from services.adapters.redis.keys import Keys
-from services.bootstrap import redis_ports, use_cases
+from services.bootstrap import memory_ports, redis_ports, use_cases
+from services.cli.forget import forget_player
 from services.doors.ingest.inbox_entry import INBOX_FORM, game_of_entry
-from services.platform.settings import ServiceSettings
+from services.platform.settings import CommonSettings, ServiceSettings
+from services.ports.deadletters import DeadLetter
 from services.ports.inbox import GROUP
 from services.usecases.inbox.settle import Inbox
+from services.usecases.names import NamedEventLog
 from tests.archive.test_forget import redis_values
 from tests.names.helpers import GAME, NAME, PLAYER, holds_name, lines
-
-pytestmark = pytest.mark.redis
 
 TOKEN = "dead-letter-forget-test-token-chosen-by-the-table"
 KEYS = Keys(4)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: a refused start event's dead letter keeps the names as posted for SCORELEDGER_DEAD_LETTER_KEEP_S and forget does not reach it (docs/forget.md)",
-)
-async def test_no_dead_letter_holds_a_forgotten_name(clean_redis_url: str) -> None:
+def _again() -> bytes:
+    """The start event posted again under a new event id (refused: seq 1 is taken)."""
+    again = json.loads(lines()[0])
+    again["event_id"] = str(uuid.uuid4())
+    return json.dumps(again, ensure_ascii=False).encode()
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("stream", ["shared", "integration"])
+async def test_no_dead_letter_holds_a_forgotten_name(clean_redis_url: str, stream: str) -> None:
     client = connect(clean_redis_url)
     try:
         ports = redis_ports(client, KEYS)
+        key = KEYS.inbox if stream == "shared" else KEYS.integration_inbox("table-7")
+        queue = RedisInboxQueue(client, key, game_of_entry)
         cases = use_cases(ports, ServiceSettings(shards=4))
-        queue = RedisInboxQueue(client, KEYS.inbox, game_of_entry)
         inbox = Inbox(queue, KEYS, cases.record, ports.letters, form=INBOX_FORM)
         await inbox.ensure_group()
-        again = json.loads(lines()[0])
-        again["event_id"] = str(uuid.uuid4())
-        for data in (*lines()[:2], json.dumps(again, ensure_ascii=False).encode()):
-            await client.xadd(KEYS.inbox, {"data": data, "token": TOKEN})
-        [(_, entries)] = await client.xreadgroup(GROUP, "c1", {KEYS.inbox: ">"}, count=10)
+        for data in (*lines()[:2], _again()):
+            await client.xadd(key, {"data": data, "token": TOKEN})
+        [(_, entries)] = await client.xreadgroup(GROUP, "c1", {key: ">"}, count=10)
         await inbox.process([i for i, _ in entries], [f for _, f in entries], "c1", wait_s=0)
         assert len(await ports.log.read(GAME)) == 2
-        assert len(await ports.letters.read()) == 1  # the second start: seq 1 is taken
-        assert cases.forget is not None
-        await cases.forget.forget(GAME, PLAYER)
-        assert not [v for v in redis_values(clean_redis_url, only=KEYS.inbox) if holds_name(v)]
+        (letter,) = await ports.letters.read()  # the second start: seq 1 is taken
+        copy = KEYS.integration_dead_letters("table-7")
+        assert await client.xlen(copy) == (stream == "integration")
+        assert holds_name(letter.letter.raw)
+        settings = CommonSettings(redis_url=clean_redis_url, shards=4)  # type: ignore[arg-type]
+        report = await forget_player(settings, GAME, PLAYER)
+        assert report.code == 0, report.lines
+        assert report.lines[0] == (
+            f"forgot {PLAYER} of game {GAME} in Redis and the dead letters kept: shown as player-2"
+        )
+        count = 1 if stream == "shared" else 2  # the letter, and the integration's copy
+        assert f"the dead letters kept: {count} letters: the name replaced in the raw" in (
+            report.lines
+        )
+        assert not [v for v in redis_values(clean_redis_url, only=key) if holds_name(v)]
         held = [v[:80] for v in redis_values(clean_redis_url) if holds_name(v)]
-        # fails on main: the dead letter's `raw` holds the refused start event as posted
+        # failed before forget scrubbed the letters: `raw` held the start event as posted
         assert held == [], f"{NAME!r} still in Redis after the forget: {held}"
+        (after,) = await ports.letters.read()
+        assert after.letter.raw == letter.letter.raw.replace(
+            json.dumps(NAME, ensure_ascii=False).encode(), b'"player-2"'
+        )
+        assert (after.letter.reason, after.letter.source, after.time) == (
+            letter.letter.reason,
+            letter.letter.source,
+            letter.time,
+        )
+        assert after.letter.context == {**letter.letter.context, "scrubbed_from": letter.letter_id}
+        again = await forget_player(settings, GAME, PLAYER)
+        assert again.lines[0].endswith("was forgotten already: shown as player-2")
     finally:
         await client.aclose()
+
+
+async def test_the_memory_service_scrubs_the_game_s_letters() -> None:
+    ports = memory_ports(4)
+    cases = use_cases(ports, ServiceSettings(shards=4))
+    assert ports.names is not None
+    named = NamedEventLog(ports.log, ports.names)  # as the service's log: names kept apart
+    await named.append(GAME, [parse_event_json(line) for line in lines()[:2]])
+    reason = {"kind": "conflict", "rule": "log.expected_version"}
+    await ports.letters.put_once(
+        DeadLetter(_again(), reason, "inbox", {"inbox_id": "9-0"}), "k", 60
+    )
+    other = lines()[0].replace(GAME.encode(), b"other-game")  # not this game's: kept as is
+    await ports.letters.put(DeadLetter(other, reason, "inbox", {"inbox_id": "8-0"}))
+    assert cases.forget is not None
+    done = await cases.forget.forget(GAME, PLAYER)
+    assert ("letters", True) in [(c.tier, c.changed) for c in done.changes]
+    assert "letters" in done.tiers
+    raws = {s.letter.context["inbox_id"]: s.letter.raw for s in await ports.letters.read()}
+    assert not holds_name(raws["9-0"])
+    assert b'"player-2"' in raws["9-0"]
+    assert raws["8-0"] == other

@@ -12,6 +12,7 @@ next append, notice or release (`MemoryBackend.notify`). Leases and the shard fe
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from contracts.envelope import Envelope, check_stream
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.memory.appendplan import check_credential, plan_append
 from services.ports.credentials import CredentialLookup
-from services.ports.deadletters import DeadLetter, StoredLetter
+from services.ports.deadletters import SCRUBBED_FROM, DeadLetter, StoredLetter, scrubbed
 from services.ports.errors import CredentialMismatch, HeadMismatch, VersionConflict
 from services.ports.eventlog import (
     EMPTY_HEAD,
@@ -259,3 +260,19 @@ class MemoryDeadLetters:
         trimmed = len(self.b.letters) - len(kept)
         self.b.letters[:] = kept
         return trimmed
+
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """See `DeadLetters.scrub`: a changed letter moves to the end under a new id, as on
+        Redis (`time` kept, so `trim` keeps it no longer)."""
+        changed = 0
+        for stored in list(self.b.letters):
+            raw = scrubbed(stored.letter, game_id, replacements)
+            if raw is None:
+                continue
+            first = stored.letter.context.get(SCRUBBED_FROM, stored.letter_id)
+            context = {**stored.letter.context, SCRUBBED_FROM: first}
+            letter = dataclasses.replace(stored.letter, raw=raw, context=context)
+            self.b.letters.remove(stored)
+            self.b.letters.append(StoredLetter(self.b.next_id(), letter, stored.time))
+            changed += 1
+        return changed

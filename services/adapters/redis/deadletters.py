@@ -10,22 +10,25 @@ the letter XADDed in the same Lua call. A letter of an integration's own inbox s
 `inbox` = `sl:inbox:<name>`) is also XADDed, in that call, to `{sl:deadletter}:inbox:<name>`,
 which that integration's ACL user may read (docs/integrating/inbox.md), trimmed there by the
 same age (`MINID`).
+
+`scrub` (a forget) stores a letter again with the name replaced in its raw
+(`services.adapters.redis.deadletter_scrub`); `trim` also trims those by their first id.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from services.adapters.redis.connect import RedisClient
+from services.adapters.redis.deadletter_scrub import LetterScrub, letter_of, trim_scrubbed
 from services.adapters.redis.keys import Keys
 from services.adapters.redis.retention import trim_dead_letters
 from services.platform.metrics import EVENTS_DEAD_LETTERED
 from services.ports.deadletters import DeadLetter, StoredLetter
-
-_OWN = {"raw", "reason", "source", "time"}
 
 PUT_ONCE_LUA = """
 if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[1]) then return false end
@@ -46,6 +49,7 @@ class RedisDeadLetters:
         self.client = client
         self.keys = keys
         self._put_once = client.register_script(PUT_ONCE_LUA)
+        self._scrub = LetterScrub(client, keys)
 
     @staticmethod
     def _fields(letter: DeadLetter) -> dict[str, bytes | str | int]:
@@ -89,23 +93,23 @@ class RedisDeadLetters:
         return stream.removeprefix(prefix) if stream.startswith(prefix) else None
 
     async def trim(self, keep_s: float, now_ms: int) -> int:
-        """XTRIM MINID the letters older than `keep_s` (`retention.trim_dead_letters`)."""
-        return await trim_dead_letters(self.client, self.keys.dead_letter, keep_s, now_ms)
+        """XTRIM MINID the letters older than `keep_s` (`retention.trim_dead_letters`), and
+        the letters a scrub stored again whose first id is as old (`trim_scrubbed`)."""
+        trimmed = await trim_dead_letters(self.client, self.keys.dead_letter, keep_s, now_ms)
+        bound = now_ms - int(keep_s * 1000)
+        return trimmed + (await trim_scrubbed(self.client, self.keys, bound) if bound > 0 else 0)
+
+    async def scrub(self, game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        """See `DeadLetters.scrub` (`deadletter_scrub.LetterScrub`)."""
+        return await self._scrub.scrub(game_id, replacements)
 
     async def read(self, count: int = 100) -> list[StoredLetter]:
-        """The oldest `count` letters."""
+        """The first `count` letters in stream order: the oldest first, except that a letter a
+        forget scrubbed was stored again at the end (context `scrubbed_from`: its first id)."""
         entries: Any = await self.client.xrange(self.keys.dead_letter, count=count)
         out = []
         for entry_id, raw in entries:
             fields = {k.decode(): v for k, v in raw.items()}
-            context: dict[str, str | int] = {
-                k: v.decode(errors="replace") for k, v in fields.items() if k not in _OWN
-            }
-            letter = DeadLetter(
-                raw=fields["raw"],
-                reason=json.loads(fields["reason"]),
-                source=fields["source"].decode(),
-                context=context,
-            )
+            letter = letter_of(fields)
             out.append(StoredLetter(entry_id.decode(), letter, fields["time"].decode()))
         return out

@@ -145,6 +145,13 @@ class Keys:
         stream's Cluster slot, so one script writes both."""
         return f"{{{self.dead_letter}}}:inbox:{name}"
 
+    @property
+    def dead_letter_scrubbed(self) -> str:
+        """ZSET `<letter stream>|<id>` -> ms of the letter's first id: the letters a forget
+        stored again (`deadletter_scrub`), so retention trims them by their first time; in the
+        dead-letter stream's Cluster slot."""
+        return f"{{{self.dead_letter}}}:scrubbed"
+
     def dead_letter_once(self, key: str) -> str:
         """STRING with a TTL: "`key` (e.g. `inbox:<entry id>`) was dead-lettered"; its hash tag
         is the dead-letter stream's name, so both share a Redis Cluster slot."""
