@@ -231,10 +231,12 @@ class Forget:
         return None
 
     async def _game(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
-        """Forget in one game's tiers, holding its tier lock (`HotGames.lock`); what was done
-        and the game's stored first event. Raises: GameBusy, and as `_locked`."""
+        """Forget in one game's tiers, holding its tier lock (`HotGames.lock`), then in its
+        dead letters (`_scrub_letters`); what was done and the game's stored first event.
+        Raises: GameBusy, and as `_locked`."""
         if self.tiers is None:
-            return await self._locked(game_id, player_id)
+            done, first, held = await self._locked(game_id, player_id)
+            return await self._with_letters(done, held), first
         owner = f"forget-{uuid.uuid4().hex}"
         deadline = time.monotonic() + self.lock_wait_s
         while not await self.tiers.lock(game_id, owner, LOCK_TTL_MS):
@@ -245,9 +247,19 @@ class Forget:
                 )
             await asyncio.sleep(0.05)
         try:
-            return await self._locked(game_id, player_id)
+            done, first, held = await self._locked(game_id, player_id)
         finally:
             await self.tiers.unlock(game_id, owner)
+        # no seal or restore touches a letter: the scan (every letter) holds no lock
+        return await self._with_letters(done, held), first
+
+    async def _with_letters(self, done: Forgotten, held: set[str]) -> Forgotten:
+        """`done` with the game's dead letters scrubbed of every name in `held`."""
+        change = await self._scrub_letters(done.game_id, done.player_id, held, done.pseudonym)
+        if change is None:
+            return done
+        tiers, changes = (*done.tiers, "letters"), (*done.changes, change)
+        return dataclasses.replace(done, tiers=tiers, changes=changes, already=False)
 
     async def _first_event(self, game_id: str) -> tuple[list[bytes], SealedGame | None]:
         """The game's start event (Redis, else the archived copy's) and its archived copy.
@@ -299,8 +311,9 @@ class Forget:
             return None
         return TierChange("letters", True, f"{scrubbed} letters: the name replaced in the raw")
 
-    async def _locked(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes]:
-        """`_game`'s work, under the lock. Raises: UnknownGame, UnknownPlayer."""
+    async def _locked(self, game_id: str, player_id: str) -> tuple[Forgotten, bytes, set[str]]:
+        """`_game`'s work, under the lock: what was done, the game's stored first event, and
+        every name of the player a tier held. Raises: UnknownGame, UnknownPlayer."""
         first, archived = await self._first_event(game_id)
         seats = start_players(first[0])
         if player_id not in seats:
@@ -371,13 +384,8 @@ class Forget:
             tiers.append("webhooks")
             changes.append(hook_change)
             already = False
-        letters_change = await self._scrub_letters(game_id, player_id, held, shown)
-        if letters_change is not None:
-            tiers.append("letters")
-            changes.append(letters_change)
-            already = False
         done = Forgotten(game_id, player_id, shown, tuple(tiers), already, None, tuple(changes))
-        return done, first[0]
+        return done, first[0], held
 
 
 def _hot_change(already: bool, restored: bool, stored: bool, again: Rendered | None) -> str:

@@ -229,6 +229,7 @@ SAMPLE_KEYS = [
     fence_key(Keys(16), 3),
     Keys(16).dead_letter_once("inbox:1-0"),
     Keys(16).integration_dead_letters("table-7"),
+    Keys(16).dead_letter_scrubbed,
     *(
         getattr(Keys(16), name)("cup-1")
         for name in ("tournament_stream", "tournament_ids", "tournament_token")

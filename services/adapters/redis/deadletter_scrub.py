@@ -24,6 +24,7 @@ from typing import Any
 
 from services.adapters.redis.connect import RedisClient
 from services.adapters.redis.keys import Keys
+from services.adapters.redis.retention import STREAM_TRIMMED
 from services.ports.deadletters import SCRUBBED_FROM, DeadLetter, scrubbed
 
 PAGE = 500
@@ -133,6 +134,7 @@ async def trim_scrubbed(client: RedisClient, keys: Keys, bound_ms: int) -> int:
         deleted += int(await client.xdel(stream, entry_id))
     if members:
         await client.zrem(index, *members)
+    STREAM_TRIMMED.labels(stream="deadletter").inc(deleted)
     return deleted
 
 

@@ -57,6 +57,8 @@ DEAD_LETTER_FIELDS = {
     "time": "when it was dead-lettered (RFC 3339)",
     "inbox_id": "the inbox entry id (inbox only)",
     "inbox": "the key of the integration's own stream the entry came from (absent: `sl:inbox`)",
+    "scrubbed_from": "the letter's first id, when `scoreledger forget` stored it again with a"
+    " player's name replaced in `raw` (docs/forget.md); absent otherwise",
 }
 
 
