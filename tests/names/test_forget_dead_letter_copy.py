@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 
 import pytest
 
@@ -108,3 +109,29 @@ async def test_the_memory_service_scrubs_the_game_s_letters() -> None:
     assert not holds_name(raws["9-0"])
     assert b'"player-2"' in raws["9-0"]
     assert raws["8-0"] == other
+
+
+async def test_the_letters_are_scanned_with_the_game_s_tier_lock_let_go() -> None:
+    # a seal or a restore waits for that lock (docs/forget.md): a scan of every letter must
+    # not hold it
+    ports = memory_ports(4)
+    cases = use_cases(ports, ServiceSettings(shards=4))
+    assert ports.names is not None
+    await NamedEventLog(ports.log, ports.names).append(
+        GAME, [parse_event_json(line) for line in lines()[:2]]
+    )
+    reason = {"kind": "conflict"}
+    await ports.letters.put(DeadLetter(_again(), reason, "inbox", {"inbox_id": "9-0"}))
+    scrub, free = ports.letters.scrub, []
+
+    async def checking(game_id: str, replacements: Sequence[tuple[str, str]]) -> int:
+        assert ports.hot_games is not None
+        free.append(await ports.hot_games.lock(game_id, "a-seal", 1000))
+        await ports.hot_games.unlock(game_id, "a-seal")
+        return await scrub(game_id, replacements)
+
+    ports.letters.scrub = checking  # type: ignore[method-assign]
+    assert cases.forget is not None
+    done = await cases.forget.forget(GAME, PLAYER)
+    assert free == [True]
+    assert "letters" in done.tiers
