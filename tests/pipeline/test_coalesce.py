@@ -12,6 +12,7 @@ from redis.exceptions import ResponseError
 
 from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
+from services.adapters.redis.eventlog import RedisEventLog
 from services.adapters.redis.keys import Keys, shard_of
 from services.adapters.redis.lease import LeaseLost, ShardLeases, lease_key
 from services.adapters.redis.names import RedisPlayerNames
@@ -160,3 +161,19 @@ async def test_a_batch_with_a_start_event_reads_heads_and_names_in_one_round_tri
     stored = await ports.projections.get(game)
     assert stored is not None
     assert json.loads(stored.standings_json) == offline_standings(game_log(game, 3))
+
+
+async def test_versions_asked_in_one_turn_are_one_round_trip(single_node: RedisClient) -> None:
+    """The shards' `versions` of one read (`projected.without_sealed`: every game new to a
+    catch-up) ride one pipeline, not one each; each caller gets its own games' counts."""
+    log = RedisEventLog(single_node, KEYS)
+    for game_id, n in (("vers-a", 3), ("vers-b", 1)):
+        for seq in range(1, n + 1):
+            await single_node.xadd(KEYS.game_stream(game_id), {"data": b"{}"}, id=f"{seq}-1")
+    batcher = ScriptCoalescer.of(single_node)
+    before = batcher.pipelines
+    got = await asyncio.gather(log.versions(["vers-a", "vers-none"]), log.versions(["vers-b"]))
+    print(f"versions 2 calls, pipelines {batcher.pipelines - before}, replies {got}")
+    assert got == [[3, 0], [1]]
+    assert batcher.pipelines - before == sent(single_node, 1)
+    assert await log.versions([]) == []

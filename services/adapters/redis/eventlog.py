@@ -24,6 +24,7 @@ from redis.exceptions import ResponseError
 from contracts.envelope import Envelope, check_stream
 from contracts.events import dump_event_json, parse_event_json
 from services.adapters.redis.append_lua import APPEND_LUA, TOUCH_LUA
+from services.adapters.redis.coalesce import ScriptCoalescer
 from services.adapters.redis.connect import RedisClient, is_cluster
 from services.adapters.redis.durable import DurableWait
 from services.adapters.redis.fanout import script_calls
@@ -313,9 +314,17 @@ class RedisEventLog(EventLogBase):
         return int(await self.client.xlen(self.keys.game_stream(game_id)))
 
     async def versions(self, game_ids: Sequence[str]) -> list[int]:
-        """XLEN of several game streams, one pipeline."""
+        """XLEN of several game streams, one pipeline. On a single node the XLENs ride with the
+        other calls of this event-loop turn (`coalesce.ScriptCoalescer`): a catch-up's shards
+        ask them together (`projected.without_sealed`, every new game), one pipeline a read
+        instead of one per shard (docs/profiles/projector-catch-up-io.md)."""
         if not game_ids:
             return []
+        if not is_cluster(self.client):
+            command = ScriptCoalescer.of(self.client).command
+            stream = self.keys.game_stream
+            got = await asyncio.gather(*(command("XLEN", stream(g)) for g in game_ids))
+            return [int(n) for n in got]
         async with self.client.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.xlen(self.keys.game_stream(game_id))
