@@ -169,8 +169,7 @@ Read = Sequence[tuple[bytes, Mapping[bytes, bytes] | Sequence[bytes]]]
 
 _LIVE_NAMES = ((0, b"game"), (2, b"seq"), (4, b"data"), (6, b"live"), (7, b"1"))
 """The places and values of a live entry's field names and its `live` flag (1)."""
-_first, _second, _third, _fourth = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
-_fifth, _sixth, _seventh, _eighth = itemgetter(4), itemgetter(5), itemgetter(6), itemgetter(7)
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def _well_formed(game_entries: Read, shard: int, shards: int) -> list[FeedEntry] | None:
@@ -179,53 +178,53 @@ def _well_formed(game_entries: Read, shard: int, shards: int) -> list[FeedEntry]
     `live`, or all six without), with a seq and a game id `parse_feed_entry` reads well-formed
     (same rules); else None (`feed_entries` then reads them one by one).
 
-    No Python code runs per entry: each check is one pass of C over a column (`map`,
-    `list.count`), each run of one game's entries is taken whole and each game id checked
-    once, and the entries are built by `tuple.__new__` over the zipped columns: about half the
-    instructions of reading them one by one (docs/profiles/projector-round-trips.md)."""
-    fields = _laid_out_fields(game_entries)
-    if fields is None:
+    No Python code runs per entry: the fields are laid end to end and each column is a slice
+    of them taken in C (as `live_read` takes them; a `map` of an item getter costs a call per
+    entry), each run of one game's entries is taken whole and each game id checked once, and
+    the entries are built by `tuple.__new__` over the zipped columns
+    (docs/profiles/projector-catch-up-io.md)."""
+    flat = _laid_out_flat(game_entries)
+    if flat is None:
         return None
-    n = len(fields)
-    seqs: list[bytes] = list(map(_fourth, fields))
+    n, width = len(game_entries), len(game_entries[0][1])
+    seqs: list[bytes] = flat[3::width]
     try:  # `_SEQ`: 1-18 ASCII digits, the first not 0 (all digits: the least is not below b"1")
         if not all(map(bytes.isdigit, seqs)) or max(map(len, seqs)) > 18 or min(seqs) < b"1":
             return None
         feed_ids = list(map(bytes.decode, map(_first, game_entries)))
     except TypeError:  # not bytes (no reply holds any): read one by one
         return None
-    games: list[bytes] = list(map(_second, fields))
+    games: list[bytes] = flat[1::width]
     ids = _game_ids(games, shard, shards)
     if ids is None:
         return None
-    live = map(eq, map(_eighth, fields), repeat(b"1")) if len(fields[0]) == 8 else repeat(False, n)
+    live = map(eq, flat[7::8], repeat(b"1")) if width == 8 else repeat(False, n)
     columns = zip(
-        feed_ids, map(ids.__getitem__, games), map(int, seqs), map(_sixth, fields), live,
+        feed_ids, map(ids.__getitem__, games), map(int, seqs), flat[5::width], live,
         strict=True,
     )  # fmt: skip
     return list(map(_new_entry, columns))
 
 
-def _laid_out_fields(game_entries: Read) -> list[Any] | None:
-    """The entries' flat fields when every entry's are in the append script's layout
-    (`_laid_out`), all with `live` or all without; else None. For a reply as Redis sends
-    it: (id, fields) pairs (a third item in a pair, which no reply holds, is not read as
-    `feed_entries` reads it); fields of another sequence type read by place answer as the
-    mapping `feed_entries` makes of them."""
+def _laid_out_flat(game_entries: Read) -> list[Any] | None:
+    """The entries' flat fields laid end to end when every entry's are a list in the append
+    script's layout (`_laid_out`), all with `live` or all without; else None. For a reply as
+    Redis sends it: (id, fields) pairs (a third item in a pair, which no reply holds, is not
+    read as `feed_entries` reads it); fields of another type are read one by one by
+    `feed_entries` (a mapping laid end to end would be its keys)."""
     n = len(game_entries)
     if not n:
         return None
     fields: list[Any] = list(map(_second, game_entries))
-    width = len(fields[0])
-    if width not in (6, 8) or list(map(len, fields)).count(width) != n:
+    width = len(fields[0]) if isinstance(fields[0], list) else 0
+    if width not in (6, 8) or set(map(type, fields)) != {list}:
         return None
-    names = [(_first, b"game"), (_third, b"seq"), (_fifth, b"data"), (_seventh, b"live")]
-    try:
-        if any(list(map(get, fields)).count(name) != n for get, name in names[: width // 2]):
-            return None
-    except (KeyError, TypeError):  # a mapping's fields (a cluster's reply): read by name
+    if list(map(len, fields)).count(width) != n:
         return None
-    return fields
+    flat: list[Any] = list(chain.from_iterable(fields))
+    if any(flat[i::width].count(name) != n for i, name in _LIVE_NAMES[: width // 2]):
+        return None
+    return flat
 
 
 def _game_ids(games: list[bytes], shard: int, shards: int) -> dict[bytes, str] | None:
