@@ -156,3 +156,17 @@ def test_fields_of_six_names_as_a_mapping_are_read_by_name() -> None:
         [FeedEntry("1-0", "tr-a", 1, b"{}"), FeedEntry("2-0", "tr-a", 2, b"{}")],
         [],
     )
+
+
+def test_mappings_whose_keys_look_laid_out_are_read_by_name() -> None:
+    """Mappings only, their six keys in the append script's order of names: laid end to end
+    they would be their keys (`_laid_out_flat` takes lists only), so they are read by name."""
+    shard = shard_of("tr-a", SHARDS)
+    keys = (b"game", b"tr-b", b"seq", b"2", b"data", b"{}")
+    named = dict.fromkeys(keys, b"")
+    named.update({b"game": b"tr-a", b"seq": b"1", b"data": b"{}"})
+    good, bad = feed_entries([(b"1-0", named), (b"2-0", dict(named))], shard, SHARDS)
+    assert (good, bad) == (
+        [FeedEntry("1-0", "tr-a", 1, b"{}"), FeedEntry("2-0", "tr-a", 1, b"{}")],
+        [],
+    )
