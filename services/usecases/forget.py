@@ -11,22 +11,26 @@ import dataclasses
 import json
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from contracts.events import dump_event_json, parse_event_json
-from contracts.names import FORGOTTEN, pseudonym, put_names, start_players, strip_names
-from domain.errors import RuleViolation
-from domain.fold import fold
-from domain.standings import standings, standings_json
-from services.archive.ports.cold import Archive, ArchivedProjection, SealedGame, checksum_of
+from contracts.names import FORGOTTEN, pseudonym, start_players
+from services.archive.ports.cold import Archive, SealedGame, checksum_of
 from services.archive.ports.hot import HotGames
 from services.archive.usecases.seal import LOCK_TTL_MS
 from services.ports.deadletters import DeadLetters
 from services.ports.eventlog import EventLog
-from services.ports.names import PlayerNames, Rendered, Scrub
-from services.usecases.readmodels.render import view_json
+from services.ports.names import PlayerNames, Scrub
+from services.usecases.forget_renders import (
+    archive_change,
+    archived_projection,
+    hot_change,
+    rendered,
+    replacements,
+    restored,
+    scrubbed,
+)
 from services.usecases.side_names import NotNamed, SideForget, SideForgotten
 from services.webhooks.ports import WebhookStore
 
@@ -71,71 +75,6 @@ class Forgotten:
     already: bool
     side: SideForgotten | None = None
     changes: tuple[TierChange, ...] = ()
-
-
-def replacements(name: str, shown: str) -> list[tuple[str, str]]:
-    """`(old, new)` texts that turn the JSON string `name` into `shown` in stored JSON: the
-    whole string literal (quotes included, so a short name never changes a key or another
-    text), escaped as `json.dumps` does and as raw UTF-8."""
-    new = json.dumps(shown)
-    olds = dict.fromkeys((json.dumps(name), json.dumps(name, ensure_ascii=False)))
-    return [(old, new) for old in olds]
-
-
-def _scrubbed(
-    p: ArchivedProjection | None, pairs: list[tuple[str, str]]
-) -> ArchivedProjection | None:
-    if p is None:
-        return None
-    standings, view = p.standings_json, p.view_json
-    for old, new in pairs:
-        standings = standings.replace(old, new)
-        view = view.replace(old.encode(), new.encode())
-    return dataclasses.replace(p, standings_json=standings, view_json=view)
-
-
-def rendered(events: Sequence[bytes], names: Mapping[str, str]) -> Rendered | None:
-    """The game's projection rendered again from its stored `events` (seq order) with the
-    start event's names as `names` give them (`put_names`: a forgotten player's pseudonym):
-    the standings and view JSON the projector writes for that fold, so every sentence that
-    names a player (the view's `result`, the standings' `tie_break`) is written anew. None:
-    no events, or the fold refuses one (a held game: its projection stays the projector's)."""
-    if not events:
-        return None
-    try:
-        state = fold(
-            parse_event_json(put_names(data, names) if i == 0 else data)
-            for i, data in enumerate(events)
-        )
-    except (RuleViolation, ValueError):
-        return None
-    view = view_json(standings(state), state.cache)
-    return Rendered(state.seq, standings_json(state).decode(), view)
-
-
-def _archived_projection(
-    p: ArchivedProjection | None, events: Sequence[bytes], names: Mapping[str, str]
-) -> tuple[ArchivedProjection | None, bool]:
-    """The archived projection rendered again with `names` when it is of the last event (else,
-    or if the fold refuses, as it is: the caller replaces the name's texts, `_scrubbed`), and
-    whether it was rendered again."""
-    if p is None:
-        return None, False
-    again = rendered(events, names) if p.seq == len(events) else None
-    if again is None:
-        return p, False
-    done = dataclasses.replace(p, standings_json=again.standings_json, view_json=again.view_json)
-    return done, True
-
-
-def _restored(first: bytes) -> tuple[bytes, dict[str, str]] | None:
-    """A start event stored with names inline (a log written before names left it): the
-    same event in today's stored form and the names it held; None when it holds none."""
-    event = parse_event_json(first)
-    stored, names = strip_names(event)
-    if all(name == player_id for player_id, name in names.items()):
-        return None
-    return dump_event_json(stored).encode(), names
 
 
 @dataclass(eq=False, slots=True)
@@ -324,7 +263,7 @@ class Forget:
         shown = pseudonym(seats[player_id])
         inline = json.loads(first[0])["payload"]["players"]
         inline_name = next(str(p["name"]) for p in inline if p["player_id"] == player_id)
-        hot_restore = _restored(first[0])
+        hot_restore = restored(first[0])
 
         def texts(kept: str | None) -> list[tuple[str, str]]:
             # the tier's kept name, else (a log written before) the inline one; nothing left
@@ -348,12 +287,12 @@ class Forget:
                 await self.names.keep(game_id, hot_restore[1])
                 await self.names.rewrite_start(game_id, hot_restore[0])
             tiers.append("hot")
-            said = _hot_change(already, hot_restore is not None, stored, again)
+            said = hot_change(already, hot_restore is not None, stored, again)
             changes.append(TierChange("hot", not already, said))
         if archived is not None and self.archive is not None:
             kept = archived.names.get(player_id)
             held.add(kept or "")
-            restore = _restored(archived.events[0]) if archived.events else None
+            restore = restored(archived.events[0]) if archived.events else None
             archive_already = kept == FORGOTTEN and restore is None
             already = already and archive_already
             events, names = archived.events, {**archived.names, player_id: FORGOTTEN}
@@ -363,9 +302,9 @@ class Forget:
             entry = dataclasses.replace(
                 archived.entry, archived_at=self.clock().isoformat(), checksum=checksum_of(events)
             )
-            projection, again_archived = _archived_projection(archived.projection, events, names)
+            projection, again_archived = archived_projection(archived.projection, events, names)
             if not again_archived:  # a rendered projection is stored as is (same names)
-                projection = _scrubbed(projection, texts(kept))
+                projection = scrubbed(projection, texts(kept))
             changed = dataclasses.replace(
                 archived,
                 entry=entry,
@@ -375,7 +314,7 @@ class Forget:
             )
             await self.archive.put(changed)
             tiers.append("archive")
-            said = _archive_change(
+            said = archive_change(
                 archive_already, restore is not None, archived.projection, again_archived
             )
             changes.append(TierChange("archive", not archive_already, said))
@@ -386,37 +325,6 @@ class Forget:
             already = False
         done = Forgotten(game_id, player_id, shown, tuple(tiers), already, None, tuple(changes))
         return done, first[0], held
-
-
-def _hot_change(already: bool, restored: bool, stored: bool, again: Rendered | None) -> str:
-    """What a forget changed in Redis, in words (`Forgotten.changes`)."""
-    if already:
-        return "forgotten already, nothing changed"
-    said = "the name forgotten (the names HASH)"
-    if restored:
-        said += ", the start event stored again without names"
-    if stored and again is not None:
-        return f"{said}; standings and view rendered again at seq {again.seq}"
-    return (
-        f"{said}; the name's texts replaced in the stored projection, which the projector"
-        " renders again from the log with the names as they are now"
-    )
-
-
-def _archive_change(
-    already: bool, restored: bool, before: ArchivedProjection | None, again: bool
-) -> str:
-    """What a forget changed in the archive, in words (`Forgotten.changes`)."""
-    if already:
-        return "forgotten already, nothing changed"
-    said = "the copy stored again with the name forgotten"
-    if restored:
-        said += " and the start event without names"
-    if before is None:
-        return f"{said} (no projection archived)"
-    if again:
-        return f"{said}; standings and view rendered again at seq {before.seq}"
-    return f"{said}; the name's texts replaced in the archived projection"
 
 
 __all__ = [
