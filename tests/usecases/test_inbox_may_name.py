@@ -43,6 +43,9 @@ def escaped_type(line: bytes) -> bytes:
         (b"[[" + START + b"]]", True),
         (b'{"type":["penumbra.game_started"]}', True),
         (b'{"type":"game.turn_started","payload":{"note":"\\u00e9"}}', False),
+        (START.decode().encode("utf-16"), True),  # json.loads reads UTF-16 and UTF-32 too
+        (START.decode().encode("utf-32-le"), True),
+        (TURN.decode().encode("utf-16-be"), False),  # decoded: no start in it
     ],
 )
 def test_an_entry_may_name_a_player_only_if_an_event_of_it_can_be_a_start(

@@ -93,18 +93,21 @@ class FieldsForm:
 
     def may_name(self, fields: Fields) -> bool:
         """Whether an entry may hold a player's name (names are posted only in a
-        `*.game_started` event: `contracts.names`): False when no text of it can spell that
-        type, or its data reads as events (a JSON object, or an array of them) none typed as a
-        start; True otherwise (a start, or text that spells one in no event shape). The
-        settling use case keeps a False entry for the inbox retention and deletes the others
-        once settled (docs/forget.md: forget cannot reach a name in a kept entry)."""
+        `*.game_started` event: `contracts.names`): False when no UTF-8 text of it can spell
+        that type, or its data reads as events (a JSON object, or an array of them) none typed
+        as a start; True otherwise (a start, or text that spells one in no event shape; a body
+        in UTF-16 or UTF-32, which `json.loads` reads too, is decoded first). The settling use
+        case keeps a False entry for the inbox retention and deletes the others once settled
+        (docs/forget.md: forget cannot reach a name in a kept entry)."""
         try:
             body = self.unpack(fields)[0]
         except Exception:  # unreadable transport format: its raw bytes are looked at
             body = None
         text = body if body is not None else b"".join(fields.values())
-        # a start event's type holds `game_started`, spelled out or with a JSON escape
-        if b"game_started" not in text and b"\\" not in text:
+        # a start event's type holds `game_started`, spelled out or with a JSON escape, in
+        # UTF-8; `json.loads` also reads UTF-16 and UTF-32, where those bytes are not there
+        utf8 = json.detect_encoding(text) in _UTF8
+        if utf8 and b"game_started" not in text and b"\\" not in text:
             return False
         if body is None:
             return True
@@ -114,6 +117,10 @@ class FieldsForm:
             return True
         items = decoded if isinstance(decoded, list) else [decoded]
         return any(_started(item) for item in items)
+
+
+_UTF8 = ("utf-8", "utf-8-sig")
+"""`json.detect_encoding`'s answers for UTF-8 text (the quick byte test above reads only it)."""
 
 
 def _started(item: object) -> bool:
