@@ -14,6 +14,7 @@ it had when first stored); so it moves to the end of the read order (docs/forget
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -48,21 +49,63 @@ def literals(text: str) -> tuple[bytes, ...]:
     return tuple(dict.fromkeys(json.dumps(text, ensure_ascii=a).encode() for a in (True, False)))
 
 
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+"""A JSON string literal in UTF-8 bytes, its escapes included (a raw may be invalid JSON
+around it: only the literal is read)."""
+
+_UTF8 = ("utf-8", "utf-8-sig")
+
+
 def scrubbed(
     letter: DeadLetter, game_id: str, replacements: Sequence[tuple[str, str]]
 ) -> bytes | None:
-    """`letter`'s raw with each `(old, new)` text replaced (UTF-8 bytes, exact, everywhere in
-    the raw: a JSON string literal is replaced whole by the caller's choice of texts), when
-    the letter is of `game_id`: its context `game` is the id, or its raw holds the id's JSON
-    string literal (`literals`; the raw may be invalid JSON, so it is not parsed). None: not
-    of the game, or nothing replaced. Source: docs/forget.md (dead letters)."""
+    """`letter`'s raw with each `(old, new)` pair's string replaced, when the letter is of
+    `game_id`: its context `game` is the id, or its raw holds the id's JSON string literal
+    (`literals`; the raw may be invalid JSON, so it is not parsed whole). `old` and `new` are
+    JSON string literals; every string literal of the raw that reads as `old`'s value is
+    replaced by `new`, however it is escaped (`"Nov\\u00E1k"`, `"Nov\\u00e1k"`, `"Novák"`),
+    and `old` itself wherever it stands. A raw in UTF-16 or UTF-32 (which `json.loads`
+    reads) is decoded, replaced and encoded back the same way. None: not of the game, or
+    nothing replaced. Source: docs/forget.md (dead letters)."""
     raw = letter.raw
     if letter.context.get("game") != game_id and not any(g in raw for g in literals(game_id)):
         return None
-    out = raw
+    encoding = json.detect_encoding(raw)
+    if encoding not in _UTF8:  # the raw is another encoding json.loads reads
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            return None
+        out = _replaced(text.encode(), replacements).decode().encode(encoding)
+        return None if out == raw else out
+    out = _replaced(raw, replacements)
+    return None if out == raw else out
+
+
+def _replaced(raw: bytes, replacements: Sequence[tuple[str, str]]) -> bytes:
+    """`raw` (UTF-8, maybe invalid around its string literals) with every JSON string literal
+    reading as an `old` value replaced by its `new` literal, then each `old` literal too."""
+    by_value: dict[str, bytes] = {}
+    for old, new in replacements:
+        try:
+            value = json.loads(old)
+        except ValueError:
+            continue
+        if isinstance(value, str):
+            by_value[value] = new.encode()
+
+    def one(match: re.Match[bytes]) -> bytes:
+        literal = match.group(0)
+        try:
+            value = json.loads(literal)
+        except ValueError:  # an escape JSON does not know, or bytes that are not UTF-8
+            return literal
+        return by_value.get(value, literal) if isinstance(value, str) else literal
+
+    out = _STRING.sub(one, raw) if by_value else raw
     for old, new in replacements:
         out = out.replace(old.encode(), new.encode())
-    return None if out == raw else out
+    return out
 
 
 class DeadLetters(Protocol):
