@@ -4,7 +4,10 @@ non-ASCII letters, so both its UTF-8 and its `\\u`-escaped JSON forms are looked
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "contracts" / "examples" / "penumbra-3p.jsonl"
 GAME = "pen-demo-3p"
@@ -42,3 +45,31 @@ def ranks_and_totals(standings: dict[str, object]) -> dict[str, tuple[int, int]]
     players = standings["players"]
     assert isinstance(players, list)
     return {p["player_id"]: (p["rank"], p["total"]) for p in players}
+
+
+Feed = Callable[[int], Awaitable[list[Any]]]
+"""A shard's feed entries, read from its start."""
+
+
+@asynccontextmanager
+async def on_redis(url: str, shards: int) -> AsyncIterator[tuple[Any, Any, Any, Feed]]:
+    """A whole service on `url` (`services.bootstrap.build`, `shards` feeds): its ports, its
+    `Forget`, its project use case, and `feed(shard)` (the shard's feed entries from the
+    start); the client is closed at the end."""
+    from services.bootstrap import build
+    from services.platform.settings import ServiceSettings
+
+    service = build(ServiceSettings(redis_url=url, shards=shards))
+    try:
+        ports, cases = service.ports, service.cases
+        assert cases.forget is not None
+        assert ports.pipeline is not None
+        feeds = ports.pipeline.feeds
+
+        async def feed(shard: int) -> list[Any]:
+            (batch,) = await feeds.read({shard: "0-0"}, 1000, 0)
+            return list(batch.entries)
+
+        yield ports, cases.forget, cases.project, feed
+    finally:
+        await service.client.aclose()

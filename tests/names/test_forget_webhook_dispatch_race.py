@@ -19,7 +19,7 @@ from services.platform.settings import ServiceSettings
 from services.usecases.forget import Forget
 from services.webhooks.usecases.admin import WebhookAdmin
 from services.webhooks.usecases.dispatch import RACED_TRIES, Bounds, Dispatcher
-from tests.names.helpers import GAME, PLAYER, holds_name, lines
+from tests.names.helpers import GAME, PLAYER, holds_name, lines, on_redis
 
 SHARDS = 4
 
@@ -87,23 +87,9 @@ async def test_a_forget_during_a_dispatch_leaves_no_kept_body_naming_the_player(
 async def test_on_redis_a_forget_during_a_dispatch_leaves_no_kept_body_naming_the_player(
     clean_redis_url: str,
 ) -> None:
-    from services.bootstrap import build
-
-    service = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    try:
-        ports, cases = service.ports, service.cases
-        assert cases.forget is not None
-        assert ports.pipeline is not None
-        feeds = ports.pipeline.feeds
-
-        async def feed(shard: int) -> list[Any]:
-            (batch,) = await feeds.read({shard: "0-0"}, 1000, 0)
-            return list(batch.entries)
-
-        named = await _dispatch_across_a_forget(ports, cases.forget, cases.project, feed)
+    async with on_redis(clean_redis_url, SHARDS) as (ports, forget, project, feed):
+        named = await _dispatch_across_a_forget(ports, forget, project, feed)
         assert named == []  # failed before: ['game.started']
-    finally:
-        await service.client.aclose()
 
 
 class _ScrubEachRead:

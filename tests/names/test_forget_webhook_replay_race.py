@@ -17,7 +17,7 @@ from services.platform.settings import ServiceSettings
 from services.usecases.forget import Forget
 from services.webhooks.usecases.admin import WebhookAdmin
 from services.webhooks.usecases.dispatch import Bounds, Dispatcher
-from tests.names.helpers import GAME, PLAYER, holds_name, lines
+from tests.names.helpers import GAME, PLAYER, holds_name, lines, on_redis
 
 SHARDS = 4
 
@@ -89,19 +89,5 @@ async def test_a_forget_during_a_replay_queues_no_body_naming_the_player() -> No
 async def test_on_redis_a_forget_during_a_replay_queues_no_body_naming_the_player(
     clean_redis_url: str,
 ) -> None:
-    from services.bootstrap import build
-
-    service = build(ServiceSettings(redis_url=clean_redis_url, shards=SHARDS))
-    try:
-        ports, cases = service.ports, service.cases
-        assert cases.forget is not None
-        assert ports.pipeline is not None
-        feeds = ports.pipeline.feeds
-
-        async def feed(shard: int) -> list[Any]:
-            (batch,) = await feeds.read({shard: "0-0"}, 1000, 0)
-            return list(batch.entries)
-
-        await _replay_across_a_forget(ports, cases.forget, cases.project, feed)
-    finally:
-        await service.client.aclose()
+    async with on_redis(clean_redis_url, SHARDS) as (ports, forget, project, feed):
+        await _replay_across_a_forget(ports, forget, project, feed)

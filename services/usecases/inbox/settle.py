@@ -1,12 +1,10 @@
 """The inbox's settling use case: the entries of one inbox stream, as its consumer group delivers
 them, recorded, dead-lettered once when refused, and acked, each game's in stream order.
 
-One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`, any integration may XADD
-there) or an integration's own `Keys.integration_inbox(name)` (`sl:inbox:<name>`, only its ACL
-user may: docs/decisions/0019-hostile-input-at-every-door.md (hostile integrations), since an ACL cannot forbid `XADD ... MAXLEN 0`). Every
-stream has its own group `ingest`, PEL, order check, reclaimer and retention
-(`services.usecases.inbox.consumer` makes one `Inbox` per stream); order is kept per stream, so one
-game's entries should come through one stream.
+One `Inbox` settles one stream: the shared `Keys.inbox` (`sl:inbox`) or an integration's own
+`Keys.integration_inbox(name)` (`sl:inbox:<name>`: docs/decisions/0019-hostile-input-at-every-door.md).
+Each stream has its own group `ingest`, PEL, order check, reclaimer and retention
+(`services.usecases.inbox.consumer`); order is kept per stream.
 
 An entry is one XADD with fields `data` (or FastStream's `__data__`: one envelope JSON, or a
 JSON array of envelopes of one game), `token` (the game's write token; an entry creating a
