@@ -38,6 +38,20 @@ def best_cpu(work: Callable[[], object], repeats: int) -> float:
     return best
 
 
+def descendants(pid: int) -> list[int]:
+    """`pid` and every live process below it (Linux `/proc/PID/task/TID/children`)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*/children"):
+            try:
+                todo += [int(child) for child in task.read_text().split()]
+            except OSError:  # the task ended meanwhile
+                continue
+    return found
+
+
 @dataclass(frozen=True)
 class Finished:
     """A finished child: `rc`, `wall_s`, `cpu_s` (from rusage), `stdout`, `stderr` text."""
@@ -119,6 +133,25 @@ class Service:
     def cpu(self) -> float:
         """CPU seconds the child has used so far."""
         return cpu_of(self.proc.pid) if self.proc is not None else 0.0
+
+    def tree_cpu(self) -> float:
+        """CPU seconds the child and its live descendants (a replay pool's workers) have used."""
+        return sum(map(cpu_of, descendants(self.proc.pid))) if self.proc is not None else 0.0
+
+    def settled(self, quiet_s: float = 1.0, slack_s: float = 0.0, limit_s: float = 60) -> float:
+        """Wait until the CPU of the child and its descendants has grown by at most `slack_s`
+        seconds over `quiet_s` seconds (started and idle: a `serve`'s replay workers warm up
+        after it answers `/healthz`, on the cores a timed load would use), or `limit_s`
+        passed; the child's own CPU seconds then."""
+        last, still, limit = self.tree_cpu(), time.monotonic(), time.monotonic() + limit_s
+        while time.monotonic() < limit:
+            time.sleep(0.1)
+            now = self.tree_cpu()
+            if now - last > slack_s:
+                last, still = now, time.monotonic()
+            elif time.monotonic() - still >= quiet_s:
+                break
+        return self.cpu()
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:

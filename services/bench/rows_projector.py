@@ -42,7 +42,7 @@ def compiled(tree: Tree, url: str) -> None:
     has them, before a timed run (`url`'s own database is left alone)."""
     other = urlsplit(url)._replace(path="/15").geturl()
     with projector(tree, other) as svc:
-        _settled(svc)
+        svc.settled()
 
 
 def reset(url: str) -> None:
@@ -67,17 +67,6 @@ def applied(url: str, game_ids: list[str]) -> int:
     return total
 
 
-def _settled(svc: proc.Service) -> float:
-    """Wait until `svc`'s CPU has not grown for 1 s (started, idle); its CPU seconds then."""
-    last, still = -1.0, time.monotonic()
-    while time.monotonic() - still < 1.0:
-        time.sleep(0.1)
-        now = svc.cpu()
-        if now != last:
-            last, still = now, time.monotonic()
-    return last
-
-
 def startup_cpu(tree: Tree, url: str) -> float:
     """CPU seconds the projector spends starting on an empty store (imports, connecting),
     read once its CPU has not grown for 1 s."""
@@ -85,7 +74,7 @@ def startup_cpu(tree: Tree, url: str) -> float:
     client.flushall()
     client.close()
     with projector(tree, url) as svc:
-        return _settled(svc)
+        return svc.settled()
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from services.bench import rows_instructions
-from services.bench.proc import best_cpu
+from services.bench.proc import best_cpu, descendants
 from services.bench.table import compared
 
 
@@ -64,3 +64,40 @@ def test_catch_up_instructions_are_the_difference_per_event_of_two_logs() -> Non
     assert rows_instructions.per_event((1_000, 9_000_000), (3_000, 21_000_000)) == 6_000
     with pytest.raises(ValueError, match="more events"):
         rows_instructions.per_event((3_000, 21_000_000), (3_000, 22_000_000))
+
+
+BURNER = """
+import os, subprocess, sys, time
+if sys.argv[1:] == ["burn"]:  # the grandchild: busy for 0.6 s, then says so and idles
+    end = time.monotonic() + 0.6
+    while time.monotonic() < end:
+        pass
+    open(sys.argv[0] + ".done", "w").close()
+    parent = os.getppid()
+    while os.getppid() == parent:  # idle until the child ends
+        time.sleep(0.05)
+    sys.exit()
+subprocess.Popen([sys.executable, sys.argv[0], "burn"])
+time.sleep(60)
+"""
+
+
+def test_settled_waits_for_a_descendant_to_stop_using_cpu(tmp_path: Path) -> None:
+    """A service counts as settled only once its workers (children of its children) are idle
+    too: a `serve`'s replay workers warm up after `/healthz` answers (rows_peer `ours`)."""
+    import sys
+    import time
+
+    from services.bench.proc import Service
+
+    script = tmp_path / "burner.py"
+    script.write_text(BURNER)
+    with Service([sys.executable, str(script)], {}, tmp_path) as svc:
+        assert svc.proc is not None
+        deadline = time.monotonic() + 30
+        while len(descendants(svc.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(descendants(svc.proc.pid)) >= 2  # the child and its grandchild
+        svc.settled(quiet_s=0.3, limit_s=30)
+        assert (tmp_path / "burner.py.done").exists()
+        assert svc.tree_cpu() >= 0.1  # the grandchild's CPU is counted
