@@ -11,7 +11,7 @@ from contracts.penumbra import PenumbraOptions
 from domain.ledger import Category
 from domain.penumbra.catalog import MORTAL_WOUND_VP, RESERVED_CONTRACT_VP
 from domain.penumbra.experience import experience_vp
-from domain.penumbra.state import NO_XP, Tableau, XpCounts
+from domain.penumbra.state import Tableau, XpCounts
 
 RULES = "docs/rules/penumbra.md"
 """The rules page every Penumbra citation names (`<page>#<heading id>`, see
@@ -54,17 +54,30 @@ TIE_BREAK = f"{RULES}#winner"
 CITATIONS: tuple[str, ...] = (*RULE_LINE.values(), JOINED, RESERVED_TRIAL, TIE_BREAK)
 """Every rule citation Penumbra's ledger entries and tie notes can carry."""
 
+CARD_CATEGORIES = ("trials", "mortal_wounds", "experience", "contracts", "board", "goals", "fate")
+"""The categories after Arcana that `category_vp` scores, in its (the rules') order."""
+
+CardVp = tuple[int, int, int, int, int, int, int]
+"""VP of the `CARD_CATEGORIES`, in their order."""
+
 
 def experience_counts(tableau: Tableau, options: PenumbraOptions) -> XpCounts:
     """Experience symbols on completed Trials, fulfilled Contracts and Tomes (rules line 13),
-    plus reserved Contracts when `options.xp_on_unfulfilled` (EC-9; REC: not counted)."""
+    plus reserved Contracts when `options.xp_on_unfulfilled` (EC-9; REC: not counted).
+
+    Kind-wise sums (`add_xp` of all) in a plain loop: `map(sum, zip(*every))` cost twice as
+    much for the few cards a tableau holds (docs/profiles/fold-event-cost.md)."""
     cards = tableau.trials + tableau.contracts
     if options.xp_on_unfulfilled:
         cards += tableau.reserved_contracts
-    every = [c.xp for c in cards] + list(tableau.tomes.values())
-    if not every:
-        return NO_XP
-    a, b, c, d, e, f = map(sum, zip(*every, strict=True))  # kind-wise sums (`add_xp` of all)
+    a = b = c = d = e = f = 0
+    for xa, xb, xc, xd, xe, xf in [card.xp for card in cards] + [*tableau.tomes.values()]:
+        a += xa
+        b += xb
+        c += xc
+        d += xd
+        e += xe
+        f += xf
     return (a, b, c, d, e, f)
 
 
@@ -79,9 +92,13 @@ def contracts_vp(tableau: Tableau, options: PenumbraOptions) -> int:
 
 def fate_vp(tableau: Tableau) -> int:
     """СУДЬБА: |Light - Dark| over completed Trials and fulfilled Contracts (lines 34-40;
-    the rules' examples 4-2 = 2 and 7-3 = 4 make it absolute, EC-11)."""
-    cards = tableau.trials + tableau.contracts
-    return abs(sum(c.light for c in cards) - sum(c.dark for c in cards))
+    the rules' examples 4-2 = 2 and 7-3 = 4 make it absolute, EC-11). One pass over the cards
+    (two generator sums cost more; the fold asks per card event)."""
+    light = dark = 0
+    for card in tableau.trials + tableau.contracts:
+        light += card.light
+        dark += card.dark
+    return abs(light - dark)
 
 
 def category_vp(tableau: Tableau, options: PenumbraOptions) -> dict[str, int]:
@@ -100,32 +117,39 @@ def category_vp(tableau: Tableau, options: PenumbraOptions) -> dict[str, int]:
     }
 
 
-def category_vp_since(
-    tableau: Tableau, options: PenumbraOptions, last: tuple[Tableau, dict[str, int]]
-) -> dict[str, int]:
-    """`category_vp(tableau, options)`, taking from `last` (an earlier tableau of the player and
-    its `category_vp` under the same `options`) every category whose inputs are the very same
-    objects (a move replaces only the fields it changes, so most events recompute one or two
-    categories; docs/decisions/0012-hot-reads-and-off-loop-replays.md: `category_vp` was 8% of the simulated games' fold)."""
-    old, kept = last
-    vp = kept.copy()  # the same keys in the same order; only what changed is recomputed
-    vp["arcana"] = tableau.arcana
-    trials = tableau.trials is old.trials
-    contracts = tableau.contracts is old.contracts
-    reserved = tableau.reserved_contracts is old.reserved_contracts
+def card_vp(t: Tableau, options: PenumbraOptions) -> CardVp:
+    """VP of the `CARD_CATEGORIES` of one tableau: `category_vp` without Arcana, as a tuple."""
+    return (
+        sum(c.vp for c in t.trials),
+        MORTAL_WOUND_VP * len(t.wounds),
+        experience_vp(experience_counts(t, options), options.six_plus_identical),
+        contracts_vp(t, options),
+        sum(m.vp_under for m in t.marks if not m.spark),
+        sum(t.goals.values()),
+        fate_vp(t),
+    )
+
+
+def card_vp_since(t: Tableau, options: PenumbraOptions, t0: Tableau, vp0: CardVp) -> CardVp:
+    """`card_vp(t, options)` from `vp0`, the `card_vp` of `t0` (any tableau of the player under
+    the same options): a category is computed again only when a field it reads is not the
+    very same object in both."""
+    trials_vp, wounds_vp, xp_vp, contracts, board, goals, fate = vp0
+    trials = t.trials is t0.trials
+    fulfilled = t.contracts is t0.contracts
+    reserved = t.reserved_contracts is t0.reserved_contracts
     if not trials:
-        vp["trials"] = sum(t.vp for t in tableau.trials)
-    if tableau.wounds is not old.wounds:
-        vp["mortal_wounds"] = MORTAL_WOUND_VP * len(tableau.wounds)
-    if not (trials and contracts and reserved and tableau.tomes is old.tomes):
-        counts = experience_counts(tableau, options)
-        vp["experience"] = experience_vp(counts, options.six_plus_identical)
-    if not (contracts and reserved):
-        vp["contracts"] = contracts_vp(tableau, options)
-    if tableau.marks is not old.marks:
-        vp["board"] = sum(m.vp_under for m in tableau.marks if not m.spark)
-    if tableau.goals is not old.goals:
-        vp["goals"] = sum(tableau.goals.values())
-    if not (trials and contracts):
-        vp["fate"] = fate_vp(tableau)
-    return vp
+        trials_vp = sum(c.vp for c in t.trials)
+    if t.wounds is not t0.wounds:
+        wounds_vp = MORTAL_WOUND_VP * len(t.wounds)
+    if not (trials and fulfilled and reserved and t.tomes is t0.tomes):
+        xp_vp = experience_vp(experience_counts(t, options), options.six_plus_identical)
+    if not (fulfilled and reserved):
+        contracts = contracts_vp(t, options)
+    if t.marks is not t0.marks:
+        board = sum(m.vp_under for m in t.marks if not m.spark)
+    if t.goals is not t0.goals:
+        goals = sum(t.goals.values())
+    if not (trials and fulfilled):
+        fate = fate_vp(t)
+    return (trials_vp, wounds_vp, xp_vp, contracts, board, goals, fate)

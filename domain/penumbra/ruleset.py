@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
-from uuid import UUID
 
 from contracts.common import InitiativeChanged, TurnStarted
 from contracts.envelope import Envelope, Payload
@@ -40,13 +39,8 @@ from contracts.penumbra import (
 from domain.errors import RuleViolation
 from domain.ledger import LedgerEntry, Resource
 from domain.penumbra import cards, join, play, turns
-from domain.penumbra.categories import (
-    CATEGORIES,
-    RULE_LINE,
-    category_vp,
-    category_vp_since,
-    experience_counts,
-)
+from domain.penumbra.categories import CATEGORIES, experience_counts
+from domain.penumbra.diff import ledger_changes
 from domain.penumbra.state import PenumbraState, Tableau
 from domain.ruleset import Entries, Handler
 
@@ -224,90 +218,6 @@ class PenumbraRuleset:
         return turns.rank_key(state, player_id)
 
 
-def ledger_changes(
-    old: PenumbraState, new: PenumbraState, event: Envelope
-) -> tuple[LedgerEntry, ...]:
-    """One VP entry per (player, category) whose VP changed from `old` to `new`, amount = the
-    change, plus one ARCANA entry per change of an Arcana supply (noting Arcana lost).
-
-    The Arcana category is the supply itself, so it is compared directly; the other seven are
-    computed (`_category_vp_change`) only when a field they read was replaced (most events
-    change one player's Arcana alone, docs/profiles/fold-event-cost.md)."""
-    entries: list[LedgerEntry] = []
-    before_all, after_all = old.tableaux, new.tableaux
-    fields = event.__dict__  # one slow pydantic read for the two fields
-    event_id, seq = fields["event_id"], fields["seq"]
-    for pid in new.seats:
-        before, after = before_all[pid], after_all[pid]
-        if before is after:
-            continue
-        supply, was_supply = after.arcana, before.arcana
-        if supply != was_supply or after.arcana_lost != before.arcana_lost:
-            entries += _arcana_entry(pid, before, after, event_id, seq)
-            if supply != was_supply:
-                entries.append(_vp_entry(event_id, seq, pid, "arcana", was_supply, supply))
-        if _same_cards(before, after):
-            continue
-        was, now = _category_vp_change(old, new, pid)
-        for key in _CARD_CATEGORIES:
-            value, was_value = now[key], was[key]
-            if value != was_value:
-                entries.append(_vp_entry(event_id, seq, pid, key, was_value, value))
-    return tuple(entries)
-
-
-_CARD_CATEGORIES = ("trials", "mortal_wounds", "experience", "contracts", "board", "goals", "fate")
-"""The categories after Arcana that `category_vp` scores, in its (the rules') order."""
-
-
-def _same_cards(before: Tableau, after: Tableau) -> bool:
-    """Whether every field the seven categories after Arcana read is the very same object (a
-    move replaces only the fields it changes: `categories.category_vp_since`)."""
-    return (
-        after.trials is before.trials
-        and after.contracts is before.contracts
-        and after.reserved_contracts is before.reserved_contracts
-        and after.tomes is before.tomes
-        and after.wounds is before.wounds
-        and after.marks is before.marks
-        and after.goals is before.goals
-    )
-
-
-def _vp_entry(event_id: UUID, seq: int, pid: str, key: str, was: int, now: int) -> LedgerEntry:
-    return _tuple_new(  # LedgerEntry(...) without its Python-level __new__
-        LedgerEntry,
-        (event_id, seq, pid, _VP, key, now - was, RULE_LINE[key], f"{key} {was} -> {now} VP"),
-    )
-
-
-_tuple_new = tuple.__new__
-_VP, _ARCANA = Resource.VP, Resource.ARCANA
-
-
-def _category_vp_change(
-    old: PenumbraState, new: PenumbraState, player_id: str
-) -> tuple[dict[str, int], dict[str, int]]:
-    """`category_vp` of the player's tableau in `old` and in `new`, each computed once per
-    tableau (`state.memo`: the previous event's "after" is usually this one's "before") and
-    then only for the categories whose inputs changed since the tableau the memo kept
-    (`category_vp_since`: any tableau of the player under the same options will do, the
-    categories are compared by identity; the kept Arcana may be stale, as an event changing
-    the supply alone leaves the memo as it was, and `category_vp_since` reads it anew)."""
-    options, memo = new.options, new.memo
-    before, after = old.tableaux[player_id], new.tableaux[player_id]
-    key = ("vp", player_id)
-    kept = memo.latest(key)
-    if kept is not None and kept[0][1] is options is old.options:
-        (t0, _), vp0 = kept
-        was = vp0 if t0 is before else category_vp_since(before, options, (t0, vp0))
-    else:
-        was = category_vp(before, old.options)
-    now = category_vp_since(after, options, (before, was))
-    memo.put(key, (after, options), now)
-    return was, now
-
-
 Details = tuple[dict[str, int], list[tuple[str, str, int, str]]]
 
 
@@ -327,7 +237,7 @@ def _details_since(t: Tableau, options: PenumbraOptions, t0: Tableau, kept: Deta
     """`_details(t, options)` from `kept`, the details of `t0` (an earlier tableau of the player
     under the same options): the experience is counted again only when the cards or Tomes it
     reads were replaced, Light and Dark only when the Trials or Contracts were (a move replaces
-    only the fields it changes, as `categories.category_vp_since` relies on)."""
+    only the fields it changes, as `categories.card_vp_since` relies on)."""
     resources = kept[0].copy()
     resources["arcana"] = t.arcana
     cards = t.trials is t0.trials and t.contracts is t0.contracts
@@ -338,29 +248,3 @@ def _details_since(t: Tableau, options: PenumbraOptions, t0: Tableau, kept: Deta
         resources["light"] = sum(c.light for c in both)
         resources["dark"] = sum(c.dark for c in both)
     return resources, []
-
-
-def _arcana_entry(
-    pid: str, before: Tableau, after: Tableau, event_id: UUID, seq: int
-) -> list[LedgerEntry]:
-    lost = after.arcana_lost - before.arcana_lost
-    if after.arcana == before.arcana and not lost:
-        return []
-    note = f"supply {before.arcana} -> {after.arcana}" + (
-        f", {lost} lost over the cap ({RULE_LINE['arcana']})" if lost else ""
-    )
-    return [
-        _tuple_new(  # LedgerEntry(...) without its Python-level __new__
-            LedgerEntry,
-            (
-                event_id,
-                seq,
-                pid,
-                _ARCANA,
-                "arcana",
-                after.arcana - before.arcana,
-                RULE_LINE["arcana"],
-                note,
-            ),
-        )
-    ]

@@ -16,7 +16,13 @@ import pytest
 from contracts.events import parse_event_json
 from domain.fold import GameState, fold
 from domain.ledger import Resource
-from domain.penumbra.categories import CATEGORIES, category_vp, category_vp_since
+from domain.penumbra.categories import (
+    CARD_CATEGORIES,
+    CATEGORIES,
+    card_vp,
+    card_vp_since,
+    category_vp,
+)
 from domain.standings import standings
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "contracts" / "examples"
@@ -77,8 +83,8 @@ def test_after_every_event_the_ledger_is_the_if_ended_now_score(events: list) ->
                 assert vp[(pid, key)] == value, (upto, pid, key)
 
 
-def test_category_vp_since_any_earlier_tableau_is_category_vp(events: list) -> None:
-    """The incremental tally (`category_vp_since`, used by the fold) reuses a category only
+def test_card_vp_since_any_earlier_tableau_is_category_vp(events: list) -> None:
+    """The incremental tally (`card_vp_since`, used by the fold) reuses a category only
     when its inputs are the very same objects: from ANY earlier tableau of the player it gives
     the full `category_vp` (docs/decisions/0012-hot-reads-and-off-loop-replays.md)."""
     states = [fold(events, upto_seq=upto) for upto in range(1, len(events) + 1)]
@@ -86,10 +92,12 @@ def test_category_vp_since_any_earlier_tableau_is_category_vp(events: list) -> N
     checked = 0
     for later in states[1:]:
         for pid, tableau in later.rules.tableaux.items():
-            want = category_vp(tableau, options)
+            full = category_vp(tableau, options)
+            want = tuple(full[key] for key in CARD_CATEGORIES)
+            assert card_vp(tableau, options) == want
             for earlier in states[:: max(1, len(states) // 12)]:
                 old = earlier.rules.tableaux[pid]
-                got = category_vp_since(tableau, options, (old, category_vp(old, options)))
+                got = card_vp_since(tableau, options, old, card_vp(old, options))
                 assert got == want
                 checked += 1
     assert checked > 100

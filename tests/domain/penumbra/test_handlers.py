@@ -15,7 +15,8 @@ from domain.ledger import LedgerEntry, Resource
 from domain.logrules import KINDS
 from domain.penumbra import RULESET as PENUMBRA
 from domain.penumbra.categories import RULE_LINE, category_vp
-from domain.penumbra.ruleset import _MOVES, HANDLERS, _arcana_entry, ledger_changes
+from domain.penumbra.diff import _arcana_entry
+from domain.penumbra.ruleset import _MOVES, HANDLERS, ledger_changes
 from domain.penumbra.state import PenumbraState
 from services.simulator.tables import simulate_game
 from tests.domain.penumbra.builders import PenumbraGame
