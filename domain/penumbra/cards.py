@@ -22,7 +22,7 @@ from domain.errors import RuleViolation
 from domain.penumbra.categories import RESERVED_TRIAL
 from domain.penumbra.play import tableau_of
 from domain.penumbra.state import Card, PenumbraState, changed, xp_counts
-from domain.values import replace
+from domain.values import replace, with_dict
 
 if TYPE_CHECKING:
     from typing import Any
@@ -30,8 +30,11 @@ if TYPE_CHECKING:
 
 def _card(f: dict[str, Any], card_id: str) -> Card:
     """The card of a payload's fields (`f`, its `__dict__`: a pydantic attribute read is slow,
-    docs/profiles/fold-event-cost.md)."""
-    return Card(card_id, f["vp"], xp_counts(f["xp"]), f["light"], f["dark"])
+    docs/profiles/fold-event-cost.md), built as `with_dict` builds copies (a frozen
+    dataclass's `__init__` sets each field through `object.__setattr__`)."""
+    fields = {"card_id": card_id, "vp": f["vp"], "xp": xp_counts(f["xp"])}
+    fields["light"], fields["dark"] = f["light"], f["dark"]
+    return with_dict(Card, fields)
 
 
 def _trial_holder(state: PenumbraState, trial_id: str) -> tuple[str | None, bool]:

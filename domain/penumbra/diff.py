@@ -20,7 +20,10 @@ from domain.penumbra.categories import CARD_CATEGORIES, RULE_LINE, CardVp, card_
 from domain.penumbra.state import PenumbraState, Tableau
 
 _INDEXES = range(len(CARD_CATEGORIES))
-_tuple_new = tuple.__new__  # LedgerEntry(...) without its Python-level __new__
+_RULES = tuple(RULE_LINE[key] for key in CARD_CATEGORIES)
+_ARCANA_RULE = RULE_LINE["arcana"]
+_tuple_new = tuple.__new__  # LedgerEntry(...) without its Python-level __new__, built inline:
+# a helper call per entry cost about 1.5% of the fold (docs/profiles/fold-event-cost.md)
 _VP, _ARCANA = Resource.VP, Resource.ARCANA
 
 
@@ -47,10 +50,24 @@ def ledger_changes(
             fields = event.__dict__  # one slow pydantic read for the two fields
             event_id, seq = fields["event_id"], fields["seq"]
         supply, was_supply = after.arcana, before.arcana
-        if supply != was_supply or after.arcana_lost != before.arcana_lost:
-            entries += _arcana_entry(pid, before, after, event_id, seq)
-            if supply != was_supply:
-                entries.append(_vp_entry(event_id, seq, pid, "arcana", was_supply, supply))
+        lost = after.arcana_lost - before.arcana_lost
+        if supply != was_supply or lost:
+            note = f"supply {was_supply} -> {supply}"
+            if lost:
+                note += f", {lost} lost over the cap ({_ARCANA_RULE})"
+            amount = supply - was_supply
+            entries.append(
+                _tuple_new(
+                    LedgerEntry, (event_id, seq, pid, _ARCANA, "arcana", amount, _ARCANA_RULE, note)
+                )
+            )
+            if amount:
+                note = f"arcana {was_supply} -> {supply} VP"
+                entries.append(
+                    _tuple_new(
+                        LedgerEntry, (event_id, seq, pid, _VP, "arcana", amount, _ARCANA_RULE, note)
+                    )
+                )
         if (
             after.trials is before.trials
             and after.contracts is before.contracts
@@ -63,7 +80,10 @@ def ledger_changes(
             continue  # the seven card categories read none of what changed
         was, now = _card_vp_change(old, new, pid, before, after)
         for i in compress(_INDEXES, map(ne, was, now)):  # the categories that changed
-            entries.append(_vp_entry(event_id, seq, pid, CARD_CATEGORIES[i], was[i], now[i]))
+            key, was_vp, now_vp = CARD_CATEGORIES[i], was[i], now[i]
+            note = f"{key} {was_vp} -> {now_vp} VP"
+            entry = (event_id, seq, pid, _VP, key, now_vp - was_vp, _RULES[i], note)
+            entries.append(_tuple_new(LedgerEntry, entry))
     return tuple(entries)
 
 
@@ -86,36 +106,3 @@ def _card_vp_change(
     now = card_vp_since(after, options, before, was)
     memo.put(key, (after, options), now)
     return was, now
-
-
-def _vp_entry(event_id: UUID, seq: int, pid: str, key: str, was: int, now: int) -> LedgerEntry:
-    return _tuple_new(  # LedgerEntry(...) without its Python-level __new__
-        LedgerEntry,
-        (event_id, seq, pid, _VP, key, now - was, RULE_LINE[key], f"{key} {was} -> {now} VP"),
-    )
-
-
-def _arcana_entry(
-    pid: str, before: Tableau, after: Tableau, event_id: UUID, seq: int
-) -> list[LedgerEntry]:
-    lost = after.arcana_lost - before.arcana_lost
-    if after.arcana == before.arcana and not lost:
-        return []
-    note = f"supply {before.arcana} -> {after.arcana}" + (
-        f", {lost} lost over the cap ({RULE_LINE['arcana']})" if lost else ""
-    )
-    return [
-        _tuple_new(  # LedgerEntry(...) without its Python-level __new__
-            LedgerEntry,
-            (
-                event_id,
-                seq,
-                pid,
-                _ARCANA,
-                "arcana",
-                after.arcana - before.arcana,
-                RULE_LINE["arcana"],
-                note,
-            ),
-        )
-    ]

@@ -6,6 +6,8 @@ each tableau before and after gives."""
 
 from __future__ import annotations
 
+from uuid import UUID
+
 import pytest
 
 from contracts.envelope import Envelope
@@ -15,9 +17,8 @@ from domain.ledger import LedgerEntry, Resource
 from domain.logrules import KINDS
 from domain.penumbra import RULESET as PENUMBRA
 from domain.penumbra.categories import RULE_LINE, category_vp
-from domain.penumbra.diff import _arcana_entry
 from domain.penumbra.ruleset import _MOVES, HANDLERS, ledger_changes
-from domain.penumbra.state import PenumbraState
+from domain.penumbra.state import PenumbraState, Tableau
 from services.simulator.tables import simulate_game
 from tests.domain.penumbra.builders import PenumbraGame
 
@@ -64,6 +65,25 @@ def test_after_the_final_turns_both_refuse_alike() -> None:
     assert by_apply.value.field == by_handler.value.field == "type"
     with pytest.raises(RuleViolation, match="all_final_turns_taken"):
         fold(g.events)
+
+
+def _arcana_entry(
+    pid: str, before: Tableau, after: Tableau, event_id: UUID, seq: int
+) -> list[LedgerEntry]:
+    """The ARCANA entry of a supply change, the slow way (what the fold wrote before it built
+    the entries inline, docs/profiles/fold-event-cost.md)."""
+    lost = after.arcana_lost - before.arcana_lost
+    if after.arcana == before.arcana and not lost:
+        return []
+    note = f"supply {before.arcana} -> {after.arcana}" + (
+        f", {lost} lost over the cap ({RULE_LINE['arcana']})" if lost else ""
+    )
+    amount = after.arcana - before.arcana
+    return [
+        LedgerEntry(
+            event_id, seq, pid, Resource.ARCANA, "arcana", amount, RULE_LINE["arcana"], note
+        )
+    ]
 
 
 def _reference(old: PenumbraState, new: PenumbraState, event: Envelope) -> list[LedgerEntry]:
