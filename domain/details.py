@@ -43,6 +43,12 @@ def player_details(
     raw = details(rules_state, player_id)
     if memo is None:
         return _typed(raw)
+    return kept_details(raw, player_id, memo)
+
+
+def kept_details(raw: Any, player_id: str, memo: Memo) -> tuple[dict[str, int], list[CardLine]]:
+    """`player_details` of the ruleset's answer `raw` (resources, card lines) for one player,
+    kept in `memo` (the game's) while the ruleset answers with the same object."""
     key = ("details", player_id)
     kept = memo.peek(key, (raw,))
     if kept is MISS:
@@ -55,6 +61,8 @@ def _kept(raw: Any, player_id: str, memo: Memo) -> tuple[dict[str, int], list[Ca
     """`_typed(raw)`, its card lines kept from the player's last answer while they are equal
     (most events change a player's Coins, not the Fame of a Level 3 trick)."""
     resources, lines = raw
+    if not lines:  # no scored card (most games): nothing to keep
+        return dict(resources), []
     cards = memo.get(("card_lines", player_id), (), partial(_cards, lines), (lines,))
     return dict(resources), cards
 

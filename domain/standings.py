@@ -21,7 +21,7 @@ from pydantic_core import to_json
 
 from contracts.common import Player
 from contracts.games import game_info
-from domain.details import CardLine, player_details
+from domain.details import CardLine, kept_details, player_details
 from domain.fold import GameState
 from domain.ledger import LedgerEntry
 from domain.memo import MISS, Memo
@@ -83,9 +83,11 @@ def _render(result: Standings, state: GameState) -> str:
     cache = state.cache
     head = (result.game_id, result.game, result.status, result.score_unit)
     labels = _labels_json(state.ruleset)
-    first, middle, last = cache.get(
-        ("standings.frame",), (labels,), partial(_frame, head, labels), head
-    )
+    frame = cache.peek(_FRAME, (labels,), head)  # `get` without a partial per render
+    if frame is MISS:
+        frame = _frame(head, labels)
+        cache.put(_FRAME, (labels,), frame, head)
+    first, middle, last = frame
     lines = ",".join([line_text(cache, line) for line in result.players])
     winner, winners, tie_break = result.winner, result.winners, result.tie_break
     if winner is None and not winners and tie_break is None:
@@ -96,6 +98,7 @@ def _render(result: Standings, state: GameState) -> str:
     return "".join((first, str(result.seq), middle, lines, "],", outcome, last))
 
 
+_FRAME = ("standings.frame",)
 _NO_OUTCOME = to_json({"winner": None, "winners": [], "tie_break": None}).decode()[1:-1]
 
 
@@ -250,6 +253,8 @@ def _lines_by_inputs(
     player, the breakdown, the total and the phase stand (one slot per player)."""
     cache, rules, breakdown = state.cache, state.rules, state.breakdown
     of_player = getattr(ruleset, "player_provisional", None)
+    # (provisional, details) of one player in one call, when the ruleset offers it
+    parts = getattr(ruleset, "player_parts", None)
     provisional: list[Mapping[str, Mapping[str, int]]] = []  # the whole map, once a render
     peek, put = cache.peek, cache.put
     lines = []
@@ -266,8 +271,13 @@ def _lines_by_inputs(
                 put(key, same, line, equal)
             lines.append(line)
             continue
-        extra = _extra(ruleset, rules, pid, of_player, provisional) if live else None
-        line = _line(p, rank, total, cats, extra, player_details(ruleset, rules, pid, cache))
+        if parts is not None:
+            extra, raw = parts(rules, pid)
+            details = kept_details(raw, pid, cache)
+            line = _line(p, rank, total, cats, extra if live else None, details)
+        else:
+            extra = _extra(ruleset, rules, pid, of_player, provisional) if live else None
+            line = _line(p, rank, total, cats, extra, player_details(ruleset, rules, pid, cache))
         put(key, same, line, equal)
         lines.append(line)
     return lines
@@ -275,7 +285,7 @@ def _lines_by_inputs(
 
 def _reranked(line: PlayerStanding, rank: int) -> PlayerStanding:
     """`line` at another place (another player passed it or fell behind): the rest stands."""
-    return _construct(PlayerStanding, **{**line.__dict__, "rank": rank})
+    return _made(PlayerStanding, {**line.__dict__, "rank": rank})
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -285,12 +295,21 @@ def _construct(cls: type[M], **values: object) -> M:
     """`cls.model_construct(**values)` without its per-call bookkeeping: `values` name every
     field, each already of its declared type (the fold's own values; validation would
     dominate the standings' cost)."""
-    model = object.__new__(cls)
-    object.__setattr__(model, "__dict__", values)
-    object.__setattr__(model, "__pydantic_fields_set__", set(values))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(model, "__pydantic_private__", None)
+    return _made(cls, values)
+
+
+def _made(cls: type[M], values: dict[str, object]) -> M:
+    """`_construct(cls, **values)` of a dict built by the caller (no keyword packing; the
+    model's `__dict__` is `values` itself: the caller must not keep it)."""
+    model = _new(cls)
+    _setattr(model, "__dict__", values)
+    _setattr(model, "__pydantic_fields_set__", set(values))
+    _setattr(model, "__pydantic_extra__", None)
+    _setattr(model, "__pydantic_private__", None)
     return model
+
+
+_new, _setattr = object.__new__, object.__setattr__
 
 
 def _line(
@@ -301,17 +320,19 @@ def _line(
     provisional: Mapping[str, int] | None,
     details: tuple[dict[str, int], list[CardLine]],
 ) -> PlayerStanding:
-    return _construct(
+    return _made(
         PlayerStanding,
-        player_id=player.player_id,
-        name=player.name,
-        seat=player.seat,
-        rank=rank,
-        total=total,
-        categories=dict(categories),
-        provisional=None if provisional is None else _provisional(total, provisional),
-        resources=details[0],
-        card_lines=details[1],
+        {
+            "player_id": player.player_id,
+            "name": player.name,
+            "seat": player.seat,
+            "rank": rank,
+            "total": total,
+            "categories": dict(categories),
+            "provisional": None if provisional is None else _provisional(total, provisional),
+            "resources": details[0],
+            "card_lines": details[1],
+        },
     )
 
 
@@ -371,7 +392,7 @@ def _provisional(total: int, categories: Mapping[str, int]) -> Provisional:
     """During play: the total plus the end-game categories not yet in the ledger (a game whose
     categories are all scored live, like Penumbra, has none: its running total is the answer)."""
     cats = dict(categories)
-    return _construct(Provisional, categories=cats, total=total + sum(cats.values()))
+    return _made(Provisional, {"categories": cats, "total": total + sum(cats.values())})
 
 
 def player_ledger(state: GameState, player_id: str) -> list[LedgerEntry]:

@@ -208,9 +208,14 @@ def shard_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
 def coins_line(h: Holdings, opts: TrickerionOptions) -> EndLine:
     """The Coin category: 1 Fame per 3 leftover Coins, Coins below 0 counting as 0, capped
     (docs/rules/trickerion.md#end-of-game)."""
-    amount, note = _cap(
-        max(0, h.coins) // 3, opts.category_cap, f"{h.coins} leftover Coins: 1 per 3"
-    )
+    return _coins_line(h.coins, opts.category_cap)
+
+
+@lru_cache(maxsize=1024)
+def _coins_line(coins: int, cap: int) -> EndLine:
+    """`coins_line` of `coins` under `cap` (an immutable line, shared: built once per amount,
+    not per change of a player's Coins)."""
+    amount, note = _cap(max(0, coins) // 3, cap, f"{coins} leftover Coins: 1 per 3")
     return EndLine("endgame_coins", amount, r.END_COINS, note)
 
 

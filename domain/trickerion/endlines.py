@@ -43,11 +43,26 @@ Assignments, then the Level 3 tricks: `endgame.regular_lines`)."""
 
 class Ends(NamedTuple):
     """One player's holdings, regular end-game lines (`endgame.player_lines`) and Level 3 card
-    lines (`level3_lines`), shared while unchanged: callers must not change them."""
+    lines (`level3_lines`), shared while unchanged: callers must not change them. Built by
+    `_ends`, which adds what the standings read of them (once per change of the lines, not
+    per question): `categories`, the lines' Fame by category, and `details`, the answer of
+    `TrickerionRuleset.player_details` (Coins and Shards, the card lines as a list)."""
 
     held: Holdings
     lines: tuple[EndLine, ...]
     cards: CardLines
+    categories: dict[str, int]
+    details: tuple[dict[str, int], list[tuple[str, str, int, str]]]
+
+
+def _ends(held: Holdings, lines: tuple[EndLine, ...], cards: CardLines) -> Ends:
+    """`Ends` of these holdings, lines and card lines, with their `categories` and `details`."""
+    categories: dict[str, int] = {}
+    for line in lines:
+        category = line[0]  # EndLine.category, amount: fields 0 and 1
+        categories[category] = categories.get(category, 0) + line[1]
+    details = ({"coins": held[0], "shards": held[1]}, list(cards))  # Holdings.coins, .shards
+    return _tuple_new(Ends, (held, lines, cards, categories, details))
 
 
 def end_lines(state: TrickerionState, player_id: str) -> Ends:
@@ -86,7 +101,7 @@ def end_lines(state: TrickerionState, player_id: str) -> Ends:
         ends = _relined(kept[1], held, opts)
     else:
         lines = tuple(player_lines(held, opts))
-        ends = Ends(held, lines, _cards(held, lines))
+        ends = _ends(held, lines, _cards(held, lines))
     memo.put(key, inputs, ends)
     return ends
 
@@ -115,7 +130,7 @@ def _relined(old: Ends, held: Holdings, opts: TrickerionOptions) -> Ends:
     ):
         lines[2:] = character_lines(held, opts, None)
     cards = old.cards if held.level3 == was.level3 else _cards(held, lines)
-    return Ends(held, tuple(lines), cards)
+    return _ends(held, tuple(lines), cards)
 
 
 _tuple_new = tuple.__new__  # Holdings(...) without its Python-level __new__ (the same tuple)
@@ -158,7 +173,7 @@ def _updated(old: Ends, held: Holdings, state: TrickerionState) -> Ends:
                 lines[_FIRST_LEVEL3 + i] = level3_line(held.level3[i], counts, opts, held.extra)
             if lines[_FIRST_LEVEL3:] != list(old.lines[_FIRST_LEVEL3:]):
                 cards = _cards(held, lines)
-    return Ends(held, tuple(lines), cards)
+    return _ends(held, tuple(lines), cards)
 
 
 def _reads(trick_id: str, extra: Mapping[str, Trick]) -> frozenset[str]:

@@ -29,7 +29,7 @@ from domain.ruleset import Handler
 from domain.trickerion import categories as r
 from domain.trickerion import play
 from domain.trickerion.endgame import EndLine, academy_points
-from domain.trickerion.endlines import end_lines, score_end
+from domain.trickerion.endlines import Ends, end_lines, score_end
 from domain.trickerion.extra_cards import extra_tricks
 from domain.trickerion.inventory import inventory_declared, undeclared_level3
 from domain.trickerion.join import joined
@@ -174,11 +174,15 @@ class TrickerionRuleset:
     def player_provisional(self, state: TrickerionState, player_id: str) -> Mapping[str, int]:
         """`provisional(state)[player_id]`, kept while the player's end-game lines and Academy
         line stand (domain.memo; the standings ask only for players whose inputs changed)."""
-        lines = end_lines(state, player_id).lines
-        academy = _academy(state).get(player_id) if state.options.academy else None
-        return state.memo.get(
-            ("provisional", player_id), (lines,), partial(_by_category, lines, academy), (academy,)
-        )
+        return _provisional(state, player_id, end_lines(state, player_id))
+
+    def player_parts(
+        self, state: TrickerionState, player_id: str
+    ) -> tuple[Mapping[str, int], tuple[dict[str, int], list[tuple[str, str, int, str]]]]:
+        """(`player_provisional`, `player_details`) of one player from one look at the
+        player's end-game lines (domain.standings asks for both when a line is rebuilt)."""
+        ends = end_lines(state, player_id)
+        return _provisional(state, player_id, ends), ends.details
 
     def tie_break(self, state: TrickerionState, tied: list[str]) -> tuple[list[str], str]:
         """Most Fame wins; a tie goes to the player ahead in initiative order (lowest position on
@@ -199,14 +203,7 @@ class TrickerionRuleset:
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
         `endlines.level3_lines`; docs/rules/trickerion.md#level-3), kept while the card lines
         (the same object while every Level 3 line is unchanged), Coins and Shards stand."""
-        book = state.book(player_id)
-        cards = end_lines(state, player_id).cards
-        return state.memo.get(
-            ("details", player_id),
-            (cards,),
-            lambda: ({"coins": book.coins, "shards": book.shards}, list(cards)),
-            (book.coins, book.shards),
-        )
+        return end_lines(state, player_id).details  # the holdings' Coins and Shards: the book's
 
     def player_inputs(
         self, state: TrickerionState, player_id: str
@@ -215,9 +212,13 @@ class TrickerionRuleset:
         the player's line while it is unchanged): by identity the book's tricks and hires,
         every inventory (Academy ranks the Banners of all), the options and declared cards;
         by value the Coins and Shards (not the Fame: the standings take it from the ledger)."""
-        book = state.book(player_id)
-        same = (book.tricks, book.hires, state.inventories, state.options, state.extra_tricks)
-        return same, (book.coins, book.shards)
+        fields = state.__dict__  # one read of the frozen dataclass's fields
+        try:
+            book = fields["books"][player_id]
+        except KeyError:
+            book = state.book(player_id)  # raises trickerion.player.unknown
+        same = (book[3], book[4], fields["inventories"], fields["options"], fields["extra_tricks"])
+        return same, book[1:3]  # (tricks, hires, ...), (coins, shards): PlayerBook's order
 
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the
@@ -239,6 +240,17 @@ def _academy(state: TrickerionState) -> Mapping[str, EndLine]:
         return academy_points(banners, len(banners), state.options)
 
     return state.memo.get("academy", (state.inventories, state.options), compute)
+
+
+def _provisional(state: TrickerionState, player_id: str, ends: Ends) -> Mapping[str, int]:
+    """The player's provisional Fame by category from their end-game lines `ends`: the lines'
+    own categories, with the Academy line when the module is on (kept while both stand)."""
+    if not state.options.academy:
+        return ends.categories  # built with the lines
+    lines, academy = ends.lines, _academy(state).get(player_id)
+    return state.memo.get(
+        ("provisional", player_id), (lines,), partial(_by_category, lines, academy), (academy,)
+    )
 
 
 def _by_category(lines: tuple[EndLine, ...], academy: EndLine | None) -> dict[str, int]:
