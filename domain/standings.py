@@ -83,11 +83,9 @@ def _render(result: Standings, state: GameState) -> str:
     cache = state.cache
     head = (result.game_id, result.game, result.status, result.score_unit)
     labels = _labels_json(state.ruleset)
-    frame = cache.peek(_FRAME, (labels,), head)  # `get` without a partial per render
-    if frame is MISS:
-        frame = _frame(head, labels)
-        cache.put(_FRAME, (labels,), frame, head)
-    first, middle, last = frame
+    first, middle, last = cache.get(
+        ("standings.frame",), (labels,), partial(_frame, head, labels), head
+    )
     lines = ",".join([line_text(cache, line) for line in result.players])
     winner, winners, tie_break = result.winner, result.winners, result.tie_break
     if winner is None and not winners and tie_break is None:
@@ -98,7 +96,6 @@ def _render(result: Standings, state: GameState) -> str:
     return "".join((first, str(result.seq), middle, lines, "],", outcome, last))
 
 
-_FRAME = ("standings.frame",)
 _NO_OUTCOME = to_json({"winner": None, "winners": [], "tie_break": None}).decode()[1:-1]
 
 
@@ -168,20 +165,22 @@ def _assembled(
     ruleset = state.ruleset
     final = state.status == "final"
     labels = _labels(ruleset)
-    return _construct(
+    return _made(
         Standings,
-        game_id=state.game_id,
-        game=state.game,
-        status=state.status,
-        seq=state.seq,
-        score_unit=str(ruleset.score_resource),
-        players=lines,
-        winner=winners[0] if final and len(winners) == 1 else None,
-        winners=winners if final else [],
-        tie_break=tie_break,
-        categories=list(labels.categories),
-        title=labels.title,
-        score_unit_label=labels.unit,
+        {
+            "game_id": state.game_id,
+            "game": state.game,
+            "status": state.status,
+            "seq": state.seq,
+            "score_unit": str(ruleset.score_resource),
+            "players": lines,
+            "winner": winners[0] if final and len(winners) == 1 else None,
+            "winners": winners if final else [],
+            "tie_break": tie_break,
+            "categories": list(labels.categories),
+            "title": labels.title,
+            "score_unit_label": labels.unit,
+        },
     )
 
 
@@ -198,7 +197,8 @@ def _lines(
     details of that player read: objects compared by identity, values by `==`) is not even
     asked for them while those are unchanged, and a changed line is built at once (its inputs
     changed: no second lookup); one offering `player_provisional(rules_state, player_id)` is
-    asked for that player's part only."""
+    asked for that player's part only, and one offering `player_parts(rules_state,
+    player_id) -> (provisional part, details)` for both in one call when a line is rebuilt."""
     ruleset, cache, rules = state.ruleset, state.cache, state.rules
     live = state.status == "in_progress"
     inputs = getattr(ruleset, "player_inputs", None)
@@ -253,8 +253,7 @@ def _lines_by_inputs(
     player, the breakdown, the total and the phase stand (one slot per player)."""
     cache, rules, breakdown = state.cache, state.rules, state.breakdown
     of_player = getattr(ruleset, "player_provisional", None)
-    # (provisional, details) of one player in one call, when the ruleset offers it
-    parts = getattr(ruleset, "player_parts", None)
+    parts = getattr(ruleset, "player_parts", None)  # (provisional, details) in one call
     provisional: list[Mapping[str, Mapping[str, int]]] = []  # the whole map, once a render
     peek, put = cache.peek, cache.put
     lines = []
@@ -292,15 +291,13 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def _construct(cls: type[M], **values: object) -> M:
-    """`cls.model_construct(**values)` without its per-call bookkeeping: `values` name every
-    field, each already of its declared type (the fold's own values; validation would
-    dominate the standings' cost)."""
+    """`_made(cls, values)`, the fields given as keywords."""
     return _made(cls, values)
 
 
 def _made(cls: type[M], values: dict[str, object]) -> M:
-    """`_construct(cls, **values)` of a dict built by the caller (no keyword packing; the
-    model's `__dict__` is `values` itself: the caller must not keep it)."""
+    """`cls.model_construct(**values)` unchecked (validation would dominate the standings'
+    cost): `values`, every field of its type, is the model's `__dict__` (not to be kept)."""
     model = _new(cls)
     _setattr(model, "__dict__", values)
     _setattr(model, "__pydantic_fields_set__", set(values))

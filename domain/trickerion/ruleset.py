@@ -201,8 +201,8 @@ class TrickerionRuleset:
     ) -> tuple[dict[str, int], list[tuple[str, str, int, str]]]:
         """Coins and loose Shards now, and one line per Level 3 trick: (trick id,
         `level3_tricks`, Fame if the game ended now, the condition in words) (see
-        `endlines.level3_lines`; docs/rules/trickerion.md#level-3), kept while the card lines
-        (the same object while every Level 3 line is unchanged), Coins and Shards stand."""
+        `endlines.level3_lines`; docs/rules/trickerion.md#level-3): built with the player's
+        end lines (`endlines.Ends.details`), the same object while those stand."""
         return end_lines(state, player_id).details  # the holdings' Coins and Shards: the book's
 
     def player_inputs(
