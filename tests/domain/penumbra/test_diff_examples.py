@@ -86,6 +86,32 @@ def test_a_void_of_the_reservation_refolds_the_later_entries() -> None:
     assert (list(before.ledger), dict(before.totals), before.rules, standings_text(before)) == seen
 
 
+def test_arcana_over_the_cap_writes_the_loss_and_no_vp_when_the_supply_stays() -> None:
+    """docs/rules/penumbra.md#arcana: a supply holds `arcana_cap` (5 here), the rest is lost.
+    A gain at the cap changes no VP: an ARCANA entry of 0 noting the loss, no VP entry."""
+    g = PenumbraGame(["ada", "bea"], PenumbraOptions(arcana_cap=5))
+    g.arcana_gained("ada", 4)  # seq 2: 0 -> 4
+    g.arcana_gained("ada", 3)  # seq 3: 4 -> 5, 2 lost
+    g.arcana_gained("ada", 2)  # seq 4: 5 -> 5, 2 lost
+    g.arcana_spent("ada", 5)  # seq 5: 5 -> 0
+    state = g.state()
+    rule = "docs/rules/penumbra.md#arcana"
+    entries = [(e.seq, e.resource, e.amount, e.note) for e in state.ledger]
+    assert entries == [
+        (2, Resource.ARCANA, 4, "supply 0 -> 4"),
+        (2, Resource.VP, 4, "arcana 0 -> 4 VP"),
+        (3, Resource.ARCANA, 1, f"supply 4 -> 5, 2 lost over the cap ({rule})"),
+        (3, Resource.VP, 1, "arcana 4 -> 5 VP"),
+        (4, Resource.ARCANA, 0, f"supply 5 -> 5, 2 lost over the cap ({rule})"),
+        (5, Resource.ARCANA, -5, "supply 5 -> 0"),
+        (5, Resource.VP, -5, "arcana 5 -> 0 VP"),
+    ]
+    assert {e.rule for e in state.ledger} == {rule}
+    # Bea holds nothing: a total of 0 and an empty breakdown; Ada's Arcana is back to 0 too.
+    assert dict(state.totals) == {"ada": 0, "bea": 0}
+    assert state.breakdown == {"ada": {"arcana": 0}, "bea": {}}
+
+
 def _shown(state: GameState) -> tuple[object, ...]:
     rules = state.rules
     assert isinstance(rules, PenumbraState)
