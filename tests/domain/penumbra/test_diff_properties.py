@@ -1,6 +1,7 @@
 """Properties of Penumbra's ledger diff (domain/penumbra/diff.py) over logs out of the
 simulator's habits: every option variant, 1-4 players, voids of any earlier event (refolds from
-a mark, the memo then holding tableaux of the abandoned branch), corrections in any category.
+a mark, the memo then holding tableaux of the abandoned branch), corrections in any category,
+games joined in progress.
 
 After every accepted event: the entries the fold wrote for an in-play event are the diff of
 every category of every tableau computed the slow way (no memo); the VP ledger, corrections
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.common import EventVoided, ScoreCorrected
-from contracts.penumbra import PenumbraOptions
+from contracts.penumbra import PenumbraGameStarted, PenumbraOptions
 from domain.errors import RuleViolation
 from domain.fold import Folder, GameState, fold
 from domain.ledger import LedgerEntry, Resource
@@ -96,6 +97,33 @@ steps: st.SearchStrategy[Step] = st.one_of(
 plan_items = st.one_of(st.integers(0, 40).map(lambda back: ("void", back)), steps)
 
 
+def declared(pid: str) -> st.SearchStrategy[dict[str, Any]]:
+    """One player's standing declared on joining in progress (contracts.penumbra.WizardNow)."""
+    contract = st.fixed_dictionaries(
+        {"contract_id": card, "vp": vp, "xp": xp, "light": fate, "dark": fate}
+    )
+    return st.fixed_dictionaries(
+        {
+            "player_id": st.just(pid),
+            "vp": st.integers(-20, 60),
+            "arcana": st.integers(0, 12),
+            "xp": xp,
+            "light": fate,
+            "dark": fate,
+            "reserved_contracts": st.lists(contract, max_size=2),
+            "mortal_wounds": st.lists(card, max_size=2, unique=True),
+        }
+    )
+
+
+def _join(g: PenumbraGame, players: list[dict[str, Any]]) -> None:
+    """`g`'s start, joined in progress in round 3 with the `players` declared."""
+    start = g.events[0].payload.model_dump()
+    start["joined_in_progress"] = {"turn": 3, "players": players}
+    payload = PenumbraGameStarted.model_validate(start)
+    g.events[0] = g.events[0].model_copy(update={"payload": payload})
+
+
 def _reference(old: PenumbraState, new: PenumbraState, event: Any) -> list[LedgerEntry]:
     """One event's entries the slow way: every category of every tableau, no memo, built by
     `LedgerEntry` itself; ARCANA entry then Arcana VP, then the other categories per player."""
@@ -158,7 +186,14 @@ def test_every_entry_is_the_slow_diff_and_handed_out_states_stay(
 ) -> None:
     g = PenumbraGame(PLAYERS[:n], opts)
     folder: Folder[PenumbraState] = Folder()
-    folder.add(g.events[0])
+    if data.draw(st.booleans(), label="joined in progress"):
+        _join(g, [data.draw(declared(pid), label=pid) for pid in g.players])
+    try:  # a join may declare a card twice, or Arcana over the cap: then a plain start
+        folder.add(g.events[0])
+    except RuleViolation:
+        g.events[0] = PenumbraGame(PLAYERS[:n], opts).events[0]
+        folder.add(g.events[0])
+    _check_categories(folder.state, set())
     accepted = [g.events[0]]
     corrections: set[object] = set()
     handed: list[tuple[GameState, tuple[object, ...]]] = []
