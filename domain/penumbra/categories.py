@@ -102,19 +102,10 @@ def fate_vp(tableau: Tableau) -> int:
 
 
 def category_vp(tableau: Tableau, options: PenumbraOptions) -> dict[str, int]:
-    """Category key -> VP of one player now, for all eight categories, in the rules' order."""
-    return {
-        "arcana": tableau.arcana,
-        "trials": sum(t.vp for t in tableau.trials),
-        "mortal_wounds": MORTAL_WOUND_VP * len(tableau.wounds),
-        "experience": experience_vp(
-            experience_counts(tableau, options), options.six_plus_identical
-        ),
-        "contracts": contracts_vp(tableau, options),
-        "board": sum(m.vp_under for m in tableau.marks if not m.spark),
-        "goals": sum(tableau.goals.values()),
-        "fate": fate_vp(tableau),
-    }
+    """Category key -> VP of one player now, for all eight categories, in the rules' order:
+    Arcana, then `card_vp`'s (the one place of their formulas)."""
+    cards = zip(CARD_CATEGORIES, card_vp(tableau, options), strict=True)
+    return {"arcana": tableau.arcana, **dict(cards)}
 
 
 def card_vp(t: Tableau, options: PenumbraOptions) -> CardVp:
