@@ -32,8 +32,8 @@ def _card(f: dict[str, Any], card_id: str) -> Card:
     """The card of a payload's fields (`f`, its `__dict__`: a pydantic attribute read is slow,
     docs/profiles/fold-event-cost.md), built as `with_dict` builds copies (a frozen
     dataclass's `__init__` sets each field through `object.__setattr__`)."""
-    fields = {"card_id": card_id, "vp": f["vp"], "xp": xp_counts(f["xp"])}
-    fields["light"], fields["dark"] = f["light"], f["dark"]
+    xp = xp_counts(f["xp"])
+    fields = {"card_id": card_id, "vp": f["vp"], "xp": xp, "light": f["light"], "dark": f["dark"]}
     return with_dict(Card, fields)
 
 

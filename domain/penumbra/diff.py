@@ -22,8 +22,9 @@ from domain.penumbra.state import PenumbraState, Tableau
 _INDEXES = range(len(CARD_CATEGORIES))
 _RULES = tuple(RULE_LINE[key] for key in CARD_CATEGORIES)
 _ARCANA_RULE = RULE_LINE["arcana"]
-_tuple_new = tuple.__new__  # LedgerEntry(...) without its Python-level __new__, built inline:
-# a helper call per entry cost about 1.5% of the fold (docs/profiles/fold-event-cost.md)
+# LedgerEntry(...) without its Python-level __new__, built inline: a helper call per entry
+# cost about 1.5% of the fold (docs/profiles/fold-event-cost.md)
+_tuple_new = tuple.__new__
 _VP, _ARCANA = Resource.VP, Resource.ARCANA
 
 
@@ -56,18 +57,12 @@ def ledger_changes(
             if lost:
                 note += f", {lost} lost over the cap ({_ARCANA_RULE})"
             amount = supply - was_supply
-            entries.append(
-                _tuple_new(
-                    LedgerEntry, (event_id, seq, pid, _ARCANA, "arcana", amount, _ARCANA_RULE, note)
-                )
-            )
+            entry = (event_id, seq, pid, _ARCANA, "arcana", amount, _ARCANA_RULE, note)
+            entries.append(_tuple_new(LedgerEntry, entry))
             if amount:
                 note = f"arcana {was_supply} -> {supply} VP"
-                entries.append(
-                    _tuple_new(
-                        LedgerEntry, (event_id, seq, pid, _VP, "arcana", amount, _ARCANA_RULE, note)
-                    )
-                )
+                entry = (event_id, seq, pid, _VP, "arcana", amount, _ARCANA_RULE, note)
+                entries.append(_tuple_new(LedgerEntry, entry))
         if (
             after.trials is before.trials
             and after.contracts is before.contracts
