@@ -217,8 +217,9 @@ class TrickerionRuleset:
             book = fields["books"][player_id]
         except KeyError:
             book = state.book(player_id)  # raises trickerion.player.unknown
-        same = (book[3], book[4], fields["inventories"], fields["options"], fields["extra_tricks"])
-        return same, book[1:3]  # (tricks, hires, ...), (coins, shards): PlayerBook's order
+        extra = fields["extra_tricks"]
+        same = (book.tricks, book.hires, fields["inventories"], fields["options"], extra)
+        return same, (book.coins, book.shards)
 
     def rank_key(self, state: TrickerionState, player_id: str) -> tuple[int, ...] | None:
         """The tie-break as a sort key for ranks (initiative position, lower first) when the
